@@ -1,0 +1,108 @@
+#include "core/hlo_module.h"
+
+#include <algorithm>
+
+namespace hloscope {
+
+HloModule::HloModule(std::string name) : m_name(std::move(name)) {}
+
+HloModule::~HloModule() = default;
+
+HloComputation* HloModule::addComputation(std::unique_ptr<HloComputation> computation,
+                                          bool isEntry) {
+    HloComputation* raw = computation.get();
+    raw->setParent(this);
+    for (const auto& instruction : raw->instructions())
+        if (instruction->uniqueId() < 0) instruction->setUniqueId(nextUniqueId());
+    m_computations.push_back(std::move(computation));
+    if (isEntry) m_entry = raw;
+    return raw;
+}
+
+Status HloModule::removeComputation(HloComputation* computation) {
+    for (const auto& other : m_computations) {
+        for (const auto& instruction : other->instructions()) {
+            for (HloComputation* called : instruction->calledComputations()) {
+                if (called == computation)
+                    return failedPrecondition("cannot remove computation " +
+                                              computation->name() + ": %" +
+                                              instruction->name() + " calls it");
+            }
+        }
+    }
+    if (computation == m_entry)
+        return failedPrecondition("cannot remove the entry computation " + computation->name());
+    auto it = std::find_if(m_computations.begin(), m_computations.end(),
+                           [&](const auto& p) { return p.get() == computation; });
+    if (it == m_computations.end())
+        return notFound("computation " + computation->name() + " is not in module " + m_name);
+    m_computations.erase(it);
+    return Status::ok();
+}
+
+HloComputation* HloModule::findComputation(std::string_view name) const {
+    for (const auto& computation : m_computations)
+        if (computation->name() == name) return computation.get();
+    return nullptr;
+}
+
+int64_t HloModule::instructionCount() const {
+    int64_t count = 0;
+    for (const auto& computation : m_computations) count += computation->instructionCount();
+    return count;
+}
+
+void HloModule::renumber() {
+    m_nextUniqueId = 0;
+    for (const auto& computation : m_computations)
+        for (const auto& instruction : computation->instructions())
+            instruction->setUniqueId(m_nextUniqueId++);
+}
+
+bool HloModule::structurallyEqual(const HloModule& other, std::string* whyNot) const {
+    auto fail = [&](std::string reason) {
+        if (whyNot) *whyNot = std::move(reason);
+        return false;
+    };
+    if (m_name != other.m_name) return fail("module names differ: " + m_name + " vs " + other.m_name);
+    if (m_entryComputationLayout != other.m_entryComputationLayout)
+        return fail("entry_computation_layout differs");
+    if (m_isScheduled != other.m_isScheduled) return fail("is_scheduled differs");
+    if (m_replicaCount != other.m_replicaCount) return fail("replica_count differs");
+    if (m_numPartitions != other.m_numPartitions) return fail("num_partitions differs");
+    if (m_aliases != other.m_aliases || m_hasAliasAttribute != other.m_hasAliasAttribute)
+        return fail("input_output_alias differs");
+    if (m_bufferDonors != other.m_bufferDonors ||
+        m_hasBufferDonorAttribute != other.m_hasBufferDonorAttribute)
+        return fail("buffer_donor differs");
+    if (m_attributes != other.m_attributes) return fail("module attributes differ");
+    if (m_stackFrames != other.m_stackFrames) return fail("stack frame tables differ");
+    if (m_computations.size() != other.m_computations.size())
+        return fail("computation counts differ: " + std::to_string(m_computations.size()) +
+                    " vs " + std::to_string(other.m_computations.size()));
+    for (size_t c = 0; c < m_computations.size(); ++c) {
+        const HloComputation& a = *m_computations[c];
+        const HloComputation& b = *other.m_computations[c];
+        if (a.name() != b.name())
+            return fail("computation " + std::to_string(c) + " names differ: " + a.name() +
+                        " vs " + b.name());
+        if (a.isEntry() != b.isEntry()) return fail("entry differs at " + a.name());
+        if (a.executionThread() != b.executionThread())
+            return fail("execution thread differs in " + a.name());
+        if (a.instructionCount() != b.instructionCount())
+            return fail("instruction counts differ in " + a.name());
+        if ((a.root() == nullptr) != (b.root() == nullptr) ||
+            (a.root() && a.root()->name() != b.root()->name()))
+            return fail("roots differ in " + a.name());
+        for (size_t i = 0; i < a.instructions().size(); ++i) {
+            const HloInstruction& x = *a.instructions()[i];
+            const HloInstruction& y = *b.instructions()[i];
+            if (!x.identicalTo(y))
+                return fail("instruction %" + x.name() + " in " + a.name() + " differs from %" +
+                            y.name());
+        }
+    }
+    return true;
+}
+
+}  // namespace hloscope

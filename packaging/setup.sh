@@ -1,0 +1,168 @@
+#!/usr/bin/env bash
+# hloscope set-up script (the one used by README.md and .ci/run).
+#
+#   packaging/setup.sh deps            install missing Debian packages (idempotent)
+#   packaging/setup.sh build           deps + configure + build
+#   packaging/setup.sh test            build + run every test (non-zero exit on failure)
+#   packaging/setup.sh run [EXAMPLE]   build + open a bundled example (name or path;
+#                                      default: mlp)
+#
+# Environment: CI=true selects the "ci" preset (-Werror); HLOSCOPE_JOBS overrides -j (2).
+set -euo pipefail
+
+# Debian 12 packages needed to build and test.
+# Later issues add llvm-19-dev, libgraphviz-dev, qt6-charts-dev, libeigen3-dev etc.
+PACKAGES=(
+    build-essential
+    cmake
+    ninja-build
+    pkg-config
+    qt6-base-dev
+    nlohmann-json3-dev
+    xvfb
+    xauth
+)
+
+INVOCATION_DIR="$PWD"
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+
+JOBS="${HLOSCOPE_JOBS:-2}"
+if [[ "${CI:-}" == "true" ]]; then
+    PRESET=ci
+else
+    PRESET=default
+fi
+BUILD_DIR="$ROOT/build"   # binaryDir of both the default and ci presets
+CLI="$BUILD_DIR/app/hloscope-cli"
+
+log() { printf '==> %s\n' "$*" >&2; }
+die() { printf 'setup.sh: error: %s\n' "$*" >&2; exit 1; }
+
+usage() {
+    sed -n '2,10s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
+}
+
+is_installed() {
+    dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'
+}
+
+deps() {
+    if ! command -v dpkg-query >/dev/null 2>&1; then
+        log "dpkg-query not found (not Debian?); skipping package installation."
+        log "Make sure these (or equivalents) are installed: ${PACKAGES[*]}"
+        return 0
+    fi
+
+    local missing=() pkg
+    for pkg in "${PACKAGES[@]}"; do
+        is_installed "$pkg" || missing+=("$pkg")
+    done
+    if [[ ${#missing[@]} -eq 0 ]]; then
+        log "All required packages are installed."
+        return 0
+    fi
+
+    local sudo=()
+    if [[ "$(id -u)" -ne 0 ]]; then
+        command -v sudo >/dev/null 2>&1 \
+            || die "missing packages (${missing[*]}) and not root; sudo is not available"
+        sudo=(sudo)
+    fi
+
+    log "Installing missing packages: ${missing[*]}"
+    "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive \
+        apt-get -o DPkg::Lock::Timeout=600 update
+    "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive \
+        apt-get -o DPkg::Lock::Timeout=600 install -y --no-install-recommends "${missing[@]}"
+}
+
+configure() {
+    # A build/ tree made by hand with another generator would make the preset fail.
+    local cache="$BUILD_DIR/CMakeCache.txt"
+    if [[ -f "$cache" ]] && ! grep -qx 'CMAKE_GENERATOR:INTERNAL=Ninja' "$cache"; then
+        log "build/ was configured with a different generator; resetting its CMake cache."
+        rm -rf "$cache" "$BUILD_DIR/CMakeFiles"
+    fi
+    log "Configuring (preset: $PRESET)"
+    cmake --preset "$PRESET"
+}
+
+build() {
+    deps
+    configure
+    log "Building (preset: $PRESET, -j$JOBS)"
+    cmake --build --preset "$PRESET" -j "$JOBS"
+}
+
+run_tests() {
+    build
+    log "Running tests"
+    ctest --test-dir "$BUILD_DIR" --output-on-failure -j "$JOBS"
+}
+
+# Resolve EXAMPLE (a name such as "mlp", a file name such as "mlp.hlo", or a path)
+# to an existing file; prints the path.
+resolve_example() {
+    local arg="${1:-mlp}" candidate candidates
+    if [[ "$arg" == /* ]]; then
+        candidates=("$arg")
+    else
+        candidates=(
+            "$INVOCATION_DIR/$arg"
+            "$ROOT/$arg"
+            "$ROOT/resources/examples/$arg"
+            "$ROOT/resources/examples/$arg.hlo"
+        )
+    fi
+    for candidate in "${candidates[@]}"; do
+        if [[ -f "$candidate" ]]; then
+            printf '%s\n' "$candidate"
+            return 0
+        fi
+    done
+    {
+        printf 'setup.sh: error: example not found: %s\n' "$arg"
+        printf 'Bundled examples:\n'
+        local f
+        for f in "$ROOT"/resources/examples/*.hlo; do
+            [[ -e "$f" ]] && printf '  %s\n' "$(basename "$f" .hlo)"
+        done
+    } >&2
+    return 1
+}
+
+run_example() {
+    local example
+    # Resolve before building so a typo fails fast.
+    example="$(resolve_example "${1:-}")" || exit 1
+    build
+    [[ -x "$CLI" ]] || die "$CLI was not built"
+
+    # Until the GUI lands, "run" shows the example through the command-line tool.
+    log "hloscope-cli stats $example"
+    "$CLI" stats "$example"
+
+    log "hloscope-cli print $example | head -40"
+    local rc=0
+    "$CLI" print "$example" | head -n 40 || rc=$?
+    # 141 = the CLI got SIGPIPE because head stopped reading: not an error.
+    if [[ $rc -ne 0 && $rc -ne 141 ]]; then
+        exit "$rc"
+    fi
+}
+
+main() {
+    local cmd="${1:-}"
+    [[ $# -gt 0 ]] && shift
+    case "$cmd" in
+        deps)  deps ;;
+        build) build ;;
+        test)  run_tests ;;
+        run)   run_example "${1:-}" ;;
+        -h|--help|help) usage ;;
+        *)     usage; exit 2 ;;
+    esac
+}
+
+main "$@"
