@@ -527,7 +527,7 @@ def shape_str(dtype, shape, with_layout=True):
 
 def human_shape(dtype, shape):
     if dtype == "tuple":
-        return "(" + ", ".join(human_shape(d, s) for d, s in shape) + ")"
+        return "(" + join_indexed([human_shape(d, s) for d, s in shape]) + ")"
     return shape_str(dtype, shape, with_layout=False)
 
 

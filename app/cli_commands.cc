@@ -1,0 +1,308 @@
+#include "app/cli_commands.h"
+
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <memory>
+#include <optional>
+
+#include "core/hlo_json.h"
+#include "core/hlo_parser.h"
+#include "core/hlo_printer.h"
+#include "core/hlo_verifier.h"
+#include "core/module_io.h"
+#include "core/module_stats.h"
+
+namespace hloscope::cli {
+namespace {
+
+constexpr int kExitOk = 0;
+constexpr int kExitFailed = 1;
+constexpr int kExitUsage = 2;
+
+int usageError(const std::string& message) {
+    std::fprintf(stderr, "hloscope-cli: %s\nRun 'hloscope-cli --help' for usage.\n",
+                 message.c_str());
+    return kExitUsage;
+}
+
+std::string displayName(const std::string& path) { return path == "-" ? "<stdin>" : path; }
+
+// "file:line:col: error: message", or "file: error: message" when the status
+// carries no position.
+std::string formatError(const std::string& file, const Status& status) {
+    if (status.location() && status.location()->isValid()) {
+        SourceLocation loc = *status.location();
+        if (loc.file.empty()) loc.file = file;
+        return loc.toString() + ": error: " + status.message();
+    }
+    return file + ": error: " + status.message();
+}
+
+double secondsSince(std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// Resident set size in bytes (Linux), 0 when unknown.
+int64_t residentBytes() {
+    std::ifstream statm("/proc/self/statm");
+    int64_t pages = 0, resident = 0;
+    if (!(statm >> pages >> resident)) return 0;
+    return resident * 4096;
+}
+
+struct ParseFlags {
+    bool verify = false;
+    bool roundtrip = false;
+    bool bench = false;
+    bool quiet = false;
+    int repeat = 1;
+    std::vector<std::string> files;
+};
+
+// Checks print -> parse -> print is a fixed point and the modules are
+// structurally equal.
+Status checkRoundtrip(const std::vector<std::unique_ptr<HloModule>>& modules,
+                      const std::string& file) {
+    for (const auto& module : modules) {
+        std::string first = printModule(*module);
+        HloParseOptions options;
+        options.fileName = file + " (printed)";
+        auto reparsed = parseHloModule(first, options);
+        if (!reparsed.isOk())
+            return Status(StatusCode::kInternal,
+                          "roundtrip: printed text does not parse: " +
+                              reparsed.status().toString());
+        std::string why;
+        if (!module->structurallyEqual(**reparsed, &why))
+            return Status(StatusCode::kInternal, "roundtrip: reparsed module differs: " + why);
+        std::string second = printModule(**reparsed);
+        if (second != first) {
+            size_t at = 0;
+            while (at < first.size() && at < second.size() && first[at] == second[at]) ++at;
+            size_t lineStart = first.rfind('\n', at == 0 ? 0 : at - 1);
+            lineStart = lineStart == std::string::npos ? 0 : lineStart + 1;
+            size_t lineEnd = first.find('\n', at);
+            return Status(StatusCode::kInternal,
+                          "roundtrip: print is not a fixed point near: " +
+                              first.substr(lineStart, std::min<size_t>(lineEnd - lineStart, 200)));
+        }
+    }
+    return Status::ok();
+}
+
+int runBench(const ParseFlags& flags) {
+    struct Input {
+        std::string name;
+        std::string text;
+    };
+    std::vector<Input> inputs;
+    int64_t totalBytes = 0;
+    for (const std::string& file : flags.files) {
+        auto text = readFileToString(file);
+        if (!text.isOk()) {
+            std::fprintf(stderr, "%s\n", formatError(displayName(file), text.status()).c_str());
+            return kExitFailed;
+        }
+        totalBytes += static_cast<int64_t>(text->size());
+        inputs.push_back({displayName(file), std::move(*text)});
+    }
+    if (totalBytes == 0) return usageError("parse --bench: no input bytes");
+
+    double bestParse = 1e100, bestPrint = 1e100;
+    int64_t instructions = 0, printedBytes = 0;
+    double peakRatio = 0.0;
+    std::string worstMemoryFile;
+    int failures = 0;
+    for (int round = 0; round < flags.repeat; ++round) {
+        double parseSeconds = 0, printSeconds = 0;
+        instructions = 0;
+        printedBytes = 0;
+        for (const Input& input : inputs) {
+            int64_t before = residentBytes();
+            HloParseOptions options;
+            options.fileName = input.name;
+            auto start = std::chrono::steady_clock::now();
+            auto modules = parseHloModules(input.text, options);
+            parseSeconds += secondsSince(start);
+            if (!modules.isOk()) {
+                if (round == 0)
+                    std::fprintf(stderr, "%s\n", formatError(input.name, modules.status()).c_str());
+                ++failures;
+                continue;
+            }
+            int64_t after = residentBytes();
+            // Memory of the parsed module relative to its text, for inputs
+            // large enough to measure through the resident set (>= 1 MB).
+            if (round == 0 && input.text.size() >= (1u << 20) && after > before) {
+                double ratio = static_cast<double>(after - before) /
+                               static_cast<double>(input.text.size());
+                if (ratio > peakRatio) {
+                    peakRatio = ratio;
+                    worstMemoryFile = input.name;
+                }
+            }
+            for (const auto& module : *modules) instructions += module->instructionCount();
+            start = std::chrono::steady_clock::now();
+            for (const auto& module : *modules)
+                printedBytes += static_cast<int64_t>(printModule(*module).size());
+            printSeconds += secondsSince(start);
+        }
+        bestParse = std::min(bestParse, parseSeconds);
+        bestPrint = std::min(bestPrint, printSeconds);
+    }
+    double mb = static_cast<double>(totalBytes) / 1e6;
+    std::printf("files:        %zu (%.1f MB, %lld instructions)\n", inputs.size(), mb,
+                static_cast<long long>(instructions));
+    std::printf("parse:        %.3f s  %.1f MB/s  (best of %d)\n", bestParse, mb / bestParse,
+                flags.repeat);
+    std::printf("print:        %.3f s  %.1f MB/s of input, %.1f MB/s of output\n", bestPrint,
+                mb / bestPrint, static_cast<double>(printedBytes) / 1e6 / bestPrint);
+    if (peakRatio > 0)
+        std::printf("memory:       %.2fx text size at most (%s)\n", peakRatio,
+                    worstMemoryFile.c_str());
+    std::printf("%zu passed, %d failed\n", inputs.size() - static_cast<size_t>(failures),
+                failures);
+    return failures == 0 ? kExitOk : kExitFailed;
+}
+
+}  // namespace
+
+std::string usage() {
+    return R"(Usage: hloscope-cli COMMAND [OPTIONS] FILE...
+
+Commands:
+  parse FILE... [--verify] [--roundtrip] [--bench [--repeat N]] [--quiet]
+        Parse each file (HLO text or hloscope JSON, chosen by content).
+        Prints 'FILE: ok (N instructions)' or 'FILE:LINE:COL: error: MESSAGE'
+        per file, then 'N passed, M failed'.
+        --verify     also run the HLO verifier (shapes, operands, computations)
+        --roundtrip  also check print -> parse -> print is a fixed point
+        --bench      measure parse and print throughput and memory
+        --quiet      print only failures and the summary
+  print FILE [--format hlo|json] [--compact]
+        Print the module as canonical HLO text (default) or JSON.
+  stats FILE [--json]
+        Instruction and opcode counts, computations, parameter/output bytes.
+
+A FILE of '-' reads standard input.
+Exit status: 0 success, 1 a file failed, 2 bad usage.
+)";
+}
+
+int runParse(const std::vector<std::string>& args) {
+    ParseFlags flags;
+    for (size_t i = 0; i < args.size(); ++i) {
+        const std::string& arg = args[i];
+        if (arg == "--verify") flags.verify = true;
+        else if (arg == "--roundtrip") flags.roundtrip = true;
+        else if (arg == "--bench") flags.bench = true;
+        else if (arg == "--quiet" || arg == "-q") flags.quiet = true;
+        else if (arg == "--repeat") {
+            if (i + 1 >= args.size()) return usageError("--repeat needs a number");
+            flags.repeat = std::atoi(args[++i].c_str());
+            if (flags.repeat < 1) return usageError("--repeat needs a positive number");
+        } else if (arg == "--help" || arg == "-h") {
+            std::fputs(usage().c_str(), stdout);
+            return kExitOk;
+        } else if (arg.size() > 1 && arg[0] == '-' && arg != "-")
+            return usageError("parse: unknown option '" + arg + "'");
+        else flags.files.push_back(arg);
+    }
+    if (flags.files.empty()) return usageError("parse: no input files");
+    if (flags.bench) return runBench(flags);
+
+    int passed = 0, failed = 0;
+    for (const std::string& file : flags.files) {
+        std::string name = displayName(file);
+        auto text = readFileToString(file);
+        Status status = text.status();
+        int64_t instructions = 0;
+        if (status.isOk()) {
+            auto modules = loadModules(*text, name);
+            status = modules.status();
+            if (status.isOk()) {
+                for (const auto& module : *modules) {
+                    instructions += module->instructionCount();
+                    if (flags.verify && status.isOk()) status = verifyModule(*module);
+                }
+                if (status.isOk() && flags.roundtrip) status = checkRoundtrip(*modules, name);
+            }
+        }
+        if (status.isOk()) {
+            ++passed;
+            if (!flags.quiet)
+                std::printf("%s: ok (%lld instructions)\n", name.c_str(),
+                            static_cast<long long>(instructions));
+        } else {
+            ++failed;
+            std::printf("%s\n", formatError(name, status).c_str());
+        }
+    }
+    std::printf("%d passed, %d failed\n", passed, failed);
+    return failed == 0 ? kExitOk : kExitFailed;
+}
+
+int runPrint(const std::vector<std::string>& args) {
+    std::string format = "hlo";
+    bool compact = false;
+    std::optional<std::string> file;
+    for (size_t i = 0; i < args.size(); ++i) {
+        const std::string& arg = args[i];
+        if (arg == "--format") {
+            if (i + 1 >= args.size()) return usageError("--format needs hlo or json");
+            format = args[++i];
+        } else if (arg.rfind("--format=", 0) == 0) {
+            format = arg.substr(9);
+        } else if (arg == "--compact") {
+            compact = true;
+        } else if (arg.size() > 1 && arg[0] == '-' && arg != "-") {
+            return usageError("print: unknown option '" + arg + "'");
+        } else if (file) {
+            return usageError("print: exactly one input file expected");
+        } else {
+            file = arg;
+        }
+    }
+    if (!file) return usageError("print: no input file");
+    if (format != "hlo" && format != "json")
+        return usageError("print: unknown format '" + format + "' (expected hlo or json)");
+    auto module = loadModuleFromFile(*file);
+    if (!module.isOk()) {
+        std::fprintf(stderr, "%s\n", formatError(displayName(*file), module.status()).c_str());
+        return kExitFailed;
+    }
+    std::string out = format == "json"
+                          ? moduleToJson(**module)
+                          : printModule(**module, compact ? HloPrintOptions::compact()
+                                                          : HloPrintOptions::canonical());
+    std::fwrite(out.data(), 1, out.size(), stdout);
+    return kExitOk;
+}
+
+int runStats(const std::vector<std::string>& args) {
+    bool json = false;
+    std::optional<std::string> file;
+    for (const std::string& arg : args) {
+        if (arg == "--json") json = true;
+        else if (arg.size() > 1 && arg[0] == '-' && arg != "-")
+            return usageError("stats: unknown option '" + arg + "'");
+        else if (file)
+            return usageError("stats: exactly one input file expected");
+        else
+            file = arg;
+    }
+    if (!file) return usageError("stats: no input file");
+    auto module = loadModuleFromFile(*file);
+    if (!module.isOk()) {
+        std::fprintf(stderr, "%s\n", formatError(displayName(*file), module.status()).c_str());
+        return kExitFailed;
+    }
+    ModuleStats stats = computeModuleStats(**module);
+    std::string out = json ? moduleStatsToJson(stats) : moduleStatsToText(stats);
+    std::fwrite(out.data(), 1, out.size(), stdout);
+    return kExitOk;
+}
+
+}  // namespace hloscope::cli

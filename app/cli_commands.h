@@ -1,0 +1,17 @@
+// hloscope-cli subcommands. Each returns the process exit code:
+// 0 success, 1 failure (a file failed), 2 bad usage.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace hloscope::cli {
+
+int runParse(const std::vector<std::string>& args);
+int runPrint(const std::vector<std::string>& args);
+int runStats(const std::vector<std::string>& args);
+
+// Usage text of the whole tool.
+std::string usage();
+
+}  // namespace hloscope::cli

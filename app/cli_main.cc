@@ -1,0 +1,30 @@
+// hloscope-cli: headless access to everything hloscope does.
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "app/cli_commands.h"
+
+int main(int argc, char** argv) {
+    std::vector<std::string> args(argv + 1, argv + argc);
+    if (args.empty()) {
+        std::fputs(hloscope::cli::usage().c_str(), stderr);
+        return 2;
+    }
+    const std::string command = args.front();
+    args.erase(args.begin());
+    if (command == "--help" || command == "-h" || command == "help") {
+        std::fputs(hloscope::cli::usage().c_str(), stdout);
+        return 0;
+    }
+    if (command == "--version") {
+        std::puts("hloscope-cli " HLOSCOPE_VERSION);
+        return 0;
+    }
+    if (command == "parse") return hloscope::cli::runParse(args);
+    if (command == "print") return hloscope::cli::runPrint(args);
+    if (command == "stats") return hloscope::cli::runStats(args);
+    std::fprintf(stderr, "hloscope-cli: unknown command '%s'\n\n%s", command.c_str(),
+                 hloscope::cli::usage().c_str());
+    return 2;
+}
