@@ -1,0 +1,60 @@
+// Internal contract between the evaluator's files (not part of the public
+// API). hlo_evaluator.cc walks computations in post order and dispatches each
+// instruction to one of the family functions below, declared here and
+// defined in:
+//   evaluator_elementwise.cc  unary/binary/compare/select/clamp/convert/
+//                              bitcast-convert/reduce-precision/map/...
+//   evaluator_shape_ops.cc    broadcast, reshape, transpose, slice, dynamic
+//                              slice/update, concatenate, pad, reverse, iota,
+//                              copy, bitcast, get/set-dimension-size, ...
+//   evaluator_linalg.cc       dot, ragged-dot, convolution, triangular-solve,
+//                              cholesky, fft
+//   evaluator_reduce.cc       reduce, reduce-window, select-and-scatter, sort,
+//                              gather, scatter, topk
+// Each function receives the instruction, its evaluated operands (same order
+// as instruction.operands()) and the context (to call computations such as
+// reducers), and returns the result literal or a Status naming the
+// instruction.
+#pragma once
+
+#include <span>
+
+#include "core/hlo_evaluator.h"
+
+namespace hloscope::evaluator {
+
+class EvalContext {
+public:
+    virtual ~EvalContext() = default;
+    // Evaluates a called computation (reducer, comparator, body, ...).
+    virtual StatusOr<Literal> call(const HloComputation& computation,
+                                   std::span<const Literal* const> arguments) = 0;
+    virtual const HloEvaluatorOptions& options() const = 0;
+    // Next value of the evaluator's deterministic random stream.
+    virtual uint64_t nextRandom() = 0;
+};
+
+using Operands = std::span<const Literal* const>;
+
+// Error helpers: "%name: message".
+Status unsupported(const HloInstruction& instruction, std::string_view what);
+Status invalid(const HloInstruction& instruction, std::string_view what);
+
+// Families. Each returns kUnimplemented (via unsupported()) for opcodes or
+// type combinations it does not handle.
+StatusOr<Literal> evaluateElementwise(const HloInstruction& instruction, Operands operands,
+                                      EvalContext& context);
+StatusOr<Literal> evaluateShapeOp(const HloInstruction& instruction, Operands operands,
+                                  EvalContext& context);
+StatusOr<Literal> evaluateLinalg(const HloInstruction& instruction, Operands operands,
+                                 EvalContext& context);
+StatusOr<Literal> evaluateReduction(const HloInstruction& instruction, Operands operands,
+                                    EvalContext& context);
+
+// Which family handles an opcode (the rest — control flow, tuples, calls,
+// parameters, constants, collectives, rng, custom-call — is in
+// hlo_evaluator.cc).
+enum class Family { kElementwise, kShapeOp, kLinalg, kReduction, kCore };
+Family familyOf(HloOpcode opcode);
+
+}  // namespace hloscope::evaluator

@@ -1,0 +1,45 @@
+// HloEvaluator: the reference interpreter. Evaluates a module or a
+// computation on literal arguments following XLA's operation semantics. It
+// is the ground truth every pass, backend and measured speedup is checked
+// against, so correctness comes first; an instruction it cannot evaluate
+// yields Status(kUnimplemented) naming the instruction, never a wrong answer.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <span>
+
+#include "core/hlo_module.h"
+#include "core/literal.h"
+#include "core/status.h"
+
+namespace hloscope {
+
+struct HloEvaluatorOptions {
+    uint64_t rngSeed = 42;  // rng, rng-bit-generator fallback, rng-get-and-update-state
+    int64_t maxWhileIterations = 100'000'000;  // guard against runaway loops
+    int64_t replicaId = 0;    // single replica: collectives act on one participant
+    int64_t partitionId = 0;
+    const std::atomic<bool>* cancel = nullptr;  // checked between instructions
+};
+
+class HloEvaluator {
+public:
+    explicit HloEvaluator(HloEvaluatorOptions options = {});
+
+    // Evaluates the entry computation. Arguments must match the entry
+    // parameters' shapes (element type and dimensions).
+    StatusOr<Literal> evaluate(const HloModule& module, std::span<const Literal> arguments);
+    StatusOr<Literal> evaluate(const HloComputation& computation,
+                               std::span<const Literal> arguments);
+
+    const HloEvaluatorOptions& options() const { return m_options; }
+
+private:
+    HloEvaluatorOptions m_options;
+};
+
+// Evaluates a single constant instruction's literal text.
+StatusOr<Literal> literalOfConstant(const HloInstruction& constant);
+
+}  // namespace hloscope
