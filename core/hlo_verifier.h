@@ -2,7 +2,8 @@
 // Rejects what XLA's verifier rejects (../shared/corpus/hlo/invalid/verifier):
 // wrong shapes, wrong operand counts, bad attributes, bad called
 // computations, parameter numbering, root/entry layout mismatches, cycles,
-// aliasing errors, etc. Every error names the instruction (and computation).
+// aliasing errors, etc. Every error names the instruction (and computation):
+// "%name in computation comp: <rule violated>".
 #pragma once
 
 #include "core/hlo_module.h"
@@ -11,10 +12,23 @@
 namespace hloscope {
 
 struct HloVerifierOptions {
-    // Require that every array shape has a layout (XLA's layout-sensitive mode).
+    // XLA's layout-sensitive mode: compare layouts where XLA does (tuples,
+    // get-tuple-element, calls, copy-start, entry layout, ...), reject layout
+    // changes by layout-preserving ops and non-bitcast size changes.
     bool layoutSensitive = false;
     // Allow mixed precision in elementwise binary ops (XLA allows it off by default).
     bool allowMixedPrecision = false;
+    // XLA rejects unbounded dynamic dimensions (`f32[?]`) by default.
+    bool allowUnboundedDynamism = false;
+    // XLA's verify_instruction_name_unchanged: metadata scheduling_name must
+    // equal the instruction name.
+    bool verifyInstructionNameUnchanged = false;
+    // XLA's verify_broadcast_dimensions_order: broadcast dimensions= must be
+    // strictly increasing.
+    bool verifyBroadcastDimensionsOrder = false;
+    // XLA's verify_reshape_is_bitcast: every (unfused) reshape must be a
+    // physical bitcast under the shapes' layouts.
+    bool verifyReshapeIsBitcast = false;
 };
 
 Status verifyModule(const HloModule& module, const HloVerifierOptions& options = {});

@@ -6,6 +6,7 @@
 
 #include "core/hlo_json.h"
 #include "core/hlo_parser.h"
+#include "core/stablehlo_parser.h"
 
 namespace hloscope {
 
@@ -78,9 +79,7 @@ StatusOr<std::vector<std::unique_ptr<HloModule>>> loadModules(std::string_view t
         return modules;
     }
     case ModuleFormat::kStableHlo:
-        return Status(StatusCode::kUnimplemented,
-                      "StableHLO MLIR input is not supported yet (only HLO text and JSON)",
-                      SourceLocation{fileName, 1, 1});
+        return parseStableHlo(text, fileName);
     case ModuleFormat::kUnknown: break;
     }
     return Status(StatusCode::kInvalidArgument, "empty input: no HLO module found",

@@ -8,7 +8,8 @@
 namespace hloscope {
 
 // X(enum, text name, bit width). Sub-byte and f8/f6/f4 types are included;
-// TUPLE/OPAQUE_TYPE/TOKEN are not array element types (bit width 0).
+// TUPLE/OPAQUE_TYPE/TOKEN/BUFFER are not array element types (bit width 0).
+// BUFFER is the type of a buffer shape `b(f32[2,4])` (see Shape::makeBuffer).
 #define HLO_PRIMITIVE_TYPE_LIST(X)       \
     X(PRED, "pred", 8)                   \
     X(S1, "s1", 1)                       \
@@ -44,7 +45,8 @@ namespace hloscope {
     X(C128, "c128", 128)                 \
     X(TUPLE, "tuple", 0)                 \
     X(OPAQUE_TYPE, "opaque", 0)          \
-    X(TOKEN, "token", 0)
+    X(TOKEN, "token", 0)                 \
+    X(BUFFER, "buffer", 0)
 
 enum class PrimitiveType : uint8_t {
     PRIMITIVE_TYPE_INVALID = 0,

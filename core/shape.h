@@ -29,6 +29,14 @@ public:
     static Shape makeTuple(std::vector<Shape> elements);
     static Shape makeToken();
     static Shape makeOpaque();
+    // A buffer shape `b(f32[2,4])`: element type BUFFER, the buffered array
+    // shape held as the single element of tupleShapes().
+    static Shape makeBuffer(Shape arrayShape) {
+        Shape shape;
+        shape.m_elementType = PrimitiveType::BUFFER;
+        shape.m_tupleShapes.push_back(std::move(arrayShape));
+        return shape;
+    }
 
     PrimitiveType elementType() const { return m_elementType; }
     void setElementType(PrimitiveType type) { m_elementType = type; }
@@ -38,6 +46,7 @@ public:
     bool isTuple() const { return m_elementType == PrimitiveType::TUPLE; }
     bool isToken() const { return m_elementType == PrimitiveType::TOKEN; }
     bool isOpaque() const { return m_elementType == PrimitiveType::OPAQUE_TYPE; }
+    bool isBuffer() const { return m_elementType == PrimitiveType::BUFFER; }
     bool isScalar() const { return isArray() && m_dimensions.empty(); }
 
     // Array shapes.

@@ -1,0 +1,57 @@
+// Helpers shared by hlo_verifier.cc and hlo_verifier_ops.cc. Not part of the
+// public core API.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "core/hlo_module.h"
+#include "core/hlo_verifier.h"
+#include "core/status.h"
+
+namespace hloscope::verifier_internal {
+
+size_t skipSpaces(std::string_view text, size_t pos);
+// End (exclusive) of the balanced {[( block starting at text[pos].
+size_t balancedEnd(std::string_view text, size_t pos);
+
+// "%name in computation comp: message" (kFailedPrecondition).
+Status instructionError(const HloInstruction& instruction, std::string_view message);
+
+// `frontend_attributes={k="v",k2={...}}` as (key, unquoted value) pairs.
+std::vector<std::pair<std::string, std::string>> parseKeyValueBlock(std::string_view text);
+std::optional<std::string> frontendAttribute(const HloInstruction& instruction,
+                                             std::string_view key);
+
+// `output_to_operand_aliasing={{1}: (0, {}), ...}`.
+struct OperandAlias {
+    std::vector<int64_t> outputIndex;
+    int64_t operandNumber = 0;
+    std::vector<int64_t> operandIndex;
+};
+std::optional<std::vector<OperandAlias>> parseOperandAliasing(std::string_view text);
+
+// The subshape at `index`, nullptr when the index is invalid.
+const Shape* subshape(const Shape& shape, const std::vector<int64_t>& index);
+std::string indexString(const std::vector<int64_t>& index);  // "{1, 0}"
+
+// Layout of an array shape; the default descending layout when it has none.
+Layout effectiveLayout(const Shape& shape);
+
+// Collective group mode (XLA's CollectiveOpGroupMode).
+enum class GroupMode { kCrossReplica, kCrossPartition, kCrossReplicaAndPartition, kFlattenedId };
+
+// Checks of the opcode families in hlo_verifier_ops.cc; each returns the
+// first violation.
+Status verifyCollective(const HloInstruction& instruction);
+Status verifyAsync(const HloInstruction& instruction, const HloVerifierOptions& options);
+Status verifyCustomCall(const HloInstruction& instruction, const HloVerifierOptions& options);
+Status verifyAsyncPairs(const HloModule& module);
+Status verifyChannels(const HloModule& module);
+Status verifyLayoutConstrainedAllReduce(const HloModule& module);
+
+}  // namespace hloscope::verifier_internal

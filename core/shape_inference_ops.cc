@@ -1,0 +1,1410 @@
+// Shape inference for the structured opcode families: dot, convolution,
+// reductions, windows, gather/scatter, sort, map, fft, linear algebra,
+// batch norm and collectives.
+#include <algorithm>
+#include <set>
+
+#include "core/hlo_computation.h"
+#include "core/shape_inference_internal.h"
+
+namespace hloscope::shape_inference_internal {
+namespace {
+
+std::string opName(const HloInstruction& instruction) {
+    return std::string(hloOpcodeString(instruction.opcode()));
+}
+
+Status expectOperandCount(const HloInstruction& instruction, int64_t count) {
+    if (instruction.operandCount() != count) {
+        return fail(instruction, opName(instruction) + " expects " + std::to_string(count) +
+                                     " operand(s), found " +
+                                     std::to_string(instruction.operandCount()));
+    }
+    return Status::ok();
+}
+
+Status expectArray(const HloInstruction& instruction, const Shape& shape, std::string_view what) {
+    if (!shape.isArray()) {
+        return fail(instruction, "Expected array argument for " + std::string(what) +
+                                     ", but got " + str(shape));
+    }
+    return Status::ok();
+}
+
+bool isSortedUnique(const std::vector<int64_t>& values) {
+    for (size_t i = 1; i < values.size(); ++i)
+        if (values[i - 1] >= values[i]) return false;
+    return true;
+}
+
+bool allUnique(const std::vector<int64_t>& values) {
+    return std::set<int64_t>(values.begin(), values.end()).size() == values.size();
+}
+
+bool contains(const std::vector<int64_t>& values, int64_t value) {
+    return std::find(values.begin(), values.end(), value) != values.end();
+}
+
+Status checkDimsInRange(const HloInstruction& instruction, const std::vector<int64_t>& dims,
+                        int64_t rank, std::string_view what) {
+    for (int64_t d : dims) {
+        if (d < 0 || d >= rank) {
+            return fail(instruction, std::string(what) + " " + str(dims) +
+                                         " contains an out-of-range dimension " + std::to_string(d) +
+                                         " (rank " + std::to_string(rank) + ")");
+        }
+    }
+    return Status::ok();
+}
+
+PrimitiveType resultTypeOr(const HloInstruction& instruction, PrimitiveType fallback) {
+    const Shape& declared = instruction.shape();
+    if (declared.isArray()) return declared.elementType();
+    return fallback;
+}
+
+// Dimensions of lhs·rhs under `dnums` (batch, lhs free, rhs free), with
+// `rhsSkip` dimensions of rhs (ragged-dot group dims) excluded.
+StatusOr<Shape> dotShape(const HloInstruction& instruction, const Shape& lhs, const Shape& rhs,
+                         const DotDimensionNumbers& dnums, PrimitiveType resultType,
+                         const std::vector<int64_t>& rhsSkip = {}) {
+    HLO_RETURN_IF_ERROR(expectArray(instruction, lhs, "lhs of dot"));
+    HLO_RETURN_IF_ERROR(expectArray(instruction, rhs, "rhs of dot"));
+    const auto& lb = dnums.lhsBatchDimensions;
+    const auto& rb = dnums.rhsBatchDimensions;
+    const auto& lc = dnums.lhsContractingDimensions;
+    const auto& rc = dnums.rhsContractingDimensions;
+    if (lc.size() != rc.size()) {
+        return fail(instruction, "must specify the same number of contracting dimensions for lhs "
+                                 "and rhs, got " +
+                                     str(lc) + " and " + str(rc));
+    }
+    if (lb.size() != rb.size()) {
+        return fail(instruction, "must specify the same number of batch dimensions for lhs and "
+                                 "rhs, got " +
+                                     str(lb) + " and " + str(rb));
+    }
+    HLO_RETURN_IF_ERROR(checkDimsInRange(instruction, lc, lhs.rank(), "lhs_contracting_dims"));
+    HLO_RETURN_IF_ERROR(checkDimsInRange(instruction, rc, rhs.rank(), "rhs_contracting_dims"));
+    HLO_RETURN_IF_ERROR(checkDimsInRange(instruction, lb, lhs.rank(), "lhs_batch_dims"));
+    HLO_RETURN_IF_ERROR(checkDimsInRange(instruction, rb, rhs.rank(), "rhs_batch_dims"));
+    std::vector<int64_t> lhsUsed = lc;
+    lhsUsed.insert(lhsUsed.end(), lb.begin(), lb.end());
+    std::vector<int64_t> rhsUsed = rc;
+    rhsUsed.insert(rhsUsed.end(), rb.begin(), rb.end());
+    if (!allUnique(lhsUsed) || !allUnique(rhsUsed)) {
+        return fail(instruction, "a dimension number is not unique in the dot dimension numbers "
+                                 "(lhs contracting " +
+                                     str(lc) + ", lhs batch " + str(lb) + ", rhs contracting " +
+                                     str(rc) + ", rhs batch " + str(rb) + ")");
+    }
+    for (size_t i = 0; i < lc.size(); ++i) {
+        if (!dimEqual(lhs.dimensions(lc[i]), rhs.dimensions(rc[i]))) {
+            return fail(instruction, "contracting dimension sizes do not match: lhs dimension " +
+                                         std::to_string(lc[i]) + " has size " +
+                                         std::to_string(lhs.dimensions(lc[i])) +
+                                         " but rhs dimension " + std::to_string(rc[i]) +
+                                         " has size " + std::to_string(rhs.dimensions(rc[i])) +
+                                         " (" + str(lhs) + " vs " + str(rhs) + ")");
+        }
+    }
+    for (size_t i = 0; i < lb.size(); ++i) {
+        if (!dimEqual(lhs.dimensions(lb[i]), rhs.dimensions(rb[i]))) {
+            return fail(instruction, "batch dimension sizes must match for lhs/rhs: lhs dimension " +
+                                         std::to_string(lb[i]) + " has size " +
+                                         std::to_string(lhs.dimensions(lb[i])) +
+                                         " but rhs dimension " + std::to_string(rb[i]) +
+                                         " has size " + std::to_string(rhs.dimensions(rb[i])));
+        }
+    }
+    std::vector<int64_t> dims;
+    std::vector<bool> dynamic;
+    for (size_t i = 0; i < lb.size(); ++i) {
+        dims.push_back(lhs.dimensions(lb[i]));
+        dynamic.push_back(lhs.isDynamicDimension(lb[i]) || rhs.isDynamicDimension(rb[i]));
+    }
+    for (int64_t i = 0; i < lhs.rank(); ++i) {
+        if (contains(lc, i) || contains(lb, i)) continue;
+        dims.push_back(lhs.dimensions(i));
+        dynamic.push_back(lhs.isDynamicDimension(i));
+    }
+    for (int64_t i = 0; i < rhs.rank(); ++i) {
+        if (contains(rc, i) || contains(rb, i) || contains(rhsSkip, i)) continue;
+        dims.push_back(rhs.dimensions(i));
+        dynamic.push_back(rhs.isDynamicDimension(i));
+    }
+    return makeArray(resultType, std::move(dims), dynamic);
+}
+
+const DotDimensionNumbers& dotNumbers(const HloInstruction& instruction) {
+    static const DotDimensionNumbers kEmpty;
+    const DotDimensionNumbers* dnums = instruction.dotDimensionNumbers();
+    return dnums ? *dnums : kEmpty;
+}
+
+}  // namespace
+
+StatusOr<Shape> inferDot(const HloInstruction& instruction) {
+    HLO_RETURN_IF_ERROR(expectOperandCount(instruction, 2));
+    const Shape& lhs = instruction.operand(0)->shape();
+    const Shape& rhs = instruction.operand(1)->shape();
+    return dotShape(instruction, lhs, rhs, dotNumbers(instruction),
+                    resultTypeOr(instruction, lhs.elementType()));
+}
+
+StatusOr<Shape> inferRaggedDot(const HloInstruction& instruction) {
+    HLO_RETURN_IF_ERROR(expectOperandCount(instruction, 3));
+    const Shape& lhs = instruction.operand(0)->shape();
+    const Shape& rhs = instruction.operand(1)->shape();
+    const Shape& groupSizes = instruction.operand(2)->shape();
+    HLO_RETURN_IF_ERROR(expectArray(instruction, groupSizes, "group_sizes of ragged-dot"));
+    if (!isIntegral(groupSizes.elementType()) || groupSizes.rank() < 1) {
+        return fail(instruction, "ragged-dot group_sizes must be an integer array of rank >= 1, "
+                                 "got " +
+                                     str(groupSizes));
+    }
+    const DotDimensionNumbers& dnums = dotNumbers(instruction);
+    if (dnums.lhsRaggedDimensions.size() != 1) {
+        return fail(instruction, "ragged-dot requires exactly one lhs_ragged_dims, got " +
+                                     str(dnums.lhsRaggedDimensions));
+    }
+    int64_t ragged = dnums.lhsRaggedDimensions[0];
+    HLO_RETURN_IF_ERROR(expectArray(instruction, lhs, "lhs of ragged-dot"));
+    HLO_RETURN_IF_ERROR(expectArray(instruction, rhs, "rhs of ragged-dot"));
+    if (ragged < 0 || ragged >= lhs.rank()) {
+        return fail(instruction, "ragged-dot lhs_ragged_dims " + std::to_string(ragged) +
+                                     " is out of range for lhs " + str(lhs));
+    }
+    HLO_RETURN_IF_ERROR(
+        checkDimsInRange(instruction, dnums.rhsGroupDimensions, rhs.rank(), "rhs_group_dims"));
+    int64_t groups = groupSizes.dimensions(groupSizes.rank() - 1);
+    for (int64_t g : dnums.rhsGroupDimensions) {
+        if (!dimEqual(rhs.dimensions(g), groups)) {
+            return fail(instruction, "ragged-dot rhs group dimension " + std::to_string(g) +
+                                         " has size " + std::to_string(rhs.dimensions(g)) +
+                                         " but group_sizes has " + std::to_string(groups) +
+                                         " groups");
+        }
+    }
+    HLO_ASSIGN_OR_RETURN(Shape result,
+                         dotShape(instruction, lhs, rhs, dnums,
+                                  resultTypeOr(instruction, lhs.elementType()),
+                                  dnums.rhsGroupDimensions));
+    if (contains(dnums.lhsContractingDimensions, ragged)) {
+        // Ragged contracting dimension: one result per group, in front.
+        std::vector<int64_t> dims = {groups};
+        std::vector<bool> dynamic = {false};
+        for (int64_t i = 0; i < result.rank(); ++i) {
+            dims.push_back(result.dimensions(i));
+            dynamic.push_back(result.isDynamicDimension(i));
+        }
+        return makeArray(result.elementType(), std::move(dims), dynamic);
+    }
+    return result;
+}
+
+StatusOr<Shape> inferScaledDot(const HloInstruction& instruction) {
+    HLO_RETURN_IF_ERROR(expectOperandCount(instruction, 4));
+    const Shape& lhs = instruction.operand(0)->shape();
+    const Shape& rhs = instruction.operand(1)->shape();
+    const Shape& lhsScale = instruction.operand(2)->shape();
+    const Shape& rhsScale = instruction.operand(3)->shape();
+    HLO_RETURN_IF_ERROR(expectArray(instruction, lhsScale, "lhs scale of scaled-dot"));
+    HLO_RETURN_IF_ERROR(expectArray(instruction, rhsScale, "rhs scale of scaled-dot"));
+    HLO_RETURN_IF_ERROR(expectArray(instruction, lhs, "lhs of scaled-dot"));
+    HLO_RETURN_IF_ERROR(expectArray(instruction, rhs, "rhs of scaled-dot"));
+    if (lhsScale.rank() == 0 && rhsScale.rank() == 0) {
+        return fail(instruction, "At least one of the scales should be not a scalar in " +
+                                     opName(instruction));
+    }
+    const std::pair<const Shape*, const Shape*> pairs[] = {{&lhs, &lhsScale}, {&rhs, &rhsScale}};
+    for (const auto& [operand, scale] : pairs) {
+        if (scale->rank() == 0) continue;
+        if (scale->rank() != operand->rank()) {
+            return fail(instruction, "scale " + str(*scale) +
+                                         " has a different number of dimensions than operand " +
+                                         str(*operand));
+        }
+        for (int64_t i = 0; i < operand->rank(); ++i) {
+            int64_t o = operand->dimensions(i);
+            int64_t s = scale->dimensions(i);
+            if (s <= 0 || o % s != 0) {
+                return fail(instruction, "operand dimension " + std::to_string(i) + " (size " +
+                                             std::to_string(o) +
+                                             ") should be a multiple of dimension " +
+                                             std::to_string(i) + " of the scale (size " +
+                                             std::to_string(s) + ")");
+            }
+        }
+    }
+    return dotShape(instruction, lhs, rhs, dotNumbers(instruction),
+                    resultTypeOr(instruction, lhs.elementType()));
+}
+
+StatusOr<Shape> inferConvolution(const HloInstruction& instruction) {
+    HLO_RETURN_IF_ERROR(expectOperandCount(instruction, 2));
+    const Shape& lhs = instruction.operand(0)->shape();
+    const Shape& rhs = instruction.operand(1)->shape();
+    HLO_RETURN_IF_ERROR(expectArray(instruction, lhs, "lhs of convolution"));
+    HLO_RETURN_IF_ERROR(expectArray(instruction, rhs, "rhs of convolution"));
+    const ConvolutionDimensionNumbers* dnumsPtr = instruction.convolutionDimensionNumbers();
+    if (!dnumsPtr) return fail(instruction, "convolution requires dim_labels=");
+    const ConvolutionDimensionNumbers& d = *dnumsPtr;
+    static const Window kNoWindow;
+    const Window& window = instruction.window() ? *instruction.window() : kNoWindow;
+    int64_t fgc = instruction.featureGroupCount();
+    int64_t bgc = instruction.batchGroupCount();
+    if (fgc <= 0) return fail(instruction, "feature_group_count must be a positive number");
+    if (bgc <= 0) return fail(instruction, "batch_group_count must be a positive number");
+    if (fgc > 1 && bgc > 1) {
+        return fail(instruction, "both feature_group_count (" + std::to_string(fgc) +
+                                     ") and batch_group_count (" + std::to_string(bgc) +
+                                     ") cannot be greater than 1");
+    }
+    size_t spatial = d.inputSpatialDimensions.size();
+    if (window.dimensions.size() != spatial) {
+        return fail(instruction, "window has " + std::to_string(window.dimensions.size()) +
+                                     " dimensions but the convolution has " +
+                                     std::to_string(spatial) + " spatial dimensions");
+    }
+    if (d.kernelSpatialDimensions.size() != spatial || d.outputSpatialDimensions.size() != spatial) {
+        return fail(instruction, "convolution dimension numbers have inconsistent spatial "
+                                 "dimension counts");
+    }
+    int64_t rank = static_cast<int64_t>(spatial) + 2;
+    if (lhs.rank() != rank || rhs.rank() != rank) {
+        return fail(instruction, "convolution with " + std::to_string(spatial) +
+                                     " spatial dimensions requires rank " + std::to_string(rank) +
+                                     " operands, got " + str(lhs) + " and " + str(rhs));
+    }
+    std::vector<int64_t> inputDims = {d.inputBatchDimension, d.inputFeatureDimension};
+    inputDims.insert(inputDims.end(), d.inputSpatialDimensions.begin(),
+                     d.inputSpatialDimensions.end());
+    std::vector<int64_t> kernelDims = {d.kernelInputFeatureDimension,
+                                       d.kernelOutputFeatureDimension};
+    kernelDims.insert(kernelDims.end(), d.kernelSpatialDimensions.begin(),
+                      d.kernelSpatialDimensions.end());
+    std::vector<int64_t> outputDims = {d.outputBatchDimension, d.outputFeatureDimension};
+    outputDims.insert(outputDims.end(), d.outputSpatialDimensions.begin(),
+                      d.outputSpatialDimensions.end());
+    for (const auto* dims : {&inputDims, &kernelDims, &outputDims}) {
+        HLO_RETURN_IF_ERROR(checkDimsInRange(instruction, *dims, rank, "convolution dimension numbers"));
+        if (!allUnique(*dims)) {
+            return fail(instruction, "convolution dimension numbers are not unique: " +
+                                         d.toString());
+        }
+    }
+    int64_t inputBatch = lhs.dimensions(d.inputBatchDimension);
+    int64_t inputFeatures = lhs.dimensions(d.inputFeatureDimension);
+    int64_t kernelInputFeatures = rhs.dimensions(d.kernelInputFeatureDimension);
+    int64_t kernelOutputFeatures = rhs.dimensions(d.kernelOutputFeatureDimension);
+    if (inputFeatures != Shape::kUnboundedSize &&
+        (inputFeatures % fgc != 0 || inputFeatures / fgc != kernelInputFeatures)) {
+        return fail(instruction, "expected LHS feature dimension (value " +
+                                     std::to_string(inputFeatures) +
+                                     ") to be a multiple of feature_group_count (value " +
+                                     std::to_string(fgc) +
+                                     "), and LHS feature dimension / feature_group_count = RHS "
+                                     "feature dimension (value " +
+                                     std::to_string(kernelInputFeatures) + ")");
+    }
+    if (kernelOutputFeatures % fgc != 0) {
+        return fail(instruction, "expected output feature dimension (value " +
+                                     std::to_string(kernelOutputFeatures) +
+                                     ") to be divisible by feature_group_count (value " +
+                                     std::to_string(fgc) + ")");
+    }
+    if (inputBatch != Shape::kUnboundedSize && inputBatch % bgc != 0) {
+        return fail(instruction, "expected input batch dimension (value " +
+                                     std::to_string(inputBatch) +
+                                     ") to be divisible by batch_group_count (value " +
+                                     std::to_string(bgc) + ")");
+    }
+    if (kernelOutputFeatures % bgc != 0) {
+        return fail(instruction, "expected output feature dimension size (value " +
+                                     std::to_string(kernelOutputFeatures) +
+                                     ") to be a multiple of batch group count " +
+                                     std::to_string(bgc));
+    }
+    for (size_t i = 0; i < spatial; ++i) {
+        int64_t kernelSize = rhs.dimensions(d.kernelSpatialDimensions[i]);
+        if (window.dimensions[i].size != kernelSize) {
+            return fail(instruction, "window dimension " + std::to_string(i) + " has size " +
+                                         std::to_string(window.dimensions[i].size) +
+                                         " but the kernel spatial dimension has size " +
+                                         std::to_string(kernelSize));
+        }
+    }
+    std::vector<int64_t> baseDims;
+    std::vector<bool> baseDynamic;
+    for (int64_t s : d.inputSpatialDimensions) {
+        baseDims.push_back(lhs.dimensions(s));
+        baseDynamic.push_back(lhs.isDynamicDimension(s));
+    }
+    Shape base = makeArray(lhs.elementType(), baseDims, baseDynamic);
+    HLO_ASSIGN_OR_RETURN(Shape windowOutput,
+                         inferWindowOutputShape(instruction, base, window, lhs.elementType()));
+    std::vector<int64_t> dims(static_cast<size_t>(rank));
+    std::vector<bool> dynamic(static_cast<size_t>(rank));
+    dims[static_cast<size_t>(d.outputBatchDimension)] =
+        inputBatch == Shape::kUnboundedSize ? inputBatch : inputBatch / bgc;
+    dynamic[static_cast<size_t>(d.outputBatchDimension)] = lhs.isDynamicDimension(d.inputBatchDimension);
+    dims[static_cast<size_t>(d.outputFeatureDimension)] = kernelOutputFeatures;
+    dynamic[static_cast<size_t>(d.outputFeatureDimension)] =
+        rhs.isDynamicDimension(d.kernelOutputFeatureDimension);
+    for (size_t i = 0; i < spatial; ++i) {
+        dims[static_cast<size_t>(d.outputSpatialDimensions[i])] =
+            windowOutput.dimensions(static_cast<int64_t>(i));
+        dynamic[static_cast<size_t>(d.outputSpatialDimensions[i])] =
+            windowOutput.isDynamicDimension(static_cast<int64_t>(i));
+    }
+    return makeArray(resultTypeOr(instruction, lhs.elementType()), std::move(dims), dynamic);
+}
+
+namespace {
+
+// The reducer program shape of `to_apply`.
+StatusOr<ProgramShape> reducerProgram(const HloInstruction& instruction,
+                                      std::string_view attribute = "to_apply") {
+    HLO_ASSIGN_OR_RETURN(const HloComputation* computation,
+                         requireComputation(instruction, attribute));
+    auto program = programShape(computation);
+    if (!program) {
+        return fail(instruction, "called computation %" + computation->name() +
+                                     " has no root or a gap in its parameter numbers");
+    }
+    return *program;
+}
+
+Shape reducerResultShape(const ProgramShape& reducer, std::span<const Shape> inputs,
+                         const std::vector<int64_t>& dims, const std::vector<bool>& dynamic) {
+    if (reducer.result.isTuple()) {
+        std::vector<Shape> elements;
+        for (const Shape& element : reducer.result.tupleShapes())
+            elements.push_back(makeArray(element.elementType(), dims, dynamic));
+        return Shape::makeTuple(std::move(elements));
+    }
+    (void)inputs;
+    return makeArray(reducer.result.elementType(), dims, dynamic);
+}
+
+}  // namespace
+
+StatusOr<Shape> inferReduce(const HloInstruction& instruction) {
+    int64_t count = instruction.operandCount();
+    if (count < 2 || count % 2 != 0) {
+        return fail(instruction, "reduce expects an even number (>= 2) of operands: inputs then "
+                                 "init values, found " +
+                                     std::to_string(count));
+    }
+    int64_t n = count / 2;
+    std::vector<const Shape*> initShapes;
+    std::vector<PrimitiveType> inputTypes;
+    const Shape& first = instruction.operand(0)->shape();
+    for (int64_t i = 0; i < n; ++i) {
+        const Shape& input = instruction.operand(i)->shape();
+        HLO_RETURN_IF_ERROR(expectArray(instruction, input, "input of reduce"));
+        if (!sameDims(input, first)) {
+            return fail(instruction, "all reduced tensors must have the same dimensions; tensor 0 "
+                                     "has shape " +
+                                         str(first) + ", tensor " + std::to_string(i) +
+                                         " has shape " + str(input));
+        }
+        inputTypes.push_back(input.elementType());
+        const Shape& init = instruction.operand(n + i)->shape();
+        HLO_RETURN_IF_ERROR(expectArray(instruction, init, "init value of reduce"));
+        if (init.rank() != 0) {
+            return fail(instruction, "reduce init value " + std::to_string(i) +
+                                         " must be a scalar, got " + str(init));
+        }
+        initShapes.push_back(&init);
+    }
+    const std::vector<int64_t>& reduced = instruction.dimensions();
+    for (int64_t d : reduced) {
+        if (d < 0 || d >= first.rank()) {
+            return fail(instruction, "reducing out-of-bounds dimension " + std::to_string(d) +
+                                         " in shape " + str(first));
+        }
+    }
+    if (!allUnique(reduced)) {
+        return fail(instruction, "reduce dimensions are not unique: " + str(reduced));
+    }
+    HLO_ASSIGN_OR_RETURN(ProgramShape reducer, reducerProgram(instruction));
+    HLO_RETURN_IF_ERROR(verifyReducerShape(instruction, reducer, initShapes, inputTypes, n));
+    std::vector<int64_t> dims;
+    std::vector<bool> dynamic;
+    for (int64_t i = 0; i < first.rank(); ++i) {
+        if (contains(reduced, i)) continue;
+        dims.push_back(first.dimensions(i));
+        dynamic.push_back(first.isDynamicDimension(i));
+    }
+    return reducerResultShape(reducer, {}, dims, dynamic);
+}
+
+StatusOr<Shape> inferReduceWindow(const HloInstruction& instruction) {
+    int64_t count = instruction.operandCount();
+    if (count < 2 || count % 2 != 0) {
+        return fail(instruction, "reduce-window expects an even number (>= 2) of operands, found " +
+                                     std::to_string(count));
+    }
+    int64_t n = count / 2;
+    std::vector<const Shape*> initShapes;
+    std::vector<PrimitiveType> inputTypes;
+    const Shape& first = instruction.operand(0)->shape();
+    for (int64_t i = 0; i < n; ++i) {
+        const Shape& input = instruction.operand(i)->shape();
+        HLO_RETURN_IF_ERROR(expectArray(instruction, input, "input of reduce-window"));
+        if (!sameDims(input, first)) {
+            return fail(instruction, "reduce-window inputs must have the same dimensions: " +
+                                         str(first) + " vs " + str(input));
+        }
+        inputTypes.push_back(input.elementType());
+        const Shape& init = instruction.operand(n + i)->shape();
+        HLO_RETURN_IF_ERROR(expectArray(instruction, init, "init value of reduce-window"));
+        if (init.rank() != 0) {
+            return fail(instruction, "reduce-window init value must be a scalar, got " + str(init));
+        }
+        initShapes.push_back(&init);
+    }
+    HLO_ASSIGN_OR_RETURN(ProgramShape reducer, reducerProgram(instruction));
+    HLO_RETURN_IF_ERROR(verifyReducerShape(instruction, reducer, initShapes, inputTypes, n));
+    static const Window kNoWindow;
+    const Window& window = instruction.window() ? *instruction.window() : kNoWindow;
+    std::vector<Shape> outputs;
+    for (int64_t i = 0; i < n; ++i) {
+        PrimitiveType type = reducer.result.isTuple()
+                                 ? reducer.result.tupleShape(i).elementType()
+                                 : reducer.result.elementType();
+        HLO_ASSIGN_OR_RETURN(Shape out, inferWindowOutputShape(instruction,
+                                                               instruction.operand(i)->shape(),
+                                                               window, type));
+        outputs.push_back(std::move(out));
+    }
+    if (n == 1) return outputs[0];
+    return Shape::makeTuple(std::move(outputs));
+}
+
+StatusOr<Shape> inferSelectAndScatter(const HloInstruction& instruction) {
+    HLO_RETURN_IF_ERROR(expectOperandCount(instruction, 3));
+    const Shape& operand = instruction.operand(0)->shape();
+    const Shape& source = instruction.operand(1)->shape();
+    const Shape& init = instruction.operand(2)->shape();
+    HLO_RETURN_IF_ERROR(expectArray(instruction, operand, "operand of select-and-scatter"));
+    HLO_RETURN_IF_ERROR(expectArray(instruction, source, "source of select-and-scatter"));
+    HLO_RETURN_IF_ERROR(expectArray(instruction, init, "init value of select-and-scatter"));
+    HLO_ASSIGN_OR_RETURN(ProgramShape select, reducerProgram(instruction, "select"));
+    if (!select.result.isArray() || select.result.rank() != 0 ||
+        select.result.elementType() != PrimitiveType::PRED) {
+        return fail(instruction, "select function must return a scalar boolean, got " +
+                                     str(select.result));
+    }
+    if (select.parameters.size() != 2) {
+        return fail(instruction, "select function must take 2 parameters, but takes " +
+                                     std::to_string(select.parameters.size()));
+    }
+    Shape element = Shape::makeScalar(operand.elementType());
+    for (const Shape& p : select.parameters) {
+        if (!compatibleIgnoringFp(p, element)) {
+            return fail(instruction, "select function's parameters must be " + str(element) +
+                                         ", got " + str(p));
+        }
+    }
+    HLO_ASSIGN_OR_RETURN(ProgramShape scatter, reducerProgram(instruction, "scatter"));
+    const Shape* inits[] = {&init};
+    PrimitiveType types[] = {source.elementType()};
+    HLO_RETURN_IF_ERROR(verifyReducerShape(instruction, scatter, inits, types, 1));
+    static const Window kNoWindow;
+    const Window& window = instruction.window() ? *instruction.window() : kNoWindow;
+    HLO_ASSIGN_OR_RETURN(Shape windowed,
+                         inferWindowOutputShape(instruction, operand, window, source.elementType()));
+    if (!sameDims(windowed, source)) {
+        return fail(instruction, "source shape " + str(source) +
+                                     " does not match the shape of the window-reduced operand " +
+                                     str(windowed));
+    }
+    return operand;
+}
+
+StatusOr<Shape> inferSort(const HloInstruction& instruction) {
+    if (instruction.operandCount() < 1) return fail(instruction, "sort expects at least one operand");
+    const Shape& first = instruction.operand(0)->shape();
+    std::vector<Shape> shapes;
+    for (const HloInstruction* operand : instruction.operands()) {
+        const Shape& shape = operand->shape();
+        HLO_RETURN_IF_ERROR(expectArray(instruction, shape, "operand of sort"));
+        if (!sameDims(shape, first)) {
+            return fail(instruction, "expected sort operands to have the same dimensions, got " +
+                                         str(first) + " and " + str(shape));
+        }
+        shapes.push_back(shape);
+    }
+    if (instruction.dimensions().size() != 1) {
+        return fail(instruction, "sort expects one dimension in dimensions=");
+    }
+    int64_t d = instruction.dimensions(0);
+    if (d < 0 || d >= first.rank()) {
+        return fail(instruction, "sort dimension " + std::to_string(d) +
+                                     " is out of range for operand " + str(first));
+    }
+    HLO_ASSIGN_OR_RETURN(ProgramShape compare, reducerProgram(instruction));
+    if (compare.parameters.size() != 2 * shapes.size()) {
+        return fail(instruction, "sort comparator must take " + std::to_string(2 * shapes.size()) +
+                                     " parameters, but takes " +
+                                     std::to_string(compare.parameters.size()));
+    }
+    for (size_t i = 0; i < compare.parameters.size(); ++i) {
+        const Shape& p = compare.parameters[i];
+        PrimitiveType expected = shapes[i / 2].elementType();
+        if (!p.isArray() || p.rank() != 0 || !sameElementTypeIgnoringFp(p.elementType(), expected)) {
+            return fail(instruction, "sort comparator parameter " + std::to_string(i) +
+                                         " must be a " + typeName(expected) + " scalar, got " +
+                                         str(p));
+        }
+    }
+    if (!compare.result.isArray() || compare.result.rank() != 0 ||
+        compare.result.elementType() != PrimitiveType::PRED) {
+        return fail(instruction, "sort comparator must return pred[], got " + str(compare.result));
+    }
+    if (shapes.size() == 1) return shapes[0];
+    return Shape::makeTuple(std::move(shapes));
+}
+
+namespace {
+
+// Indices with an implicit trailing index vector dimension made explicit.
+Shape expandedIndices(const Shape& indices, int64_t indexVectorDim) {
+    if (indexVectorDim == indices.rank()) {
+        std::vector<int64_t> dims = indices.dimensions();
+        dims.push_back(1);
+        std::vector<bool> dynamic;
+        for (int64_t i = 0; i < indices.rank(); ++i) dynamic.push_back(indices.isDynamicDimension(i));
+        return makeArray(indices.elementType(), std::move(dims), dynamic);
+    }
+    return indices;
+}
+
+}  // namespace
+
+StatusOr<Shape> inferGather(const HloInstruction& instruction) {
+    HLO_RETURN_IF_ERROR(expectOperandCount(instruction, 2));
+    const Shape& operand = instruction.operand(0)->shape();
+    const Shape& indices = instruction.operand(1)->shape();
+    HLO_RETURN_IF_ERROR(expectArray(instruction, operand, "input of gather"));
+    HLO_RETURN_IF_ERROR(expectArray(instruction, indices, "gather indices"));
+    if (!isIntegral(indices.elementType())) {
+        return fail(instruction, "gather indices parameter must be an integral tensor, got " +
+                                     str(indices));
+    }
+    const GatherDimensionNumbers* dnumsPtr = instruction.gatherDimensionNumbers();
+    if (!dnumsPtr) return fail(instruction, "gather requires gather dimension numbers");
+    const GatherDimensionNumbers& g = *dnumsPtr;
+    if (g.indexVectorDim < 0 || g.indexVectorDim > indices.rank()) {
+        return fail(instruction, "gather index leaf dimension must be within [0, rank(indices) + "
+                                 "1); rank(indices) is " +
+                                     std::to_string(indices.rank()) + " and index_vector_dim is " +
+                                     std::to_string(g.indexVectorDim));
+    }
+    Shape expanded = expandedIndices(indices, g.indexVectorDim);
+    int64_t batchCount = expanded.rank() - 1;
+    int64_t outputRank = static_cast<int64_t>(g.offsetDims.size()) + batchCount;
+    if (!isSortedUnique(g.offsetDims)) {
+        return fail(instruction, "offset_dims in gather op must be sorted and unique; got " +
+                                     str(g.offsetDims));
+    }
+    HLO_RETURN_IF_ERROR(checkDimsInRange(instruction, g.offsetDims, outputRank, "offset_dims"));
+    int64_t indexVectorSize = expanded.dimensions(g.indexVectorDim);
+    if (static_cast<int64_t>(g.startIndexMap.size()) != indexVectorSize) {
+        return fail(instruction, "gather op has " + std::to_string(g.startIndexMap.size()) +
+                                     " elements in start_index_map and the bound of dimension "
+                                     "index_vector_dim=" +
+                                     std::to_string(g.indexVectorDim) + " of start_indices is " +
+                                     std::to_string(indexVectorSize) +
+                                     "; these two numbers must be equal");
+    }
+    HLO_RETURN_IF_ERROR(checkDimsInRange(instruction, g.startIndexMap, operand.rank(), "start_index_map"));
+    if (!allUnique(g.startIndexMap)) {
+        return fail(instruction, "repeated dimensions are not allowed in start_index_map; got " +
+                                     str(g.startIndexMap));
+    }
+    if (!isSortedUnique(g.collapsedSliceDims)) {
+        return fail(instruction, "collapsed_slice_dims in gather op must be sorted and unique; got " +
+                                     str(g.collapsedSliceDims));
+    }
+    HLO_RETURN_IF_ERROR(checkDimsInRange(instruction, g.collapsedSliceDims, operand.rank(),
+                                         "collapsed_slice_dims"));
+    if (!isSortedUnique(g.operandBatchingDims)) {
+        return fail(instruction, "operand_batching_dims in gather op must be sorted and unique; "
+                                 "got " +
+                                     str(g.operandBatchingDims));
+    }
+    HLO_RETURN_IF_ERROR(checkDimsInRange(instruction, g.operandBatchingDims, operand.rank(),
+                                         "operand_batching_dims"));
+    for (int64_t d : g.operandBatchingDims) {
+        if (contains(g.collapsedSliceDims, d)) {
+            return fail(instruction, "dimension " + std::to_string(d) +
+                                         " is both a collapsed slice dim and an operand batching "
+                                         "dim");
+        }
+    }
+    if (g.startIndicesBatchingDims.size() != g.operandBatchingDims.size()) {
+        return fail(instruction, "gather op has " + std::to_string(g.operandBatchingDims.size()) +
+                                     " operand_batching_dims but " +
+                                     std::to_string(g.startIndicesBatchingDims.size()) +
+                                     " start_indices_batching_dims");
+    }
+    HLO_RETURN_IF_ERROR(checkDimsInRange(instruction, g.startIndicesBatchingDims, expanded.rank(),
+                                         "start_indices_batching_dims"));
+    if (!allUnique(g.startIndicesBatchingDims) ||
+        contains(g.startIndicesBatchingDims, g.indexVectorDim)) {
+        return fail(instruction, "start_indices_batching_dims must be unique and must not include "
+                                 "index_vector_dim; got " +
+                                     str(g.startIndicesBatchingDims));
+    }
+    for (size_t i = 0; i < g.operandBatchingDims.size(); ++i) {
+        int64_t o = operand.dimensions(g.operandBatchingDims[i]);
+        int64_t s = expanded.dimensions(g.startIndicesBatchingDims[i]);
+        if (!dimEqual(o, s)) {
+            return fail(instruction, "operand batching dimension " +
+                                         std::to_string(g.operandBatchingDims[i]) + " (size " +
+                                         std::to_string(o) +
+                                         ") does not match start indices batching dimension " +
+                                         std::to_string(g.startIndicesBatchingDims[i]) + " (size " +
+                                         std::to_string(s) + ")");
+        }
+    }
+    const std::vector<int64_t>& sliceSizes = instruction.extra()
+                                                 ? instruction.extra()->gatherSliceSizes
+                                                 : std::vector<int64_t>{};
+    if (static_cast<int64_t>(sliceSizes.size()) != operand.rank()) {
+        return fail(instruction, "gather op must have one slice size for every input dimension; "
+                                 "got " +
+                                     std::to_string(sliceSizes.size()) + " slice sizes for rank " +
+                                     std::to_string(operand.rank()));
+    }
+    if (static_cast<int64_t>(g.offsetDims.size() + g.collapsedSliceDims.size() +
+                             g.operandBatchingDims.size()) != operand.rank()) {
+        return fail(instruction, "all components of the offset index in a gather op must either "
+                                 "be an offset dimension or explicitly collapsed/batching; got "
+                                 "len(slice_sizes)=" +
+                                     std::to_string(sliceSizes.size()) + ", output_slice_sizes=" +
+                                     str(g.offsetDims) + ", collapsed_slice_dims=" +
+                                     str(g.collapsedSliceDims) + ", operand_batching_dims=" +
+                                     str(g.operandBatchingDims));
+    }
+    for (int64_t i = 0; i < operand.rank(); ++i) {
+        int64_t size = sliceSizes[static_cast<size_t>(i)];
+        int64_t bound = operand.dimensions(i);
+        if (size < 0 || (bound != Shape::kUnboundedSize && size > bound)) {
+            return fail(instruction, "slice size at index " + std::to_string(i) +
+                                         " in gather op is out of range, must be within [0, " +
+                                         std::to_string(bound) + "], got " + std::to_string(size));
+        }
+    }
+    for (int64_t d : g.collapsedSliceDims) {
+        if (sliceSizes[static_cast<size_t>(d)] > 1) {
+            return fail(instruction, "gather op can only collapse slice dims with bound 1 or 0, "
+                                     "but bound is " +
+                                         std::to_string(sliceSizes[static_cast<size_t>(d)]) +
+                                         " for index " + std::to_string(d));
+        }
+    }
+    for (int64_t d : g.operandBatchingDims) {
+        if (sliceSizes[static_cast<size_t>(d)] > 1) {
+            return fail(instruction, "gather op can only have operand batching dims with bound 1 "
+                                     "or 0, but bound is " +
+                                         std::to_string(sliceSizes[static_cast<size_t>(d)]) +
+                                         " for index " + std::to_string(d));
+        }
+    }
+    std::vector<int64_t> offsetSizes;
+    for (int64_t i = 0; i < operand.rank(); ++i) {
+        if (contains(g.collapsedSliceDims, i) || contains(g.operandBatchingDims, i)) continue;
+        offsetSizes.push_back(sliceSizes[static_cast<size_t>(i)]);
+    }
+    std::vector<int64_t> dims;
+    std::vector<bool> dynamic;
+    size_t offsetIndex = 0;
+    int64_t batchIndex = 0;
+    for (int64_t i = 0; i < outputRank; ++i) {
+        if (contains(g.offsetDims, i)) {
+            dims.push_back(offsetSizes[offsetIndex++]);
+            dynamic.push_back(false);
+        } else {
+            if (batchIndex == g.indexVectorDim) ++batchIndex;
+            dims.push_back(expanded.dimensions(batchIndex));
+            dynamic.push_back(expanded.isDynamicDimension(batchIndex));
+            ++batchIndex;
+        }
+    }
+    return makeArray(operand.elementType(), std::move(dims), dynamic);
+}
+
+StatusOr<Shape> inferScatter(const HloInstruction& instruction) {
+    int64_t count = instruction.operandCount();
+    if (count < 3 || count % 2 != 1) {
+        return fail(instruction, "scatter expects an odd number (>= 3) of operands: inputs, "
+                                 "indices, updates; found " +
+                                     std::to_string(count));
+    }
+    int64_t n = (count - 1) / 2;
+    const Shape& operand = instruction.operand(0)->shape();
+    const Shape& indices = instruction.operand(n)->shape();
+    const Shape& updates = instruction.operand(n + 1)->shape();
+    HLO_RETURN_IF_ERROR(expectArray(instruction, indices, "scatter indices"));
+    if (!isIntegral(indices.elementType())) {
+        return fail(instruction, "scatter indices parameter must be an integral tensor, got " +
+                                     str(indices));
+    }
+    std::vector<Shape> operandShapes;
+    std::vector<const Shape*> initShapes;
+    std::vector<Shape> initStorage;
+    std::vector<PrimitiveType> updateTypes;
+    initStorage.reserve(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) {
+        const Shape& o = instruction.operand(i)->shape();
+        const Shape& u = instruction.operand(n + 1 + i)->shape();
+        HLO_RETURN_IF_ERROR(expectArray(instruction, o, "scatter input"));
+        HLO_RETURN_IF_ERROR(expectArray(instruction, u, "scatter updates"));
+        if (!sameDims(o, operand)) {
+            return fail(instruction, "scatter inputs must have the same dimensions: " +
+                                         str(operand) + " vs " + str(o));
+        }
+        if (!sameDims(u, updates)) {
+            return fail(instruction, "scatter updates must have the same dimensions: " +
+                                         str(updates) + " vs " + str(u));
+        }
+        operandShapes.push_back(o);
+        initStorage.push_back(Shape::makeScalar(o.elementType()));
+        updateTypes.push_back(u.elementType());
+    }
+    for (const Shape& s : initStorage) initShapes.push_back(&s);
+    const ScatterDimensionNumbers* dnumsPtr = instruction.scatterDimensionNumbers();
+    if (!dnumsPtr) return fail(instruction, "scatter requires scatter dimension numbers");
+    const ScatterDimensionNumbers& s = *dnumsPtr;
+    if (s.indexVectorDim < 0 || s.indexVectorDim > indices.rank()) {
+        return fail(instruction, "scatter index leaf dimension must be within [0, rank(indices) + "
+                                 "1); rank(indices) is " +
+                                     std::to_string(indices.rank()) + " and index_vector_dim is " +
+                                     std::to_string(s.indexVectorDim));
+    }
+    Shape expanded = expandedIndices(indices, s.indexVectorDim);
+    if (!isSortedUnique(s.updateWindowDims)) {
+        return fail(instruction, "update_window_dims in scatter op must be sorted and unique; got " +
+                                     str(s.updateWindowDims));
+    }
+    HLO_RETURN_IF_ERROR(checkDimsInRange(instruction, s.updateWindowDims, updates.rank(),
+                                         "update_window_dims"));
+    if (!isSortedUnique(s.insertedWindowDims)) {
+        return fail(instruction, "inserted_window_dims in scatter op must be sorted and unique; "
+                                 "got " +
+                                     str(s.insertedWindowDims));
+    }
+    HLO_RETURN_IF_ERROR(checkDimsInRange(instruction, s.insertedWindowDims, operand.rank(),
+                                         "inserted_window_dims"));
+    if (!isSortedUnique(s.inputBatchingDims)) {
+        return fail(instruction, "input_batching_dims in scatter op must be sorted and unique; got " +
+                                     str(s.inputBatchingDims));
+    }
+    HLO_RETURN_IF_ERROR(checkDimsInRange(instruction, s.inputBatchingDims, operand.rank(),
+                                         "input_batching_dims"));
+    for (int64_t d : s.inputBatchingDims) {
+        if (contains(s.insertedWindowDims, d)) {
+            return fail(instruction, "dimension " + std::to_string(d) +
+                                         " is both an inserted window dim and an input batching "
+                                         "dim");
+        }
+    }
+    if (s.scatterIndicesBatchingDims.size() != s.inputBatchingDims.size()) {
+        return fail(instruction, "scatter op has " + std::to_string(s.inputBatchingDims.size()) +
+                                     " input_batching_dims but " +
+                                     std::to_string(s.scatterIndicesBatchingDims.size()) +
+                                     " scatter_indices_batching_dims");
+    }
+    HLO_RETURN_IF_ERROR(checkDimsInRange(instruction, s.scatterIndicesBatchingDims, expanded.rank(),
+                                         "scatter_indices_batching_dims"));
+    if (!allUnique(s.scatterIndicesBatchingDims) ||
+        contains(s.scatterIndicesBatchingDims, s.indexVectorDim)) {
+        return fail(instruction, "scatter_indices_batching_dims must be unique and must not "
+                                 "include index_vector_dim; got " +
+                                     str(s.scatterIndicesBatchingDims));
+    }
+    int64_t indexVectorSize = expanded.dimensions(s.indexVectorDim);
+    if (static_cast<int64_t>(s.scatterDimsToOperandDims.size()) != indexVectorSize) {
+        return fail(instruction, "scatter op has " +
+                                     std::to_string(s.scatterDimsToOperandDims.size()) +
+                                     " elements in scatter_dims_to_operand_dims and the bound of "
+                                     "dimension index_vector_dim=" +
+                                     std::to_string(s.indexVectorDim) + " of scatter_indices is " +
+                                     std::to_string(indexVectorSize) +
+                                     "; these two numbers must be equal");
+    }
+    for (size_t i = 0; i < s.scatterDimsToOperandDims.size(); ++i) {
+        int64_t d = s.scatterDimsToOperandDims[i];
+        if (d < 0 || d >= operand.rank()) {
+            return fail(instruction, "Invalid scatter_dims_to_operand_dims mapping; domain is [0, " +
+                                         std::to_string(operand.rank()) + "), got: " +
+                                         std::to_string(i) + "->" + std::to_string(d));
+        }
+    }
+    if (!allUnique(s.scatterDimsToOperandDims)) {
+        return fail(instruction, "repeated dimensions not allowed in scatter_dims_to_operand_dims; "
+                                 "got " +
+                                     str(s.scatterDimsToOperandDims));
+    }
+    int64_t windowSize = static_cast<int64_t>(s.updateWindowDims.size());
+    if (windowSize + static_cast<int64_t>(s.insertedWindowDims.size() +
+                                          s.inputBatchingDims.size()) !=
+        operand.rank()) {
+        return fail(instruction, "scatter op has window of size " + std::to_string(windowSize) +
+                                     " plus " + std::to_string(s.insertedWindowDims.size()) +
+                                     " inserted and " + std::to_string(s.inputBatchingDims.size()) +
+                                     " batching dims; doesn't match operand of rank " +
+                                     std::to_string(operand.rank()));
+    }
+    int64_t expectedUpdatesRank = windowSize + expanded.rank() - 1;
+    if (updates.rank() != expectedUpdatesRank) {
+        return fail(instruction, "updates tensor must be of rank " +
+                                     std::to_string(expectedUpdatesRank) + "; got " +
+                                     std::to_string(updates.rank()));
+    }
+    // Window bounds.
+    int64_t windowIndex = 0;
+    for (int64_t i = 0; i < operand.rank(); ++i) {
+        if (contains(s.insertedWindowDims, i) || contains(s.inputBatchingDims, i)) continue;
+        int64_t updateDim = s.updateWindowDims[static_cast<size_t>(windowIndex++)];
+        int64_t u = updates.dimensions(updateDim);
+        int64_t o = operand.dimensions(i);
+        if (u != Shape::kUnboundedSize && o != Shape::kUnboundedSize && u > o) {
+            return fail(instruction, "bounds of the window dimensions of updates must not exceed "
+                                     "the bounds of the corresponding dimensions of operand; for "
+                                     "dimension " +
+                                         std::to_string(updateDim) + ", updates bound is " +
+                                         std::to_string(u) + ", operand bound is " +
+                                         std::to_string(o));
+        }
+    }
+    // Scatter (non-window) dimensions of updates must match the indices.
+    int64_t indicesDim = 0;
+    for (int64_t i = 0; i < updates.rank(); ++i) {
+        if (contains(s.updateWindowDims, i)) continue;
+        if (indicesDim == s.indexVectorDim) ++indicesDim;
+        if (indicesDim >= expanded.rank()) break;
+        int64_t u = updates.dimensions(i);
+        int64_t e = expanded.dimensions(indicesDim);
+        if (!dimEqual(u, e)) {
+            return fail(instruction, "bounds of the scatter dimensions of updates must be same as "
+                                     "the bounds of the corresponding dimensions of scatter "
+                                     "indices; for scatter dimension " +
+                                         std::to_string(i) + ", updates bound is " +
+                                         std::to_string(u) + ", scatter_indices bound is " +
+                                         std::to_string(e));
+        }
+        ++indicesDim;
+    }
+    HLO_ASSIGN_OR_RETURN(ProgramShape reducer, reducerProgram(instruction));
+    HLO_RETURN_IF_ERROR(verifyReducerShape(instruction, reducer, initShapes, updateTypes, n));
+    if (n == 1) return operandShapes[0];
+    return Shape::makeTuple(std::move(operandShapes));
+}
+
+StatusOr<Shape> inferMap(const HloInstruction& instruction) {
+    if (instruction.operandCount() < 1) return fail(instruction, "map expects at least one operand");
+    const Shape& first = instruction.operand(0)->shape();
+    for (const HloInstruction* operand : instruction.operands()) {
+        HLO_RETURN_IF_ERROR(expectArray(instruction, operand->shape(), "operand of map"));
+        if (!sameDims(operand->shape(), first)) {
+            return fail(instruction, "map operands must have the same dimensions, got " +
+                                         str(first) + " and " + str(operand->shape()));
+        }
+    }
+    if (instruction.hasDimensions()) {
+        const std::vector<int64_t>& dims = instruction.dimensions();
+        bool identity = static_cast<int64_t>(dims.size()) == first.rank();
+        for (size_t i = 0; identity && i < dims.size(); ++i)
+            identity = dims[i] == static_cast<int64_t>(i);
+        if (!identity) {
+            return fail(instruction, "map with dimensions " + str(dims) +
+                                         " is not supported: dimensions must be the identity "
+                                         "over the operand rank");
+        }
+    }
+    HLO_ASSIGN_OR_RETURN(ProgramShape program, reducerProgram(instruction));
+    if (program.parameters.size() != static_cast<size_t>(instruction.operandCount())) {
+        return fail(instruction, "map applied to a function with " +
+                                     std::to_string(program.parameters.size()) +
+                                     " parameters, but " +
+                                     std::to_string(instruction.operandCount()) +
+                                     " operands were given");
+    }
+    if (!program.result.isArray() || program.result.rank() != 0) {
+        return fail(instruction, "mapped computation's result has to be a scalar, got " +
+                                     str(program.result));
+    }
+    for (size_t i = 0; i < program.parameters.size(); ++i) {
+        const Shape& p = program.parameters[i];
+        PrimitiveType type = instruction.operand(static_cast<int64_t>(i))->shape().elementType();
+        if (!p.isArray() || p.rank() != 0) {
+            return fail(instruction, "mapped computation's parameter has to be a scalar; got " +
+                                         str(p));
+        }
+        if (!sameElementTypeIgnoringFp(p.elementType(), type)) {
+            return fail(instruction, "mapped computation's parameter type " + typeName(p.elementType()) +
+                                         " does not match the operand type " + typeName(type));
+        }
+    }
+    std::vector<bool> dynamic;
+    for (int64_t i = 0; i < first.rank(); ++i) dynamic.push_back(first.isDynamicDimension(i));
+    return makeArray(program.result.elementType(), first.dimensions(), dynamic);
+}
+
+StatusOr<Shape> inferFft(const HloInstruction& instruction) {
+    HLO_RETURN_IF_ERROR(expectOperandCount(instruction, 1));
+    const Shape& operand = instruction.operand(0)->shape();
+    HLO_RETURN_IF_ERROR(expectArray(instruction, operand, "operand of fft"));
+    const HloExtraAttributes* extra = instruction.extra();
+    std::string type = extra && extra->fftType ? *extra->fftType : "FFT";
+    std::vector<int64_t> lengths = extra ? extra->fftLength : std::vector<int64_t>{};
+    int64_t fftRank = static_cast<int64_t>(lengths.size());
+    if (fftRank < 1 || fftRank > 3) {
+        return fail(instruction, "FFT only supports ranks 1-3; got " + std::to_string(fftRank));
+    }
+    if (operand.rank() < fftRank) {
+        return fail(instruction, "FFT of rank " + std::to_string(fftRank) +
+                                     " requires an operand of at least that rank, got " +
+                                     str(operand));
+    }
+    PrimitiveType et = operand.elementType();
+    Shape result = operand;
+    result.clearLayout();
+    int64_t r = operand.rank();
+    if (type == "FFT" || type == "IFFT") {
+        if (!primitive_util::isComplex(et)) {
+            return fail(instruction, type + " requires complex input type, found " + typeName(et));
+        }
+        return result;
+    }
+    if (type == "RFFT") {
+        if (et != PrimitiveType::F32 && et != PrimitiveType::F64) {
+            return fail(instruction, "RFFT requires f32 or f64 input type, found " + typeName(et));
+        }
+        for (int64_t i = 0; i < fftRank; ++i) {
+            int64_t dim = r - fftRank + i;
+            if (!dimEqual(operand.dimensions(dim), lengths[static_cast<size_t>(i)])) {
+                return fail(instruction, "RFFT requires innermost dimensions match fft_length but "
+                                         "dimension " +
+                                             std::to_string(dim) + " is " +
+                                             std::to_string(operand.dimensions(dim)) +
+                                             " and should be " +
+                                             std::to_string(lengths[static_cast<size_t>(i)]));
+            }
+        }
+        result.setElementType(et == PrimitiveType::F32 ? PrimitiveType::C64 : PrimitiveType::C128);
+        if (lengths.back() != 0)
+            result.mutableDimensions()[static_cast<size_t>(r - 1)] = lengths.back() / 2 + 1;
+        return result;
+    }
+    if (type == "IRFFT") {
+        if (!primitive_util::isComplex(et)) {
+            return fail(instruction, "IRFFT requires complex input type, found " + typeName(et));
+        }
+        for (int64_t i = 0; i + 1 < fftRank; ++i) {
+            int64_t dim = r - fftRank + i;
+            if (!dimEqual(operand.dimensions(dim), lengths[static_cast<size_t>(i)])) {
+                return fail(instruction, "IRFFT requires all but one innermost dimensions match "
+                                         "fft_length, but dimension " +
+                                             std::to_string(dim) + " is " +
+                                             std::to_string(operand.dimensions(dim)) +
+                                             " and should be " +
+                                             std::to_string(lengths[static_cast<size_t>(i)]));
+            }
+        }
+        if (lengths.back() != 0 &&
+            !dimEqual(operand.dimensions(r - 1), lengths.back() / 2 + 1)) {
+            return fail(instruction, "IRFFT requires the innermost dimension to be fft_length/2+1 "
+                                     "= " +
+                                         std::to_string(lengths.back() / 2 + 1) + ", got " +
+                                         std::to_string(operand.dimensions(r - 1)));
+        }
+        result.setElementType(primitive_util::complexComponentType(et));
+        result.mutableDimensions()[static_cast<size_t>(r - 1)] = lengths.back();
+        return result;
+    }
+    return fail(instruction, "unknown fft_type " + type);
+}
+
+StatusOr<Shape> inferTriangularSolve(const HloInstruction& instruction) {
+    HLO_RETURN_IF_ERROR(expectOperandCount(instruction, 2));
+    const Shape& a = instruction.operand(0)->shape();
+    const Shape& b = instruction.operand(1)->shape();
+    HLO_RETURN_IF_ERROR(expectArray(instruction, a, "triangular-solve a"));
+    HLO_RETURN_IF_ERROR(expectArray(instruction, b, "triangular-solve b"));
+    if (a.elementType() != b.elementType()) {
+        return fail(instruction, "expected element types in shape to be identical for "
+                                 "triangular-solve; got " +
+                                     str(a) + " and " + str(b));
+    }
+    if (!isFloat(a.elementType()) && !primitive_util::isComplex(a.elementType())) {
+        return fail(instruction, "expected element type to be floating or complex for "
+                                 "triangular-solve; got " +
+                                     typeName(a.elementType()));
+    }
+    if (a.rank() < 2 || a.rank() != b.rank()) {
+        return fail(instruction, "the 'a' and 'b' arguments to triangular-solve must have equal "
+                                 "rank >= 2; got " +
+                                     str(a) + " and " + str(b));
+    }
+    int64_t r = a.rank();
+    if (!dimEqual(a.dimensions(r - 1), a.dimensions(r - 2))) {
+        return fail(instruction, "the two minor dimensions of 'a' must have equal size, got " +
+                                     str(a));
+    }
+    bool leftSide = boolAttribute(instruction, "left_side").value_or(false);
+    int64_t bDim = leftSide ? b.dimensions(r - 2) : b.dimensions(r - 1);
+    if (!dimEqual(a.dimensions(r - 1), bDim)) {
+        return fail(instruction, "the shared dimension of 'a' and 'b' does not match, got " +
+                                     str(a) + " and " + str(b));
+    }
+    for (int64_t i = 0; i + 2 < r; ++i) {
+        if (!dimEqual(a.dimensions(i), b.dimensions(i))) {
+            return fail(instruction, "the leading batch dimensions of 'a' and 'b' must be equal, "
+                                     "got " +
+                                         str(a) + " and " + str(b));
+        }
+    }
+    return b;
+}
+
+StatusOr<Shape> inferCholesky(const HloInstruction& instruction) {
+    HLO_RETURN_IF_ERROR(expectOperandCount(instruction, 1));
+    const Shape& a = instruction.operand(0)->shape();
+    HLO_RETURN_IF_ERROR(expectArray(instruction, a, "cholesky operand"));
+    if (!isFloat(a.elementType()) && !primitive_util::isComplex(a.elementType())) {
+        return fail(instruction, "expected element type to be floating or complex for cholesky; "
+                                 "got " +
+                                     typeName(a.elementType()));
+    }
+    if (a.rank() < 2 || !dimEqual(a.dimensions(a.rank() - 1), a.dimensions(a.rank() - 2))) {
+        return fail(instruction, "the 'a' argument to cholesky must have rank >= 2 and square "
+                                 "minor dimensions, got " +
+                                     str(a));
+    }
+    return a;
+}
+
+StatusOr<Shape> inferBatchNorm(const HloInstruction& instruction) {
+    HloOpcode opcode = instruction.opcode();
+    int64_t expected = opcode == HloOpcode::kBatchNormTraining ? 3 : 5;
+    HLO_RETURN_IF_ERROR(expectOperandCount(instruction, expected));
+    const Shape& operand = instruction.operand(0)->shape();
+    HLO_RETURN_IF_ERROR(expectArray(instruction, operand, "operand of batch norm"));
+    const HloExtraAttributes* extra = instruction.extra();
+    if (!extra || !extra->featureIndex) return fail(instruction, "batch norm requires feature_index=");
+    int64_t feature = *extra->featureIndex;
+    if (feature < 0 || feature >= operand.rank()) {
+        return fail(instruction, "batch norm feature_index " + std::to_string(feature) +
+                                     " is out of range for operand " + str(operand));
+    }
+    if (!isFloat(operand.elementType())) {
+        return fail(instruction, "the operand to batch norm must have a floating point element "
+                                 "type, got " +
+                                     typeName(operand.elementType()));
+    }
+    int64_t features = operand.dimensions(feature);
+    // Operands other than 0 that are per-feature vectors (grad_output of
+    // batch-norm-grad is operand-shaped).
+    for (int64_t i = 1; i < instruction.operandCount(); ++i) {
+        const Shape& s = instruction.operand(i)->shape();
+        HLO_RETURN_IF_ERROR(expectArray(instruction, s, "operand of batch norm"));
+        if (!sameElementTypeIgnoringFp(s.elementType(), operand.elementType())) {
+            return fail(instruction, "batch norm operand " + std::to_string(i) + " element type " +
+                                         typeName(s.elementType()) +
+                                         " does not match the operand's " +
+                                         typeName(operand.elementType()));
+        }
+        bool operandShaped = opcode == HloOpcode::kBatchNormGrad && i == 4;
+        if (operandShaped) {
+            if (!sameDims(s, operand)) {
+                return fail(instruction, "batch-norm-grad grad_output " + str(s) +
+                                             " must have the operand's shape " + str(operand));
+            }
+            continue;
+        }
+        if (s.rank() != 1 || !dimEqual(s.dimensions(0), features)) {
+            return fail(instruction, "batch norm operand " + std::to_string(i) + " " + str(s) +
+                                         " must be a vector of the feature dimension size " +
+                                         std::to_string(features));
+        }
+    }
+    if (opcode == HloOpcode::kBatchNormInference) return operand;
+    Shape vector = makeArray(operand.elementType(), {features},
+                             {operand.isDynamicDimension(feature)});
+    return Shape::makeTuple({operand, vector, vector});
+}
+
+// ---------------------------------------------------------------------------
+// Collectives.
+
+namespace {
+
+std::vector<Shape> operandShapes(const HloInstruction& instruction) {
+    std::vector<Shape> shapes;
+    for (const HloInstruction* operand : instruction.operands()) shapes.push_back(operand->shape());
+    return shapes;
+}
+
+Shape tupleOrSingle(std::vector<Shape> shapes) {
+    if (shapes.size() == 1) return shapes[0];
+    return Shape::makeTuple(std::move(shapes));
+}
+
+}  // namespace
+
+StatusOr<Shape> inferAllReduce(const HloInstruction& instruction) {
+    if (instruction.operandCount() < 1) {
+        return fail(instruction, opName(instruction) + " expects at least one operand");
+    }
+    std::vector<Shape> shapes = operandShapes(instruction);
+    for (const Shape& shape : shapes) {
+        HLO_RETURN_IF_ERROR(expectArray(instruction, shape, "operand of " + opName(instruction)));
+    }
+    return tupleOrSingle(std::move(shapes));
+}
+
+StatusOr<Shape> inferAllGather(const HloInstruction& instruction) {
+    bool start = instruction.opcode() == HloOpcode::kAllGatherStart;
+    if (instruction.operandCount() < 1) {
+        return fail(instruction, opName(instruction) + " expects at least one operand");
+    }
+    if (instruction.dimensions().size() != 1) {
+        return fail(instruction, opName(instruction) + " expects one dimension in dimensions=");
+    }
+    int64_t dim = instruction.dimensions(0);
+    const Shape& declared = instruction.shape();
+    int64_t n = instruction.operandCount();
+    for (int64_t i = 0; i < n; ++i) {
+        if (!instruction.operand(i)->shape().isArray()) {
+            return fail(instruction, "ag->operand(i)->shape().IsArray() failed: operand " +
+                                         std::to_string(i) + " is " +
+                                         str(instruction.operand(i)->shape()));
+        }
+    }
+    // The output shape(s) as declared, to derive the shard count.
+    const Shape* outputs = &declared;
+    if (start) {
+        if (!declared.isTuple() || declared.tupleCount() < 2) {
+            return fail(instruction, "ag->shape().IsTuple() failed: all-gather-start must return "
+                                     "an (operands, outputs) tuple, got " +
+                                         str(declared));
+        }
+        outputs = &declared.tupleShape(1);
+    }
+    auto outputAt = [&](int64_t i) -> const Shape* {
+        if (n == 1) return outputs;
+        if (!outputs->isTuple() || outputs->tupleCount() != n) return nullptr;
+        return &outputs->tupleShape(i);
+    };
+    const Shape& operand0 = instruction.operand(0)->shape();
+    const Shape* output0 = outputAt(0);
+    if (dim < 0 || dim >= operand0.rank()) {
+        return fail(instruction, "all-gather dimension " + std::to_string(dim) +
+                                     " is out of range for operand " + str(operand0));
+    }
+    int64_t shardCount = 1;
+    if (output0 && output0->isArray() && output0->rank() > dim && operand0.dimensions(dim) > 0) {
+        int64_t in = operand0.dimensions(dim);
+        int64_t out = output0->dimensions(dim);
+        shardCount = out > 0 ? (out + in - 1) / in : 1;
+    }
+    std::vector<Shape> gathered;
+    for (int64_t i = 0; i < n; ++i) {
+        const Shape& operand = instruction.operand(i)->shape();
+        if (dim >= operand.rank()) {
+            return fail(instruction, "all-gather dimension " + std::to_string(dim) +
+                                         " is out of range for operand " + str(operand));
+        }
+        Shape out = operand;
+        out.clearLayout();
+        if (operand.dimensions(dim) != Shape::kUnboundedSize)
+            out.mutableDimensions()[static_cast<size_t>(dim)] *= shardCount;
+        gathered.push_back(std::move(out));
+    }
+    if (!start) return tupleOrSingle(std::move(gathered));
+    std::vector<Shape> inputs = operandShapes(instruction);
+    if (n == 1) return Shape::makeTuple({inputs[0], gathered[0]});
+    return Shape::makeTuple({Shape::makeTuple(std::move(inputs)), Shape::makeTuple(std::move(gathered))});
+}
+
+StatusOr<Shape> inferReduceScatter(const HloInstruction& instruction) {
+    if (instruction.operandCount() < 1) {
+        return fail(instruction, "reduce-scatter expects at least one operand");
+    }
+    if (instruction.dimensions().size() != 1) {
+        return fail(instruction, "reduce-scatter expects one dimension in dimensions=");
+    }
+    int64_t dim = instruction.dimensions(0);
+    int64_t n = instruction.operandCount();
+    for (int64_t i = 0; i < n; ++i) {
+        if (!instruction.operand(i)->shape().isArray()) {
+            return fail(instruction, "ars->operand(i)->shape().IsArray() failed: operand " +
+                                         std::to_string(i) + " is " +
+                                         str(instruction.operand(i)->shape()));
+        }
+    }
+    const Shape& declared = instruction.shape();
+    if (n > 1 && (!declared.isTuple() || declared.tupleCount() != n)) {
+        return fail(instruction, "ars->shape().IsTuple() && ars->operand_count() == "
+                                 "ars->shape().tuple_shapes().size() failed: " +
+                                     std::to_string(n) + " operands but result shape " +
+                                     str(declared));
+    }
+    const Shape& operand0 = instruction.operand(0)->shape();
+    const Shape& output0 = n == 1 ? declared : declared.tupleShape(0);
+    if (dim < 0 || dim >= operand0.rank()) {
+        return fail(instruction, "reduce-scatter dimension " + std::to_string(dim) +
+                                     " is out of range for operand " + str(operand0));
+    }
+    int64_t shardCount = 1;
+    if (output0.isArray() && output0.rank() > dim && output0.dimensions(dim) > 0) {
+        int64_t in = operand0.dimensions(dim);
+        int64_t out = output0.dimensions(dim);
+        shardCount = (in + out - 1) / out;
+    }
+    std::vector<Shape> scattered;
+    for (int64_t i = 0; i < n; ++i) {
+        const Shape& operand = instruction.operand(i)->shape();
+        if (dim >= operand.rank()) {
+            return fail(instruction, "reduce-scatter dimension " + std::to_string(dim) +
+                                         " is out of range for operand " + str(operand));
+        }
+        int64_t size = operand.dimensions(dim);
+        if (size != Shape::kUnboundedSize && shardCount > 0 && size % shardCount != 0) {
+            return fail(instruction, "reduce-scatter operand " + std::to_string(i) +
+                                         " dimension " + std::to_string(dim) + " (size " +
+                                         std::to_string(size) +
+                                         ") must be divisible by the shard count " +
+                                         std::to_string(shardCount));
+        }
+        Shape out = operand;
+        out.clearLayout();
+        if (size != Shape::kUnboundedSize) out.mutableDimensions()[static_cast<size_t>(dim)] /= shardCount;
+        scattered.push_back(std::move(out));
+    }
+    return tupleOrSingle(std::move(scattered));
+}
+
+StatusOr<Shape> inferAllToAll(const HloInstruction& instruction) {
+    if (instruction.operandCount() < 1) {
+        return fail(instruction, "all-to-all expects at least one operand");
+    }
+    std::vector<Shape> shapes = operandShapes(instruction);
+    for (const Shape& shape : shapes) {
+        HLO_RETURN_IF_ERROR(expectArray(instruction, shape, "operand of all-to-all"));
+    }
+    if (instruction.hasDimensions() && !instruction.dimensions().empty()) {
+        if (shapes.size() != 1) {
+            // Array all-to-all with a split dimension takes one operand.
+            int64_t d = instruction.dimensions(0);
+            for (const Shape& shape : shapes) {
+                if (d < 0 || d >= shape.rank()) {
+                    return fail(instruction, "all-to-all split dimension " + std::to_string(d) +
+                                                 " is out of range for operand " + str(shape));
+                }
+            }
+            return Shape::makeTuple(std::move(shapes));
+        }
+        int64_t d = instruction.dimensions(0);
+        if (d < 0 || d >= shapes[0].rank()) {
+            return fail(instruction, "all-to-all split dimension " + std::to_string(d) +
+                                         " is out of range for operand " + str(shapes[0]));
+        }
+        return shapes[0];
+    }
+    // Tuple all-to-all: every operand has the same shape (layouts included).
+    for (size_t i = 1; i < shapes.size(); ++i) {
+        bool same = compatible(shapes[0], shapes[i]);
+        if (same && shapes[0].hasLayout() && shapes[i].hasLayout() &&
+            shapes[0].layout().minorToMajor() != shapes[i].layout().minorToMajor())
+            same = false;
+        if (!same) {
+            return fail(instruction, "HLO all-to-all has operands with different shapes: the 0th "
+                                     "operand shape " +
+                                         shapes[0].toString() + ", but the " + std::to_string(i) +
+                                         "th operand has shape " + shapes[i].toString());
+        }
+    }
+    return Shape::makeTuple(std::move(shapes));
+}
+
+StatusOr<Shape> inferRaggedAllToAll(const HloInstruction& instruction) {
+    HLO_RETURN_IF_ERROR(expectOperandCount(instruction, 6));
+    const Shape& input = instruction.operand(0)->shape();
+    const Shape& output = instruction.operand(1)->shape();
+    HLO_RETURN_IF_ERROR(expectArray(instruction, input, "ragged-all-to-all input"));
+    HLO_RETURN_IF_ERROR(expectArray(instruction, output, "ragged-all-to-all output"));
+    if (!sameElementTypeIgnoringFp(input.elementType(), output.elementType()) ||
+        input.rank() != output.rank()) {
+        return fail(instruction, "RaggedAllToAll input " + str(input) +
+                                     " and output " + str(output) +
+                                     " must have the same element type and rank");
+    }
+    const Shape& first = instruction.operand(2)->shape();
+    for (int64_t i = 2; i < 6; ++i) {
+        const Shape& s = instruction.operand(i)->shape();
+        if (!s.isArray() || !isIntegral(s.elementType())) {
+            return fail(instruction, "RaggedAllToAll operand " + std::to_string(i) +
+                                         " must be an integer array, got " + str(s));
+        }
+        if (s.rank() != 1 && s.rank() != 2) {
+            return fail(instruction, "RaggedAllToAll operand " + std::to_string(i) +
+                                         " must be rank 1 or 2, got " + str(s));
+        }
+        if (!compatible(s, first)) {
+            return fail(instruction, "RaggedAllToAll operands have different shapes (" + str(first) +
+                                         ", " + str(s) + ")");
+        }
+    }
+    return output;
+}
+
+StatusOr<Shape> inferCollectivePermute(const HloInstruction& instruction) {
+    bool start = instruction.opcode() == HloOpcode::kCollectivePermuteStart;
+    int64_t n = instruction.operandCount();
+    if (n < 1) return fail(instruction, opName(instruction) + " expects at least one operand");
+    std::vector<Shape> shapes = operandShapes(instruction);
+    bool inplace = n == 4 && (shapes[2].isTuple() || isIntegral(shapes[2].elementType())) &&
+                   !(shapes[0].isArray() && shapes[2].isArray() && compatible(shapes[0], shapes[2]));
+    Shape result;
+    if (inplace) {
+        result = shapes[1];
+    } else {
+        for (const Shape& shape : shapes) {
+            if (!shape.isArray()) {
+                return fail(instruction, "collective-permute operands must be arrays, got " +
+                                             str(shape));
+            }
+        }
+        result = tupleOrSingle(shapes);
+    }
+    if (!start) return result;
+    std::vector<Shape> elements;
+    if (inplace) {
+        elements = {shapes[0], shapes[1]};
+    } else {
+        elements = {result, result};
+    }
+    const Shape& declared = instruction.shape();
+    if (declared.isTuple()) {
+        // Trailing u32[] context elements are taken as declared.
+        for (int64_t i = 2; i < declared.tupleCount(); ++i) elements.push_back(declared.tupleShape(i));
+    }
+    return Shape::makeTuple(std::move(elements));
+}
+
+StatusOr<Shape> inferCollectiveBroadcast(const HloInstruction& instruction) {
+    if (instruction.operandCount() < 1) {
+        return fail(instruction, "collective-broadcast expects at least one operand");
+    }
+    return tupleOrSingle(operandShapes(instruction));
+}
+
+}  // namespace hloscope::shape_inference_internal
