@@ -47,13 +47,13 @@ constexpr bool kIsInt = std::is_integral_v<T> && !std::is_same_v<T, bool>;
 template <PrimitiveType PT>
 constexpr int intBits() {
     switch (PT) {
-        case PrimitiveType::S1:
-        case PrimitiveType::U1: return 1;
-        case PrimitiveType::S2:
-        case PrimitiveType::U2: return 2;
-        case PrimitiveType::S4:
-        case PrimitiveType::U4: return 4;
-        default: return static_cast<int>(sizeof(NativeType<PT>) * 8);
+    case PrimitiveType::S1:
+    case PrimitiveType::U1: return 1;
+    case PrimitiveType::S2:
+    case PrimitiveType::U2: return 2;
+    case PrimitiveType::S4:
+    case PrimitiveType::U4: return 4;
+    default: return static_cast<int>(sizeof(NativeType<PT>) * 8);
     }
 }
 
@@ -208,36 +208,36 @@ bool unaryFloat(HloOpcode op, std::span<const C> in, std::span<C> out) {
         return true;
     };
     switch (op) {
-        case HloOpcode::kAbs: return m([](C x) { return std::fabs(x); });
-        case HloOpcode::kNegate: return m([](C x) { return -x; });
-        case HloOpcode::kSign:
-            return m([](C x) { return std::isnan(x) ? x : std::copysign(C(x != C(0)), x); });
-        case HloOpcode::kFloor: return m([](C x) { return std::floor(x); });
-        case HloOpcode::kCeil: return m([](C x) { return std::ceil(x); });
-        case HloOpcode::kRoundNearestAfz: return m([](C x) { return std::round(x); });
-        case HloOpcode::kRoundNearestEven: return m([](C x) { return roundHalfEven(x); });
-        case HloOpcode::kExp: return m([](C x) { return std::exp(x); });
-        case HloOpcode::kExpm1: return m([](C x) { return std::expm1(x); });
-        case HloOpcode::kLog: return m([](C x) { return std::log(x); });
-        case HloOpcode::kLog1p: return m([](C x) { return std::log1p(x); });
-        case HloOpcode::kSqrt: return m([](C x) { return std::sqrt(x); });
-        case HloOpcode::kRsqrt: return m([](C x) { return C(1) / std::sqrt(x); });
-        case HloOpcode::kCbrt: return m([](C x) { return std::cbrt(x); });
-        case HloOpcode::kSin: return m([](C x) { return std::sin(x); });
-        case HloOpcode::kCos: return m([](C x) { return std::cos(x); });
-        case HloOpcode::kTan: return m([](C x) { return std::tan(x); });
-        case HloOpcode::kTanh: return m([](C x) { return std::tanh(x); });
-        case HloOpcode::kSinh: return m([](C x) { return std::sinh(x); });
-        case HloOpcode::kCosh: return m([](C x) { return std::cosh(x); });
-        case HloOpcode::kAsin: return m([](C x) { return std::asin(x); });
-        case HloOpcode::kAcos: return m([](C x) { return std::acos(x); });
-        case HloOpcode::kAtan: return m([](C x) { return std::atan(x); });
-        case HloOpcode::kAsinh: return m([](C x) { return std::asinh(x); });
-        case HloOpcode::kAcosh: return m([](C x) { return std::acosh(x); });
-        case HloOpcode::kAtanh: return m([](C x) { return std::atanh(x); });
-        case HloOpcode::kErf: return m([](C x) { return std::erf(x); });
-        case HloOpcode::kLogistic: return m([](C x) { return C(1) / (C(1) + std::exp(-x)); });
-        default: return false;
+    case HloOpcode::kAbs: return m([](C x) { return std::fabs(x); });
+    case HloOpcode::kNegate: return m([](C x) { return -x; });
+    case HloOpcode::kSign:
+        return m([](C x) { return std::isnan(x) ? x : std::copysign(C(x != C(0)), x); });
+    case HloOpcode::kFloor: return m([](C x) { return std::floor(x); });
+    case HloOpcode::kCeil: return m([](C x) { return std::ceil(x); });
+    case HloOpcode::kRoundNearestAfz: return m([](C x) { return std::round(x); });
+    case HloOpcode::kRoundNearestEven: return m([](C x) { return roundHalfEven(x); });
+    case HloOpcode::kExp: return m([](C x) { return std::exp(x); });
+    case HloOpcode::kExpm1: return m([](C x) { return std::expm1(x); });
+    case HloOpcode::kLog: return m([](C x) { return std::log(x); });
+    case HloOpcode::kLog1p: return m([](C x) { return std::log1p(x); });
+    case HloOpcode::kSqrt: return m([](C x) { return std::sqrt(x); });
+    case HloOpcode::kRsqrt: return m([](C x) { return C(1) / std::sqrt(x); });
+    case HloOpcode::kCbrt: return m([](C x) { return std::cbrt(x); });
+    case HloOpcode::kSin: return m([](C x) { return std::sin(x); });
+    case HloOpcode::kCos: return m([](C x) { return std::cos(x); });
+    case HloOpcode::kTan: return m([](C x) { return std::tan(x); });
+    case HloOpcode::kTanh: return m([](C x) { return std::tanh(x); });
+    case HloOpcode::kSinh: return m([](C x) { return std::sinh(x); });
+    case HloOpcode::kCosh: return m([](C x) { return std::cosh(x); });
+    case HloOpcode::kAsin: return m([](C x) { return std::asin(x); });
+    case HloOpcode::kAcos: return m([](C x) { return std::acos(x); });
+    case HloOpcode::kAtan: return m([](C x) { return std::atan(x); });
+    case HloOpcode::kAsinh: return m([](C x) { return std::asinh(x); });
+    case HloOpcode::kAcosh: return m([](C x) { return std::acosh(x); });
+    case HloOpcode::kAtanh: return m([](C x) { return std::atanh(x); });
+    case HloOpcode::kErf: return m([](C x) { return std::erf(x); });
+    case HloOpcode::kLogistic: return m([](C x) { return C(1) / (C(1) + std::exp(-x)); });
+    default: return false;
     }
 }
 
@@ -248,32 +248,32 @@ bool unaryComplex(HloOpcode op, std::span<const Z> in, std::span<Z> out) {
         return true;
     };
     switch (op) {
-        case HloOpcode::kNegate: return m([](Z x) { return -x; });
-        case HloOpcode::kSign:
-            return m([](Z x) {
-                auto a = std::abs(x);
-                return a == 0 ? Z(0) : x / a;
-            });
-        case HloOpcode::kExp: return m([](Z x) { return std::exp(x); });
-        case HloOpcode::kExpm1: return m([](Z x) { return std::exp(x) - Z(1); });
-        case HloOpcode::kLog: return m([](Z x) { return std::log(x); });
-        case HloOpcode::kLog1p: return m([](Z x) { return std::log(Z(1) + x); });
-        case HloOpcode::kSqrt: return m([](Z x) { return std::sqrt(x); });
-        case HloOpcode::kRsqrt: return m([](Z x) { return Z(1) / std::sqrt(x); });
-        case HloOpcode::kSin: return m([](Z x) { return std::sin(x); });
-        case HloOpcode::kCos: return m([](Z x) { return std::cos(x); });
-        case HloOpcode::kTan: return m([](Z x) { return std::tan(x); });
-        case HloOpcode::kTanh: return m([](Z x) { return std::tanh(x); });
-        case HloOpcode::kSinh: return m([](Z x) { return std::sinh(x); });
-        case HloOpcode::kCosh: return m([](Z x) { return std::cosh(x); });
-        case HloOpcode::kAsin: return m([](Z x) { return std::asin(x); });
-        case HloOpcode::kAcos: return m([](Z x) { return std::acos(x); });
-        case HloOpcode::kAtan: return m([](Z x) { return std::atan(x); });
-        case HloOpcode::kAsinh: return m([](Z x) { return std::asinh(x); });
-        case HloOpcode::kAcosh: return m([](Z x) { return std::acosh(x); });
-        case HloOpcode::kAtanh: return m([](Z x) { return std::atanh(x); });
-        case HloOpcode::kLogistic: return m([](Z x) { return Z(1) / (Z(1) + std::exp(-x)); });
-        default: return false;
+    case HloOpcode::kNegate: return m([](Z x) { return -x; });
+    case HloOpcode::kSign:
+        return m([](Z x) {
+            auto a = std::abs(x);
+            return a == 0 ? Z(0) : x / a;
+        });
+    case HloOpcode::kExp: return m([](Z x) { return std::exp(x); });
+    case HloOpcode::kExpm1: return m([](Z x) { return std::exp(x) - Z(1); });
+    case HloOpcode::kLog: return m([](Z x) { return std::log(x); });
+    case HloOpcode::kLog1p: return m([](Z x) { return std::log(Z(1) + x); });
+    case HloOpcode::kSqrt: return m([](Z x) { return std::sqrt(x); });
+    case HloOpcode::kRsqrt: return m([](Z x) { return Z(1) / std::sqrt(x); });
+    case HloOpcode::kSin: return m([](Z x) { return std::sin(x); });
+    case HloOpcode::kCos: return m([](Z x) { return std::cos(x); });
+    case HloOpcode::kTan: return m([](Z x) { return std::tan(x); });
+    case HloOpcode::kTanh: return m([](Z x) { return std::tanh(x); });
+    case HloOpcode::kSinh: return m([](Z x) { return std::sinh(x); });
+    case HloOpcode::kCosh: return m([](Z x) { return std::cosh(x); });
+    case HloOpcode::kAsin: return m([](Z x) { return std::asin(x); });
+    case HloOpcode::kAcos: return m([](Z x) { return std::acos(x); });
+    case HloOpcode::kAtan: return m([](Z x) { return std::atan(x); });
+    case HloOpcode::kAsinh: return m([](Z x) { return std::asinh(x); });
+    case HloOpcode::kAcosh: return m([](Z x) { return std::acosh(x); });
+    case HloOpcode::kAtanh: return m([](Z x) { return std::atanh(x); });
+    case HloOpcode::kLogistic: return m([](Z x) { return Z(1) / (Z(1) + std::exp(-x)); });
+    default: return false;
     }
 }
 
@@ -287,20 +287,18 @@ bool unaryInt(HloOpcode op, std::span<const NativeType<PT>> in, std::span<Native
         return true;
     };
     switch (op) {
-        case HloOpcode::kAbs:
-            if constexpr (std::is_signed_v<T>)
-                return m([](T x) { return x < 0 ? wrap<PT>(W(0) - W(x)) : x; });
-            return m([](T x) { return x; });
-        case HloOpcode::kNegate: return m([](T x) { return wrap<PT>(W(0) - W(x)); });
-        case HloOpcode::kNot: return m([](T x) { return wrap<PT>(~W(x)); });
-        case HloOpcode::kSign:
-            return m([](T x) { return static_cast<T>((T(0) < x) - (x < T(0))); });
-        case HloOpcode::kPopulationCount:
-            return m([](T x) { return static_cast<T>(std::popcount(rawInt<PT>(x))); });
-        case HloOpcode::kClz:
-            return m(
-                [](T x) { return static_cast<T>(std::countl_zero(rawInt<PT>(x)) - (64 - bits)); });
-        default: return false;
+    case HloOpcode::kAbs:
+        if constexpr (std::is_signed_v<T>)
+            return m([](T x) { return x < 0 ? wrap<PT>(W(0) - W(x)) : x; });
+        return m([](T x) { return x; });
+    case HloOpcode::kNegate: return m([](T x) { return wrap<PT>(W(0) - W(x)); });
+    case HloOpcode::kNot: return m([](T x) { return wrap<PT>(~W(x)); });
+    case HloOpcode::kSign: return m([](T x) { return static_cast<T>((T(0) < x) - (x < T(0))); });
+    case HloOpcode::kPopulationCount:
+        return m([](T x) { return static_cast<T>(std::popcount(rawInt<PT>(x))); });
+    case HloOpcode::kClz:
+        return m([](T x) { return static_cast<T>(std::countl_zero(rawInt<PT>(x)) - (64 - bits)); });
+    default: return false;
     }
 }
 
@@ -314,23 +312,19 @@ bool binaryFloat(HloOpcode op, std::span<const C> a, std::span<const C> b, std::
         return true;
     };
     switch (op) {
-        case HloOpcode::kAdd: return m([](C x, C y) { return x + y; });
-        case HloOpcode::kSubtract: return m([](C x, C y) { return x - y; });
-        case HloOpcode::kMultiply: return m([](C x, C y) { return x * y; });
-        case HloOpcode::kDivide: return m([](C x, C y) { return x / y; });
-        case HloOpcode::kRemainder: return m([](C x, C y) { return std::fmod(x, y); });
-        case HloOpcode::kMaximum:
-            return m([](C x, C y) {
-                return std::isnan(x) ? x : std::isnan(y) ? y : std::max(x, y);
-            });
-        case HloOpcode::kMinimum:
-            return m([](C x, C y) {
-                return std::isnan(x) ? x : std::isnan(y) ? y : std::min(x, y);
-            });
-        case HloOpcode::kPower:
-            return m([](C x, C y) { return (x == C(1) || y == C(0)) ? C(1) : std::pow(x, y); });
-        case HloOpcode::kAtan2: return m([](C x, C y) { return std::atan2(x, y); });
-        default: return false;
+    case HloOpcode::kAdd: return m([](C x, C y) { return x + y; });
+    case HloOpcode::kSubtract: return m([](C x, C y) { return x - y; });
+    case HloOpcode::kMultiply: return m([](C x, C y) { return x * y; });
+    case HloOpcode::kDivide: return m([](C x, C y) { return x / y; });
+    case HloOpcode::kRemainder: return m([](C x, C y) { return std::fmod(x, y); });
+    case HloOpcode::kMaximum:
+        return m([](C x, C y) { return std::isnan(x) ? x : std::isnan(y) ? y : std::max(x, y); });
+    case HloOpcode::kMinimum:
+        return m([](C x, C y) { return std::isnan(x) ? x : std::isnan(y) ? y : std::min(x, y); });
+    case HloOpcode::kPower:
+        return m([](C x, C y) { return (x == C(1) || y == C(0)) ? C(1) : std::pow(x, y); });
+    case HloOpcode::kAtan2: return m([](C x, C y) { return std::atan2(x, y); });
+    default: return false;
     }
 }
 
@@ -342,24 +336,24 @@ bool binaryComplex(HloOpcode op, std::span<const Z> a, std::span<const Z> b, std
         return true;
     };
     switch (op) {
-        case HloOpcode::kAdd: return m([](Z x, Z y) { return x + y; });
-        case HloOpcode::kSubtract: return m([](Z x, Z y) { return x - y; });
-        case HloOpcode::kMultiply: return m([](Z x, Z y) { return x * y; });
-        case HloOpcode::kDivide: return m([](Z x, Z y) { return x / y; });
-        case HloOpcode::kPower:
-            return m([](Z x, Z y) {
-                if (x == Z(1) || y == Z(0)) return Z(1);
-                const bool xPosInf = x.imag() == 0 && x.real() > 0 && std::isinf(x.real());
-                if (xPosInf && y.imag() == 0 && y.real() > 0) return x;
-                if (xPosInf && y.imag() == 0 && y.real() < 0) return Z(0);
-                return std::pow(x, y);
-            });
-        case HloOpcode::kAtan2:
-            return m([](Z y, Z x) {
-                const Z i(R(0), R(1));
-                return -i * std::log((x + i * y) / std::sqrt(x * x + y * y));
-            });
-        default: return false;
+    case HloOpcode::kAdd: return m([](Z x, Z y) { return x + y; });
+    case HloOpcode::kSubtract: return m([](Z x, Z y) { return x - y; });
+    case HloOpcode::kMultiply: return m([](Z x, Z y) { return x * y; });
+    case HloOpcode::kDivide: return m([](Z x, Z y) { return x / y; });
+    case HloOpcode::kPower:
+        return m([](Z x, Z y) {
+            if (x == Z(1) || y == Z(0)) return Z(1);
+            const bool xPosInf = x.imag() == 0 && x.real() > 0 && std::isinf(x.real());
+            if (xPosInf && y.imag() == 0 && y.real() > 0) return x;
+            if (xPosInf && y.imag() == 0 && y.real() < 0) return Z(0);
+            return std::pow(x, y);
+        });
+    case HloOpcode::kAtan2:
+        return m([](Z y, Z x) {
+            const Z i(R(0), R(1));
+            return -i * std::log((x + i * y) / std::sqrt(x * x + y * y));
+        });
+    default: return false;
     }
 }
 
@@ -381,71 +375,72 @@ bool binaryInt(HloOpcode op, std::span<const NativeType<PT>> a, std::span<const 
         return static_cast<int64_t>(u);
     };
     switch (op) {
-        case HloOpcode::kAdd: return m([](T x, T y) { return wrap<PT>(W(x) + W(y)); });
-        case HloOpcode::kSubtract: return m([](T x, T y) { return wrap<PT>(W(x) - W(y)); });
-        case HloOpcode::kMultiply: return m([](T x, T y) { return wrap<PT>(W(x) * W(y)); });
-        case HloOpcode::kDivide:
-            return m([](T x, T y) -> T {
-                if (y == 0) return wrap<PT>(~W(0));
-                if constexpr (kSigned)
-                    if (y == -1) return wrap<PT>(W(0) - W(x));
-                return wrap<PT>(x / y);
-            });
-        case HloOpcode::kRemainder:
-            return m([](T x, T y) -> T {
-                if (y == 0) return x;
-                if constexpr (kSigned)
-                    if (y == -1) return 0;
-                return wrap<PT>(x % y);
-            });
-        case HloOpcode::kMaximum: return m([](T x, T y) { return std::max(x, y); });
-        case HloOpcode::kMinimum: return m([](T x, T y) { return std::min(x, y); });
-        case HloOpcode::kAnd: return m([](T x, T y) { return static_cast<T>(x & y); });
-        case HloOpcode::kOr: return m([](T x, T y) { return static_cast<T>(x | y); });
-        case HloOpcode::kXor: return m([](T x, T y) { return static_cast<T>(x ^ y); });
-        case HloOpcode::kPower:
-            return m([](T x, T y) -> T {
-                if (x == 1 || y == 0) return 1;
-                if constexpr (kSigned)
-                    if (y < 0) return 0;
-                W result = 1, base = W(x);
-                for (uint64_t e = static_cast<uint64_t>(y); e != 0; e >>= 1) {
-                    if (e & 1) result = static_cast<W>(result * base);
-                    base = static_cast<W>(base * base);
-                }
-                return wrap<PT>(result);
-            });
-        case HloOpcode::kShiftLeft:
-            return m([](T x, T y) -> T {
-                uint64_t c = rawInt<PT>(y);
-                return c >= static_cast<uint64_t>(bits) ? T(0) : wrap<PT>(uint64_t(W(x)) << c);
-            });
-        case HloOpcode::kShiftRightArithmetic:
-            return m([signedValue](T x, T y) -> T {
-                uint64_t c = rawInt<PT>(y);
-                int64_t v = signedValue(x);
-                if (c >= static_cast<uint64_t>(bits)) return v < 0 ? wrap<PT>(~W(0)) : T(0);
-                return wrap<PT>(v >> c);
-            });
-        case HloOpcode::kShiftRightLogical:
-            return m([](T x, T y) -> T {
-                uint64_t c = rawInt<PT>(y);
-                return c >= static_cast<uint64_t>(bits) ? T(0) : wrap<PT>(rawInt<PT>(x) >> c);
-            });
-        case HloOpcode::kMulhi:
-            return m([](T x, T y) -> T {
-                if constexpr (kSigned) {
-                    Int128 p = static_cast<Int128>(x) * static_cast<Int128>(y);
-                    return wrap<PT>(static_cast<int64_t>(p >> bits));
-                } else {
-                    Uint128 p = static_cast<Uint128>(x) * static_cast<Uint128>(y);
-                    return wrap<PT>(static_cast<uint64_t>(p >> bits));
-                }
-            });
-        default: return false;
+    case HloOpcode::kAdd: return m([](T x, T y) { return wrap<PT>(W(x) + W(y)); });
+    case HloOpcode::kSubtract: return m([](T x, T y) { return wrap<PT>(W(x) - W(y)); });
+    case HloOpcode::kMultiply: return m([](T x, T y) { return wrap<PT>(W(x) * W(y)); });
+    case HloOpcode::kDivide:
+        return m([](T x, T y) -> T {
+            if (y == 0) return wrap<PT>(~W(0));
+            if constexpr (kSigned)
+                if (y == -1) return wrap<PT>(W(0) - W(x));
+            return wrap<PT>(x / y);
+        });
+    case HloOpcode::kRemainder:
+        return m([](T x, T y) -> T {
+            if (y == 0) return x;
+            if constexpr (kSigned)
+                if (y == -1) return 0;
+            return wrap<PT>(x % y);
+        });
+    case HloOpcode::kMaximum: return m([](T x, T y) { return std::max(x, y); });
+    case HloOpcode::kMinimum: return m([](T x, T y) { return std::min(x, y); });
+    case HloOpcode::kAnd: return m([](T x, T y) { return static_cast<T>(x & y); });
+    case HloOpcode::kOr: return m([](T x, T y) { return static_cast<T>(x | y); });
+    case HloOpcode::kXor: return m([](T x, T y) { return static_cast<T>(x ^ y); });
+    case HloOpcode::kPower:
+        return m([](T x, T y) -> T {
+            if (x == 1 || y == 0) return 1;
+            if constexpr (kSigned)
+                if (y < 0) return 0;
+            W result = 1, base = W(x);
+            for (uint64_t e = static_cast<uint64_t>(y); e != 0; e >>= 1) {
+                if (e & 1) result = static_cast<W>(result * base);
+                base = static_cast<W>(base * base);
+            }
+            return wrap<PT>(result);
+        });
+    case HloOpcode::kShiftLeft:
+        return m([](T x, T y) -> T {
+            uint64_t c = rawInt<PT>(y);
+            return c >= static_cast<uint64_t>(bits) ? T(0) : wrap<PT>(uint64_t(W(x)) << c);
+        });
+    case HloOpcode::kShiftRightArithmetic:
+        return m([signedValue](T x, T y) -> T {
+            uint64_t c = rawInt<PT>(y);
+            int64_t v = signedValue(x);
+            if (c >= static_cast<uint64_t>(bits)) return v < 0 ? wrap<PT>(~W(0)) : T(0);
+            return wrap<PT>(v >> c);
+        });
+    case HloOpcode::kShiftRightLogical:
+        return m([](T x, T y) -> T {
+            uint64_t c = rawInt<PT>(y);
+            return c >= static_cast<uint64_t>(bits) ? T(0) : wrap<PT>(rawInt<PT>(x) >> c);
+        });
+    case HloOpcode::kMulhi:
+        return m([](T x, T y) -> T {
+            if constexpr (kSigned) {
+                Int128 p = static_cast<Int128>(x) * static_cast<Int128>(y);
+                return wrap<PT>(static_cast<int64_t>(p >> bits));
+            } else {
+                Uint128 p = static_cast<Uint128>(x) * static_cast<Uint128>(y);
+                return wrap<PT>(static_cast<uint64_t>(p >> bits));
+            }
+        });
+    default: return false;
     }
 }
 
+// pred arithmetic behaves like int8(x) OP int8(y) != 0 (as in XLA).
 bool binaryPred(HloOpcode op, std::span<const bool> a, std::span<const bool> b,
                 std::span<bool> out) {
     auto m = [&](auto f) {
@@ -453,14 +448,15 @@ bool binaryPred(HloOpcode op, std::span<const bool> a, std::span<const bool> b,
         return true;
     };
     switch (op) {
-        case HloOpcode::kAnd:
-        case HloOpcode::kMinimum:
-        case HloOpcode::kMultiply: return m([](bool x, bool y) { return x && y; });
-        case HloOpcode::kOr:
-        case HloOpcode::kMaximum:
-        case HloOpcode::kAdd: return m([](bool x, bool y) { return x || y; });
-        case HloOpcode::kXor: return m([](bool x, bool y) { return x != y; });
-        default: return false;
+    case HloOpcode::kAnd:
+    case HloOpcode::kMinimum:
+    case HloOpcode::kMultiply: return m([](bool x, bool y) { return x && y; });
+    case HloOpcode::kOr:
+    case HloOpcode::kMaximum:
+    case HloOpcode::kAdd: return m([](bool x, bool y) { return x || y; });
+    case HloOpcode::kXor:
+    case HloOpcode::kSubtract: return m([](bool x, bool y) { return x != y; });
+    default: return false;
     }
 }
 
@@ -476,19 +472,11 @@ void compareLoop(ComparisonDirection direction, std::span<const K> a, std::span<
         return mapBinary(a, b, out, [](K x, K y) { return x != y; });
     if constexpr (!kIsComplex<K>) {
         switch (direction) {
-            case ComparisonDirection::kGe:
-                mapBinary(a, b, out, [](K x, K y) { return x >= y; });
-                break;
-            case ComparisonDirection::kGt:
-                mapBinary(a, b, out, [](K x, K y) { return x > y; });
-                break;
-            case ComparisonDirection::kLe:
-                mapBinary(a, b, out, [](K x, K y) { return x <= y; });
-                break;
-            case ComparisonDirection::kLt:
-                mapBinary(a, b, out, [](K x, K y) { return x < y; });
-                break;
-            default: break;
+        case ComparisonDirection::kGe: mapBinary(a, b, out, [](K x, K y) { return x >= y; }); break;
+        case ComparisonDirection::kGt: mapBinary(a, b, out, [](K x, K y) { return x > y; }); break;
+        case ComparisonDirection::kLe: mapBinary(a, b, out, [](K x, K y) { return x <= y; }); break;
+        case ComparisonDirection::kLt: mapBinary(a, b, out, [](K x, K y) { return x < y; }); break;
+        default: break;
         }
     }
 }
@@ -570,12 +558,12 @@ void withElementBytes(int bytes, F&& f) {
         uint64_t a, b;
     };
     switch (bytes) {
-        case 1: f.template operator()<uint8_t>(); break;
-        case 2: f.template operator()<uint16_t>(); break;
-        case 4: f.template operator()<uint32_t>(); break;
-        case 8: f.template operator()<uint64_t>(); break;
-        case 16: f.template operator()<Bytes16>(); break;
-        default: break;
+    case 1: f.template operator()<uint8_t>(); break;
+    case 2: f.template operator()<uint16_t>(); break;
+    case 4: f.template operator()<uint32_t>(); break;
+    case 8: f.template operator()<uint64_t>(); break;
+    case 16: f.template operator()<Bytes16>(); break;
+    default: break;
     }
 }
 
@@ -869,56 +857,55 @@ StatusOr<Literal> evaluateComponentOp(const HloInstruction& instruction, Operand
         if (op == HloOpcode::kAbs) mapUnary(in, out, [](Z z) { return std::abs(z); });
     };
     switch (op) {
-        case HloOpcode::kReal:
-        case HloOpcode::kImag:
-        case HloOpcode::kAbs:
-            if (type == PrimitiveType::C64 && result.elementType() == PrimitiveType::F32) {
-                complexParts.template operator()<std::complex<float>>();
-                return result;
-            }
-            if (type == PrimitiveType::C128 && result.elementType() == PrimitiveType::F64) {
-                complexParts.template operator()<std::complex<double>>();
-                return result;
-            }
-            if (primitive_util::isFloatingPoint(type) && type == result.elementType() &&
-                op != HloOpcode::kAbs) {
-                if (op == HloOpcode::kReal) return *operands[0];
-                return result;  // imag of a real value: zeros
-            }
-            return invalid(instruction, "real/imag/abs result type does not match " + typeName);
-        case HloOpcode::kComplex: {
-            if (operands[1]->elementType() != type)
-                return invalid(instruction, "complex operands have different types");
-            if (type == PrimitiveType::F32 && result.elementType() == PrimitiveType::C64) {
-                mapBinary(operands[0]->data<float>(), operands[1]->data<float>(),
-                          result.data<std::complex<float>>(),
-                          [](float re, float im) { return std::complex<float>(re, im); });
-                return result;
-            }
-            if (type == PrimitiveType::F64 && result.elementType() == PrimitiveType::C128) {
-                mapBinary(operands[0]->data<double>(), operands[1]->data<double>(),
-                          result.data<std::complex<double>>(),
-                          [](double re, double im) { return std::complex<double>(re, im); });
-                return result;
-            }
-            return invalid(instruction, "complex of " + typeName);
-        }
-        case HloOpcode::kIsFinite: {
-            if (!primitive_util::isFloatingPoint(type))
-                return invalid(instruction, "is-finite of " + typeName);
-            std::span<bool> out = result.data<bool>();
-            if (type == PrimitiveType::F64) {
-                mapUnary(operands[0]->data<double>(), out,
-                         [](double x) { return std::isfinite(x); });
-            } else if (type == PrimitiveType::F32) {
-                mapUnary(operands[0]->data<float>(), out, [](float x) { return std::isfinite(x); });
-            } else {
-                std::vector<float> w = widen(*operands[0]);
-                mapUnary(std::span<const float>(w), out, [](float x) { return std::isfinite(x); });
-            }
+    case HloOpcode::kReal:
+    case HloOpcode::kImag:
+    case HloOpcode::kAbs:
+        if (type == PrimitiveType::C64 && result.elementType() == PrimitiveType::F32) {
+            complexParts.template operator()<std::complex<float>>();
             return result;
         }
-        default: break;
+        if (type == PrimitiveType::C128 && result.elementType() == PrimitiveType::F64) {
+            complexParts.template operator()<std::complex<double>>();
+            return result;
+        }
+        if (primitive_util::isFloatingPoint(type) && type == result.elementType() &&
+            op != HloOpcode::kAbs) {
+            if (op == HloOpcode::kReal) return *operands[0];
+            return result;  // imag of a real value: zeros
+        }
+        return invalid(instruction, "real/imag/abs result type does not match " + typeName);
+    case HloOpcode::kComplex: {
+        if (operands[1]->elementType() != type)
+            return invalid(instruction, "complex operands have different types");
+        if (type == PrimitiveType::F32 && result.elementType() == PrimitiveType::C64) {
+            mapBinary(operands[0]->data<float>(), operands[1]->data<float>(),
+                      result.data<std::complex<float>>(),
+                      [](float re, float im) { return std::complex<float>(re, im); });
+            return result;
+        }
+        if (type == PrimitiveType::F64 && result.elementType() == PrimitiveType::C128) {
+            mapBinary(operands[0]->data<double>(), operands[1]->data<double>(),
+                      result.data<std::complex<double>>(),
+                      [](double re, double im) { return std::complex<double>(re, im); });
+            return result;
+        }
+        return invalid(instruction, "complex of " + typeName);
+    }
+    case HloOpcode::kIsFinite: {
+        if (!primitive_util::isFloatingPoint(type))
+            return invalid(instruction, "is-finite of " + typeName);
+        std::span<bool> out = result.data<bool>();
+        if (type == PrimitiveType::F64) {
+            mapUnary(operands[0]->data<double>(), out, [](double x) { return std::isfinite(x); });
+        } else if (type == PrimitiveType::F32) {
+            mapUnary(operands[0]->data<float>(), out, [](float x) { return std::isfinite(x); });
+        } else {
+            std::vector<float> w = widen(*operands[0]);
+            mapUnary(std::span<const float>(w), out, [](float x) { return std::isfinite(x); });
+        }
+        return result;
+    }
+    default: break;
     }
     return unsupported(instruction, "unexpected opcode");
 }
@@ -1014,31 +1001,30 @@ StatusOr<Literal> evaluateElementwise(const HloInstruction& instruction, Operand
                                             " elements but the result has " + std::to_string(n));
     }
     switch (op) {
-        case HloOpcode::kConvert: {
-            auto converted = operands[0]->convert(shape.elementType());
-            if (!converted.isOk()) return converted.status().withContext("%" + instruction.name());
-            return converted;
-        }
-        case HloOpcode::kBitcastConvert:
-            return evaluateBitcastConvert(instruction, *operands[0], std::move(result));
-        case HloOpcode::kReducePrecision:
-            return evaluateReducePrecision(instruction, *operands[0], std::move(result));
-        case HloOpcode::kStochasticConvert:
-            return evaluateStochasticConvert(instruction, operands, std::move(result));
-        case HloOpcode::kMap: return evaluateMap(instruction, operands, context, std::move(result));
-        case HloOpcode::kSelect: return evaluateSelect(instruction, operands, std::move(result));
-        case HloOpcode::kClamp: return evaluateClamp(instruction, operands, std::move(result));
-        case HloOpcode::kCompare: return evaluateCompare(instruction, operands, std::move(result));
-        case HloOpcode::kReal:
-        case HloOpcode::kImag:
-        case HloOpcode::kComplex:
-        case HloOpcode::kIsFinite:
+    case HloOpcode::kConvert: {
+        auto converted = operands[0]->convert(shape.elementType());
+        if (!converted.isOk()) return converted.status().withContext("%" + instruction.name());
+        return converted;
+    }
+    case HloOpcode::kBitcastConvert:
+        return evaluateBitcastConvert(instruction, *operands[0], std::move(result));
+    case HloOpcode::kReducePrecision:
+        return evaluateReducePrecision(instruction, *operands[0], std::move(result));
+    case HloOpcode::kStochasticConvert:
+        return evaluateStochasticConvert(instruction, operands, std::move(result));
+    case HloOpcode::kMap: return evaluateMap(instruction, operands, context, std::move(result));
+    case HloOpcode::kSelect: return evaluateSelect(instruction, operands, std::move(result));
+    case HloOpcode::kClamp: return evaluateClamp(instruction, operands, std::move(result));
+    case HloOpcode::kCompare: return evaluateCompare(instruction, operands, std::move(result));
+    case HloOpcode::kReal:
+    case HloOpcode::kImag:
+    case HloOpcode::kComplex:
+    case HloOpcode::kIsFinite: return evaluateComponentOp(instruction, operands, std::move(result));
+    case HloOpcode::kAbs:
+        if (primitive_util::isComplex(operands[0]->elementType()))
             return evaluateComponentOp(instruction, operands, std::move(result));
-        case HloOpcode::kAbs:
-            if (primitive_util::isComplex(operands[0]->elementType()))
-                return evaluateComponentOp(instruction, operands, std::move(result));
-            break;
-        default: break;
+        break;
+    default: break;
     }
     if (arity == 1) return evaluateUnary(instruction, *operands[0], std::move(result));
     if (arity == 2)

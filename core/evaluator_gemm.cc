@@ -58,6 +58,13 @@ inline V loadVector(const void* p) {
     std::memcpy(&v, p, sizeof v);
     return v;
 }
+template <typename V, typename T>
+inline V broadcastVector(T x) {
+    if constexpr (sizeof(V) / sizeof(T) == 4)
+        return V{x, x, x, x};
+    else
+        return V{x, x};
+}
 template <typename V>
 inline void storeVector(void* p, V v) {
     std::memcpy(p, &v, sizeof v);
@@ -90,7 +97,7 @@ void microKernel(int64_t kc, const T* __restrict a, const T* __restrict b, T* __
         const T* ap = a + p * kMr;
 #pragma GCC unroll 8
         for (int i = 0; i < kMr; ++i) {
-            const V ai = V{} + ap[i];  // broadcast
+            const V ai = broadcastVector<V>(ap[i]);
             c0[i] += ai * b0;
             c1[i] += ai * b1;
         }

@@ -37,12 +37,12 @@ struct Bytes16 {
 template <typename F>
 void withElementBytes(int64_t bytes, F&& f) {
     switch (bytes) {
-        case 1: f.template operator()<uint8_t>(); break;
-        case 2: f.template operator()<uint16_t>(); break;
-        case 4: f.template operator()<uint32_t>(); break;
-        case 8: f.template operator()<uint64_t>(); break;
-        case 16: f.template operator()<Bytes16>(); break;
-        default: break;
+    case 1: f.template operator()<uint8_t>(); break;
+    case 2: f.template operator()<uint16_t>(); break;
+    case 4: f.template operator()<uint32_t>(); break;
+    case 8: f.template operator()<uint64_t>(); break;
+    case 16: f.template operator()<Bytes16>(); break;
+    default: break;
     }
 }
 
@@ -455,30 +455,27 @@ StatusOr<Literal> evaluateShapeOp(const HloInstruction& instruction, Operands op
         return invalid(instruction, "operand element type differs from the result's");
     Literal result(shape);
     switch (op) {
-        case HloOpcode::kCopy:
-        case HloOpcode::kSetDimensionSize: return operand;
-        case HloOpcode::kReshape:
-        case HloOpcode::kDynamicReshape:
-            if (operand.elementCount() != result.elementCount())
-                return unsupported(instruction, "reshape from " + dimsToString(dimsOf(operand)) +
-                                                    " to " + dimsToString(dimsOf(result)) +
-                                                    " changes the element count");
-            return reinterpret(operand, shape);
-        case HloOpcode::kBroadcast:
-            return evaluateBroadcast(instruction, operand, std::move(result));
-        case HloOpcode::kTranspose:
-            return evaluateTranspose(instruction, operand, std::move(result));
-        case HloOpcode::kSlice: return evaluateSlice(instruction, operand, std::move(result));
-        case HloOpcode::kDynamicSlice:
-            return evaluateDynamicSlice(instruction, operands, std::move(result));
-        case HloOpcode::kDynamicUpdateSlice:
-            return evaluateDynamicUpdateSlice(instruction, operands);
-        case HloOpcode::kConcatenate:
-            return evaluateConcatenate(instruction, operands, std::move(result));
-        case HloOpcode::kPad: return evaluatePad(instruction, operands, std::move(result));
-        case HloOpcode::kReverse: return evaluateReverse(instruction, operand, std::move(result));
-        case HloOpcode::kBitcast: return evaluateBitcast(instruction, operand, std::move(result));
-        default: break;
+    case HloOpcode::kCopy:
+    case HloOpcode::kSetDimensionSize: return operand;
+    case HloOpcode::kReshape:
+    case HloOpcode::kDynamicReshape:
+        if (operand.elementCount() != result.elementCount())
+            return unsupported(instruction, "reshape from " + dimsToString(dimsOf(operand)) +
+                                                " to " + dimsToString(dimsOf(result)) +
+                                                " changes the element count");
+        return reinterpret(operand, shape);
+    case HloOpcode::kBroadcast: return evaluateBroadcast(instruction, operand, std::move(result));
+    case HloOpcode::kTranspose: return evaluateTranspose(instruction, operand, std::move(result));
+    case HloOpcode::kSlice: return evaluateSlice(instruction, operand, std::move(result));
+    case HloOpcode::kDynamicSlice:
+        return evaluateDynamicSlice(instruction, operands, std::move(result));
+    case HloOpcode::kDynamicUpdateSlice: return evaluateDynamicUpdateSlice(instruction, operands);
+    case HloOpcode::kConcatenate:
+        return evaluateConcatenate(instruction, operands, std::move(result));
+    case HloOpcode::kPad: return evaluatePad(instruction, operands, std::move(result));
+    case HloOpcode::kReverse: return evaluateReverse(instruction, operand, std::move(result));
+    case HloOpcode::kBitcast: return evaluateBitcast(instruction, operand, std::move(result));
+    default: break;
     }
     return unsupported(instruction, std::string(hloOpcodeString(op)) + " is not a shape op");
 }

@@ -44,11 +44,15 @@ struct Format {
     // Largest finite magnitude as a bit pattern (sign clear).
     uint32_t maxFiniteBits() const {
         switch (kind) {
-        case Kind::kIeee: return ((exponentAllOnes() - 1) << mantissaBits) | mantissaMask();
-        case Kind::kFn: return (exponentAllOnes() << mantissaBits) | (mantissaMask() - 1);
-        case Kind::kE8M0: return 0xFE;
-        case Kind::kFnuz:
-        case Kind::kNoNanInf: return signBit() - 1;
+            case Kind::kIeee:
+                return ((exponentAllOnes() - 1) << mantissaBits) | mantissaMask();
+            case Kind::kFn:
+                return (exponentAllOnes() << mantissaBits) | (mantissaMask() - 1);
+            case Kind::kE8M0:
+                return 0xFE;
+            case Kind::kFnuz:
+            case Kind::kNoNanInf:
+                return signBit() - 1;
         }
         return 0;
     }
@@ -60,24 +64,33 @@ struct Format {
     // The canonical NaN for a NaN input of the given sign.
     uint32_t nanBits(bool negative) const {
         switch (kind) {
-        case Kind::kIeee:
-            return withSign((exponentAllOnes() << mantissaBits) | (1u << (mantissaBits - 1)),
-                            negative);
-        case Kind::kFn: return withSign(signBit() - 1, negative);
-        case Kind::kFnuz: return 0x80;
-        case Kind::kE8M0: return 0xFF;
-        case Kind::kNoNanInf: return negative ? 0 : signBit();  // ml_dtypes' quiet_NaN()
+            case Kind::kIeee:
+                return withSign((exponentAllOnes() << mantissaBits) | (1u << (mantissaBits - 1)),
+                                negative);
+            case Kind::kFn:
+                return withSign(signBit() - 1, negative);
+            case Kind::kFnuz:
+                return 0x80;
+            case Kind::kE8M0:
+                return 0xFF;
+            case Kind::kNoNanInf:
+                return negative ? 0 : signBit();  // ml_dtypes' quiet_NaN()
         }
         return 0;
     }
     // What an infinity or an overflowing finite value becomes.
     uint32_t overflowBits(bool negative) const {
         switch (kind) {
-        case Kind::kIeee: return withSign(exponentAllOnes() << mantissaBits, negative);
-        case Kind::kFn: return withSign(signBit() - 1, negative);
-        case Kind::kFnuz: return 0x80;
-        case Kind::kE8M0: return 0xFF;
-        case Kind::kNoNanInf: return withSign(maxFiniteBits(), negative);
+            case Kind::kIeee:
+                return withSign(exponentAllOnes() << mantissaBits, negative);
+            case Kind::kFn:
+                return withSign(signBit() - 1, negative);
+            case Kind::kFnuz:
+                return 0x80;
+            case Kind::kE8M0:
+                return 0xFF;
+            case Kind::kNoNanInf:
+                return withSign(maxFiniteBits(), negative);
         }
         return 0;
     }
@@ -86,20 +99,34 @@ struct Format {
 Format formatOf(PrimitiveType type) {
     using PT = PrimitiveType;
     switch (type) {
-    case PT::F16: return {16, 5, 10, 15, Kind::kIeee};
-    case PT::BF16: return {16, 8, 7, 127, Kind::kIeee};
-    case PT::F8E5M2: return {8, 5, 2, 15, Kind::kIeee};
-    case PT::F8E4M3: return {8, 4, 3, 7, Kind::kIeee};
-    case PT::F8E4M3FN: return {8, 4, 3, 7, Kind::kFn};
-    case PT::F8E4M3B11FNUZ: return {8, 4, 3, 11, Kind::kFnuz};
-    case PT::F8E5M2FNUZ: return {8, 5, 2, 16, Kind::kFnuz};
-    case PT::F8E4M3FNUZ: return {8, 4, 3, 8, Kind::kFnuz};
-    case PT::F8E3M4: return {8, 3, 4, 3, Kind::kIeee};
-    case PT::F8E8M0FNU: return {8, 8, 0, 127, Kind::kE8M0};
-    case PT::F6E2M3FN: return {6, 2, 3, 1, Kind::kNoNanInf};
-    case PT::F6E3M2FN: return {6, 3, 2, 3, Kind::kNoNanInf};
-    case PT::F4E2M1FN: return {4, 2, 1, 1, Kind::kNoNanInf};
-    default: return {};
+        case PT::F16:
+            return {16, 5, 10, 15, Kind::kIeee};
+        case PT::BF16:
+            return {16, 8, 7, 127, Kind::kIeee};
+        case PT::F8E5M2:
+            return {8, 5, 2, 15, Kind::kIeee};
+        case PT::F8E4M3:
+            return {8, 4, 3, 7, Kind::kIeee};
+        case PT::F8E4M3FN:
+            return {8, 4, 3, 7, Kind::kFn};
+        case PT::F8E4M3B11FNUZ:
+            return {8, 4, 3, 11, Kind::kFnuz};
+        case PT::F8E5M2FNUZ:
+            return {8, 5, 2, 16, Kind::kFnuz};
+        case PT::F8E4M3FNUZ:
+            return {8, 4, 3, 8, Kind::kFnuz};
+        case PT::F8E3M4:
+            return {8, 3, 4, 3, Kind::kIeee};
+        case PT::F8E8M0FNU:
+            return {8, 8, 0, 127, Kind::kE8M0};
+        case PT::F6E2M3FN:
+            return {6, 2, 3, 1, Kind::kNoNanInf};
+        case PT::F6E3M2FN:
+            return {6, 3, 2, 3, Kind::kNoNanInf};
+        case PT::F4E2M1FN:
+            return {4, 2, 1, 1, Kind::kNoNanInf};
+        default:
+            return {};
     }
 }
 
@@ -121,7 +148,7 @@ uint32_t encode(const Format& f, double value) {
 
     const double magnitude = std::fabs(value);
     int exponent = 0;
-    std::frexp(magnitude, &exponent);  // magnitude = [0.5, 1) * 2^exponent
+    std::frexp(magnitude, &exponent);   // magnitude = [0.5, 1) * 2^exponent
     const int unbiased = exponent - 1;  // magnitude = 1.x * 2^unbiased
     const int minNormalExponent = 1 - f.bias;
     // Exponent of one unit in the last place at this magnitude.

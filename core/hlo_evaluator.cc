@@ -37,36 +37,36 @@ Status invalid(const HloInstruction& instruction, std::string_view what) {
 
 Family familyOf(HloOpcode opcode) {
     switch (opcode) {
-        case HloOpcode::kCopy:
-        case HloOpcode::kBroadcast:
-        case HloOpcode::kReshape:
-        case HloOpcode::kTranspose:
-        case HloOpcode::kSlice:
-        case HloOpcode::kDynamicSlice:
-        case HloOpcode::kDynamicUpdateSlice:
-        case HloOpcode::kConcatenate:
-        case HloOpcode::kPad:
-        case HloOpcode::kReverse:
-        case HloOpcode::kIota:
-        case HloOpcode::kBitcast:
-        case HloOpcode::kGetDimensionSize:
-        case HloOpcode::kSetDimensionSize:
-        case HloOpcode::kDynamicReshape: return Family::kShapeOp;
-        case HloOpcode::kDot:
-        case HloOpcode::kRaggedDot:
-        case HloOpcode::kScaledDot:
-        case HloOpcode::kConvolution:
-        case HloOpcode::kTriangularSolve:
-        case HloOpcode::kCholesky:
-        case HloOpcode::kFft: return Family::kLinalg;
-        case HloOpcode::kReduce:
-        case HloOpcode::kReduceWindow:
-        case HloOpcode::kSelectAndScatter:
-        case HloOpcode::kSort:
-        case HloOpcode::kGather:
-        case HloOpcode::kScatter:
-        case HloOpcode::kTopK: return Family::kReduction;
-        default: break;
+    case HloOpcode::kCopy:
+    case HloOpcode::kBroadcast:
+    case HloOpcode::kReshape:
+    case HloOpcode::kTranspose:
+    case HloOpcode::kSlice:
+    case HloOpcode::kDynamicSlice:
+    case HloOpcode::kDynamicUpdateSlice:
+    case HloOpcode::kConcatenate:
+    case HloOpcode::kPad:
+    case HloOpcode::kReverse:
+    case HloOpcode::kIota:
+    case HloOpcode::kBitcast:
+    case HloOpcode::kGetDimensionSize:
+    case HloOpcode::kSetDimensionSize:
+    case HloOpcode::kDynamicReshape: return Family::kShapeOp;
+    case HloOpcode::kDot:
+    case HloOpcode::kRaggedDot:
+    case HloOpcode::kScaledDot:
+    case HloOpcode::kConvolution:
+    case HloOpcode::kTriangularSolve:
+    case HloOpcode::kCholesky:
+    case HloOpcode::kFft: return Family::kLinalg;
+    case HloOpcode::kReduce:
+    case HloOpcode::kReduceWindow:
+    case HloOpcode::kSelectAndScatter:
+    case HloOpcode::kSort:
+    case HloOpcode::kGather:
+    case HloOpcode::kScatter:
+    case HloOpcode::kTopK: return Family::kReduction;
+    default: break;
     }
     if (hloOpcodeIsElementwise(opcode)) return Family::kElementwise;
     return Family::kCore;
@@ -420,50 +420,48 @@ StatusOr<Literal> evaluateCollective(const HloInstruction& instruction, Operands
             instruction, std::string(hloOpcodeString(opcode)) + " with more than one participant");
 
     switch (opcode) {
-        case HloOpcode::kAllReduce:
-        case HloOpcode::kAllReduceStart:
-        case HloOpcode::kReduceScatter:
-        case HloOpcode::kAllToAll:
-        case HloOpcode::kCollectiveBroadcast:
-        case HloOpcode::kCollectiveReduce: return operandsAsResult(operands);
-        case HloOpcode::kAllGather: return operandsAsResult(operands);
-        case HloOpcode::kAllGatherStart: {
-            const Shape& shape = instruction.shape();
-            Literal value = operandsAsResult(operands);
-            // Older form: (operand(s), result(s)).
-            if (shape.isTuple() && shape.tupleCount() == 2 && !sameArrayShape(value.shape(), shape))
-                return startTuple(shape, value, value);
-            return value;
-        }
-        case HloOpcode::kRaggedAllToAll: {
-            // Operands: input, output, input_offsets, send_sizes, output_offsets,
-            // recv_sizes. One participant: copy one ragged row range.
-            if (operands.size() != 6)
-                return invalid(instruction, "ragged-all-to-all needs 6 operands");
-            const Literal& input = *operands[0];
-            Literal output = *operands[1];
-            if (operands[2]->elementCount() != 1 || operands[3]->elementCount() != 1 ||
-                operands[4]->elementCount() != 1)
-                return unsupported(instruction,
-                                   "ragged-all-to-all offsets for several participants");
-            const int64_t inOffset = operands[2]->getAsInt64(0);
-            const int64_t size = operands[3]->getAsInt64(0);
-            const int64_t outOffset = operands[4]->getAsInt64(0);
-            if (input.shape().rank() == 0 || input.elementType() != output.elementType())
-                return invalid(instruction, "ragged-all-to-all operands");
-            const int64_t inRows = input.shape().dimensions(0);
-            const int64_t outRows = output.shape().dimensions(0);
-            if (size < 0 || inOffset < 0 || outOffset < 0 || inOffset + size > inRows ||
-                outOffset + size > outRows)
-                return invalid(instruction, "ragged-all-to-all offsets out of range");
-            const int64_t rowBytes = inRows == 0 ? 0 : input.sizeInBytes() / inRows;
-            if (rowBytes * size > 0)
-                std::memcpy(static_cast<char*>(output.untypedData()) + outOffset * rowBytes,
-                            static_cast<const char*>(input.untypedData()) + inOffset * rowBytes,
-                            static_cast<size_t>(rowBytes * size));
-            return output;
-        }
-        default: break;
+    case HloOpcode::kAllReduce:
+    case HloOpcode::kAllReduceStart:
+    case HloOpcode::kReduceScatter:
+    case HloOpcode::kAllToAll:
+    case HloOpcode::kCollectiveBroadcast:
+    case HloOpcode::kCollectiveReduce: return operandsAsResult(operands);
+    case HloOpcode::kAllGather: return operandsAsResult(operands);
+    case HloOpcode::kAllGatherStart: {
+        const Shape& shape = instruction.shape();
+        Literal value = operandsAsResult(operands);
+        // Older form: (operand(s), result(s)).
+        if (shape.isTuple() && shape.tupleCount() == 2 && !sameArrayShape(value.shape(), shape))
+            return startTuple(shape, value, value);
+        return value;
+    }
+    case HloOpcode::kRaggedAllToAll: {
+        // Operands: input, output, input_offsets, send_sizes, output_offsets,
+        // recv_sizes. One participant: copy one ragged row range.
+        if (operands.size() != 6) return invalid(instruction, "ragged-all-to-all needs 6 operands");
+        const Literal& input = *operands[0];
+        Literal output = *operands[1];
+        if (operands[2]->elementCount() != 1 || operands[3]->elementCount() != 1 ||
+            operands[4]->elementCount() != 1)
+            return unsupported(instruction, "ragged-all-to-all offsets for several participants");
+        const int64_t inOffset = operands[2]->getAsInt64(0);
+        const int64_t size = operands[3]->getAsInt64(0);
+        const int64_t outOffset = operands[4]->getAsInt64(0);
+        if (input.shape().rank() == 0 || input.elementType() != output.elementType())
+            return invalid(instruction, "ragged-all-to-all operands");
+        const int64_t inRows = input.shape().dimensions(0);
+        const int64_t outRows = output.shape().dimensions(0);
+        if (size < 0 || inOffset < 0 || outOffset < 0 || inOffset + size > inRows ||
+            outOffset + size > outRows)
+            return invalid(instruction, "ragged-all-to-all offsets out of range");
+        const int64_t rowBytes = inRows == 0 ? 0 : input.sizeInBytes() / inRows;
+        if (rowBytes * size > 0)
+            std::memcpy(static_cast<char*>(output.untypedData()) + outOffset * rowBytes,
+                        static_cast<const char*>(input.untypedData()) + inOffset * rowBytes,
+                        static_cast<size_t>(rowBytes * size));
+        return output;
+    }
+    default: break;
     }
     return unsupported(instruction, std::string(hloOpcodeString(opcode)) + " is not supported");
 }
@@ -499,8 +497,6 @@ private:
     StatusOr<const ComputationPlan*> planFor(const HloComputation& computation);
     StatusOr<Literal> evaluateInstruction(const HloInstruction& instruction, Operands operands);
     StatusOr<Literal> evaluateCore(const HloInstruction& instruction, Operands operands);
-    StatusOr<Literal> callOne(const HloInstruction& instruction, const HloComputation* computation,
-                              Operands operands);
     StatusOr<Literal> evaluateWhile(const HloInstruction& instruction, Operands operands);
     StatusOr<Literal> evaluateConditional(const HloInstruction& instruction, Operands operands);
     StatusOr<Literal> evaluateRng(const HloInstruction& instruction, Operands operands);
@@ -524,11 +520,18 @@ private:
         std::vector<const Literal*> operands;
     };
     std::vector<std::unique_ptr<Frame>> m_frames;  // by call depth
+    const HloComputation* m_lastComputation = nullptr;
+    const ComputationPlan* m_lastPlan = nullptr;
 };
 
 StatusOr<const ComputationPlan*> Evaluator::planFor(const HloComputation& computation) {
+    if (&computation == m_lastComputation) return m_lastPlan;  // reducers, map bodies
     auto it = m_plans.find(&computation);
-    if (it != m_plans.end()) return it->second.get();
+    if (it != m_plans.end()) {
+        m_lastComputation = &computation;
+        m_lastPlan = it->second.get();
+        return m_lastPlan;
+    }
     const HloInstruction* root = computation.root();
     if (root == nullptr)
         return invalidArgument("computation " + computation.name() + " has no root");
@@ -603,8 +606,7 @@ StatusOr<Literal> Evaluator::call(const HloComputation& computation,
     const size_t count = plan->order.size();
     std::vector<Literal>& slots = frame.slots;
     std::vector<const Literal*>& values = frame.values;  // parameters alias the arguments
-    slots.clear();
-    slots.resize(count);
+    if (slots.size() < count) slots.resize(count);       // emptied as values die
     values.assign(count, nullptr);
     frame.remaining.assign(plan->useCounts.begin(), plan->useCounts.end());
     for (size_t i = 0; i < count; ++i) {
@@ -638,23 +640,16 @@ StatusOr<Literal> Evaluator::call(const HloComputation& computation,
 StatusOr<Literal> Evaluator::evaluateInstruction(const HloInstruction& instruction,
                                                  Operands operands) {
     switch (evaluator::familyOf(instruction.opcode())) {
-        case evaluator::Family::kElementwise:
-            return evaluator::evaluateElementwise(instruction, operands, *this);
-        case evaluator::Family::kShapeOp:
-            return evaluator::evaluateShapeOp(instruction, operands, *this);
-        case evaluator::Family::kLinalg:
-            return evaluator::evaluateLinalg(instruction, operands, *this);
-        case evaluator::Family::kReduction:
-            return evaluator::evaluateReduction(instruction, operands, *this);
-        case evaluator::Family::kCore: break;
+    case evaluator::Family::kElementwise:
+        return evaluator::evaluateElementwise(instruction, operands, *this);
+    case evaluator::Family::kShapeOp:
+        return evaluator::evaluateShapeOp(instruction, operands, *this);
+    case evaluator::Family::kLinalg: return evaluator::evaluateLinalg(instruction, operands, *this);
+    case evaluator::Family::kReduction:
+        return evaluator::evaluateReduction(instruction, operands, *this);
+    case evaluator::Family::kCore: break;
     }
     return evaluateCore(instruction, operands);
-}
-
-StatusOr<Literal> Evaluator::callOne(const HloInstruction& instruction,
-                                     const HloComputation* computation, Operands operands) {
-    if (computation == nullptr) return invalid(instruction, "missing called computation");
-    return call(*computation, operands);
 }
 
 StatusOr<Literal> Evaluator::evaluateCore(const HloInstruction& instruction, Operands operands) {
@@ -665,132 +660,129 @@ StatusOr<Literal> Evaluator::evaluateCore(const HloInstruction& instruction, Ope
         return Status::ok();
     };
     switch (opcode) {
-        case HloOpcode::kConstant: {
-            auto it = m_constants.find(&instruction);
-            if (it != m_constants.end()) return it->second;
-            HLO_ASSIGN_OR_RETURN(Literal literal, literalOfConstant(instruction));
-            m_constants.emplace(&instruction, literal);
-            return literal;
+    case HloOpcode::kConstant: {
+        auto it = m_constants.find(&instruction);
+        if (it != m_constants.end()) return it->second;
+        HLO_ASSIGN_OR_RETURN(Literal literal, literalOfConstant(instruction));
+        m_constants.emplace(&instruction, literal);
+        return literal;
+    }
+    case HloOpcode::kTuple: {
+        std::vector<Literal> elements;
+        elements.reserve(operands.size());
+        for (const Literal* operand : operands) elements.push_back(*operand);
+        return Literal::makeTuple(std::move(elements));
+    }
+    case HloOpcode::kGetTupleElement: {
+        HLO_RETURN_IF_ERROR(needOperands(1));
+        const Literal& tuple = *operands[0];
+        const int64_t index = instruction.tupleIndex();
+        if (!tuple.isTuple() || index < 0 ||
+            index >= static_cast<int64_t>(tuple.tupleElements().size()))
+            return invalid(instruction, "tuple index " + std::to_string(index) + " out of range");
+        return tuple.tupleElement(index);
+    }
+    case HloOpcode::kCall:
+    case HloOpcode::kFusion: {
+        const HloComputation* callee = instruction.toApply();
+        if (callee == nullptr) callee = instruction.calledComputation("calls");
+        if (callee == nullptr) return invalid(instruction, "missing called computation");
+        return call(*callee, operands);
+    }
+    case HloOpcode::kWhile: return evaluateWhile(instruction, operands);
+    case HloOpcode::kConditional: return evaluateConditional(instruction, operands);
+    case HloOpcode::kOptimizationBarrier:
+    case HloOpcode::kDomain:
+    case HloOpcode::kAddDependency: HLO_RETURN_IF_ERROR(needOperands(1)); return *operands[0];
+    case HloOpcode::kAfterAll: return Literal(Shape::makeToken());
+    case HloOpcode::kCopyStart: {
+        HLO_RETURN_IF_ERROR(needOperands(1));
+        if (!instruction.shape().isTuple()) return *operands[0];
+        return startTuple(instruction.shape(), *operands[0], *operands[0]);
+    }
+    case HloOpcode::kCopyDone: {
+        HLO_RETURN_IF_ERROR(needOperands(1));
+        if (operands[0]->isTuple() && !operands[0]->tupleElements().empty())
+            return operands[0]->tupleElement(0);
+        return *operands[0];
+    }
+    case HloOpcode::kAsyncStart: {
+        std::vector<HloComputation*> called = instruction.calledComputations();
+        if (called.empty()) return unsupported(instruction, "async-start without a computation");
+        HLO_ASSIGN_OR_RETURN(Literal result, call(*called.front(), operands));
+        const Shape& shape = instruction.shape();
+        if (!shape.isTuple() || shape.tupleCount() < 2) return result;
+        std::vector<Literal> operandValues;
+        for (const Literal* operand : operands) operandValues.push_back(*operand);
+        Literal first = shape.tupleShape(0).isTuple() || operands.empty()
+                            ? Literal::makeTuple(std::move(operandValues))
+                            : *operands[0];
+        return startTuple(shape, std::move(first), std::move(result));
+    }
+    case HloOpcode::kAsyncUpdate: HLO_RETURN_IF_ERROR(needOperands(1)); return *operands[0];
+    case HloOpcode::kAsyncDone: {
+        HLO_RETURN_IF_ERROR(needOperands(1));
+        const Literal& start = *operands[0];
+        if (!start.isTuple() || start.tupleElements().size() < 2)
+            return invalid(instruction, "async-done operand is not an async-start tuple");
+        return start.tupleElement(1);
+    }
+    case HloOpcode::kReplicaId:
+    case HloOpcode::kPartitionId: {
+        Literal result(instruction.shape());
+        if (!result.isValid() || result.elementCount() != 1)
+            return invalid(instruction, "expects a scalar result");
+        result.setFromInt64(
+            0, opcode == HloOpcode::kReplicaId ? m_options.replicaId : m_options.partitionId);
+        return result;
+    }
+    case HloOpcode::kRng: return evaluateRng(instruction, operands);
+    case HloOpcode::kRngBitGenerator:
+        HLO_RETURN_IF_ERROR(needOperands(1));
+        return evaluateRngBitGenerator(instruction, *operands[0]);
+    case HloOpcode::kRngGetAndUpdateState: {
+        Literal result(instruction.shape());
+        if (result.elementType() != PrimitiveType::U64 || result.elementCount() < 1)
+            return invalid(instruction, "expects a u64 result");
+        std::span<uint64_t> out = result.data<uint64_t>();
+        out[0] = m_rngStateLow;
+        if (out.size() > 1) out[1] = m_rngStateHigh;
+        int64_t delta = 1;
+        if (auto text = instruction.attribute("delta")) {
+            auto parsed = std::from_chars(text->data(), text->data() + text->size(), delta);
+            if (parsed.ec != std::errc())
+                return invalid(instruction, "bad delta " + std::string(*text));
         }
-        case HloOpcode::kTuple: {
-            std::vector<Literal> elements;
-            elements.reserve(operands.size());
-            for (const Literal* operand : operands) elements.push_back(*operand);
-            return Literal::makeTuple(std::move(elements));
-        }
-        case HloOpcode::kGetTupleElement: {
-            HLO_RETURN_IF_ERROR(needOperands(1));
-            const Literal& tuple = *operands[0];
-            const int64_t index = instruction.tupleIndex();
-            if (!tuple.isTuple() || index < 0 ||
-                index >= static_cast<int64_t>(tuple.tupleElements().size()))
-                return invalid(instruction,
-                               "tuple index " + std::to_string(index) + " out of range");
-            return tuple.tupleElement(index);
-        }
-        case HloOpcode::kCall: {
-            const HloComputation* callee = instruction.toApply();
-            if (callee == nullptr) callee = instruction.calledComputation("calls");
-            return callOne(instruction, callee, operands);
-        }
-        case HloOpcode::kFusion:
-            return callOne(instruction, instruction.fusedComputation(), operands);
-        case HloOpcode::kWhile: return evaluateWhile(instruction, operands);
-        case HloOpcode::kConditional: return evaluateConditional(instruction, operands);
-        case HloOpcode::kOptimizationBarrier:
-        case HloOpcode::kDomain:
-        case HloOpcode::kAddDependency: HLO_RETURN_IF_ERROR(needOperands(1)); return *operands[0];
-        case HloOpcode::kAfterAll: return Literal(Shape::makeToken());
-        case HloOpcode::kCopyStart: {
-            HLO_RETURN_IF_ERROR(needOperands(1));
-            if (!instruction.shape().isTuple()) return *operands[0];
-            return startTuple(instruction.shape(), *operands[0], *operands[0]);
-        }
-        case HloOpcode::kCopyDone: {
-            HLO_RETURN_IF_ERROR(needOperands(1));
-            if (operands[0]->isTuple() && !operands[0]->tupleElements().empty())
-                return operands[0]->tupleElement(0);
-            return *operands[0];
-        }
-        case HloOpcode::kAsyncStart: {
-            std::vector<HloComputation*> called = instruction.calledComputations();
-            if (called.empty())
-                return unsupported(instruction, "async-start without a computation");
-            HLO_ASSIGN_OR_RETURN(Literal result, call(*called.front(), operands));
-            const Shape& shape = instruction.shape();
-            if (!shape.isTuple() || shape.tupleCount() < 2) return result;
-            std::vector<Literal> operandValues;
-            for (const Literal* operand : operands) operandValues.push_back(*operand);
-            Literal first = shape.tupleShape(0).isTuple() || operands.empty()
-                                ? Literal::makeTuple(std::move(operandValues))
-                                : *operands[0];
-            return startTuple(shape, std::move(first), std::move(result));
-        }
-        case HloOpcode::kAsyncUpdate: HLO_RETURN_IF_ERROR(needOperands(1)); return *operands[0];
-        case HloOpcode::kAsyncDone: {
-            HLO_RETURN_IF_ERROR(needOperands(1));
-            const Literal& start = *operands[0];
-            if (!start.isTuple() || start.tupleElements().size() < 2)
-                return invalid(instruction, "async-done operand is not an async-start tuple");
-            return start.tupleElement(1);
-        }
-        case HloOpcode::kReplicaId:
-        case HloOpcode::kPartitionId: {
-            Literal result(instruction.shape());
-            if (!result.isValid() || result.elementCount() != 1)
-                return invalid(instruction, "expects a scalar result");
-            result.setFromInt64(
-                0, opcode == HloOpcode::kReplicaId ? m_options.replicaId : m_options.partitionId);
-            return result;
-        }
-        case HloOpcode::kRng: return evaluateRng(instruction, operands);
-        case HloOpcode::kRngBitGenerator:
-            HLO_RETURN_IF_ERROR(needOperands(1));
-            return evaluateRngBitGenerator(instruction, *operands[0]);
-        case HloOpcode::kRngGetAndUpdateState: {
-            Literal result(instruction.shape());
-            if (result.elementType() != PrimitiveType::U64 || result.elementCount() < 1)
-                return invalid(instruction, "expects a u64 result");
-            std::span<uint64_t> out = result.data<uint64_t>();
-            out[0] = m_rngStateLow;
-            if (out.size() > 1) out[1] = m_rngStateHigh;
-            int64_t delta = 1;
-            if (auto text = instruction.attribute("delta")) {
-                auto parsed = std::from_chars(text->data(), text->data() + text->size(), delta);
-                if (parsed.ec != std::errc())
-                    return invalid(instruction, "bad delta " + std::string(*text));
-            }
-            uint64_t old = m_rngStateLow;
-            m_rngStateLow += static_cast<uint64_t>(delta);
-            if (m_rngStateLow < old) ++m_rngStateHigh;
-            return result;
-        }
-        case HloOpcode::kCustomCall: return evaluateCustomCall(instruction, operands);
-        case HloOpcode::kAllReduce:
-        case HloOpcode::kAllReduceStart:
-        case HloOpcode::kAllReduceDone:
-        case HloOpcode::kAllGather:
-        case HloOpcode::kAllGatherStart:
-        case HloOpcode::kAllGatherDone:
-        case HloOpcode::kReduceScatter:
-        case HloOpcode::kAllToAll:
-        case HloOpcode::kRaggedAllToAll:
-        case HloOpcode::kCollectiveBroadcast:
-        case HloOpcode::kCollectiveReduce:
-        case HloOpcode::kCollectivePermute:
-        case HloOpcode::kCollectivePermuteStart:
-        case HloOpcode::kCollectivePermuteDone: return evaluateCollective(instruction, operands);
-        case HloOpcode::kSend:
-        case HloOpcode::kSendDone:
-        case HloOpcode::kRecv:
-        case HloOpcode::kRecvDone:
-        case HloOpcode::kInfeed:
-        case HloOpcode::kOutfeed:
-            return unsupported(
-                instruction, std::string(hloOpcodeString(opcode)) + " needs a host or peer device");
-        case HloOpcode::kParameter:
-            return invalid(instruction, "parameter evaluated out of context");
-        default: break;
+        uint64_t old = m_rngStateLow;
+        m_rngStateLow += static_cast<uint64_t>(delta);
+        if (m_rngStateLow < old) ++m_rngStateHigh;
+        return result;
+    }
+    case HloOpcode::kCustomCall: return evaluateCustomCall(instruction, operands);
+    case HloOpcode::kAllReduce:
+    case HloOpcode::kAllReduceStart:
+    case HloOpcode::kAllReduceDone:
+    case HloOpcode::kAllGather:
+    case HloOpcode::kAllGatherStart:
+    case HloOpcode::kAllGatherDone:
+    case HloOpcode::kReduceScatter:
+    case HloOpcode::kAllToAll:
+    case HloOpcode::kRaggedAllToAll:
+    case HloOpcode::kCollectiveBroadcast:
+    case HloOpcode::kCollectiveReduce:
+    case HloOpcode::kCollectivePermute:
+    case HloOpcode::kCollectivePermuteStart:
+    case HloOpcode::kCollectivePermuteDone: return evaluateCollective(instruction, operands);
+    case HloOpcode::kSend:
+    case HloOpcode::kSendDone:
+    case HloOpcode::kRecv:
+    case HloOpcode::kRecvDone:
+    case HloOpcode::kInfeed:
+    case HloOpcode::kOutfeed:
+        return unsupported(instruction,
+                           std::string(hloOpcodeString(opcode)) + " needs a host or peer device");
+    case HloOpcode::kParameter: return invalid(instruction, "parameter evaluated out of context");
+    default: break;
     }
     return unsupported(instruction,
                        std::string(hloOpcodeString(opcode)) + " is not supported by the evaluator");

@@ -402,6 +402,7 @@ Status Parser::parseInstructionRhs(ComputationState& state, std::string_view nam
     Shape shape;
     const bool hasShape = canBeShape();
     if (hasShape) HLO_RETURN_IF_ERROR(parseShape(&shape));
+    else HLO_RETURN_IF_ERROR(checkNotAShape());
     Token opcodeToken = m_lexer.next();
     if (opcodeToken.kind != TokenKind::kIdentifier) return expected("an opcode", opcodeToken);
 
@@ -472,7 +473,7 @@ Status Parser::parseInstructionRhs(ComputationState& state, std::string_view nam
 
     // Nested instructions take no attributes (a ',' after them separates
     // operands) but are still checked for the attributes XLA requires.
-    const size_t attributesOffset = m_lexer.cursor();
+    const size_t attributesOffset = m_lexer.position();
     HLO_RETURN_IF_ERROR(
         parseAttributes(state, pending, info, attributesOffset, allowAttributes));
 
@@ -626,6 +627,8 @@ Status Parser::parseOperand(ComputationState& state, OperandRef& ref) {
     if (canBeShape()) {
         HLO_RETURN_IF_ERROR(parseShapeLite(&m_declared));
         hasDeclared = true;
+    } else {
+        HLO_RETURN_IF_ERROR(checkNotAShape());
     }
     const Token& token = m_lexer.peek();
     if (!isName(token)) return expected("an operand", token);

@@ -314,8 +314,21 @@ Status Parser::parseAttributes(ComputationState& state, PendingInstruction& pend
         ~SeenScope() { stack.resize(base); }
     } scope{m_seenAttributes, m_seenAttributes.size()};
     auto seenBegin = [&] { return m_seenAttributes.begin() + static_cast<ptrdiff_t>(scope.base); };
+    // Linear search for the usual handful of attributes, a hash set beyond.
+    constexpr size_t kLinearLimit = 32;
+    NameTable many;
     auto wasSeen = [&](std::string_view name) {
+        if (m_seenAttributes.size() - scope.base > kLinearLimit) return many.contains(name);
         return std::find(seenBegin(), m_seenAttributes.end(), name) != m_seenAttributes.end();
+    };
+    auto markSeen = [&](std::string_view name) {
+        markSeen(name);
+        size_t count = m_seenAttributes.size() - scope.base;
+        if (count == kLinearLimit + 1) {
+            for (auto it = seenBegin(); it != m_seenAttributes.end(); ++it) many.insert(*it, 0);
+        } else if (count > kLinearLimit + 1) {
+            many.insert(name, 0);
+        }
     };
     auto extra = [&]() -> HloExtraAttributes& { return instruction->mutableExtra(); };
     auto dot = [&]() -> DotDimensionNumbers& {
@@ -343,7 +356,7 @@ Status Parser::parseAttributes(ComputationState& state, PendingInstruction& pend
             return expected("'=' after attribute name '" + std::string(name) + "'", equal);
         if (wasSeen(name))
             return error(nameToken.offset, "attribute " + std::string(name) + " already exists");
-        m_seenAttributes.push_back(name);
+        markSeen(name);
         Attr attr = classifyAttribute(name);
         if (attr != Attr::kVerbatim && !appliesTo(attr, op)) {
             if (isComputationAttribute(attr) && attr != Attr::kSelect && attr != Attr::kScatter)

@@ -258,6 +258,7 @@ public:
 
     // ---- shapes (hlo_parser_shapes.cc)
     bool canBeShape();
+    Status checkNotAShape();
     Status parseShape(Shape* out);
     Status parseShapeLite(ShapeLite* out);
     Status parseLayout(Layout* out, int64_t rank);  // out may be null: check and drop
@@ -292,6 +293,7 @@ public:
     ShapeLite m_declared;                    // scratch for declared operand shapes
     std::map<std::pair<uint32_t, int64_t>, uint32_t> m_gteCache;  // (tuple, index) -> gte
     std::unordered_map<std::string, int64_t> m_nameSuffixes;      // for unique names
+    std::unordered_map<const HloInstruction*, const HloInstruction*> m_asyncStarts;
     std::string m_scratch;
     size_t m_typeCacheOffset = kNoOffset;  // last element type looked up by canBeShape
     PrimitiveType m_typeCache = PrimitiveType::PRIMITIVE_TYPE_INVALID;

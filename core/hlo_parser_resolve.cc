@@ -305,13 +305,22 @@ Status Parser::checkAsync(const Site& site) {
         return error(site.offset,
                      "AsyncUpdate and AsyncDone expect an asynchronous operation as their first "
                      "operand.");
-    // Walk to the async-start of the chain (bounded: forward references can
-    // make cycles).
+    // The async-start of the chain: sites are checked in text order, so the
+    // previous op's start is usually known already (forward references can
+    // make chains out of order or even cycles; those walk, bounded).
     const HloInstruction* start = previous;
-    for (int steps = 0; start->opcode() == O::kAsyncUpdate && steps < 100000; ++steps) {
-        if (start->operandCount() != 1) break;
-        start = start->operand(0);
+    if (previous->opcode() == O::kAsyncUpdate) {
+        auto known = m_asyncStarts.find(previous);
+        if (known != m_asyncStarts.end()) {
+            start = known->second;
+        } else {
+            for (int steps = 0; start->opcode() == O::kAsyncUpdate && steps < 1000; ++steps) {
+                if (start->operandCount() < 1) break;
+                start = start->operand(0);
+            }
+        }
     }
+    m_asyncStarts[instruction] = start;
     auto wrappedOpcode = [](const HloInstruction* op) -> std::optional<O> {
         if (op->extra() && op->extra()->asyncWrappedOpcode) return op->extra()->asyncWrappedOpcode;
         if (const HloComputation* called = op->calledComputation("calls"))

@@ -131,6 +131,16 @@ bool Parser::canBeShape() {
     return true;
 }
 
+// An identifier directly followed by '[' that is no element type: reject it
+// as a shape rather than reading it as a name or opcode.
+Status Parser::checkNotAShape() {
+    const Token& token = m_lexer.peek();
+    if (token.kind != TokenKind::kIdentifier || token.text == "b") return Status::ok();
+    if (m_lexer.charAt(m_lexer.skipTrivia(token.offset + token.text.size())) != '[')
+        return Status::ok();
+    return error(token.offset, "unknown primitive type '" + std::string(token.text) + "'");
+}
+
 Status Parser::parsePrimitiveType(PrimitiveType* out, size_t* offset) {
     Token token = m_lexer.next();
     *offset = token.offset;
@@ -487,8 +497,9 @@ Status Parser::parseLayout(Layout* out, int64_t rank) {
         HLO_RETURN_IF_ERROR(intItem("S(", &memorySpace, "memory space"));
         if (s.eatWord("SC(")) {
             --s.p;
-            while (s.peek() == '(') {
-                ++s.p;
+            // XLA writes SC once before all configs; a repeated SC is accepted too.
+            while (s.peek() == '(' || s.eatWord("SC(")) {
+                if (m_lexer.charAt(s.p) == '(') ++s.p;
                 SplitConfig config;
                 HLO_RETURN_IF_ERROR(expectInt(&config.dimension, "a split config"));
                 HLO_RETURN_IF_ERROR(expectChar(':', "':' in a split config"));

@@ -333,6 +333,7 @@ bool allowsMixedPrecisionOperands(HloOpcode opcode) {
     case HloOpcode::kTuple:
     case HloOpcode::kWhile:
     case HloOpcode::kScan:
+    case HloOpcode::kRng:
     case HloOpcode::kAddDependency:
     case HloOpcode::kStochasticConvert: return true;
     default: return false;
@@ -531,6 +532,8 @@ Status Verifier::run() {
     HLO_RETURN_IF_ERROR(verifyEntryLayout());
     HLO_RETURN_IF_ERROR(verifyAliasing());
     HLO_RETURN_IF_ERROR(verifyLayoutConstrainedAllReduce(m_module));
+    HLO_RETURN_IF_ERROR(verifyBuffers(m_module));
+    if (m_options.verifyNoSendRecvDeadlocks) HLO_RETURN_IF_ERROR(verifySendRecvDeadlocks(m_module));
     return Status::ok();
 }
 
@@ -1275,6 +1278,12 @@ Status Verifier::verifyOriginalValue(const HloInstruction& instruction) {
             }
             return index == shape.tupleCount();
         }
+        if (rest.front() == '[') {
+            // A marker such as [synthetic_call] stands for the whole value.
+            size_t end = balancedEnd(rest, 0);
+            rest.remove_prefix(end);
+            return true;
+        }
         if (rest.front() == '{') {
             if (shape.isTuple()) return false;
             size_t end = balancedEnd(rest, 0);
@@ -1330,12 +1339,10 @@ Status Verifier::verifyLayoutSensitive(const HloInstruction& instruction) {
         b.mutableTiles().clear();
         a.setMemorySpace(0);
         b.setMemorySpace(0);
-        if (opcode == HloOpcode::kConvert || opcode == HloOpcode::kCompare ||
-            opcode == HloOpcode::kIsFinite ||
-            (opcode == HloOpcode::kSelect && operandShape.elementType() == PrimitiveType::PRED)) {
-            a.setElementSizeInBits(0);
-            b.setElementSizeInBits(0);
-        }
+        // Element sizes may differ (sub-byte operands of converts, compares,
+        // selects, scatters, ...).
+        a.setElementSizeInBits(0);
+        b.setElementSizeInBits(0);
         if (!(a == b)) {
             return instructionError(instruction, "Instruction shouldn't change layouts: from " +
                                                      shape.toString() + " to " +
@@ -1443,11 +1450,13 @@ Status Verifier::verifyAliasing() {
             return computationError(*entry, where + ": aliased buffers must be arrays, got " +
                                                 str(*parameter) + " and " + str(*result));
         }
-        if (parameter->byteSize() != result->byteSize()) {
+        // XLA compares the aliased buffers' sizes only in layout-sensitive
+        // mode (sizes depend on layouts); compare element types regardless.
+        if (m_options.layoutSensitive && parameter->byteSize() != result->byteSize()) {
             return computationError(*entry, where + ": expected aliased input and output to have the "
                                                     "same size; input sub-shape is " +
-                                                str(*parameter) + ", output sub-shape is " +
-                                                str(*result));
+                                                parameter->toString() + ", output sub-shape is " +
+                                                result->toString());
         }
         if (!seenParameters.insert({alias.parameterNumber, alias.parameterIndex}).second) {
             return computationError(*entry, where + ": the parameter buffer is aliased more than once");

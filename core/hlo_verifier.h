@@ -26,6 +26,10 @@ struct HloVerifierOptions {
     // XLA's verify_broadcast_dimensions_order: broadcast dimensions= must be
     // strictly increasing.
     bool verifyBroadcastDimensionsOrder = false;
+    // XLA's collective-deadlock verification: in scheduled modules, sends and
+    // recvs annotated with _xla_send_recv_source_target_pairs must pair up
+    // within their computation, with unique and acyclic source-target pairs.
+    bool verifyNoSendRecvDeadlocks = false;
     // XLA's verify_reshape_is_bitcast: every (unfused) reshape must be a
     // physical bitcast under the shapes' layouts.
     bool verifyReshapeIsBitcast = false;

@@ -53,5 +53,11 @@ Status verifyCustomCall(const HloInstruction& instruction, const HloVerifierOpti
 Status verifyAsyncPairs(const HloModule& module);
 Status verifyChannels(const HloModule& module);
 Status verifyLayoutConstrainedAllReduce(const HloModule& module);
+// Buffer shapes b(...): custom calls must alias every buffer they take or
+// produce, exactly once; a buffer value has a single writer.
+Status verifyBuffers(const HloModule& module);
+// XLA's collective-deadlock check for send/recv pairs annotated with
+// _xla_send_recv_source_target_pairs in scheduled modules.
+Status verifySendRecvDeadlocks(const HloModule& module);
 
 }  // namespace hloscope::verifier_internal

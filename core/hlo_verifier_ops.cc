@@ -24,6 +24,11 @@ std::string opName(const HloInstruction& instruction) {
     return std::string(hloOpcodeString(instruction.opcode()));
 }
 
+// A buffer shape b(T) aliases like its array T.
+const Shape& unwrapBuffer(const Shape& shape) {
+    return shape.isBuffer() && shape.tupleCount() == 1 ? shape.tupleShape(0) : shape;
+}
+
 const HloModule* moduleOf(const HloInstruction& instruction) {
     return instruction.parent() ? instruction.parent()->parent() : nullptr;
 }
@@ -70,14 +75,12 @@ std::string_view groupModeName(GroupMode mode) {
 
 using Groups = std::vector<std::vector<int64_t>>;
 
-StatusOr<Groups> replicaGroups(const HloInstruction& instruction) {
+// nullopt when the groups use a form we do not model (e.g. the mesh-axes
+// form `mesh['x'=2,'y'=2] {'y'}`); such instructions skip group checks.
+std::optional<Groups> replicaGroups(const HloInstruction& instruction) {
     auto text = instruction.attribute("replica_groups");
     if (!text) return Groups{};
-    auto groups = parseReplicaGroups(*text);
-    if (!groups) {
-        return instructionError(instruction, "cannot parse replica_groups=" + std::string(*text));
-    }
-    return *groups;
+    return parseReplicaGroups(*text);
 }
 
 Status checkReplicaGroups(const HloInstruction& instruction, const Groups& groups, GroupMode mode,
@@ -198,10 +201,7 @@ Status checkBufferOffset(const HloInstruction& instruction, const Shape& buffer,
 }
 
 bool isInplaceCollectivePermute(const HloInstruction& instruction) {
-    if (instruction.operandCount() != 4) return false;
-    const Shape& offsets = instruction.operand(2)->shape();
-    return offsets.isTuple() || (offsets.isArray() && primitive_util::isInteger(offsets.elementType()) &&
-                                 !compatible(offsets, instruction.operand(0)->shape()));
+    return instruction.operandCount() == 4 && instruction.operand(2)->shape().isTuple();
 }
 
 Status checkInplaceCollectivePermute(const HloInstruction& instruction) {
@@ -298,8 +298,8 @@ Status verifyCollective(const HloInstruction& instruction) {
     case HloOpcode::kAllReduce:
     case HloOpcode::kAllReduceStart: {
         HLO_ASSIGN_OR_RETURN(GroupMode mode, groupMode(instruction, true));
-        HLO_ASSIGN_OR_RETURN(Groups groups, replicaGroups(instruction));
-        HLO_RETURN_IF_ERROR(checkReplicaGroups(instruction, groups, mode, /*uniformSize=*/false));
+        auto groups = replicaGroups(instruction);
+        if (groups) HLO_RETURN_IF_ERROR(checkReplicaGroups(instruction, *groups, mode, /*uniformSize=*/false));
         if (auto channel = intAttribute(instruction, "channel_id"); channel && *channel <= 0) {
             return instructionError(instruction, "All reduce channel id must be greater than 0");
         }
@@ -316,8 +316,9 @@ Status verifyCollective(const HloInstruction& instruction) {
     case HloOpcode::kAllGatherStart:
     case HloOpcode::kReduceScatter: {
         HLO_ASSIGN_OR_RETURN(GroupMode mode, groupMode(instruction, true));
-        HLO_ASSIGN_OR_RETURN(Groups groups, replicaGroups(instruction));
-        HLO_RETURN_IF_ERROR(checkReplicaGroups(instruction, groups, mode, true));
+        auto groups = replicaGroups(instruction);
+        if (!groups) break;
+        HLO_RETURN_IF_ERROR(checkReplicaGroups(instruction, *groups, mode, true));
         if (instruction.dimensions().size() != 1 || instruction.operandCount() < 1) break;
         int64_t dim = instruction.dimensions(0);
         const Shape& operand = instruction.operand(0)->shape();
@@ -337,16 +338,23 @@ Status verifyCollective(const HloInstruction& instruction) {
         int64_t shardCount = opcode == HloOpcode::kReduceScatter
                                  ? ceilOfRatio(operand.dimensions(dim), output->dimensions(dim))
                                  : ceilOfRatio(output->dimensions(dim), operand.dimensions(dim));
-        HLO_RETURN_IF_ERROR(checkShardCount(instruction, shardCount, subgroupSize(instruction, groups, mode)));
+        HLO_RETURN_IF_ERROR(checkShardCount(instruction, shardCount, subgroupSize(instruction, *groups, mode)));
         break;
     }
     case HloOpcode::kAllToAll:
     case HloOpcode::kRaggedAllToAll: {
         HLO_ASSIGN_OR_RETURN(GroupMode mode, groupMode(instruction, false));
-        HLO_ASSIGN_OR_RETURN(Groups groups, replicaGroups(instruction));
-        HLO_RETURN_IF_ERROR(checkReplicaGroups(instruction, groups, mode, true));
-        if (opcode == HloOpcode::kAllToAll) {
-            int64_t splitCount = subgroupSize(instruction, groups, mode);
+        auto groups = replicaGroups(instruction);
+        if (!groups) break;
+        HLO_RETURN_IF_ERROR(checkReplicaGroups(instruction, *groups, mode, true));
+        // With empty groups the split count is the replica (or partition)
+        // count, which only the module header can tell; skip when unset.
+        const HloModule* module = moduleOf(instruction);
+        bool countKnown = !groups->empty() ||
+                          (module && (mode == GroupMode::kCrossReplica ? module->replicaCount().has_value()
+                                                                       : module->numPartitions().has_value()));
+        if (opcode == HloOpcode::kAllToAll && countKnown) {
+            int64_t splitCount = subgroupSize(instruction, *groups, mode);
             bool hasSplitDimension = instruction.hasDimensions() && !instruction.dimensions().empty();
             if (hasSplitDimension) {
                 if (instruction.operandCount() != 1) {
@@ -427,6 +435,9 @@ std::optional<AsyncSignature> asyncSignature(const HloInstruction& instruction) 
     const HloComputation* computation = instruction.calledComputation("calls");
     const HloInstruction* start = asyncChainStart(&instruction);
     if (!computation && start) computation = start->calledComputation("calls");
+    // `call-start(...), to_apply=c` sugar wraps a call of c: same signature.
+    if (!computation && start && start->extra() && start->extra()->asyncWrappedOpcode == HloOpcode::kCall)
+        computation = start->toApply();
     AsyncSignature signature;
     if (computation) {
         auto program = shape_inference_internal::programShape(computation);
@@ -435,32 +446,36 @@ std::optional<AsyncSignature> asyncSignature(const HloInstruction& instruction) 
         signature.result = program->result;
         return signature;
     }
-    // `op-start` sugar: the wrapped instruction is implicit; its operands are
-    // the start's bound operands and its result is the done's shape.
-    if (!start || !start->shape().isTuple() || start->shape().tupleCount() < 2 ||
-        !start->shape().tupleShape(0).isTuple())
-        return std::nullopt;
-    signature.parameters = start->shape().tupleShape(0).tupleShapes();
+    // Other `op-start` sugar: the wrapped instruction is implicit; its
+    // operands are those bound before the done, its result the done's shape.
+    if (!start) return std::nullopt;
     const HloInstruction* done = asyncChainDone(start);
-    signature.result = done ? done->shape() : start->shape().tupleShape(1);
+    const HloInstruction* last = done && done->operandCount() > 0 ? done->operand(0) : start;
+    const Shape& lastShape = last->shape();
+    if (!lastShape.isTuple() || lastShape.tupleCount() < 2 || !lastShape.tupleShape(0).isTuple())
+        return std::nullopt;
+    signature.parameters = lastShape.tupleShape(0).tupleShapes();
+    signature.result = done ? done->shape() : lastShape.tupleShape(1);
     return signature;
 }
 
-// A buffer shape b(T) aliases like its array T.
-const Shape& unwrapBuffer(const Shape& shape) {
-    return shape.isBuffer() && shape.tupleCount() == 1 ? shape.tupleShape(0) : shape;
-}
-
-bool shapesSame(const Shape& a, const Shape& b, const HloVerifierOptions& options) {
+bool shapesSame(const Shape& a, const Shape& b, const HloVerifierOptions& options,
+                bool ignoreMemorySpace = false) {
     if (!compatible(a, b)) return false;
     if (!options.layoutSensitive) return true;
     if (a.isTuple() && b.isTuple()) {
         for (int64_t i = 0; i < a.tupleCount(); ++i)
-            if (!shapesSame(a.tupleShape(i), b.tupleShape(i), options)) return false;
+            if (!shapesSame(a.tupleShape(i), b.tupleShape(i), options, ignoreMemorySpace)) return false;
         return true;
     }
     if (!a.isArray() || !b.isArray()) return true;
-    return effectiveLayout(a) == effectiveLayout(b);
+    Layout la = effectiveLayout(a);
+    Layout lb = effectiveLayout(b);
+    if (ignoreMemorySpace) {
+        la.setMemorySpace(0);
+        lb.setMemorySpace(0);
+    }
+    return la == lb;
 }
 
 std::string shapeText(const Shape& shape) { return shape.toString(true); }
@@ -505,8 +520,15 @@ Status checkAsyncAliasing(const HloInstruction& instruction, const AsyncSignatur
     if (!aliases) {
         return instructionError(instruction, "cannot parse output_to_operand_aliasing=" + std::string(*text));
     }
+    // For `op-start` sugar the aliasing belongs to the wrapped op: indices
+    // refer to its result. Otherwise they refer to the fully bound async
+    // shape ((parameters), result).
+    bool sugar = !instruction.calledComputation("calls") && instruction.extra() &&
+                 instruction.extra()->asyncWrappedOpcode;
+    Shape fullShape = sugar ? signature.result
+                            : Shape::makeTuple({Shape::makeTuple(signature.parameters), signature.result});
     for (const OperandAlias& alias : *aliases) {
-        if (alias.outputIndex.empty()) {
+        if (alias.outputIndex.empty() && !sugar) {
             return instructionError(instruction, "Output index should not be empty.");
         }
         if (alias.operandNumber < 0) {
@@ -516,11 +538,17 @@ Status checkAsyncAliasing(const HloInstruction& instruction, const AsyncSignatur
             return instructionError(instruction, "Operand number " + std::to_string(alias.operandNumber) +
                                                      " in aliasing config is out of bounds.");
         }
-        const Shape* output = subshape(instruction.shape(), alias.outputIndex);
+        // Output indices refer to the async shape; an index beyond what is
+        // bound yet refers to the fully bound shape ((parameters), result).
+        const Shape* output = sugar ? subshape(fullShape, alias.outputIndex)
+                                    : subshape(instruction.shape(), alias.outputIndex);
+        if (!output && !sugar) output = subshape(fullShape, alias.outputIndex);
         if (!output) return instructionError(instruction, "Invalid aliasing output shape index.");
         const Shape* operand =
             subshape(signature.parameters[static_cast<size_t>(alias.operandNumber)], alias.operandIndex);
         if (!operand) return instructionError(instruction, "Invalid aliasing operand shape index.");
+        // An empty tuple is an output that is not bound yet.
+        if (output->isTuple() && output->tupleCount() == 0) continue;
         if (!shapesSame(unwrapBuffer(*operand), unwrapBuffer(*output), options)) {
             return instructionError(instruction, "Different aliasing shapes: " + shapeText(*operand) +
                                                      " vs " + shapeText(*output));
@@ -668,7 +696,8 @@ Status verifyCustomCall(const HloInstruction& instruction, const HloVerifierOpti
             if (!operand) return instructionError(instruction, "Invalid aliasing operand shape index.");
             const Shape* output = subshape(instruction.shape(), alias.outputIndex);
             if (!output) return instructionError(instruction, "Invalid aliasing output shape index.");
-            if (!shapesSame(unwrapBuffer(*operand), unwrapBuffer(*output), options)) {
+            if (!shapesSame(unwrapBuffer(*operand), unwrapBuffer(*output), options,
+                            /*ignoreMemorySpace=*/true)) {
                 return instructionError(instruction, "Different aliasing shapes: " + shapeText(*operand) +
                                                          " vs " + shapeText(*output));
             }
@@ -879,9 +908,29 @@ Status verifyChannels(const HloModule& module) {
     return Status::ok();
 }
 
+// A layout-constrained all-reduce pins its operands' layouts; mixing such
+// all-reduces with unconstrained ones is an error (XLA's layout assignment
+// cannot handle it). Constraints that only fix default layouts constrain
+// nothing, so the mix is reported when a constrained all-reduce actually
+// pins a non-default layout.
 Status verifyLayoutConstrainedAllReduce(const HloModule& module) {
-    const HloInstruction* reference = nullptr;
-    bool referenceConstrained = false;
+    const HloInstruction* constrainedReference = nullptr;
+    const HloInstruction* unconstrainedReference = nullptr;
+    bool pinsNonDefaultLayout = false;
+    auto nonDefault = [](const Shape& shape) {
+        std::vector<const Shape*> pending = {&shape};
+        while (!pending.empty()) {
+            const Shape* s = pending.back();
+            pending.pop_back();
+            if (s->isTuple()) {
+                for (const Shape& e : s->tupleShapes()) pending.push_back(&e);
+            } else if (s->isArray() && s->hasLayout() &&
+                       s->layout().minorToMajor() != Layout::descending(s->rank()).minorToMajor()) {
+                return true;
+            }
+        }
+        return false;
+    };
     for (const auto& computation : module.computations()) {
         for (const auto& owned : computation->instructions()) {
             const HloInstruction& instruction = *owned;
@@ -889,16 +938,201 @@ Status verifyLayoutConstrainedAllReduce(const HloModule& module) {
                 instruction.opcode() != HloOpcode::kAllReduceStart)
                 continue;
             bool constrained = boolAttribute(instruction, "constrain_layout").value_or(false);
-            if (!reference) {
-                reference = &instruction;
-                referenceConstrained = constrained;
-                continue;
+            if (constrained) {
+                if (!constrainedReference) constrainedReference = &instruction;
+                if (nonDefault(instruction.shape())) pinsNonDefaultLayout = true;
+                for (const HloInstruction* operand : instruction.operands())
+                    if (nonDefault(operand->shape())) pinsNonDefaultLayout = true;
+            } else if (!unconstrainedReference) {
+                unconstrainedReference = &instruction;
             }
-            if (constrained != referenceConstrained) {
-                return instructionError(instruction,
-                                        "HloModule has a mix of layout constrained and "
-                                        "unconstrained AllReduce instructions (%" +
-                                            reference->name() + " vs %" + instruction.name() + ")");
+        }
+    }
+    if (constrainedReference && unconstrainedReference && pinsNonDefaultLayout) {
+        return instructionError(*unconstrainedReference,
+                                "HloModule has a mix of layout constrained and unconstrained "
+                                "AllReduce instructions (%" +
+                                    constrainedReference->name() + " is constrained)");
+    }
+    return Status::ok();
+}
+
+namespace {
+
+// Index paths of the buffer leaves of `shape`.
+void bufferLeaves(const Shape& shape, std::vector<int64_t>& prefix,
+                  std::vector<std::vector<int64_t>>& out) {
+    if (shape.isBuffer()) {
+        out.push_back(prefix);
+        return;
+    }
+    if (!shape.isTuple()) return;
+    for (int64_t i = 0; i < shape.tupleCount(); ++i) {
+        prefix.push_back(i);
+        bufferLeaves(shape.tupleShape(i), prefix, out);
+        prefix.pop_back();
+    }
+}
+
+std::vector<std::vector<int64_t>> bufferLeaves(const Shape& shape) {
+    std::vector<std::vector<int64_t>> out;
+    std::vector<int64_t> prefix;
+    bufferLeaves(shape, prefix, out);
+    return out;
+}
+
+bool isCustomCallLike(const HloInstruction& instruction) {
+    if (instruction.opcode() == HloOpcode::kCustomCall) return true;
+    return instruction.opcode() == HloOpcode::kAsyncStart && instruction.extra() &&
+           instruction.extra()->asyncWrappedOpcode == HloOpcode::kCustomCall;
+}
+
+}  // namespace
+
+Status verifyBuffers(const HloModule& module) {
+    for (const auto& computation : module.computations()) {
+        for (const auto& owned : computation->instructions()) {
+            const HloInstruction& instruction = *owned;
+            if (isCustomCallLike(instruction)) {
+                std::vector<OperandAlias> aliases;
+                if (auto text = instruction.attribute("output_to_operand_aliasing")) {
+                    auto parsed = parseOperandAliasing(*text);
+                    if (parsed) aliases = *parsed;
+                }
+                // Every buffer operand is updated in place: it must alias an output.
+                for (int64_t i = 0; i < instruction.operandCount(); ++i) {
+                    for (const auto& leaf : bufferLeaves(instruction.operand(i)->shape())) {
+                        int64_t uses = 0;
+                        for (const OperandAlias& alias : aliases)
+                            if (alias.operandNumber == i && alias.operandIndex == leaf) ++uses;
+                        if (uses == 0) {
+                            return instructionError(instruction,
+                                                    "buffer is used in operands but not in results: "
+                                                    "operand " +
+                                                        std::to_string(i) + " at index " +
+                                                        indexString(leaf) +
+                                                        " has no output-to-operand aliasing");
+                        }
+                        if (uses > 1) {
+                            return instructionError(instruction,
+                                                    "buffer is used in results multiple times: operand " +
+                                                        std::to_string(i) + " at index " +
+                                                        indexString(leaf) + " is aliased " +
+                                                        std::to_string(uses) + " times");
+                        }
+                    }
+                }
+                // Every buffer result comes from an operand (Pin creates one
+                // from an array operand through its aliasing).
+                if (instruction.opcode() == HloOpcode::kCustomCall) {
+                    for (const auto& leaf : bufferLeaves(instruction.shape())) {
+                        bool aliased = false;
+                        for (const OperandAlias& alias : aliases)
+                            if (alias.outputIndex == leaf) aliased = true;
+                        if (!aliased) {
+                            return instructionError(instruction,
+                                                    "buffer is used in results but not in operands: "
+                                                    "output index " +
+                                                        indexString(leaf) +
+                                                        " has no output-to-operand aliasing");
+                        }
+                    }
+                }
+            }
+            // A buffer value is written by its (single) consumer.
+            if (instruction.shape().isBuffer()) {
+                int64_t writers = 0;
+                for (const HloInstruction* user : instruction.users())
+                    if (user->opcode() != HloOpcode::kGetTupleElement) ++writers;
+                if (writers > 1) {
+                    return instructionError(instruction,
+                                            "an HLO buffer value has more than one writers: %" +
+                                                instruction.name() + " is used by " +
+                                                std::to_string(writers) + " instructions");
+                }
+            }
+        }
+    }
+    return Status::ok();
+}
+
+namespace {
+
+struct SendRecv {
+    const HloInstruction* instruction;
+    std::string pairs;
+    bool matched = false;
+};
+
+}  // namespace
+
+Status verifySendRecvDeadlocks(const HloModule& module) {
+    if (!module.isScheduled()) return Status::ok();
+    // Pairs are matched across the whole module (a send in a loop body may
+    // match a recv in its caller).
+    std::vector<SendRecv> sends;
+    std::vector<SendRecv> recvs;
+    for (const auto& computation : module.computations()) {
+        for (const auto& owned : computation->instructions()) {
+            const HloInstruction& instruction = *owned;
+            if (instruction.opcode() != HloOpcode::kSend && instruction.opcode() != HloOpcode::kRecv)
+                continue;
+            auto pairs = frontendAttribute(instruction, "_xla_send_recv_source_target_pairs");
+            if (!pairs) continue;
+            (instruction.opcode() == HloOpcode::kSend ? sends : recvs).push_back({&instruction, *pairs});
+        }
+    }
+    {
+        for (SendRecv& send : sends) {
+            for (SendRecv& recv : recvs) {
+                if (!recv.matched && recv.pairs == send.pairs) {
+                    recv.matched = send.matched = true;
+                    break;
+                }
+            }
+        }
+        for (const SendRecv& recv : recvs) {
+            if (!recv.matched) {
+                return instructionError(*recv.instruction,
+                                        "Expected send to match recv: no send in the module has "
+                                        "the source-target pairs " +
+                                            recv.pairs);
+            }
+        }
+        for (const SendRecv& send : sends) {
+            if (!send.matched) {
+                return instructionError(*send.instruction,
+                                        "Expected recv to match send: no recv in the module has "
+                                        "the source-target pairs " +
+                                            send.pairs);
+            }
+            auto pairs = parsePairs(send.pairs);
+            if (!pairs) continue;
+            std::set<int64_t> sources;
+            std::set<int64_t> targets;
+            std::map<int64_t, int64_t> next;
+            for (const auto& [source, target] : *pairs) {
+                if (!sources.insert(source).second || !targets.insert(target).second) {
+                    return instructionError(*send.instruction,
+                                            "Expected send and recv instructions to have unique "
+                                            "source and target pairs: " +
+                                                send.pairs);
+                }
+                next[source] = target;
+            }
+            for (const auto& [start, unused] : next) {
+                int64_t node = start;
+                for (size_t steps = 0; steps <= next.size(); ++steps) {
+                    auto it = next.find(node);
+                    if (it == next.end()) break;
+                    node = it->second;
+                    if (node == start) {
+                        return instructionError(*send.instruction,
+                                                "Expected send and recv instructions to have "
+                                                "non-cyclical source-target pairs: " +
+                                                    send.pairs);
+                    }
+                }
             }
         }
     }

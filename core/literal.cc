@@ -22,7 +22,7 @@ constexpr bool kIsPred = T == PrimitiveType::PRED;
 template <PrimitiveType T>
 constexpr bool kIsInteger = std::is_integral_v<NativeType<T>> && !kIsPred<T>;
 template <PrimitiveType T>
-constexpr bool kIsSigned = kIsInteger<T> && std::is_signed_v<NativeType<T>>;
+constexpr bool kIsSigned = kIsInteger<T>&& std::is_signed_v<NativeType<T>>;
 template <PrimitiveType T>
 constexpr bool kIsNarrow = std::is_same_v<NativeType<T>, NarrowFloat<T>>;
 template <PrimitiveType T>
@@ -33,13 +33,17 @@ constexpr bool kIsComplex = std::is_same_v<NativeType<T>, std::complex<float>> |
 template <PrimitiveType T>
 constexpr int integerBits() {
     switch (T) {
-    case PrimitiveType::S1:
-    case PrimitiveType::U1: return 1;
-    case PrimitiveType::S2:
-    case PrimitiveType::U2: return 2;
-    case PrimitiveType::S4:
-    case PrimitiveType::U4: return 4;
-    default: return static_cast<int>(sizeof(NativeType<T>) * 8);
+        case PrimitiveType::S1:
+        case PrimitiveType::U1:
+            return 1;
+        case PrimitiveType::S2:
+        case PrimitiveType::U2:
+            return 2;
+        case PrimitiveType::S4:
+        case PrimitiveType::U4:
+            return 4;
+        default:
+            return static_cast<int>(sizeof(NativeType<T>) * 8);
     }
 }
 
@@ -177,65 +181,91 @@ NativeType<T> makeElement(const Scalar& s) {
     using K = Scalar::Kind;
     if constexpr (kIsPred<T>) {
         switch (s.kind) {
-        case K::kBool: return s.b;
-        case K::kSigned: return s.s != 0;
-        case K::kUnsigned: return s.u != 0;
-        case K::kFloat: return s.re != 0;  // NaN -> true, as XLA's `x != 0`
-        case K::kComplex: return s.re != 0 || s.im != 0;
+            case K::kBool:
+                return s.b;
+            case K::kSigned:
+                return s.s != 0;
+            case K::kUnsigned:
+                return s.u != 0;
+            case K::kFloat:
+                return s.re != 0;  // NaN -> true, as XLA's `x != 0`
+            case K::kComplex:
+                return s.re != 0 || s.im != 0;
         }
         return false;
     } else if constexpr (kIsInteger<T>) {
         switch (s.kind) {
-        case K::kBool: return static_cast<NativeType<T>>(s.b ? 1 : 0);
-        case K::kSigned: return wrapInteger<T>(static_cast<uint64_t>(s.s));
-        case K::kUnsigned: return wrapInteger<T>(s.u);
-        case K::kFloat:
-        case K::kComplex: return saturateInteger<T>(s.re);
+            case K::kBool:
+                return static_cast<NativeType<T>>(s.b ? 1 : 0);
+            case K::kSigned:
+                return wrapInteger<T>(static_cast<uint64_t>(s.s));
+            case K::kUnsigned:
+                return wrapInteger<T>(s.u);
+            case K::kFloat:
+            case K::kComplex:
+                return saturateInteger<T>(s.re);
         }
         return 0;
     } else if constexpr (kIsNarrow<T>) {
         double value = 0;
         switch (s.kind) {
-        case K::kBool: value = s.b ? 1 : 0; break;
-        case K::kSigned: value = signedToDoubleRoundOdd(s.s); break;
-        case K::kUnsigned: value = integerToDoubleRoundOdd(false, s.u); break;
-        case K::kFloat:
-        case K::kComplex: value = s.re; break;
+            case K::kBool:
+                value = s.b ? 1 : 0;
+                break;
+            case K::kSigned:
+                value = signedToDoubleRoundOdd(s.s);
+                break;
+            case K::kUnsigned:
+                value = integerToDoubleRoundOdd(false, s.u);
+                break;
+            case K::kFloat:
+            case K::kComplex:
+                value = s.re;
+                break;
         }
         using Bits = typename NativeType<T>::Bits;
         return NativeType<T>::fromBits(static_cast<Bits>(float_util::doubleToBits(T, value)));
     } else if constexpr (kIsComplex<T>) {
         using C = typename NativeType<T>::value_type;
         switch (s.kind) {
-        case K::kBool: return NativeType<T>(s.b ? C(1) : C(0), C(0));
-        case K::kSigned:
-        case K::kUnsigned: return NativeType<T>(integerToFloat<C>(s), C(0));
-        case K::kFloat: return NativeType<T>(static_cast<C>(s.re), C(0));
-        case K::kComplex: return NativeType<T>(static_cast<C>(s.re), static_cast<C>(s.im));
+            case K::kBool:
+                return NativeType<T>(s.b ? C(1) : C(0), C(0));
+            case K::kSigned:
+            case K::kUnsigned:
+                return NativeType<T>(integerToFloat<C>(s), C(0));
+            case K::kFloat:
+                return NativeType<T>(static_cast<C>(s.re), C(0));
+            case K::kComplex:
+                return NativeType<T>(static_cast<C>(s.re), static_cast<C>(s.im));
         }
         return {};
     } else {
         using F = NativeType<T>;
         switch (s.kind) {
-        case K::kBool: return s.b ? F(1) : F(0);
-        case K::kSigned:
-        case K::kUnsigned: return integerToFloat<F>(s);
-        case K::kFloat:
-        case K::kComplex: return static_cast<F>(s.re);
+            case K::kBool:
+                return s.b ? F(1) : F(0);
+            case K::kSigned:
+            case K::kUnsigned:
+                return integerToFloat<F>(s);
+            case K::kFloat:
+            case K::kComplex:
+                return static_cast<F>(s.re);
         }
         return F(0);
     }
 }
 
 Scalar readAt(const Literal& literal, int64_t index) {
-    assert(literal.shape().isArray() && index >= 0 && index < literal.elementCount());
+    assert(literal_internal::holdsElements(literal.shape()) && index >= 0 &&
+           index < literal.elementCount());
     return dispatchPrimitiveType(literal.elementType(), [&]<PrimitiveType T>() {
         return readElement<T>(literal.data<NativeType<T>>()[static_cast<size_t>(index)]);
     });
 }
 
 void writeAt(Literal& literal, int64_t index, const Scalar& value) {
-    assert(literal.shape().isArray() && index >= 0 && index < literal.elementCount());
+    assert(literal_internal::holdsElements(literal.shape()) && index >= 0 &&
+           index < literal.elementCount());
     dispatchPrimitiveType(literal.elementType(), [&]<PrimitiveType T>() {
         literal.data<NativeType<T>>()[static_cast<size_t>(index)] = makeElement<T>(value);
     });
@@ -272,7 +302,7 @@ void fillRandom(Literal& literal, SplitMix64& rng, const RandomLiteralOptions& o
         for (Literal& element : literal.mutableTupleElements()) fillRandom(element, rng, options);
         return;
     }
-    if (!literal.shape().isArray()) return;
+    if (!literal_internal::holdsElements(literal.shape())) return;
     const PrimitiveType type = literal.elementType();
     const int64_t count = literal.elementCount();
     const double low = std::min(options.low, options.high);
@@ -280,7 +310,8 @@ void fillRandom(Literal& literal, SplitMix64& rng, const RandomLiteralOptions& o
     auto uniformFloat = [&] { return low + (high - low) * rng.uniform01(); };
 
     if (type == PrimitiveType::PRED) {
-        for (int64_t i = 0; i < count; ++i) literal.setFromInt64(i, static_cast<int64_t>(rng.next() >> 63));
+        for (int64_t i = 0; i < count; ++i)
+            literal.setFromInt64(i, static_cast<int64_t>(rng.next() >> 63));
     } else if (primitive_util::isInteger(type)) {
         const int bits = primitive_util::bitWidth(type);
         int64_t lo = 0;
@@ -294,7 +325,8 @@ void fillRandom(Literal& literal, SplitMix64& rng, const RandomLiteralOptions& o
         for (int64_t i = 0; i < count; ++i) literal.setFromInt64(i, rng.uniformInt(lo, hi));
     } else if (type == PrimitiveType::F8E8M0FNU) {
         // Unsigned power-of-two scales: 2^k, k in [-4, 4].
-        for (int64_t i = 0; i < count; ++i) literal.setFromDouble(i, std::ldexp(1.0, static_cast<int>(rng.uniformInt(-4, 4))));
+        for (int64_t i = 0; i < count; ++i)
+            literal.setFromDouble(i, std::ldexp(1.0, static_cast<int>(rng.uniformInt(-4, 4))));
     } else if (primitive_util::isComplex(type)) {
         for (int64_t i = 0; i < count; ++i) {
             double re = uniformFloat();
@@ -317,7 +349,7 @@ Literal::Literal(const Shape& shape) : m_shape(shape) {
     if (shape.isTuple()) {
         m_tuple.reserve(shape.tupleShapes().size());
         for (const Shape& element : shape.tupleShapes()) m_tuple.emplace_back(element);
-    } else if (shape.isArray()) {
+    } else if (literal_internal::holdsElements(shape)) {
         const auto bytes = static_cast<size_t>(std::max<int64_t>(shape.elementCount(), 0)) *
                            nativeSize(shape.elementType());
         m_buffer = std::make_shared<std::vector<uint8_t>>(bytes, uint8_t{0});
@@ -341,7 +373,8 @@ Literal Literal::makeTuple(std::vector<Literal> elements) {
 }
 
 int64_t Literal::elementCount() const {
-    return m_shape.isArray() ? std::max<int64_t>(m_shape.elementCount(), 0) : 0;
+    return literal_internal::holdsElements(m_shape) ? std::max<int64_t>(m_shape.elementCount(), 0)
+                                                    : 0;
 }
 
 void* Literal::untypedData() {
@@ -376,11 +409,15 @@ int64_t Literal::linearIndex(std::span<const int64_t> index) const {
 double Literal::getAsDouble(int64_t index) const {
     Scalar s = readAt(*this, index);
     switch (s.kind) {
-    case Scalar::Kind::kBool: return s.b ? 1.0 : 0.0;
-    case Scalar::Kind::kSigned: return static_cast<double>(s.s);
-    case Scalar::Kind::kUnsigned: return static_cast<double>(s.u);
-    case Scalar::Kind::kFloat:
-    case Scalar::Kind::kComplex: return s.re;
+        case Scalar::Kind::kBool:
+            return s.b ? 1.0 : 0.0;
+        case Scalar::Kind::kSigned:
+            return static_cast<double>(s.s);
+        case Scalar::Kind::kUnsigned:
+            return static_cast<double>(s.u);
+        case Scalar::Kind::kFloat:
+        case Scalar::Kind::kComplex:
+            return s.re;
     }
     return 0;
 }
@@ -388,11 +425,15 @@ double Literal::getAsDouble(int64_t index) const {
 int64_t Literal::getAsInt64(int64_t index) const {
     Scalar s = readAt(*this, index);
     switch (s.kind) {
-    case Scalar::Kind::kBool: return s.b ? 1 : 0;
-    case Scalar::Kind::kSigned: return s.s;
-    case Scalar::Kind::kUnsigned: return static_cast<int64_t>(s.u);
-    case Scalar::Kind::kFloat:
-    case Scalar::Kind::kComplex: return saturateInt64(s.re);
+        case Scalar::Kind::kBool:
+            return s.b ? 1 : 0;
+        case Scalar::Kind::kSigned:
+            return s.s;
+        case Scalar::Kind::kUnsigned:
+            return static_cast<int64_t>(s.u);
+        case Scalar::Kind::kFloat:
+        case Scalar::Kind::kComplex:
+            return saturateInt64(s.re);
     }
     return 0;
 }
@@ -400,11 +441,15 @@ int64_t Literal::getAsInt64(int64_t index) const {
 uint64_t Literal::getAsUint64(int64_t index) const {
     Scalar s = readAt(*this, index);
     switch (s.kind) {
-    case Scalar::Kind::kBool: return s.b ? 1 : 0;
-    case Scalar::Kind::kSigned: return static_cast<uint64_t>(s.s);
-    case Scalar::Kind::kUnsigned: return s.u;
-    case Scalar::Kind::kFloat:
-    case Scalar::Kind::kComplex: return saturateUint64(s.re);
+        case Scalar::Kind::kBool:
+            return s.b ? 1 : 0;
+        case Scalar::Kind::kSigned:
+            return static_cast<uint64_t>(s.s);
+        case Scalar::Kind::kUnsigned:
+            return s.u;
+        case Scalar::Kind::kFloat:
+        case Scalar::Kind::kComplex:
+            return saturateUint64(s.re);
     }
     return 0;
 }
@@ -449,19 +494,20 @@ bool Literal::operator==(const Literal& other) const {
         }
         return true;
     }
-    if (!m_shape.isArray()) return true;  // token, opaque, invalid
+    if (!literal_internal::holdsElements(m_shape)) return true;  // token, opaque, invalid
     if (m_shape.dimensions() != other.m_shape.dimensions()) return false;
     const int64_t bytes = sizeInBytes();
     if (bytes != other.sizeInBytes()) return false;
-    return bytes == 0 || std::memcmp(untypedData(), other.untypedData(), static_cast<size_t>(bytes)) == 0;
+    return bytes == 0 ||
+           std::memcmp(untypedData(), other.untypedData(), static_cast<size_t>(bytes)) == 0;
 }
 
 StatusOr<Literal> Literal::convert(PrimitiveType type) const {
-    if (!m_shape.isArray()) {
+    if (!literal_internal::holdsElements(m_shape)) {
         return invalidArgument("convert: literal of shape " + m_shape.toString() +
                                " is not an array");
     }
-    if (!primitive_util::isArrayType(type)) {
+    if (!primitive_util::isArrayType(type) || primitive_util::bitWidth(type) == 0) {
         return invalidArgument("convert: " + std::string(primitive_util::name(type)) +
                                " is not an array element type");
     }
@@ -487,11 +533,13 @@ StatusOr<Literal> Literal::convert(PrimitiveType type) const {
         const int64_t n = std::min(kChunk, count - start);
         dispatchPrimitiveType(from, [&]<PrimitiveType S>() {
             auto in = data<NativeType<S>>().subspan(static_cast<size_t>(start));
-            for (int64_t i = 0; i < n; ++i) chunk[static_cast<size_t>(i)] = readElement<S>(in[static_cast<size_t>(i)]);
+            for (int64_t i = 0; i < n; ++i)
+                chunk[static_cast<size_t>(i)] = readElement<S>(in[static_cast<size_t>(i)]);
         });
         dispatchPrimitiveType(type, [&]<PrimitiveType D>() {
             auto out = result.data<NativeType<D>>().subspan(static_cast<size_t>(start));
-            for (int64_t i = 0; i < n; ++i) out[static_cast<size_t>(i)] = makeElement<D>(chunk[static_cast<size_t>(i)]);
+            for (int64_t i = 0; i < n; ++i)
+                out[static_cast<size_t>(i)] = makeElement<D>(chunk[static_cast<size_t>(i)]);
         });
     }
     return result;
@@ -509,7 +557,7 @@ bool addLiteralBytes(const Shape& shape, int64_t& total) {
         }
         return true;
     }
-    if (!shape.isArray() || primitive_util::bitWidth(shape.elementType()) == 0) return true;
+    if (!literal_internal::holdsElements(shape)) return true;
     int64_t bytes = static_cast<int64_t>(nativeSize(shape.elementType()));
     for (int64_t dim : shape.dimensions()) {
         if (dim < 0) return true;  // unbounded: no elements

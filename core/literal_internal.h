@@ -11,6 +11,12 @@
 
 namespace hloscope::literal_internal {
 
+// True for array shapes with element storage (not token, opaque, tuple, or
+// element types of bit width 0 such as BUFFER).
+inline bool holdsElements(const Shape& shape) {
+    return shape.isArray() && primitive_util::bitWidth(shape.elementType()) > 0;
+}
+
 // Text of one array element as XLA prints it: integers in decimal, floats
 // with the shortest digits that round-trip for the element type ("nan",
 // "-inf", "nan(0x1)" for payloads), pred as "true"/"false", complex as

@@ -43,8 +43,8 @@ OrderedJson elementToJson(const Literal& literal, int64_t index) {
     if (primitive_util::isComplex(type)) {
         const PrimitiveType component = primitive_util::complexComponentType(type);
         const std::complex<double> value = literal.getAsComplex(index);
-        return OrderedJson::array({floatToJson(component, value.real()),
-                                   floatToJson(component, value.imag())});
+        return OrderedJson::array(
+            {floatToJson(component, value.real()), floatToJson(component, value.imag())});
     }
     return floatToJson(type, literal.getAsDouble(index));
 }
@@ -67,7 +67,7 @@ OrderedJson literalToJsonValue(const Literal& literal) {
             elements.push_back(literalToJsonValue(element));
         }
         object["elements"] = std::move(elements);
-    } else if (literal.shape().isArray()) {
+    } else if (literal_internal::holdsElements(literal.shape())) {
         int64_t linear = 0;
         object["values"] = valuesToJson(literal, 0, linear);
     }
@@ -79,15 +79,22 @@ OrderedJson literalToJsonValue(const Literal& literal) {
 
 std::string describeJson(const Json& value) {
     switch (value.type()) {
-    case Json::value_t::null: return "null";
-    case Json::value_t::object: return "an object";
-    case Json::value_t::array: return "an array";
-    case Json::value_t::string: return "the string \"" + value.get<std::string>() + "\"";
-    case Json::value_t::boolean: return value.get<bool>() ? "true" : "false";
-    case Json::value_t::number_integer:
-    case Json::value_t::number_unsigned:
-    case Json::value_t::number_float: return "the number " + value.dump();
-    default: return "an unsupported value";
+        case Json::value_t::null:
+            return "null";
+        case Json::value_t::object:
+            return "an object";
+        case Json::value_t::array:
+            return "an array";
+        case Json::value_t::string:
+            return "the string \"" + value.get<std::string>() + "\"";
+        case Json::value_t::boolean:
+            return value.get<bool>() ? "true" : "false";
+        case Json::value_t::number_integer:
+        case Json::value_t::number_unsigned:
+        case Json::value_t::number_float:
+            return "the number " + value.dump();
+        default:
+            return "an unsupported value";
     }
 }
 
@@ -96,9 +103,10 @@ public:
     explicit JsonReader(std::string fileName) : m_fileName(std::move(fileName)) {}
 
     Status error(const std::string& path, const std::string& message) const {
-        return Status(StatusCode::kInvalidArgument,
-                      "at JSON path '" + (path.empty() ? std::string("(root)") : path) + "': " + message,
-                      SourceLocation{m_fileName, 0, 0});
+        return Status(
+            StatusCode::kInvalidArgument,
+            "at JSON path '" + (path.empty() ? std::string("(root)") : path) + "': " + message,
+            SourceLocation{m_fileName, 0, 0});
     }
 
     StatusOr<Literal> readLiteral(const Json& json, const std::string& path, int depth) {
@@ -111,11 +119,12 @@ public:
         StatusOr<Shape> shape = literal_internal::parseShapeText(shapeIt->get<std::string>());
         if (!shape.isOk()) {
             std::string where;
-            if (const auto& location = shape.status().location(); location && location->column > 0) {
+            if (const auto& location = shape.status().location();
+                location && location->column > 0) {
                 where = " (column " + std::to_string(location->column) + ")";
             }
-            return error(path + "/shape", "invalid shape \"" + shapeIt->get<std::string>() +
-                                              "\"" + where + ": " + shape.status().message());
+            return error(path + "/shape", "invalid shape \"" + shapeIt->get<std::string>() + "\"" +
+                                              where + ": " + shape.status().message());
         }
         if (depth == 0) {
             if (Status size = literal_internal::checkLiteralSize(*shape); !size.isOk()) {
@@ -142,13 +151,14 @@ public:
                     element.shape().dimensions() != expected.dimensions() ||
                     element.shape().tupleCount() != expected.tupleCount()) {
                     return error(elementPath, "element shape " + element.shape().toString() +
-                                                  " does not match the tuple's " + expected.toString());
+                                                  " does not match the tuple's " +
+                                                  expected.toString());
                 }
                 literal.mutableTupleElements()[i] = std::move(element);
             }
             return literal;
         }
-        if (!shape->isArray()) return literal;  // token, opaque
+        if (!literal_internal::holdsElements(*shape)) return literal;  // token, opaque
         auto valuesIt = json.find("values");
         if (valuesIt == json.end()) return error(path, "expected \"values\"");
         int64_t linear = 0;
@@ -160,7 +170,8 @@ private:
     Status readValues(Literal& literal, const Json& json, const std::string& path, size_t dim,
                       int64_t& linear) {
         const Shape& shape = literal.shape();
-        if (dim == static_cast<size_t>(shape.rank())) return readElement(literal, linear++, json, path);
+        if (dim == static_cast<size_t>(shape.rank()))
+            return readElement(literal, linear++, json, path);
         const int64_t size = std::max<int64_t>(shape.dimensions(static_cast<int64_t>(dim)), 0);
         if (!json.is_array() || json.size() != static_cast<size_t>(size)) {
             return error(path, "expected an array of " + std::to_string(size) +
@@ -169,7 +180,8 @@ private:
                                                     : describeJson(json)));
         }
         for (size_t i = 0; i < json.size(); ++i) {
-            HLO_RETURN_IF_ERROR(readValues(literal, json[i], path + "/" + std::to_string(i), dim + 1, linear));
+            HLO_RETURN_IF_ERROR(
+                readValues(literal, json[i], path + "/" + std::to_string(i), dim + 1, linear));
         }
         return Status::ok();
     }
@@ -195,7 +207,8 @@ private:
         if (type == PrimitiveType::F32) {
             finite = std::isfinite(static_cast<float>(value));
         } else if (type != PrimitiveType::F64) {
-            finite = std::isfinite(float_util::bitsToFloat(type, float_util::doubleToBits(type, value)));
+            finite =
+                std::isfinite(float_util::bitsToFloat(type, float_util::doubleToBits(type, value)));
         }
         if (std::isfinite(value) && !finite) {
             return error(path, "value " + json.dump() + " is out of range for " + typeName);
@@ -218,14 +231,16 @@ private:
         }
         if (primitive_util::isInteger(type)) {
             if (!json.is_number_integer()) {
-                return error(path, "expected an integer for " + typeName + ", got " + describeJson(json));
+                return error(path,
+                             "expected an integer for " + typeName + ", got " + describeJson(json));
             }
             const int bits = primitive_util::bitWidth(type);
             if (primitive_util::isSignedInteger(type)) {
                 const int64_t max = bits == 64 ? std::numeric_limits<int64_t>::max()
                                                : (int64_t{1} << (bits - 1)) - 1;
                 const int64_t min = -max - 1;
-                if (json.is_number_unsigned() && json.get<uint64_t>() > static_cast<uint64_t>(max)) {
+                if (json.is_number_unsigned() &&
+                    json.get<uint64_t>() > static_cast<uint64_t>(max)) {
                     return error(path, "value " + json.dump() + " is out of range for " + typeName);
                 }
                 const auto value = json.get<int64_t>();
@@ -234,8 +249,8 @@ private:
                 }
                 literal.setFromInt64(index, value);
             } else {
-                const uint64_t max = bits == 64 ? std::numeric_limits<uint64_t>::max()
-                                                : (uint64_t{1} << bits) - 1;
+                const uint64_t max =
+                    bits == 64 ? std::numeric_limits<uint64_t>::max() : (uint64_t{1} << bits) - 1;
                 if (!json.is_number_unsigned() && json.get<int64_t>() < 0) {
                     return error(path, "value " + json.dump() + " is out of range for " + typeName);
                 }
@@ -249,7 +264,8 @@ private:
         }
         if (primitive_util::isComplex(type)) {
             if (!json.is_array() || json.size() != 2) {
-                return error(path, "expected [re, im] for " + typeName + ", got " + describeJson(json));
+                return error(path,
+                             "expected [re, im] for " + typeName + ", got " + describeJson(json));
             }
             const PrimitiveType component = primitive_util::complexComponentType(type);
             HLO_ASSIGN_OR_RETURN(double re, readFloating(component, json[0], path + "/0"));

@@ -24,8 +24,21 @@ namespace {
 // Lexing.
 
 enum class Tok {
-    kLbrace, kRbrace, kLparen, kRparen, kLsquare, kRsquare, kComma, kColon, kDots, kLeq,
-    kQuestion, kNumber, kIdent, kEnd, kError
+    kLbrace,
+    kRbrace,
+    kLparen,
+    kRparen,
+    kLsquare,
+    kRsquare,
+    kComma,
+    kColon,
+    kDots,
+    kLeq,
+    kQuestion,
+    kNumber,
+    kIdent,
+    kEnd,
+    kError
 };
 
 struct Token {
@@ -66,16 +79,26 @@ public:
             return token;
         };
         switch (c) {
-        case '{': return single(Tok::kLbrace);
-        case '}': return single(Tok::kRbrace);
-        case '(': return single(Tok::kLparen);
-        case ')': return single(Tok::kRparen);
-        case '[': return single(Tok::kLsquare);
-        case ']': return single(Tok::kRsquare);
-        case ',': return single(Tok::kComma);
-        case ':': return single(Tok::kColon);
-        case '?': return single(Tok::kQuestion);
-        default: break;
+            case '{':
+                return single(Tok::kLbrace);
+            case '}':
+                return single(Tok::kRbrace);
+            case '(':
+                return single(Tok::kLparen);
+            case ')':
+                return single(Tok::kRparen);
+            case '[':
+                return single(Tok::kLsquare);
+            case ']':
+                return single(Tok::kRsquare);
+            case ',':
+                return single(Tok::kComma);
+            case ':':
+                return single(Tok::kColon);
+            case '?':
+                return single(Tok::kQuestion);
+            default:
+                break;
         }
         if (c == '<' && m_text.substr(m_pos, 2) == "<=") {
             token.kind = Tok::kLeq;
@@ -254,15 +277,17 @@ private:
                     // Report whichever reading got further.
                     const auto& a = element.status().location();
                     const auto& b = shapeError.location();
-                    bool shapeFurther = a && b &&
-                                        (b->line > a->line || (b->line == a->line && b->column > a->column));
+                    bool shapeFurther =
+                        a && b &&
+                        (b->line > a->line || (b->line == a->line && b->column > a->column));
                     return shapeFurther ? shapeError : element.status();
                 }
                 elements.push_back(std::move(element).value());
                 Token token = m_lexer.next();
                 if (token.kind == Tok::kRparen) break;
                 if (token.kind != Tok::kComma) {
-                    return error(token.pos, "expected ',' or ')' in tuple literal, got " + describe(token));
+                    return error(token.pos,
+                                 "expected ',' or ')' in tuple literal, got " + describe(token));
                 }
             }
         } else {
@@ -275,10 +300,12 @@ private:
         Token token = m_lexer.next();
         int64_t value = -1;
         if (token.kind == Tok::kNumber) {
-            auto r = std::from_chars(token.text.data(), token.text.data() + token.text.size(), value);
+            auto r =
+                std::from_chars(token.text.data(), token.text.data() + token.text.size(), value);
             if (r.ec != std::errc() || r.ptr != token.text.data() + token.text.size()) value = -1;
         }
-        if (value < 0) return error(token.pos, "expected " + std::string(what) + ", got " + describe(token));
+        if (value < 0)
+            return error(token.pos, "expected " + std::string(what) + ", got " + describe(token));
         return value;
     }
 
@@ -295,7 +322,8 @@ private:
         bool attributes = false;
         while (true) {
             Token t = m_lexer.next();
-            if (t.kind == Tok::kNumber && t.text.find_first_not_of("0123456789") == std::string_view::npos) {
+            if (t.kind == Tok::kNumber &&
+                t.text.find_first_not_of("0123456789") == std::string_view::npos) {
                 ++entries;
                 Token sep = m_lexer.peek();
                 if (sep.kind == Tok::kComma) {
@@ -343,7 +371,8 @@ private:
                 Token sep = m_lexer.next();
                 if (sep.kind == Tok::kRparen) break;
                 if (sep.kind != Tok::kComma) {
-                    return error(sep.pos, "expected ',' or ')' in tuple shape, got " + describe(sep));
+                    return error(sep.pos,
+                                 "expected ',' or ')' in tuple shape, got " + describe(sep));
                 }
             }
             return Shape::makeTuple(std::move(elements));
@@ -352,7 +381,9 @@ private:
             return error(token.pos, "expected a shape such as f32[2,3], got " + describe(token));
         }
         std::optional<PrimitiveType> type = primitive_util::parse(token.text);
-        if (!type || *type == PrimitiveType::TUPLE) {
+        if (!type || *type == PrimitiveType::TUPLE ||
+            (primitive_util::bitWidth(*type) == 0 && *type != PrimitiveType::TOKEN &&
+             *type != PrimitiveType::OPAQUE_TYPE)) {
             return error(token.pos, "unknown element type '" + std::string(token.text) + "'");
         }
         HLO_RETURN_IF_ERROR(expect(Tok::kLsquare, "'[' after the element type"));
@@ -375,7 +406,8 @@ private:
                 Token sep = m_lexer.next();
                 if (sep.kind == Tok::kRsquare) break;
                 if (sep.kind != Tok::kComma) {
-                    return error(sep.pos, "expected ',' or ']' in dimensions, got " + describe(sep));
+                    return error(sep.pos,
+                                 "expected ',' or ']' in dimensions, got " + describe(sep));
                 }
             }
         } else {
@@ -417,7 +449,8 @@ private:
         }
         if (static_cast<int64_t>(minorToMajor.size()) != rank) {
             return error(open.pos, "layout has " + std::to_string(minorToMajor.size()) +
-                                       " dimensions but the shape has rank " + std::to_string(rank));
+                                       " dimensions but the shape has rank " +
+                                       std::to_string(rank));
         }
         return Layout(std::move(minorToMajor));
     }
@@ -429,11 +462,13 @@ private:
             Token token = m_lexer.next();
             std::string_view word = shape.isToken() ? "token" : "opaque";
             if (token.kind != Tok::kIdent || token.text != word) {
-                return error(token.pos, "expected '" + std::string(word) + "', got " + describe(token));
+                return error(token.pos,
+                             "expected '" + std::string(word) + "', got " + describe(token));
             }
             return Literal(shape);
         }
-        if (!shape.isArray()) return error(m_lexer.position(), "invalid shape for a literal");
+        if (!literal_internal::holdsElements(shape))
+            return error(m_lexer.position(), "invalid shape for a literal");
         return parseDense(shape);
     }
 
@@ -460,15 +495,15 @@ private:
         if (m_lexer.peek().kind == Tok::kRparen) {
             Token close = m_lexer.next();
             if (count != 0) {
-                return error(close.pos, "expected " + std::to_string(count) +
-                                            " tuple elements, got 0");
+                return error(close.pos,
+                             "expected " + std::to_string(count) + " tuple elements, got 0");
             }
             return Literal::makeTuple({});
         }
         while (true) {
             if (elements.size() == count) {
-                return error(m_lexer.peek().pos, "too many tuple elements: the shape has " +
-                                                     std::to_string(count));
+                return error(m_lexer.peek().pos,
+                             "too many tuple elements: the shape has " + std::to_string(count));
             }
             const Shape& elementShape = shape.tupleShape(static_cast<int64_t>(elements.size()));
             if (!elementShape.isTuple()) HLO_RETURN_IF_ERROR(skipElementShapePrefix(elementShape));
@@ -478,7 +513,8 @@ private:
             if (sep.kind == Tok::kRparen) {
                 if (elements.size() != count) {
                     return error(sep.pos, "expected " + std::to_string(count) +
-                                              " tuple elements, got " + std::to_string(elements.size()));
+                                              " tuple elements, got " +
+                                              std::to_string(elements.size()));
                 }
                 break;
             }
@@ -535,55 +571,60 @@ private:
         do {
             Token token = m_lexer.next();
             switch (token.kind) {
-            case Tok::kLbrace:
-                ++nest;
-                if (nest > rank) {
-                    return error(token.pos, "expected nested array of rank " + rankText +
-                                                ", but sees a deeper one");
-                }
-                if (nest > 1 && ++seen[nest - 2] > dims[nest - 2]) {
-                    return error(token.pos, "expected " + std::to_string(dims[nest - 2]) +
-                                                " elements in the " + indexString(seen, nest - 2) +
-                                                "th element, but sees more");
-                }
-                break;
-            case Tok::kRbrace:
-                if (nest == 0) return error(token.pos, "unexpected '}'");
-                --nest;
-                if (seen[nest] != dims[nest]) {
-                    return error(token.pos, "expected " + std::to_string(dims[nest]) +
-                                                " elements in the " + indexString(seen, nest) +
-                                                "th element, but sees " + std::to_string(seen[nest]));
-                }
-                seen[nest] = 0;
-                break;
-            case Tok::kComma: break;
-            case Tok::kDots:
-                if (nest != 1) {
-                    return error(token.pos, "'...' is only allowed at nesting level 1, not " +
-                                                std::to_string(nest));
-                }
-                seen[0] = dims[0];  // elided values: left as zeros
-                break;
-            case Tok::kNumber:
-            case Tok::kIdent:
-            case Tok::kLparen:
-                if (nest != rank) {
-                    return error(token.pos, "expected nested array of rank " + rankText +
-                                                ", but sees a value at nesting level " +
-                                                std::to_string(nest));
-                }
-                if (++seen[rank - 1] > dims[rank - 1] || linear >= count) {
-                    return error(token.pos, "expected " + std::to_string(dims[rank - 1]) +
-                                                " elements on the minor-most dimension, but sees more");
-                }
-                HLO_RETURN_IF_ERROR(parseElement(literal, linear++, token));
-                break;
-            case Tok::kEnd:
-                return error(token.pos, "unexpected end of literal: expected '}'");
-            default:
-                return error(token.pos, "unexpected " + describe(token) + " in a " +
-                                            std::string(primitive_util::name(type)) + " literal");
+                case Tok::kLbrace:
+                    ++nest;
+                    if (nest > rank) {
+                        return error(token.pos, "expected nested array of rank " + rankText +
+                                                    ", but sees a deeper one");
+                    }
+                    if (nest > 1 && ++seen[nest - 2] > dims[nest - 2]) {
+                        return error(token.pos, "expected " + std::to_string(dims[nest - 2]) +
+                                                    " elements in the " +
+                                                    indexString(seen, nest - 2) +
+                                                    "th element, but sees more");
+                    }
+                    break;
+                case Tok::kRbrace:
+                    if (nest == 0) return error(token.pos, "unexpected '}'");
+                    --nest;
+                    if (seen[nest] != dims[nest]) {
+                        return error(token.pos, "expected " + std::to_string(dims[nest]) +
+                                                    " elements in the " + indexString(seen, nest) +
+                                                    "th element, but sees " +
+                                                    std::to_string(seen[nest]));
+                    }
+                    seen[nest] = 0;
+                    break;
+                case Tok::kComma:
+                    break;
+                case Tok::kDots:
+                    if (nest != 1) {
+                        return error(token.pos, "'...' is only allowed at nesting level 1, not " +
+                                                    std::to_string(nest));
+                    }
+                    seen[0] = dims[0];  // elided values: left as zeros
+                    break;
+                case Tok::kNumber:
+                case Tok::kIdent:
+                case Tok::kLparen:
+                    if (nest != rank) {
+                        return error(token.pos, "expected nested array of rank " + rankText +
+                                                    ", but sees a value at nesting level " +
+                                                    std::to_string(nest));
+                    }
+                    if (++seen[rank - 1] > dims[rank - 1] || linear >= count) {
+                        return error(token.pos,
+                                     "expected " + std::to_string(dims[rank - 1]) +
+                                         " elements on the minor-most dimension, but sees more");
+                    }
+                    HLO_RETURN_IF_ERROR(parseElement(literal, linear++, token));
+                    break;
+                case Tok::kEnd:
+                    return error(token.pos, "unexpected end of literal: expected '}'");
+                default:
+                    return error(token.pos, "unexpected " + describe(token) + " in a " +
+                                                std::string(primitive_util::name(type)) +
+                                                " literal");
             }
         } while (nest > 0);
         return literal;
@@ -611,7 +652,8 @@ private:
             HLO_RETURN_IF_ERROR(parseFloating(component, re, base));
             HLO_RETURN_IF_ERROR(expect(Tok::kComma, "',' between the real and imaginary parts"));
             Token im = m_lexer.next();
-            HLO_RETURN_IF_ERROR(parseFloating(component, im, base + (type == PrimitiveType::C64 ? 4 : 8)));
+            HLO_RETURN_IF_ERROR(
+                parseFloating(component, im, base + (type == PrimitiveType::C64 ? 4 : 8)));
             return expect(Tok::kRparen, "')' after the imaginary part");
         }
         if (token.kind == Tok::kLparen) {
@@ -629,7 +671,8 @@ private:
                 literal.setFromInt64(index, magnitude != 0 ? 1 : 0);
                 return Status::ok();
             }
-            return error(token.pos, "expected true, false or an integer for pred, got " + describe(token));
+            return error(token.pos,
+                         "expected true, false or an integer for pred, got " + describe(token));
         }
         if (primitive_util::isInteger(type)) {
             bool negative = false;
@@ -645,14 +688,15 @@ private:
             if (primitive_util::isSignedInteger(type)) {
                 const uint64_t limit = uint64_t{1} << (bits - 1);  // |min|; max = limit - 1
                 if (negative ? magnitude > limit : magnitude >= limit) {
-                    return outOfRange(token, type, "[-" + std::to_string(limit) + ", " +
-                                                       std::to_string(limit - 1) + "].");
+                    return outOfRange(
+                        token, type,
+                        "[-" + std::to_string(limit) + ", " + std::to_string(limit - 1) + "].");
                 }
                 literal.setFromInt64(index, negative ? static_cast<int64_t>(0 - magnitude)
                                                      : static_cast<int64_t>(magnitude));
             } else {
-                const uint64_t max = bits == 64 ? std::numeric_limits<uint64_t>::max()
-                                                : (uint64_t{1} << bits) - 1;
+                const uint64_t max =
+                    bits == 64 ? std::numeric_limits<uint64_t>::max() : (uint64_t{1} << bits) - 1;
                 if ((negative && magnitude != 0) || magnitude > max) {
                     return outOfRange(token, type, "[0, " + std::to_string(max) + "].");
                 }
@@ -663,7 +707,8 @@ private:
         if (isFloatType(type)) {
             auto* base = static_cast<uint8_t*>(literal.untypedData());
             const int width = primitive_util::byteWidth(type);
-            return parseFloating(type, token, base + static_cast<size_t>(index) * static_cast<size_t>(width));
+            return parseFloating(type, token,
+                                 base + static_cast<size_t>(index) * static_cast<size_t>(width));
         }
         return error(token.pos, "unsupported element type " + typeName);
     }
@@ -720,7 +765,8 @@ private:
                                            text.find_first_of("123456789") > text.find('.');
                 if (!underflow) {
                     return error(token.pos, "value " + std::string(token.text) +
-                                                " is out of range for literal's primitive type " + typeName);
+                                                " is out of range for literal's primitive type " +
+                                                typeName);
                 }
                 value = text.front() == '-' ? -0.0 : 0.0;
             }
@@ -746,7 +792,8 @@ private:
         }
         if (std::isfinite(value) && !finiteResult) {
             return error(token.pos, "value " + std::string(token.text) +
-                                        " is out of range for literal's primitive type " + typeName);
+                                        " is out of range for literal's primitive type " +
+                                        typeName);
         }
         return Status::ok();
     }

@@ -39,7 +39,9 @@ bool parseDouble(std::string_view text, double& value) {
     return result.ec == std::errc() && result.ptr == text.data() + text.size();
 }
 
-bool sameBits(double a, double b) { return std::bit_cast<uint64_t>(a) == std::bit_cast<uint64_t>(b); }
+bool sameBits(double a, double b) {
+    return std::bit_cast<uint64_t>(a) == std::bit_cast<uint64_t>(b);
+}
 
 bool readsBackAs(PrimitiveType type, std::string_view text, double value) {
     double parsed = 0;
@@ -98,7 +100,8 @@ std::string layoutDecimal(const Decimal& d, int fixedLimit) {
             const int integerDigits = x + 1;
             out += d.digits.substr(0, static_cast<size_t>(std::min(count, integerDigits)));
             if (count < integerDigits) out.append(static_cast<size_t>(integerDigits - count), '0');
-            if (count > integerDigits) out += "." + d.digits.substr(static_cast<size_t>(integerDigits));
+            if (count > integerDigits)
+                out += "." + d.digits.substr(static_cast<size_t>(integerDigits));
         } else {
             out += "0.";
             out.append(static_cast<size_t>(-x - 1), '0');
@@ -120,7 +123,8 @@ Decimal shortestDecimal(PrimitiveType type, double value) {
     char buffer[64];
     if (type == PrimitiveType::F64 || type == PrimitiveType::F32) {
         auto r = type == PrimitiveType::F64
-                     ? std::to_chars(buffer, buffer + sizeof(buffer), value, std::chars_format::scientific)
+                     ? std::to_chars(buffer, buffer + sizeof(buffer), value,
+                                     std::chars_format::scientific)
                      : std::to_chars(buffer, buffer + sizeof(buffer), static_cast<float>(value),
                                      std::chars_format::scientific);
         return decimalFromScientific(std::string_view(buffer, static_cast<size_t>(r.ptr - buffer)));
@@ -265,7 +269,7 @@ void appendValue(const Literal& literal, std::string& out) {
         out += "token";
     } else if (shape.isOpaque()) {
         out += "opaque";
-    } else if (shape.isArray()) {
+    } else if (literal_internal::holdsElements(shape)) {
         appendDenseArray(literal, out);
     } else {
         out += "invalid";
@@ -283,14 +287,16 @@ bool parseDecimal(std::string_view text, double& value) { return parseDouble(tex
 
 bool hasNanPayload(PrimitiveType type) {
     switch (type) {
-    case PrimitiveType::F16:
-    case PrimitiveType::BF16:
-    case PrimitiveType::F32:
-    case PrimitiveType::F64:
-    case PrimitiveType::F8E5M2:
-    case PrimitiveType::F8E4M3:
-    case PrimitiveType::F8E3M4: return true;
-    default: return false;
+        case PrimitiveType::F16:
+        case PrimitiveType::BF16:
+        case PrimitiveType::F32:
+        case PrimitiveType::F64:
+        case PrimitiveType::F8E5M2:
+        case PrimitiveType::F8E4M3:
+        case PrimitiveType::F8E3M4:
+            return true;
+        default:
+            return false;
     }
 }
 
@@ -310,7 +316,8 @@ std::string formatFiniteOrInf(PrimitiveType type, double value) {
         // Print every integer digit of the value, not zero padding
         // (bf16 1008 is "1008", not "1010").
         Decimal exact = roundedDecimal(value, d.exponent + 1);
-        if (exact.exponent == d.exponent && readsBackAs(type, layoutDecimal(exact, fixedLimit), value)) {
+        if (exact.exponent == d.exponent &&
+            readsBackAs(type, layoutDecimal(exact, fixedLimit), value)) {
             d = std::move(exact);
         }
     }

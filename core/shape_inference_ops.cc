@@ -917,17 +917,7 @@ StatusOr<Shape> inferMap(const HloInstruction& instruction) {
                                          str(first) + " and " + str(operand->shape()));
         }
     }
-    if (instruction.hasDimensions()) {
-        const std::vector<int64_t>& dims = instruction.dimensions();
-        bool identity = static_cast<int64_t>(dims.size()) == first.rank();
-        for (size_t i = 0; identity && i < dims.size(); ++i)
-            identity = dims[i] == static_cast<int64_t>(i);
-        if (!identity) {
-            return fail(instruction, "map with dimensions " + str(dims) +
-                                         " is not supported: dimensions must be the identity "
-                                         "over the operand rank");
-        }
-    }
+    // XLA ignores map's dimensions= (it always maps over every dimension).
     HLO_ASSIGN_OR_RETURN(ProgramShape program, reducerProgram(instruction));
     if (program.parameters.size() != static_cast<size_t>(instruction.operandCount())) {
         return fail(instruction, "map applied to a function with " +
@@ -1205,12 +1195,13 @@ StatusOr<Shape> inferAllGather(const HloInstruction& instruction) {
     };
     const Shape& operand0 = instruction.operand(0)->shape();
     const Shape* output0 = outputAt(0);
-    if (dim < 0 || dim >= operand0.rank()) {
+    if (dim < 0 || (operand0.rank() > 0 && dim >= operand0.rank())) {
         return fail(instruction, "all-gather dimension " + std::to_string(dim) +
                                      " is out of range for operand " + str(operand0));
     }
     int64_t shardCount = 1;
-    if (output0 && output0->isArray() && output0->rank() > dim && operand0.dimensions(dim) > 0) {
+    if (output0 && output0->isArray() && output0->rank() > dim && operand0.rank() > dim &&
+        operand0.dimensions(dim) > 0) {
         int64_t in = operand0.dimensions(dim);
         int64_t out = output0->dimensions(dim);
         shardCount = out > 0 ? (out + in - 1) / in : 1;
@@ -1218,6 +1209,11 @@ StatusOr<Shape> inferAllGather(const HloInstruction& instruction) {
     std::vector<Shape> gathered;
     for (int64_t i = 0; i < n; ++i) {
         const Shape& operand = instruction.operand(i)->shape();
+        if (operand.rank() == 0) {
+            // Scalars (seen in PyTorch/XLA dumps) pass through unchanged.
+            gathered.push_back(operand);
+            continue;
+        }
         if (dim >= operand.rank()) {
             return fail(instruction, "all-gather dimension " + std::to_string(dim) +
                                          " is out of range for operand " + str(operand));
@@ -1259,12 +1255,13 @@ StatusOr<Shape> inferReduceScatter(const HloInstruction& instruction) {
     }
     const Shape& operand0 = instruction.operand(0)->shape();
     const Shape& output0 = n == 1 ? declared : declared.tupleShape(0);
-    if (dim < 0 || dim >= operand0.rank()) {
+    if (dim < 0 || (operand0.rank() > 0 && dim >= operand0.rank())) {
         return fail(instruction, "reduce-scatter dimension " + std::to_string(dim) +
                                      " is out of range for operand " + str(operand0));
     }
     int64_t shardCount = 1;
-    if (output0.isArray() && output0.rank() > dim && output0.dimensions(dim) > 0) {
+    if (output0.isArray() && output0.rank() > dim && operand0.rank() > dim &&
+        output0.dimensions(dim) > 0) {
         int64_t in = operand0.dimensions(dim);
         int64_t out = output0.dimensions(dim);
         shardCount = (in + out - 1) / out;
@@ -1272,6 +1269,11 @@ StatusOr<Shape> inferReduceScatter(const HloInstruction& instruction) {
     std::vector<Shape> scattered;
     for (int64_t i = 0; i < n; ++i) {
         const Shape& operand = instruction.operand(i)->shape();
+        if (operand.rank() == 0) {
+            // Scalars (seen in PyTorch/XLA dumps) pass through unchanged.
+            scattered.push_back(operand);
+            continue;
+        }
         if (dim >= operand.rank()) {
             return fail(instruction, "reduce-scatter dimension " + std::to_string(dim) +
                                          " is out of range for operand " + str(operand));
@@ -1371,14 +1373,15 @@ StatusOr<Shape> inferCollectivePermute(const HloInstruction& instruction) {
     int64_t n = instruction.operandCount();
     if (n < 1) return fail(instruction, opName(instruction) + " expects at least one operand");
     std::vector<Shape> shapes = operandShapes(instruction);
-    bool inplace = n == 4 && (shapes[2].isTuple() || isIntegral(shapes[2].elementType())) &&
-                   !(shapes[0].isArray() && shapes[2].isArray() && compatible(shapes[0], shapes[2]));
+    // The in-place form (input, output, input offsets, output offsets) has
+    // tuple-shaped offsets; four plain operands are a combined permute.
+    bool inplace = n == 4 && shapes[2].isTuple();
     Shape result;
     if (inplace) {
         result = shapes[1];
     } else {
         for (const Shape& shape : shapes) {
-            if (!shape.isArray()) {
+            if (!shape.isArray() && !shape.isTuple()) {
                 return fail(instruction, "collective-permute operands must be arrays, got " +
                                              str(shape));
             }

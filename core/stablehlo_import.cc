@@ -168,6 +168,11 @@ StatusOr<Shape> Importer::shapeOf(const MlirType& type, TextPos pos) const {
         return errorAt(pos, StatusCode::kUnimplemented, "unsupported type: " + type.unsupported);
     switch (type.kind) {
     case MlirType::Kind::kTensor: {
+        int64_t elements = 1;
+        for (int64_t d : type.dims) {
+            if (d != Shape::kUnboundedSize && __builtin_mul_overflow(elements, d, &elements))
+                return invalidAt(pos, "tensor type " + type.text + " has too many elements");
+        }
         Shape shape(type.elementType, type.dims);
         for (size_t i = 0; i < type.dims.size(); ++i) {
             bool bounded = i < type.bounds.size() && type.bounds[i] >= 0;

@@ -99,6 +99,7 @@ private slots:
     void subByteIntegers();
     void integerDivisionByZero();
     void shifts();
+    void sixtyFourBit();
     void maxMinNaN();
     void compare();
     void selectAndClamp();
@@ -266,6 +267,25 @@ void TestEvaluator::shifts() {
   srl = s4[3] shift-right-logical(a, b)
   ROOT t = (s4[3], s4[3], s4[3]) tuple(shl, sra, srl))"),
                 "(s4[3], s4[3], s4[3]) ({-8, 0, 0}, {-1, -4, 0}, {1, 4, 0})");
+}
+
+void TestEvaluator::sixtyFourBit() {
+    EXPECT_EVAL(wrapEntry(R"(
+  a = s64[3] constant({-9223372036854775808, 7, -1})
+  b = s64[3] constant({-1, 0, 2})
+  div = s64[3] divide(a, b)
+  rem = s64[3] remainder(a, b)
+  hi = s64[3] mulhi(a, b)
+  c = u64[1] constant({18446744073709551615})
+  uhi = u64[1] mulhi(c, c)
+  ROOT t = (s64[3], s64[3], s64[3], u64[1]) tuple(div, rem, hi, uhi))"),
+                "(s64[3], s64[3], s64[3], u64[1]) ({-9223372036854775808, -1, 0}, {0, 7, -1}, "
+                "{0, 0, -1}, {18446744073709551614})");
+    EXPECT_EVAL(wrapEntry(R"(
+  a = f64[2] constant({0.1, 1e308})
+  b = f64[2] constant({0.2, 1e308})
+  ROOT s = f64[2] add(a, b))"),
+                "f64[2] {0.30000000000000004, inf}");
 }
 
 void TestEvaluator::maxMinNaN() {

@@ -128,6 +128,7 @@ private slots:
     void topk();
     void fft();
     void choleskyAndTriangularSolve();
+    void errors();
 };
 
 void TestEvaluatorOps::dotMatrix() {
@@ -455,6 +456,23 @@ void TestEvaluatorOps::reduceEdgeCases() {
                       "ROOT r = f32[] reduce(x, z), dimensions={0}, to_apply=add_f32",
                       kAddF32),
                 "f32[] 1");
+    // bf16 add: double accumulation, one rounding (258, not 256); bf16 max.
+    EXPECT_EVAL(entry("x = bf16[3] constant({256, 1, 1})\nz = bf16[] constant(0)\n"
+                      "ROOT r = bf16[] reduce(x, z), dimensions={0}, to_apply=f",
+                      "f {\n a = bf16[] parameter(0)\n b = bf16[] parameter(1)\n"
+                      " ROOT r = bf16[] add(a, b)\n}\n"),
+                "bf16[] 258");
+    EXPECT_EVAL(entry("x = bf16[3] constant({-1, 2.5, 2})\nz = bf16[] constant(-inf)\n"
+                      "ROOT r = bf16[] reduce(x, z), dimensions={0}, to_apply=f",
+                      "f {\n a = bf16[] parameter(0)\n b = bf16[] parameter(1)\n"
+                      " ROOT r = bf16[] maximum(b, a)\n}\n"),
+                "bf16[] 2.5");
+    // pred and-reduction per row.
+    EXPECT_EVAL(entry("x = pred[2,2] constant({{true,false},{true,true}})\nz = pred[] constant(true)\n"
+                      "ROOT r = pred[2] reduce(x, z), dimensions={1}, to_apply=f",
+                      "f {\n a = pred[] parameter(0)\n b = pred[] parameter(1)\n"
+                      " ROOT r = pred[] and(a, b)\n}\n"),
+                "pred[2] {false, true}");
     // Reducing every dimension of a rank-3 array; reducing none.
     EXPECT_EVAL(entry("x = f32[2,2,2] constant({{{1,2},{3,4}},{{5,6},{7,8}}})\n"
                       "z = f32[] constant(0)\n"
@@ -492,6 +510,17 @@ void TestEvaluatorOps::reduceWindow() {
                       "to_apply=add_f32",
                       kAddF32),
                 "f32[2] {4,6}");
+    // Variadic (argmax pooling) through the generic path: (value, index) pairs.
+    EXPECT_EVAL(entry("x = f32[4] constant({3,1,4,4})\ni = s32[4] iota(), iota_dimension=0\n"
+                      "mv = f32[] constant(-inf)\nmi = s32[] constant(-1)\n"
+                      "ROOT r = (f32[2], s32[2]) reduce-window(x, i, mv, mi), "
+                      "window={size=2 stride=2}, to_apply=argmax",
+                      "argmax {\n av = f32[] parameter(0)\n ai = s32[] parameter(1)\n"
+                      " bv = f32[] parameter(2)\n bi = s32[] parameter(3)\n"
+                      " ge = pred[] compare(av, bv), direction=GE\n"
+                      " v = f32[] select(ge, av, bv)\n i = s32[] select(ge, ai, bi)\n"
+                      " ROOT t = (f32[], s32[]) tuple(v, i)\n}\n"),
+                "(f32[2], s32[2]) ({3, 4}, {0, 2})");
 }
 
 void TestEvaluatorOps::selectAndScatter() {
@@ -728,6 +757,23 @@ void TestEvaluatorOps::choleskyAndTriangularSolve() {
                            "ROOT x = f32[2,1] triangular-solve(a, b), left_side=true, lower=true, "
                            "unit_diagonal=true, transpose_a=NO_TRANSPOSE"),
                      "f32[2,1] {{1},{2}}", 1e-5);
+}
+
+void TestEvaluatorOps::errors() {
+    // Unsupported combinations are kUnimplemented naming the instruction;
+    // malformed ones kInvalidArgument.
+    auto bad = evaluateText(entry("a = s32[2,2] constant({{1,0},{0,1}})\n"
+                                  "ROOT c = s32[2,2] cholesky(a), lower=true"));
+    QVERIFY(!bad.isOk());
+    QCOMPARE(bad.status().code(), StatusCode::kUnimplemented);
+    QVERIFY(bad.status().message().find("%c") != std::string::npos);
+    auto mismatched = evaluateText(entry("a = f32[2,3] constant({{1,2,3},{4,5,6}})\n"
+                                         "b = f32[2,2] constant({{1,2},{3,4}})\n"
+                                         "ROOT d = f32[2,2] dot(a, b), lhs_contracting_dims={1}, "
+                                         "rhs_contracting_dims={0}"));
+    QVERIFY(!mismatched.isOk());
+    QVERIFY(mismatched.status().code() == StatusCode::kInvalidArgument ||
+            mismatched.status().code() == StatusCode::kFailedPrecondition);
 }
 
 QTEST_APPLESS_MAIN(TestEvaluatorOps)

@@ -1,8 +1,7 @@
-// Narrow float formats and literals: bit-exact conversions, rounding and
-// overflow per format, reduce-precision, literal storage and access, convert
-// semantics, text printing and parsing, JSON and random literals.
+// Literals: storage and access, convert semantics, text printing and
+// parsing, JSON and random literals. The narrow float formats themselves are
+// tested in tst_float_types.cc.
 #include <QtTest>
-
 #include <bit>
 #include <cmath>
 #include <limits>
@@ -15,19 +14,19 @@ using PT = PrimitiveType;
 
 namespace {
 
-const PT kNarrowTypes[] = {PT::F16,           PT::BF16,       PT::F8E5M2,     PT::F8E4M3,
-                           PT::F8E4M3FN,      PT::F8E4M3B11FNUZ, PT::F8E5M2FNUZ, PT::F8E4M3FNUZ,
-                           PT::F8E3M4,        PT::F8E8M0FNU,  PT::F6E2M3FN,   PT::F6E3M2FN,
+const PT kNarrowTypes[] = {PT::F16,      PT::BF16,          PT::F8E5M2,     PT::F8E4M3,
+                           PT::F8E4M3FN, PT::F8E4M3B11FNUZ, PT::F8E5M2FNUZ, PT::F8E4M3FNUZ,
+                           PT::F8E3M4,   PT::F8E8M0FNU,     PT::F6E2M3FN,   PT::F6E3M2FN,
                            PT::F4E2M1FN};
 
 const double kNaN = std::numeric_limits<double>::quiet_NaN();
 const double kInf = std::numeric_limits<double>::infinity();
 
-uint32_t bits(PT type, double value) { return float_util::doubleToBits(type, value); }
-
 std::string typeName(PT type) { return std::string(primitive_util::name(type)); }
 
-Shape arrayShape(PT type, std::vector<int64_t> dims) { return Shape::makeArray(type, std::move(dims)); }
+Shape arrayShape(PT type, std::vector<int64_t> dims) {
+    return Shape::makeArray(type, std::move(dims));
+}
 
 std::string valueText(PT type, double value) {
     Literal literal(Shape::makeScalar(type));
@@ -60,18 +59,6 @@ Literal parseValueOrFail(std::string_view text, const Shape& shape) {
 class TestLiteral : public QObject {
     Q_OBJECT
 private slots:
-    // Narrow floats.
-    void everyBitPatternRoundTrips();
-    void knownValues();
-    void roundsTiesToEven();
-    void roundsSubnormalsToEven();
-    void overflowPerFormat();
-    void nanAndInfinityPerFormat();
-    void negativeZero();
-    void e8m0();
-    void doubleConversionRoundsOnce();
-    void reducePrecision();
-
     // Literal storage and access.
     void construction();
     void copyOnWrite();
@@ -106,247 +93,6 @@ private slots:
     void randomIsDeterministic();
     void randomRanges();
 };
-
-// ---------------------------------------------------------------------------
-// Narrow floats.
-
-void TestLiteral::everyBitPatternRoundTrips() {
-    for (PT type : kNarrowTypes) {
-        const int width = primitive_util::bitWidth(type);
-        const uint32_t patterns = width == 16 ? 65536u : 1u << width;
-        for (uint32_t b = 0; b < patterns; ++b) {
-            const float value = float_util::bitsToFloat(type, b);
-            const uint32_t back = float_util::floatToBits(type, value);
-            if (std::isnan(value)) {
-                // NaN payloads canonicalise; the result must still be NaN.
-                QVERIFY2(std::isnan(float_util::bitsToFloat(type, back)),
-                         (typeName(type) + " NaN " + std::to_string(b)).c_str());
-            } else {
-                QVERIFY2(back == b, (typeName(type) + " pattern " + std::to_string(b) + " -> " +
-                                     std::to_string(back)).c_str());
-            }
-        }
-    }
-}
-
-void TestLiteral::knownValues() {
-    struct Case {
-        PT type;
-        double maxFinite;
-        double minNormal;
-        double minSubnormal;
-        uint32_t maxBits;
-    };
-    const Case cases[] = {
-        {PT::F16, 65504, 0x1p-14, 0x1p-24, 0x7BFF},
-        {PT::BF16, 0x1.FEp127, 0x1p-126, 0x1p-133, 0x7F7F},
-        {PT::F8E5M2, 57344, 0x1p-14, 0x1p-16, 0x7B},
-        {PT::F8E4M3, 240, 0x1p-6, 0x1p-9, 0x77},
-        {PT::F8E4M3FN, 448, 0x1p-6, 0x1p-9, 0x7E},
-        {PT::F8E4M3B11FNUZ, 30, 0x1p-10, 0x1p-13, 0x7F},
-        {PT::F8E5M2FNUZ, 57344, 0x1p-15, 0x1p-17, 0x7F},
-        {PT::F8E4M3FNUZ, 240, 0x1p-7, 0x1p-10, 0x7F},
-        {PT::F8E3M4, 15.5, 0.25, 0x1p-6, 0x6F},
-        {PT::F6E2M3FN, 7.5, 1.0, 0.125, 0x1F},
-        {PT::F6E3M2FN, 28, 0.25, 0.0625, 0x1F},
-        {PT::F4E2M1FN, 6, 1.0, 0.5, 0x7},
-    };
-    for (const Case& c : cases) {
-        const QByteArray name = QByteArray::fromStdString(typeName(c.type));
-        QVERIFY2(float_util::maxFinite(c.type) == c.maxFinite, name);
-        QVERIFY2(float_util::minNormal(c.type) == c.minNormal, name);
-        QVERIFY2(bits(c.type, c.maxFinite) == c.maxBits, name);
-        QVERIFY2(float_util::bitsToFloat(c.type, c.maxBits) == static_cast<float>(c.maxFinite), name);
-        QVERIFY2(bits(c.type, c.minSubnormal) == 1, name);
-        QVERIFY2(float_util::bitsToFloat(c.type, 1) == static_cast<float>(c.minSubnormal), name);
-        QVERIFY2(bits(c.type, 1.0) != 0 && float_util::bitsToFloat(c.type, bits(c.type, 1.0)) == 1.0f, name);
-    }
-    QCOMPARE(bits(PT::F16, 1.0), 0x3C00u);
-    QCOMPARE(bits(PT::BF16, 1.0), 0x3F80u);
-    QCOMPARE(bits(PT::F8E4M3FN, 1.0), 0x38u);
-    QCOMPARE(bits(PT::F8E4M3FNUZ, 1.0), 0x40u);
-    QCOMPARE(bits(PT::F8E4M3B11FNUZ, 1.0), 0x58u);
-    QCOMPARE(bits(PT::F8E5M2FNUZ, 1.0), 0x40u);
-    QCOMPARE(bits(PT::F4E2M1FN, -1.5), 0xBu);
-    QCOMPARE(float_util::maxFinite(PT::F8E8M0FNU), 0x1p127);
-    QCOMPARE(float_util::maxFinite(PT::F32), static_cast<double>(std::numeric_limits<float>::max()));
-    QVERIFY(Half::fromBits(0x3C00) == fromFloat<PT::F16>(1.0f));
-    QCOMPARE(toFloat(BFloat16::fromBits(0xC040)), -3.0f);
-}
-
-void TestLiteral::roundsTiesToEven() {
-    // bf16: 1 + 2^-8 is halfway between 1 and 1 + 2^-7: the even one (1) wins.
-    QCOMPARE(bits(PT::BF16, 1 + 0x1p-8), 0x3F80u);
-    QCOMPARE(bits(PT::BF16, 1 + 3 * 0x1p-8), 0x3F82u);  // tie between ...81 and ...82
-    QCOMPARE(bits(PT::BF16, 1 + 0x1p-8 + 0x1p-20), 0x3F81u);  // just above the tie
-    // f16: integers above 2048 are spaced by 2.
-    QCOMPARE(float_util::bitsToFloat(PT::F16, bits(PT::F16, 2049)), 2048.0f);
-    QCOMPARE(float_util::bitsToFloat(PT::F16, bits(PT::F16, 2051)), 2052.0f);
-    QCOMPARE(float_util::bitsToFloat(PT::F16, bits(PT::F16, 2050.5)), 2050.0f);
-    // f8e4m3fn: spacing 2 in [16, 32).
-    QCOMPARE(float_util::bitsToFloat(PT::F8E4M3FN, bits(PT::F8E4M3FN, 17)), 16.0f);
-    QCOMPARE(float_util::bitsToFloat(PT::F8E4M3FN, bits(PT::F8E4M3FN, 19)), 20.0f);
-    // f8e5m2: 1.125 is halfway between 1 and 1.25.
-    QCOMPARE(float_util::bitsToFloat(PT::F8E5M2, bits(PT::F8E5M2, 1.125)), 1.0f);
-    QCOMPARE(float_util::bitsToFloat(PT::F8E5M2, bits(PT::F8E5M2, 1.375)), 1.5f);
-    // f4e2m1fn: 5 is halfway between 4 and 6; 2.5 between 2 and 3.
-    QCOMPARE(float_util::bitsToFloat(PT::F4E2M1FN, bits(PT::F4E2M1FN, 5)), 4.0f);
-    QCOMPARE(float_util::bitsToFloat(PT::F4E2M1FN, bits(PT::F4E2M1FN, 2.5)), 2.0f);
-    QCOMPARE(float_util::bitsToFloat(PT::F4E2M1FN, bits(PT::F4E2M1FN, -2.75)), -3.0f);
-    // Rounding carries into the exponent.
-    QCOMPARE(float_util::bitsToFloat(PT::BF16, bits(PT::BF16, 0x1.FFp0)), 2.0f);
-}
-
-void TestLiteral::roundsSubnormalsToEven() {
-    // f16 subnormals are multiples of 2^-24.
-    QCOMPARE(bits(PT::F16, 0x1p-25), 0x0000u);      // tie -> 0 (even)
-    QCOMPARE(bits(PT::F16, 3 * 0x1p-25), 0x0002u);  // tie between 1 and 2 -> 2
-    QCOMPARE(bits(PT::F16, 0x1.8p-25), 0x0001u);    // above the tie
-    QCOMPARE(bits(PT::F16, -0x1p-26), 0x8000u);     // underflow keeps the sign
-    QCOMPARE(bits(PT::F16, 0x1.FFCp-15), 0x0400u);  // rounds up into the smallest normal
-    // f8e4m3fn subnormals are multiples of 2^-9.
-    QCOMPARE(bits(PT::F8E4M3FN, 0x1p-10), 0x00u);
-    QCOMPARE(bits(PT::F8E4M3FN, 3 * 0x1p-10), 0x02u);
-    QCOMPARE(bits(PT::F8E4M3FN, 5 * 0x1p-10), 0x02u);
-    QCOMPARE(bits(PT::F8E4M3FN, 7 * 0x1p-10), 0x04u);
-    // bf16 subnormals (float subnormals) round too.
-    QCOMPARE(bits(PT::BF16, 0x1p-134), 0x0000u);
-    QCOMPARE(bits(PT::BF16, 0x1.8p-133), 0x0002u);
-    // f4e2m1fn: the only subnormal is 0.5; 0.25 ties to 0, 0.75 ties to 1.
-    QCOMPARE(bits(PT::F4E2M1FN, 0.25), 0x0u);
-    QCOMPARE(bits(PT::F4E2M1FN, 0.75), 0x2u);
-}
-
-void TestLiteral::overflowPerFormat() {
-    // IEEE-like formats overflow to infinity.
-    QCOMPARE(bits(PT::F16, 65519), 0x7BFFu);  // below the rounding threshold
-    QCOMPARE(bits(PT::F16, 65520), 0x7C00u);
-    QCOMPARE(bits(PT::F16, -1e10), 0xFC00u);
-    QCOMPARE(bits(PT::BF16, 1e39), 0x7F80u);
-    QCOMPARE(bits(PT::F8E5M2, 1e6), 0x7Cu);
-    QCOMPARE(bits(PT::F8E4M3, 1000), 0x78u);
-    QCOMPARE(bits(PT::F8E3M4, -16), 0xF0u);
-    // f8e4m3fn: overflow becomes NaN (S.1111.111), as in ml_dtypes.
-    QCOMPARE(bits(PT::F8E4M3FN, 464), 0x7Eu);  // tie -> 448 (even)
-    QCOMPARE(bits(PT::F8E4M3FN, 465), 0x7Fu);
-    QCOMPARE(bits(PT::F8E4M3FN, -1000), 0xFFu);
-    // fnuz formats: the single NaN 0x80.
-    QCOMPARE(bits(PT::F8E4M3FNUZ, 1000), 0x80u);
-    QCOMPARE(bits(PT::F8E5M2FNUZ, -1e6), 0x80u);
-    QCOMPARE(bits(PT::F8E4M3B11FNUZ, 30.9), 0x7Fu);  // rounds down to 30
-    QCOMPARE(bits(PT::F8E4M3B11FNUZ, 31), 0x80u);    // tie with the (even) overflow
-    // MX formats have no NaN or infinity: saturate.
-    QCOMPARE(bits(PT::F4E2M1FN, 100), 0x7u);
-    QCOMPARE(bits(PT::F4E2M1FN, -7), 0xFu);
-    QCOMPARE(bits(PT::F6E2M3FN, 1e9), 0x1Fu);
-    QCOMPARE(bits(PT::F6E3M2FN, -1e9), 0x3Fu);
-}
-
-void TestLiteral::nanAndInfinityPerFormat() {
-    // Infinity inputs.
-    QCOMPARE(bits(PT::F16, kInf), 0x7C00u);
-    QCOMPARE(bits(PT::F8E4M3FN, kInf), 0x7Fu);
-    QCOMPARE(bits(PT::F8E4M3FN, -kInf), 0xFFu);
-    QCOMPARE(bits(PT::F8E4M3FNUZ, -kInf), 0x80u);
-    QCOMPARE(bits(PT::F4E2M1FN, kInf), 0x7u);
-    QCOMPARE(bits(PT::F6E2M3FN, -kInf), 0x3Fu);
-    // NaN inputs: canonical quiet NaNs, sign kept where the format has one.
-    QCOMPARE(bits(PT::F16, kNaN), 0x7E00u);
-    QCOMPARE(bits(PT::F16, -kNaN), 0xFE00u);
-    QCOMPARE(bits(PT::BF16, kNaN), 0x7FC0u);
-    QCOMPARE(bits(PT::F8E5M2, kNaN), 0x7Eu);
-    QCOMPARE(bits(PT::F8E4M3, kNaN), 0x7Cu);
-    QCOMPARE(bits(PT::F8E3M4, -kNaN), 0xF8u);
-    QCOMPARE(bits(PT::F8E4M3FN, -kNaN), 0xFFu);
-    QCOMPARE(bits(PT::F8E4M3B11FNUZ, kNaN), 0x80u);
-    QCOMPARE(bits(PT::F8E8M0FNU, kNaN), 0xFFu);
-    // ml_dtypes maps NaN into the MX formats to the pattern it calls NaN (-0).
-    QCOMPARE(bits(PT::F4E2M1FN, kNaN), 0x8u);
-    QCOMPARE(bits(PT::F4E2M1FN, -kNaN), 0x0u);
-    // Decoding.
-    QVERIFY(std::isinf(float_util::bitsToFloat(PT::F8E5M2, 0x7C)));
-    QVERIFY(std::isnan(float_util::bitsToFloat(PT::F8E5M2, 0x7D)));
-    QCOMPARE(float_util::bitsToFloat(PT::F8E4M3FN, 0x78), 256.0f);  // all-ones exponent is finite
-    QVERIFY(std::isnan(float_util::bitsToFloat(PT::F8E4M3FN, 0x7F)));
-    QVERIFY(std::isnan(float_util::bitsToFloat(PT::F8E4M3FNUZ, 0x80)));
-    QVERIFY(std::signbit(float_util::bitsToFloat(PT::F8E4M3FNUZ, 0x80)));  // as ml_dtypes
-    QCOMPARE(float_util::bitsToFloat(PT::F4E2M1FN, 0xF), -6.0f);
-    // f16/bf16 widen NaN payloads unchanged.
-    QCOMPARE(std::bit_cast<uint32_t>(float_util::bitsToFloat(PT::BF16, 0xFF81)), 0xFF810000u);
-    QCOMPARE(std::bit_cast<uint32_t>(float_util::bitsToFloat(PT::F16, 0x7C01)), 0x7F802000u);
-    // Format properties.
-    QVERIFY(float_util::hasInfinity(PT::F8E5M2));
-    QVERIFY(!float_util::hasInfinity(PT::F8E4M3FN));
-    QVERIFY(float_util::hasNaN(PT::F8E4M3FN));
-    QVERIFY(!float_util::hasNaN(PT::F4E2M1FN));
-    QVERIFY(float_util::hasInfinity(PT::F32));
-}
-
-void TestLiteral::negativeZero() {
-    QCOMPARE(bits(PT::F16, -0.0), 0x8000u);
-    QCOMPARE(bits(PT::BF16, -0.0), 0x8000u);
-    QCOMPARE(bits(PT::F8E4M3FN, -0.0), 0x80u);
-    QCOMPARE(bits(PT::F4E2M1FN, -0.0), 0x8u);
-    QCOMPARE(bits(PT::F8E4M3FNUZ, -0.0), 0x00u);  // no -0 in fnuz
-    QCOMPARE(bits(PT::F8E5M2FNUZ, -1e-30), 0x00u);
-    QVERIFY(std::signbit(float_util::bitsToFloat(PT::F16, 0x8000)));
-    QVERIFY(float_util::hasNegativeZero(PT::F16));
-    QVERIFY(!float_util::hasNegativeZero(PT::F8E4M3FNUZ));
-    QVERIFY(!float_util::hasNegativeZero(PT::F8E4M3B11FNUZ));
-    QVERIFY(!float_util::hasNegativeZero(PT::F8E8M0FNU));
-    QVERIFY(float_util::hasNegativeZero(PT::F6E3M2FN));
-}
-
-void TestLiteral::e8m0() {
-    const PT t = PT::F8E8M0FNU;
-    QCOMPARE(bits(t, 1.0), 0x7Fu);
-    QCOMPARE(bits(t, 0x1p-127), 0x00u);  // 0x00 is 2^-127, not zero
-    QCOMPARE(float_util::bitsToFloat(t, 0), static_cast<float>(0x1p-127));
-    QCOMPARE(bits(t, 0x1p127), 0xFEu);
-    QCOMPARE(bits(t, 1.5), 0x80u);  // ties round up (the implicit bit is odd)
-    QCOMPARE(bits(t, 3.0), 0x81u);
-    QCOMPARE(bits(t, 1.4), 0x7Fu);
-    QCOMPARE(bits(t, 0.0), 0xFFu);   // no zero
-    QCOMPARE(bits(t, -2.0), 0xFFu);  // no sign
-    QCOMPARE(bits(t, 0x1p128), 0xFFu);
-    QVERIFY(std::isnan(float_util::bitsToFloat(t, 0xFF)));
-}
-
-void TestLiteral::doubleConversionRoundsOnce() {
-    // 1 + 2^-8 + 2^-30 is just above the bf16 tie; via float it would become
-    // the tie itself and round down.
-    const double value = 1 + 0x1p-8 + 0x1p-30;
-    QCOMPARE(float_util::doubleToBits(PT::BF16, value), 0x3F81u);
-    QCOMPARE(float_util::floatToBits(PT::BF16, static_cast<float>(value)), 0x3F80u);
-}
-
-void TestLiteral::reducePrecision() {
-    using float_util::reducePrecision;
-    // To f16 precision (5 exponent bits, 10 mantissa bits).
-    QCOMPARE(reducePrecision(1.0f + 0x1p-11f, 5, 10), 1.0f);  // tie -> even
-    QCOMPARE(reducePrecision(1.0f + 3 * 0x1p-11f, 5, 10), 1.0f + 0x1p-9f);
-    QCOMPARE(reducePrecision(65504.0f, 5, 10), 65504.0f);
-    QCOMPARE(reducePrecision(65520.0f, 5, 10), std::numeric_limits<float>::infinity());
-    QCOMPARE(reducePrecision(-1e6f, 5, 10), -std::numeric_limits<float>::infinity());
-    // XLA flushes what would be subnormal in the reduced format to zero.
-    QCOMPARE(reducePrecision(0x1p-14f, 5, 10), 0x1p-14f);
-    QCOMPARE(reducePrecision(0x1p-15f, 5, 10), 0.0f);
-    QVERIFY(std::signbit(reducePrecision(-0x1p-20f, 5, 10)));
-    // NaN stays NaN while mantissa bits remain; with none it becomes +inf.
-    QVERIFY(std::isnan(reducePrecision(std::numeric_limits<float>::quiet_NaN(), 5, 10)));
-    QCOMPARE(reducePrecision(std::numeric_limits<float>::quiet_NaN(), 8, 0),
-             std::numeric_limits<float>::infinity());
-    // bf16 precision = float exponent, 7 mantissa bits.
-    QCOMPARE(reducePrecision(1.0f + 0x1p-8f, 8, 7), 1.0f);
-    QCOMPARE(reducePrecision(0x1.FFp127f, 8, 7), std::numeric_limits<float>::infinity());  // carry
-    QCOMPARE(reducePrecision(0x1.FEp127f, 8, 7), 0x1.FEp127f);
-    // Unchanged when nothing is reduced.
-    QCOMPARE(reducePrecision(0.1f, 8, 23), 0.1f);
-    // Double: to float precision.
-    QCOMPARE(reducePrecision(1.0 + 0x1p-30, 8, 23), 1.0);
-    QCOMPARE(reducePrecision(1.0 + 0x1p-23 + 0x1p-30, 8, 23), 1.0 + 0x1p-23);
-    QCOMPARE(reducePrecision(1e300, 8, 23), std::numeric_limits<double>::infinity());
-}
 
 // ---------------------------------------------------------------------------
 // Literal storage and access.
@@ -403,15 +149,16 @@ void TestLiteral::copyOnWrite() {
 }
 
 void TestLiteral::tuples() {
-    Shape shape = Shape::makeTuple({arrayShape(PT::F32, {2}), Shape::makeScalar(PT::PRED),
-                                    Shape::makeTuple({})});
+    Shape shape = Shape::makeTuple(
+        {arrayShape(PT::F32, {2}), Shape::makeScalar(PT::PRED), Shape::makeTuple({})});
     Literal literal(shape);
     QVERIFY(literal.isTuple());
     QCOMPARE(literal.tupleElements().size(), size_t{3});
     QCOMPARE(literal.tupleElement(0).elementCount(), int64_t{2});
     QVERIFY(literal.tupleElement(2).isTuple());
 
-    Literal made = Literal::makeTuple({Literal::scalar(PT::S8, 3), Literal::vector<double>(PT::F64, {1})});
+    Literal made =
+        Literal::makeTuple({Literal::scalar(PT::S8, 3), Literal::vector<double>(PT::F64, {1})});
     QCOMPARE(made.shape().tupleCount(), int64_t{2});
     QCOMPARE(made.shape().tupleShape(0).elementType(), PT::S8);
 }
@@ -482,8 +229,8 @@ void TestLiteral::getAndSet() {
 
 void TestLiteral::subByteIntegersWrap() {
     Literal s4(arrayShape(PT::S4, {4}));
-    s4.setFromInt64(0, 9);    // 0b1001 -> -7
-    s4.setFromInt64(1, -9);   // -> 7
+    s4.setFromInt64(0, 9);   // 0b1001 -> -7
+    s4.setFromInt64(1, -9);  // -> 7
     s4.setFromInt64(2, 7);
     s4.setFromInt64(3, -8);
     QCOMPARE(s4.getAsInt64(0), int64_t{-7});
@@ -539,7 +286,8 @@ void TestLiteral::convertFloatToInt() {
     Literal f = Literal::vector<double>(PT::F32, {kNaN, 3e9, -3e9, 2.5, -2.5, kInf, -0.0});
     StatusOr<Literal> s = f.convert(PT::S32);
     QVERIFY(s.isOk());
-    QCOMPARE(s->toString(), std::string("s32[7] {0, 2147483647, -2147483648, 2, -2, 2147483647, 0}"));
+    QCOMPARE(s->toString(),
+             std::string("s32[7] {0, 2147483647, -2147483648, 2, -2, 2147483647, 0}"));
     StatusOr<Literal> u = f.convert(PT::U8);
     QVERIFY(u.isOk());
     QCOMPARE(u->toString(), std::string("u8[7] {0, 255, 0, 2, 0, 255, 0}"));
@@ -547,7 +295,8 @@ void TestLiteral::convertFloatToInt() {
     QCOMPARE(s64->toString(), std::string("s64[2] {9223372036854775807, -9223372036854775808}"));
     StatusOr<Literal> u64 = Literal::vector<double>(PT::F64, {1e20, 1.8e19}).convert(PT::U64);
     QCOMPARE(u64->toString(), std::string("u64[2] {18446744073709551615, 18000000000000000000}"));
-    StatusOr<Literal> fromBf16 = Literal::vector<double>(PT::BF16, {kNaN, -1e30, 7.9}).convert(PT::S4);
+    StatusOr<Literal> fromBf16 =
+        Literal::vector<double>(PT::BF16, {kNaN, -1e30, 7.9}).convert(PT::S4);
     QCOMPARE(fromBf16->toString(), std::string("s4[3] {0, -8, 7}"));
 }
 
@@ -601,7 +350,8 @@ void TestLiteral::convertNarrowFloats() {
     QCOMPARE(h.convert(PT::F8E4M3FN)->toString(), std::string("f8e4m3fn[4] {nan, -0, nan, 0.1}"));
     QCOMPARE(h.convert(PT::F8E5M2)->toString(), std::string("f8e5m2[4] {inf, -0, inf, 0.09}"));
     QCOMPARE(h.convert(PT::F32)->toString(), std::string("f32[4] {65504, -0, inf, 0.099975586}"));
-    QCOMPARE(h.convert(PT::F8E4M3FNUZ)->toString(), std::string("f8e4m3fnuz[4] {-nan, 0, -nan, 0.1}"));
+    QCOMPARE(h.convert(PT::F8E4M3FNUZ)->toString(),
+             std::string("f8e4m3fnuz[4] {-nan, 0, -nan, 0.1}"));
     QCOMPARE(h.convert(PT::F4E2M1FN)->toString(), std::string("f4e2m1fn[4] {6, -0, 6, 0}"));
     Literal i = Literal::vector<int>(PT::S32, {17, 19, 1000});
     QCOMPARE(i.convert(PT::F8E4M3FN)->toString(), std::string("f8e4m3fn[3] {16, 20, nan}"));
@@ -676,8 +426,9 @@ void TestLiteral::printArrays() {
              std::string("{ { { 1, 2 } }, { { 3, 4 } } }"));
     QCOMPARE(iota(PT::F32, {1, 1, 1, 1}).valueToString(),
              std::string("{ { /*i0=0*/ { /*i1=0*/ {1} } } }"));
-    QCOMPARE(iota(PT::S8, {2, 1, 1, 2}).valueToString(),
-             std::string("{ { /*i0=0*/ { /*i1=0*/ { 1, 2 } } }, { /*i0=1*/ { /*i1=0*/ { 3, 4 } } } }"));
+    QCOMPARE(
+        iota(PT::S8, {2, 1, 1, 2}).valueToString(),
+        std::string("{ { /*i0=0*/ { /*i1=0*/ { 1, 2 } } }, { /*i0=1*/ { /*i1=0*/ { 3, 4 } } } }"));
     QCOMPARE(iota(PT::F32, {0}).valueToString(), std::string("{}"));
     QCOMPARE(iota(PT::F32, {2, 0}).valueToString(), std::string("{ {}, {} }"));
     QCOMPARE(iota(PT::F32, {0, 2}).valueToString(), std::string("{  }"));
@@ -693,7 +444,8 @@ void TestLiteral::printArrays() {
 }
 
 void TestLiteral::printTuples() {
-    Literal t = Literal::makeTuple({Literal::scalar(PT::F32, 1.5), Literal::vector<int>(PT::S32, {1, 2})});
+    Literal t =
+        Literal::makeTuple({Literal::scalar(PT::F32, 1.5), Literal::vector<int>(PT::S32, {1, 2})});
     QCOMPARE(t.valueToString(), std::string("( 1.5, {1, 2} )"));
     QCOMPARE(t.toString(), std::string("(f32[], s32[2]) ( 1.5, {1, 2} )"));
     QCOMPARE(Literal::makeTuple({}).valueToString(), std::string("(  )"));
@@ -731,9 +483,18 @@ void TestLiteral::textRoundTripSpecialValues() {
     for (PT type : {PT::F16, PT::BF16, PT::F32, PT::F64, PT::F8E5M2, PT::F8E4M3, PT::F8E4M3FN,
                     PT::F8E4M3B11FNUZ, PT::F8E5M2FNUZ, PT::F8E4M3FNUZ, PT::F8E3M4, PT::F8E8M0FNU,
                     PT::F6E2M3FN, PT::F6E3M2FN, PT::F4E2M1FN}) {
-        const double values[] = {0.0, -0.0, kInf, -kInf, kNaN, -kNaN, float_util::maxFinite(type),
-                                 -float_util::maxFinite(type), float_util::minNormal(type),
-                                 float_util::minNormal(type) / 2, 1.0 / 3, -1e-3};
+        const double values[] = {0.0,
+                                 -0.0,
+                                 kInf,
+                                 -kInf,
+                                 kNaN,
+                                 -kNaN,
+                                 float_util::maxFinite(type),
+                                 -float_util::maxFinite(type),
+                                 float_util::minNormal(type),
+                                 float_util::minNormal(type) / 2,
+                                 1.0 / 3,
+                                 -1e-3};
         Literal literal(arrayShape(type, {static_cast<int64_t>(std::size(values))}));
         for (size_t i = 0; i < std::size(values); ++i) {
             literal.setFromDouble(static_cast<int64_t>(i), values[i]);
@@ -772,11 +533,14 @@ void TestLiteral::parseCorpusForms() {
     QCOMPARE(parseValueOrFail("{{1,2},{3,4}}", f32x2x2).valueToString(),
              std::string("{ { 1, 2 }, { 3, 4 } }"));
     QCOMPARE(parseValueOrFail("{ { /*i0=0*/ 1, 2 },\n { 3, 4 } }", f32x2x2).getAsDouble(3), 4.0);
-    QCOMPARE(parseValueOrFail("{1e-05, -1.5E+2, .5, 2., +3}", arrayShape(PT::F64, {5})).valueToString(),
-             std::string("{1e-05, -150, 0.5, 2, 3}"));
+    QCOMPARE(
+        parseValueOrFail("{1e-05, -1.5E+2, .5, 2., +3}", arrayShape(PT::F64, {5})).valueToString(),
+        std::string("{1e-05, -150, 0.5, 2, 3}"));
     QCOMPARE(parseValueOrFail("{nan, -nan, inf, -inf}", arrayShape(PT::F32, {4})).valueToString(),
              std::string("{nan, -nan, inf, -inf}"));
-    QCOMPARE(parseValueOrFail("{-nan(0x7f), -nan(0x3f)}", arrayShape(PT::BF16, {2})).data<BFloat16>()[1].bits,
+    QCOMPARE(parseValueOrFail("{-nan(0x7f), -nan(0x3f)}", arrayShape(PT::BF16, {2}))
+                 .data<BFloat16>()[1]
+                 .bits,
              uint16_t{0xFFBF});
     QCOMPARE(parseValueOrFail("18446744073709551615", Shape::makeScalar(PT::U64)).getAsUint64(0),
              std::numeric_limits<uint64_t>::max());
@@ -786,11 +550,13 @@ void TestLiteral::parseCorpusForms() {
              std::string("{1, 0, 1, 0, 1}"));
     QCOMPARE(parseValueOrFail("{(1, 2), (-inf, nan)}", arrayShape(PT::C128, {2})).valueToString(),
              std::string("{(1, 2), (-inf, nan)}"));
-    QCOMPARE(parseValueOrFail("(1,0)", Shape::makeScalar(PT::C64)).getAsComplex(0), std::complex<double>(1, 0));
+    QCOMPARE(parseValueOrFail("(1,0)", Shape::makeScalar(PT::C64)).getAsComplex(0),
+             std::complex<double>(1, 0));
     QCOMPARE(parseValueOrFail("{{{(0,0),(1,1)}}}", arrayShape(PT::C64, {1, 1, 2})).getAsComplex(1),
              std::complex<double>(1, 1));
     QCOMPARE(parseValueOrFail("{}", arrayShape(PT::F32, {0})).elementCount(), int64_t{0});
-    QCOMPARE(parseValueOrFail("{ { /*i0=0*/ }, { /*i0=1*/ } }", arrayShape(PT::F32, {2, 0})).elementCount(),
+    QCOMPARE(parseValueOrFail("{ { /*i0=0*/ }, { /*i0=1*/ } }", arrayShape(PT::F32, {2, 0}))
+                 .elementCount(),
              int64_t{0});
     // Elided values read as zeros.
     Literal elided = parseValueOrFail("{...}", arrayShape(PT::F32, {3, 4}));
@@ -807,12 +573,16 @@ void TestLiteral::parseCorpusForms() {
              std::string("( { {1}, {2} }, {2, 42} )"));
     QCOMPARE(parseValueOrFail("()", Shape::makeTuple({})).valueToString(), std::string("(  )"));
     // Sub-byte and narrow types.
-    QCOMPARE(parseValueOrFail("{-8, 7}", arrayShape(PT::S4, {2})).valueToString(), std::string("{-8, 7}"));
-    QCOMPARE(parseValueOrFail("{15, 0}", arrayShape(PT::U4, {2})).valueToString(), std::string("{15, 0}"));
+    QCOMPARE(parseValueOrFail("{-8, 7}", arrayShape(PT::S4, {2})).valueToString(),
+             std::string("{-8, 7}"));
+    QCOMPARE(parseValueOrFail("{15, 0}", arrayShape(PT::U4, {2})).valueToString(),
+             std::string("{15, 0}"));
     QCOMPARE(parseValueOrFail("{0.1001, 1e-06}", arrayShape(PT::BF16, {2})).valueToString(),
              std::string("{0.1, 1e-06}"));
-    QCOMPARE(parseValueOrFail("{nan, 7, -nan}", arrayShape(PT::F8E4M3FN, {3})).data<uint8_t>()[2], uint8_t{0xFF});
-    QCOMPARE(parseValueOrFail("{inf, 1}", arrayShape(PT::F8E4M3FN, {2})).data<uint8_t>()[0], uint8_t{0x7F});
+    QCOMPARE(parseValueOrFail("{nan, 7, -nan}", arrayShape(PT::F8E4M3FN, {3})).data<uint8_t>()[2],
+             uint8_t{0xFF});
+    QCOMPARE(parseValueOrFail("{inf, 1}", arrayShape(PT::F8E4M3FN, {2})).data<uint8_t>()[0],
+             uint8_t{0x7F});
 }
 
 void TestLiteral::parseShapePrefixes() {
@@ -850,50 +620,65 @@ void TestLiteral::parseErrors() {
         const char* message;
     };
     const Case cases[] = {
-        {"{1, 2, 3}", arrayShape(PT::F32, {2}), 1, 8, "expected 2 elements on the minor-most dimension"},
-        {"{1, 2}", arrayShape(PT::F32, {3}), 1, 6, "expected 3 elements in the []th element, but sees 2"},
-        {"{ {1, 2}, {3} }", arrayShape(PT::F32, {2, 2}), 1, 13, "expected 2 elements in the [1]th element, but sees 1"},
-        {"{ {1}, {2}, {3} }", arrayShape(PT::F32, {2, 1}), 1, 13, "expected 2 elements in the []th element, but sees more"},
+        {"{1, 2, 3}", arrayShape(PT::F32, {2}), 1, 8,
+         "expected 2 elements on the minor-most dimension"},
+        {"{1, 2}", arrayShape(PT::F32, {3}), 1, 6,
+         "expected 3 elements in the []th element, but sees 2"},
+        {"{ {1, 2}, {3} }", arrayShape(PT::F32, {2, 2}), 1, 13,
+         "expected 2 elements in the [1]th element, but sees 1"},
+        {"{ {1}, {2}, {3} }", arrayShape(PT::F32, {2, 1}), 1, 13,
+         "expected 2 elements in the []th element, but sees more"},
         {"{{1}}", arrayShape(PT::F32, {1}), 1, 2, "expected nested array of rank 1"},
         {"{1.5}", arrayShape(PT::S32, {1}), 1, 2, "expected an integer for primitive type s32"},
-        {"true", Shape::makeScalar(PT::F32), 1, 1, "expected a floating-point value for primitive type f32"},
-        {"300", Shape::makeScalar(PT::U8), 1, 1, "value 300 is out of range for literal's primitive type u8 namely [0, 255]"},
+        {"true", Shape::makeScalar(PT::F32), 1, 1,
+         "expected a floating-point value for primitive type f32"},
+        {"300", Shape::makeScalar(PT::U8), 1, 1,
+         "value 300 is out of range for literal's primitive type u8 namely [0, 255]"},
         {"-1", Shape::makeScalar(PT::U32), 1, 1, "out of range"},
         {"8", Shape::makeScalar(PT::S4), 1, 1, "namely [-8, 7]"},
         {"18446744073709551616", Shape::makeScalar(PT::U64), 1, 1, "too large"},
-        {"70000", Shape::makeScalar(PT::F16), 1, 1, "value 70000 is out of range for literal's primitive type f16"},
+        {"70000", Shape::makeScalar(PT::F16), 1, 1,
+         "value 70000 is out of range for literal's primitive type f16"},
         {"1e39", Shape::makeScalar(PT::F32), 1, 1, "out of range"},
         {"1e999", Shape::makeScalar(PT::F64), 1, 1, "out of range"},
         {"500", Shape::makeScalar(PT::F8E4M3FN), 1, 1, "out of range"},
         {"0", Shape::makeScalar(PT::F8E8M0FNU), 1, 1, "out of range"},
         {"{1, x}", arrayShape(PT::F32, {2}), 1, 5, "expected a floating-point value"},
         {"{1,\n 2,\n 3}", arrayShape(PT::F32, {2}), 3, 2, "minor-most dimension"},
-        {"(1, 2)", Shape::makeScalar(PT::F32), 1, 1, "parentheses are only valid for complex values"},
+        {"(1, 2)", Shape::makeScalar(PT::F32), 1, 1,
+         "parentheses are only valid for complex values"},
         {"1", Shape::makeScalar(PT::C64), 1, 1, "expected a complex value (re, im)"},
-        {"(1 2)", Shape::makeScalar(PT::C64), 1, 4, "expected ',' between the real and imaginary parts"},
+        {"(1 2)", Shape::makeScalar(PT::C64), 1, 4,
+         "expected ',' between the real and imaginary parts"},
         {"nan(0x1)", Shape::makeScalar(PT::F8E4M3FN), 1, 1, "does not support NaN payloads"},
-        {"nan(0x80)", Shape::makeScalar(PT::BF16), 1, 1, "NaN payload nan(0x80) is out of range for bf16"},
+        {"nan(0x80)", Shape::makeScalar(PT::BF16), 1, 1,
+         "NaN payload nan(0x80) is out of range for bf16"},
         {"{1, 2", arrayShape(PT::F32, {2}), 1, 6, "unexpected end of literal"},
         {"{...}", Shape::makeScalar(PT::F32), 1, 1, "expected a floating-point value"},
-        {"{ {...} }", arrayShape(PT::F32, {1, 1}), 1, 4, "'...' is only allowed at nesting level 1"},
-        {"(1, 2, 3)", Shape::makeTuple({Shape::makeScalar(PT::F32), Shape::makeScalar(PT::F32)}), 1, 8, "too many tuple elements"},
-        {"(1)", Shape::makeTuple({Shape::makeScalar(PT::F32), Shape::makeScalar(PT::F32)}), 1, 3, "expected 2 tuple elements, got 1"},
+        {"{ {...} }", arrayShape(PT::F32, {1, 1}), 1, 4,
+         "'...' is only allowed at nesting level 1"},
+        {"(1, 2, 3)", Shape::makeTuple({Shape::makeScalar(PT::F32), Shape::makeScalar(PT::F32)}), 1,
+         8, "too many tuple elements"},
+        {"(1)", Shape::makeTuple({Shape::makeScalar(PT::F32), Shape::makeScalar(PT::F32)}), 1, 3,
+         "expected 2 tuple elements, got 1"},
         {"{1, 2} 3", arrayShape(PT::F32, {2}), 1, 8, "expected end of literal"},
         {"12abc", Shape::makeScalar(PT::S32), 1, 1, "expected an integer"},
         {"f32[2] {1, 2} extra", Shape(), 1, 15, "expected end of literal, got 'extra'"},
         {"q32[2] {1, 2}", Shape(), 1, 1, "unknown element type 'q32'"},
         {"f32[2 {1, 2}", Shape(), 1, 7, "expected ',' or ']' in dimensions"},
         {"{1, 2}", Shape(), 1, 1, "expected a shape"},
-        {"f32[2,2]{1} {{1,2},{3,4}}", Shape(), 1, 9, "layout has 1 dimensions but the shape has rank 2"},
+        {"f32[2,2]{1} {{1,2},{3,4}}", Shape(), 1, 9,
+         "layout has 1 dimensions but the shape has rank 2"},
         {"f32[2]{1,0} {1, 2}", Shape(), 1, 13, "expected end of literal, got '{'"},
         {"(f32[], s32[]) (1)", Shape(), 1, 18, "expected 2 tuple elements, got 1"},
-        {"(f32[] 1, s32[2] {1})", Shape(), 1, 20, "expected 2 elements in the []th element, but sees 1"},
+        {"(f32[] 1, s32[2] {1})", Shape(), 1, 20,
+         "expected 2 elements in the []th element, but sees 1"},
         {"{...}", arrayShape(PT::F32, {1 << 20, 1 << 20}), 1, 1, "is too large"},
         {"f32[4611686018427387904,4] {...}", Shape(), 1, 28, "is too large"},
     };
     for (const Case& c : cases) {
-        StatusOr<Literal> result = c.shape.isValid() ? Literal::parseValue(c.text, c.shape)
-                                                     : Literal::parse(c.text);
+        StatusOr<Literal> result =
+            c.shape.isValid() ? Literal::parseValue(c.text, c.shape) : Literal::parse(c.text);
         QVERIFY2(!result.isOk(), c.text);
         const Status& status = result.status();
         QCOMPARE(status.code(), StatusCode::kInvalidArgument);
@@ -904,8 +689,10 @@ void TestLiteral::parseErrors() {
         QVERIFY2(status.message().find(c.message) != std::string::npos, detail.c_str());
     }
     // Underflow is not an error: it reads as (signed) zero.
-    QCOMPARE(parseValueOrFail("-1e-999", Shape::makeScalar(PT::F64)).valueToString(), std::string("-0"));
-    QCOMPARE(parseValueOrFail("1e-50", Shape::makeScalar(PT::F32)).valueToString(), std::string("0"));
+    QCOMPARE(parseValueOrFail("-1e-999", Shape::makeScalar(PT::F64)).valueToString(),
+             std::string("-0"));
+    QCOMPARE(parseValueOrFail("1e-50", Shape::makeScalar(PT::F32)).valueToString(),
+             std::string("0"));
 }
 
 // ---------------------------------------------------------------------------
@@ -913,19 +700,26 @@ void TestLiteral::parseErrors() {
 
 void TestLiteral::jsonFormat() {
     Literal f = Literal::vector<double>(PT::F32, {0.1, -kInf, kNaN, -0.0});
-    QCOMPARE(literalToJson(f), std::string(R"j({"shape":"f32[4]{0}","values":[0.1,"-inf","nan",-0.0]})j"));
+    QCOMPARE(literalToJson(f),
+             std::string(R"j({"shape":"f32[4]{0}","values":[0.1,"-inf","nan",-0.0]})j"));
     Literal m(Shape::makeArrayWithLayout(PT::S32, {2, 2}, {1, 0}));
     m.setFromInt64(3, -4);
-    QCOMPARE(literalToJson(m), std::string(R"j({"shape":"s32[2,2]{1,0}","values":[[0,0],[0,-4]]})j"));
-    QCOMPARE(literalToJson(Literal::scalar(PT::PRED, 1)), std::string(R"j({"shape":"pred[]","values":true})j"));
+    QCOMPARE(literalToJson(m),
+             std::string(R"j({"shape":"s32[2,2]{1,0}","values":[[0,0],[0,-4]]})j"));
+    QCOMPARE(literalToJson(Literal::scalar(PT::PRED, 1)),
+             std::string(R"j({"shape":"pred[]","values":true})j"));
     Literal c(Shape::makeScalar(PT::C64));
     c.setFromComplex(0, {1.5, kInf});
     QCOMPARE(literalToJson(c), std::string(R"j({"shape":"c64[]","values":[1.5,"inf"]})j"));
     QCOMPARE(literalToJson(Literal::scalar(PT::U64, -1)),
              std::string(R"j({"shape":"u64[]","values":18446744073709551615})j"));
-    QCOMPARE(literalToJson(Literal::scalar(PT::BF16, 0.1)), std::string(R"j({"shape":"bf16[]","values":0.1})j"));
+    QCOMPARE(literalToJson(Literal::scalar(PT::BF16, 0.1)),
+             std::string(R"j({"shape":"bf16[]","values":0.1})j"));
     Literal t = Literal::makeTuple({Literal::scalar(PT::S8, 3), Literal(Shape::makeToken())});
-    QCOMPARE(literalToJson(t), std::string(R"j({"shape":"(s8[], token[])","elements":[{"shape":"s8[]","values":3},{"shape":"token[]"}]})j"));
+    QCOMPARE(
+        literalToJson(t),
+        std::string(
+            R"j({"shape":"(s8[], token[])","elements":[{"shape":"s8[]","values":3},{"shape":"token[]"}]})j"));
 }
 
 void TestLiteral::jsonRoundTrip() {
@@ -934,16 +728,18 @@ void TestLiteral::jsonRoundTrip() {
         if (!primitive_util::isArrayType(type) || primitive_util::bitWidth(type) == 0) continue;
         RandomLiteralOptions options;
         options.seed = static_cast<uint64_t>(100 + i);
-        Literal literal = makeRandomLiteral(Shape::makeArrayWithLayout(type, {2, 3}, {1, 0}), options);
+        Literal literal =
+            makeRandomLiteral(Shape::makeArrayWithLayout(type, {2, 3}, {1, 0}), options);
         StatusOr<Literal> back = literalFromJson(literalToJson(literal));
         QVERIFY2(back.isOk(), back.status().toString().c_str());
         QVERIFY2(*back == literal, literalToJson(literal).c_str());
         QCOMPARE(back->shape(), literal.shape());
     }
-    Literal specials = Literal::vector<double>(PT::F64, {kInf, -kInf, kNaN, -0.0, 5e-324, 1.7976931348623157e308});
+    Literal specials =
+        Literal::vector<double>(PT::F64, {kInf, -kInf, kNaN, -0.0, 5e-324, 1.7976931348623157e308});
     QVERIFY(*literalFromJson(literalToJson(specials)) == specials);
-    Shape tupleShape = Shape::makeTuple({arrayShape(PT::C128, {2}), Shape::makeTuple({}),
-                                         Shape::makeScalar(PT::S4)});
+    Shape tupleShape = Shape::makeTuple(
+        {arrayShape(PT::C128, {2}), Shape::makeTuple({}), Shape::makeScalar(PT::S4)});
     Literal tuple = makeRandomLiteral(tupleShape, {});
     StatusOr<Literal> back = literalFromJson(literalToJson(tuple));
     QVERIFY(back.isOk());
@@ -960,10 +756,14 @@ void TestLiteral::jsonErrors() {
         const char* message;
     };
     const Case cases[] = {
-        {R"j({"shape": "f32[2]", "values": [1, "x"]})j", "at JSON path '/values/1': expected a number"},
-        {R"j({"shape": "f32[2]", "values": [1]})j", "at JSON path '/values': expected an array of 2 elements"},
-        {R"j({"shape": "f32[2,2]", "values": [[1, 2], 3]})j", "'/values/1': expected an array of 2 elements for dimension 1"},
-        {R"j({"shape": "s8[1]", "values": [200]})j", "'/values/0': value 200 is out of range for s8"},
+        {R"j({"shape": "f32[2]", "values": [1, "x"]})j",
+         "at JSON path '/values/1': expected a number"},
+        {R"j({"shape": "f32[2]", "values": [1]})j",
+         "at JSON path '/values': expected an array of 2 elements"},
+        {R"j({"shape": "f32[2,2]", "values": [[1, 2], 3]})j",
+         "'/values/1': expected an array of 2 elements for dimension 1"},
+        {R"j({"shape": "s8[1]", "values": [200]})j",
+         "'/values/0': value 200 is out of range for s8"},
         {R"j({"shape": "u8[1]", "values": [-1]})j", "out of range for u8"},
         {R"j({"shape": "s32[1]", "values": [1.5]})j", "expected an integer for s32"},
         {R"j({"shape": "f16[1]", "values": [1e6]})j", "out of range for f16"},
@@ -972,10 +772,13 @@ void TestLiteral::jsonErrors() {
         {R"j({"shape": "f32[2", "values": []})j", "'/shape': invalid shape \"f32[2\""},
         {R"j({"values": []})j", "at JSON path '(root)': expected a \"shape\" string"},
         {R"j([1, 2])j", "expected an object"},
-        {R"j({"shape": "(f32[], f32[])", "elements": [{"shape": "f32[]", "values": 1}]})j", "'/elements': expected 2 elements, got 1"},
-        {R"j({"shape": "(f32[])", "elements": [{"shape": "s32[]", "values": 1}]})j", "'/elements/0': element shape s32[] does not match"},
+        {R"j({"shape": "(f32[], f32[])", "elements": [{"shape": "f32[]", "values": 1}]})j",
+         "'/elements': expected 2 elements, got 1"},
+        {R"j({"shape": "(f32[])", "elements": [{"shape": "s32[]", "values": 1}]})j",
+         "'/elements/0': element shape s32[] does not match"},
         {R"j({"shape": "f32[]"})j", "expected \"values\""},
-        {R"j({"shape": "(f32[], u8[65536,65536,2])", "elements": []})j", "'/shape': a literal of shape (f32[], u8[65536,65536,2]) is too large"},
+        {R"j({"shape": "(f32[], u8[65536,65536,2])", "elements": []})j",
+         "'/shape': a literal of shape (f32[], u8[65536,65536,2]) is too large"},
     };
     for (const Case& c : cases) {
         StatusOr<Literal> result = literalFromJson(c.json, "in.json");
@@ -986,7 +789,8 @@ void TestLiteral::jsonErrors() {
         QVERIFY2(result.status().toString().rfind("in.json: error: ", 0) == 0, detail.c_str());
     }
     // Syntax errors carry line and column.
-    StatusOr<Literal> syntax = literalFromJson("{\"shape\": \"f32[]\",\n \"values\": ]}", "in.json");
+    StatusOr<Literal> syntax =
+        literalFromJson("{\"shape\": \"f32[]\",\n \"values\": ]}", "in.json");
     QVERIFY(!syntax.isOk());
     QVERIFY(syntax.status().location().has_value());
     QCOMPARE(syntax.status().location()->line, 2);
