@@ -72,7 +72,8 @@ StatusOr<ConvGeometry> convGeometry(const HloInstruction& instruction, const Sha
             return invalid(instruction, "window size differs from the kernel's spatial size");
         if (w.stride < 1 || w.windowDilation < 1 || w.baseDilation < 1)
             return invalid(instruction, "window stride and dilations must be positive");
-        g.inSpatialSizes.push_back(lhs.dimensions(dn.inputSpatialDimensions[static_cast<size_t>(i)]));
+        g.inSpatialSizes.push_back(
+            lhs.dimensions(dn.inputSpatialDimensions[static_cast<size_t>(i)]));
         g.outSpatialSizes.push_back(
             out.dimensions(dn.outputSpatialDimensions[static_cast<size_t>(i)]));
     }
@@ -138,7 +139,8 @@ void directConvolution(const ConvGeometry& g, const T* lhs, const T* rhs, T* out
         const int64_t featureGroup = f / outGroupF;
         const int64_t batchGroup = f / outGroupB;
         const int64_t lhsBatch = b + batchGroup * batchGroupSize;
-        const T* lhsBase = lhs + lhsBatch * g.lhsStrides[static_cast<size_t>(dn.inputBatchDimension)] +
+        const T* lhsBase = lhs +
+                           lhsBatch * g.lhsStrides[static_cast<size_t>(dn.inputBatchDimension)] +
                            featureGroup * g.kernelIn * lhsFeatureStride;
         const T* rhsBase =
             rhs + f * g.rhsStrides[static_cast<size_t>(dn.kernelOutputFeatureDimension)];
@@ -185,8 +187,7 @@ void gemmConvolution(const ConvGeometry& g, const T* lhs, const T* rhs, T* out) 
     const int64_t lhsBatchStride = g.lhsStrides[static_cast<size_t>(dn.inputBatchDimension)];
     const int64_t lhsFeatureStride = g.lhsStrides[static_cast<size_t>(dn.inputFeatureDimension)];
     const int64_t rhsInStride = g.rhsStrides[static_cast<size_t>(dn.kernelInputFeatureDimension)];
-    const int64_t rhsOutStride =
-        g.rhsStrides[static_cast<size_t>(dn.kernelOutputFeatureDimension)];
+    const int64_t rhsOutStride = g.rhsStrides[static_cast<size_t>(dn.kernelOutputFeatureDimension)];
 
     std::vector<int64_t> windowSizes(sr);
     for (size_t i = 0; i < sr; ++i) windowSizes[i] = g.window[i].size;
@@ -199,7 +200,8 @@ void gemmConvolution(const ConvGeometry& g, const T* lhs, const T* rhs, T* out) 
     constexpr int64_t kChunk = 1024;
     std::vector<T> gathered(static_cast<size_t>(kChunk * kin));
     std::vector<T> tile(static_cast<size_t>(kChunk * groupOut));
-    std::vector<int64_t> chunkRows(static_cast<size_t>(kChunk)), chunkLhs(static_cast<size_t>(kChunk));
+    std::vector<int64_t> chunkRows(static_cast<size_t>(kChunk)),
+        chunkLhs(static_cast<size_t>(kChunk));
     do {
         int64_t rhsOffset = 0;
         for (size_t i = 0; i < sr; ++i) {
@@ -241,7 +243,8 @@ void gemmConvolution(const ConvGeometry& g, const T* lhs, const T* rhs, T* out) 
                     const int64_t row = start + r;
                     const int64_t b = row / validCount;
                     const int64_t v = row % validCount;
-                    chunkRows[static_cast<size_t>(r)] = b * spatialCount + validSpatial[static_cast<size_t>(v)];
+                    chunkRows[static_cast<size_t>(r)] =
+                        b * spatialCount + validSpatial[static_cast<size_t>(v)];
                     chunkLhs[static_cast<size_t>(r)] = (b + batchBase) * lhsBatchStride +
                                                        lhsSpatialOffset[static_cast<size_t>(v)] +
                                                        featureBase * lhsFeatureStride;
@@ -250,13 +253,15 @@ void gemmConvolution(const ConvGeometry& g, const T* lhs, const T* rhs, T* out) 
                     const T* src = lhs + chunkLhs[static_cast<size_t>(r)];
                     T* dst = gathered.data() + r * kin;
                     for (int64_t iz = 0; iz < kin; ++iz) dst[iz] = src[iz * lhsFeatureStride];
-                    const T* accRow = acc.data() + chunkRows[static_cast<size_t>(r)] * g.outFeatures + outBase;
+                    const T* accRow =
+                        acc.data() + chunkRows[static_cast<size_t>(r)] * g.outFeatures + outBase;
                     std::copy(accRow, accRow + groupOut, tile.data() + r * groupOut);
                 }
                 gemm(1, count, groupOut, kin, gathered.data(), MatrixStrides{0, kin, 1}, kernel,
                      MatrixStrides{0, rhsInStride, rhsOutStride}, tile.data(), true);
                 for (int64_t r = 0; r < count; ++r) {
-                    T* accRow = acc.data() + chunkRows[static_cast<size_t>(r)] * g.outFeatures + outBase;
+                    T* accRow =
+                        acc.data() + chunkRows[static_cast<size_t>(r)] * g.outFeatures + outBase;
                     std::copy(tile.data() + r * groupOut, tile.data() + (r + 1) * groupOut, accRow);
                 }
             }
@@ -293,40 +298,41 @@ StatusOr<Literal> evaluateConvolution(const HloInstruction& instruction, Operand
     const PrimitiveType out = outShape.elementType();
     const PrimitiveType accType = accumulationType(out, lhs.elementType(), rhs.elementType());
     if (accType == PrimitiveType::PRIMITIVE_TYPE_INVALID)
-        return unsupported(instruction, "convolution into " + std::string(primitive_util::name(out)));
+        return unsupported(instruction,
+                           "convolution into " + std::string(primitive_util::name(out)));
     HLO_ASSIGN_OR_RETURN(Literal a, convertedTo(instruction, lhs, accType));
     HLO_ASSIGN_OR_RETURN(Literal b, convertedTo(instruction, rhs, accType));
     Shape accShape = outShape;
     accShape.setElementType(accType);
     Literal result(accShape);
     switch (accType) {
-    case PrimitiveType::F32:
-        gemmConvolution(g, std::as_const(a).data<float>().data(), std::as_const(b).data<float>().data(),
-                        result.data<float>().data());
-        break;
-    case PrimitiveType::F64:
-        gemmConvolution(g, std::as_const(a).data<double>().data(), std::as_const(b).data<double>().data(),
-                        result.data<double>().data());
-        break;
-    case PrimitiveType::S64:
-    case PrimitiveType::U64:
-        directConvolution(g, static_cast<const uint64_t*>(std::as_const(a).untypedData()),
-                          static_cast<const uint64_t*>(std::as_const(b).untypedData()),
-                          static_cast<uint64_t*>(result.untypedData()));
-        break;
-    case PrimitiveType::C64:
-        directConvolution(g, std::as_const(a).data<std::complex<float>>().data(),
-                          std::as_const(b).data<std::complex<float>>().data(),
-                          result.data<std::complex<float>>().data());
-        break;
-    case PrimitiveType::C128:
-        directConvolution(g, std::as_const(a).data<std::complex<double>>().data(),
-                          std::as_const(b).data<std::complex<double>>().data(),
-                          result.data<std::complex<double>>().data());
-        break;
-    default:
-        return unsupported(instruction, "convolution accumulating in " +
-                                            std::string(primitive_util::name(accType)));
+        case PrimitiveType::F32:
+            gemmConvolution(g, std::as_const(a).data<float>().data(),
+                            std::as_const(b).data<float>().data(), result.data<float>().data());
+            break;
+        case PrimitiveType::F64:
+            gemmConvolution(g, std::as_const(a).data<double>().data(),
+                            std::as_const(b).data<double>().data(), result.data<double>().data());
+            break;
+        case PrimitiveType::S64:
+        case PrimitiveType::U64:
+            directConvolution(g, static_cast<const uint64_t*>(std::as_const(a).untypedData()),
+                              static_cast<const uint64_t*>(std::as_const(b).untypedData()),
+                              static_cast<uint64_t*>(result.untypedData()));
+            break;
+        case PrimitiveType::C64:
+            directConvolution(g, std::as_const(a).data<std::complex<float>>().data(),
+                              std::as_const(b).data<std::complex<float>>().data(),
+                              result.data<std::complex<float>>().data());
+            break;
+        case PrimitiveType::C128:
+            directConvolution(g, std::as_const(a).data<std::complex<double>>().data(),
+                              std::as_const(b).data<std::complex<double>>().data(),
+                              result.data<std::complex<double>>().data());
+            break;
+        default:
+            return unsupported(instruction, "convolution accumulating in " +
+                                                std::string(primitive_util::name(accType)));
     }
     return convertedTo(instruction, result, out);
 }

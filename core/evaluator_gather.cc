@@ -29,8 +29,8 @@ std::string dimsText(std::span<const int64_t> dims) {
     return text + "}";
 }
 
-Status checkDimList(const HloInstruction& instruction, std::span<const int64_t> dims,
-                    int64_t rank, const char* what) {
+Status checkDimList(const HloInstruction& instruction, std::span<const int64_t> dims, int64_t rank,
+                    const char* what) {
     for (size_t i = 0; i < dims.size(); ++i) {
         if (dims[i] < 0 || dims[i] >= rank)
             return invalid(instruction, std::string(what) + " " + dimsText(dims) +
@@ -73,18 +73,26 @@ StatusOr<IndexLayout> indexLayout(const HloInstruction& instruction, const Shape
 }
 
 // Position of index-array dimension `d` among the batch dimensions.
-int64_t batchPosition(int64_t d, int64_t indexVectorDim) {
-    return d < indexVectorDim ? d : d - 1;
-}
+int64_t batchPosition(int64_t d, int64_t indexVectorDim) { return d < indexVectorDim ? d : d - 1; }
 
 // Copies one element of `bytes` bytes.
 inline void copyElement(uint8_t* dst, const uint8_t* src, int64_t bytes) {
     switch (bytes) {
-    case 1: *dst = *src; break;
-    case 2: std::memcpy(dst, src, 2); break;
-    case 4: std::memcpy(dst, src, 4); break;
-    case 8: std::memcpy(dst, src, 8); break;
-    default: std::memcpy(dst, src, static_cast<size_t>(bytes)); break;
+        case 1:
+            *dst = *src;
+            break;
+        case 2:
+            std::memcpy(dst, src, 2);
+            break;
+        case 4:
+            std::memcpy(dst, src, 4);
+            break;
+        case 8:
+            std::memcpy(dst, src, 8);
+            break;
+        default:
+            std::memcpy(dst, src, static_cast<size_t>(bytes));
+            break;
     }
 }
 
@@ -204,7 +212,8 @@ StatusOr<Literal> evaluateGather(const HloInstruction& instruction, Operands ope
                 batchIndex[static_cast<size_t>(batchingSource[i])];
         int64_t srcBase = 0;
         for (int64_t d = 0; d < opRank; ++d) {
-            const int64_t limit = opDims[static_cast<size_t>(d)] - sliceSizes[static_cast<size_t>(d)];
+            const int64_t limit =
+                opDims[static_cast<size_t>(d)] - sliceSizes[static_cast<size_t>(d)];
             const int64_t s = std::clamp<int64_t>(start[static_cast<size_t>(d)], 0, limit);
             srcBase += s * opStrides[static_cast<size_t>(d)];
         }
@@ -298,11 +307,12 @@ StatusOr<Literal> evaluateScatter(const HloInstruction& instruction, Operands op
     const Shape& outShape = instruction.shape();
     std::vector<Literal> results;
     for (size_t i = 0; i < n; ++i) {
-        const Shape& expected = n == 1 && outShape.isArray()
-                                    ? outShape
-                                    : (outShape.isTuple() && static_cast<size_t>(outShape.tupleCount()) == n
-                                           ? outShape.tupleShape(static_cast<int64_t>(i))
-                                           : outShape);
+        const Shape& expected =
+            n == 1 && outShape.isArray()
+                ? outShape
+                : (outShape.isTuple() && static_cast<size_t>(outShape.tupleCount()) == n
+                       ? outShape.tupleShape(static_cast<int64_t>(i))
+                       : outShape);
         if (!expected.isArray() || expected.dimensions() != opDims ||
             expected.elementType() != operands[i]->elementType() ||
             operands[n + 1 + i]->elementType() != operands[i]->elementType())
@@ -362,7 +372,8 @@ StatusOr<Literal> evaluateScatter(const HloInstruction& instruction, Operands op
         int64_t opBase = 0;
         for (int64_t d = 0; d < opRank; ++d) {
             const int64_t v = start[static_cast<size_t>(d)];
-            if (v < 0 || v > opDims[static_cast<size_t>(d)] - windowExtent[static_cast<size_t>(d)]) {
+            if (v < 0 ||
+                v > opDims[static_cast<size_t>(d)] - windowExtent[static_cast<size_t>(d)]) {
                 fits = false;
                 break;
             }
@@ -386,9 +397,11 @@ StatusOr<Literal> evaluateScatter(const HloInstruction& instruction, Operands op
                     if constexpr (kIsNarrowFloat<T>) {
                         const float a = toFloat(*y), b = toFloat(x);
                         *y = fromFloat<NarrowFloatTraits<T>::kType>(
-                            op->swapped ? applyBinary(op->kind, b, a) : applyBinary(op->kind, a, b));
+                            op->swapped ? applyBinary(op->kind, b, a)
+                                        : applyBinary(op->kind, a, b));
                     } else {
-                        *y = op->swapped ? applyBinary(op->kind, x, *y) : applyBinary(op->kind, *y, x);
+                        *y = op->swapped ? applyBinary(op->kind, x, *y)
+                                         : applyBinary(op->kind, *y, x);
                     }
                 });
             } else {

@@ -48,9 +48,13 @@ typedef double DoubleVector __attribute__((vector_size(16)));
 template <typename T>
 struct VectorOf;
 template <>
-struct VectorOf<float> { using type = FloatVector; };
+struct VectorOf<float> {
+    using type = FloatVector;
+};
 template <>
-struct VectorOf<double> { using type = DoubleVector; };
+struct VectorOf<double> {
+    using type = DoubleVector;
+};
 
 template <typename V>
 inline V loadVector(const void* p) {
@@ -129,8 +133,8 @@ void microKernel(int64_t kc, const T* a, const T* b, T* c, int64_t ldc, bool acc
 // Packs rows [row0, row0 + mc) x cols [col0, col0 + kc) of `a` into MR-row
 // panels: panel r holds, for each k, MR consecutive row values (zero-padded).
 template <typename T>
-void packA(const T* a, int64_t rowStride, int64_t colStride, int64_t row0, int64_t mc,
-           int64_t col0, int64_t kc, T* out) {
+void packA(const T* a, int64_t rowStride, int64_t colStride, int64_t row0, int64_t mc, int64_t col0,
+           int64_t kc, T* out) {
     constexpr int kMr = KernelShape<T>::kMr;
     for (int64_t ir = 0; ir < mc; ir += kMr) {
         const int64_t mr = std::min<int64_t>(kMr, mc - ir);
@@ -144,8 +148,7 @@ void packA(const T* a, int64_t rowStride, int64_t colStride, int64_t row0, int64
         } else {
             for (int64_t p = 0; p < kc; ++p) {
                 const T* s = src + p * colStride;
-                for (int i = 0; i < kMr; ++i)
-                    dst[p * kMr + i] = i < mr ? s[i * rowStride] : T(0);
+                for (int i = 0; i < kMr; ++i) dst[p * kMr + i] = i < mr ? s[i * rowStride] : T(0);
             }
         }
     }
@@ -154,16 +157,16 @@ void packA(const T* a, int64_t rowStride, int64_t colStride, int64_t row0, int64
 // Packs rows [row0, row0 + kc) x cols [col0, col0 + nc) of `b` into NR-column
 // panels: panel c holds, for each k, NR consecutive column values.
 template <typename T>
-void packB(const T* b, int64_t rowStride, int64_t colStride, int64_t row0, int64_t kc,
-           int64_t col0, int64_t nc, T* out) {
+void packB(const T* b, int64_t rowStride, int64_t colStride, int64_t row0, int64_t kc, int64_t col0,
+           int64_t nc, T* out) {
     constexpr int kNr = KernelShape<T>::kNr;
     for (int64_t jr = 0; jr < nc; jr += kNr) {
         const int64_t nr = std::min<int64_t>(kNr, nc - jr);
         T* dst = out + (jr / kNr) * kc * kNr;
         const T* src = b + row0 * rowStride + (col0 + jr) * colStride;
         if (nr == kNr && colStride == 1) {
-            for (int64_t p = 0; p < kc; ++p) std::memcpy(dst + p * kNr, src + p * rowStride,
-                                                         sizeof(T) * kNr);
+            for (int64_t p = 0; p < kc; ++p)
+                std::memcpy(dst + p * kNr, src + p * rowStride, sizeof(T) * kNr);
         } else {
             for (int64_t p = 0; p < kc; ++p) {
                 const T* s = src + p * rowStride;
@@ -235,9 +238,8 @@ void gemm(int64_t batch, int64_t m, int64_t n, int64_t k, const float* a, Matrix
     gemmImpl<float>(batch, m, n, k, a, aStrides, b, bStrides, c, accumulate);
 }
 
-void gemm(int64_t batch, int64_t m, int64_t n, int64_t k, const double* a,
-          MatrixStrides aStrides, const double* b, MatrixStrides bStrides, double* c,
-          bool accumulate) {
+void gemm(int64_t batch, int64_t m, int64_t n, int64_t k, const double* a, MatrixStrides aStrides,
+          const double* b, MatrixStrides bStrides, double* c, bool accumulate) {
     gemmImpl<double>(batch, m, n, k, a, aStrides, b, bStrides, c, accumulate);
 }
 

@@ -22,14 +22,22 @@ StatusOr<Literal> evaluateLinalg(const HloInstruction& instruction, Operands ope
                                  EvalContext& context) {
     (void)context;
     switch (instruction.opcode()) {
-    case HloOpcode::kDot: return evaluateDot(instruction, operands);
-    case HloOpcode::kRaggedDot: return evaluateRaggedDot(instruction, operands);
-    case HloOpcode::kScaledDot: return evaluateScaledDot(instruction, operands);
-    case HloOpcode::kConvolution: return evaluateConvolution(instruction, operands);
-    case HloOpcode::kTriangularSolve: return evaluateTriangularSolve(instruction, operands);
-    case HloOpcode::kCholesky: return evaluateCholesky(instruction, operands);
-    case HloOpcode::kFft: return evaluateFft(instruction, operands);
-    default: break;
+        case HloOpcode::kDot:
+            return evaluateDot(instruction, operands);
+        case HloOpcode::kRaggedDot:
+            return evaluateRaggedDot(instruction, operands);
+        case HloOpcode::kScaledDot:
+            return evaluateScaledDot(instruction, operands);
+        case HloOpcode::kConvolution:
+            return evaluateConvolution(instruction, operands);
+        case HloOpcode::kTriangularSolve:
+            return evaluateTriangularSolve(instruction, operands);
+        case HloOpcode::kCholesky:
+            return evaluateCholesky(instruction, operands);
+        case HloOpcode::kFft:
+            return evaluateFft(instruction, operands);
+        default:
+            break;
     }
     return unsupported(instruction, std::string(hloOpcodeString(instruction.opcode())) +
                                         " is not a linear-algebra operation");
@@ -67,8 +75,8 @@ Status checkDims(const HloInstruction& instruction, std::span<const int64_t> dim
             return invalid(instruction, std::string(what) + " " + dimsText(dims) +
                                             " out of range for rank " + std::to_string(rank));
         if (used[static_cast<size_t>(d)])
-            return invalid(instruction, std::string(what) + " repeats dimension " +
-                                            std::to_string(d));
+            return invalid(instruction,
+                           std::string(what) + " repeats dimension " + std::to_string(d));
         used[static_cast<size_t>(d)] = true;
     }
     return Status::ok();
@@ -85,16 +93,15 @@ StatusOr<DotPlan> planDot(const HloInstruction& instruction, const Shape& lhs, c
         return invalid(instruction, "lhs and rhs batch/contracting dimension counts differ");
     std::vector<bool> lhsUsed(static_cast<size_t>(lhs.rank()), false);
     std::vector<bool> rhsUsed(static_cast<size_t>(rhs.rank()), false);
-    HLO_RETURN_IF_ERROR(checkDims(instruction, dn.lhsBatchDimensions, lhs.rank(), lhsUsed,
-                                  "lhs_batch_dims"));
+    HLO_RETURN_IF_ERROR(
+        checkDims(instruction, dn.lhsBatchDimensions, lhs.rank(), lhsUsed, "lhs_batch_dims"));
     HLO_RETURN_IF_ERROR(checkDims(instruction, dn.lhsContractingDimensions, lhs.rank(), lhsUsed,
                                   "lhs_contracting_dims"));
-    HLO_RETURN_IF_ERROR(checkDims(instruction, dn.rhsBatchDimensions, rhs.rank(), rhsUsed,
-                                  "rhs_batch_dims"));
+    HLO_RETURN_IF_ERROR(
+        checkDims(instruction, dn.rhsBatchDimensions, rhs.rank(), rhsUsed, "rhs_batch_dims"));
     HLO_RETURN_IF_ERROR(checkDims(instruction, dn.rhsContractingDimensions, rhs.rank(), rhsUsed,
                                   "rhs_contracting_dims"));
-    HLO_RETURN_IF_ERROR(
-        checkDims(instruction, rhsExcluded, rhs.rank(), rhsUsed, "rhs_group_dims"));
+    HLO_RETURN_IF_ERROR(checkDims(instruction, rhsExcluded, rhs.rank(), rhsUsed, "rhs_group_dims"));
     plan.lhsBatch = dn.lhsBatchDimensions;
     plan.rhsBatch = dn.rhsBatchDimensions;
     plan.lhsContracting = dn.lhsContractingDimensions;
@@ -111,10 +118,9 @@ StatusOr<DotPlan> planDot(const HloInstruction& instruction, const Shape& lhs, c
     for (size_t i = 0; i < plan.lhsContracting.size(); ++i) {
         const int64_t size = lhs.dimensions(plan.lhsContracting[i]);
         if (size != rhs.dimensions(plan.rhsContracting[i]))
-            return invalid(instruction,
-                           "contracting dimension sizes differ: lhs " + std::to_string(size) +
-                               " vs rhs " +
-                               std::to_string(rhs.dimensions(plan.rhsContracting[i])));
+            return invalid(instruction, "contracting dimension sizes differ: lhs " +
+                                            std::to_string(size) + " vs rhs " +
+                                            std::to_string(rhs.dimensions(plan.rhsContracting[i])));
         plan.k *= size;
     }
     for (int64_t d = 0; d < lhs.rank(); ++d) {
@@ -200,37 +206,41 @@ Status runGemm(const HloInstruction& instruction, PrimitiveType acc, const DotPl
     MatrixOperand a = matrixOperand(lhs, plan.lhsBatch, plan.lhsFree, plan.lhsContracting);
     MatrixOperand b = matrixOperand(rhs, plan.rhsBatch, plan.rhsContracting, plan.rhsFree);
     switch (acc) {
-    case PrimitiveType::F32:
-        gemm(plan.batch, plan.m, plan.n, plan.k, std::as_const(a.literal).data<float>().data(), a.strides,
-             std::as_const(b.literal).data<float>().data(), b.strides, result.data<float>().data(), false);
-        return Status::ok();
-    case PrimitiveType::F64:
-        gemm(plan.batch, plan.m, plan.n, plan.k, std::as_const(a.literal).data<double>().data(), a.strides,
-             std::as_const(b.literal).data<double>().data(), b.strides, result.data<double>().data(), false);
-        return Status::ok();
-    case PrimitiveType::S64:
-    case PrimitiveType::U64:
-        naiveGemm(plan.batch, plan.m, plan.n, plan.k,
-                  static_cast<const uint64_t*>(std::as_const(a.literal).untypedData()), a.strides,
-                  static_cast<const uint64_t*>(std::as_const(b.literal).untypedData()), b.strides,
-                  static_cast<uint64_t*>(result.untypedData()));
-        return Status::ok();
-    case PrimitiveType::C64:
-        naiveGemm(plan.batch, plan.m, plan.n, plan.k,
-                  std::as_const(a.literal).data<std::complex<float>>().data(), a.strides,
-                  std::as_const(b.literal).data<std::complex<float>>().data(), b.strides,
-                  result.data<std::complex<float>>().data());
-        return Status::ok();
-    case PrimitiveType::C128:
-        naiveGemm(plan.batch, plan.m, plan.n, plan.k,
-                  std::as_const(a.literal).data<std::complex<double>>().data(), a.strides,
-                  std::as_const(b.literal).data<std::complex<double>>().data(), b.strides,
-                  result.data<std::complex<double>>().data());
-        return Status::ok();
-    default: break;
+        case PrimitiveType::F32:
+            gemm(plan.batch, plan.m, plan.n, plan.k, std::as_const(a.literal).data<float>().data(),
+                 a.strides, std::as_const(b.literal).data<float>().data(), b.strides,
+                 result.data<float>().data(), false);
+            return Status::ok();
+        case PrimitiveType::F64:
+            gemm(plan.batch, plan.m, plan.n, plan.k, std::as_const(a.literal).data<double>().data(),
+                 a.strides, std::as_const(b.literal).data<double>().data(), b.strides,
+                 result.data<double>().data(), false);
+            return Status::ok();
+        case PrimitiveType::S64:
+        case PrimitiveType::U64:
+            naiveGemm(plan.batch, plan.m, plan.n, plan.k,
+                      static_cast<const uint64_t*>(std::as_const(a.literal).untypedData()),
+                      a.strides,
+                      static_cast<const uint64_t*>(std::as_const(b.literal).untypedData()),
+                      b.strides, static_cast<uint64_t*>(result.untypedData()));
+            return Status::ok();
+        case PrimitiveType::C64:
+            naiveGemm(plan.batch, plan.m, plan.n, plan.k,
+                      std::as_const(a.literal).data<std::complex<float>>().data(), a.strides,
+                      std::as_const(b.literal).data<std::complex<float>>().data(), b.strides,
+                      result.data<std::complex<float>>().data());
+            return Status::ok();
+        case PrimitiveType::C128:
+            naiveGemm(plan.batch, plan.m, plan.n, plan.k,
+                      std::as_const(a.literal).data<std::complex<double>>().data(), a.strides,
+                      std::as_const(b.literal).data<std::complex<double>>().data(), b.strides,
+                      result.data<std::complex<double>>().data());
+            return Status::ok();
+        default:
+            break;
     }
-    return unsupported(instruction, "dot accumulating in " +
-                                        std::string(primitive_util::name(acc)));
+    return unsupported(instruction,
+                       "dot accumulating in " + std::string(primitive_util::name(acc)));
 }
 
 // The dot of two literals with result shape `resultShape` (its element type
@@ -268,49 +278,48 @@ const DotDimensionNumbers& dotNumbersOf(const HloInstruction& instruction) {
 enum class RaggedMode { kNonContracting, kContracting, kBatch };
 
 template <typename T>
-void raggedKernel(RaggedMode mode, int64_t groups, int64_t batch, int64_t m, int64_t n,
-                  int64_t k, const T* a, const T* b, const std::vector<int64_t>& groupOf,
-                  T* c) {
+void raggedKernel(RaggedMode mode, int64_t groups, int64_t batch, int64_t m, int64_t n, int64_t k,
+                  const T* a, const T* b, const std::vector<int64_t>& groupOf, T* c) {
     // a: [batch][m][k]; b: [groups?][batch][k][n]; c: [groups?][batch][m][n].
     switch (mode) {
-    case RaggedMode::kNonContracting:
-        for (int64_t bi = 0; bi < batch; ++bi)
-            for (int64_t i = 0; i < m; ++i) {
-                const int64_t g = groupOf[static_cast<size_t>(bi * m + i)];
-                if (g < 0) continue;
-                T* row = c + (bi * m + i) * n;
-                const T* bg = b + (g * batch + bi) * k * n;
-                for (int64_t p = 0; p < k; ++p) {
-                    const T aip = a[(bi * m + i) * k + p];
-                    for (int64_t j = 0; j < n; ++j) row[j] = row[j] + aip * bg[p * n + j];
-                }
-            }
-        break;
-    case RaggedMode::kContracting:
-        for (int64_t bi = 0; bi < batch; ++bi)
-            for (int64_t i = 0; i < m; ++i)
-                for (int64_t p = 0; p < k; ++p) {
-                    const int64_t g = groupOf[static_cast<size_t>(bi * k + p)];
+        case RaggedMode::kNonContracting:
+            for (int64_t bi = 0; bi < batch; ++bi)
+                for (int64_t i = 0; i < m; ++i) {
+                    const int64_t g = groupOf[static_cast<size_t>(bi * m + i)];
                     if (g < 0) continue;
-                    T* row = c + ((g * batch + bi) * m + i) * n;
-                    const T aip = a[(bi * m + i) * k + p];
-                    const T* bp = b + (bi * k + p) * n;
-                    for (int64_t j = 0; j < n; ++j) row[j] = row[j] + aip * bp[j];
+                    T* row = c + (bi * m + i) * n;
+                    const T* bg = b + (g * batch + bi) * k * n;
+                    for (int64_t p = 0; p < k; ++p) {
+                        const T aip = a[(bi * m + i) * k + p];
+                        for (int64_t j = 0; j < n; ++j) row[j] = row[j] + aip * bg[p * n + j];
+                    }
                 }
-        break;
-    case RaggedMode::kBatch:
-        for (int64_t bi = 0; bi < batch; ++bi) {
-            if (groupOf[static_cast<size_t>(bi)] < 0) continue;
-            for (int64_t i = 0; i < m; ++i) {
-                T* row = c + (bi * m + i) * n;
-                for (int64_t p = 0; p < k; ++p) {
-                    const T aip = a[(bi * m + i) * k + p];
-                    const T* bp = b + (bi * k + p) * n;
-                    for (int64_t j = 0; j < n; ++j) row[j] = row[j] + aip * bp[j];
+            break;
+        case RaggedMode::kContracting:
+            for (int64_t bi = 0; bi < batch; ++bi)
+                for (int64_t i = 0; i < m; ++i)
+                    for (int64_t p = 0; p < k; ++p) {
+                        const int64_t g = groupOf[static_cast<size_t>(bi * k + p)];
+                        if (g < 0) continue;
+                        T* row = c + ((g * batch + bi) * m + i) * n;
+                        const T aip = a[(bi * m + i) * k + p];
+                        const T* bp = b + (bi * k + p) * n;
+                        for (int64_t j = 0; j < n; ++j) row[j] = row[j] + aip * bp[j];
+                    }
+            break;
+        case RaggedMode::kBatch:
+            for (int64_t bi = 0; bi < batch; ++bi) {
+                if (groupOf[static_cast<size_t>(bi)] < 0) continue;
+                for (int64_t i = 0; i < m; ++i) {
+                    T* row = c + (bi * m + i) * n;
+                    for (int64_t p = 0; p < k; ++p) {
+                        const T aip = a[(bi * m + i) * k + p];
+                        const T* bp = b + (bi * k + p) * n;
+                        for (int64_t j = 0; j < n; ++j) row[j] = row[j] + aip * bp[j];
+                    }
                 }
             }
-        }
-        break;
+            break;
     }
     (void)groups;
 }
@@ -357,8 +366,8 @@ StatusOr<Literal> evaluateRaggedDot(const HloInstruction& instruction, Operands 
         return invalid(instruction, mode == RaggedMode::kNonContracting
                                         ? "ragged non-contracting dot needs one rhs_group_dims"
                                         : "this ragged-dot mode takes no rhs_group_dims");
-    HLO_ASSIGN_OR_RETURN(DotPlan plan, planDot(instruction, lhs.shape(), rhs.shape(), dn,
-                                               dn.rhsGroupDimensions));
+    HLO_ASSIGN_OR_RETURN(DotPlan plan,
+                         planDot(instruction, lhs.shape(), rhs.shape(), dn, dn.rhsGroupDimensions));
     const std::vector<int64_t>& gsDims = groupSizes.shape().dimensions();
     const int64_t groups = gsDims.back();
     if (mode == RaggedMode::kNonContracting &&
@@ -391,8 +400,7 @@ StatusOr<Literal> evaluateRaggedDot(const HloInstruction& instruction, Operands 
                 if (d < ragged) prefix.push_back(d);
         }
         if (prefix.size() + 1 != gsDims.size())
-            return unsupported(instruction, "group_sizes of rank " +
-                                                std::to_string(gsDims.size()) +
+            return unsupported(instruction, "group_sizes of rank " + std::to_string(gsDims.size()) +
                                                 " for this ragged-dot");
         for (size_t i = 0; i < prefix.size(); ++i)
             if (lhsDims[static_cast<size_t>(prefix[i])] != gsDims[i])
@@ -445,7 +453,8 @@ StatusOr<Literal> evaluateRaggedDot(const HloInstruction& instruction, Operands 
     const PrimitiveType out = resultShape.elementType();
     const PrimitiveType acc = accumulationType(out, lhs.elementType(), rhs.elementType());
     if (acc == PrimitiveType::PRIMITIVE_TYPE_INVALID)
-        return unsupported(instruction, "ragged-dot into " + std::string(primitive_util::name(out)));
+        return unsupported(instruction,
+                           "ragged-dot into " + std::string(primitive_util::name(out)));
     HLO_ASSIGN_OR_RETURN(Literal a, convertedTo(instruction, lhs, acc));
     HLO_ASSIGN_OR_RETURN(Literal b, convertedTo(instruction, rhs, acc));
     std::vector<int64_t> lhsPerm = plan.lhsBatch;
@@ -459,35 +468,40 @@ StatusOr<Literal> evaluateRaggedDot(const HloInstruction& instruction, Operands 
     b = permuted(b, rhsPerm);
     Literal result(withElementType(resultShape, acc));
     switch (acc) {
-    case PrimitiveType::F32:
-        raggedKernel(mode, groups, plan.batch, plan.m, plan.n, plan.k, std::as_const(a).data<float>().data(),
-                     std::as_const(b).data<float>().data(), groupOf, result.data<float>().data());
-        break;
-    case PrimitiveType::F64:
-        raggedKernel(mode, groups, plan.batch, plan.m, plan.n, plan.k, std::as_const(a).data<double>().data(),
-                     std::as_const(b).data<double>().data(), groupOf, result.data<double>().data());
-        break;
-    case PrimitiveType::S64:
-    case PrimitiveType::U64:
-        raggedKernel(mode, groups, plan.batch, plan.m, plan.n, plan.k,
-                     static_cast<const uint64_t*>(std::as_const(a).untypedData()),
-                     static_cast<const uint64_t*>(std::as_const(b).untypedData()), groupOf,
-                     static_cast<uint64_t*>(result.untypedData()));
-        break;
-    case PrimitiveType::C64:
-        raggedKernel(mode, groups, plan.batch, plan.m, plan.n, plan.k,
-                     std::as_const(a).data<std::complex<float>>().data(), std::as_const(b).data<std::complex<float>>().data(),
-                     groupOf, result.data<std::complex<float>>().data());
-        break;
-    case PrimitiveType::C128:
-        raggedKernel(mode, groups, plan.batch, plan.m, plan.n, plan.k,
-                     std::as_const(a).data<std::complex<double>>().data(),
-                     std::as_const(b).data<std::complex<double>>().data(), groupOf,
-                     result.data<std::complex<double>>().data());
-        break;
-    default:
-        return unsupported(instruction,
-                           "ragged-dot accumulating in " + std::string(primitive_util::name(acc)));
+        case PrimitiveType::F32:
+            raggedKernel(mode, groups, plan.batch, plan.m, plan.n, plan.k,
+                         std::as_const(a).data<float>().data(),
+                         std::as_const(b).data<float>().data(), groupOf,
+                         result.data<float>().data());
+            break;
+        case PrimitiveType::F64:
+            raggedKernel(mode, groups, plan.batch, plan.m, plan.n, plan.k,
+                         std::as_const(a).data<double>().data(),
+                         std::as_const(b).data<double>().data(), groupOf,
+                         result.data<double>().data());
+            break;
+        case PrimitiveType::S64:
+        case PrimitiveType::U64:
+            raggedKernel(mode, groups, plan.batch, plan.m, plan.n, plan.k,
+                         static_cast<const uint64_t*>(std::as_const(a).untypedData()),
+                         static_cast<const uint64_t*>(std::as_const(b).untypedData()), groupOf,
+                         static_cast<uint64_t*>(result.untypedData()));
+            break;
+        case PrimitiveType::C64:
+            raggedKernel(mode, groups, plan.batch, plan.m, plan.n, plan.k,
+                         std::as_const(a).data<std::complex<float>>().data(),
+                         std::as_const(b).data<std::complex<float>>().data(), groupOf,
+                         result.data<std::complex<float>>().data());
+            break;
+        case PrimitiveType::C128:
+            raggedKernel(mode, groups, plan.batch, plan.m, plan.n, plan.k,
+                         std::as_const(a).data<std::complex<double>>().data(),
+                         std::as_const(b).data<std::complex<double>>().data(), groupOf,
+                         result.data<std::complex<double>>().data());
+            break;
+        default:
+            return unsupported(instruction, "ragged-dot accumulating in " +
+                                                std::string(primitive_util::name(acc)));
     }
     return convertedTo(instruction, result, out);
 }

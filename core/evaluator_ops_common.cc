@@ -78,8 +78,7 @@ PrimitiveType accumulationType(PrimitiveType output, PrimitiveType lhs, Primitiv
     if (primitive_util::isInteger(output) || output == PrimitiveType::PRED) {
         if (isFloatingPoint(lhs) || isFloatingPoint(rhs)) return PrimitiveType::F64;
         if (isComplex(lhs) || isComplex(rhs)) return PrimitiveType::PRIMITIVE_TYPE_INVALID;
-        return primitive_util::isUnsignedInteger(output) ? PrimitiveType::U64
-                                                         : PrimitiveType::S64;
+        return primitive_util::isUnsignedInteger(output) ? PrimitiveType::U64 : PrimitiveType::S64;
     }
     return PrimitiveType::PRIMITIVE_TYPE_INVALID;
 }
@@ -88,8 +87,7 @@ StatusOr<Literal> convertedTo(const HloInstruction& instruction, const Literal& 
                               PrimitiveType type) {
     if (literal.elementType() == type) return literal;
     StatusOr<Literal> converted = literal.convert(type);
-    if (!converted.isOk())
-        return converted.status().withContext("%" + instruction.name());
+    if (!converted.isOk()) return converted.status().withContext("%" + instruction.name());
     return converted;
 }
 
@@ -145,26 +143,26 @@ Literal permuted(const Literal& literal, std::span<const int64_t> perm) {
     const void* src = literal.untypedData();
     void* dst = result.untypedData();
     switch (elementBytes(literal.elementType())) {
-    case 1:
-        permuteElements(static_cast<const uint8_t*>(src), static_cast<uint8_t*>(dst), dstDims,
-                        stridesForDst);
-        break;
-    case 2:
-        permuteElements(static_cast<const uint16_t*>(src), static_cast<uint16_t*>(dst), dstDims,
-                        stridesForDst);
-        break;
-    case 4:
-        permuteElements(static_cast<const uint32_t*>(src), static_cast<uint32_t*>(dst), dstDims,
-                        stridesForDst);
-        break;
-    case 8:
-        permuteElements(static_cast<const uint64_t*>(src), static_cast<uint64_t*>(dst), dstDims,
-                        stridesForDst);
-        break;
-    default:
-        permuteElements(static_cast<const Bytes16*>(src), static_cast<Bytes16*>(dst), dstDims,
-                        stridesForDst);
-        break;
+        case 1:
+            permuteElements(static_cast<const uint8_t*>(src), static_cast<uint8_t*>(dst), dstDims,
+                            stridesForDst);
+            break;
+        case 2:
+            permuteElements(static_cast<const uint16_t*>(src), static_cast<uint16_t*>(dst), dstDims,
+                            stridesForDst);
+            break;
+        case 4:
+            permuteElements(static_cast<const uint32_t*>(src), static_cast<uint32_t*>(dst), dstDims,
+                            stridesForDst);
+            break;
+        case 8:
+            permuteElements(static_cast<const uint64_t*>(src), static_cast<uint64_t*>(dst), dstDims,
+                            stridesForDst);
+            break;
+        default:
+            permuteElements(static_cast<const Bytes16*>(src), static_cast<Bytes16*>(dst), dstDims,
+                            stridesForDst);
+            break;
     }
     return result;
 }
@@ -195,10 +193,10 @@ Status ScalarCaller::call() {
     const Literal& value = m_result;
     auto check = [&](const Literal& element, size_t i) -> Status {
         if (!element.shape().isScalar() || element.elementType() != m_resultTypes[i])
-            return invalid(m_instruction,
-                           "computation " + m_computation.name() + " returned " +
-                               element.shape().toString(false) + ", expected " +
-                               std::string(primitive_util::name(m_resultTypes[i])) + "[]");
+            return invalid(m_instruction, "computation " + m_computation.name() + " returned " +
+                                              element.shape().toString(false) + ", expected " +
+                                              std::string(primitive_util::name(m_resultTypes[i])) +
+                                              "[]");
         m_resultData[i] = element.untypedData();
         return Status::ok();
     };
@@ -240,14 +238,29 @@ std::optional<BinaryComputation> recognizeBinaryComputation(const HloComputation
         return std::nullopt;
     BinaryKind kind;
     switch (root->opcode()) {
-    case HloOpcode::kAdd: kind = BinaryKind::kAdd; break;
-    case HloOpcode::kMultiply: kind = BinaryKind::kMultiply; break;
-    case HloOpcode::kMaximum: kind = BinaryKind::kMaximum; break;
-    case HloOpcode::kMinimum: kind = BinaryKind::kMinimum; break;
-    case HloOpcode::kAnd: kind = BinaryKind::kAnd; break;
-    case HloOpcode::kOr: kind = BinaryKind::kOr; break;
-    case HloOpcode::kXor: kind = BinaryKind::kXor; break;
-    default: return std::nullopt;
+        case HloOpcode::kAdd:
+            kind = BinaryKind::kAdd;
+            break;
+        case HloOpcode::kMultiply:
+            kind = BinaryKind::kMultiply;
+            break;
+        case HloOpcode::kMaximum:
+            kind = BinaryKind::kMaximum;
+            break;
+        case HloOpcode::kMinimum:
+            kind = BinaryKind::kMinimum;
+            break;
+        case HloOpcode::kAnd:
+            kind = BinaryKind::kAnd;
+            break;
+        case HloOpcode::kOr:
+            kind = BinaryKind::kOr;
+            break;
+        case HloOpcode::kXor:
+            kind = BinaryKind::kXor;
+            break;
+        default:
+            return std::nullopt;
     }
     const bool bitwise =
         kind == BinaryKind::kAnd || kind == BinaryKind::kOr || kind == BinaryKind::kXor;
@@ -270,9 +283,8 @@ std::optional<BinaryComputation> recognizeBinaryComputation(const HloComputation
 // --- Comparisons ------------------------------------------------------------------
 
 std::optional<CompareComputation> recognizeCompareComputation(const HloComputation& computation,
-                                                              int64_t parameterCount,
-                                                              int64_t lhs, int64_t rhs,
-                                                              PrimitiveType type) {
+                                                              int64_t parameterCount, int64_t lhs,
+                                                              int64_t rhs, PrimitiveType type) {
     if (computation.parameterCount() != parameterCount || primitive_util::isComplex(type))
         return std::nullopt;
     const HloInstruction* pl = computation.parameter(lhs);
@@ -297,20 +309,21 @@ std::optional<CompareComputation> recognizeCompareComputation(const HloComputati
         root->extra() != nullptr ? root->extra()->comparisonType : ComparisonType::kDefault;
     const bool isFloat = primitive_util::isFloatingPoint(type);
     switch (ct) {
-    case ComparisonType::kDefault: break;
-    case ComparisonType::kFloat:
-        if (!isFloat) return std::nullopt;
-        break;
-    case ComparisonType::kTotalOrder:
-        if (!isFloat) return std::nullopt;
-        result.totalOrder = true;
-        break;
-    case ComparisonType::kSigned:
-        if (isFloat || primitive_util::isUnsignedInteger(type)) return std::nullopt;
-        break;
-    case ComparisonType::kUnsigned:
-        if (isFloat || primitive_util::isSignedInteger(type)) return std::nullopt;
-        break;
+        case ComparisonType::kDefault:
+            break;
+        case ComparisonType::kFloat:
+            if (!isFloat) return std::nullopt;
+            break;
+        case ComparisonType::kTotalOrder:
+            if (!isFloat) return std::nullopt;
+            result.totalOrder = true;
+            break;
+        case ComparisonType::kSigned:
+            if (isFloat || primitive_util::isUnsignedInteger(type)) return std::nullopt;
+            break;
+        case ComparisonType::kUnsigned:
+            if (isFloat || primitive_util::isSignedInteger(type)) return std::nullopt;
+            break;
     }
     return result;
 }
@@ -338,7 +351,8 @@ CompareKeys compareKeys(const Literal& literal, bool totalOrder) {
             keys.ints[static_cast<size_t>(i)] =
                 static_cast<int64_t>(literal.getAsUint64(i) ^ (uint64_t{1} << 63));
     } else {
-        for (int64_t i = 0; i < count; ++i) keys.ints[static_cast<size_t>(i)] = literal.getAsInt64(i);
+        for (int64_t i = 0; i < count; ++i)
+            keys.ints[static_cast<size_t>(i)] = literal.getAsInt64(i);
     }
     return keys;
 }

@@ -113,9 +113,8 @@ struct CompareComputation {
 // Recognises such a computation of `parameterCount` parameters comparing
 // parameters `lhs` and `rhs`, both of element type `type` (not complex).
 std::optional<CompareComputation> recognizeCompareComputation(const HloComputation& computation,
-                                                              int64_t parameterCount,
-                                                              int64_t lhs, int64_t rhs,
-                                                              PrimitiveType type);
+                                                              int64_t parameterCount, int64_t lhs,
+                                                              int64_t rhs, PrimitiveType type);
 
 // Comparison keys: elements of one literal turned into values whose native
 // comparison matches XLA's compare (doubles for FLOAT comparisons, total
@@ -130,12 +129,18 @@ CompareKeys compareKeys(const Literal& literal, bool totalOrder);
 template <typename K>
 inline bool compareWith(ComparisonDirection direction, K a, K b) {
     switch (direction) {
-    case ComparisonDirection::kEq: return a == b;
-    case ComparisonDirection::kNe: return a != b;
-    case ComparisonDirection::kGe: return a >= b;
-    case ComparisonDirection::kGt: return a > b;
-    case ComparisonDirection::kLe: return a <= b;
-    case ComparisonDirection::kLt: return a < b;
+        case ComparisonDirection::kEq:
+            return a == b;
+        case ComparisonDirection::kNe:
+            return a != b;
+        case ComparisonDirection::kGe:
+            return a >= b;
+        case ComparisonDirection::kGt:
+            return a > b;
+        case ComparisonDirection::kLe:
+            return a <= b;
+        case ComparisonDirection::kLt:
+            return a < b;
     }
     return false;
 }
@@ -178,41 +183,59 @@ template <typename T>
 inline T applyBinary(BinaryKind kind, T a, T b) {
     if constexpr (std::is_same_v<T, bool>) {
         switch (kind) {
-        case BinaryKind::kAnd:
-        case BinaryKind::kMinimum:
-        case BinaryKind::kMultiply: return a && b;
-        case BinaryKind::kOr:
-        case BinaryKind::kAdd:  // XLA evaluates pred add as bool(a + b)
-        case BinaryKind::kMaximum: return a || b;
-        case BinaryKind::kXor: return a != b;
+            case BinaryKind::kAnd:
+            case BinaryKind::kMinimum:
+            case BinaryKind::kMultiply:
+                return a && b;
+            case BinaryKind::kOr:
+            case BinaryKind::kAdd:  // XLA evaluates pred add as bool(a + b)
+            case BinaryKind::kMaximum:
+                return a || b;
+            case BinaryKind::kXor:
+                return a != b;
         }
         return a;
     } else if constexpr (std::is_integral_v<T>) {
         using U = std::make_unsigned_t<T>;
         using W = std::conditional_t<(sizeof(T) < sizeof(unsigned)), unsigned, U>;
         switch (kind) {
-        case BinaryKind::kAdd: return static_cast<T>(static_cast<U>(W(U(a)) + W(U(b))));
-        case BinaryKind::kMultiply: return static_cast<T>(static_cast<U>(W(U(a)) * W(U(b))));
-        case BinaryKind::kMaximum: return xlaMax(a, b);
-        case BinaryKind::kMinimum: return xlaMin(a, b);
-        case BinaryKind::kAnd: return static_cast<T>(a & b);
-        case BinaryKind::kOr: return static_cast<T>(a | b);
-        case BinaryKind::kXor: return static_cast<T>(a ^ b);
+            case BinaryKind::kAdd:
+                return static_cast<T>(static_cast<U>(W(U(a)) + W(U(b))));
+            case BinaryKind::kMultiply:
+                return static_cast<T>(static_cast<U>(W(U(a)) * W(U(b))));
+            case BinaryKind::kMaximum:
+                return xlaMax(a, b);
+            case BinaryKind::kMinimum:
+                return xlaMin(a, b);
+            case BinaryKind::kAnd:
+                return static_cast<T>(a & b);
+            case BinaryKind::kOr:
+                return static_cast<T>(a | b);
+            case BinaryKind::kXor:
+                return static_cast<T>(a ^ b);
         }
         return a;
     } else if constexpr (std::is_floating_point_v<T>) {
         switch (kind) {
-        case BinaryKind::kAdd: return a + b;
-        case BinaryKind::kMultiply: return a * b;
-        case BinaryKind::kMaximum: return xlaMax(a, b);
-        case BinaryKind::kMinimum: return xlaMin(a, b);
-        default: return a;
+            case BinaryKind::kAdd:
+                return a + b;
+            case BinaryKind::kMultiply:
+                return a * b;
+            case BinaryKind::kMaximum:
+                return xlaMax(a, b);
+            case BinaryKind::kMinimum:
+                return xlaMin(a, b);
+            default:
+                return a;
         }
     } else {  // complex
         switch (kind) {
-        case BinaryKind::kAdd: return a + b;
-        case BinaryKind::kMultiply: return a * b;
-        default: return a;
+            case BinaryKind::kAdd:
+                return a + b;
+            case BinaryKind::kMultiply:
+                return a * b;
+            default:
+                return a;
         }
     }
 }
@@ -247,9 +270,8 @@ struct MatrixStrides {
 // and register-blocked kernel.
 void gemm(int64_t batch, int64_t m, int64_t n, int64_t k, const float* a, MatrixStrides aStrides,
           const float* b, MatrixStrides bStrides, float* c, bool accumulate);
-void gemm(int64_t batch, int64_t m, int64_t n, int64_t k, const double* a,
-          MatrixStrides aStrides, const double* b, MatrixStrides bStrides, double* c,
-          bool accumulate);
+void gemm(int64_t batch, int64_t m, int64_t n, int64_t k, const double* a, MatrixStrides aStrides,
+          const double* b, MatrixStrides bStrides, double* c, bool accumulate);
 
 // --- Family members ---------------------------------------------------------------
 

@@ -19,15 +19,22 @@ namespace hloscope::evaluator {
 StatusOr<Literal> evaluateReduction(const HloInstruction& instruction, Operands operands,
                                     EvalContext& context) {
     switch (instruction.opcode()) {
-    case HloOpcode::kReduce: return evaluateReduce(instruction, operands, context);
-    case HloOpcode::kReduceWindow: return evaluateReduceWindow(instruction, operands, context);
-    case HloOpcode::kSelectAndScatter:
-        return evaluateSelectAndScatter(instruction, operands, context);
-    case HloOpcode::kSort: return evaluateSort(instruction, operands, context);
-    case HloOpcode::kGather: return evaluateGather(instruction, operands);
-    case HloOpcode::kScatter: return evaluateScatter(instruction, operands, context);
-    case HloOpcode::kTopK: return evaluateTopK(instruction, operands);
-    default: break;
+        case HloOpcode::kReduce:
+            return evaluateReduce(instruction, operands, context);
+        case HloOpcode::kReduceWindow:
+            return evaluateReduceWindow(instruction, operands, context);
+        case HloOpcode::kSelectAndScatter:
+            return evaluateSelectAndScatter(instruction, operands, context);
+        case HloOpcode::kSort:
+            return evaluateSort(instruction, operands, context);
+        case HloOpcode::kGather:
+            return evaluateGather(instruction, operands);
+        case HloOpcode::kScatter:
+            return evaluateScatter(instruction, operands, context);
+        case HloOpcode::kTopK:
+            return evaluateTopK(instruction, operands);
+        default:
+            break;
     }
     return unsupported(instruction, std::string(hloOpcodeString(instruction.opcode())) +
                                         " is not a reduction operation");
@@ -104,7 +111,7 @@ T reduceStep(BinaryComputation op, T acc, T x) {
     if constexpr (kIsNarrowFloat<T>) {
         const float a = toFloat(acc), b = toFloat(x);
         return fromFloat<NarrowFloatTraits<T>::kType>(op.swapped ? applyBinary(op.kind, b, a)
-                                              : applyBinary(op.kind, a, b));
+                                                                 : applyBinary(op.kind, a, b));
     } else {
         return op.swapped ? applyBinary(op.kind, x, acc) : applyBinary(op.kind, acc, x);
     }
@@ -121,24 +128,24 @@ void nativeReduce(BinaryComputation op, const Literal& input, const Literal& ini
     int64_t o = 0;
     if constexpr (std::is_floating_point_v<T> || kIsNarrowFloat<T>) {
         if (op.kind == BinaryKind::kAdd) {
-        kept.run(0, [&](int64_t base) {
-            double acc = toDouble(initValue);
-            double chunk = 0;
-            int count = 0;
-            reduced.run(base, [&](int64_t offset) {
-                chunk += toDouble(x[offset]);
-                if (++count == 512) {
-                    acc += chunk;
-                    chunk = 0;
-                    count = 0;
-                }
+            kept.run(0, [&](int64_t base) {
+                double acc = toDouble(initValue);
+                double chunk = 0;
+                int count = 0;
+                reduced.run(base, [&](int64_t offset) {
+                    chunk += toDouble(x[offset]);
+                    if (++count == 512) {
+                        acc += chunk;
+                        chunk = 0;
+                        count = 0;
+                    }
+                    return true;
+                });
+                if (count > 0) acc += chunk;
+                y[o++] = fromDouble<T>(acc);
                 return true;
             });
-            if (count > 0) acc += chunk;
-            y[o++] = fromDouble<T>(acc);
-            return true;
-        });
-        return;
+            return;
         }
     }
     kept.run(0, [&](int64_t base) {
@@ -247,13 +254,16 @@ class VariadicFold {
 public:
     VariadicFold(EvalContext& context, const HloInstruction& instruction,
                  const HloComputation& computation, Operands inputs, Operands inits)
-        : m_inputs(inputs), m_inits(inits), m_caller(context, instruction, computation,
-                                                     argumentTypes(inputs, inits),
-                                                     typesOf(inits)) {
-        for (const Literal* input : inputs) m_inputBytes.push_back(elementBytes(input->elementType()));
+        : m_inputs(inputs),
+          m_inits(inits),
+          m_caller(context, instruction, computation, argumentTypes(inputs, inits),
+                   typesOf(inits)) {
+        for (const Literal* input : inputs)
+            m_inputBytes.push_back(elementBytes(input->elementType()));
     }
     void start() {
-        for (size_t i = 0; i < m_inits.size(); ++i) m_caller.setArgument(i, m_inits[i]->untypedData());
+        for (size_t i = 0; i < m_inits.size(); ++i)
+            m_caller.setArgument(i, m_inits[i]->untypedData());
     }
     Status step(int64_t offset) {
         const size_t n = m_inputs.size();
@@ -290,8 +300,7 @@ private:
     std::vector<int64_t> m_inputBytes;
 };
 
-Status checkVariadicOperands(const HloInstruction& instruction, Operands operands,
-                             size_t& count) {
+Status checkVariadicOperands(const HloInstruction& instruction, Operands operands, size_t& count) {
     HLO_RETURN_IF_ERROR(expectArrayOperands(instruction, operands, -1));
     if (operands.empty() || operands.size() % 2 != 0)
         return invalid(instruction, "expects N inputs and N init values");
@@ -463,7 +472,8 @@ StatusOr<Literal> evaluateSelectAndScatter(const HloInstruction& instruction, Op
     const uint8_t* in = static_cast<const uint8_t*>(operand.untypedData());
     const uint8_t* src = static_cast<const uint8_t*>(source.untypedData());
 
-    std::optional<CompareComputation> selectOp = recognizeCompareComputation(*select, 2, 0, 1, type);
+    std::optional<CompareComputation> selectOp =
+        recognizeCompareComputation(*select, 2, 0, 1, type);
     std::optional<BinaryComputation> scatterOp = recognizeBinaryComputation(*scatter, type);
     CompareKeys keys;
     if (selectOp) keys = compareKeys(operand, selectOp->totalOrder);
@@ -514,7 +524,8 @@ StatusOr<Literal> evaluateSelectAndScatter(const HloInstruction& instruction, Op
             scatterCaller->setArgument(0, src + s * bytes);
             scatterCaller->setArgument(1, out + selected * bytes);
             HLO_RETURN_IF_ERROR(scatterCaller->call());
-            std::memcpy(out + selected * bytes, scatterCaller->result(0), static_cast<size_t>(bytes));
+            std::memcpy(out + selected * bytes, scatterCaller->result(0),
+                        static_cast<size_t>(bytes));
         }
     }
     return result;

@@ -41,8 +41,10 @@ void writeElement(Literal& literal, int64_t index, S value) {
 // Checks a batch of square matrices [..., n, n]; returns n.
 StatusOr<int64_t> squareSize(const HloInstruction& instruction, const Shape& shape,
                              const char* what) {
-    if (shape.rank() < 2 || shape.dimensions(shape.rank() - 1) != shape.dimensions(shape.rank() - 2))
-        return invalid(instruction, std::string(what) + " must be a batch of square matrices, got " +
+    if (shape.rank() < 2 ||
+        shape.dimensions(shape.rank() - 1) != shape.dimensions(shape.rank() - 2))
+        return invalid(instruction, std::string(what) +
+                                        " must be a batch of square matrices, got " +
                                         shape.toString(false));
     return shape.dimensions(shape.rank() - 1);
 }
@@ -63,15 +65,19 @@ void solveBatch(const Literal& a, const Literal& b, Literal& x, int64_t batch, i
     };
     auto op = [&](int64_t i, int64_t j) -> S {
         switch (transpose) {
-        case Transpose::kNo: return tri(i, j);
-        case Transpose::kTranspose: return tri(j, i);
-        case Transpose::kAdjoint: return conjugate(tri(j, i));
+            case Transpose::kNo:
+                return tri(i, j);
+            case Transpose::kTranspose:
+                return tri(j, i);
+            case Transpose::kAdjoint:
+                return conjugate(tri(j, i));
         }
         return S(0);
     };
     const bool opLower = lower == (transpose == Transpose::kNo);
     for (int64_t bi = 0; bi < batch; ++bi) {
-        for (int64_t i = 0; i < m * m; ++i) am[static_cast<size_t>(i)] = readElement<S>(a, bi * m * m + i);
+        for (int64_t i = 0; i < m * m; ++i)
+            am[static_cast<size_t>(i)] = readElement<S>(a, bi * m * m + i);
         for (int64_t i = 0; i < rows * cols; ++i)
             xm[static_cast<size_t>(i)] = readElement<S>(b, bi * rows * cols + i);
         auto X = [&](int64_t r, int64_t c) -> S& { return xm[static_cast<size_t>(r * cols + c)]; };
@@ -110,7 +116,8 @@ void choleskyBatch(const Literal& a, Literal& out, int64_t batch, int64_t n, boo
     std::vector<S> am(static_cast<size_t>(n * n));
     std::vector<S> l(static_cast<size_t>(n * n));
     for (int64_t bi = 0; bi < batch; ++bi) {
-        for (int64_t i = 0; i < n * n; ++i) am[static_cast<size_t>(i)] = readElement<S>(a, bi * n * n + i);
+        for (int64_t i = 0; i < n * n; ++i)
+            am[static_cast<size_t>(i)] = readElement<S>(a, bi * n * n + i);
         // The lower triangle of the (Hermitian) input, read from the
         // triangle `lower` selects.
         auto in = [&](int64_t i, int64_t j) -> S {
@@ -132,7 +139,8 @@ void choleskyBatch(const Literal& a, Literal& out, int64_t batch, int64_t n, boo
         }
         for (int64_t i = 0; i < n; ++i)
             for (int64_t j = 0; j < n; ++j) {
-                const S v = lower ? (j <= i ? L(i, j) : S(0)) : (j >= i ? conjugate(L(j, i)) : S(0));
+                const S v =
+                    lower ? (j <= i ? L(i, j) : S(0)) : (j >= i ? conjugate(L(j, i)) : S(0));
                 writeElement(out, bi * n * n + i * n + j, v);
             }
     }
@@ -159,27 +167,28 @@ StatusOr<Literal> evaluateTriangularSolve(const HloInstruction& instruction, Ope
     HLO_ASSIGN_OR_RETURN(int64_t m, squareSize(instruction, a.shape(), "triangular-solve a"));
     const Shape& bShape = b.shape();
     const int64_t rank = bShape.rank();
-    if (rank != a.shape().rank())
-        return invalid(instruction, "a and b ranks differ");
+    if (rank != a.shape().rank()) return invalid(instruction, "a and b ranks differ");
     for (int64_t i = 0; i + 2 < rank; ++i)
         if (bShape.dimensions(i) != a.shape().dimensions(i))
             return invalid(instruction, "a and b batch dimensions differ");
     const int64_t rows = bShape.dimensions(rank - 2);
     const int64_t cols = bShape.dimensions(rank - 1);
     if ((leftSide ? rows : cols) != m)
-        return invalid(instruction, "b's " + std::string(leftSide ? "rows" : "columns") +
-                                        " do not match a");
+        return invalid(instruction,
+                       "b's " + std::string(leftSide ? "rows" : "columns") + " do not match a");
     const Shape& outShape = instruction.shape();
     if (!outShape.isArray() || outShape.dimensions() != bShape.dimensions())
         return invalid(instruction, "result shape differs from b");
     const PrimitiveType type = outShape.elementType();
     if (!primitive_util::isFloatingPoint(type) && !primitive_util::isComplex(type))
-        return unsupported(instruction, "triangular-solve of " +
-                                            std::string(primitive_util::name(type)));
+        return unsupported(instruction,
+                           "triangular-solve of " + std::string(primitive_util::name(type)));
     Literal x(outShape);
-    const int64_t batch = elementProduct(std::span(bShape.dimensions()).first(static_cast<size_t>(rank - 2)));
+    const int64_t batch =
+        elementProduct(std::span(bShape.dimensions()).first(static_cast<size_t>(rank - 2)));
     if (primitive_util::isComplex(type))
-        solveBatch<Complex>(a, b, x, batch, m, rows, cols, leftSide, lower, unitDiagonal, transpose);
+        solveBatch<Complex>(a, b, x, batch, m, rows, cols, leftSide, lower, unitDiagonal,
+                            transpose);
     else
         solveBatch<double>(a, b, x, batch, m, rows, cols, leftSide, lower, unitDiagonal, transpose);
     return x;
@@ -327,7 +336,8 @@ StatusOr<Literal> evaluateFft(const HloInstruction& instruction, Operands operan
     const size_t lead = static_cast<size_t>(inShape.rank()) - l;
     int64_t batch = 1;
     for (size_t i = 0; i < lead; ++i) {
-        if (inShape.dimensions(static_cast<int64_t>(i)) != outShape.dimensions(static_cast<int64_t>(i)))
+        if (inShape.dimensions(static_cast<int64_t>(i)) !=
+            outShape.dimensions(static_cast<int64_t>(i)))
             return invalid(instruction, "fft batch dimensions differ");
         batch *= inShape.dimensions(static_cast<int64_t>(i));
     }
@@ -346,10 +356,23 @@ StatusOr<Literal> evaluateFft(const HloInstruction& instruction, Operands operan
     workDims.insert(workDims.end(), lengths.begin(), lengths.end());
     const int64_t lastLength = lengths.back();
     if (realOutput) workDims.back() = lastLength / 2 + 1;
+    // The work array is complex<double>; refuse absurd transform sizes
+    // instead of exhausting memory.
+    constexpr int64_t kMaxWorkElements = int64_t{1} << 28;
+    {
+        std::vector<int64_t> fullDims = workDims;
+        fullDims.back() = std::max(fullDims.back(), lastLength);
+        const int64_t outElements = elementProduct(outDims);
+        if (elementProduct(fullDims) > kMaxWorkElements || outElements > kMaxWorkElements)
+            return Status(StatusCode::kResourceExhausted,
+                          "%" + instruction.name() + ": fft too large to evaluate");
+    }
     std::vector<Complex> work(static_cast<size_t>(elementProduct(workDims)), Complex(0));
     copyOverlap(
         inDims, workDims,
-        [&](int64_t i) { return inComplex ? input.getAsComplex(i) : Complex(input.getAsDouble(i)); },
+        [&](int64_t i) {
+            return inComplex ? input.getAsComplex(i) : Complex(input.getAsDouble(i));
+        },
         [&](int64_t i, Complex v) { work[static_cast<size_t>(i)] = v; });
 
     if (!realOutput) {
@@ -380,8 +403,9 @@ StatusOr<Literal> evaluateFft(const HloInstruction& instruction, Operands operan
         std::vector<int64_t> keep = workDims;
         keep.back() = std::min(workDims.back(), lastLength / 2 + 1);
         std::vector<Complex> half(static_cast<size_t>(elementProduct(keep)));
-        copyOverlap(workDims, keep, [&](int64_t i) { return work[static_cast<size_t>(i)]; },
-                    [&](int64_t i, Complex v) { half[static_cast<size_t>(i)] = v; });
+        copyOverlap(
+            workDims, keep, [&](int64_t i) { return work[static_cast<size_t>(i)]; },
+            [&](int64_t i, Complex v) { half[static_cast<size_t>(i)] = v; });
         work.swap(half);
         workDims = keep;
     }

@@ -160,8 +160,7 @@ StatusOr<Literal> evaluateTopK(const HloInstruction& instruction, Operands opera
     const int64_t length = dims.back();
     if (k < 0 || k > length) return invalid(instruction, "k out of range");
     const PrimitiveType type = input.elementType();
-    if (primitive_util::isComplex(type))
-        return unsupported(instruction, "topk of complex values");
+    if (primitive_util::isComplex(type)) return unsupported(instruction, "topk of complex values");
     const Shape& outShape = instruction.shape();
     std::vector<int64_t> outDims = dims;
     outDims.back() = k;

@@ -11,20 +11,25 @@ using namespace hlo_lexer_util;
 
 std::string describeToken(const Token& token) {
     switch (token.kind) {
-    case TokenKind::kEof: return "end of input";
-    case TokenKind::kError:
-        if (token.text.empty()) return "invalid character";
-        return "invalid character '" + std::string(token.text.substr(0, 1)) + "'";
-    case TokenKind::kIdentifier: return "'" + std::string(token.text) + "'";
-    case TokenKind::kPercentName: return "'%" + std::string(token.text) + "'";
-    case TokenKind::kInt:
-    case TokenKind::kDecimal: return "number " + std::string(token.text);
-    case TokenKind::kString: {
-        std::string_view text = token.text;
-        if (text.size() > 40) return "string " + std::string(text.substr(0, 37)) + "...";
-        return "string " + std::string(text);
-    }
-    default: return "'" + std::string(token.text) + "'";
+        case TokenKind::kEof:
+            return "end of input";
+        case TokenKind::kError:
+            if (token.text.empty()) return "invalid character";
+            return "invalid character '" + std::string(token.text.substr(0, 1)) + "'";
+        case TokenKind::kIdentifier:
+            return "'" + std::string(token.text) + "'";
+        case TokenKind::kPercentName:
+            return "'%" + std::string(token.text) + "'";
+        case TokenKind::kInt:
+        case TokenKind::kDecimal:
+            return "number " + std::string(token.text);
+        case TokenKind::kString: {
+            std::string_view text = token.text;
+            if (text.size() > 40) return "string " + std::string(text.substr(0, 37)) + "...";
+            return "string " + std::string(text);
+        }
+        default:
+            return "'" + std::string(token.text) + "'";
     }
 }
 
@@ -47,8 +52,7 @@ size_t HloLexer::skipTrivia(size_t pos, bool* unterminated) const {
                 size_t close = pos + 2;
                 bool found = false;
                 while (close + 1 < m_end) {
-                    const void* star =
-                        std::memchr(data + close, '*', m_end - close - 1);
+                    const void* star = std::memchr(data + close, '*', m_end - close - 1);
                     if (star == nullptr) break;
                     close = static_cast<size_t>(static_cast<const char*>(star) - data);
                     if (data[close + 1] == '/') {
@@ -66,8 +70,8 @@ size_t HloLexer::skipTrivia(size_t pos, bool* unterminated) const {
             }
             if (d == '/') {
                 const void* newline = std::memchr(data + pos, '\n', m_end - pos);
-                pos = newline ? static_cast<size_t>(static_cast<const char*>(newline) - data)
-                              : m_end;
+                pos =
+                    newline ? static_cast<size_t>(static_cast<const char*>(newline) - data) : m_end;
                 continue;
             }
             return pos;
@@ -78,8 +82,8 @@ size_t HloLexer::skipTrivia(size_t pos, bool* unterminated) const {
             while (back > 0 && (data[back - 1] == ' ' || data[back - 1] == '\t')) --back;
             if (back == 0 || data[back - 1] == '\n' || data[back - 1] == '\r') {
                 const void* newline = std::memchr(data + pos, '\n', m_end - pos);
-                pos = newline ? static_cast<size_t>(static_cast<const char*>(newline) - data)
-                              : m_end;
+                pos =
+                    newline ? static_cast<size_t>(static_cast<const char*>(newline) - data) : m_end;
                 continue;
             }
             return pos;
@@ -148,7 +152,15 @@ size_t HloLexer::lexString(size_t start) const {
 
 void HloLexer::lexToken() {
     bool unterminated = false;
-    size_t pos = skipTrivia(m_pos, &unterminated);
+    size_t pos = m_pos;
+    if (pos < m_end) {
+        char first = m_text[pos];
+        // Most tokens follow a single space or nothing at all.
+        if (first == ' ' && pos + 1 < m_end) first = m_text[++pos];
+        if (first == ' ' || first == '\n' || first == '\t' || first == '\r' || first == '/' ||
+            first == '#')
+            pos = skipTrivia(pos, &unterminated);
+    }
     m_hasToken = true;
     m_token.offset = pos;
     if (unterminated) {
@@ -184,8 +196,7 @@ void HloLexer::lexToken() {
             // -inf, -nan
             std::string_view rest = m_text.substr(pos + 1, m_end - pos - 1);
             for (std::string_view word : {std::string_view("inf"), std::string_view("nan")}) {
-                if (rest.substr(0, 3) == word &&
-                    (rest.size() == 3 || !isIdentifierChar(rest[3]))) {
+                if (rest.substr(0, 3) == word && (rest.size() == 3 || !isIdentifierChar(rest[3]))) {
                     m_token.kind = TokenKind::kDecimal;
                     m_token.text = m_text.substr(pos, 4);
                     m_tokenEnd = pos + 4;
@@ -206,75 +217,105 @@ void HloLexer::lexToken() {
         return;
     }
     switch (c) {
-    case '%': {
-        size_t end = pos + 1;
-        if (end < m_end && isIdentifierStart(data[end])) {
-            ++end;
-            while (end < m_end && isIdentifierChar(data[end])) ++end;
-            m_token.kind = TokenKind::kPercentName;
-            m_token.text = m_text.substr(pos + 1, end - pos - 1);
+        case '%': {
+            size_t end = pos + 1;
+            if (end < m_end && isIdentifierStart(data[end])) {
+                ++end;
+                while (end < m_end && isIdentifierChar(data[end])) ++end;
+                m_token.kind = TokenKind::kPercentName;
+                m_token.text = m_text.substr(pos + 1, end - pos - 1);
+                m_tokenEnd = end;
+                return;
+            }
+            single(TokenKind::kError);
+            return;
+        }
+        case '"':
+        case '\'': {
+            size_t end = lexString(pos);
+            if (end == std::string_view::npos) {
+                m_token.kind = TokenKind::kError;
+                m_token.text = m_text.substr(pos, 1);
+                m_tokenEnd = pos;
+                return;
+            }
+            m_token.kind = TokenKind::kString;
+            m_token.text = m_text.substr(pos, end - pos);
             m_tokenEnd = end;
             return;
         }
-        single(TokenKind::kError);
-        return;
-    }
-    case '"':
-    case '\'': {
-        size_t end = lexString(pos);
-        if (end == std::string_view::npos) {
-            m_token.kind = TokenKind::kError;
-            m_token.text = m_text.substr(pos, 1);
-            m_tokenEnd = pos;
+        case '=':
+            single(TokenKind::kEqual);
             return;
-        }
-        m_token.kind = TokenKind::kString;
-        m_token.text = m_text.substr(pos, end - pos);
-        m_tokenEnd = end;
-        return;
-    }
-    case '=': single(TokenKind::kEqual); return;
-    case ',': single(TokenKind::kComma); return;
-    case ':': single(TokenKind::kColon); return;
-    case '(': single(TokenKind::kLparen); return;
-    case ')': single(TokenKind::kRparen); return;
-    case '{': single(TokenKind::kLbrace); return;
-    case '}': single(TokenKind::kRbrace); return;
-    case '[': single(TokenKind::kLsquare); return;
-    case ']': single(TokenKind::kRsquare); return;
-    case '*': single(TokenKind::kAsterisk); return;
-    case '?': single(TokenKind::kQuestion); return;
-    case '#': single(TokenKind::kOctothorp); return;
-    case '+': single(TokenKind::kPlus); return;
-    case '~': single(TokenKind::kTilde); return;
-    case '-':
-        if (pos + 1 < m_end && data[pos + 1] == '>') {
-            m_token.kind = TokenKind::kArrow;
-            m_token.text = m_text.substr(pos, 2);
-            m_tokenEnd = pos + 2;
+        case ',':
+            single(TokenKind::kComma);
             return;
-        }
-        single(TokenKind::kError);
-        return;
-    case '<':
-        if (pos + 1 < m_end && data[pos + 1] == '=') {
-            m_token.kind = TokenKind::kLeq;
-            m_token.text = m_text.substr(pos, 2);
-            m_tokenEnd = pos + 2;
+        case ':':
+            single(TokenKind::kColon);
             return;
-        }
-        single(TokenKind::kError);
-        return;
-    case '.':
-        if (pos + 2 < m_end && data[pos + 1] == '.' && data[pos + 2] == '.') {
-            m_token.kind = TokenKind::kDots;
-            m_token.text = m_text.substr(pos, 3);
-            m_tokenEnd = pos + 3;
+        case '(':
+            single(TokenKind::kLparen);
             return;
-        }
-        single(TokenKind::kError);
-        return;
-    default: single(TokenKind::kError); return;
+        case ')':
+            single(TokenKind::kRparen);
+            return;
+        case '{':
+            single(TokenKind::kLbrace);
+            return;
+        case '}':
+            single(TokenKind::kRbrace);
+            return;
+        case '[':
+            single(TokenKind::kLsquare);
+            return;
+        case ']':
+            single(TokenKind::kRsquare);
+            return;
+        case '*':
+            single(TokenKind::kAsterisk);
+            return;
+        case '?':
+            single(TokenKind::kQuestion);
+            return;
+        case '#':
+            single(TokenKind::kOctothorp);
+            return;
+        case '+':
+            single(TokenKind::kPlus);
+            return;
+        case '~':
+            single(TokenKind::kTilde);
+            return;
+        case '-':
+            if (pos + 1 < m_end && data[pos + 1] == '>') {
+                m_token.kind = TokenKind::kArrow;
+                m_token.text = m_text.substr(pos, 2);
+                m_tokenEnd = pos + 2;
+                return;
+            }
+            single(TokenKind::kError);
+            return;
+        case '<':
+            if (pos + 1 < m_end && data[pos + 1] == '=') {
+                m_token.kind = TokenKind::kLeq;
+                m_token.text = m_text.substr(pos, 2);
+                m_tokenEnd = pos + 2;
+                return;
+            }
+            single(TokenKind::kError);
+            return;
+        case '.':
+            if (pos + 2 < m_end && data[pos + 1] == '.' && data[pos + 2] == '.') {
+                m_token.kind = TokenKind::kDots;
+                m_token.text = m_text.substr(pos, 3);
+                m_tokenEnd = pos + 3;
+                return;
+            }
+            single(TokenKind::kError);
+            return;
+        default:
+            single(TokenKind::kError);
+            return;
     }
 }
 
@@ -333,8 +374,8 @@ bool parseDouble(std::string_view text, double* out) {
     if (result.ec == std::errc::result_out_of_range) {
         // Underflow rounds to zero; overflow is an error.
         size_t e = body.find_first_of("eE");
-        bool negativeExponent = e != std::string_view::npos && e + 1 < body.size() &&
-                                body[e + 1] == '-';
+        bool negativeExponent =
+            e != std::string_view::npos && e + 1 < body.size() && body[e + 1] == '-';
         if (!negativeExponent) return false;
         value = 0;
     } else if (result.ec != std::errc() || result.ptr != body.data() + body.size()) {
@@ -362,54 +403,76 @@ bool unescapeString(std::string_view quoted, std::string* out) {
         if (++i >= body.size()) return false;
         char e = body[i];
         switch (e) {
-        case 'n': *out += '\n'; break;
-        case 't': *out += '\t'; break;
-        case 'r': *out += '\r'; break;
-        case 'a': *out += '\a'; break;
-        case 'b': *out += '\b'; break;
-        case 'f': *out += '\f'; break;
-        case 'v': *out += '\v'; break;
-        case '\\': *out += '\\'; break;
-        case '"': *out += '"'; break;
-        case '\'': *out += '\''; break;
-        case '?': *out += '?'; break;
-        case 'x': {
-            unsigned value = 0;
-            size_t digits = 0;
-            while (i + 1 < body.size() && digits < 2) {
-                char h = body[i + 1];
-                unsigned d;
-                if (h >= '0' && h <= '9')
-                    d = static_cast<unsigned>(h - '0');
-                else if (h >= 'a' && h <= 'f')
-                    d = static_cast<unsigned>(h - 'a' + 10);
-                else if (h >= 'A' && h <= 'F')
-                    d = static_cast<unsigned>(h - 'A' + 10);
-                else
-                    break;
-                value = value * 16 + d;
-                ++digits;
-                ++i;
-            }
-            if (digits == 0) return false;
-            *out += static_cast<char>(value);
-            break;
-        }
-        default:
-            if (e >= '0' && e <= '7') {
-                unsigned value = static_cast<unsigned>(e - '0');
-                size_t digits = 1;
-                while (i + 1 < body.size() && digits < 3 && body[i + 1] >= '0' &&
-                       body[i + 1] <= '7') {
-                    value = value * 8 + static_cast<unsigned>(body[i + 1] - '0');
+            case 'n':
+                *out += '\n';
+                break;
+            case 't':
+                *out += '\t';
+                break;
+            case 'r':
+                *out += '\r';
+                break;
+            case 'a':
+                *out += '\a';
+                break;
+            case 'b':
+                *out += '\b';
+                break;
+            case 'f':
+                *out += '\f';
+                break;
+            case 'v':
+                *out += '\v';
+                break;
+            case '\\':
+                *out += '\\';
+                break;
+            case '"':
+                *out += '"';
+                break;
+            case '\'':
+                *out += '\'';
+                break;
+            case '?':
+                *out += '?';
+                break;
+            case 'x': {
+                unsigned value = 0;
+                size_t digits = 0;
+                while (i + 1 < body.size() && digits < 2) {
+                    char h = body[i + 1];
+                    unsigned d;
+                    if (h >= '0' && h <= '9')
+                        d = static_cast<unsigned>(h - '0');
+                    else if (h >= 'a' && h <= 'f')
+                        d = static_cast<unsigned>(h - 'a' + 10);
+                    else if (h >= 'A' && h <= 'F')
+                        d = static_cast<unsigned>(h - 'A' + 10);
+                    else
+                        break;
+                    value = value * 16 + d;
                     ++digits;
                     ++i;
                 }
-                if (value > 255) return false;
+                if (digits == 0) return false;
                 *out += static_cast<char>(value);
                 break;
             }
-            return false;
+            default:
+                if (e >= '0' && e <= '7') {
+                    unsigned value = static_cast<unsigned>(e - '0');
+                    size_t digits = 1;
+                    while (i + 1 < body.size() && digits < 3 && body[i + 1] >= '0' &&
+                           body[i + 1] <= '7') {
+                        value = value * 8 + static_cast<unsigned>(body[i + 1] - '0');
+                        ++digits;
+                        ++i;
+                    }
+                    if (value > 255) return false;
+                    *out += static_cast<char>(value);
+                    break;
+                }
+                return false;
         }
     }
     return true;

@@ -35,10 +35,10 @@ enum class TokenKind : uint8_t {
     kRbrace,
     kLsquare,
     kRsquare,
-    kArrow,     // ->
-    kLeq,       // <=
-    kAsterisk,  // *
-    kQuestion,  // ?
+    kArrow,      // ->
+    kLeq,        // <=
+    kAsterisk,   // *
+    kQuestion,   // ?
     kOctothorp,  // # (not at the start of a line)
     kPlus,
     kTilde,
@@ -58,8 +58,7 @@ std::string describeToken(const Token& token);
 class HloLexer {
 public:
     // Lexes text[begin, end).
-    explicit HloLexer(std::string_view text, size_t begin = 0,
-                      size_t end = std::string_view::npos);
+    explicit HloLexer(std::string_view text, size_t begin = 0, size_t end = std::string_view::npos);
 
     std::string_view text() const { return m_text; }
     size_t end() const { return m_end; }

@@ -37,51 +37,53 @@ std::optional<HloOpcode> opcodeFromName(std::string_view name) {
 bool canInferShape(HloOpcode op) {
     using O = HloOpcode;
     switch (op) {
-    case O::kAsyncStart:
-    case O::kAsyncUpdate:
-    case O::kAsyncDone:
-    case O::kAllGather:
-    case O::kAllGatherStart:
-    case O::kAllGatherDone:
-    case O::kAllReduce:
-    case O::kAllReduceStart:
-    case O::kAllReduceDone:
-    case O::kAllToAll:
-    case O::kCollectiveBroadcast:
-    case O::kCollectivePermute:
-    case O::kCollectivePermuteStart:
-    case O::kCollectivePermuteDone:
-    case O::kCopyDone:
-    case O::kCopyStart:
-    case O::kDynamicReshape:
-    case O::kDynamicSlice:
-    case O::kDynamicUpdateSlice:
-    case O::kRaggedAllToAll:
-    case O::kRecv:
-    case O::kRecvDone:
-    case O::kReduceScatter:
-    case O::kSend:
-    case O::kSendDone:
-    case O::kSlice:
-    case O::kBitcast:
-    case O::kBitcastConvert:
-    case O::kConstant:
-    case O::kConvert:
-    case O::kCustomCall:
-    case O::kFusion:
-    case O::kInfeed:
-    case O::kIota:
-    case O::kOutfeed:
-    case O::kParameter:
-    case O::kReducePrecision:
-    case O::kReshape:
-    case O::kRng:
-    case O::kRngBitGenerator:
-    case O::kRngGetAndUpdateState:
-    case O::kStochasticConvert:
-    case O::kCollectiveReduce:
-    case O::kShuffle: return false;
-    default: return true;
+        case O::kAsyncStart:
+        case O::kAsyncUpdate:
+        case O::kAsyncDone:
+        case O::kAllGather:
+        case O::kAllGatherStart:
+        case O::kAllGatherDone:
+        case O::kAllReduce:
+        case O::kAllReduceStart:
+        case O::kAllReduceDone:
+        case O::kAllToAll:
+        case O::kCollectiveBroadcast:
+        case O::kCollectivePermute:
+        case O::kCollectivePermuteStart:
+        case O::kCollectivePermuteDone:
+        case O::kCopyDone:
+        case O::kCopyStart:
+        case O::kDynamicReshape:
+        case O::kDynamicSlice:
+        case O::kDynamicUpdateSlice:
+        case O::kRaggedAllToAll:
+        case O::kRecv:
+        case O::kRecvDone:
+        case O::kReduceScatter:
+        case O::kSend:
+        case O::kSendDone:
+        case O::kSlice:
+        case O::kBitcast:
+        case O::kBitcastConvert:
+        case O::kConstant:
+        case O::kConvert:
+        case O::kCustomCall:
+        case O::kFusion:
+        case O::kInfeed:
+        case O::kIota:
+        case O::kOutfeed:
+        case O::kParameter:
+        case O::kReducePrecision:
+        case O::kReshape:
+        case O::kRng:
+        case O::kRngBitGenerator:
+        case O::kRngGetAndUpdateState:
+        case O::kStochasticConvert:
+        case O::kCollectiveReduce:
+        case O::kShuffle:
+            return false;
+        default:
+            return true;
     }
 }
 
@@ -97,12 +99,15 @@ bool hasOwnAsyncForm(HloOpcode op) {
 std::optional<int64_t> expectedOperandCount(HloOpcode op) {
     using O = HloOpcode;
     switch (op) {
-    case O::kConvolution: return 2;
-    case O::kRaggedAllToAll:
-    case O::kAsyncStart:
-    case O::kAsyncUpdate:
-    case O::kAsyncDone: return std::nullopt;
-    default: break;
+        case O::kConvolution:
+            return 2;
+        case O::kRaggedAllToAll:
+        case O::kAsyncStart:
+        case O::kAsyncUpdate:
+        case O::kAsyncDone:
+            return std::nullopt;
+        default:
+            break;
     }
     if (auto arity = hloOpcodeArity(op)) return *arity;
     return std::nullopt;
@@ -173,8 +178,8 @@ Status Parser::parseHeader() {
     while (m_lexer.consumeIf(TokenKind::kComma)) {
         Token attr = m_lexer.next();
         if (attr.kind != TokenKind::kIdentifier) return expected("an attribute name", attr);
-        HLO_RETURN_IF_ERROR(
-            expectToken(TokenKind::kEqual, "'=' after attribute name '" + std::string(attr.text) + "'"));
+        HLO_RETURN_IF_ERROR(expectToken(
+            TokenKind::kEqual, "'=' after attribute name '" + std::string(attr.text) + "'"));
         if (std::find(seen.begin(), seen.end(), attr.text) != seen.end())
             return error(attr.offset, "attribute " + std::string(attr.text) + " already exists");
         seen.push_back(attr.text);
@@ -218,13 +223,15 @@ Status parseIntSubAttributes(Parser& parser,
                              bool required) {
     HloLexer& lexer = parser.m_lexer;
     Token open = lexer.next();
-    if (open.kind != TokenKind::kLbrace) return parser.expected("'{' to start sub attributes", open);
+    if (open.kind != TokenKind::kLbrace)
+        return parser.expected("'{' to start sub attributes", open);
     std::vector<std::string_view> seen;
     while (true) {
         lexer.consumeIf(TokenKind::kComma);
         if (lexer.consumeIf(TokenKind::kRbrace)) break;
         Token name = lexer.next();
-        if (name.kind != TokenKind::kIdentifier) return parser.expected("a sub-attribute name", name);
+        if (name.kind != TokenKind::kIdentifier)
+            return parser.expected("a sub-attribute name", name);
         HLO_RETURN_IF_ERROR(parser.expectToken(TokenKind::kEqual, "'='"));
         auto it = std::find_if(fields.begin(), fields.end(),
                                [&](const auto& f) { return f.first == name.text; });
@@ -274,23 +281,23 @@ Status Parser::parseStackFrames() {
     HLO_RETURN_IF_ERROR(keyword("FileLocations"));
     while (m_lexer.consumeIf(TokenKind::kInt)) {
         FileLocation loc;
-        HLO_RETURN_IF_ERROR(parseIntSubAttributes(
-            *this, {{"file_name_id", &loc.fileNameId},
-                    {"function_name_id", &loc.functionNameId},
-                    {"line", &loc.line},
-                    {"end_line", &loc.endLine},
-                    {"column", &loc.column},
-                    {"end_column", &loc.endColumn}},
-            /*required=*/false));
+        HLO_RETURN_IF_ERROR(parseIntSubAttributes(*this,
+                                                  {{"file_name_id", &loc.fileNameId},
+                                                   {"function_name_id", &loc.functionNameId},
+                                                   {"line", &loc.line},
+                                                   {"end_line", &loc.endLine},
+                                                   {"column", &loc.column},
+                                                   {"end_column", &loc.endColumn}},
+                                                  /*required=*/false));
         frames.fileLocations.push_back(loc);
     }
     HLO_RETURN_IF_ERROR(keyword("StackFrames"));
     while (m_lexer.consumeIf(TokenKind::kInt)) {
         StackFrame frame;
-        HLO_RETURN_IF_ERROR(parseIntSubAttributes(
-            *this, {{"file_location_id", &frame.fileLocationId},
-                    {"parent_frame_id", &frame.parentFrameId}},
-            /*required=*/false));
+        HLO_RETURN_IF_ERROR(parseIntSubAttributes(*this,
+                                                  {{"file_location_id", &frame.fileLocationId},
+                                                   {"parent_frame_id", &frame.parentFrameId}},
+                                                  /*required=*/false));
         frames.stackFrames.push_back(frame);
     }
     return Status::ok();
@@ -344,8 +351,8 @@ Status Parser::parseTopLevelComputation() {
         HLO_RETURN_IF_ERROR(parseStringValue(&thread));
         computation->setExecutionThread(std::move(thread));
     }
-    auto [it, inserted] = m_computationNames.emplace(
-        nameToken.text, std::make_pair(computation, nameToken.offset));
+    auto [it, inserted] =
+        m_computationNames.emplace(nameToken.text, std::make_pair(computation, nameToken.offset));
     if (!inserted)
         return error(nameToken.offset,
                      "computation already exists: " + std::string(nameToken.text));
@@ -401,8 +408,10 @@ Status Parser::parseInstructionRhs(ComputationState& state, std::string_view nam
     if (guard.exceeded()) return error(nameOffset, "maximum nesting depth exceeded");
     Shape shape;
     const bool hasShape = canBeShape();
-    if (hasShape) HLO_RETURN_IF_ERROR(parseShape(&shape));
-    else HLO_RETURN_IF_ERROR(checkNotAShape());
+    if (hasShape)
+        HLO_RETURN_IF_ERROR(parseShape(&shape));
+    else
+        HLO_RETURN_IF_ERROR(checkNotAShape());
     Token opcodeToken = m_lexer.next();
     if (opcodeToken.kind != TokenKind::kIdentifier) return expected("an opcode", opcodeToken);
 
@@ -436,9 +445,9 @@ Status Parser::parseInstructionRhs(ComputationState& state, std::string_view nam
         }
     }
     if (!hasShape && !canInferShape(info.opcode))
-        return error(opcodeToken.offset, "cannot infer shape for opcode: " +
-                                             std::string(hloOpcodeString(info.opcode)) +
-                                             "; the instruction needs a shape");
+        return error(opcodeToken.offset,
+                     "cannot infer shape for opcode: " + std::string(hloOpcodeString(info.opcode)) +
+                         "; the instruction needs a shape");
 
     PendingInstruction pending;
     pending.instruction =
@@ -474,62 +483,65 @@ Status Parser::parseInstructionRhs(ComputationState& state, std::string_view nam
     // Nested instructions take no attributes (a ',' after them separates
     // operands) but are still checked for the attributes XLA requires.
     const size_t attributesOffset = m_lexer.position();
-    HLO_RETURN_IF_ERROR(
-        parseAttributes(state, pending, info, attributesOffset, allowAttributes));
+    HLO_RETURN_IF_ERROR(parseAttributes(state, pending, info, attributesOffset, allowAttributes));
 
     // Checks that need only the instruction itself.
     const Shape& result = instruction->shape();
     switch (info.opcode) {
-    case HloOpcode::kTuple:
-        if (hasShape) {
-            int64_t expectedCount = result.isTuple() ? result.tupleCount() : 0;
-            int64_t count = pending.operandEnd - pending.operandBegin;
-            if (count != expectedCount)
-                return error(operandsOffset, "expects " + std::to_string(expectedCount) +
-                                                 " operands, but has " + std::to_string(count) +
-                                                 " operands");
-        }
-        break;
-    case HloOpcode::kRecv:
-        if (!result.isTuple() || result.tupleCount() == 0)
-            return error(opcodeToken.offset, "recv must have a non-empty tuple shape, got " +
-                                                 result.toString());
-        break;
-    case HloOpcode::kInfeed:
-        if (!result.isTuple() || result.tupleCount() == 0)
-            return error(opcodeToken.offset, "infeed must have a non-empty tuple shape");
-        break;
-    case HloOpcode::kAsyncStart:
-    case HloOpcode::kAsyncUpdate:
-        if (!result.isTuple() || result.tupleCount() < 2 || !result.tupleShape(0).isTuple())
-            return error(opcodeToken.offset,
-                         "AsyncStart and AsyncUpdate expect the shape to be in the form of "
-                         "((operand0_shape, operand1_shape, ...), output_shape, ...)");
-        break;
-    default: break;
+        case HloOpcode::kTuple:
+            if (hasShape) {
+                int64_t expectedCount = result.isTuple() ? result.tupleCount() : 0;
+                int64_t count = pending.operandEnd - pending.operandBegin;
+                if (count != expectedCount)
+                    return error(operandsOffset, "expects " + std::to_string(expectedCount) +
+                                                     " operands, but has " + std::to_string(count) +
+                                                     " operands");
+            }
+            break;
+        case HloOpcode::kRecv:
+            if (!result.isTuple() || result.tupleCount() == 0)
+                return error(opcodeToken.offset,
+                             "recv must have a non-empty tuple shape, got " + result.toString());
+            break;
+        case HloOpcode::kInfeed:
+            if (!result.isTuple() || result.tupleCount() == 0)
+                return error(opcodeToken.offset, "infeed must have a non-empty tuple shape");
+            break;
+        case HloOpcode::kAsyncStart:
+        case HloOpcode::kAsyncUpdate:
+            if (!result.isTuple() || result.tupleCount() < 2 || !result.tupleShape(0).isTuple())
+                return error(opcodeToken.offset,
+                             "AsyncStart and AsyncUpdate expect the shape to be in the form of "
+                             "((operand0_shape, operand1_shape, ...), output_shape, ...)");
+            break;
+        default:
+            break;
     }
 
     // Later stages: shape inference and checks needing resolved operands.
     if (!hasShape) m_inferSites.push_back({instruction, opcodeToken.offset, 0});
     switch (info.opcode) {
-    case HloOpcode::kAsyncStart:
-    case HloOpcode::kAsyncUpdate:
-    case HloOpcode::kAsyncDone:
-    case HloOpcode::kConditional:
-    case HloOpcode::kDynamicSlice:
-    case HloOpcode::kDynamicUpdateSlice:
-    case HloOpcode::kScan:
-    case HloOpcode::kRecvDone:
-    case HloOpcode::kSendDone: m_checkSites.push_back({instruction, opcodeToken.offset, 0}); break;
-    case HloOpcode::kBroadcast:
-        if (!instruction->hasDimensions())
-            m_checkSites.push_back({instruction, attributesOffset, 0});
-        break;
-    case HloOpcode::kCustomCall:
-        if (instruction->attribute("operand_layout_constraints"))
+        case HloOpcode::kAsyncStart:
+        case HloOpcode::kAsyncUpdate:
+        case HloOpcode::kAsyncDone:
+        case HloOpcode::kConditional:
+        case HloOpcode::kDynamicSlice:
+        case HloOpcode::kDynamicUpdateSlice:
+        case HloOpcode::kScan:
+        case HloOpcode::kRecvDone:
+        case HloOpcode::kSendDone:
             m_checkSites.push_back({instruction, opcodeToken.offset, 0});
-        break;
-    default: break;
+            break;
+        case HloOpcode::kBroadcast:
+            if (!instruction->hasDimensions())
+                m_checkSites.push_back({instruction, attributesOffset, 0});
+            break;
+        case HloOpcode::kCustomCall:
+            if (instruction->attribute("operand_layout_constraints"))
+                m_checkSites.push_back({instruction, opcodeToken.offset, 0});
+            break;
+        default:
+            break;
     }
 
     *index = static_cast<uint32_t>(state.pending.size());
@@ -564,34 +576,35 @@ Status Parser::checkOperandCounts(const PendingInstruction& pending, const Opcod
     const O effective = op;
     if (auto fixed = expectedOperandCount(effective)) return expectCount(*fixed);
     switch (effective) {
-    case O::kReduce:
-    case O::kReduceWindow:
-        if (count < 2 || count % 2 != 0)
-            return error(offset, "expects an even number of operands (at least 2), but has " +
-                                     std::to_string(count) + " operands");
-        break;
-    case O::kScatter:
-        if (count < 3 || count % 2 == 0)
-            return error(offset, "expects an odd number of operands (at least 3), but has " +
-                                     std::to_string(count) + " operands");
-        break;
-    case O::kDynamicSlice:
-        if (count < 1) return error(offset, "Expected at least one operand.");
-        break;
-    case O::kDynamicUpdateSlice:
-        if (count < 2) return error(offset, "Expected at least two operands.");
-        break;
-    case O::kDynamicReshape:
-        if (count < 1) return error(offset, "DynamicReshape requires at least one operand.");
-        break;
-    case O::kConditional:
-    case O::kSort:
-    case O::kConcatenate:
-    case O::kMap:
-    case O::kScan:
-        if (count < 1) return error(offset, "expects at least one operand");
-        break;
-    default: break;
+        case O::kReduce:
+        case O::kReduceWindow:
+            if (count < 2 || count % 2 != 0)
+                return error(offset, "expects an even number of operands (at least 2), but has " +
+                                         std::to_string(count) + " operands");
+            break;
+        case O::kScatter:
+            if (count < 3 || count % 2 == 0)
+                return error(offset, "expects an odd number of operands (at least 3), but has " +
+                                         std::to_string(count) + " operands");
+            break;
+        case O::kDynamicSlice:
+            if (count < 1) return error(offset, "Expected at least one operand.");
+            break;
+        case O::kDynamicUpdateSlice:
+            if (count < 2) return error(offset, "Expected at least two operands.");
+            break;
+        case O::kDynamicReshape:
+            if (count < 1) return error(offset, "DynamicReshape requires at least one operand.");
+            break;
+        case O::kConditional:
+        case O::kSort:
+        case O::kConcatenate:
+        case O::kMap:
+        case O::kScan:
+            if (count < 1) return error(offset, "expects at least one operand");
+            break;
+        default:
+            break;
     }
     return Status::ok();
 }
@@ -612,7 +625,8 @@ Status Parser::parseOperands(ComputationState& state, PendingInstruction& pendin
         }
     }
     pending.operandBegin = static_cast<uint32_t>(state.operands.size());
-    state.operands.insert(state.operands.end(), m_operandStack.begin() + static_cast<ptrdiff_t>(base),
+    state.operands.insert(state.operands.end(),
+                          m_operandStack.begin() + static_cast<ptrdiff_t>(base),
                           m_operandStack.end());
     pending.operandEnd = static_cast<uint32_t>(state.operands.size());
     m_operandStack.resize(base);
@@ -738,7 +752,7 @@ bool onlyTrivia(std::string_view text, size_t begin, size_t end) {
 }  // namespace
 
 StatusOr<std::unique_ptr<HloModule>> parseHloModule(std::string_view text,
-                                                     const HloParseOptions& options) {
+                                                    const HloParseOptions& options) {
     Split split = splitModules(text);
     if (split.separators.size() > 0) {
         int nonEmpty = 0;

@@ -41,12 +41,12 @@ inline constexpr int kMaxDepth = 512;
 // An operand as written: `f32[2]{0} %a`, `%a`, `a`, `%t#1#0`, or a nested
 // instruction `f32[2] negate(%a)`.
 struct OperandRef {
-    std::string_view name;             // empty for a nested instruction
-    size_t offset = 0;                 // where the operand's text starts
+    std::string_view name;                   // empty for a nested instruction
+    size_t offset = 0;                       // where the operand's text starts
     size_t declaredShapeOffset = kNoOffset;  // declared shape still to be checked
-    uint32_t target = kNone;           // pending index once known (or the nested instruction)
-    uint32_t gteBegin = 0;             // compact get-tuple-element path `#i#j`
-    uint32_t gteCount = 0;             //   (indices into ComputationState::gteIndices)
+    uint32_t target = kNone;                 // pending index once known (or the nested instruction)
+    uint32_t gteBegin = 0;                   // compact get-tuple-element path `#i#j`
+    uint32_t gteCount = 0;                   //   (indices into ComputationState::gteIndices)
 };
 
 struct NameRef {
@@ -99,7 +99,7 @@ struct ComputationState {
     std::vector<NameRef> controls;
     std::vector<int64_t> gteIndices;
     NameTable names;
-    std::vector<uint8_t> parameterSeen;          // by parameter number (small numbers)
+    std::vector<uint8_t> parameterSeen;           // by parameter number (small numbers)
     std::unordered_set<int64_t> largeParameters;  // numbers >= kMaxParameterTable
     uint32_t root = kNone;
 
@@ -230,8 +230,7 @@ public:
 
     // ---- attributes (hlo_parser_attributes.cc, hlo_parser_values.cc)
     Status parseAttributes(ComputationState& state, PendingInstruction& pending,
-                           const OpcodeInfo& info, size_t attributesOffset,
-                           bool allowAttributes);
+                           const OpcodeInfo& info, size_t attributesOffset, bool allowAttributes);
     Status parseInt64Value(int64_t* out);
     Status parseBoolValue(bool* out);
     Status parseInt64List(std::vector<int64_t>* out);
@@ -248,7 +247,7 @@ public:
     // outside strings collapsed to single spaces, comments dropped.
     Status parseVerbatimValue(std::string* out, size_t* valueOffset = nullptr);
     Status parseBracedVerbatim(std::string* out);  // `{...}` -> the text between the braces
-    Status checkResultAccuracy(size_t offset);  // validates the value at offset
+    Status checkResultAccuracy(size_t offset);     // validates the value at offset
     Status checkMeshReplicaGroups(std::string_view value, size_t offset);
     Status checkDebugAttributes(std::string_view value, size_t offset);
     Status parseAliasing(HloModule* module);
@@ -287,10 +286,10 @@ public:
     std::vector<Site> m_checkSites;
     std::vector<SignatureCheck> m_signatureChecks;
     std::vector<HloComputation*> m_inlineComputations;
-    std::vector<OperandRef> m_operandStack;  // operands of the instructions being parsed
+    std::vector<OperandRef> m_operandStack;          // operands of the instructions being parsed
     std::vector<std::string_view> m_seenAttributes;  // names seen, per instruction on a stack
     std::vector<std::unique_ptr<ComputationState>> m_statePool;  // by nesting depth
-    ShapeLite m_declared;                    // scratch for declared operand shapes
+    ShapeLite m_declared;  // scratch for declared operand shapes
     std::map<std::pair<uint32_t, int64_t>, uint32_t> m_gteCache;  // (tuple, index) -> gte
     std::unordered_map<std::string, int64_t> m_nameSuffixes;      // for unique names
     std::unordered_map<const HloInstruction*, const HloInstruction*> m_asyncStarts;

@@ -24,22 +24,38 @@ struct FloatFormat {
 
 FloatFormat floatFormat(PrimitiveType type) {
     switch (type) {
-    case PrimitiveType::F16: return {65504.0, 10, true, false, false};
-    case PrimitiveType::BF16: return {3.3895313892515355e38, 7, true, false, false};
-    case PrimitiveType::F32: return {static_cast<double>(FLT_MAX), 23, true, false, false};
-    case PrimitiveType::F64: return {DBL_MAX, 52, true, false, false};
-    case PrimitiveType::F8E5M2: return {57344.0, 2, true, false, false};
-    case PrimitiveType::F8E4M3: return {240.0, 3, true, false, false};
-    case PrimitiveType::F8E3M4: return {15.5, 4, true, false, false};
-    case PrimitiveType::F8E4M3FN: return {448.0, 3, false, false, false};
-    case PrimitiveType::F8E4M3B11FNUZ: return {30.0, 3, false, false, false};
-    case PrimitiveType::F8E5M2FNUZ: return {57344.0, 2, false, false, false};
-    case PrimitiveType::F8E4M3FNUZ: return {240.0, 3, false, false, false};
-    case PrimitiveType::F8E8M0FNU: return {std::ldexp(1.0, 127), 0, false, true, false};
-    case PrimitiveType::F6E2M3FN: return {7.5, 3, false, false, true};
-    case PrimitiveType::F6E3M2FN: return {28.0, 2, false, false, true};
-    case PrimitiveType::F4E2M1FN: return {6.0, 1, false, false, true};
-    default: return {DBL_MAX, 52, true, false, false};
+        case PrimitiveType::F16:
+            return {65504.0, 10, true, false, false};
+        case PrimitiveType::BF16:
+            return {3.3895313892515355e38, 7, true, false, false};
+        case PrimitiveType::F32:
+            return {static_cast<double>(FLT_MAX), 23, true, false, false};
+        case PrimitiveType::F64:
+            return {DBL_MAX, 52, true, false, false};
+        case PrimitiveType::F8E5M2:
+            return {57344.0, 2, true, false, false};
+        case PrimitiveType::F8E4M3:
+            return {240.0, 3, true, false, false};
+        case PrimitiveType::F8E3M4:
+            return {15.5, 4, true, false, false};
+        case PrimitiveType::F8E4M3FN:
+            return {448.0, 3, false, false, false};
+        case PrimitiveType::F8E4M3B11FNUZ:
+            return {30.0, 3, false, false, false};
+        case PrimitiveType::F8E5M2FNUZ:
+            return {57344.0, 2, false, false, false};
+        case PrimitiveType::F8E4M3FNUZ:
+            return {240.0, 3, false, false, false};
+        case PrimitiveType::F8E8M0FNU:
+            return {std::ldexp(1.0, 127), 0, false, true, false};
+        case PrimitiveType::F6E2M3FN:
+            return {7.5, 3, false, false, true};
+        case PrimitiveType::F6E3M2FN:
+            return {28.0, 2, false, false, true};
+        case PrimitiveType::F4E2M1FN:
+            return {6.0, 1, false, false, true};
+        default:
+            return {DBL_MAX, 52, true, false, false};
     }
 }
 
@@ -100,8 +116,8 @@ Status Parser::parseLiteral(const Shape& shape) {
         return Status::ok();
     }
     if (!shape.isArray() || shape.isBuffer())
-        return error(m_lexer.peek().offset, "a constant of shape " + shape.toString() +
-                                                " cannot have a literal");
+        return error(m_lexer.peek().offset,
+                     "a constant of shape " + shape.toString() + " cannot have a literal");
     return parseDenseLiteral(shape);
 }
 
@@ -159,8 +175,7 @@ Status Parser::parseDenseLiteral(const Shape& shape) {
         if (!part.empty())
             return error(offset, std::string(part) + " part " + formatDouble(value) +
                                      " is out of range for literal's primitive type " +
-                                     upperTypeName(type) + ", namely [" + low + ", " + high +
-                                     "].");
+                                     upperTypeName(type) + ", namely [" + low + ", " + high + "].");
         return error(offset, "value " + formatDouble(value) +
                                  " is out of range for literal's primitive type " +
                                  upperTypeName(type) + " namely [" + low + ", " + high + "].");
@@ -169,9 +184,8 @@ Status Parser::parseDenseLiteral(const Shape& shape) {
     auto readDouble = [&](const Token& token, double* value, uint64_t* payload) -> Status {
         *payload = 0;
         if (!parseDouble(token.text, value))
-            return error(token.offset,
-                         "Constant is out of range for double (+/-" + formatDouble(DBL_MAX) +
-                             ") and so is unparsable.");
+            return error(token.offset, "Constant is out of range for double (+/-" +
+                                           formatDouble(DBL_MAX) + ") and so is unparsable.");
         std::string_view word = token.text.substr(token.text[0] == '-' ? 1 : 0);
         if (word == "nan" && m_lexer.charAt(m_lexer.position()) == '(') {
             size_t p = m_lexer.position() + 1;
@@ -218,157 +232,166 @@ Status Parser::parseDenseLiteral(const Shape& shape) {
         uint64_t mask = (uint64_t{1} << format.mantissaBits) - 1;
         if (payload > mask)
             return error(offset, "tries to set NaN payload 0x" + hex(payload) + where +
-                                     ", but the NaN payload is out of range (0x" + hex(mask) +
-                                     ")");
+                                     ", but the NaN payload is out of range (0x" + hex(mask) + ")");
         return Status::ok();
     };
 
     do {
         const Token& token = m_lexer.peek();
         switch (token.kind) {
-        case TokenKind::kLbrace: {
-            ++nest;
-            if (nest > rank)
-                return hard(error(token.offset, "expects nested array in rank " +
-                                               std::to_string(rank) + ", but sees larger"));
-            if (nest > 1) {
-                int64_t& count = seen[static_cast<size_t>(nest - 2)];
-                ++count;
-                if (count > dim(nest - 2))
-                    return hard(error(token.offset, "expects " + std::to_string(dim(nest - 2)) +
-                                                   " elements in the " + indexString(nest - 2) +
-                                                   "th element, but sees more"));
-            }
-            m_lexer.next();
-            break;
-        }
-        case TokenKind::kRbrace: {
-            if (nest == 0) return hard(error(token.offset, "unexpected '}' token"));
-            --nest;
-            int64_t& count = seen[static_cast<size_t>(nest)];
-            if (count != dim(nest))
-                return hard(error(token.offset, "expects " + std::to_string(dim(nest)) +
-                                               " elements in the " + indexString(nest) +
-                                               "th element, but sees " + std::to_string(count)));
-            count = 0;
-            m_lexer.next();
-            break;
-        }
-        case TokenKind::kDots: {
-            if (nest != 1)
-                return hard(error(token.offset,
-                             "expects `...` at nest level 1, but sees it at nest level " +
-                                 std::to_string(nest)));
-            seen[0] = dim(0);
-            m_lexer.next();
-            break;
-        }
-        case TokenKind::kComma: m_lexer.next(); break;
-        case TokenKind::kLparen: {
-            if (!isComplex)
-                return hard(error(token.offset,
-                             "unexpected '(' in literal. Parens are only valid for complex "
-                             "literals"));
-            HLO_RETURN_IF_ERROR(hard(addOneElement(token.offset)));
-            m_lexer.next();
-            PrimitiveType component = primitive_util::complexComponentType(type);
-            double parts[2];
-            for (int i = 0; i < 2; ++i) {
-                Token number = m_lexer.next();
-                bool isNumber = number.kind == TokenKind::kInt ||
-                                number.kind == TokenKind::kDecimal ||
-                                (number.kind == TokenKind::kIdentifier &&
-                                 (number.text == "inf" || number.text == "nan"));
-                if (!isNumber)
-                    return hard(error(number.offset,
-                                 i == 0 ? "expect floating-point value for real part of complex "
-                                          "number"
-                                        : "expect floating-point value for imaginary part of "
-                                          "complex number"));
-                uint64_t payload = 0;
-                HLO_RETURN_IF_ERROR(hard(readDouble(number, &parts[i], &payload)));
-                HLO_RETURN_IF_ERROR(hard(checkFloat(number.offset, parts[i], component,
-                                                    i == 0 ? "real" : "imaginary")));
-                HLO_RETURN_IF_ERROR(hard(checkNanPayload(number.offset, payload, component)));
-                Token separator = m_lexer.next();
-                if (i == 0 && separator.kind != TokenKind::kComma)
-                    return hard(error(separator.offset,
-                                 "expect comma after real part of complex literal"));
-                if (i == 1 && separator.kind != TokenKind::kRparen)
-                    return hard(error(separator.offset, "expect ')' after complex number"));
-            }
-            ++linearIndex;
-            break;
-        }
-        case TokenKind::kInt:
-        case TokenKind::kDecimal:
-        case TokenKind::kIdentifier: {
-            Token value = token;
-            bool isBool = value.kind == TokenKind::kIdentifier &&
-                          (value.text == "true" || value.text == "false");
-            bool isWord = value.kind == TokenKind::kIdentifier &&
-                          (value.text == "inf" || value.text == "nan");
-            if (value.kind == TokenKind::kIdentifier && !isBool && !isWord)
-                return hard(error(value.offset, "unexpected token type in a literal: " +
-                                               describeToken(value)));
-            if (Status status = addOneElement(value.offset); !status.isOk() && !soft)
-                soft = std::move(status);
-            m_lexer.next();
-            if (isBool) {
-                if (!isPred)
-                    return hard(error(value.offset,
-                                 "expects a value of primitive type " + upperTypeName(type) +
-                                     ", got " + std::string(value.text)));
-            } else if (isInteger || isPred) {
-                if (value.kind != TokenKind::kInt)
-                    return hard(error(value.offset,
-                                 "expects integer for primitive type: " + upperTypeName(type)));
-                bool negative = false;
-                uint64_t magnitude = 0;
-                if (!parseIntMagnitude(value.text, &negative, &magnitude) ||
-                    (negative &&
-                     magnitude > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) + 1))
-                    return hard(error(value.offset, "expects integer for primitive type: " +
-                                                   upperTypeName(type) + " (out of range)"));
-                if (isInteger) {
-                    int bits = primitive_util::bitWidth(type);
-                    bool isUnsigned = primitive_util::isUnsignedInteger(type);
-                    bool ok;
-                    std::string range;
-                    if (isUnsigned) {
-                        uint64_t max = bits >= 64 ? std::numeric_limits<uint64_t>::max()
-                                                  : (uint64_t{1} << bits) - 1;
-                        // XLA reinterprets a negative value as its two's
-                        // complement; only u64 can hold that.
-                        ok = negative ? (bits >= 64) : magnitude <= max;
-                        range = "[0, " + std::to_string(max) + "]";
-                    } else {
-                        uint64_t maxPositive = (uint64_t{1} << (bits - 1)) - 1;
-                        ok = negative ? magnitude <= maxPositive + 1 : magnitude <= maxPositive;
-                        range = "[-" + std::to_string(maxPositive + 1) + ", " +
-                                std::to_string(maxPositive) + "]";
-                    }
-                    if (!ok)
-                        return hard(error(value.offset,
-                                     "value " + std::string(value.text) +
-                                         " is out of range for literal's primitive type " +
-                                         upperTypeName(type) + " namely " + range + "."));
+            case TokenKind::kLbrace: {
+                ++nest;
+                if (nest > rank)
+                    return hard(error(token.offset, "expects nested array in rank " +
+                                                        std::to_string(rank) +
+                                                        ", but sees larger"));
+                if (nest > 1) {
+                    int64_t& count = seen[static_cast<size_t>(nest - 2)];
+                    ++count;
+                    if (count > dim(nest - 2))
+                        return hard(error(token.offset, "expects " + std::to_string(dim(nest - 2)) +
+                                                            " elements in the " +
+                                                            indexString(nest - 2) +
+                                                            "th element, but sees more"));
                 }
-            } else if (isFloat) {
-                double number = 0;
-                uint64_t payload = 0;
-                HLO_RETURN_IF_ERROR(hard(readDouble(value, &number, &payload)));
-                HLO_RETURN_IF_ERROR(hard(checkFloat(value.offset, number, type, {})));
-                HLO_RETURN_IF_ERROR(hard(checkNanPayload(value.offset, payload, type)));
-            } else {
-                return hard(error(value.offset, "unsupported primitive type " + upperTypeName(type)));
+                m_lexer.next();
+                break;
             }
-            ++linearIndex;
-            break;
-        }
-        default:
-            return hard(error(token.offset,
-                         "unexpected token type in a literal: " + describeToken(token)));
+            case TokenKind::kRbrace: {
+                if (nest == 0) return hard(error(token.offset, "unexpected '}' token"));
+                --nest;
+                int64_t& count = seen[static_cast<size_t>(nest)];
+                if (count != dim(nest))
+                    return hard(error(token.offset, "expects " + std::to_string(dim(nest)) +
+                                                        " elements in the " + indexString(nest) +
+                                                        "th element, but sees " +
+                                                        std::to_string(count)));
+                count = 0;
+                m_lexer.next();
+                break;
+            }
+            case TokenKind::kDots: {
+                if (nest != 1)
+                    return hard(error(token.offset,
+                                      "expects `...` at nest level 1, but sees it at nest level " +
+                                          std::to_string(nest)));
+                seen[0] = dim(0);
+                m_lexer.next();
+                break;
+            }
+            case TokenKind::kComma:
+                m_lexer.next();
+                break;
+            case TokenKind::kLparen: {
+                if (!isComplex)
+                    return hard(
+                        error(token.offset,
+                              "unexpected '(' in literal. Parens are only valid for complex "
+                              "literals"));
+                HLO_RETURN_IF_ERROR(hard(addOneElement(token.offset)));
+                m_lexer.next();
+                PrimitiveType component = primitive_util::complexComponentType(type);
+                double parts[2];
+                for (int i = 0; i < 2; ++i) {
+                    Token number = m_lexer.next();
+                    bool isNumber = number.kind == TokenKind::kInt ||
+                                    number.kind == TokenKind::kDecimal ||
+                                    (number.kind == TokenKind::kIdentifier &&
+                                     (number.text == "inf" || number.text == "nan"));
+                    if (!isNumber)
+                        return hard(
+                            error(number.offset,
+                                  i == 0 ? "expect floating-point value for real part of complex "
+                                           "number"
+                                         : "expect floating-point value for imaginary part of "
+                                           "complex number"));
+                    uint64_t payload = 0;
+                    HLO_RETURN_IF_ERROR(hard(readDouble(number, &parts[i], &payload)));
+                    HLO_RETURN_IF_ERROR(hard(checkFloat(number.offset, parts[i], component,
+                                                        i == 0 ? "real" : "imaginary")));
+                    HLO_RETURN_IF_ERROR(hard(checkNanPayload(number.offset, payload, component)));
+                    Token separator = m_lexer.next();
+                    if (i == 0 && separator.kind != TokenKind::kComma)
+                        return hard(error(separator.offset,
+                                          "expect comma after real part of complex literal"));
+                    if (i == 1 && separator.kind != TokenKind::kRparen)
+                        return hard(error(separator.offset, "expect ')' after complex number"));
+                }
+                ++linearIndex;
+                break;
+            }
+            case TokenKind::kInt:
+            case TokenKind::kDecimal:
+            case TokenKind::kIdentifier: {
+                Token value = token;
+                bool isBool = value.kind == TokenKind::kIdentifier &&
+                              (value.text == "true" || value.text == "false");
+                bool isWord = value.kind == TokenKind::kIdentifier &&
+                              (value.text == "inf" || value.text == "nan");
+                if (value.kind == TokenKind::kIdentifier && !isBool && !isWord)
+                    return hard(error(value.offset, "unexpected token type in a literal: " +
+                                                        describeToken(value)));
+                if (Status status = addOneElement(value.offset); !status.isOk() && !soft)
+                    soft = std::move(status);
+                m_lexer.next();
+                if (isBool) {
+                    if (!isPred)
+                        return hard(error(value.offset, "expects a value of primitive type " +
+                                                            upperTypeName(type) + ", got " +
+                                                            std::string(value.text)));
+                } else if (isInteger || isPred) {
+                    if (value.kind != TokenKind::kInt)
+                        return hard(error(value.offset, "expects integer for primitive type: " +
+                                                            upperTypeName(type)));
+                    bool negative = false;
+                    uint64_t magnitude = 0;
+                    if (!parseIntMagnitude(value.text, &negative, &magnitude) ||
+                        (negative &&
+                         magnitude >
+                             static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) + 1))
+                        return hard(error(value.offset, "expects integer for primitive type: " +
+                                                            upperTypeName(type) +
+                                                            " (out of range)"));
+                    if (isInteger) {
+                        int bits = primitive_util::bitWidth(type);
+                        bool isUnsigned = primitive_util::isUnsignedInteger(type);
+                        bool ok;
+                        std::string range;
+                        if (isUnsigned) {
+                            uint64_t max = bits >= 64 ? std::numeric_limits<uint64_t>::max()
+                                                      : (uint64_t{1} << bits) - 1;
+                            // XLA reinterprets a negative value as its two's
+                            // complement; only u64 can hold that.
+                            ok = negative ? (bits >= 64) : magnitude <= max;
+                            range = "[0, " + std::to_string(max) + "]";
+                        } else {
+                            uint64_t maxPositive = (uint64_t{1} << (bits - 1)) - 1;
+                            ok = negative ? magnitude <= maxPositive + 1 : magnitude <= maxPositive;
+                            range = "[-" + std::to_string(maxPositive + 1) + ", " +
+                                    std::to_string(maxPositive) + "]";
+                        }
+                        if (!ok)
+                            return hard(error(value.offset,
+                                              "value " + std::string(value.text) +
+                                                  " is out of range for literal's primitive type " +
+                                                  upperTypeName(type) + " namely " + range + "."));
+                    }
+                } else if (isFloat) {
+                    double number = 0;
+                    uint64_t payload = 0;
+                    HLO_RETURN_IF_ERROR(hard(readDouble(value, &number, &payload)));
+                    HLO_RETURN_IF_ERROR(hard(checkFloat(value.offset, number, type, {})));
+                    HLO_RETURN_IF_ERROR(hard(checkNanPayload(value.offset, payload, type)));
+                } else {
+                    return hard(
+                        error(value.offset, "unsupported primitive type " + upperTypeName(type)));
+                }
+                ++linearIndex;
+                break;
+            }
+            default:
+                return hard(error(token.offset,
+                                  "unexpected token type in a literal: " + describeToken(token)));
         }
     } while (nest > 0);
     return Status::ok();

@@ -134,14 +134,16 @@ Status Parser::inferShapes() {
 
 Status Parser::runChecks() {
     for (const Site& site : m_operandShapeChecks)
-        HLO_RETURN_IF_ERROR(checkDeclaredShape(site.offset, site.instruction->operand(site.operand)));
+        HLO_RETURN_IF_ERROR(
+            checkDeclaredShape(site.offset, site.instruction->operand(site.operand)));
     for (const SignatureCheck& check : m_signatureChecks) {
         const HloInstruction* root = check.computation->root();
         if (!shapesCompatible(check.shape, root->shape()))
-            return error(check.offset, "Shape of computation " + check.computation->name() + ", " +
-                                           check.shape.toString(false) +
-                                           ", is not compatible with that of its root instruction " +
-                                           root->name() + ", " + root->shape().toString(false));
+            return error(check.offset,
+                         "Shape of computation " + check.computation->name() + ", " +
+                             check.shape.toString(false) +
+                             ", is not compatible with that of its root instruction " +
+                             root->name() + ", " + root->shape().toString(false));
     }
     std::unordered_map<const HloComputation*, int> asyncCallers;
     for (const Site& site : m_checkSites) {
@@ -164,134 +166,141 @@ Status Parser::checkInstruction(const Site& site) {
     const int64_t count = instruction->operandCount();
     auto operandShape = [&](int64_t i) -> const Shape& { return instruction->operand(i)->shape(); };
     switch (instruction->opcode()) {
-    case O::kAsyncStart:
-    case O::kAsyncUpdate:
-    case O::kAsyncDone: return checkAsync(site);
-    case O::kBroadcast:
-        if (!instruction->hasDimensions() && count == 1 && !operandShape(0).isScalar())
-            return error(site.offset, "attribute dimensions is expected but not seen");
-        return Status::ok();
-    case O::kConditional: {
-        const Shape& selector = operandShape(0);
-        if (!selector.isScalar()) return error(site.offset, "The first operand must be a scalar");
-        bool isPred = selector.elementType() == PrimitiveType::PRED;
-        if (!isPred && selector.elementType() != PrimitiveType::S32)
-            return error(site.offset, "The first operand must be a scalar of PRED or S32");
-        size_t branches = 0;
-        if (isPred) {
-            if (hasCalled(instruction, "branch_computations"))
-                return error(site.offset, "unexpected attribute \"branch_computations\"");
-            for (std::string_view name : {"true_computation", "false_computation"})
-                if (!hasCalled(instruction, name))
+        case O::kAsyncStart:
+        case O::kAsyncUpdate:
+        case O::kAsyncDone:
+            return checkAsync(site);
+        case O::kBroadcast:
+            if (!instruction->hasDimensions() && count == 1 && !operandShape(0).isScalar())
+                return error(site.offset, "attribute dimensions is expected but not seen");
+            return Status::ok();
+        case O::kConditional: {
+            const Shape& selector = operandShape(0);
+            if (!selector.isScalar())
+                return error(site.offset, "The first operand must be a scalar");
+            bool isPred = selector.elementType() == PrimitiveType::PRED;
+            if (!isPred && selector.elementType() != PrimitiveType::S32)
+                return error(site.offset, "The first operand must be a scalar of PRED or S32");
+            size_t branches = 0;
+            if (isPred) {
+                if (hasCalled(instruction, "branch_computations"))
+                    return error(site.offset, "unexpected attribute \"branch_computations\"");
+                for (std::string_view name : {"true_computation", "false_computation"})
+                    if (!hasCalled(instruction, name))
+                        return error(site.offset, "attribute " + std::string(name) +
+                                                      " is expected but not seen");
+                branches = 2;
+            } else {
+                for (std::string_view name : {"true_computation", "false_computation"})
+                    if (hasCalled(instruction, name))
+                        return error(site.offset,
+                                     "unexpected attribute \"" + std::string(name) + "\"");
+                if (!hasCalled(instruction, "branch_computations"))
                     return error(site.offset,
-                                 "attribute " + std::string(name) + " is expected but not seen");
-            branches = 2;
-        } else {
-            for (std::string_view name : {"true_computation", "false_computation"})
-                if (hasCalled(instruction, name))
-                    return error(site.offset, "unexpected attribute \"" + std::string(name) + "\"");
-            if (!hasCalled(instruction, "branch_computations"))
-                return error(site.offset, "attribute branch_computations is expected but not seen");
-            for (const auto& attr : instruction->calledComputationAttributes())
-                if (attr.name == "branch_computations") branches = attr.computations.size();
-            if (branches == 0)
-                return error(site.offset, "branch_computations must not be empty");
-        }
-        if (static_cast<size_t>(count) != branches + 1)
-            return error(site.offset, "expects " + std::to_string(branches + 1) +
-                                          " operands (the branch index and one per branch), "
-                                          "but has " +
-                                          std::to_string(count) + " operands");
-        return Status::ok();
-    }
-    case O::kDynamicSlice: {
-        int64_t rank = operandShape(0).rank();
-        if (!(count == 2 && operandShape(1).rank() == 1) && count != 1 + rank)
-            return error(site.offset, "Wrong number of operands.");
-        return Status::ok();
-    }
-    case O::kDynamicUpdateSlice: {
-        int64_t rank = operandShape(0).rank();
-        if (!(count == 3 && operandShape(2).rank() == 1) && count != 2 + rank)
-            return error(site.offset, "Wrong number of operands.");
-        return Status::ok();
-    }
-    case O::kScan: {
-        const HloComputation* body = instruction->toApply();
-        if (body && body->parameterCount() != count)
-            return error(site.offset, "expects " + std::to_string(count) +
-                                          " operands to match the number of parameters of "
-                                          "to_apply, but to_apply has " +
-                                          std::to_string(body->parameterCount()) + " parameters");
-        if (instruction->dimensions().size() == 1) {
-            int64_t dim = instruction->dimensions(0);
-            int64_t rank = operandShape(0).rank();
-            if (dim < 0 || dim >= rank)
-                return error(site.offset, "scan dimension " + std::to_string(dim) +
-                                              " is out of range for an operand of rank " +
-                                              std::to_string(rank));
-        }
-        if (auto carries = instruction->attribute("num_carries")) {
-            int64_t value = 0;
-            if (!parseInt64(*carries, &value) || value < 0)
-                return error(site.offset, "num_carries must be a non-negative integer");
-            if (value > count)
-                return error(site.offset, "expects at least " + std::to_string(value) +
-                                              " operands to match the number of carries, but "
-                                              "has " +
-                                              std::to_string(count) + " operands");
-        }
-        return Status::ok();
-    }
-    case O::kRecvDone:
-    case O::kSendDone: {
-        const HloInstruction* operand = instruction->operand(0);
-        O expectedOpcode = instruction->opcode() == O::kRecvDone ? O::kRecv : O::kSend;
-        if (operand->opcode() == expectedOpcode &&
-            instruction->attribute("channel_id") != operand->attribute("channel_id"))
-            return error(site.offset, "the channel_id of %" + instruction->name() +
-                                          " does not match that of its operand %" +
-                                          operand->name());
-        return Status::ok();
-    }
-    case O::kCustomCall: {
-        auto constraints = instruction->attribute("operand_layout_constraints");
-        if (!constraints) return Status::ok();
-        std::string text(*constraints);
-        HloParseOptions options;
-        options.fileName = m_options.fileName;
-        Parser sub(text, 0, text.size(), options);
-        std::vector<Shape> shapes;
-        Status status = [&]() -> Status {
-            HLO_RETURN_IF_ERROR(sub.expectToken(TokenKind::kLbrace, "'{'"));
-            if (sub.m_lexer.consumeIf(TokenKind::kRbrace)) return Status::ok();
-            while (true) {
-                shapes.emplace_back();
-                HLO_RETURN_IF_ERROR(sub.parseShape(&shapes.back()));
-                Token next = sub.m_lexer.next();
-                if (next.kind == TokenKind::kComma) continue;
-                if (next.kind == TokenKind::kRbrace) return Status::ok();
-                return sub.expected("',' or '}' in a shape list", next);
+                                 "attribute branch_computations is expected but not seen");
+                for (const auto& attr : instruction->calledComputationAttributes())
+                    if (attr.name == "branch_computations") branches = attr.computations.size();
+                if (branches == 0)
+                    return error(site.offset, "branch_computations must not be empty");
             }
-        }();
-        if (!status.isOk())
-            return error(site.offset, "malformed operand_layout_constraints: " + status.message());
-        if (static_cast<int64_t>(shapes.size()) != count)
-            return error(site.offset, "Expected " + std::to_string(count) +
-                                          " operand layout constraints, " +
-                                          std::to_string(shapes.size()) + " given");
-        for (int64_t i = 0; i < count; ++i) {
-            const Shape& constraint = shapes[static_cast<size_t>(i)];
-            if (!shapesCompatible(constraint, operandShape(i)))
-                return error(site.offset, "Operand layout constraint shape " +
-                                              shapeWithLayoutString(constraint) +
-                                              " for operand " + std::to_string(i) +
-                                              " is not compatible with operand shape " +
-                                              shapeWithLayoutString(operandShape(i)));
+            if (static_cast<size_t>(count) != branches + 1)
+                return error(site.offset, "expects " + std::to_string(branches + 1) +
+                                              " operands (the branch index and one per branch), "
+                                              "but has " +
+                                              std::to_string(count) + " operands");
+            return Status::ok();
         }
-        return Status::ok();
-    }
-    default: return Status::ok();
+        case O::kDynamicSlice: {
+            int64_t rank = operandShape(0).rank();
+            if (!(count == 2 && operandShape(1).rank() == 1) && count != 1 + rank)
+                return error(site.offset, "Wrong number of operands.");
+            return Status::ok();
+        }
+        case O::kDynamicUpdateSlice: {
+            int64_t rank = operandShape(0).rank();
+            if (!(count == 3 && operandShape(2).rank() == 1) && count != 2 + rank)
+                return error(site.offset, "Wrong number of operands.");
+            return Status::ok();
+        }
+        case O::kScan: {
+            const HloComputation* body = instruction->toApply();
+            if (body && body->parameterCount() != count)
+                return error(site.offset, "expects " + std::to_string(count) +
+                                              " operands to match the number of parameters of "
+                                              "to_apply, but to_apply has " +
+                                              std::to_string(body->parameterCount()) +
+                                              " parameters");
+            if (instruction->dimensions().size() == 1) {
+                int64_t dim = instruction->dimensions(0);
+                int64_t rank = operandShape(0).rank();
+                if (dim < 0 || dim >= rank)
+                    return error(site.offset, "scan dimension " + std::to_string(dim) +
+                                                  " is out of range for an operand of rank " +
+                                                  std::to_string(rank));
+            }
+            if (auto carries = instruction->attribute("num_carries")) {
+                int64_t value = 0;
+                if (!parseInt64(*carries, &value) || value < 0)
+                    return error(site.offset, "num_carries must be a non-negative integer");
+                if (value > count)
+                    return error(site.offset, "expects at least " + std::to_string(value) +
+                                                  " operands to match the number of carries, but "
+                                                  "has " +
+                                                  std::to_string(count) + " operands");
+            }
+            return Status::ok();
+        }
+        case O::kRecvDone:
+        case O::kSendDone: {
+            const HloInstruction* operand = instruction->operand(0);
+            O expectedOpcode = instruction->opcode() == O::kRecvDone ? O::kRecv : O::kSend;
+            if (operand->opcode() == expectedOpcode &&
+                instruction->attribute("channel_id") != operand->attribute("channel_id"))
+                return error(site.offset, "the channel_id of %" + instruction->name() +
+                                              " does not match that of its operand %" +
+                                              operand->name());
+            return Status::ok();
+        }
+        case O::kCustomCall: {
+            auto constraints = instruction->attribute("operand_layout_constraints");
+            if (!constraints) return Status::ok();
+            std::string text(*constraints);
+            HloParseOptions options;
+            options.fileName = m_options.fileName;
+            Parser sub(text, 0, text.size(), options);
+            std::vector<Shape> shapes;
+            Status status = [&]() -> Status {
+                HLO_RETURN_IF_ERROR(sub.expectToken(TokenKind::kLbrace, "'{'"));
+                if (sub.m_lexer.consumeIf(TokenKind::kRbrace)) return Status::ok();
+                while (true) {
+                    shapes.emplace_back();
+                    HLO_RETURN_IF_ERROR(sub.parseShape(&shapes.back()));
+                    Token next = sub.m_lexer.next();
+                    if (next.kind == TokenKind::kComma) continue;
+                    if (next.kind == TokenKind::kRbrace) return Status::ok();
+                    return sub.expected("',' or '}' in a shape list", next);
+                }
+            }();
+            if (!status.isOk())
+                return error(site.offset,
+                             "malformed operand_layout_constraints: " + status.message());
+            if (static_cast<int64_t>(shapes.size()) != count)
+                return error(site.offset, "Expected " + std::to_string(count) +
+                                              " operand layout constraints, " +
+                                              std::to_string(shapes.size()) + " given");
+            for (int64_t i = 0; i < count; ++i) {
+                const Shape& constraint = shapes[static_cast<size_t>(i)];
+                if (!shapesCompatible(constraint, operandShape(i)))
+                    return error(site.offset, "Operand layout constraint shape " +
+                                                  shapeWithLayoutString(constraint) +
+                                                  " for operand " + std::to_string(i) +
+                                                  " is not compatible with operand shape " +
+                                                  shapeWithLayoutString(operandShape(i)));
+            }
+            return Status::ok();
+        }
+        default:
+            return Status::ok();
     }
 }
 
@@ -343,8 +352,8 @@ Status Parser::checkAsync(const Site& site) {
                 expected = unquoteString(*startThread);
         std::string mine = unquoteString(*thread);
         if (mine != expected)
-            return error(site.offset, "Expect async_execution_thread to be " + expected +
-                                          ", but got " + mine);
+            return error(site.offset,
+                         "Expect async_execution_thread to be " + expected + ", but got " + mine);
     }
     if (const HloComputation* mine = instruction->calledComputation("calls")) {
         const HloComputation* theirs = start->calledComputation("calls");
@@ -375,8 +384,8 @@ Status Parser::resolveOperand(ComputationState& state, uint32_t user, OperandRef
             return error(ref.offset, "instruction does not exist: " + std::string(ref.name));
     }
     if (target == user)
-        return error(ref.offset, "instruction " + std::string(ref.name) +
-                                     " cannot be an operand of itself");
+        return error(ref.offset,
+                     "instruction " + std::string(ref.name) + " cannot be an operand of itself");
     for (uint32_t k = 0; k < ref.gteCount; ++k) {
         int64_t tupleIndex = state.gteIndices[ref.gteBegin + k];
         auto key = std::make_pair(target, tupleIndex);
@@ -416,8 +425,9 @@ Status Parser::resolveOperand(ComputationState& state, uint32_t user, OperandRef
         if (operand->shape().isValid()) {
             HLO_RETURN_IF_ERROR(checkDeclaredShape(ref.declaredShapeOffset, operand));
         } else {
-            m_operandShapeChecks.push_back({userInstruction, ref.declaredShapeOffset,
-                                            static_cast<uint32_t>(userInstruction->operandCount())});
+            m_operandShapeChecks.push_back(
+                {userInstruction, ref.declaredShapeOffset,
+                 static_cast<uint32_t>(userInstruction->operandCount())});
         }
     }
     *out = operand;
@@ -470,9 +480,10 @@ Status Parser::finishComputation(ComputationState& state, HloComputation* comput
         order.insert(order.end(), created.begin(), created.end());
         order.push_back(i);
     }
-    HloInstruction* root = state.pending[state.root != kNone ? state.root : originalCount - 1]
-                               .instruction.get();
-    for (uint32_t index : order) computation->addInstruction(std::move(state.pending[index].instruction));
+    HloInstruction* root =
+        state.pending[state.root != kNone ? state.root : originalCount - 1].instruction.get();
+    for (uint32_t index : order)
+        computation->addInstruction(std::move(state.pending[index].instruction));
     computation->setRoot(root);
     return Status::ok();
 }
@@ -503,7 +514,8 @@ Status Parser::finishModule(HloModule* module) {
     HLO_RETURN_IF_ERROR(runChecks());
     for (const auto& computation : m_computations) {
         for (const auto& instruction : computation->instructions()) {
-            if (m_options.setDefaultLayouts) instruction->mutableShape().setDefaultLayoutIfMissing();
+            if (m_options.setDefaultLayouts)
+                instruction->mutableShape().setDefaultLayoutIfMissing();
             if (instruction->opcode() == HloOpcode::kFusion)
                 if (HloComputation* fused = instruction->fusedComputation())
                     fused->setFusionInstruction(instruction.get());
@@ -522,7 +534,6 @@ Status Parser::finishModule(HloModule* module) {
     m_computations.clear();
     return Status::ok();
 }
-
 
 }  // namespace hloscope::hlo_parser_internal
 
@@ -558,7 +569,8 @@ uint32_t hashName(const char* data, size_t size) {
         size -= 8;
     }
     uint64_t tail = 0;
-    for (size_t i = 0; i < size; ++i) tail |= static_cast<uint64_t>(static_cast<uint8_t>(data[i])) << (8 * i);
+    for (size_t i = 0; i < size; ++i)
+        tail |= static_cast<uint64_t>(static_cast<uint8_t>(data[i])) << (8 * i);
     h = (h ^ tail) * 0xC4CEB9FE1A85EC53ull;
     h ^= h >> 32;
     return static_cast<uint32_t>(h);

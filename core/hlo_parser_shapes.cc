@@ -13,9 +13,8 @@ std::optional<PrimitiveType> primitiveTypeFromName(std::string_view name) {
     static const NameTable kTable = [] {
         NameTable table;
         // "tuple" and "buffer" are not written as element types.
-#define HLO_PT_NAME(e, name, bits)                                          \
-    if (PrimitiveType::e != PrimitiveType::TUPLE &&                         \
-        PrimitiveType::e != PrimitiveType::BUFFER)                          \
+#define HLO_PT_NAME(e, name, bits)                                                             \
+    if (PrimitiveType::e != PrimitiveType::TUPLE && PrimitiveType::e != PrimitiveType::BUFFER) \
         table.insert(name, static_cast<uint32_t>(PrimitiveType::e));
         HLO_PRIMITIVE_TYPE_LIST(HLO_PT_NAME)
 #undef HLO_PT_NAME
@@ -150,7 +149,8 @@ Status Parser::parsePrimitiveType(PrimitiveType* out, size_t* offset) {
         return Status::ok();
     }
     auto type = primitiveTypeFromName(token.text);
-    if (!type) return error(token.offset, "unknown primitive type '" + std::string(token.text) + "'");
+    if (!type)
+        return error(token.offset, "unknown primitive type '" + std::string(token.text) + "'");
     *out = *type;
     return Status::ok();
 }
@@ -256,8 +256,8 @@ Status Parser::parseShape(Shape* out) {
     out->setElementType(type);
     HLO_RETURN_IF_ERROR(parseDimensions(out));
     if (!out->isArray() && out->rank() != 0)
-        return error(typeOffset, std::string(primitive_util::name(type)) +
-                                     " shapes take no dimensions");
+        return error(typeOffset,
+                     std::string(primitive_util::name(type)) + " shapes take no dimensions");
     // A '{' starts a layout when an integer or ':' follows (otherwise it is,
     // e.g., the body of the computation whose result shape this is).
     size_t p = m_lexer.cursor();
@@ -285,7 +285,8 @@ Status Parser::parseShapeLite(ShapeLite* out) {
     out->elementType = type;
     out->rank = 0;
     size_t p = m_lexer.cursor();
-    if (m_lexer.charAt(p) != '[') return error(p, "expected '[' to start the dimensions of a shape");
+    if (m_lexer.charAt(p) != '[')
+        return error(p, "expected '[' to start the dimensions of a shape");
     // Fast path: plain non-negative integers, no dynamic markers, no trivia.
     size_t q = p + 1;
     bool simple = true;
@@ -329,8 +330,8 @@ Status Parser::parseShapeLite(ShapeLite* out) {
     }
     m_lexer.resetTo(q);
     if (!primitive_util::isArrayType(type) && out->rank != 0)
-        return error(typeOffset, std::string(primitive_util::name(type)) +
-                                     " shapes take no dimensions");
+        return error(typeOffset,
+                     std::string(primitive_util::name(type)) + " shapes take no dimensions");
     size_t r = m_lexer.cursor();
     if (m_lexer.charAt(r) == '{') {
         size_t s = m_lexer.skipTrivia(r + 1);
@@ -426,12 +427,20 @@ Status Parser::parseLayout(Layout* out, int64_t rank) {
                     char c = s.peek();
                     DimLevelType type;
                     switch (c) {
-                    case 'D': type = DimLevelType::kDense; break;
-                    case 'C': type = DimLevelType::kCompressed; break;
-                    case 'S': type = DimLevelType::kSingleton; break;
-                    case 'H': type = DimLevelType::kLooseCompressed; break;
-                    default:
-                        return error(s.p, "expected a DimLevelType abbreviation (D, C, or S)");
+                        case 'D':
+                            type = DimLevelType::kDense;
+                            break;
+                        case 'C':
+                            type = DimLevelType::kCompressed;
+                            break;
+                        case 'S':
+                            type = DimLevelType::kSingleton;
+                            break;
+                        case 'H':
+                            type = DimLevelType::kLooseCompressed;
+                            break;
+                        default:
+                            return error(s.p, "expected a DimLevelType abbreviation (D, C, or S)");
                     }
                     if (isIdentifierChar(m_lexer.charAt(s.p + 1)))
                         return error(s.p, "expected a DimLevelType abbreviation (D, C, or S)");
@@ -471,8 +480,7 @@ Status Parser::parseLayout(Layout* out, int64_t rank) {
                 tiles.push_back(std::move(tile));
             }
         }
-        auto intItem = [&](std::string_view word, int64_t* value,
-                           std::string_view what) -> Status {
+        auto intItem = [&](std::string_view word, int64_t* value, std::string_view what) -> Status {
             if (!s.eatWord(word)) return Status::ok();
             HLO_RETURN_IF_ERROR(expectInt(value, what));
             return expectChar(')', "')' to end " + std::string(what));
@@ -485,8 +493,8 @@ Status Parser::parseLayout(Layout* out, int64_t rank) {
             size_t offset = 0;
             HLO_RETURN_IF_ERROR(parsePrimitiveType(type, &offset));
             if (!primitive_util::isUnsignedInteger(*type))
-                return error(offset, "expecting an unsigned integer type for the " +
-                                         std::string(what));
+                return error(offset,
+                             "expecting an unsigned integer type for the " + std::string(what));
             s.p = m_lexer.position();
             return expectChar(')', "')' after the " + std::string(what));
         };
@@ -532,8 +540,8 @@ Status Parser::parseLayout(Layout* out, int64_t rank) {
     out->setElementSizeInBits(elementSize);
     out->setMemorySpace(memorySpace);
     if (!levelTypes.empty())
-        out->setDimLevelTypes(std::move(levelTypes), anyNotUnique ? std::move(unique)
-                                                                  : std::vector<bool>{},
+        out->setDimLevelTypes(std::move(levelTypes),
+                              anyNotUnique ? std::move(unique) : std::vector<bool>{},
                               anyNotOrdered ? std::move(ordered) : std::vector<bool>{});
     if (tailPadding != 1) out->setTailPaddingAlignmentInElements(tailPadding);
     if (indexType != PrimitiveType::PRIMITIVE_TYPE_INVALID) out->setIndexPrimitiveType(indexType);

@@ -51,9 +51,8 @@ bool splitInts(std::string_view text, char separator, std::vector<int64_t>* out)
     size_t start = 0;
     while (true) {
         size_t end = text.find(separator, start);
-        std::string_view part = text.substr(start, end == std::string_view::npos
-                                                       ? std::string_view::npos
-                                                       : end - start);
+        std::string_view part = text.substr(
+            start, end == std::string_view::npos ? std::string_view::npos : end - start);
         int64_t value = 0;
         if (!parseInt64(part, &value)) return false;
         out->push_back(value);
@@ -95,8 +94,7 @@ Status Parser::parseWindowValue(Window* out, bool braces) {
     size_t loc = m_lexer.cursor();
     if (braces) {
         Token open = m_lexer.next();
-        if (open.kind != TokenKind::kLbrace)
-            return expected("'{' to start window attribute", open);
+        if (open.kind != TokenKind::kLbrace) return expected("'{' to start window attribute", open);
     }
     std::vector<int64_t> size, stride, lhsDilate, rhsDilate, reversal;
     std::vector<std::pair<int64_t, int64_t>> pad;
@@ -249,12 +247,12 @@ Status Parser::parseDimLabelsValue(ConvolutionDimensionNumbers* out) {
                                &dnums.outputFeatureDimension, &dnums.outputSpatialDimensions));
     if (dnums.inputSpatialDimensions.size() != dnums.outputSpatialDimensions.size() ||
         dnums.inputSpatialDimensions.size() != dnums.kernelSpatialDimensions.size())
-        return error(start, "input, kernel, and output must have same number of spatial "
-                            "dimensions, but got " +
-                                std::to_string(dnums.inputSpatialDimensions.size()) + ", " +
-                                std::to_string(dnums.kernelSpatialDimensions.size()) + ", " +
-                                std::to_string(dnums.outputSpatialDimensions.size()) +
-                                ", respectively.");
+        return error(start,
+                     "input, kernel, and output must have same number of spatial "
+                     "dimensions, but got " +
+                         std::to_string(dnums.inputSpatialDimensions.size()) + ", " +
+                         std::to_string(dnums.kernelSpatialDimensions.size()) + ", " +
+                         std::to_string(dnums.outputSpatialDimensions.size()) + ", respectively.");
     *out = std::move(dnums);
     m_lexer.resetTo(p);
     return Status::ok();
@@ -310,8 +308,8 @@ Status Parser::parseInstructionNames(ComputationState& state, PendingInstruction
         Token next = m_lexer.next();
         if (next.kind == TokenKind::kComma) continue;
         if (next.kind == TokenKind::kRbrace) break;
-        return error(next.offset, "expects '}' at the end of instruction name list, got " +
-                                      describeToken(next));
+        return error(next.offset,
+                     "expects '}' at the end of instruction name list, got " + describeToken(next));
     }
     pending.controlEnd = static_cast<uint32_t>(state.controls.size());
     return Status::ok();
@@ -350,42 +348,43 @@ Status Parser::parseVerbatimValue(std::string* out, size_t* valueOffset) {
             if (c == '/' && p + 1 < end && (data[p + 1] == '/' || data[p + 1] == '*')) break;
         }
         switch (c) {
-        case '"':
-            if (!skipString('"')) return error(p, "unterminated string");
-            continue;
-        case '\'':
-            if (!inBraces) {
-                if (!skipString('\'')) return error(p, "unterminated string");
+            case '"':
+                if (!skipString('"')) return error(p, "unterminated string");
                 continue;
-            }
-            break;
-        case '{':
-            if (stack.size() >= static_cast<size_t>(kMaxDepth))
-                return error(p, "maximum nesting depth exceeded");
-            stack.push_back('{');
-            break;
-        case '(':
-        case '[':
-            if (!inBraces) {
+            case '\'':
+                if (!inBraces) {
+                    if (!skipString('\'')) return error(p, "unterminated string");
+                    continue;
+                }
+                break;
+            case '{':
                 if (stack.size() >= static_cast<size_t>(kMaxDepth))
                     return error(p, "maximum nesting depth exceeded");
-                stack.push_back(c);
-            }
-            break;
-        case '}':
-            if (!inBraces) return error(p, "unbalanced '}' in attribute value");
-            stack.pop_back();
-            break;
-        case ')':
-        case ']':
-            if (!inBraces) {
-                char open = c == ')' ? '(' : '[';
-                if (stack.back() != open)
-                    return error(p, std::string("unbalanced '") + c + "' in attribute value");
+                stack.push_back('{');
+                break;
+            case '(':
+            case '[':
+                if (!inBraces) {
+                    if (stack.size() >= static_cast<size_t>(kMaxDepth))
+                        return error(p, "maximum nesting depth exceeded");
+                    stack.push_back(c);
+                }
+                break;
+            case '}':
+                if (!inBraces) return error(p, "unbalanced '}' in attribute value");
                 stack.pop_back();
-            }
-            break;
-        default: break;
+                break;
+            case ')':
+            case ']':
+                if (!inBraces) {
+                    char open = c == ')' ? '(' : '[';
+                    if (stack.back() != open)
+                        return error(p, std::string("unbalanced '") + c + "' in attribute value");
+                    stack.pop_back();
+                }
+                break;
+            default:
+                break;
         }
         ++p;
     }
@@ -467,10 +466,9 @@ Status Parser::checkResultAccuracy(size_t offset) {
         if (mode.kind != TokenKind::kIdentifier) return expected("ResultAccuracy type", mode);
         if (!equalsIgnoreCase(mode.text, "default") && !equalsIgnoreCase(mode.text, "highest") &&
             !equalsIgnoreCase(mode.text, "tolerance"))
-            return error(mode.offset, "expects ResultAccuracy type but sees: " +
-                                          std::string(mode.text) +
-                                          ", error: Unknown accuracy mode: " +
-                                          std::string(mode.text));
+            return error(mode.offset,
+                         "expects ResultAccuracy type but sees: " + std::string(mode.text) +
+                             ", error: Unknown accuracy mode: " + std::string(mode.text));
     } else if (name.text == "tolerance") {
         Token inner = m_lexer.next();
         if (inner.kind != TokenKind::kLbrace)
@@ -479,8 +477,7 @@ Status Parser::checkResultAccuracy(size_t offset) {
             while (true) {
                 Token field = m_lexer.next();
                 if (field.kind != TokenKind::kIdentifier || !m_lexer.consumeIf(TokenKind::kEqual))
-                    return error(field.offset,
-                                 "expects string for result_accuracy tolerance type");
+                    return error(field.offset, "expects string for result_accuracy tolerance type");
                 if (field.text != "ulps" && field.text != "rtol" && field.text != "atol")
                     return error(field.offset,
                                  "invalid attribute name: " + std::string(field.text));
@@ -597,8 +594,7 @@ Status Parser::checkMeshReplicaGroups(std::string_view value, size_t offset) {
             int64_t index = 0;
             if (!parseInt64(name, &index))
                 return error(offset, "axis '" + name +
-                                         "' is not a valid axis name or index in mesh " +
-                                         meshText);
+                                         "' is not a valid axis name or index in mesh " + meshText);
             if (index < 0 || index >= static_cast<int64_t>(axes.size()))
                 return error(offset, "axis index " + name + " is out of bounds for mesh " +
                                          meshText + " which has " + std::to_string(axes.size()) +
@@ -627,8 +623,7 @@ Status Parser::checkDebugAttributes(std::string_view value, size_t offset) {
         size_t end = pos;
         while (end < value.size() && isIdentifierChar(value[end])) ++end;
         std::string_view mode = value.substr(pos, end - pos);
-        if (mode != "default" && mode != "fusion_debugger" && mode != "disabled" &&
-            mode != "none")
+        if (mode != "default" && mode != "fusion_debugger" && mode != "disabled" && mode != "none")
             return error(offset, "Invalid debug_log_mode value: " + std::string(mode));
     }
     return Status::ok();
@@ -641,8 +636,8 @@ Status Parser::parseShapeIndex(ShapeIndex* out) {
     out->clear();
     Token open = m_lexer.next();
     if (open.kind != TokenKind::kLbrace)
-        return error(open.offset, "Expects '{' at the start of ShapeIndex, got " +
-                                      describeToken(open));
+        return error(open.offset,
+                     "Expects '{' at the start of ShapeIndex, got " + describeToken(open));
     while (m_lexer.peekKind() != TokenKind::kRbrace) {
         int64_t value = 0;
         HLO_RETURN_IF_ERROR(parseInt64Value(&value));
@@ -651,8 +646,8 @@ Status Parser::parseShapeIndex(ShapeIndex* out) {
     }
     Token close = m_lexer.next();
     if (close.kind != TokenKind::kRbrace)
-        return error(close.offset, "Expects '}' at the end of ShapeIndex, got " +
-                                       describeToken(close));
+        return error(close.offset,
+                     "Expects '}' at the end of ShapeIndex, got " + describeToken(close));
     return Status::ok();
 }
 
@@ -668,7 +663,8 @@ Status Parser::parseAliasing(HloModule* module) {
     aliases.clear();
     auto expectFormat = [&](TokenKind kind) -> Status {
         Token token = m_lexer.next();
-        if (token.kind != kind) return error(token.offset, format + ", got " + describeToken(token));
+        if (token.kind != kind)
+            return error(token.offset, format + ", got " + describeToken(token));
         return Status::ok();
     };
     while (m_lexer.peekKind() != TokenKind::kRbrace) {
@@ -696,8 +692,8 @@ Status Parser::parseAliasing(HloModule* module) {
     }
     Token close = m_lexer.next();
     if (close.kind != TokenKind::kRbrace)
-        return error(close.offset, "Expects '}' at the end of aliasing description, got " +
-                                       describeToken(close));
+        return error(close.offset,
+                     "Expects '}' at the end of aliasing description, got " + describeToken(close));
     module->setHasInputOutputAliasAttribute(true);
     return Status::ok();
 }
@@ -712,7 +708,8 @@ Status Parser::parseBufferDonor(HloModule* module) {
     donors.clear();
     auto expectFormat = [&](TokenKind kind) -> Status {
         Token token = m_lexer.next();
-        if (token.kind != kind) return error(token.offset, format + ", got " + describeToken(token));
+        if (token.kind != kind)
+            return error(token.offset, format + ", got " + describeToken(token));
         return Status::ok();
     };
     while (m_lexer.peekKind() != TokenKind::kRbrace) {
@@ -739,8 +736,7 @@ Status Parser::parseComputationLayout(ComputationLayout* out) {
     if (open.kind != TokenKind::kLbrace)
         return expected("'{' at the start of the computation layout", open);
     Token paren = m_lexer.next();
-    if (paren.kind != TokenKind::kLparen)
-        return expected("'(' before parameter shape list", paren);
+    if (paren.kind != TokenKind::kLparen) return expected("'(' before parameter shape list", paren);
     out->parameters.clear();
     while (m_lexer.peekKind() != TokenKind::kRparen) {
         Shape shape;
@@ -748,8 +744,7 @@ Status Parser::parseComputationLayout(ComputationLayout* out) {
         out->parameters.push_back(std::move(shape));
         if (m_lexer.peekKind() == TokenKind::kRparen) break;
         Token comma = m_lexer.next();
-        if (comma.kind != TokenKind::kComma)
-            return expected("',' between parameter shapes", comma);
+        if (comma.kind != TokenKind::kComma) return expected("',' between parameter shapes", comma);
     }
     m_lexer.next();
     Token arrow = m_lexer.next();

@@ -1,6 +1,9 @@
 // HloVerifier: module structure, per-instruction shape checks against shape
-// inference, called-computation signatures, entry layout and aliasing.
-// Collective, async, custom-call and channel checks are in hlo_verifier_ops.cc.
+// inference, called computations, threads, shardings and layout-sensitive
+// checks. Module-level checks (entry layout, aliasing) are in
+// hlo_verifier_module.cc, attribute parsing in hlo_verifier_util.cc,
+// collectives/async/custom calls in hlo_verifier_ops.cc and start/done
+// pairs, channels and buffers in hlo_verifier_channels.cc.
 #include "core/hlo_verifier.h"
 
 #include <algorithm>
@@ -8,9 +11,8 @@
 #include <map>
 #include <set>
 #include <unordered_map>
-#include <unordered_set>
-
 #include <functional>
+#include <unordered_set>
 
 #include "core/hlo_parser.h"
 #include "core/hlo_verifier_internal.h"
@@ -18,199 +20,12 @@
 #include "core/shape_inference_internal.h"
 
 namespace hloscope {
-namespace verifier_internal {
-
-Status instructionError(const HloInstruction& instruction, std::string_view message) {
-    std::string text = "%" + instruction.name();
-    if (instruction.parent()) text += " in computation " + instruction.parent()->name();
-    text += ": ";
-    text += message;
-    return failedPrecondition(std::move(text));
-}
-
-size_t skipSpaces(std::string_view text, size_t pos) {
-    while (pos < text.size() && std::isspace(static_cast<unsigned char>(text[pos]))) ++pos;
-    return pos;
-}
-
-// End (exclusive) of a balanced block starting at text[pos] in "{[(".
-size_t balancedEnd(std::string_view text, size_t pos) {
-    int depth = 0;
-    bool inString = false;
-    for (size_t i = pos; i < text.size(); ++i) {
-        char c = text[i];
-        if (inString) {
-            if (c == '\\') {
-                ++i;
-            } else if (c == '"') {
-                inString = false;
-            }
-            continue;
-        }
-        if (c == '"') {
-            inString = true;
-        } else if (c == '{' || c == '[' || c == '(') {
-            ++depth;
-        } else if (c == '}' || c == ']' || c == ')') {
-            if (--depth == 0) return i + 1;
-        }
-    }
-    return text.size();
-}
-
-std::vector<std::pair<std::string, std::string>> parseKeyValueBlock(std::string_view text) {
-    std::vector<std::pair<std::string, std::string>> out;
-    size_t pos = skipSpaces(text, 0);
-    if (pos < text.size() && text[pos] == '{') ++pos;
-    while (true) {
-        pos = skipSpaces(text, pos);
-        if (pos >= text.size() || text[pos] == '}') break;
-        size_t keyStart = pos;
-        while (pos < text.size() && text[pos] != '=' && text[pos] != ',' && text[pos] != '}') ++pos;
-        std::string key(text.substr(keyStart, pos - keyStart));
-        while (!key.empty() && std::isspace(static_cast<unsigned char>(key.back()))) key.pop_back();
-        if (key.size() >= 2 && key.front() == '"' && key.back() == '"')
-            key = key.substr(1, key.size() - 2);
-        std::string value;
-        if (pos < text.size() && text[pos] == '=') {
-            pos = skipSpaces(text, pos + 1);
-            if (pos < text.size() && text[pos] == '"') {
-                ++pos;
-                while (pos < text.size() && text[pos] != '"') {
-                    if (text[pos] == '\\' && pos + 1 < text.size()) ++pos;
-                    value += text[pos++];
-                }
-                ++pos;
-            } else if (pos < text.size() && (text[pos] == '{' || text[pos] == '[' || text[pos] == '(')) {
-                size_t end = balancedEnd(text, pos);
-                value = std::string(text.substr(pos, end - pos));
-                pos = end;
-            } else {
-                size_t start = pos;
-                while (pos < text.size() && text[pos] != ',' && text[pos] != '}') ++pos;
-                value = std::string(text.substr(start, pos - start));
-                while (!value.empty() && std::isspace(static_cast<unsigned char>(value.back())))
-                    value.pop_back();
-            }
-        }
-        out.emplace_back(std::move(key), std::move(value));
-        pos = skipSpaces(text, pos);
-        if (pos < text.size() && text[pos] == ',') ++pos;
-        else if (pos < text.size() && text[pos] != '}') ++pos;  // tolerate junk
-    }
-    return out;
-}
-
-std::optional<std::string> frontendAttribute(const HloInstruction& instruction,
-                                             std::string_view key) {
-    auto text = instruction.attribute("frontend_attributes");
-    if (!text) return std::nullopt;
-    for (auto& [k, v] : parseKeyValueBlock(*text))
-        if (k == key) return v;
-    return std::nullopt;
-}
-
-namespace {
-
-struct AliasCursor {
-    std::string_view text;
-    size_t pos = 0;
-    bool consume(char c) {
-        pos = skipSpaces(text, pos);
-        if (pos < text.size() && text[pos] == c) {
-            ++pos;
-            return true;
-        }
-        return false;
-    }
-    std::optional<int64_t> integer() {
-        pos = skipSpaces(text, pos);
-        size_t start = pos;
-        if (pos < text.size() && (text[pos] == '-' || text[pos] == '+')) ++pos;
-        while (pos < text.size() && std::isdigit(static_cast<unsigned char>(text[pos]))) ++pos;
-        if (pos == start || (pos == start + 1 && !std::isdigit(static_cast<unsigned char>(text[start]))))
-            return std::nullopt;
-        return std::stoll(std::string(text.substr(start, pos - start)));
-    }
-    std::optional<std::vector<int64_t>> index() {
-        if (!consume('{')) return std::nullopt;
-        std::vector<int64_t> out;
-        if (consume('}')) return out;
-        while (true) {
-            auto v = integer();
-            if (!v) return std::nullopt;
-            out.push_back(*v);
-            if (consume('}')) return out;
-            if (!consume(',')) return std::nullopt;
-        }
-    }
-};
-
-}  // namespace
-
-std::optional<std::vector<OperandAlias>> parseOperandAliasing(std::string_view text) {
-    AliasCursor c{text};
-    std::vector<OperandAlias> out;
-    if (!c.consume('{')) return std::nullopt;
-    if (c.consume('}')) return out;
-    while (true) {
-        OperandAlias alias;
-        auto outputIndex = c.index();
-        if (!outputIndex || !c.consume(':') || !c.consume('(')) return std::nullopt;
-        auto number = c.integer();
-        if (!number || !c.consume(',')) return std::nullopt;
-        auto operandIndex = c.index();
-        if (!operandIndex) return std::nullopt;
-        // Optional trailing kind (may-alias / must-alias).
-        c.pos = skipSpaces(text, c.pos);
-        while (c.pos < text.size() && text[c.pos] != ')') ++c.pos;
-        if (!c.consume(')')) return std::nullopt;
-        alias.outputIndex = *outputIndex;
-        alias.operandNumber = *number;
-        alias.operandIndex = *operandIndex;
-        out.push_back(std::move(alias));
-        if (c.consume('}')) break;
-        if (!c.consume(',')) return std::nullopt;
-    }
-    return out;
-}
-
-const Shape* subshape(const Shape& shape, const std::vector<int64_t>& index) {
-    const Shape* current = &shape;
-    for (int64_t i : index) {
-        if (!current->isTuple() || i < 0 || i >= current->tupleCount()) return nullptr;
-        current = &current->tupleShape(i);
-    }
-    return current;
-}
-
-std::string indexString(const std::vector<int64_t>& index) {
-    std::string out = "{";
-    for (size_t i = 0; i < index.size(); ++i) {
-        if (i) out += ", ";
-        out += std::to_string(index[i]);
-    }
-    out += "}";
-    return out;
-}
-
-Layout effectiveLayout(const Shape& shape) {
-    if (shape.hasLayout()) return shape.layout();
-    return Layout::descending(shape.rank());
-}
-
-}  // namespace verifier_internal
-
 namespace {
 
 using namespace verifier_internal;
 using shape_inference_internal::compatible;
 using shape_inference_internal::compatibleIgnoringFp;
 using shape_inference_internal::str;
-
-Status computationError(const HloComputation& computation, std::string_view message) {
-    return failedPrecondition("computation " + computation.name() + ": " + std::string(message));
-}
 
 // Rewrites an inference error "%name: msg" into "%name in computation c: msg".
 Status withComputation(const HloInstruction& instruction, const Status& status) {
@@ -219,35 +34,6 @@ Status withComputation(const HloInstruction& instruction, const Status& status) 
     if (message.rfind(prefix, 0) == 0)
         return instructionError(instruction, message.substr(prefix.size()));
     return instructionError(instruction, message);
-}
-
-std::string shapeText(const Shape& shape, bool withLayout) { return shape.toString(withLayout); }
-
-// Layouts of two shapes equal (recursively), a missing layout counting as
-// the descending one. `minorToMajorOnly` compares only minor_to_major;
-// `ignoreTilesAndMemorySpace` drops tiles and memory spaces.
-bool layoutsEqual(const Shape& a, const Shape& b, bool minorToMajorOnly,
-                  bool ignoreTilesAndMemorySpace = false) {
-    if (a.isTuple() && b.isTuple()) {
-        if (a.tupleCount() != b.tupleCount()) return false;
-        for (int64_t i = 0; i < a.tupleCount(); ++i)
-            if (!layoutsEqual(a.tupleShape(i), b.tupleShape(i), minorToMajorOnly,
-                              ignoreTilesAndMemorySpace))
-                return false;
-        return true;
-    }
-    if (!a.isArray() || !b.isArray() || a.rank() != b.rank()) return true;
-    Layout la = effectiveLayout(a);
-    Layout lb = effectiveLayout(b);
-    if (minorToMajorOnly) return la.minorToMajor() == lb.minorToMajor();
-    if (ignoreTilesAndMemorySpace) {
-        la.mutableTiles().clear();
-        lb.mutableTiles().clear();
-        la.setMemorySpace(0);
-        lb.setMemorySpace(0);
-    }
-    if (a.rank() == 0) return la.isPlainDense() == lb.isPlainDense() && (la.isPlainDense() || la == lb);
-    return la == lb;
 }
 
 // Opcodes whose declared shape must match the inferred one exactly (XLA's
@@ -400,97 +186,6 @@ bool isLayoutPreserving(HloOpcode opcode) {
     }
 }
 
-// Non-degenerate dimensions of an array in physical (major-to-minor) order.
-std::vector<int64_t> physicalSizes(const Shape& shape) {
-    Layout layout = effectiveLayout(shape);
-    std::vector<int64_t> sizes;
-    const auto& m2m = layout.minorToMajor();
-    for (size_t i = m2m.size(); i-- > 0;) {
-        int64_t d = m2m[i];
-        if (d >= 0 && d < shape.rank() && shape.dimensions(d) != 1) sizes.push_back(shape.dimensions(d));
-    }
-    return sizes;
-}
-
-bool isRowMajorIgnoringDegenerate(const Shape& shape) {
-    Layout layout = effectiveLayout(shape);
-    int64_t previous = -1;
-    const auto& m2m = layout.minorToMajor();
-    for (size_t i = m2m.size(); i-- > 0;) {
-        int64_t d = m2m[i];
-        if (d < 0 || d >= shape.rank()) return false;
-        if (shape.dimensions(d) == 1) continue;
-        if (d < previous) return false;
-        previous = d;
-    }
-    return true;
-}
-
-// Whether a reshape between the two layouts keeps the physical element order.
-bool reshapeIsBitcast(const Shape& from, const Shape& to) {
-    if (isRowMajorIgnoringDegenerate(from) && isRowMajorIgnoringDegenerate(to)) return true;
-    return physicalSizes(from) == physicalSizes(to) && [&] {
-        // Same non-degenerate sizes: the logical row-major order must agree
-        // with the physical order in both.
-        std::vector<int64_t> a, b;
-        for (int64_t d : from.dimensions())
-            if (d != 1) a.push_back(d);
-        for (int64_t d : to.dimensions())
-            if (d != 1) b.push_back(d);
-        return a == b && isRowMajorIgnoringDegenerate(from) == isRowMajorIgnoringDegenerate(to);
-    }();
-}
-
-// The dimensions of a dense array literal `{{1, 2}, {3, 4}}` (comments
-// ignored, missing commas between sub-arrays tolerated as XLA does); nullopt
-// when the text is not a plain dense array literal (elided `{...}`, scalars,
-// tuples); an empty vector when the nesting is ragged.
-std::optional<std::vector<int64_t>> literalDimensions(std::string_view text, int64_t rank) {
-    if (text.find("...") != std::string_view::npos) return std::nullopt;
-    std::vector<int64_t> dims(static_cast<size_t>(rank), -1);
-    std::vector<int64_t> children;  // per open brace: items seen so far
-    bool expectItem = false;        // inside innermost level, after '{' or ','
-    for (size_t i = 0; i < text.size(); ++i) {
-        char c = text[i];
-        if (c == '/' && i + 1 < text.size() && text[i + 1] == '*') {
-            size_t end = text.find("*/", i + 2);
-            if (end == std::string_view::npos) return std::nullopt;
-            i = end + 1;
-            continue;
-        }
-        if (c == '{') {
-            if (!children.empty()) ++children.back();
-            if (static_cast<int64_t>(children.size()) >= rank) return std::nullopt;
-            children.push_back(0);
-            expectItem = true;
-        } else if (c == '}') {
-            if (children.empty()) return std::nullopt;
-            size_t level = children.size() - 1;
-            if (dims[level] == -1) dims[level] = children.back();
-            else if (dims[level] != children.back()) return std::vector<int64_t>{};
-            children.pop_back();
-            expectItem = false;
-        } else if (c == ',') {
-            expectItem = true;
-        } else if (c == '(') {
-            // A complex value (re, im) is one item.
-            size_t end = text.find(')', i);
-            if (end == std::string_view::npos || children.empty()) return std::nullopt;
-            if (expectItem) ++children.back();
-            expectItem = false;
-            i = end;
-        } else if (!std::isspace(static_cast<unsigned char>(c))) {
-            if (children.empty()) return std::nullopt;
-            if (expectItem) ++children.back();
-            expectItem = false;
-        }
-    }
-    if (!children.empty()) return std::nullopt;
-    for (int64_t d : dims)
-        if (d == -1) return std::nullopt;
-    return dims;
-}
-
 class Verifier {
 public:
     Verifier(const HloModule& module, const HloVerifierOptions& options)
@@ -508,8 +203,6 @@ private:
     Status verifyCalledComputations(const HloInstruction& instruction);
     Status verifyOpcodeSpecific(const HloInstruction& instruction);
     Status verifyLayoutSensitive(const HloInstruction& instruction);
-    Status verifyEntryLayout();
-    Status verifyAliasing();
     Status verifyOriginalValue(const HloInstruction& instruction);
     Status verifyShardingConsistency(const HloInstruction& instruction,
                                      const std::vector<const HloInstruction*>& related);
@@ -529,8 +222,8 @@ Status Verifier::run() {
             HLO_RETURN_IF_ERROR(verifyInstruction(*instruction));
         }
     }
-    HLO_RETURN_IF_ERROR(verifyEntryLayout());
-    HLO_RETURN_IF_ERROR(verifyAliasing());
+    HLO_RETURN_IF_ERROR(verifyEntryComputationLayout(m_module, m_options));
+    HLO_RETURN_IF_ERROR(verifyInputOutputAliasing(m_module, m_options));
     HLO_RETURN_IF_ERROR(verifyLayoutConstrainedAllReduce(m_module));
     HLO_RETURN_IF_ERROR(verifyBuffers(m_module));
     if (m_options.verifyNoSendRecvDeadlocks) HLO_RETURN_IF_ERROR(verifySendRecvDeadlocks(m_module));
@@ -629,7 +322,30 @@ Status Verifier::verifyComputation(const HloComputation& computation) {
         }
         ++expected;
     }
-    return verifyAcyclic(computation);
+    HLO_RETURN_IF_ERROR(verifyAcyclic(computation));
+    if (m_module.isScheduled()) {
+        // The text order of a scheduled module is its schedule: operands and
+        // control predecessors come first.
+        std::unordered_set<const HloInstruction*> seen;
+        for (const auto& instruction : computation.instructions()) {
+            for (const HloInstruction* operand : instruction->operands()) {
+                if (!seen.count(operand)) {
+                    return instructionError(*instruction, "instruction is scheduled before its "
+                                                          "operand %" +
+                                                              operand->name());
+                }
+            }
+            for (const HloInstruction* predecessor : instruction->controlPredecessors()) {
+                if (!seen.count(predecessor)) {
+                    return instructionError(*instruction, "instruction is scheduled before its "
+                                                          "control predecessor %" +
+                                                              predecessor->name());
+                }
+            }
+            seen.insert(instruction.get());
+        }
+    }
+    return Status::ok();
 }
 
 Status Verifier::verifyAcyclic(const HloComputation& computation) {
@@ -1347,137 +1063,6 @@ Status Verifier::verifyLayoutSensitive(const HloInstruction& instruction) {
             return instructionError(instruction, "Instruction shouldn't change layouts: from " +
                                                      shape.toString() + " to " +
                                                      operandShape.toString());
-        }
-    }
-    return Status::ok();
-}
-
-Status Verifier::verifyEntryLayout() {
-    const auto& layout = m_module.entryComputationLayout();
-    if (!layout) return Status::ok();
-    const HloComputation* entry = m_module.entryComputation();
-    auto sameShape = [&](const Shape& a, const Shape& b) {
-        if (!compatible(a, b)) return false;
-        if (!m_options.layoutSensitive) return true;
-        return layoutsEqual(a, b, false, /*ignoreTilesAndMemorySpace=*/true);
-    };
-    const Shape& root = entry->root()->shape();
-    if (layout->result.isValid() && !sameShape(root, layout->result)) {
-        return computationError(*entry, "Shape of the root instruction of entry computation (" +
-                                            shapeText(root, m_options.layoutSensitive) +
-                                            ") should be compatible to one specified in module's "
-                                            "entry computation layout (" +
-                                            shapeText(layout->result, m_options.layoutSensitive) + ")");
-    }
-    if (static_cast<int64_t>(layout->parameters.size()) != entry->parameterCount()) {
-        return computationError(*entry, "Number of parameters in entry computation layout (" +
-                                            std::to_string(layout->parameters.size()) +
-                                            ") must be same as number of parameters of entry "
-                                            "computation (" +
-                                            std::to_string(entry->parameterCount()) + ")");
-    }
-    for (int64_t i = 0; i < entry->parameterCount(); ++i) {
-        const HloInstruction* parameter = entry->parameter(i);
-        if (!parameter) continue;
-        const Shape& expected = layout->parameters[static_cast<size_t>(i)];
-        if (!sameShape(parameter->shape(), expected)) {
-            return instructionError(*parameter,
-                                    "Shape of the entry computation parameter " + std::to_string(i) +
-                                        " is " + shapeText(parameter->shape(), m_options.layoutSensitive) +
-                                        " should be compatible to the one specified in module's "
-                                        "entry computation layout " +
-                                        shapeText(expected, m_options.layoutSensitive));
-        }
-    }
-    // Must-alias pairs need identical shapes, layouts and memory spaces.
-    for (const InputOutputAlias& alias : m_module.inputOutputAliases()) {
-        if (alias.kind != InputOutputAlias::Kind::kMustAlias) continue;
-        if (alias.parameterNumber < 0 ||
-            alias.parameterNumber >= static_cast<int64_t>(layout->parameters.size()))
-            continue;
-        const Shape* result = subshape(layout->result, alias.outputIndex);
-        const Shape* parameter =
-            subshape(layout->parameters[static_cast<size_t>(alias.parameterNumber)], alias.parameterIndex);
-        if (!result || !parameter) continue;
-        bool same = compatible(*result, *parameter) && layoutsEqual(*result, *parameter, false);
-        if (!same) {
-            return computationError(*entry, "Shape and memory space of the result at index " +
-                                                indexString(alias.outputIndex) + " (" +
-                                                result->toString() +
-                                                ") must be the same as the shape and memory space "
-                                                "of aliased parameter " +
-                                                std::to_string(alias.parameterNumber) + " at index " +
-                                                indexString(alias.parameterIndex) + " (" +
-                                                parameter->toString() + ")");
-        }
-    }
-    return Status::ok();
-}
-
-Status Verifier::verifyAliasing() {
-    const HloComputation* entry = m_module.entryComputation();
-    const Shape& output = m_module.entryComputationLayout() && m_module.entryComputationLayout()->result.isValid()
-                              ? m_module.entryComputationLayout()->result
-                              : entry->root()->shape();
-    std::set<std::pair<int64_t, std::vector<int64_t>>> seenParameters;
-    std::set<std::vector<int64_t>> seenOutputs;
-    for (const InputOutputAlias& alias : m_module.inputOutputAliases()) {
-        std::string where = "input_output_alias " + indexString(alias.outputIndex) + ": (" +
-                            std::to_string(alias.parameterNumber) + ", " +
-                            indexString(alias.parameterIndex) + ")";
-        if (alias.parameterNumber < 0 || alias.parameterNumber >= entry->parameterCount() ||
-            !entry->parameter(alias.parameterNumber)) {
-            return computationError(*entry, where + " refers to parameter " +
-                                                std::to_string(alias.parameterNumber) +
-                                                ", but the entry computation has " +
-                                                std::to_string(entry->parameterCount()) +
-                                                " parameters");
-        }
-        const Shape& parameterShape = entry->parameter(alias.parameterNumber)->shape();
-        const Shape* parameter = subshape(parameterShape, alias.parameterIndex);
-        if (!parameter) {
-            return computationError(*entry, where + ": parameter index " +
-                                                indexString(alias.parameterIndex) +
-                                                " is not valid for parameter shape " +
-                                                str(parameterShape));
-        }
-        const Shape* result = subshape(output, alias.outputIndex);
-        if (!result) {
-            return computationError(*entry, where + ": output index " + indexString(alias.outputIndex) +
-                                                " is not valid for the output shape " + str(output));
-        }
-        if (!parameter->isArray() || !result->isArray()) {
-            return computationError(*entry, where + ": aliased buffers must be arrays, got " +
-                                                str(*parameter) + " and " + str(*result));
-        }
-        // XLA compares the aliased buffers' sizes only in layout-sensitive
-        // mode (sizes depend on layouts); compare element types regardless.
-        if (m_options.layoutSensitive && parameter->byteSize() != result->byteSize()) {
-            return computationError(*entry, where + ": expected aliased input and output to have the "
-                                                    "same size; input sub-shape is " +
-                                                parameter->toString() + ", output sub-shape is " +
-                                                result->toString());
-        }
-        if (!seenParameters.insert({alias.parameterNumber, alias.parameterIndex}).second) {
-            return computationError(*entry, where + ": the parameter buffer is aliased more than once");
-        }
-        if (!seenOutputs.insert(alias.outputIndex).second) {
-            return computationError(*entry, where + ": the output buffer is aliased more than once");
-        }
-    }
-    for (const BufferDonor& donor : m_module.bufferDonors()) {
-        std::string where = "buffer_donor (" + std::to_string(donor.parameterNumber) + ", " +
-                            indexString(donor.parameterIndex) + ")";
-        if (donor.parameterNumber < 0 || donor.parameterNumber >= entry->parameterCount() ||
-            !entry->parameter(donor.parameterNumber)) {
-            return computationError(*entry, where + " refers to a parameter the entry computation "
-                                                    "does not have");
-        }
-        if (!subshape(entry->parameter(donor.parameterNumber)->shape(), donor.parameterIndex)) {
-            return computationError(*entry, where + ": parameter index is not valid");
-        }
-        if (seenParameters.count({donor.parameterNumber, donor.parameterIndex})) {
-            return computationError(*entry, where + ": the buffer is also in input_output_alias");
         }
     }
     return Status::ok();

@@ -1,5 +1,5 @@
-// Helpers shared by hlo_verifier.cc and hlo_verifier_ops.cc. Not part of the
-// public core API.
+// Helpers shared by the hlo_verifier*.cc files. Not part of the public core
+// API.
 #pragma once
 
 #include <cstdint>
@@ -41,6 +41,30 @@ std::string indexString(const std::vector<int64_t>& index);  // "{1, 0}"
 
 // Layout of an array shape; the default descending layout when it has none.
 Layout effectiveLayout(const Shape& shape);
+
+// "computation c: message" (kFailedPrecondition), for module-level errors.
+Status computationError(const HloComputation& computation, std::string_view message);
+std::string shapeText(const Shape& shape, bool withLayout);
+
+// Layouts of two shapes equal (recursively), a missing layout counting as
+// the descending one. `minorToMajorOnly` compares only minor_to_major;
+// `ignoreTilesAndMemorySpace` drops tiles and memory spaces.
+bool layoutsEqual(const Shape& a, const Shape& b, bool minorToMajorOnly,
+                  bool ignoreTilesAndMemorySpace = false);
+
+// Whether a reshape between the two shapes' layouts keeps the physical
+// element order.
+bool reshapeIsBitcast(const Shape& from, const Shape& to);
+
+// The dimensions of a dense array literal `{{1, 2}, {3, 4}}` (comments
+// ignored, missing commas between sub-arrays tolerated as XLA does); nullopt
+// when the text is not a plain dense array literal (elided `{...}`, scalars,
+// tuples); an empty vector when the nesting is ragged.
+std::optional<std::vector<int64_t>> literalDimensions(std::string_view text, int64_t rank);
+
+// Module-level checks (hlo_verifier_module.cc).
+Status verifyEntryComputationLayout(const HloModule& module, const HloVerifierOptions& options);
+Status verifyInputOutputAliasing(const HloModule& module, const HloVerifierOptions& options);
 
 // Collective group mode (XLA's CollectiveOpGroupMode).
 enum class GroupMode { kCrossReplica, kCrossPartition, kCrossReplicaAndPartition, kFlattenedId };

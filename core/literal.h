@@ -11,8 +11,12 @@
 //   NarrowFloat<T>; f32 -> float; f64 -> double; c64 -> std::complex<float>;
 //   c128 -> std::complex<double>.
 //
-// Text syntax is XLA's: `f32[2,2] {{1, 2}, {3, 4}}`, `(f32[], s32[2]) (1.5, {1, 2})`,
-// `pred[] true`, `f32[] nan`, `-inf`, `bf16[2] {1, 2.5}`.
+// Text syntax is XLA's. Printing uses XLA's one-line form:
+// `f32[2,2] { { 1, 2 }, { 3, 4 } }`, `(f32[], s32[2]) ( 1.5, {1, 2} )`,
+// `pred[] true`, `pred[2] {1, 0}`, `f32[] nan`, `-inf`, `bf16[2] {1, 2.5}`;
+// parsing also takes the compact `{{1,2},{3,4}}`, `(1.5, {1, 2})`, comments,
+// `{...}` (elided values: zeros) and a bare scalar for a non-scalar shape
+// (every element). See literal_text.cc / literal_parse.cc.
 #pragma once
 
 #include <complex>

@@ -43,7 +43,8 @@ int byteWidth(PrimitiveType type) {
 
 bool isArrayType(PrimitiveType type) {
     return type != PrimitiveType::PRIMITIVE_TYPE_INVALID && type != PrimitiveType::TUPLE &&
-           type != PrimitiveType::OPAQUE_TYPE && type != PrimitiveType::TOKEN;
+           type != PrimitiveType::OPAQUE_TYPE && type != PrimitiveType::TOKEN &&
+           type != PrimitiveType::BUFFER;
 }
 
 bool isF8Type(PrimitiveType type) {

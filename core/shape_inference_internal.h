@@ -1,5 +1,5 @@
-// Helpers shared by shape_inference.cc, shape_inference_ops.cc and
-// hlo_verifier.cc. Not part of the public core API.
+// Helpers shared by the shape_inference*.cc files and the verifier
+// (hlo_verifier*.cc). Not part of the public core API.
 #pragma once
 
 #include <cstdint>
@@ -69,6 +69,11 @@ Status verifyReducerShape(const HloInstruction& instruction, const ProgramShape&
                           std::span<const Shape* const> initShapes,
                           std::span<const PrimitiveType> inputTypes, int64_t inputs);
 
+// The program shape of the computation named by `attribute`, or an error
+// naming the instruction.
+StatusOr<ProgramShape> reducerProgram(const HloInstruction& instruction,
+                                      std::string_view attribute = "to_apply");
+
 // The computation named by `attribute`, or an error naming the instruction.
 StatusOr<const HloComputation*> requireComputation(const HloInstruction& instruction,
                                                    std::string_view attribute);
@@ -82,7 +87,47 @@ std::optional<std::vector<std::pair<int64_t, int64_t>>> parsePairs(std::string_v
 std::optional<bool> boolAttribute(const HloInstruction& instruction, std::string_view name);
 std::optional<int64_t> intAttribute(const HloInstruction& instruction, std::string_view name);
 
-// Opcode-specific inference (shape_inference_ops.cc).
+// Common checks; errors name the instruction.
+Status expectOperandCount(const HloInstruction& instruction, int64_t count);
+Status expectAtLeastOperands(const HloInstruction& instruction, int64_t count);
+Status expectArray(const HloInstruction& instruction, const Shape& shape, std::string_view what);
+std::string opName(const HloInstruction& instruction);  // "add"
+bool isSortedUnique(const std::vector<int64_t>& values);
+bool allUnique(const std::vector<int64_t>& values);
+bool contains(const std::vector<int64_t>& values, int64_t value);
+Status checkDimsInRange(const HloInstruction& instruction, const std::vector<int64_t>& dims,
+                        int64_t rank, std::string_view what);
+
+// Tuples, control flow, calls, tokens, side effects (shape_inference_control.cc).
+StatusOr<Shape> inferGetTupleElement(const HloInstruction& instruction);
+StatusOr<Shape> inferTuple(const HloInstruction& instruction);
+StatusOr<Shape> inferWhile(const HloInstruction& instruction);
+StatusOr<Shape> inferConditional(const HloInstruction& instruction);
+StatusOr<Shape> inferCall(const HloInstruction& instruction);
+StatusOr<Shape> inferFusion(const HloInstruction& instruction);
+StatusOr<Shape> inferSend(const HloInstruction& instruction);
+StatusOr<Shape> inferSendDone(const HloInstruction& instruction);
+StatusOr<Shape> inferRecv(const HloInstruction& instruction);
+StatusOr<Shape> inferRecvDone(const HloInstruction& instruction);
+StatusOr<Shape> inferInfeed(const HloInstruction& instruction);
+StatusOr<Shape> inferOutfeed(const HloInstruction& instruction);
+StatusOr<Shape> inferAfterAll(const HloInstruction& instruction);
+StatusOr<Shape> inferAddDependency(const HloInstruction& instruction);
+StatusOr<Shape> inferGetDimensionSize(const HloInstruction& instruction);
+StatusOr<Shape> inferSetDimensionSize(const HloInstruction& instruction);
+StatusOr<Shape> inferTopK(const HloInstruction& instruction);
+StatusOr<Shape> inferRng(const HloInstruction& instruction);
+StatusOr<Shape> inferRngBitGenerator(const HloInstruction& instruction);
+StatusOr<Shape> inferCopyStart(const HloInstruction& instruction);
+StatusOr<Shape> inferCopyDone(const HloInstruction& instruction);
+// The shape of a -done: element `element` of its -start operand's tuple
+// (the whole shape when element < 0); the operand must be `startOpcode`.
+StatusOr<Shape> inferStartDone(const HloInstruction& instruction, HloOpcode startOpcode,
+                               int64_t element);
+
+// Dot, convolution, reductions, sort, map, fft, linear algebra, batch norm
+// (shape_inference_ops.cc), gather/scatter (shape_inference_gather.cc) and
+// collectives (shape_inference_collectives.cc).
 StatusOr<Shape> inferDot(const HloInstruction& instruction);
 StatusOr<Shape> inferRaggedDot(const HloInstruction& instruction);
 StatusOr<Shape> inferScaledDot(const HloInstruction& instruction);

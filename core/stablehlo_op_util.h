@@ -43,6 +43,8 @@ Values resultsOf(OpContext& ctx, HloInstruction* instruction);
 // The shape of the op's results: the single result's, or a tuple.
 Shape resultShape(const OpContext& ctx);
 
+// `"text"` with quotes, backslashes and newlines escaped.
+std::string quoteString(std::string_view text);
 // HLO text for an MLIR attribute kept verbatim (numbers as written,
 // strings quoted, everything else as its MLIR text).
 std::string verbatimValue(const MlirAttr& attr);

@@ -9,19 +9,6 @@
 namespace hloscope::stablehlo {
 namespace {
 
-std::string quoted(std::string_view text) {
-    std::string out = "\"";
-    for (char c : text) {
-        if (c == '"' || c == '\\') out += '\\';
-        if (c == '\n') {
-            out += "\\n";
-            continue;
-        }
-        out += c;
-    }
-    return out + "\"";
-}
-
 Status expectRegions(const OpContext& ctx, size_t count) {
     if (ctx.op.regions.size() == count) return Status::ok();
     return opError(ctx, "expected " + std::to_string(count) + " region(s), found " +
@@ -319,7 +306,7 @@ StatusOr<Values> lowerInfeed(OpContext& ctx) {
     HloInstruction* infeed = ctx.b.add(HloOpcode::kInfeed, shape, ctx.operands);
     if (const MlirAttr* config = ctx.op.attr("infeed_config");
         config != nullptr && config->kind == MlirAttr::Kind::kString && !config->str.empty())
-        infeed->setAttribute("infeed_config", quoted(config->str));
+        infeed->setAttribute("infeed_config", quoteString(config->str));
     HloInstruction* dataTuple = ctx.b.getTupleElement(infeed, 0);
     Values results = ctx.b.unpack(dataTuple);
     results.push_back(ctx.b.getTupleElement(infeed, 1));
@@ -336,7 +323,7 @@ StatusOr<Values> lowerOutfeed(OpContext& ctx) {
     outfeed->setAttribute("outfeed_shape", t->shape().toString());
     if (const MlirAttr* config = ctx.op.attr("outfeed_config");
         config != nullptr && config->kind == MlirAttr::Kind::kString && !config->str.empty())
-        outfeed->setAttribute("outfeed_config", quoted(config->str));
+        outfeed->setAttribute("outfeed_config", quoteString(config->str));
     return Values{outfeed};
 }
 
@@ -370,7 +357,7 @@ StatusOr<Values> lowerCustomCall(OpContext& ctx) {
         call->setAttribute("custom_call_has_side_effect", "true");
     if (const MlirAttr* config = ctx.op.attr({"backend_config", "mhlo.backend_config"})) {
         if (config->kind == MlirAttr::Kind::kString) {
-            if (!config->str.empty()) call->setAttribute("backend_config", quoted(config->str));
+            if (!config->str.empty()) call->setAttribute("backend_config", quoteString(config->str));
         } else if (config->kind == MlirAttr::Kind::kDict) {
             call->setAttribute("backend_config", config->text);
         }
@@ -420,9 +407,9 @@ StatusOr<Values> lowerComposite(OpContext& ctx) {
     call->setCalledComputation("to_apply", fn);
     call->setAttribute("is_composite", "true");
     call->setAttribute("frontend_attributes", "{composite.attributes=" + attributes +
-                                                  ",composite.name=" + quoted(name) +
+                                                  ",composite.name=" + quoteString(name) +
                                                   ",composite.version=" +
-                                                  quoted(std::to_string(version)) + "}");
+                                                  quoteString(std::to_string(version)) + "}");
     return resultsOf(ctx, call);
 }
 
@@ -453,7 +440,7 @@ StatusOr<Values> lowerTestingOp(OpContext& ctx) {
         if (const MlirAttr* programs = ctx.op.attr("programs")) {
             HLO_ASSIGN_OR_RETURN(std::vector<HloComputation*> comps, symbolComputations(ctx, *programs));
             call->setCalledComputationList("called_computations", comps);
-            call->setAttribute("programs", quoted(programs->text));
+            call->setAttribute("programs", quoteString(programs->text));
         }
         return resultsOf(ctx, call);
     }

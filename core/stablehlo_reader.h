@@ -74,6 +74,10 @@ private:
     Status readAliasDefinition();
     Status readModuleBody(ModuleAst& module);
     Status readFunc(ModuleAst& module);
+    // `"builtin.module"() (...)` and `"func.func"() <{...}> (...)` in the
+    // generic operation form.
+    Status readGenericTopLevel(ModuleAst& module);
+    Status addGenericOp(Op& op, ModuleAst& module, int depth);
     Status readRegion(Region& region, const std::vector<BlockArg>* entryArgs = nullptr);
     Status readBlockArgs(std::vector<BlockArg>& args);
     Status readOperation(Block& block);

@@ -36,6 +36,7 @@ struct SourceLocation {
     int column = 0;
 
     bool isValid() const { return line > 0; }
+    bool operator==(const SourceLocation&) const = default;
     // "file:line:col", or "file" / "" when parts are unknown.
     std::string toString() const;
 };

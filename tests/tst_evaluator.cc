@@ -118,6 +118,7 @@ private slots:
     void slices();
     void concatenatePadReverse();
     void iotaBitcastDimensionSize();
+    void bitcastTiledLayouts();
     void emptyShapes();
     void whileLoop();
     void whileIterationLimit();
@@ -685,6 +686,19 @@ void TestEvaluator::iotaBitcastDimensionSize() {
   a = f32[2,3] constant({{1, 2, 3}, {4, 5, 6}})
   ROOT s = s32[] get-dimension-size(a), dimensions={1})"),
                 "s32[] 3");
+}
+
+void TestEvaluator::bitcastTiledLayouts() {
+    // Equal tilings over equal minor dimensions: a degenerate major
+    // dimension does not move any element.
+    EXPECT_EVAL(wrapEntry(R"(
+  a = f32[2,4]{1,0:T(2,4)} constant({{1, 2, 3, 4}, {5, 6, 7, 8}})
+  ROOT b = f32[1,2,4]{2,1,0:T(2,4)} bitcast(a))"),
+                "f32[1,2,4] {{{1, 2, 3, 4}, {5, 6, 7, 8}}}");
+    EXPECT_FAILURE(wrapEntry(R"(
+  a = f32[2,4]{1,0:T(2,4)} constant({{1, 2, 3, 4}, {5, 6, 7, 8}})
+  ROOT b = f32[8]{0:T(8)} bitcast(a))"),
+                   StatusCode::kUnimplemented, "%b");
 }
 
 void TestEvaluator::emptyShapes() {

@@ -8,7 +8,6 @@
 // Larger dots and convolutions are checked bitwise against naive loops that
 // accumulate in the same order.
 #include <QtTest>
-
 #include <cmath>
 #include <complex>
 #include <numbers>
@@ -26,12 +25,15 @@ std::string entry(const std::string& body, const std::string& computations = {})
     return "HloModule m\n\n" + computations + "\nENTRY e {\n" + body + "\n}\n";
 }
 
-const char* const kAddF32 = "add_f32 {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n"
-                            "  ROOT r = f32[] add(a, b)\n}\n";
-const char* const kMaxF32 = "max_f32 {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n"
-                            "  ROOT r = f32[] maximum(a, b)\n}\n";
+const char* const kAddF32 =
+    "add_f32 {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n"
+    "  ROOT r = f32[] add(a, b)\n}\n";
+const char* const kMaxF32 =
+    "max_f32 {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n"
+    "  ROOT r = f32[] maximum(a, b)\n}\n";
 
-StatusOr<Literal> evaluateText(const std::string& text, const std::vector<Literal>& arguments = {}) {
+StatusOr<Literal> evaluateText(const std::string& text,
+                               const std::vector<Literal>& arguments = {}) {
     auto module = parseHloModule(text);
     if (!module.isOk()) return module.status().withContext("parse");
     HloEvaluator evaluator;
@@ -256,7 +258,8 @@ void TestEvaluatorOps::dotLargeMatchesNaiveLoop() {
     for (int64_t i = 0; i < 5; ++i)
         for (int64_t j = 0; j < 7; ++j) {
             double sum = 0;
-            for (int64_t p = 0; p < 9; ++p) sum += lhs64.getAsDouble(i * 9 + p) * rhs64.getAsDouble(p * 7 + j);
+            for (int64_t p = 0; p < 9; ++p)
+                sum += lhs64.getAsDouble(i * 9 + p) * rhs64.getAsDouble(p * 7 + j);
             QCOMPARE(r64->getAsDouble(i * 7 + j), sum);
         }
 }
@@ -352,7 +355,8 @@ void TestEvaluatorOps::convolutionMatchesDirectLoop() {
     const int64_t B = 2, C = 4, H = 5, W = 6, O = 6, KH = 3, KW = 2, G = 2;
     Literal x = iotaF32({B, C, H, W}, 0.125f, 0.5f);
     Literal k = iotaF32({O, C / G, KH, KW}, 0.0625f, -0.25f);
-    const char* window = "size=3x2 stride=2x1 pad=1_1x0_2 lhs_dilate=1x2 rhs_dilate=2x1 rhs_reversal=0x1";
+    const char* window =
+        "size=3x2 stride=2x1 pad=1_1x0_2 lhs_dilate=1x2 rhs_dilate=2x1 rhs_reversal=0x1";
     // Output sizes: H: (5 + 2 - 5) / 2 + 1 = 2; W: (11 + 2 - 2) / 1 + 1 = 12.
     const int64_t OH = 2, OW = 12;
     auto result = evaluateText(
@@ -373,15 +377,19 @@ void TestEvaluatorOps::convolutionMatchesDirectLoop() {
                     float sum = 0;
                     for (int64_t wh = 0; wh < KH; ++wh)
                         for (int64_t ww = 0; ww < KW; ++ww) {
-                            const int64_t ph = oh * 2 - 1 + wh * 2;  // stride 2, pad 1, rhs_dilate 2
-                            const int64_t pw = ow * 1 - 0 + ww;      // lhs_dilate 2
+                            const int64_t ph =
+                                oh * 2 - 1 + wh * 2;             // stride 2, pad 1, rhs_dilate 2
+                            const int64_t pw = ow * 1 - 0 + ww;  // lhs_dilate 2
                             if (ph < 0 || ph >= H || pw < 0 || pw % 2 != 0 || pw / 2 >= W) continue;
                             const int64_t kw = KW - 1 - ww;  // reversed
                             for (int64_t c = 0; c < C / G; ++c)
-                                sum += xd[static_cast<size_t>(((b * C + g * (C / G) + c) * H + ph) * W + pw / 2)] *
-                                       kd[static_cast<size_t>(((o * (C / G) + c) * KH + wh) * KW + kw)];
+                                sum += xd[static_cast<size_t>(
+                                           ((b * C + g * (C / G) + c) * H + ph) * W + pw / 2)] *
+                                       kd[static_cast<size_t>(((o * (C / G) + c) * KH + wh) * KW +
+                                                              kw)];
                         }
-                    if (sum != out[static_cast<size_t>(((b * O + o) * OH + oh) * OW + ow)]) ++mismatches;
+                    if (sum != out[static_cast<size_t>(((b * O + o) * OH + oh) * OW + ow)])
+                        ++mismatches;
                 }
     QCOMPARE(mismatches, int64_t(0));
 }
@@ -443,12 +451,12 @@ void TestEvaluatorOps::reduceEdgeCases() {
                       "ROOT r = f32[2] reduce(x, z), dimensions={1}, to_apply=add_f32",
                       kAddF32),
                 "f32[2] {7, 7}", {Literal(Shape::makeArray(PrimitiveType::F32, {2, 0}))});
-    std::string why = shapeMismatch(
-        entry("x = f32[0,3] parameter(0)\nz = f32[] constant(1)\n"
-              "ROOT r = f32[0] reduce(x, z), dimensions={1}, to_apply=add_f32",
-              kAddF32),
-        {Literal(Shape::makeArray(PrimitiveType::F32, {0, 3}))},
-        Shape::makeArray(PrimitiveType::F32, {0}));
+    std::string why =
+        shapeMismatch(entry("x = f32[0,3] parameter(0)\nz = f32[] constant(1)\n"
+                            "ROOT r = f32[0] reduce(x, z), dimensions={1}, to_apply=add_f32",
+                            kAddF32),
+                      {Literal(Shape::makeArray(PrimitiveType::F32, {0, 3}))},
+                      Shape::makeArray(PrimitiveType::F32, {0}));
     QVERIFY2(why.empty(), why.c_str());
     // Floating add reductions accumulate in double (XLA's fast path):
     // 1e8 + 1 - 1e8 = 1, where f32 steps would give 0.
@@ -468,11 +476,12 @@ void TestEvaluatorOps::reduceEdgeCases() {
                       " ROOT r = bf16[] maximum(b, a)\n}\n"),
                 "bf16[] 2.5");
     // pred and-reduction per row.
-    EXPECT_EVAL(entry("x = pred[2,2] constant({{true,false},{true,true}})\nz = pred[] constant(true)\n"
-                      "ROOT r = pred[2] reduce(x, z), dimensions={1}, to_apply=f",
-                      "f {\n a = pred[] parameter(0)\n b = pred[] parameter(1)\n"
-                      " ROOT r = pred[] and(a, b)\n}\n"),
-                "pred[2] {false, true}");
+    EXPECT_EVAL(
+        entry("x = pred[2,2] constant({{true,false},{true,true}})\nz = pred[] constant(true)\n"
+              "ROOT r = pred[2] reduce(x, z), dimensions={1}, to_apply=f",
+              "f {\n a = pred[] parameter(0)\n b = pred[] parameter(1)\n"
+              " ROOT r = pred[] and(a, b)\n}\n"),
+        "pred[2] {false, true}");
     // Reducing every dimension of a rank-3 array; reducing none.
     EXPECT_EVAL(entry("x = f32[2,2,2] constant({{{1,2},{3,4}},{{5,6},{7,8}}})\n"
                       "z = f32[] constant(0)\n"
@@ -524,8 +533,9 @@ void TestEvaluatorOps::reduceWindow() {
 }
 
 void TestEvaluatorOps::selectAndScatter() {
-    const char* ge = "ge {\n a = f32[] parameter(0)\n b = f32[] parameter(1)\n"
-                     " ROOT r = pred[] compare(a, b), direction=GE\n}\n";
+    const char* ge =
+        "ge {\n a = f32[] parameter(0)\n b = f32[] parameter(1)\n"
+        " ROOT r = pred[] compare(a, b), direction=GE\n}\n";
     EXPECT_EVAL(entry("x = f32[4] constant({1,5,2,7})\ns = f32[2] constant({10,20})\n"
                       "z = f32[] constant(0)\n"
                       "ROOT r = f32[4] select-and-scatter(x, s, z), window={size=2 stride=2}, "
@@ -540,20 +550,22 @@ void TestEvaluatorOps::selectAndScatter() {
                       std::string(ge) + kAddF32),
                 "f32[3] {0,3,0}");
     // Generic select (not(a < b)) and padding.
-    EXPECT_EVAL(entry("x = f32[3] constant({3,3,1})\ns = f32[2] constant({1,2})\n"
-                      "z = f32[] constant(0)\n"
-                      "ROOT r = f32[3] select-and-scatter(x, s, z), window={size=2 stride=2 pad=0_1}, "
-                      "select=sel, scatter=add_f32",
-                      std::string("sel {\n a = f32[] parameter(0)\n b = f32[] parameter(1)\n"
-                                  " lt = pred[] compare(a, b), direction=LT\n"
-                                  " ROOT r = pred[] not(lt)\n}\n") +
-                          kAddF32),
-                "f32[3] {1,0,2}");
+    EXPECT_EVAL(
+        entry("x = f32[3] constant({3,3,1})\ns = f32[2] constant({1,2})\n"
+              "z = f32[] constant(0)\n"
+              "ROOT r = f32[3] select-and-scatter(x, s, z), window={size=2 stride=2 pad=0_1}, "
+              "select=sel, scatter=add_f32",
+              std::string("sel {\n a = f32[] parameter(0)\n b = f32[] parameter(1)\n"
+                          " lt = pred[] compare(a, b), direction=LT\n"
+                          " ROOT r = pred[] not(lt)\n}\n") +
+                  kAddF32),
+        "f32[3] {1,0,2}");
 }
 
 void TestEvaluatorOps::sort() {
-    const char* lt = "lt {\n a = f32[] parameter(0)\n b = f32[] parameter(1)\n"
-                     " ROOT r = pred[] compare(a, b), direction=LT\n}\n";
+    const char* lt =
+        "lt {\n a = f32[] parameter(0)\n b = f32[] parameter(1)\n"
+        " ROOT r = pred[] compare(a, b), direction=LT\n}\n";
     EXPECT_EVAL(entry("x = f32[5] constant({3,1,2,5,4})\n"
                       "ROOT s = f32[5] sort(x), dimensions={0}, to_apply=lt",
                       lt),
@@ -621,17 +633,22 @@ void TestEvaluatorOps::gather() {
 
 void TestEvaluatorOps::scatter() {
     const std::string operand = "x = f32[3,3] constant({{1,2,3},{4,5,6},{7,8,9}})\n";
-    const std::string dims = "update_window_dims={1}, inserted_window_dims={0}, "
-                             "scatter_dims_to_operand_dims={0}, index_vector_dim=1";
-    EXPECT_EVAL(entry(operand + "i = s32[2] constant({0, 2})\n"
-                                "u = f32[2,3] constant({{10,20,30},{70,80,90}})\n"
-                                "ROOT s = f32[3,3] scatter(x, i, u), " + dims + ", to_apply=add_f32",
+    const std::string dims =
+        "update_window_dims={1}, inserted_window_dims={0}, "
+        "scatter_dims_to_operand_dims={0}, index_vector_dim=1";
+    EXPECT_EVAL(entry(operand +
+                          "i = s32[2] constant({0, 2})\n"
+                          "u = f32[2,3] constant({{10,20,30},{70,80,90}})\n"
+                          "ROOT s = f32[3,3] scatter(x, i, u), " +
+                          dims + ", to_apply=add_f32",
                       kAddF32),
                 "f32[3,3] {{11,22,33},{4,5,6},{77,88,99}}");
     // An out-of-bounds index is skipped.
-    EXPECT_EVAL(entry(operand + "i = s32[2] constant({0, 3})\n"
-                                "u = f32[2,3] constant({{10,20,30},{70,80,90}})\n"
-                                "ROOT s = f32[3,3] scatter(x, i, u), " + dims + ", to_apply=add_f32",
+    EXPECT_EVAL(entry(operand +
+                          "i = s32[2] constant({0, 3})\n"
+                          "u = f32[2,3] constant({{10,20,30},{70,80,90}})\n"
+                          "ROOT s = f32[3,3] scatter(x, i, u), " +
+                          dims + ", to_apply=add_f32",
                       kAddF32),
                 "f32[3,3] {{11,22,33},{4,5,6},{7,8,9}}");
     // A window that only partly fits is skipped entirely.
@@ -670,16 +687,17 @@ void TestEvaluatorOps::scatter() {
                       kAddF32),
                 "f32[2,3] {{0,0,5},{6,0,0}}");
     // Variadic scatter: two operands updated together.
-    EXPECT_EVAL(entry("x = f32[2] constant({1,2})\ny = s32[2] constant({10,20})\n"
-                      "i = s32[1] constant({1})\nu = f32[1] constant({5})\nv = s32[1] constant({3})\n"
-                      "ROOT s = (f32[2], s32[2]) scatter(x, y, i, u, v), update_window_dims={}, "
-                      "inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, "
-                      "index_vector_dim=1, to_apply=f",
-                      "f {\n a = f32[] parameter(0)\n b = s32[] parameter(1)\n"
-                      " c = f32[] parameter(2)\n d = s32[] parameter(3)\n"
-                      " s = f32[] add(a, c)\n m = s32[] multiply(b, d)\n"
-                      " ROOT t = (f32[], s32[]) tuple(s, m)\n}\n"),
-                "(f32[2], s32[2]) ({1, 7}, {10, 60})");
+    EXPECT_EVAL(
+        entry("x = f32[2] constant({1,2})\ny = s32[2] constant({10,20})\n"
+              "i = s32[1] constant({1})\nu = f32[1] constant({5})\nv = s32[1] constant({3})\n"
+              "ROOT s = (f32[2], s32[2]) scatter(x, y, i, u, v), update_window_dims={}, "
+              "inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, "
+              "index_vector_dim=1, to_apply=f",
+              "f {\n a = f32[] parameter(0)\n b = s32[] parameter(1)\n"
+              " c = f32[] parameter(2)\n d = s32[] parameter(3)\n"
+              " s = f32[] add(a, c)\n m = s32[] multiply(b, d)\n"
+              " ROOT t = (f32[], s32[]) tuple(s, m)\n}\n"),
+        "(f32[2], s32[2]) ({1, 7}, {10, 60})");
 }
 
 void TestEvaluatorOps::topk() {
@@ -715,8 +733,10 @@ void TestEvaluatorOps::fft() {
     std::string want = "c64[5] {";
     for (int k = 0; k < 5; ++k) {
         std::complex<double> sum = 0;
-        for (int t = 0; t < 5; ++t) sum += x[t] * std::polar(1.0, -2 * std::numbers::pi * k * t / 5);
-        want += (k ? ", (" : "(") + std::to_string(sum.real()) + "," + std::to_string(sum.imag()) + ")";
+        for (int t = 0; t < 5; ++t)
+            sum += x[t] * std::polar(1.0, -2 * std::numbers::pi * k * t / 5);
+        want +=
+            (k ? ", (" : "(") + std::to_string(sum.real()) + "," + std::to_string(sum.imag()) + ")";
     }
     want += "}";
     EXPECT_EVAL_NEAR(entry("x = c64[5] constant({(1,0), (-2,0), (0.5,0), (3,0), (0,0)})\n"
@@ -753,24 +773,27 @@ void TestEvaluatorOps::choleskyAndTriangularSolve() {
                      "f32[1,3] {{1,1,1}}", 1e-5);
     // Unit diagonal: the stored diagonal (9) is ignored; upper triangle of a
     // lower solve is ignored too.
-    EXPECT_EVAL_NEAR(entry("a = f32[2,2] constant({{9,100},{3,9}})\nb = f32[2,1] constant({{1},{5}})\n"
-                           "ROOT x = f32[2,1] triangular-solve(a, b), left_side=true, lower=true, "
-                           "unit_diagonal=true, transpose_a=NO_TRANSPOSE"),
-                     "f32[2,1] {{1},{2}}", 1e-5);
+    EXPECT_EVAL_NEAR(
+        entry("a = f32[2,2] constant({{9,100},{3,9}})\nb = f32[2,1] constant({{1},{5}})\n"
+              "ROOT x = f32[2,1] triangular-solve(a, b), left_side=true, lower=true, "
+              "unit_diagonal=true, transpose_a=NO_TRANSPOSE"),
+        "f32[2,1] {{1},{2}}", 1e-5);
 }
 
 void TestEvaluatorOps::errors() {
     // Unsupported combinations are kUnimplemented naming the instruction;
     // malformed ones kInvalidArgument.
-    auto bad = evaluateText(entry("a = s32[2,2] constant({{1,0},{0,1}})\n"
-                                  "ROOT c = s32[2,2] cholesky(a), lower=true"));
+    auto bad =
+        evaluateText(entry("a = s32[2,2] constant({{1,0},{0,1}})\n"
+                           "ROOT c = s32[2,2] cholesky(a), lower=true"));
     QVERIFY(!bad.isOk());
     QCOMPARE(bad.status().code(), StatusCode::kUnimplemented);
     QVERIFY(bad.status().message().find("%c") != std::string::npos);
-    auto mismatched = evaluateText(entry("a = f32[2,3] constant({{1,2,3},{4,5,6}})\n"
-                                         "b = f32[2,2] constant({{1,2},{3,4}})\n"
-                                         "ROOT d = f32[2,2] dot(a, b), lhs_contracting_dims={1}, "
-                                         "rhs_contracting_dims={0}"));
+    auto mismatched =
+        evaluateText(entry("a = f32[2,3] constant({{1,2,3},{4,5,6}})\n"
+                           "b = f32[2,2] constant({{1,2},{3,4}})\n"
+                           "ROOT d = f32[2,2] dot(a, b), lhs_contracting_dims={1}, "
+                           "rhs_contracting_dims={0}"));
     QVERIFY(!mismatched.isOk());
     QVERIFY(mismatched.status().code() == StatusCode::kInvalidArgument ||
             mismatched.status().code() == StatusCode::kFailedPrecondition);

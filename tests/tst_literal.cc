@@ -123,6 +123,9 @@ void TestLiteral::construction() {
     QCOMPARE(vec.linearIndex(std::vector<int64_t>{2}), int64_t{2});
     QCOMPARE(zeros.linearIndex(std::vector<int64_t>{1, 2}), int64_t{5});
 
+    // Shapes without element storage (buffer) hold nothing.
+    QCOMPARE(Literal(Shape::makeBuffer(arrayShape(PT::F32, {2}))).elementCount(), int64_t{0});
+
     Literal token(Shape::makeToken());
     QVERIFY(token.isValid());
     QCOMPARE(token.sizeInBytes(), int64_t{0});

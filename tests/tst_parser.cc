@@ -2,7 +2,6 @@
 // negative test per class of error (each checking line, column and the
 // message's key words).
 #include <QtTest>
-
 #include <chrono>
 #include <fstream>
 #include <sstream>
@@ -31,7 +30,8 @@ HloInstruction* find(const HloModule& module, std::string_view name) {
 
 // Parses `text`, expects an error at line:column whose message contains all
 // `words`.
-bool failsAt(std::string_view text, int line, int column, std::initializer_list<const char*> words) {
+bool failsAt(std::string_view text, int line, int column,
+             std::initializer_list<const char*> words) {
     HloParseOptions options;
     options.fileName = "test.hlo";
     auto module = parseHloModule(text, options);
@@ -45,8 +45,8 @@ bool failsAt(std::string_view text, int line, int column, std::initializer_list<
               status.location()->column == column;
     for (const char* word : words) ok = ok && status.message().find(word) != std::string::npos;
     if (!ok)
-        qWarning("got \"%s\", expected %d:%d with the given words", status.toString().c_str(),
-                 line, column);
+        qWarning("got \"%s\", expected %d:%d with the given words", status.toString().c_str(), line,
+                 column);
     return ok;
 }
 
@@ -131,7 +131,8 @@ private slots:
 // Syntax forms
 
 void TestParser::longFormWithOperandShapes() {
-    auto module = parseOk(R"(HloModule m, entry_computation_layout={(f32[2]{0}, f32[2]{0})->f32[2]{0}}
+    auto module =
+        parseOk(R"(HloModule m, entry_computation_layout={(f32[2]{0}, f32[2]{0})->f32[2]{0}}
 
 ENTRY %main.3 (a: f32[2], b: f32[2]) -> f32[2] {
   %a = f32[2]{0} parameter(0)
@@ -425,7 +426,8 @@ ENTRY e {
   ROOT t = pred[] constant(false)
 })");
     QVERIFY(module);
-    QCOMPARE(find(*module, "a")->literalText(), std::string("{ { 1, 2.5, -3e2 }, {nan, -inf, inf} }"));
+    QCOMPARE(find(*module, "a")->literalText(),
+             std::string("{ { 1, 2.5, -3e2 }, {nan, -inf, inf} }"));
     QCOMPARE(find(*module, "b")->literalText(), std::string("(1, ({1, 2}, true))"));
     QCOMPARE(find(*module, "c")->literalText(), std::string("{...}"));
     QCOMPARE(find(*module, "d")->literalText(), std::string("{(1, 2), (3.5, -4)}"));
@@ -793,15 +795,17 @@ void TestParser::errorUndefinedOperand() {
     QVERIFY(failsAt("ENTRY e {\n  p = f32[] parameter(0)\n  ROOT a = f32[] add(p, q)\n}", 3, 25,
                     {"instruction does not exist: q"}));
     // Names are scoped to their computation.
-    QVERIFY(failsAt("c {\n  ROOT x = f32[] parameter(0)\n}\nENTRY e {\n  ROOT y = f32[] negate(x)\n}",
-                    5, 25, {"instruction does not exist: x"}));
+    QVERIFY(
+        failsAt("c {\n  ROOT x = f32[] parameter(0)\n}\nENTRY e {\n  ROOT y = f32[] negate(x)\n}",
+                5, 25, {"instruction does not exist: x"}));
     QVERIFY(failsAt("ENTRY e {\n  ROOT p = f32[] parameter(0), control-predecessors={nope}\n}", 2,
                     54, {"'nope' is not defined"}));
 }
 
 void TestParser::errorUndefinedComputation() {
-    QVERIFY(failsAt("ENTRY e {\n  p = f32[] parameter(0)\n  ROOT c = f32[] call(p), to_apply=missing\n}",
-                    3, 36, {"computation does not exist: missing"}));
+    QVERIFY(failsAt(
+        "ENTRY e {\n  p = f32[] parameter(0)\n  ROOT c = f32[] call(p), to_apply=missing\n}", 3, 36,
+        {"computation does not exist: missing"}));
 }
 
 void TestParser::errorDuplicateNames() {
@@ -811,16 +815,17 @@ void TestParser::errorDuplicateNames() {
                     4, 1, {"computation already exists: c"}));
     QVERIFY(failsAt("ENTRY e {\n  p = f32[] parameter(0)\n  q = f32[] parameter(0)\n}", 3, 23,
                     {"Duplicate parameter number 0"}));
-    QVERIFY(failsAt("ENTRY e {\n  ROOT p = f32[2] parameter(0), sharding={replicated}, sharding={}\n}",
-                    2, 56, {"attribute sharding already exists"}));
+    QVERIFY(
+        failsAt("ENTRY e {\n  ROOT p = f32[2] parameter(0), sharding={replicated}, sharding={}\n}",
+                2, 56, {"attribute sharding already exists"}));
 }
 
 void TestParser::errorUnknownOpcode() {
     QVERIFY(failsAt("ENTRY e {\n  ROOT x = f32[] frobnicate()\n}", 2, 18,
                     {"Unknown opcode", "frobnicate"}));
     // Real async opcodes have no sugar.
-    QVERIFY(failsAt("ENTRY e {\n  p = f32[] parameter(0)\n  ROOT x = f32[] copy-update(p)\n}", 3, 18,
-                    {"Unknown opcode: copy-update"}));
+    QVERIFY(failsAt("ENTRY e {\n  p = f32[] parameter(0)\n  ROOT x = f32[] copy-update(p)\n}", 3,
+                    18, {"Unknown opcode: copy-update"}));
 }
 
 void TestParser::errorMalformedShapes() {
@@ -832,8 +837,8 @@ void TestParser::errorMalformedShapes() {
                     {"expected an integer in a tile"}));
     QVERIFY(failsAt("ENTRY e {\n  ROOT x = f32[2,3]{0} parameter(0)\n}", 2, 20,
                     {"minor to major size is 1"}));
-    QVERIFY(failsAt("ENTRY e {\n  ROOT x = f32[10]{0:D(X)} parameter(0)\n}", 2, 24,
-                    {"DimLevelType"}));
+    QVERIFY(
+        failsAt("ENTRY e {\n  ROOT x = f32[10]{0:D(X)} parameter(0)\n}", 2, 24, {"DimLevelType"}));
     QVERIFY(failsAt("ENTRY e {\n  ROOT x = f32[-1] parameter(0)\n}", 2, 16,
                     {"invalid dimension size -1"}));
 }
@@ -841,9 +846,10 @@ void TestParser::errorMalformedShapes() {
 void TestParser::errorRootAndEntry() {
     QVERIFY(failsAt("ENTRY e {\n  ROOT a = f32[] parameter(0)\n  ROOT b = f32[] parameter(1)\n}", 3,
                     3, {"only one ROOT"}));
-    QVERIFY(failsAt("ENTRY a {\n  ROOT x = f32[] parameter(0)\n}\nENTRY b {\n  ROOT x = f32[] "
-                    "parameter(0)\n}",
-                    4, 1, {"only one ENTRY"}));
+    QVERIFY(
+        failsAt("ENTRY a {\n  ROOT x = f32[] parameter(0)\n}\nENTRY b {\n  ROOT x = f32[] "
+                "parameter(0)\n}",
+                4, 1, {"only one ENTRY"}));
     QVERIFY(failsAt("ENTRY e {\n}", 2, 1, {"no instructions"}));
     QVERIFY(failsAt("HloModule m\n", 2, 1, {"computation name", "end of input"}));
 }
@@ -851,8 +857,8 @@ void TestParser::errorRootAndEntry() {
 void TestParser::errorLexical() {
     QVERIFY(failsAt("ENTRY e {\n/* never closed\n  ROOT x = f32[] parameter(0)\n}", 2, 1,
                     {"unterminated /* comment"}));
-    QVERIFY(failsAt("ENTRY e {\n  ROOT x = f32[] custom-call(), custom_call_target=\"abc\n}", 2,
-                    52, {"unterminated string"}));
+    QVERIFY(failsAt("ENTRY e {\n  ROOT x = f32[] custom-call(), custom_call_target=\"abc\n}", 2, 52,
+                    {"unterminated string"}));
     QVERIFY(failsAt("HloModule a$b", 1, 12, {"invalid character '$'"}));
 }
 
@@ -861,10 +867,9 @@ void TestParser::errorLiterals() {
                     {"expects nested array in rank 2, but sees 1"}));
     QVERIFY(failsAt("ENTRY e {\n  ROOT c = f32[2] constant({1,{2}})\n}", 2, 31,
                     {"expects nested array in rank 1, but sees larger"}));
-    QVERIFY(failsAt("ENTRY e {\n  ROOT c = u4[] constant(16)\n}", 2, 26,
-                    {"out of range", "U4"}));
-    QVERIFY(failsAt("ENTRY e {\n  ROOT c = f16[] constant(-65520)\n}", 2, 27,
-                    {"out of range", "F16"}));
+    QVERIFY(failsAt("ENTRY e {\n  ROOT c = u4[] constant(16)\n}", 2, 26, {"out of range", "U4"}));
+    QVERIFY(
+        failsAt("ENTRY e {\n  ROOT c = f16[] constant(-65520)\n}", 2, 27, {"out of range", "F16"}));
     QVERIFY(failsAt("ENTRY e {\n  ROOT c = f64[] constant(1.8e308)\n}", 2, 27,
                     {"out of range for double"}));
     QVERIFY(failsAt("ENTRY e {\n  ROOT c = bf16[1] constant({nan(0x3ff)})\n}", 2, 30,
@@ -876,60 +881,73 @@ void TestParser::errorLiterals() {
 }
 
 void TestParser::errorOperandShapeMismatch() {
-    QVERIFY(failsAt("ENTRY e {\n  p = f32[2,2] parameter(0)\n  ROOT a = f32[2,2] negate(f32[2,5] p)\n}",
-                    3, 28, {"declared operand shape f32[2,5]{1,0}", "f32[2,2]{1,0}"}));
+    QVERIFY(
+        failsAt("ENTRY e {\n  p = f32[2,2] parameter(0)\n  ROOT a = f32[2,2] negate(f32[2,5] p)\n}",
+                3, 28, {"declared operand shape f32[2,5]{1,0}", "f32[2,2]{1,0}"}));
     // Layouts and dynamic markers are ignored.
-    QVERIFY(parseOk("ENTRY e {\n  p = f32[2,2]{0,1} parameter(0)\n  ROOT a = f32[2,2] "
-                    "negate(f32[<=2,2]{1,0} p)\n}"));
+    QVERIFY(
+        parseOk("ENTRY e {\n  p = f32[2,2]{0,1} parameter(0)\n  ROOT a = f32[2,2] "
+                "negate(f32[<=2,2]{1,0} p)\n}"));
 }
 
 void TestParser::errorAttributes() {
     // A called computation on an opcode that takes none.
-    QVERIFY(failsAt("c {\n  ROOT x = f32[] parameter(0)\n}\nENTRY e {\n  ROOT n = f32[] "
-                    "negate(f32[] parameter(0)), to_apply=c\n}",
-                    5, 46, {"unexpected attribute \"to_apply\""}));
+    QVERIFY(
+        failsAt("c {\n  ROOT x = f32[] parameter(0)\n}\nENTRY e {\n  ROOT n = f32[] "
+                "negate(f32[] parameter(0)), to_apply=c\n}",
+                5, 46, {"unexpected attribute \"to_apply\""}));
     QVERIFY(failsAt("ENTRY e {\n  p = f32[2] parameter(0)\n  ROOT t = f32[2] transpose(p)\n}", 3,
                     31, {"attribute dimensions is expected"}));
-    QVERIFY(failsAt("ENTRY e {\n  p = f32[2] parameter(0)\n  ROOT c = pred[2] compare(p, p), "
-                    "direction=XX\n}",
-                    3, 45, {"expects comparison direction but sees: XX"}));
-    QVERIFY(failsAt("ENTRY e {\n  p = f32[1,2,1] parameter(0)\n  ROOT c = f32[1,2,1] "
-                    "convolution(p, p), window={size=1 pad=1_1_0}, dim_labels=b0f_0io->b0f\n}",
-                    3, 61, {"padding_low and padding_high"}));
-    QVERIFY(failsAt("ENTRY e {\n  p = f32[1,2,1] parameter(0)\n  ROOT c = f32[1,2,1] "
-                    "convolution(p, p), dim_labels=b0f_0io->b0fb\n}",
-                    3, 53, {"unique output dimension numbers"}));
+    QVERIFY(
+        failsAt("ENTRY e {\n  p = f32[2] parameter(0)\n  ROOT c = pred[2] compare(p, p), "
+                "direction=XX\n}",
+                3, 45, {"expects comparison direction but sees: XX"}));
+    QVERIFY(
+        failsAt("ENTRY e {\n  p = f32[1,2,1] parameter(0)\n  ROOT c = f32[1,2,1] "
+                "convolution(p, p), window={size=1 pad=1_1_0}, dim_labels=b0f_0io->b0f\n}",
+                3, 61, {"padding_low and padding_high"}));
+    QVERIFY(
+        failsAt("ENTRY e {\n  p = f32[1,2,1] parameter(0)\n  ROOT c = f32[1,2,1] "
+                "convolution(p, p), dim_labels=b0f_0io->b0fb\n}",
+                3, 53, {"unique output dimension numbers"}));
     QVERIFY(failsAt("ENTRY e {\n  ROOT p = f32[] parameter(0), metadata={op_name=\"x}\n}", 2, 50,
                     {"unterminated string"}));
-    QVERIFY(failsAt("ENTRY e {\n  ROOT x = f32[] exponential(f32[] parameter(0)), "
-                    "result_accuracy={mode=high}\n}",
-                    2, 73, {"ResultAccuracy type but sees: high"}));
-    QVERIFY(failsAt("ENTRY e {\n  ROOT x = f32[] negate(f32[] parameter(0)), "
-                    "result_accuracy={mode=highest}\n}",
-                    2, 46, {"unexpected attribute \"result_accuracy\""}));
-    QVERIFY(failsAt("ENTRY e {\n  ROOT x = f32[] custom-call(), custom_call_target=\"a\", "
-                    "api_version=API_VERSION_NOPE\n}",
-                    2, 69, {"Unknown API version"}));
+    QVERIFY(
+        failsAt("ENTRY e {\n  ROOT x = f32[] exponential(f32[] parameter(0)), "
+                "result_accuracy={mode=high}\n}",
+                2, 73, {"ResultAccuracy type but sees: high"}));
+    QVERIFY(
+        failsAt("ENTRY e {\n  ROOT x = f32[] negate(f32[] parameter(0)), "
+                "result_accuracy={mode=highest}\n}",
+                2, 46, {"unexpected attribute \"result_accuracy\""}));
+    QVERIFY(
+        failsAt("ENTRY e {\n  ROOT x = f32[] custom-call(), custom_call_target=\"a\", "
+                "api_version=API_VERSION_NOPE\n}",
+                2, 69, {"Unknown API version"}));
 }
 
 void TestParser::errorOperandCounts() {
-    QVERIFY(failsAt("ENTRY e {\n  p = f32[] parameter(0)\n  ROOT c = pred[] compare(p), "
-                    "direction=EQ\n}",
-                    3, 26, {"expects 2 operands, but has 1 operands"}));
-    QVERIFY(failsAt("ENTRY e {\n  p = f32[] parameter(0)\n  ROOT t = (f32[], f32[]) tuple(p)\n}",
-                    3, 32, {"expects 2 operands"}));
+    QVERIFY(
+        failsAt("ENTRY e {\n  p = f32[] parameter(0)\n  ROOT c = pred[] compare(p), "
+                "direction=EQ\n}",
+                3, 26, {"expects 2 operands, but has 1 operands"}));
+    QVERIFY(failsAt("ENTRY e {\n  p = f32[] parameter(0)\n  ROOT t = (f32[], f32[]) tuple(p)\n}", 3,
+                    32, {"expects 2 operands"}));
 }
 
 void TestParser::errorAsync() {
-    QVERIFY(failsAt("ENTRY e {\n  p = f32[2] parameter(0)\n  ROOT d = f32[2] custom-call-done(p)\n}",
-                    3, 19, {"expect an asynchronous operation"}));
-    QVERIFY(failsAt("ENTRY e {\n  p = f32[2] parameter(0)\n  s = (f32[2], f32[2]) "
-                    "custom-call-start(p), custom_call_target=\"x\"\n  ROOT d = f32[2] "
-                    "custom-call-done(s)\n}",
-                    3, 24, {"((operand0_shape"}));
-    QVERIFY(failsAt("ENTRY e {\n  p = f32[2] parameter(0)\n  s = ((f32[2]), f32[2], s32[]) "
-                    "custom-call-start(p), custom_call_target=\"x\"\n  ROOT d = f32[2] add-done(s)\n}",
-                    4, 19, {"Expect async wrapped opcode to be custom-call, but got add"}));
+    QVERIFY(
+        failsAt("ENTRY e {\n  p = f32[2] parameter(0)\n  ROOT d = f32[2] custom-call-done(p)\n}", 3,
+                19, {"expect an asynchronous operation"}));
+    QVERIFY(
+        failsAt("ENTRY e {\n  p = f32[2] parameter(0)\n  s = (f32[2], f32[2]) "
+                "custom-call-start(p), custom_call_target=\"x\"\n  ROOT d = f32[2] "
+                "custom-call-done(s)\n}",
+                3, 24, {"((operand0_shape"}));
+    QVERIFY(
+        failsAt("ENTRY e {\n  p = f32[2] parameter(0)\n  s = ((f32[2]), f32[2], s32[]) "
+                "custom-call-start(p), custom_call_target=\"x\"\n  ROOT d = f32[2] add-done(s)\n}",
+                4, 19, {"Expect async wrapped opcode to be custom-call, but got add"}));
 }
 
 void TestParser::errorSignatureMismatch() {
@@ -938,25 +956,29 @@ void TestParser::errorSignatureMismatch() {
 }
 
 void TestParser::errorAliasing() {
-    QVERIFY(failsAt("HloModule m, input_output_alias={ {0 : (0, {0}) }\nENTRY e {\n  ROOT p = "
-                    "f32[] parameter(0)\n}",
-                    1, 38, {"Expects '}' at the end of ShapeIndex"}));
-    QVERIFY(failsAt("HloModule m, buffer_donor={ (zero, {0}) }\nENTRY e {\n  ROOT p = f32[] "
-                    "parameter(0)\n}",
-                    1, 30, {"expects integer"}));
+    QVERIFY(
+        failsAt("HloModule m, input_output_alias={ {0 : (0, {0}) }\nENTRY e {\n  ROOT p = "
+                "f32[] parameter(0)\n}",
+                1, 38, {"Expects '}' at the end of ShapeIndex"}));
+    QVERIFY(
+        failsAt("HloModule m, buffer_donor={ (zero, {0}) }\nENTRY e {\n  ROOT p = f32[] "
+                "parameter(0)\n}",
+                1, 30, {"expects integer"}));
 }
 
 void TestParser::errorSplitInSingleModule() {
-    QVERIFY(failsAt("HloModule a\nENTRY e { ROOT p = f32[] parameter(0) }\n// -----\nHloModule "
-                    "b\nENTRY e { ROOT p = f32[] parameter(0) }\n",
-                    3, 1, {"parseHloModules"}));
+    QVERIFY(
+        failsAt("HloModule a\nENTRY e { ROOT p = f32[] parameter(0) }\n// -----\nHloModule "
+                "b\nENTRY e { ROOT p = f32[] parameter(0) }\n",
+                3, 1, {"parseHloModules"}));
 }
 
 // ---------------------------------------------------------------------------
 // Robustness
 
 void TestParser::truncatedInputNeverCrashes() {
-    const std::string text = R"(HloModule m, entry_computation_layout={(f32[2]{0})->f32[2]{0}}, input_output_alias={ {}: (0, {}) }
+    const std::string text =
+        R"(HloModule m, entry_computation_layout={(f32[2]{0})->f32[2]{0}}, input_output_alias={ {}: (0, {}) }
 
 FileNames
 1 "f.py"
@@ -1014,9 +1036,10 @@ void TestParser::largeNumbers() {
                     {"out of range"}));
     QVERIFY(failsAt("ENTRY e {\n  ROOT x = f32[] parameter(99999999999999999999)\n}", 2, 28,
                     {"out of range"}));
-    QVERIFY(failsAt("ENTRY e {\n  p = (f32[]) parameter(0)\n  ROOT x = f32[] "
-                    "get-tuple-element(p), index=9223372036854775808\n}",
-                    3, 46, {"out of range"}));
+    QVERIFY(
+        failsAt("ENTRY e {\n  p = (f32[]) parameter(0)\n  ROOT x = f32[] "
+                "get-tuple-element(p), index=9223372036854775808\n}",
+                3, 46, {"out of range"}));
     // A huge parameter number is accepted without a huge allocation.
     QVERIFY(parseOk("ENTRY e {\n  ROOT x = f32[] parameter(9223372036854775807)\n}"));
 }

@@ -575,7 +575,7 @@ module {
     auto chunks = parseStableHloChunks(text, "split.mlir");
     QCOMPARE(chunks.size(), size_t{2});
     QCOMPARE(chunks[0].firstLine, 1);
-    QCOMPARE(chunks[1].firstLine, 15);
+    QCOMPARE(chunks[1].firstLine, 14);
 }
 
 void TestStableHlo::errorSyntax() {

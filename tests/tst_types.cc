@@ -23,7 +23,7 @@ private slots:
 };
 
 void TestTypes::primitiveTypeNamesRoundTrip() {
-    QCOMPARE(kPrimitiveTypeCount, 35);
+    QCOMPARE(kPrimitiveTypeCount, 36);  // 35 XLA element types + buffer
     for (int i = 1; i <= kPrimitiveTypeCount; ++i) {
         auto type = static_cast<PrimitiveType>(i);
         std::string_view name = primitive_util::name(type);
