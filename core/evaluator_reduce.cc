@@ -194,29 +194,30 @@ public:
             m_sizes.push_back(w.size);
         }
     }
-    void offsets(std::span<const int64_t> outIndex, std::vector<int64_t>& result) const {
+    void offsets(std::span<const int64_t> outIndex, std::vector<int64_t>& result) {
         result.clear();
         if (elementProduct(m_sizes) == 0) return;
         const size_t rank = m_inDims.size();
         // Per-dimension valid (window index -> input offset) lists.
-        std::vector<std::vector<int64_t>> perDim(rank);
+        m_perDim.resize(rank);
         for (size_t i = 0; i < rank; ++i) {
+            m_perDim[i].clear();
             for (int64_t k = 0; k < m_sizes[i]; ++k) {
                 const int64_t pos = windowInput(m_window[i], m_inDims[i], outIndex[i], k);
-                if (pos >= 0) perDim[i].push_back(pos * m_inStrides[i]);
+                if (pos >= 0) m_perDim[i].push_back(pos * m_inStrides[i]);
             }
-            if (perDim[i].empty()) return;
+            if (m_perDim[i].empty()) return;
         }
-        std::vector<size_t> index(rank, 0);
+        m_index.assign(rank, 0);
         while (true) {
             int64_t offset = 0;
-            for (size_t i = 0; i < rank; ++i) offset += perDim[i][index[i]];
+            for (size_t i = 0; i < rank; ++i) offset += m_perDim[i][m_index[i]];
             result.push_back(offset);
             size_t i = rank;
             while (i > 0) {
                 --i;
-                if (++index[i] < perDim[i].size()) break;
-                index[i] = 0;
+                if (++m_index[i] < m_perDim[i].size()) break;
+                m_index[i] = 0;
                 if (i == 0) return;
             }
             if (rank == 0) return;
@@ -228,6 +229,8 @@ private:
     std::vector<int64_t> m_inStrides;
     std::vector<WindowDimension> m_window;
     std::vector<int64_t> m_sizes;
+    std::vector<std::vector<int64_t>> m_perDim;  // scratch
+    std::vector<size_t> m_index;                 // scratch
 };
 
 // Shapes of a variadic result: the array shape itself (one operand) or the

@@ -1,13 +1,12 @@
-// HLO text parser: module structure, instructions, operands, name
-// resolution, shape inference of shape-less instructions and the checks that
-// need resolved operands. See hlo_parser_internal.h for the overall design.
+// HLO text parser: module structure (header, stack frames, computations),
+// instructions, operands, and the public API. See hlo_parser_internal.h for
+// the overall design and where the other parts live.
 #include "core/hlo_parser.h"
 
 #include <algorithm>
 #include <cstring>
 
 #include "core/hlo_parser_internal.h"
-#include "core/shape_inference.h"
 
 namespace hloscope {
 namespace hlo_parser_internal {

@@ -285,7 +285,6 @@ RequiredAttributes requiredAttributes(HloOpcode op) {
         case O::kGetTupleElement:
             return {{"index"}, 1};
         case O::kCall:
-            return {{"to_apply"}, 1};
         case O::kReduceWindow:
             return {{"to_apply"}, 1};
         case O::kConvolution:

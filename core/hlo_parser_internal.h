@@ -153,7 +153,7 @@ struct SignatureCheck {
 class SmallInts {
 public:
     static constexpr size_t kInline = 12;
-    void push_back(int64_t value) {
+    void append(int64_t value) {
         if (m_size < kInline) {
             m_inline[m_size++] = value;
             return;
@@ -224,6 +224,7 @@ public:
                           std::vector<uint32_t>& created, HloInstruction** out);
     Status finishModule(HloModule* module);
     Status inferShapes();
+    Status inferScanShape(HloInstruction* scan, size_t offset, Shape* out);
     Status runChecks();
     Status checkInstruction(const Site& site);
     Status checkAsync(const Site& site);

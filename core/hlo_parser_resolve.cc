@@ -78,6 +78,8 @@ Status Parser::inferShapes() {
                                          " out of bounds for a tuple of " +
                                          std::to_string(tuple.tupleCount()) + " elements");
             result = tuple.tupleShape(index);
+        } else if (opcode == HloOpcode::kScan) {
+            HLO_RETURN_IF_ERROR(inferScanShape(instruction, offset, &result));
         } else if (opcode == HloOpcode::kTuple) {
             std::vector<Shape> elements;
             elements.reserve(static_cast<size_t>(instruction->operandCount()));
@@ -129,6 +131,38 @@ Status Parser::inferShapes() {
             stack.pop_back();
         }
     }
+    return Status::ok();
+}
+
+// XLA's parser infers a scan's shape from its to_apply root: the carries
+// as they are, the other results with the scanned dimension inserted.
+Status Parser::inferScanShape(HloInstruction* scan, size_t offset, Shape* out) {
+    HLO_RETURN_IF_ERROR(checkInstruction({scan, offset, 0}));
+    const HloComputation* body = scan->toApply();
+    int64_t carries = 0;
+    if (auto text = scan->attribute("num_carries")) parseInt64(*text, &carries);
+    int64_t inputs = scan->operandCount() - carries;
+    if (inputs <= 0 || body == nullptr || scan->dimensions().size() != 1)
+        return error(offset, "Cannot infer shape for scan with no inputs");
+    const int64_t dim = scan->dimensions(0);
+    const int64_t size = scan->operand(0)->shape().dimensions(dim);
+    auto insert = [&](Shape shape) {
+        if (!shape.isArray() || dim > shape.rank()) return shape;
+        std::vector<int64_t> dims = shape.dimensions();
+        dims.insert(dims.begin() + dim, size);
+        Shape result = Shape::makeArray(shape.elementType(), std::move(dims));
+        return result;
+    };
+    const Shape& root = body->root()->shape();
+    if (!root.isTuple()) {
+        *out = carries > 0 ? root : insert(root);
+        return Status::ok();
+    }
+    std::vector<Shape> elements;
+    for (int64_t i = 0; i < root.tupleCount(); ++i)
+        elements.push_back(i + carries < root.tupleCount() ? insert(root.tupleShape(i))
+                                                           : root.tupleShape(i));
+    *out = Shape::makeTuple(std::move(elements));
     return Status::ok();
 }
 

@@ -196,8 +196,8 @@ Status Parser::parseDimensions(Shape* out) {
                 return error(start, "dimension size is out of range");
             if (size < 0) return error(start, "invalid dimension size " + std::to_string(size));
         }
-        if (dynamic) dynamicDims.push_back(static_cast<int64_t>(dims.size()));
-        dims.push_back(size);
+        if (dynamic) dynamicDims.append(static_cast<int64_t>(dims.size()));
+        dims.append(size);
         if (dims.size() > static_cast<size_t>(kMaxDepth) * 64)
             return error(p, "too many dimensions in a shape");
         p = m_lexer.skipTrivia(p);
@@ -407,7 +407,7 @@ Status Parser::parseLayout(Layout* out, int64_t rank) {
             while (true) {
                 int64_t value = 0;
                 HLO_RETURN_IF_ERROR(expectInt(&value, "the layout"));
-                minorToMajor.push_back(value);
+                minorToMajor.append(value);
                 if (!s.eat(',')) break;
             }
         }

@@ -573,6 +573,13 @@ ENTRY e {
     QCOMPARE(find(*module, "r")->shape().toString(), std::string("f32[3]"));
     QCOMPARE(find(*module, "out")->shape().toString(), std::string("(f32[3], f32[3])"));
     QVERIFY(roundTrips(*module));
+    // scan: carries keep their shape, the other results get the scanned dimension.
+    auto scan = parseOk("step {\n  x = f32[] parameter(0)\n  c = f32[] parameter(1)\n  ROOT t = "
+                        "(f32[], f32[]) tuple(x, c)\n}\nENTRY e {\n  ROOT s = scan(f32[4] "
+                        "parameter(0), f32[] parameter(1)), dimensions={0}, num_carries=1, "
+                        "to_apply=step\n}");
+    QVERIFY(scan);
+    QCOMPARE(scan->entryComputation()->root()->shape().toString(), std::string("(f32[4], f32[])"));
 }
 
 void TestParser::inlineComputations() {

@@ -137,6 +137,7 @@ private slots:
     void chloNumerics();
     void dynamicOpsWithConstantShapes();
     void chunksAndFormatDetection();
+    void genericModuleForm();
     void errorSyntax();
     void errorUndefinedValue();
     void errorUnknownOperation();
@@ -576,6 +577,23 @@ module {
     QCOMPARE(chunks.size(), size_t{2});
     QCOMPARE(chunks[0].firstLine, 1);
     QCOMPARE(chunks[1].firstLine, 14);
+}
+
+void TestStableHlo::genericModuleForm() {
+    const char* text = R"("builtin.module"() <{sym_name = "generic"}> ({
+  "func.func"() <{function_type = (tensor<2xf32>) -> tensor<2xf32>, sym_name = "main"}> ({
+  ^bb0(%arg0: tensor<2xf32>):
+    %0 = "stablehlo.add"(%arg0, %arg0) : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+    "func.return"(%0) : (tensor<2xf32>) -> ()
+  }) : () -> ()
+}) {mhlo.num_replicas = 2 : i32} : () -> ()
+)";
+    QCOMPARE(detectModuleFormat(text), ModuleFormat::kStableHlo);
+    auto module = import(text);
+    QVERIFY(module);
+    QString hlo = printed(*module);
+    EXPECT_LINE(hlo, "HloModule generic, entry_computation_layout={(f32[2]{0})->f32[2]{0}}, replica_count=2");
+    EXPECT_LINE(hlo, "ROOT %add.3 = f32[2]{0} add(%Arg_0.2, %Arg_0.2)");
 }
 
 void TestStableHlo::errorSyntax() {
