@@ -127,9 +127,10 @@ int runBench(const ParseFlags& flags) {
             auto modules = parseHloModules(input.text, options);
             parseSeconds += secondsSince(start);
             if (!modules.isOk()) {
-                if (round == 0)
+                if (round == 0) {
                     std::fprintf(stderr, "%s\n", formatError(input.name, modules.status()).c_str());
-                ++failures;
+                    ++failures;
+                }
                 continue;
             }
             int64_t after = residentBytes();

@@ -83,6 +83,7 @@ int64_t Shape::elementCount() const {
 }
 
 int64_t Shape::byteSize() const {
+    if (isBuffer()) return m_tupleShapes.empty() ? 0 : m_tupleShapes.front().byteSize();
     if (isTuple()) {
         int64_t total = 0;
         for (const Shape& element : m_tupleShapes) total += element.byteSize();
@@ -96,6 +97,12 @@ int64_t Shape::byteSize() const {
 }
 
 void Shape::appendTo(std::string& out, bool printLayout) const {
+    if (isBuffer()) {
+        out += "b(";
+        if (!m_tupleShapes.empty()) m_tupleShapes.front().appendTo(out, printLayout);
+        out += ')';
+        return;
+    }
     if (isTuple()) {
         out += '(';
         for (size_t i = 0; i < m_tupleShapes.size(); ++i) {
@@ -151,7 +158,7 @@ bool Shape::operator==(const Shape& other) const {
 
 bool Shape::compatible(const Shape& other) const {
     if (m_elementType != other.m_elementType) return false;
-    if (isTuple()) {
+    if (isTuple() || isBuffer()) {
         if (m_tupleShapes.size() != other.m_tupleShapes.size()) return false;
         for (size_t i = 0; i < m_tupleShapes.size(); ++i)
             if (!m_tupleShapes[i].compatible(other.m_tupleShapes[i])) return false;
@@ -161,8 +168,8 @@ bool Shape::compatible(const Shape& other) const {
 }
 
 bool Shape::sameDimensions(const Shape& other) const {
-    if (isTuple() != other.isTuple()) return false;
-    if (isTuple()) {
+    if (isTuple() != other.isTuple() || isBuffer() != other.isBuffer()) return false;
+    if (isTuple() || isBuffer()) {
         if (m_tupleShapes.size() != other.m_tupleShapes.size()) return false;
         for (size_t i = 0; i < m_tupleShapes.size(); ++i)
             if (!m_tupleShapes[i].sameDimensions(other.m_tupleShapes[i])) return false;

@@ -481,7 +481,7 @@ StatusOr<HloComputation*> Importer::lowerRegion(const Region& region, const Scop
     };
     std::vector<HloInstruction*> values;
     if (spec.tupleParameter) {
-        if (shapes.size() == 1 && !spec.alwaysTupleParameter) {
+        if (shapes.size() == 1) {
             values.push_back(makeParameter(0, shapes.front()));
         } else {
             HloInstruction* param = makeParameter(0, Shape::makeTuple(shapes));

@@ -78,11 +78,10 @@ private:
 // How a region becomes a computation.
 struct RegionSpec {
     std::string nameHint = "region";
-    // One tuple parameter holding the block arguments (and captures)
-    // instead of one parameter per block argument; a single value is passed
-    // as itself unless `alwaysTupleParameter`.
+    // One parameter holding the block arguments (and captures) instead of
+    // one parameter per block argument: a tuple, or the value itself when
+    // there is exactly one.
     bool tupleParameter = false;
-    bool alwaysTupleParameter = false;
     // Values from outside the region passed in after the block arguments.
     // Each captured name stands for a group of values (`%x:2` captures both).
     std::vector<std::string> captureNames;

@@ -471,6 +471,8 @@ StatusOr<Values> lowerSimpleNary(OpContext& ctx, HloOpcode opcode) {
 }
 
 StatusOr<Values> lowerOptimizationBarrier(OpContext& ctx) {
+    if (ctx.operands.size() == 1)
+        return one(ctx.b.add(HloOpcode::kOptimizationBarrier, ctx.operands[0]->shape(), ctx.operands));
     HloInstruction* t = ctx.b.tuple(ctx.operands);
     HloInstruction* barrier = ctx.b.add(HloOpcode::kOptimizationBarrier, t->shape(), {t});
     return ctx.b.unpack(barrier);

@@ -175,8 +175,9 @@ StatusOr<Values> lowerWhile(OpContext& ctx) {
     return results;
 }
 
-// if / case: each branch receives the values it uses from outside as one
-// tuple operand.
+// if / case: each branch receives the values it uses from outside as its
+// operand: the value itself when there is one, else a tuple of them (as
+// XLA's CreateTupleIfMultipleOps does).
 StatusOr<Values> lowerConditional(OpContext& ctx, bool isIf) {
     if (ctx.operands.size() != 1) return opError(ctx, "expected one predicate/index operand");
     if (isIf) HLO_RETURN_IF_ERROR(expectRegions(ctx, 2));
@@ -186,10 +187,10 @@ StatusOr<Values> lowerConditional(OpContext& ctx, bool isIf) {
     for (const Region& region : ctx.op.regions) {
         RegionSpec spec;
         spec.tupleParameter = true;
-        spec.alwaysTupleParameter = true;
         spec.nameHint = "region";
         HLO_RETURN_IF_ERROR(ctx.importer.resolveCaptures({&region}, ctx.op.pos, ctx.scope, ctx.b, spec));
-        operands.push_back(ctx.b.tuple(spec.captureValues));
+        operands.push_back(spec.captureValues.size() == 1 ? spec.captureValues[0]
+                                                          : ctx.b.tuple(spec.captureValues));
         if (!region.blocks.empty() && !region.blocks.front().args.empty())
             return opError(ctx, "branch regions take no arguments");
         HLO_ASSIGN_OR_RETURN(HloComputation * branch, ctx.importer.lowerRegion(region, ctx.scope, spec));
@@ -307,8 +308,8 @@ StatusOr<Values> lowerInfeed(OpContext& ctx) {
     if (const MlirAttr* config = ctx.op.attr("infeed_config");
         config != nullptr && config->kind == MlirAttr::Kind::kString && !config->str.empty())
         infeed->setAttribute("infeed_config", quoteString(config->str));
-    HloInstruction* dataTuple = ctx.b.getTupleElement(infeed, 0);
-    Values results = ctx.b.unpack(dataTuple);
+    Values results;
+    if (!data.empty()) results = ctx.b.unpack(ctx.b.getTupleElement(infeed, 0));
     results.push_back(ctx.b.getTupleElement(infeed, 1));
     return results;
 }

@@ -130,6 +130,7 @@ private slots:
     void rngBitGeneratorThreeFry();
     void rngBitGeneratorPhilox();
     void rngIsDeterministic();
+    void rngGetAndUpdateState();
     void collectivesOnOneReplica();
     void customCalls();
     void replicaId();
@@ -959,6 +960,15 @@ void TestEvaluator::rngIsDeterministic() {
     }
 }
 
+void TestEvaluator::rngGetAndUpdateState() {
+    // The state starts at the seed (42 by default) and advances by delta.
+    EXPECT_EVAL(wrapEntry(R"(
+  a = u64[2] rng-get-and-update-state(), delta=16
+  b = u64[2] rng-get-and-update-state(), delta=16
+  ROOT t = (u64[2], u64[2]) tuple(a, b))"),
+                "(u64[2], u64[2]) ({42, 0}, {58, 0})");
+}
+
 void TestEvaluator::collectivesOnOneReplica() {
     const std::string add = R"(
 HloModule m, replica_count=1
@@ -1009,6 +1019,14 @@ ENTRY e {
 }
 )",
                 "(f32[2,2], s32[2,2]) ({{5, 4}, {9, 6}}, {{4, 2}, {0, 2}})");
+    // JAX's GPU threefry kernel, checked against the Random123 vector.
+    EXPECT_EVAL(wrapEntry(R"(
+  k0 = u32[1] constant({320440878})
+  k1 = u32[1] constant({57701188})
+  x0 = u32[1] constant({608135816})
+  x1 = u32[1] constant({2242054355})
+  ROOT t = (u32[1], u32[1]) custom-call(k0, k1, x0, x1), custom_call_target="cu_threefry2x32")"),
+                "(u32[1], u32[1]) ({3297917596}, {1212020640})");
     EXPECT_FAILURE(wrapEntry(R"(
   t = token[] after-all()
   ROOT i = ((f32[2]), token[]) infeed(t))"),

@@ -362,9 +362,13 @@ func.func @main(%x: tensor<2x3xf32>, %y: tensor<2x3xi32>, %z: tensor<f32>, %zi: 
     EXPECT_LINE(text, "while(%tuple.30), condition=%region_3.31, body=%region_4.38");
     EXPECT_LINE(text, "ROOT %compare.37 = pred[] compare(%get-tuple-element.33, %get-tuple-element.35), direction=LT");
     EXPECT_LINE(text, "tuple(%add.44, %add.45, %get-tuple-element.42, %get-tuple-element.43)");
-    // If: each branch takes a tuple of the values it uses.
-    EXPECT_LINE(text, "conditional(%Arg_4.6, %tuple.50, %tuple.54), true_computation=%region_5.51, false_computation=%region_6.55");
-    EXPECT_LINE(text, "branch_computations={%region_7.");
+    // If / case: each branch takes the value it uses from outside (a tuple
+    // when it uses several).
+    EXPECT_LINE(text, "%region_5.50 (Arg_0.51: f32[]) -> f32[] {");
+    EXPECT_LINE(text, "conditional(%Arg_4.6, %Arg_2.4, %Arg_2.4), true_computation=%region_5.50, "
+                      "false_computation=%region_6.52");
+    EXPECT_LINE(text, "conditional(%Arg_3.5, %constant.29, %constant.28), "
+                      "branch_computations={%region_7.56, %region_8.58}");
 }
 
 void TestStableHlo::functionsAndCalls() {
