@@ -118,11 +118,11 @@ void appendTypedAttributes(std::string& out, const HloInstruction& instruction) 
     }
     if (instruction.hasDimensions()) appendIntListAttribute(out, "dimensions", instruction.dimensions());
     if (!extra) return;
-    if (!extra->slice.empty()) {
+    if (!extra->slice.empty() || opcode == HloOpcode::kSlice) {
         beginAttribute(out, "slice");
         out += sliceToString(extra->slice);
     }
-    if (!extra->dynamicSliceSizes.empty())
+    if (!extra->dynamicSliceSizes.empty() || opcode == HloOpcode::kDynamicSlice)
         appendIntListAttribute(out, "dynamic_slice_sizes", extra->dynamicSliceSizes);
     if (!extra->padding.empty()) {
         beginAttribute(out, "padding");

@@ -35,6 +35,46 @@ QStringList filesUnder(const QString& relative) {
 
 QString relativeName(const QString& path) { return QDir(kCorpus).relativeFilePath(path); }
 
+// XLA test name of each corpus file (SOURCES.tsv for valid/ and models/,
+// invalid/EXPECTED.tsv for invalid/), keyed by the path relative to hlo/.
+const std::map<QString, QString>& testNames() {
+    static const std::map<QString, QString> names = [] {
+        std::map<QString, QString> out;
+        auto load = [&](const QString& tsv, const QString& prefix) {
+            QFile file(tsv);
+            if (!file.open(QIODevice::ReadOnly)) return;
+            while (!file.atEnd()) {
+                QStringList parts = QString::fromUtf8(file.readLine()).split(QLatin1Char('\t'));
+                if (parts.size() >= 4) out[prefix + parts[0]] = parts[3];
+            }
+        };
+        load(kCorpus + QStringLiteral("/SOURCES.tsv"), QString());
+        load(kCorpus + QStringLiteral("/invalid/EXPECTED.tsv"), QStringLiteral("invalid/"));
+        return out;
+    }();
+    return names;
+}
+
+// The verifier configuration XLA's test used for a file: HloTestBase verifies
+// with mixed precision allowed; verifier tests switch options on by name
+// (HloVerifierTestLayoutSensitive, ...AllowMixedPrecision, ...).
+HloVerifierOptions verifierOptionsFor(const std::string& relative, bool allowMixedPrecision) {
+    HloVerifierOptions options;
+    options.allowMixedPrecision = allowMixedPrecision;
+    auto it = testNames().find(QString::fromStdString(relative));
+    if (it == testNames().end()) return options;
+    const QString& test = it->second;
+    auto has = [&](const char* word) { return test.contains(QLatin1String(word)); };
+    if (has("LayoutSensitive")) options.layoutSensitive = true;
+    if (has("AllowMixedPrecision")) options.allowMixedPrecision = true;
+    if (has("VerifyInstructionNameChanged")) options.verifyInstructionNameUnchanged = true;
+    if (has("ForCollectiveDeadlocks")) options.verifyNoSendRecvDeadlocks = true;
+    if (has("EnableUnboundedDynamism")) options.allowUnboundedDynamism = true;
+    if (has("VerifyBroadcastDimensionsOrder")) options.verifyBroadcastDimensionsOrder = true;
+    if (has("ReshapeIsNotBitcast")) options.verifyReshapeIsBitcast = true;
+    return options;
+}
+
 // stage -> (relative file -> reason)
 std::map<QString, std::map<QString, QString>> loadExceptions() {
     std::map<QString, std::map<QString, QString>> exceptions;
@@ -50,7 +90,12 @@ std::map<QString, std::map<QString, QString>> loadExceptions() {
     return exceptions;
 }
 
+// A check returns this to leave a file out of a stage (e.g. the verify
+// stage skips files that do not parse: the roundtrip stage reports those).
+const QString kSkip = QStringLiteral("\x01skip");
+
 struct Outcome {
+    QString stage;
     int total = 0;
     int passed = 0;
     QStringList unexpected;  // failures not in the exception list
@@ -66,6 +111,7 @@ Outcome runStage(const QString& stage, const QStringList& files, Check check) {
     const std::map<QString, QString> empty;
     const auto& listed = it == exceptions.end() ? empty : it->second;
     Outcome outcome;
+    outcome.stage = stage;
     for (const QString& path : files) {
         ++outcome.total;
         QString name = relativeName(path);
@@ -77,6 +123,10 @@ Outcome runStage(const QString& stage, const QStringList& files, Check check) {
         QByteArray bytes = file.readAll();
         std::string text(bytes.constData(), static_cast<size_t>(bytes.size()));
         QString failure = check(text, name.toStdString());
+        if (failure == kSkip) {
+            --outcome.total;
+            continue;
+        }
         bool isListed = listed.count(name) != 0;
         if (failure.isEmpty()) {
             ++outcome.passed;
@@ -94,9 +144,10 @@ Outcome runStage(const QString& stage, const QStringList& files, Check check) {
 }
 
 void report(const Outcome& outcome) {
-    const int shown = 40;
-    for (int i = 0; i < outcome.unexpected.size() && i < shown; ++i)
-        qWarning("unexpected: %s", qPrintable(outcome.unexpected[i]));
+    // One line per failure, as "unexpected<TAB>stage<TAB>file: reason", so a
+    // new exception can be pasted into corpus_exceptions.tsv with its reason.
+    for (const QString& failure : outcome.unexpected)
+        qWarning("unexpected\t%s\t%s", qPrintable(outcome.stage), qPrintable(failure));
     for (const QString& name : outcome.stale)
         qWarning("stale exception (now passes, remove it from corpus_exceptions.tsv): %s",
                  qPrintable(name));
@@ -176,15 +227,17 @@ void TestCorpus::modelsParseAndRoundTrip() {
 
 void TestCorpus::validModulesVerify() {
     QStringList files = filesUnder(QStringLiteral("valid")) + filesUnder(QStringLiteral("models"));
+    // Files the parser rejects are the roundtrip stage's business.
     Outcome outcome = runStage(QStringLiteral("verify"), files,
                                [](const std::string& text, const std::string& name) -> QString {
                                    HloParseOptions options;
                                    options.fileName = name;
                                    auto modules = parseHloModules(text, options);
-                                   if (!modules.isOk())
-                                       return QStringLiteral("does not parse");
+                                   if (!modules.isOk()) return kSkip;
+                                   HloVerifierOptions verifierOptions =
+                                       verifierOptionsFor(name, /*allowMixedPrecision=*/true);
                                    for (const auto& module : *modules) {
-                                       Status status = verifyModule(*module);
+                                       Status status = verifyModule(*module, verifierOptions);
                                        if (!status.isOk())
                                            return QString::fromStdString(status.toString());
                                    }
@@ -227,8 +280,9 @@ void TestCorpus::invalidVerifierFilesAreRejected() {
                 ++byParser;
                 return {};
             }
+            HloVerifierOptions verifierOptions = verifierOptionsFor(name, false);
             for (const auto& module : *modules)
-                if (!verifyModule(*module).isOk()) return {};
+                if (!verifyModule(*module, verifierOptions).isOk()) return {};
             return QStringLiteral("accepted by parser and verifier");
         });
     qInfo("invalid/verifier: %d rejected already by the parser", byParser);

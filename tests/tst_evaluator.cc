@@ -3,7 +3,6 @@
 // out-of-range shifts, NaN propagation, -0, total order, empty shapes).
 #include <QtTest>
 #include <atomic>
-#include <chrono>
 #include <cmath>
 #include <string>
 
@@ -136,7 +135,6 @@ private slots:
     void replicaId();
     void argumentChecks();
     void cancellation();
-    void elementwiseThroughput();
 };
 
 void TestEvaluator::floatArithmetic() {
@@ -1065,41 +1063,6 @@ void TestEvaluator::cancellation() {
     HloEvaluatorOptions options;
     options.cancel = &cancel;
     EXPECT_FAILURE(kWhileModule, StatusCode::kCancelled, "cancel", options);
-}
-
-void TestEvaluator::elementwiseThroughput() {
-    // f32 add/multiply run as tight loops: at least 100M elements/s at -O2,
-    // measured end to end (result allocation included) over a chain of ops.
-    const int64_t n = int64_t{1} << 20;
-    const int ops = 32;
-    const std::string type = "f32[" + std::to_string(n) + "]";
-    std::string text = "HloModule m\n\nENTRY e {\n  x0 = " + type + " parameter(0)\n  b = " + type +
-                       " parameter(1)\n";
-    for (int i = 1; i <= ops; ++i)
-        text += std::string(i == ops ? "  ROOT " : "  ") + "x" + std::to_string(i) + " = " + type +
-                (i % 2 ? " add(x" : " multiply(x") + std::to_string(i - 1) + ", b)\n";
-    text += "}\n";
-    auto module = parseHloModule(text);
-    QVERIFY2(module.isOk(), module.status().toString().c_str());
-    RandomLiteralOptions random;
-    std::vector<Literal> arguments = {
-        makeRandomLiteral(Shape::makeArray(PrimitiveType::F32, {n}), random),
-        makeRandomLiteral(Shape::makeArray(PrimitiveType::F32, {n}), random)};
-    HloEvaluator evaluator;
-    double best = 1e30;
-    for (int run = 0; run < 5; ++run) {
-        auto start = std::chrono::steady_clock::now();
-        auto result = evaluator.evaluate(**module, arguments);
-        double seconds =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        QVERIFY(result.isOk());
-        best = std::min(best, seconds);
-    }
-    const double rate = ops * static_cast<double>(n) / best;
-    qInfo("elementwise f32 add/multiply throughput: %.0f M elements/s", rate / 1e6);
-#if defined(NDEBUG) && !defined(__SANITIZE_ADDRESS__)
-    QVERIFY2(rate >= 100e6, "f32 elementwise throughput below 100M elements/s");
-#endif
 }
 
 QTEST_APPLESS_MAIN(TestEvaluator)
