@@ -31,7 +31,7 @@ const char* kGood =
     "  ROOT %y = f32[4]{0} add(f32[4]{0} %x, f32[4]{0} %x)\n"
     "}\n";
 
-// Line 4, column 30: the operand list never closes.
+// The operand list never closes: the error points at the `}` on line 5.
 const char* kBadSyntax =
     "HloModule bad\n"
     "\n"
@@ -109,7 +109,7 @@ void TestCli::parseGoodAndBad() {
     QStringList lines = r.out.split(u'\n', Qt::SkipEmptyParts);
     QCOMPARE(lines.size(), 3);
     QCOMPARE(lines[0], good + u": ok (2 instructions)"_s);
-    QVERIFY2(lines[1].startsWith(bad + u":4:"_s), qPrintable(lines[1]));
+    QVERIFY2(lines[1].startsWith(bad + u":5:1: error: "_s), qPrintable(lines[1]));
     QVERIFY2(lines[1].contains(u": error: "_s), qPrintable(lines[1]));
     QCOMPARE(lines[2], u"1 passed, 1 failed"_s);
     Result ok = runCli({u"parse"_s, good});
