@@ -115,8 +115,13 @@ int runBench(const ParseFlags& flags) {
     double peakRatio = 0.0;
     std::string worstMemoryFile;
     int failures = 0;
+    double aggregateRatio = 0.0;
     for (int round = 0; round < flags.repeat; ++round) {
         double parseSeconds = 0, printSeconds = 0;
+        // Round 0 keeps every module alive to measure the memory of all of
+        // them together against all the text.
+        std::vector<std::unique_ptr<HloModule>> kept;
+        int64_t roundStart = residentBytes();
         instructions = 0;
         printedBytes = 0;
         for (const Input& input : inputs) {
@@ -149,6 +154,12 @@ int runBench(const ParseFlags& flags) {
             for (const auto& module : *modules)
                 printedBytes += static_cast<int64_t>(printModule(*module).size());
             printSeconds += secondsSince(start);
+            if (round == 0)
+                for (auto& module : *modules) kept.push_back(std::move(module));
+        }
+        if (round == 0) {
+            int64_t held = residentBytes() - roundStart;
+            aggregateRatio = static_cast<double>(held) / static_cast<double>(totalBytes);
         }
         bestParse = std::min(bestParse, parseSeconds);
         bestPrint = std::min(bestPrint, printSeconds);
@@ -160,9 +171,12 @@ int runBench(const ParseFlags& flags) {
                 flags.repeat);
     std::printf("print:        %.3f s  %.1f MB/s of input, %.1f MB/s of output\n", bestPrint,
                 mb / bestPrint, static_cast<double>(printedBytes) / 1e6 / bestPrint);
+    if (aggregateRatio > 0)
+        std::printf("memory:       %.2fx the text size for all modules held together\n",
+                    aggregateRatio);
     if (peakRatio > 0)
-        std::printf("memory:       %.2fx text size at most (%s)\n", peakRatio,
-                    worstMemoryFile.c_str());
+        std::printf("memory:       %.2fx the text size for the worst single file >= 1 MB (%s)\n",
+                    peakRatio, worstMemoryFile.c_str());
     std::printf("%zu passed, %d failed\n", inputs.size() - static_cast<size_t>(failures),
                 failures);
     return failures == 0 ? kExitOk : kExitFailed;

@@ -172,10 +172,46 @@ bool HloInstruction::isTypedAttributeName(std::string_view name) {
     return std::binary_search(names.begin(), names.end(), name);
 }
 
+struct HloInstruction::Rare {
+    std::vector<HloInstruction*> controlPredecessors;
+    std::vector<HloInstruction*> controlSuccessors;
+    std::string literalText;
+};
+
+namespace {
+const std::vector<HloInstruction*>& emptyInstructionList() {
+    static const std::vector<HloInstruction*> kEmpty;
+    return kEmpty;
+}
+}  // namespace
+
 HloInstruction::HloInstruction(HloOpcode opcode, std::string name, Shape shape)
     : m_opcode(opcode), m_name(std::move(name)), m_shape(std::move(shape)) {}
 
 HloInstruction::~HloInstruction() = default;
+
+HloInstruction::Rare& HloInstruction::rare() {
+    if (!m_rare) m_rare = std::make_unique<Rare>();
+    return *m_rare;
+}
+
+const std::vector<HloInstruction*>& HloInstruction::controlPredecessors() const {
+    return m_rare ? m_rare->controlPredecessors : emptyInstructionList();
+}
+
+const std::vector<HloInstruction*>& HloInstruction::controlSuccessors() const {
+    return m_rare ? m_rare->controlSuccessors : emptyInstructionList();
+}
+
+const std::string& HloInstruction::literalText() const {
+    static const std::string kEmpty;
+    return m_rare ? m_rare->literalText : kEmpty;
+}
+
+void HloInstruction::setLiteralText(std::string text) {
+    if (text.empty() && !m_rare) return;
+    rare().literalText = std::move(text);
+}
 
 void HloInstruction::appendOperand(HloInstruction* operand) {
     assert(operand != nullptr);
@@ -211,15 +247,18 @@ void HloInstruction::replaceAllUsesWith(HloInstruction* other) {
 }
 
 void HloInstruction::addControlDependencyTo(HloInstruction* successor) {
-    addUnique(m_controlSuccessors, successor);
-    addUnique(successor->m_controlPredecessors, this);
+    addUnique(rare().controlSuccessors, successor);
+    addUnique(successor->rare().controlPredecessors, this);
 }
 
 void HloInstruction::dropAllControlDependencies() {
-    for (HloInstruction* pred : m_controlPredecessors) eraseOne(pred->m_controlSuccessors, this);
-    for (HloInstruction* succ : m_controlSuccessors) eraseOne(succ->m_controlPredecessors, this);
-    m_controlPredecessors.clear();
-    m_controlSuccessors.clear();
+    if (!m_rare) return;
+    for (HloInstruction* pred : m_rare->controlPredecessors)
+        eraseOne(pred->rare().controlSuccessors, this);
+    for (HloInstruction* succ : m_rare->controlSuccessors)
+        eraseOne(succ->rare().controlPredecessors, this);
+    m_rare->controlPredecessors.clear();
+    m_rare->controlSuccessors.clear();
 }
 
 HloExtraAttributes& HloInstruction::mutableExtra() {
@@ -436,11 +475,11 @@ bool HloInstruction::identicalTo(const HloInstruction& other, bool compareNames)
     if (m_parameterNumber != other.m_parameterNumber || m_index != other.m_index) return false;
     if (m_hasDimensions != other.m_hasDimensions || m_dimensions != other.m_dimensions)
         return false;
-    if (m_literalText != other.m_literalText || m_metadata != other.m_metadata) return false;
+    if (literalText() != other.literalText() || m_metadata != other.m_metadata) return false;
     if (m_attributes != other.m_attributes) return false;
     if (!sameComputationNames(m_calledComputations, other.m_calledComputations)) return false;
     if (!sameNames(m_operands, other.m_operands)) return false;
-    if (!sameNames(m_controlPredecessors, other.m_controlPredecessors)) return false;
+    if (!sameNames(controlPredecessors(), other.controlPredecessors())) return false;
     return sameExtra(m_extra ? *m_extra : defaultExtra(),
                      other.m_extra ? *other.m_extra : defaultExtra());
 }

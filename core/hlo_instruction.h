@@ -143,19 +143,76 @@ struct CalledComputationAttribute {
     bool isList = false;  // printed as {%a, %b}
 };
 
+// std::optional-like holder that keeps its value on the heap, so that an
+// unset large attribute costs one pointer in HloExtraAttributes.
+template <typename T>
+class BoxedOptional {
+public:
+    BoxedOptional() = default;
+    BoxedOptional(std::nullopt_t) {}
+    BoxedOptional(const T& value) : m_value(std::make_unique<T>(value)) {}
+    BoxedOptional(T&& value) : m_value(std::make_unique<T>(std::move(value))) {}
+    BoxedOptional(const std::optional<T>& value)
+        : m_value(value ? std::make_unique<T>(*value) : nullptr) {}
+    BoxedOptional(const BoxedOptional& other)
+        : m_value(other.m_value ? std::make_unique<T>(*other.m_value) : nullptr) {}
+    BoxedOptional(BoxedOptional&&) noexcept = default;
+    BoxedOptional& operator=(const BoxedOptional& other) {
+        if (this != &other) m_value = other.m_value ? std::make_unique<T>(*other.m_value) : nullptr;
+        return *this;
+    }
+    BoxedOptional& operator=(BoxedOptional&&) noexcept = default;
+    BoxedOptional& operator=(std::nullopt_t) {
+        m_value.reset();
+        return *this;
+    }
+    template <typename U>
+        requires(std::is_constructible_v<T, U &&> &&
+                 !std::is_same_v<std::decay_t<U>, BoxedOptional> &&
+                 !std::is_same_v<std::decay_t<U>, std::nullopt_t>)
+    BoxedOptional& operator=(U&& value) {
+        m_value = std::make_unique<T>(std::forward<U>(value));
+        return *this;
+    }
+    friend bool operator==(const BoxedOptional& a, const T& b) { return a && *a == b; }
+
+    bool has_value() const { return m_value != nullptr; }
+    explicit operator bool() const { return has_value(); }
+    T& operator*() { return *m_value; }
+    const T& operator*() const { return *m_value; }
+    T* operator->() { return m_value.get(); }
+    const T* operator->() const { return m_value.get(); }
+    T& value() { return *m_value; }
+    const T& value() const { return *m_value; }
+    template <typename... Args>
+    T& emplace(Args&&... args) {
+        m_value = std::make_unique<T>(std::forward<Args>(args)...);
+        return *m_value;
+    }
+    void reset() { m_value.reset(); }
+
+    bool operator==(const BoxedOptional& other) const {
+        if (has_value() != other.has_value()) return false;
+        return !has_value() || *m_value == *other.m_value;
+    }
+
+private:
+    std::unique_ptr<T> m_value;
+};
+
 // Typed attributes that only a few opcodes use, allocated on first use.
 struct HloExtraAttributes {
     std::vector<SliceDimension> slice;             // slice=
     std::vector<int64_t> dynamicSliceSizes;        // dynamic_slice_sizes=
     std::vector<PaddingDimension> padding;         // padding= (pad)
-    std::optional<Window> window;                  // window=
-    std::optional<ConvolutionDimensionNumbers> convolutionDimensionNumbers;  // dim_labels=
+    BoxedOptional<Window> window;                  // window=
+    BoxedOptional<ConvolutionDimensionNumbers> convolutionDimensionNumbers;  // dim_labels=
     int64_t featureGroupCount = 1;                 // feature_group_count=
     int64_t batchGroupCount = 1;                   // batch_group_count=
-    std::optional<DotDimensionNumbers> dotDimensionNumbers;
-    std::optional<GatherDimensionNumbers> gatherDimensionNumbers;
+    BoxedOptional<DotDimensionNumbers> dotDimensionNumbers;
+    BoxedOptional<GatherDimensionNumbers> gatherDimensionNumbers;
     std::vector<int64_t> gatherSliceSizes;         // slice_sizes=
-    std::optional<ScatterDimensionNumbers> scatterDimensionNumbers;
+    BoxedOptional<ScatterDimensionNumbers> scatterDimensionNumbers;
     bool indicesAreSorted = false;                 // indices_are_sorted=true
     bool uniqueIndices = false;                    // unique_indices=true
     std::optional<ComparisonDirection> comparisonDirection;  // direction=
@@ -165,12 +222,12 @@ struct HloExtraAttributes {
     std::optional<double> epsilon;                 // epsilon= (batch norm)
     std::string epsilonText;                       // epsilon exactly as written
     std::optional<int64_t> featureIndex;           // feature_index=
-    std::optional<std::string> customCallTarget;   // custom_call_target="..."
-    std::optional<std::string> fusionKind;         // kind=kLoop|kInput|kOutput|kCustom
+    BoxedOptional<std::string> customCallTarget;   // custom_call_target="..."
+    BoxedOptional<std::string> fusionKind;         // kind=kLoop|kInput|kOutput|kCustom
     std::optional<bool> isStable;                  // is_stable= (sort)
-    std::optional<std::string> fftType;            // fft_type=FFT|IFFT|RFFT|IRFFT
+    BoxedOptional<std::string> fftType;            // fft_type=FFT|IFFT|RFFT|IRFFT
     std::vector<int64_t> fftLength;                // fft_length=
-    std::optional<std::string> distribution;       // distribution=rng_uniform|rng_normal
+    BoxedOptional<std::string> distribution;       // distribution=rng_uniform|rng_normal
     std::optional<int64_t> topK;                   // k= (topk)
     std::optional<bool> largest;                   // largest= (topk)
     std::optional<HloOpcode> asyncWrappedOpcode;   // `dot-start` sugar: wrapped opcode
@@ -216,8 +273,8 @@ public:
     void replaceAllUsesWith(HloInstruction* other);
 
     // Control dependencies: `control-predecessors={%a, %b}`.
-    const std::vector<HloInstruction*>& controlPredecessors() const { return m_controlPredecessors; }
-    const std::vector<HloInstruction*>& controlSuccessors() const { return m_controlSuccessors; }
+    const std::vector<HloInstruction*>& controlPredecessors() const;
+    const std::vector<HloInstruction*>& controlSuccessors() const;
     void addControlDependencyTo(HloInstruction* successor);  // this -> successor
     void dropAllControlDependencies();
 
@@ -232,8 +289,8 @@ public:
 
     // constant(...): the literal text as written between the parentheses,
     // whitespace collapsed (issue 3 turns it into a Literal).
-    const std::string& literalText() const { return m_literalText; }
-    void setLiteralText(std::string text) { m_literalText = std::move(text); }
+    const std::string& literalText() const;
+    void setLiteralText(std::string text);
 
     // dimensions={...}; hasDimensions() distinguishes `dimensions={}` from absent.
     bool hasDimensions() const { return m_hasDimensions; }
@@ -329,14 +386,16 @@ private:
     HloComputation* m_parent = nullptr;
     std::vector<HloInstruction*> m_operands;
     std::vector<HloInstruction*> m_users;
-    std::vector<HloInstruction*> m_controlPredecessors;
-    std::vector<HloInstruction*> m_controlSuccessors;
     std::vector<int64_t> m_dimensions;
-    std::string m_literalText;
     std::string m_metadata;
     std::vector<CalledComputationAttribute> m_calledComputations;
     std::vector<HloAttribute> m_attributes;
     std::unique_ptr<HloExtraAttributes> m_extra;
+    // Fields few instructions use (control edges, constant text), allocated
+    // on first use to keep the common instruction small.
+    struct Rare;
+    std::unique_ptr<Rare> m_rare;
+    Rare& rare();
 };
 
 }  // namespace hloscope
