@@ -123,8 +123,6 @@ private slots:
     void truncatedInputNeverCrashes();
     void deepNestingIsBounded();
     void largeNumbers();
-    // Throughput (only with HLOSCOPE_PARSER_BENCH set and the corpus present).
-    void modelThroughput();
 };
 
 // ---------------------------------------------------------------------------
@@ -1055,32 +1053,6 @@ void TestParser::largeNumbers() {
 // ---------------------------------------------------------------------------
 // Throughput
 
-void TestParser::modelThroughput() {
-    if (qEnvironmentVariableIsEmpty("HLOSCOPE_PARSER_BENCH"))
-        QSKIP("set HLOSCOPE_PARSER_BENCH=1 to measure parser throughput on the corpus models");
-    const QString root = QStringLiteral(HLOSCOPE_CORPUS_DIR "/hlo/models");
-    if (!QDir(root).exists()) QSKIP("corpus not found");
-    QDirIterator it(root, {QStringLiteral("*.hlo")}, QDir::Files, QDirIterator::Subdirectories);
-    double bytes = 0, seconds = 0;
-    int parsed = 0;
-    while (it.hasNext()) {
-        std::ifstream in(it.next().toStdString(), std::ios::binary);
-        std::stringstream buffer;
-        buffer << in.rdbuf();
-        std::string text = buffer.str();
-        // Process CPU time: the parser is single-threaded, and wall time
-        // says little on a busy machine.
-        std::clock_t start = std::clock();
-        auto modules = parseHloModules(text);
-        seconds += static_cast<double>(std::clock() - start) / CLOCKS_PER_SEC;
-        if (!modules.isOk()) continue;  // a few GraphHelper dumps are deliberately corrupt
-        bytes += static_cast<double>(text.size());
-        ++parsed;
-    }
-    qInfo("parsed %d model files, %.1f MB in %.3f s of CPU time: %.1f MB/s", parsed, bytes / 1e6,
-          seconds, bytes / 1e6 / seconds);
-    QVERIFY(parsed > 0);
-}
 
 QTEST_GUILESS_MAIN(TestParser)
 #include "tst_parser.moc"
