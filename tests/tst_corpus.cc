@@ -172,6 +172,15 @@ QString roundtripFailure(const std::vector<std::unique_ptr<HloModule>>& modules,
     return {};
 }
 
+// Parses a file and checks the print -> parse -> print fixed point.
+QString parseAndRoundtrip(const std::string& text, const std::string& name) {
+    HloParseOptions options;
+    options.fileName = name;
+    auto modules = parseHloModules(text, options);
+    if (!modules.isOk()) return QString::fromStdString(modules.status().toString());
+    return roundtripFailure(*modules, name);
+}
+
 }  // namespace
 
 class TestCorpus : public QObject {
@@ -195,14 +204,7 @@ void TestCorpus::initTestCase() {
 
 void TestCorpus::validModulesParseAndRoundTrip() {
     Outcome outcome = runStage(QStringLiteral("roundtrip"), filesUnder(QStringLiteral("valid")),
-                               [](const std::string& text, const std::string& name) -> QString {
-                                   HloParseOptions options;
-                                   options.fileName = name;
-                                   auto modules = parseHloModules(text, options);
-                                   if (!modules.isOk())
-                                       return QString::fromStdString(modules.status().toString());
-                                   return roundtripFailure(*modules, name);
-                               });
+                               parseAndRoundtrip);
     report(outcome);
     QVERIFY(outcome.total > 0);
     QVERIFY(outcome.unexpected.isEmpty());
@@ -211,14 +213,7 @@ void TestCorpus::validModulesParseAndRoundTrip() {
 
 void TestCorpus::modelsParseAndRoundTrip() {
     Outcome outcome = runStage(QStringLiteral("models"), filesUnder(QStringLiteral("models")),
-                               [](const std::string& text, const std::string& name) -> QString {
-                                   HloParseOptions options;
-                                   options.fileName = name;
-                                   auto modules = parseHloModules(text, options);
-                                   if (!modules.isOk())
-                                       return QString::fromStdString(modules.status().toString());
-                                   return roundtripFailure(*modules, name);
-                               });
+                               parseAndRoundtrip);
     report(outcome);
     QVERIFY(outcome.total > 0);
     QVERIFY(outcome.unexpected.isEmpty());
