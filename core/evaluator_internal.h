@@ -7,10 +7,13 @@
 //   evaluator_shape_ops.cc    broadcast, reshape, transpose, slice, dynamic
 //                              slice/update, concatenate, pad, reverse, iota,
 //                              copy, bitcast, get/set-dimension-size, ...
-//   evaluator_linalg.cc       dot, ragged-dot, convolution, triangular-solve,
-//                              cholesky, fft
-//   evaluator_reduce.cc       reduce, reduce-window, select-and-scatter, sort,
-//                              gather, scatter, topk
+//   evaluator_linalg.cc       dot, ragged-dot, scaled-dot (GEMM kernel in
+//                              evaluator_gemm.cc, convolution in
+//                              evaluator_conv.cc, triangular-solve, cholesky
+//                              and fft in evaluator_solve_fft.cc)
+//   evaluator_reduce.cc       reduce, reduce-window, select-and-scatter (sort
+//                              and topk in evaluator_sort.cc, gather and
+//                              scatter in evaluator_gather.cc)
 // Each function receives the instruction, its evaluated operands (same order
 // as instruction.operands()) and the context (to call computations such as
 // reducers), and returns the result literal or a Status naming the

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <string>
 
+#include "tests/evaluator_test_util.h"
 #include "core/hlo_evaluator.h"
 #include "core/hlo_parser.h"
 
@@ -17,30 +18,9 @@ std::string wrapEntry(const std::string& body) {
     return "HloModule m\n\nENTRY e {\n" + body + "\n}\n";
 }
 
-StatusOr<Literal> evaluateText(const std::string& text, const std::vector<Literal>& arguments = {},
-                               HloEvaluatorOptions options = {}) {
-    auto module = parseHloModule(text);
-    if (!module.isOk()) return module.status().withContext("parse");
-    HloEvaluator evaluator(options);
-    return evaluator.evaluate(**module, arguments);
-}
-
-Literal literal(const std::string& text) {
-    auto parsed = Literal::parse(text);
-    if (!parsed.isOk())
-        qFatal("bad expected literal %s: %s", text.c_str(), parsed.status().toString().c_str());
-    return *parsed;
-}
-
-// Empty when `text` evaluates to exactly (bitwise) `expected`.
-std::string mismatch(const std::string& text, const std::string& expected,
-                     const std::vector<Literal>& arguments = {}) {
-    auto result = evaluateText(text, arguments);
-    if (!result.isOk()) return "evaluation failed: " + result.status().toString();
-    Literal want = literal(expected);
-    if (*result == want) return {};
-    return "got " + result->toString() + "\nwant " + want.toString();
-}
+using hloscope::testing::evaluateText;
+using hloscope::testing::literal;
+using hloscope::testing::mismatch;
 
 // Elementwise |got - want| <= tolerance * max(1, |want|); NaN matches NaN.
 std::string mismatchNear(const std::string& text, const std::string& expected, double tolerance) {

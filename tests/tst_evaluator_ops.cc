@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/evaluator_test_util.h"
 #include "core/hlo_evaluator.h"
 #include "core/hlo_parser.h"
 
@@ -32,30 +33,9 @@ const char* const kMaxF32 =
     "max_f32 {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n"
     "  ROOT r = f32[] maximum(a, b)\n}\n";
 
-StatusOr<Literal> evaluateText(const std::string& text,
-                               const std::vector<Literal>& arguments = {}) {
-    auto module = parseHloModule(text);
-    if (!module.isOk()) return module.status().withContext("parse");
-    HloEvaluator evaluator;
-    return evaluator.evaluate(**module, arguments);
-}
-
-Literal literal(const std::string& text) {
-    auto parsed = Literal::parse(text);
-    if (!parsed.isOk())
-        qFatal("bad expected literal %s: %s", text.c_str(), parsed.status().toString().c_str());
-    return *parsed;
-}
-
-// Empty when `text` evaluates to exactly (bitwise) `expected`.
-std::string mismatch(const std::string& text, const std::string& expected,
-                     const std::vector<Literal>& arguments = {}) {
-    auto result = evaluateText(text, arguments);
-    if (!result.isOk()) return "evaluation failed: " + result.status().toString();
-    Literal want = literal(expected);
-    if (*result == want) return {};
-    return "got " + result->toString() + "\nwant " + want.toString();
-}
+using hloscope::testing::evaluateText;
+using hloscope::testing::literal;
+using hloscope::testing::mismatch;
 
 // Elementwise |got - want| <= tolerance (complex values componentwise).
 std::string mismatchNear(const std::string& text, const std::string& expected, double tolerance) {
