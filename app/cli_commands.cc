@@ -61,37 +61,6 @@ struct ParseFlags {
     std::vector<std::string> files;
 };
 
-// Checks print -> parse -> print is a fixed point and the modules are
-// structurally equal.
-Status checkRoundtrip(const std::vector<std::unique_ptr<HloModule>>& modules,
-                      const std::string& file) {
-    for (const auto& module : modules) {
-        std::string first = printModule(*module);
-        HloParseOptions options;
-        options.fileName = file + " (printed)";
-        auto reparsed = parseHloModule(first, options);
-        if (!reparsed.isOk())
-            return Status(StatusCode::kInternal,
-                          "roundtrip: printed text does not parse: " +
-                              reparsed.status().toString());
-        std::string why;
-        if (!module->structurallyEqual(**reparsed, &why))
-            return Status(StatusCode::kInternal, "roundtrip: reparsed module differs: " + why);
-        std::string second = printModule(**reparsed);
-        if (second != first) {
-            size_t at = 0;
-            while (at < first.size() && at < second.size() && first[at] == second[at]) ++at;
-            size_t lineStart = first.rfind('\n', at == 0 ? 0 : at - 1);
-            lineStart = lineStart == std::string::npos ? 0 : lineStart + 1;
-            size_t lineEnd = first.find('\n', at);
-            return Status(StatusCode::kInternal,
-                          "roundtrip: print is not a fixed point near: " +
-                              first.substr(lineStart, std::min<size_t>(lineEnd - lineStart, 200)));
-        }
-    }
-    return Status::ok();
-}
-
 int runBench(const ParseFlags& flags) {
     struct Input {
         std::string name;
@@ -242,7 +211,9 @@ int runParse(const std::vector<std::string>& args) {
                     instructions += module->instructionCount();
                     if (flags.verify && status.isOk()) status = verifyModule(*module);
                 }
-                if (status.isOk() && flags.roundtrip) status = checkRoundtrip(*modules, name);
+                if (flags.roundtrip)
+                    for (const auto& module : *modules)
+                        if (status.isOk()) status = checkRoundTrip(*module, name);
             }
         }
         if (status.isOk()) {

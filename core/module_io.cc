@@ -1,11 +1,13 @@
 #include "core/module_io.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 
 #include "core/hlo_json.h"
 #include "core/hlo_parser.h"
+#include "core/hlo_printer.h"
 #include "core/stablehlo_parser.h"
 
 namespace hloscope {
@@ -100,6 +102,29 @@ StatusOr<std::unique_ptr<HloModule>> loadModule(std::string_view text,
 StatusOr<std::unique_ptr<HloModule>> loadModuleFromFile(const std::string& path) {
     HLO_ASSIGN_OR_RETURN(std::string text, readFileToString(path));
     return loadModule(text, path == "-" ? "<stdin>" : path);
+}
+
+Status checkRoundTrip(const HloModule& module, const std::string& fileName) {
+    std::string first = printModule(module);
+    HloParseOptions options;
+    options.fileName = fileName + " (printed)";
+    auto reparsed = parseHloModule(first, options);
+    if (!reparsed.isOk())
+        return internalError("roundtrip: printed text does not parse: " +
+                             reparsed.status().toString());
+    std::string why;
+    if (!module.structurallyEqual(**reparsed, &why))
+        return internalError("roundtrip: reparsed module differs: " + why);
+    std::string second = printModule(**reparsed);
+    if (second == first) return Status::ok();
+    size_t at = 0;
+    while (at < first.size() && at < second.size() && first[at] == second[at]) ++at;
+    size_t lineStart = first.rfind('\n', at == 0 ? 0 : at - 1);
+    lineStart = lineStart == std::string::npos ? 0 : lineStart + 1;
+    size_t lineEnd = first.find('\n', at);
+    if (lineEnd == std::string::npos) lineEnd = first.size();
+    return internalError("roundtrip: print is not a fixed point near: " +
+                         first.substr(lineStart, std::min<size_t>(lineEnd - lineStart, 200)));
 }
 
 }  // namespace hloscope

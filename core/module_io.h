@@ -30,4 +30,9 @@ StatusOr<std::unique_ptr<HloModule>> loadModule(std::string_view text,
                                                 const std::string& fileName);
 StatusOr<std::unique_ptr<HloModule>> loadModuleFromFile(const std::string& path);
 
+// Checks that printing `module` as canonical HLO text, parsing it back and
+// printing again gives the same text and a structurally equal module. The
+// error names the first difference (`fileName` labels the printed text).
+Status checkRoundTrip(const HloModule& module, const std::string& fileName);
+
 }  // namespace hloscope

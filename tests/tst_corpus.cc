@@ -14,7 +14,6 @@
 #include <map>
 
 #include "core/hlo_parser.h"
-#include "core/hlo_printer.h"
 #include "core/hlo_verifier.h"
 #include "core/module_io.h"
 
@@ -153,32 +152,17 @@ void report(const Outcome& outcome) {
                  qPrintable(name));
 }
 
-QString roundtripFailure(const std::vector<std::unique_ptr<HloModule>>& modules,
-                         const std::string& name) {
-    for (const auto& module : modules) {
-        std::string first = printModule(*module);
-        HloParseOptions options;
-        options.fileName = name + " (printed)";
-        auto reparsed = parseHloModule(first, options);
-        if (!reparsed.isOk())
-            return QStringLiteral("printed text does not parse: ") +
-                   QString::fromStdString(reparsed.status().toString());
-        std::string why;
-        if (!module->structurallyEqual(**reparsed, &why))
-            return QStringLiteral("reparsed module differs: ") + QString::fromStdString(why);
-        if (printModule(**reparsed) != first)
-            return QStringLiteral("print is not a fixed point");
-    }
-    return {};
-}
-
 // Parses a file and checks the print -> parse -> print fixed point.
 QString parseAndRoundtrip(const std::string& text, const std::string& name) {
     HloParseOptions options;
     options.fileName = name;
     auto modules = parseHloModules(text, options);
     if (!modules.isOk()) return QString::fromStdString(modules.status().toString());
-    return roundtripFailure(*modules, name);
+    for (const auto& module : *modules) {
+        Status status = checkRoundTrip(*module, name);
+        if (!status.isOk()) return QString::fromStdString(status.message());
+    }
+    return {};
 }
 
 }  // namespace
