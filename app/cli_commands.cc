@@ -1,4 +1,5 @@
 #include "app/cli_commands.h"
+#include "app/cli_util.h"
 
 #include <chrono>
 #include <cstdio>
@@ -16,33 +17,6 @@
 
 namespace hloscope::cli {
 namespace {
-
-constexpr int kExitOk = 0;
-constexpr int kExitFailed = 1;
-constexpr int kExitUsage = 2;
-
-int usageError(const std::string& message) {
-    std::fprintf(stderr, "hloscope-cli: %s\nRun 'hloscope-cli --help' for usage.\n",
-                 message.c_str());
-    return kExitUsage;
-}
-
-std::string displayName(const std::string& path) { return path == "-" ? "<stdin>" : path; }
-
-// "file:line:col: error: message", or "file: error: message" when the status
-// carries no position.
-std::string formatError(const std::string& file, const Status& status) {
-    if (status.location() && status.location()->isValid()) {
-        SourceLocation loc = *status.location();
-        if (loc.file.empty()) loc.file = file;
-        return loc.toString() + ": error: " + status.message();
-    }
-    return file + ": error: " + status.message();
-}
-
-double secondsSince(std::chrono::steady_clock::time_point start) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
 
 // Resident set size in bytes (Linux), 0 when unknown.
 int64_t residentBytes() {
@@ -169,6 +143,21 @@ Commands:
         Print the module as canonical HLO text (default) or JSON.
   stats FILE [--json]
         Instruction and opcode counts, computations, parameter/output bytes.
+  eval FILE [--inputs random|zeros|FILE.json] [--seed N] [--format hlo|json]
+            [--show-inputs] [--bench | --profile] [--repeat N]
+        Evaluate the entry computation with the reference interpreter and
+        print the result literal. Inputs are seeded random values (default,
+        --seed N, default 0), zeros, or a JSON array of literals (one per
+        parameter, see docs/json_format.md). check.* custom calls in the module
+        are applied; a failing check is an error.
+        --bench      time --repeat N runs (default 5): wall, CPU, elements/s
+        --profile    also time each instruction of the entry computation
+  conform FILE... [--quiet]
+        Run StableHLO interpreter test files: every '// -----' case is
+        imported, evaluated and its check.* operations applied. Prints
+        'FILE#N: passed|failed: why|unsupported: what' per case (--quiet: not
+        the passed ones), then 'N passed, M failed, K unsupported'. Exit 0
+        only if no case failed.
 
 A FILE of '-' reads standard input.
 Exit status: 0 success, 1 a file failed, 2 bad usage.

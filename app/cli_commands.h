@@ -10,6 +10,8 @@ namespace hloscope::cli {
 int runParse(const std::vector<std::string>& args);
 int runPrint(const std::vector<std::string>& args);
 int runStats(const std::vector<std::string>& args);
+int runEval(const std::vector<std::string>& args);     // cli_eval.cc
+int runConform(const std::vector<std::string>& args);  // cli_eval.cc
 
 // Usage text of the whole tool.
 std::string usage();

@@ -24,6 +24,8 @@ int main(int argc, char** argv) {
     if (command == "parse") return hloscope::cli::runParse(args);
     if (command == "print") return hloscope::cli::runPrint(args);
     if (command == "stats") return hloscope::cli::runStats(args);
+    if (command == "eval") return hloscope::cli::runEval(args);
+    if (command == "conform") return hloscope::cli::runConform(args);
     std::fprintf(stderr, "hloscope-cli: unknown command '%s'\n\n%s", command.c_str(),
                  hloscope::cli::usage().c_str());
     return 2;

@@ -241,6 +241,52 @@ bool unaryFloat(HloOpcode op, std::span<const C> in, std::span<C> out) {
     }
 }
 
+// Wider real type for complex helpers: double for c64, long double for c128.
+template <typename R>
+using WideReal = std::conditional_t<std::is_same_v<R, float>, double, long double>;
+
+// exp(a + bi) = e^a (cos b + i sin b), with a real argument (b == 0) kept on
+// the real axis, so exp(inf) is inf and not (inf, nan). Non-finite a with
+// non-zero b gives NaNs, as XLA's expansion does.
+template <typename Z>
+Z complexExp(Z x) {
+    using R = typename Z::value_type;
+    using W = WideReal<R>;
+    const W a = x.real(), b = x.imag();
+    const W e = std::exp(a);
+    if (b == 0) return Z(static_cast<R>(e), x.imag());
+    return Z(static_cast<R>(e * std::cos(b)), static_cast<R>(e * std::sin(b)));
+}
+
+// expm1(a + bi) = (e^a cos b - 1) + i e^a sin b, the real part as
+// expm1(a) cos b - 2 sin^2(b/2) to keep small arguments accurate.
+template <typename Z>
+Z complexExpm1(Z x) {
+    using R = typename Z::value_type;
+    using W = WideReal<R>;
+    const W a = x.real(), b = x.imag();
+    if (b == 0) return Z(static_cast<R>(std::expm1(a)), x.imag());
+    const W h = std::sin(b / 2);
+    const W re = std::expm1(a) * std::cos(b) - 2 * h * h;
+    return Z(static_cast<R>(re), static_cast<R>(std::exp(a) * std::sin(b)));
+}
+
+// log1p(a + bi): real part 0.5 log1p(a (2 + a) + b^2), imaginary part
+// atan2(b, 1 + a), in a wider type so neither tiny nor huge arguments lose
+// accuracy.
+template <typename Z>
+Z complexLog1p(Z x) {
+    using R = typename Z::value_type;
+    using W = WideReal<R>;
+    const W a = x.real(), b = x.imag();
+    W re;
+    if (std::isinf(a) || std::isinf(b)) re = std::numeric_limits<W>::infinity();
+    else if (std::fabs(a) > W(1e300L) || std::fabs(b) > W(1e300L))
+        re = std::log(std::hypot(1 + a, b));
+    else re = std::log1p(a * (2 + a) + b * b) / 2;
+    return Z(static_cast<R>(re), static_cast<R>(std::atan2(b, 1 + a)));
+}
+
 template <typename Z>
 bool unaryComplex(HloOpcode op, std::span<const Z> in, std::span<Z> out) {
     auto m = [&](auto f) {
@@ -254,10 +300,15 @@ bool unaryComplex(HloOpcode op, std::span<const Z> in, std::span<Z> out) {
             auto a = std::abs(x);
             return a == 0 ? Z(0) : x / a;
         });
-    case HloOpcode::kExp: return m([](Z x) { return std::exp(x); });
-    case HloOpcode::kExpm1: return m([](Z x) { return std::exp(x) - Z(1); });
+    case HloOpcode::kExp: return m([](Z x) { return complexExp(x); });
+    case HloOpcode::kExpm1: return m([](Z x) { return complexExpm1(x); });
     case HloOpcode::kLog: return m([](Z x) { return std::log(x); });
-    case HloOpcode::kLog1p: return m([](Z x) { return std::log(Z(1) + x); });
+    case HloOpcode::kLog1p: return m([](Z x) { return complexLog1p(x); });
+    case HloOpcode::kCbrt:
+        return m([](Z x) {
+            // Principal cube root.
+            return std::polar(std::cbrt(std::abs(x)), std::arg(x) / typename Z::value_type(3));
+        });
     case HloOpcode::kSqrt: return m([](Z x) { return std::sqrt(x); });
     case HloOpcode::kRsqrt: return m([](Z x) { return Z(1) / std::sqrt(x); });
     case HloOpcode::kSin: return m([](Z x) { return std::sin(x); });
@@ -340,6 +391,18 @@ bool binaryComplex(HloOpcode op, std::span<const Z> a, std::span<const Z> b, std
     case HloOpcode::kSubtract: return m([](Z x, Z y) { return x - y; });
     case HloOpcode::kMultiply: return m([](Z x, Z y) { return x * y; });
     case HloOpcode::kDivide: return m([](Z x, Z y) { return x / y; });
+    // Lexicographic order (real part, then imaginary part), as StableHLO
+    // defines it.
+    case HloOpcode::kMaximum:
+        return m([](Z x, Z y) {
+            if (x.real() != y.real()) return x.real() > y.real() ? x : y;
+            return x.imag() >= y.imag() ? x : y;
+        });
+    case HloOpcode::kMinimum:
+        return m([](Z x, Z y) {
+            if (x.real() != y.real()) return x.real() < y.real() ? x : y;
+            return x.imag() <= y.imag() ? x : y;
+        });
     case HloOpcode::kPower:
         return m([](Z x, Z y) {
             if (x == Z(1) || y == Z(0)) return Z(1);
@@ -680,8 +743,16 @@ StatusOr<Literal> evaluateBitcastConvert(const HloInstruction& instruction, cons
     const PrimitiveType from = operand.elementType(), to = result.elementType();
     const int inBits = primitive_util::bitWidth(from), outBits = primitive_util::bitWidth(to);
     if (primitive_util::isComplex(from) || primitive_util::isComplex(to)) {
-        if (from != to) return unsupported(instruction, "bitcast-convert of complex values");
-        return operand;
+        if (from == to) return operand;
+        // Storage is row-major whatever the layout, so reinterpreting the
+        // bytes is the bitcast (a trailing dimension absorbs the width ratio).
+        if (operand.sizeInBytes() != result.sizeInBytes() || primitive_util::isSubByte(from) ||
+            primitive_util::isSubByte(to) || from == PrimitiveType::PRED || to == PrimitiveType::PRED)
+            return invalid(instruction, "bitcast-convert shapes do not match the bit widths");
+        if (result.sizeInBytes() > 0)
+            std::memcpy(result.untypedData(), operand.untypedData(),
+                        static_cast<size_t>(result.sizeInBytes()));
+        return result;
     }
     if (inBits == outBits) {
         if (operand.elementCount() != result.elementCount())

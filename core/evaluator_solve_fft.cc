@@ -218,22 +218,24 @@ StatusOr<Literal> evaluateCholesky(const HloInstruction& instruction, Operands o
 
 namespace {
 
+using FftComplex = std::complex<long double>;
+
 // exp(sign * 2 pi i t / n) for t in [0, n).
-std::vector<Complex> twiddles(size_t n, bool inverse) {
-    const double sign = inverse ? 1.0 : -1.0;
-    std::vector<Complex> table(n);
+std::vector<FftComplex> twiddles(size_t n, bool inverse) {
+    const long double sign = inverse ? 1.0L : -1.0L;
+    std::vector<FftComplex> table(n);
     for (size_t t = 0; t < n; ++t) {
-        const double angle =
-            sign * 2.0 * std::numbers::pi * static_cast<double>(t) / static_cast<double>(n);
-        table[t] = Complex(std::cos(angle), std::sin(angle));
+        const long double angle = sign * 2.0L * std::numbers::pi_v<long double> *
+                                  static_cast<long double>(t) / static_cast<long double>(n);
+        table[t] = FftComplex(std::cos(angle), std::sin(angle));
     }
     return table;
 }
 
 // In-place unnormalised DFT of x: radix-2 for powers of two, the direct sum
 // with exact twiddle indices otherwise.
-void dft(std::vector<Complex>& x, const std::vector<Complex>& twiddle,
-         std::vector<Complex>& scratch) {
+void dft(std::vector<FftComplex>& x, const std::vector<FftComplex>& twiddle,
+         std::vector<FftComplex>& scratch) {
     const size_t n = x.size();
     if (n <= 1) return;
     if ((n & (n - 1)) == 0) {
@@ -247,17 +249,17 @@ void dft(std::vector<Complex>& x, const std::vector<Complex>& twiddle,
             const size_t step = n / len;
             for (size_t start = 0; start < n; start += len)
                 for (size_t k = 0; k < len / 2; ++k) {
-                    const Complex u = x[start + k];
-                    const Complex v = x[start + k + len / 2] * twiddle[k * step];
+                    const FftComplex u = x[start + k];
+                    const FftComplex v = x[start + k + len / 2] * twiddle[k * step];
                     x[start + k] = u + v;
                     x[start + k + len / 2] = u - v;
                 }
         }
         return;
     }
-    scratch.assign(n, Complex(0));
+    scratch.assign(n, FftComplex(0));
     for (size_t k = 0; k < n; ++k) {
-        Complex sum(0);
+        FftComplex sum(0);
         for (size_t t = 0; t < n; ++t) sum += x[t] * twiddle[(k * t) % n];
         scratch[k] = sum;
     }
@@ -265,7 +267,7 @@ void dft(std::vector<Complex>& x, const std::vector<Complex>& twiddle,
 }
 
 // Transforms every line of `data` (row-major `dims`) along `axis`.
-void transformAxis(std::vector<Complex>& data, std::span<const int64_t> dims, size_t axis,
+void transformAxis(std::vector<FftComplex>& data, std::span<const int64_t> dims, size_t axis,
                    bool inverse) {
     const int64_t n = dims[axis];
     if (n <= 1) {
@@ -274,12 +276,12 @@ void transformAxis(std::vector<Complex>& data, std::span<const int64_t> dims, si
     int64_t outer = 1, inner = 1;
     for (size_t i = 0; i < axis; ++i) outer *= dims[i];
     for (size_t i = axis + 1; i < dims.size(); ++i) inner *= dims[i];
-    std::vector<Complex> line(static_cast<size_t>(n)), scratch;
-    const std::vector<Complex> twiddle = twiddles(static_cast<size_t>(n), inverse);
-    const double scale = inverse ? 1.0 / static_cast<double>(n) : 1.0;
+    std::vector<FftComplex> line(static_cast<size_t>(n)), scratch;
+    const std::vector<FftComplex> twiddle = twiddles(static_cast<size_t>(n), inverse);
+    const long double scale = inverse ? 1.0L / static_cast<long double>(n) : 1.0L;
     for (int64_t o = 0; o < outer; ++o)
         for (int64_t i = 0; i < inner; ++i) {
-            Complex* base = data.data() + o * n * inner + i;
+            FftComplex* base = data.data() + o * n * inner + i;
             for (int64_t t = 0; t < n; ++t) line[static_cast<size_t>(t)] = base[t * inner];
             dft(line, twiddle, scratch);
             for (int64_t t = 0; t < n; ++t) base[t * inner] = line[static_cast<size_t>(t)] * scale;
@@ -367,13 +369,13 @@ StatusOr<Literal> evaluateFft(const HloInstruction& instruction, Operands operan
             return Status(StatusCode::kResourceExhausted,
                           "%" + instruction.name() + ": fft too large to evaluate");
     }
-    std::vector<Complex> work(static_cast<size_t>(elementProduct(workDims)), Complex(0));
+    std::vector<FftComplex> work(static_cast<size_t>(elementProduct(workDims)), FftComplex(0));
     copyOverlap(
         inDims, workDims,
         [&](int64_t i) {
-            return inComplex ? input.getAsComplex(i) : Complex(input.getAsDouble(i));
+            return inComplex ? FftComplex(input.getAsComplex(i)) : FftComplex(input.getAsDouble(i));
         },
-        [&](int64_t i, Complex v) { work[static_cast<size_t>(i)] = v; });
+        [&](int64_t i, FftComplex v) { work[static_cast<size_t>(i)] = v; });
 
     if (!realOutput) {
         for (size_t axis = 1; axis <= l; ++axis) transformAxis(work, workDims, axis, !forward);
@@ -383,11 +385,11 @@ StatusOr<Literal> evaluateFft(const HloInstruction& instruction, Operands operan
         const int64_t half = workDims.back();
         std::vector<int64_t> fullDims = workDims;
         fullDims.back() = lastLength;
-        std::vector<Complex> full(static_cast<size_t>(elementProduct(fullDims)));
+        std::vector<FftComplex> full(static_cast<size_t>(elementProduct(fullDims)));
         const int64_t lines = half == 0 ? 0 : static_cast<int64_t>(work.size()) / half;
         for (int64_t line = 0; line < lines; ++line) {
-            const Complex* h = work.data() + line * half;
-            Complex* x = full.data() + line * lastLength;
+            const FftComplex* h = work.data() + line * half;
+            FftComplex* x = full.data() + line * lastLength;
             for (int64_t k = 0; k < lastLength; ++k)
                 x[k] = k < half ? h[k] : std::conj(h[lastLength - k]);
         }
@@ -402,20 +404,20 @@ StatusOr<Literal> evaluateFft(const HloInstruction& instruction, Operands operan
         // Keep the non-redundant half of the last axis.
         std::vector<int64_t> keep = workDims;
         keep.back() = std::min(workDims.back(), lastLength / 2 + 1);
-        std::vector<Complex> half(static_cast<size_t>(elementProduct(keep)));
+        std::vector<FftComplex> half(static_cast<size_t>(elementProduct(keep)));
         copyOverlap(
             workDims, keep, [&](int64_t i) { return work[static_cast<size_t>(i)]; },
-            [&](int64_t i, Complex v) { half[static_cast<size_t>(i)] = v; });
+            [&](int64_t i, FftComplex v) { half[static_cast<size_t>(i)] = v; });
         work.swap(half);
         workDims = keep;
     }
     copyOverlap(
         workDims, resultDims, [&](int64_t i) { return work[static_cast<size_t>(i)]; },
-        [&](int64_t i, Complex v) {
+        [&](int64_t i, FftComplex v) {
             if (realOutput)
-                result.setFromDouble(i, v.real());
+                result.setFromDouble(i, static_cast<double>(v.real()));
             else
-                result.setFromComplex(i, v);
+                result.setFromComplex(i, std::complex<double>(v));
         });
     return result;
 }

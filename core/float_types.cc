@@ -237,6 +237,13 @@ F reducePrecisionImpl(F input, int exponentBits, int mantissaBits) {
 }  // namespace
 
 uint32_t floatToBits(PrimitiveType type, float value) {
+    if (type == PrimitiveType::BF16) {
+        // Round to nearest even on the top 16 bits; NaN becomes the quiet
+        // NaN of its sign, as Eigen and ml_dtypes do.
+        const uint32_t bits = std::bit_cast<uint32_t>(value);
+        if ((bits & 0x7FFFFFFFu) > 0x7F800000u) return (bits & 0x80000000u) ? 0xFFC0u : 0x7FC0u;
+        return (bits + 0x7FFFu + ((bits >> 16) & 1u)) >> 16;
+    }
     Format f = formatOf(type);
     if (!f.isValid()) return 0;
     // float -> double is exact, and encode() rounds the exact value once.

@@ -10,6 +10,7 @@
 #include <array>
 #include <bit>
 #include <charconv>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <memory>
@@ -536,10 +537,17 @@ StatusOr<const ComputationPlan*> Evaluator::planFor(const HloComputation& comput
     if (root == nullptr)
         return invalidArgument("computation " + computation.name() + " has no root");
 
-    // Only what the root depends on is evaluated.
+    // Only what the root depends on is evaluated (plus, with a custom-call
+    // handler, the side-effecting custom-calls it may want to see).
     std::unordered_set<const HloInstruction*> reachable;
     std::vector<const HloInstruction*> stack = {root};
     reachable.insert(root);
+    if (m_options.customCallHandler) {
+        for (const auto& instruction : computation.instructions())
+            if (instruction->opcode() == HloOpcode::kCustomCall && instruction->hasSideEffect() &&
+                reachable.insert(instruction.get()).second)
+                stack.push_back(instruction.get());
+    }
     while (!stack.empty()) {
         const HloInstruction* node = stack.back();
         stack.pop_back();
@@ -622,7 +630,16 @@ StatusOr<Literal> Evaluator::call(const HloComputation& computation,
             frame.operands.clear();
             for (int32_t slot : operandSlots)
                 frame.operands.push_back(values[static_cast<size_t>(slot)]);
-            HLO_ASSIGN_OR_RETURN(slots[i], evaluateInstruction(instruction, frame.operands));
+            if (m_options.onInstructionTimed && m_depth == 1) {
+                const auto start = std::chrono::steady_clock::now();
+                HLO_ASSIGN_OR_RETURN(slots[i], evaluateInstruction(instruction, frame.operands));
+                m_options.onInstructionTimed(
+                    instruction, std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                                               start)
+                                     .count());
+            } else {
+                HLO_ASSIGN_OR_RETURN(slots[i], evaluateInstruction(instruction, frame.operands));
+            }
             values[i] = &slots[i];
         }
         // Free values nothing later needs.
@@ -959,6 +976,10 @@ StatusOr<Literal> Evaluator::evaluateTopKCustomCall(const HloInstruction& instru
 
 StatusOr<Literal> Evaluator::evaluateCustomCall(const HloInstruction& instruction,
                                                 Operands operands) {
+    if (m_options.customCallHandler) {
+        if (auto handled = m_options.customCallHandler(instruction, operands))
+            return std::move(*handled);
+    }
     const std::string_view target = instruction.customCallTarget();
     if (target == "TopK") return evaluateTopKCustomCall(instruction, operands);
     if (target == "Sharding" || target == "SPMDFullToShardShape" ||

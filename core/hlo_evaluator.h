@@ -7,6 +7,8 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
+#include <optional>
 #include <span>
 
 #include "core/hlo_module.h"
@@ -21,6 +23,17 @@ struct HloEvaluatorOptions {
     int64_t replicaId = 0;    // single replica: collectives act on one participant
     int64_t partitionId = 0;
     const std::atomic<bool>* cancel = nullptr;  // checked between instructions
+    // Consulted for every custom-call before the built-in targets; returns
+    // nullopt to decline. With a handler set, side-effecting custom-calls
+    // that the root does not depend on (test checks, for instance) are
+    // evaluated too, after their operands.
+    using CustomCallHandler = std::function<std::optional<StatusOr<Literal>>(
+        const HloInstruction& instruction, std::span<const Literal* const> operands)>;
+    CustomCallHandler customCallHandler;
+    // When set, called after each instruction of the evaluated computation
+    // itself (not of the computations it calls: a while loop reports once,
+    // with the time of all its iterations) with the wall time it took.
+    std::function<void(const HloInstruction& instruction, double seconds)> onInstructionTimed;
 };
 
 class HloEvaluator {

@@ -502,6 +502,54 @@ bool Literal::operator==(const Literal& other) const {
            std::memcmp(untypedData(), other.untypedData(), static_cast<size_t>(bytes)) == 0;
 }
 
+namespace {
+
+// Direct loops for the common float conversions (the generic path goes
+// through a Scalar per element). Each rounds once, as the generic path does.
+bool convertFast(const Literal& from, Literal& to) {
+    const PrimitiveType s = from.elementType(), d = to.elementType();
+    const size_t n = static_cast<size_t>(from.elementCount());
+    auto isNarrow = [](PrimitiveType t) {
+        return primitive_util::isFloatingPoint(t) && t != PrimitiveType::F32 &&
+               t != PrimitiveType::F64;
+    };
+    if (s == PrimitiveType::F32 && d == PrimitiveType::F64) {
+        auto in = from.data<float>();
+        auto out = to.data<double>();
+        for (size_t i = 0; i < n; ++i) out[i] = in[i];
+        return true;
+    }
+    if (s == PrimitiveType::F64 && d == PrimitiveType::F32) {
+        auto in = from.data<double>();
+        auto out = to.data<float>();
+        for (size_t i = 0; i < n; ++i) out[i] = static_cast<float>(in[i]);
+        return true;
+    }
+    if (s == PrimitiveType::F32 && isNarrow(d)) {
+        auto in = from.data<float>();
+        dispatchPrimitiveType(d, [&]<PrimitiveType D>() {
+            if constexpr (requires { NativeType<D>::fromBits(0); }) {
+                auto out = to.data<NativeType<D>>();
+                for (size_t i = 0; i < n; ++i) out[i] = fromFloat<D>(in[i]);
+            }
+        });
+        return true;
+    }
+    if (isNarrow(s) && d == PrimitiveType::F32) {
+        auto out = to.data<float>();
+        dispatchPrimitiveType(s, [&]<PrimitiveType S>() {
+            if constexpr (requires { NativeType<S>::fromBits(0); }) {
+                auto in = from.data<NativeType<S>>();
+                for (size_t i = 0; i < n; ++i) out[i] = toFloat<S>(in[i]);
+            }
+        });
+        return true;
+    }
+    return false;
+}
+
+}  // namespace
+
 StatusOr<Literal> Literal::convert(PrimitiveType type) const {
     if (!literal_internal::holdsElements(m_shape)) {
         return invalidArgument("convert: literal of shape " + m_shape.toString() +
@@ -527,6 +575,7 @@ StatusOr<Literal> Literal::convert(PrimitiveType type) const {
     }
     Literal result(shape);
     const int64_t count = elementCount();
+    if (convertFast(*this, result)) return result;
     constexpr int64_t kChunk = 4096;
     std::vector<Scalar> chunk(static_cast<size_t>(std::min(count, kChunk)));
     for (int64_t start = 0; start < count; start += kChunk) {

@@ -183,6 +183,9 @@ Literal makeRandomLiteral(const Shape& shape, const RandomLiteralOptions& option
 // tuples: {"shape": "(...)", "elements": [...]}).
 std::string literalToJson(const Literal& literal);
 StatusOr<Literal> literalFromJson(std::string_view text, const std::string& fileName = "<input>");
+// A JSON array of literals (one per argument), or a single literal object.
+StatusOr<std::vector<Literal>> literalsFromJson(std::string_view text,
+                                                const std::string& fileName = "<input>");
 
 }  // namespace hloscope
 

@@ -285,12 +285,13 @@ private:
 
 std::string literalToJson(const Literal& literal) { return literalToJsonValue(literal).dump(); }
 
-StatusOr<Literal> literalFromJson(std::string_view text, const std::string& fileName) {
-    Json document;
+namespace {
+
+// Parses JSON text; a syntax error is reported at its line:column.
+StatusOr<Json> parseJson(std::string_view text, const std::string& fileName) {
     try {
-        document = Json::parse(text.begin(), text.end());
+        return Json::parse(text.begin(), text.end());
     } catch (const Json::parse_error& e) {
-        // Map the byte offset to line:column.
         int line = 1;
         int column = 1;
         for (size_t i = 0; i + 1 < e.byte && i < text.size(); ++i) {
@@ -304,8 +305,32 @@ StatusOr<Literal> literalFromJson(std::string_view text, const std::string& file
         return Status(StatusCode::kInvalidArgument, std::string("invalid JSON: ") + e.what(),
                       SourceLocation{fileName, line, column});
     }
+}
+
+}  // namespace
+
+StatusOr<Literal> literalFromJson(std::string_view text, const std::string& fileName) {
+    HLO_ASSIGN_OR_RETURN(Json document, parseJson(text, fileName));
     JsonReader reader(fileName);
     return reader.readLiteral(document, "", 0);
+}
+
+StatusOr<std::vector<Literal>> literalsFromJson(std::string_view text,
+                                                const std::string& fileName) {
+    HLO_ASSIGN_OR_RETURN(Json document, parseJson(text, fileName));
+    JsonReader reader(fileName);
+    std::vector<Literal> literals;
+    if (!document.is_array()) {
+        HLO_ASSIGN_OR_RETURN(Literal literal, reader.readLiteral(document, "", 0));
+        literals.push_back(std::move(literal));
+        return literals;
+    }
+    for (size_t i = 0; i < document.size(); ++i) {
+        HLO_ASSIGN_OR_RETURN(Literal literal,
+                             reader.readLiteral(document[i], "/" + std::to_string(i), 0));
+        literals.push_back(std::move(literal));
+    }
+    return literals;
 }
 
 }  // namespace hloscope

@@ -611,6 +611,17 @@ const std::unordered_map<std::string_view, SimpleOp>& simpleOps() {
 }
 
 StatusOr<Values> dispatch(OpContext& ctx, std::string_view name) {
+    if (name == "bitcast_convert" && ctx.operands.size() == 1 && ctx.resultShapes.size() == 1) {
+        // StableHLO's i1 is one bit wide, XLA's pred one byte: a bitcast
+        // between pred and another width has no HLO equivalent.
+        const PrimitiveType from = ctx.operands[0]->shape().elementType();
+        const PrimitiveType to = ctx.resultShapes[0].elementType();
+        if (from != to && (from == PrimitiveType::PRED || to == PrimitiveType::PRED))
+            return opUnimplemented(ctx, "bitcast_convert between i1 and " +
+                                            std::string(primitive_util::name(
+                                                from == PrimitiveType::PRED ? to : from)) +
+                                            " (StableHLO's i1 is 1 bit wide, HLO's pred 8 bits)");
+    }
     if (auto it = simpleOps().find(name); it != simpleOps().end()) {
         if (it->second.arity == 0) return lowerSimpleNary(ctx, it->second.opcode);
         return lowerSimple(ctx, it->second.opcode, it->second.arity);

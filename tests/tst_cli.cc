@@ -64,6 +64,11 @@ private slots:
     void printJsonRoundTrip();
     void stats();
     void missingFile();
+    void evalInputs();
+    void evalJsonOutputAndInputFile();
+    void evalErrors();
+    void evalBenchAndProfile();
+    void conformOutcomes();
 
 private:
     QString write(const QString& name, const QByteArray& text);
@@ -186,6 +191,138 @@ void TestCli::missingFile() {
     QVERIFY(r.out.contains(u"cannot open"_s));
     QVERIFY(r.out.contains(u"0 passed, 1 failed"_s));
     QCOMPARE(runCli({u"stats"_s, m_dir.filePath(u"nope.hlo"_s)}).exitCode, 1);
+}
+
+void TestCli::evalInputs() {
+    QString good = write(u"good.hlo"_s, kGood);
+    // zeros: 0 + 0.
+    Result zeros = runCli({u"eval"_s, good, u"--inputs"_s, u"zeros"_s});
+    QCOMPARE(zeros.exitCode, 0);
+    QCOMPARE(zeros.out, u"f32[4] {0, 0, 0, 0}\n"_s);
+    // random: deterministic per seed, different across seeds, and y = 2x.
+    Result a = runCli({u"eval"_s, good, u"--seed"_s, u"7"_s, u"--show-inputs"_s});
+    Result b = runCli({u"eval"_s, good, u"--seed"_s, u"7"_s, u"--show-inputs"_s});
+    Result c = runCli({u"eval"_s, good, u"--seed"_s, u"8"_s, u"--show-inputs"_s});
+    QCOMPARE(a.exitCode, 0);
+    QCOMPARE(a.out, b.out);
+    QVERIFY(a.out != c.out);
+    const QStringList lines = a.out.trimmed().split(u'\n');
+    QCOMPARE(lines.size(), 2);  // the input, then the result
+    auto values = [](const QString& line) {
+        QString body = line.section(u'{', 1).section(u'}', 0, 0);
+        QList<double> out;
+        for (const QString& v : body.split(u',')) out << v.trimmed().toDouble();
+        return out;
+    };
+    const QList<double> x = values(lines[0]), y = values(lines[1]);
+    QCOMPARE(x.size(), 4);
+    for (int i = 0; i < 4; ++i) QCOMPARE(static_cast<float>(y[i]), 2 * static_cast<float>(x[i]));
+}
+
+void TestCli::evalJsonOutputAndInputFile() {
+    QString good = write(u"good.hlo"_s, kGood);
+    QString inputs = write(u"inputs.json"_s,
+                           R"([{"shape": "f32[4]", "values": [1, -2.5, "inf", 0.25]}])");
+    Result r = runCli({u"eval"_s, good, u"--inputs"_s, inputs, u"--format"_s, u"json"_s});
+    QCOMPARE(r.exitCode, 0);
+    QJsonObject o = QJsonDocument::fromJson(r.out.toUtf8()).object();
+    QCOMPARE(o.value(u"shape"_s).toString().section(u'{', 0, 0), u"f32[4]"_s);
+    QJsonArray v = o.value(u"values"_s).toArray();
+    QCOMPARE(v.size(), 4);
+    QCOMPARE(v[0].toDouble(), 2.0);
+    QCOMPARE(v[1].toDouble(), -5.0);
+    QCOMPARE(v[2].toString(), u"inf"_s);
+    QCOMPARE(v[3].toDouble(), 0.5);
+}
+
+void TestCli::evalErrors() {
+    QString good = write(u"good.hlo"_s, kGood);
+    // Wrong argument count and shape name the inputs file.
+    QString two = write(u"two.json"_s, R"([{"shape": "f32[4]", "values": [1, 2, 3, 4]},
+                                          {"shape": "f32[4]", "values": [1, 2, 3, 4]}])");
+    Result count = runCli({u"eval"_s, good, u"--inputs"_s, two});
+    QCOMPARE(count.exitCode, 1);
+    QVERIFY2(count.err.contains(u"two.json"_s) && count.err.contains(u"takes 1 argument"_s),
+             qPrintable(count.err));
+    QString wrongShape = write(u"shape.json"_s, R"({"shape": "f32[3]", "values": [1, 2, 3]})");
+    Result shape = runCli({u"eval"_s, good, u"--inputs"_s, wrongShape});
+    QCOMPARE(shape.exitCode, 1);
+    QVERIFY2(shape.err.contains(u"wants f32[4]"_s), qPrintable(shape.err));
+    QString broken = write(u"broken.json"_s, "[{\"shape\": ");
+    Result json = runCli({u"eval"_s, good, u"--inputs"_s, broken});
+    QCOMPARE(json.exitCode, 1);
+    QVERIFY2(json.err.contains(u"broken.json:1:"_s), qPrintable(json.err));
+    // An instruction the evaluator cannot run is named.
+    QString custom = write(u"custom.hlo"_s,
+                           "HloModule c\n\nENTRY %main (x: f32[2]) -> f32[2] {\n"
+                           "  %x = f32[2]{0} parameter(0)\n"
+                           "  ROOT %cc = f32[2]{0} custom-call(f32[2]{0} %x), "
+                           "custom_call_target=\"my_kernel\"\n}\n");
+    Result unsupported = runCli({u"eval"_s, custom});
+    QCOMPARE(unsupported.exitCode, 1);
+    QVERIFY2(unsupported.err.contains(u"%cc"_s) && unsupported.err.contains(u"my_kernel"_s),
+             qPrintable(unsupported.err));
+    QCOMPARE(runCli({u"eval"_s, good, u"--format"_s, u"xml"_s}).exitCode, 2);
+    QCOMPARE(runCli({u"eval"_s, good, u"--seed"_s, u"x"_s}).exitCode, 2);
+    QCOMPARE(runCli({u"eval"_s}).exitCode, 2);
+}
+
+void TestCli::evalBenchAndProfile() {
+    QString good = write(u"good.hlo"_s, kGood);
+    Result bench = runCli({u"eval"_s, good, u"--bench"_s, u"--repeat"_s, u"2"_s});
+    QCOMPARE(bench.exitCode, 0);
+    QVERIFY2(bench.out.contains(u"2 run(s)"_s) && bench.out.contains(u"elements/s"_s),
+             qPrintable(bench.out));
+    Result profile = runCli({u"eval"_s, good, u"--profile"_s, u"--repeat"_s, u"1"_s});
+    QCOMPARE(profile.exitCode, 0);
+    QVERIFY2(profile.out.contains(u"%y"_s) && profile.out.contains(u"add"_s), qPrintable(profile.out));
+}
+
+void TestCli::conformOutcomes() {
+    QString file = write(u"cases.mlir"_s, R"(// RUN: stablehlo-translate --interpret -split-input-file %s
+func.func @pass() {
+  %0 = stablehlo.constant dense<[1, 2]> : tensor<2xi32>
+  %1 = stablehlo.multiply %0, %0 : tensor<2xi32>
+  check.expect_eq_const %1, dense<[1, 4]> : tensor<2xi32>
+  func.return
+}
+
+// -----
+
+func.func @fail() {
+  %0 = stablehlo.constant dense<[1.0, 2.0]> : tensor<2xf32>
+  %1 = stablehlo.sqrt %0 : tensor<2xf32>
+  check.expect_almost_eq_const %1, dense<[1.0, 1.5]> : tensor<2xf32>
+  func.return
+}
+
+// -----
+
+func.func @nothing() {
+  func.return
+}
+)");
+    Result r = runCli({u"conform"_s, file});
+    QCOMPARE(r.exitCode, 1);
+    const QStringList lines = r.out.trimmed().split(u'\n');
+    QCOMPARE(lines.size(), 4);
+    QCOMPARE(lines[0], file + u"#1: passed"_s);
+    QVERIFY2(lines[1].startsWith(file + u"#2: failed: "_s) && lines[1].contains(u"at {1}"_s),
+             qPrintable(lines[1]));
+    QCOMPARE(lines[2], file + u"#3: unsupported: no check to apply"_s);
+    QCOMPARE(lines[3], u"1 passed, 1 failed, 1 unsupported"_s);
+    // --quiet drops the passes; all-passing input exits 0.
+    Result quiet = runCli({u"conform"_s, u"--quiet"_s, file});
+    QVERIFY(!quiet.out.contains(u": passed"_s));
+    QString ok = write(u"ok.mlir"_s, R"(func.func @pass() {
+  %0 = stablehlo.constant dense<3> : tensor<i32>
+  check.expect_eq_const %0, dense<3> : tensor<i32>
+  func.return
+})");
+    Result passing = runCli({u"conform"_s, ok});
+    QCOMPARE(passing.exitCode, 0);
+    QVERIFY(passing.out.endsWith(u"1 passed, 0 failed, 0 unsupported\n"_s));
+    QCOMPARE(runCli({u"conform"_s}).exitCode, 2);
 }
 
 QTEST_GUILESS_MAIN(TestCli)

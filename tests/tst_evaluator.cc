@@ -511,6 +511,49 @@ void TestEvaluator::complexNumbers() {
   a = f32[4] constant({1, inf, -inf, nan})
   ROOT f = pred[4] is-finite(a))"),
                 "pred[4] {true, false, false, false}");
+    // exp keeps real arguments on the real axis and gives NaN where e^a times
+    // cos/sin of a non-finite b is undefined (as XLA's expansion does).
+    {
+        auto r = evaluateText(wrapEntry(R"(
+  z = c128[4] constant({(-inf, inf), (inf, 0), (0, 0), (-inf, 0)})
+  ROOT e = c128[4] exponential(z))"));
+        QVERIFY2(r.isOk(), r.status().toString().c_str());
+        const auto e0 = r->getAsComplex(0), e1 = r->getAsComplex(1), e2 = r->getAsComplex(2),
+                   e3 = r->getAsComplex(3);
+        QVERIFY(std::isnan(e0.real()) && std::isnan(e0.imag()));
+        QVERIFY(std::isinf(e1.real()) && e1.real() > 0 && e1.imag() == 0);
+        QCOMPARE(e2, std::complex<double>(1, 0));
+        QCOMPARE(e3, std::complex<double>(0, 0));
+    }
+    // log1p of a tiny argument keeps its real part (log(1 + z) would give 0).
+    {
+        auto r = evaluateText(wrapEntry(R"(
+  z = c128[1] constant({(-1e-30, 2e-30)})
+  ROOT l = c128[1] log-plus-one(z))"));
+        QVERIFY2(r.isOk(), r.status().toString().c_str());
+        QCOMPARE(r->getAsComplex(0).real(), -1e-30);
+        QCOMPARE(r->getAsComplex(0).imag(), 2e-30);
+    }
+    // Principal cube root; maximum/minimum order complex values
+    // lexicographically (real part, then imaginary part).
+    EXPECT_EVAL_NEAR(wrapEntry(R"(
+  z = c128[1] constant({(3, 4)})
+  c = c128[1] cbrt(z)
+  ROOT r = f64[1] real(c))"),
+                     "f64[1] {1.6289371459221759}", 1e-15);
+    EXPECT_EVAL(wrapEntry(R"(
+  a = c64[3] constant({(1.5, 2.5), (1.5, 7.5), (0, 1.5)})
+  b = c64[3] constant({(7.5, 1.5), (1.5, 2.5), (-0, 2.5)})
+  mx = c64[3] maximum(a, b)
+  mn = c64[3] minimum(a, b)
+  ROOT t = (c64[3], c64[3]) tuple(mx, mn))"),
+                "(c64[3], c64[3]) ({(7.5, 1.5), (1.5, 7.5), (-0, 2.5)}, {(1.5, 2.5), (1.5, 2.5), (0, 1.5)})");
+    // bitcast-convert c128 -> c64[2] reinterprets the bytes (little endian:
+    // the real part's low word first).
+    EXPECT_EVAL(wrapEntry(R"(
+  z = c128[] constant((1, 0))
+  ROOT b = c64[2] bitcast-convert(z))"),
+                "c64[2] {(0, 1.875), (0, 0)}");
 }
 
 void TestEvaluator::narrowFloats() {

@@ -41,6 +41,7 @@ private slots:
     void e8m0();
     void doubleConversionRoundsOnce();
     void reducePrecision();
+    void bf16FastPathMatchesGenericRounding();
 };
 
 // ---------------------------------------------------------------------------
@@ -287,6 +288,36 @@ void TestFloatTypes::reducePrecision() {
     QCOMPARE(reducePrecision(1.0 + 0x1p-30, 8, 23), 1.0);
     QCOMPARE(reducePrecision(1.0 + 0x1p-23 + 0x1p-30, 8, 23), 1.0 + 0x1p-23);
     QCOMPARE(reducePrecision(1e300, 8, 23), std::numeric_limits<double>::infinity());
+}
+
+// float -> bf16 has a bit-twiddling fast path; it must agree with the
+// generic rounding (via double, which is exact for floats) on every class of
+// value: a sweep over bit patterns with all low-half patterns near ties.
+void TestFloatTypes::bf16FastPathMatchesGenericRounding() {
+    uint64_t state = 0x9E3779B97F4A7C15ull;
+    auto next = [&] {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        return static_cast<uint32_t>(state);
+    };
+    for (int i = 0; i < 1 << 20; ++i) {
+        uint32_t bits = next();
+        if (i % 4 == 1) bits = (bits & 0xFFFF0000u) | 0x8000u;  // exact ties
+        if (i % 4 == 2) bits = (bits & 0xFFFF0000u) | 0x7FFFu;  // just below a tie
+        const float value = std::bit_cast<float>(bits);
+        const uint32_t fast = float_util::floatToBits(PrimitiveType::BF16, value);
+        const uint32_t generic = float_util::doubleToBits(PrimitiveType::BF16, value);
+        if (std::isnan(value)) {
+            QCOMPARE(fast & 0x7FC0u, 0x7FC0u);
+            continue;
+        }
+        if (fast != generic)
+            QFAIL(qPrintable(QStringLiteral("bits %1: fast %2, generic %3")
+                                 .arg(bits, 8, 16)
+                                 .arg(fast, 4, 16)
+                                 .arg(generic, 4, 16)));
+    }
 }
 
 QTEST_APPLESS_MAIN(TestFloatTypes)

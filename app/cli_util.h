@@ -1,0 +1,27 @@
+// Helpers shared by the hloscope-cli subcommands.
+#pragma once
+
+#include <chrono>
+#include <string>
+
+#include "core/status.h"
+
+namespace hloscope::cli {
+
+constexpr int kExitOk = 0;
+constexpr int kExitFailed = 1;
+constexpr int kExitUsage = 2;
+
+// Prints "hloscope-cli: MESSAGE" and a pointer to --help; returns kExitUsage.
+int usageError(const std::string& message);
+
+// "<stdin>" for "-", else the path.
+std::string displayName(const std::string& path);
+
+// "file:line:col: error: message", or "file: error: message" when the status
+// carries no position.
+std::string formatError(const std::string& file, const Status& status);
+
+double secondsSince(std::chrono::steady_clock::time_point start);
+
+}  // namespace hloscope::cli
