@@ -57,6 +57,41 @@ Status HloComputation::removeInstruction(HloInstruction* instruction) {
     return Status::ok();
 }
 
+Status HloComputation::removeInstructions(std::span<HloInstruction* const> instructions) {
+    if (instructions.empty()) return Status::ok();
+    std::unordered_set<HloInstruction*> doomed(instructions.begin(), instructions.end());
+    for (HloInstruction* instruction : instructions) {
+        if (instruction->parent() != this)
+            return notFound("%" + instruction->name() + " is not in computation " + m_name);
+        if (instruction == m_root)
+            return failedPrecondition("cannot remove %" + instruction->name() +
+                                      ": it is the root of " + m_name);
+        for (HloInstruction* user : instruction->users())
+            if (!doomed.count(user))
+                return failedPrecondition("cannot remove %" + instruction->name() + " from " +
+                                          m_name + ": %" + user->name() + " still uses it");
+    }
+    for (HloInstruction* instruction : instructions) {
+        instruction->removeAllOperands();
+        instruction->dropAllControlDependencies();
+        if (instruction->opcode() == HloOpcode::kParameter)
+            for (auto& p : m_parameters)
+                if (p == instruction) p = nullptr;
+    }
+    while (!m_parameters.empty() && m_parameters.back() == nullptr) m_parameters.pop_back();
+    m_nameIndex.clear();
+    m_indexedCount = 0;
+    std::erase_if(m_instructions, [&](const auto& p) { return doomed.count(p.get()) != 0; });
+    return Status::ok();
+}
+
+Status HloComputation::replaceInstruction(HloInstruction* old, HloInstruction* replacement) {
+    if (old == replacement) return Status::ok();
+    old->replaceAllUsesWith(replacement);
+    if (m_root == old) m_root = replacement;
+    return removeInstruction(old);
+}
+
 HloInstruction* HloComputation::findInstruction(std::string_view name) const {
     constexpr size_t kLinearLimit = 16;
     if (m_instructions.size() <= kLinearLimit) {

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -37,6 +38,13 @@ public:
     // Removes an instruction that has no users (and no control edges);
     // returns an error naming it otherwise.
     Status removeInstruction(HloInstruction* instruction);
+    // Removes a set of instructions at once (linear time): their operand and
+    // control edges are dropped first, so they may use each other; none may
+    // have users outside the set or be the root.
+    Status removeInstructions(std::span<HloInstruction* const> instructions);
+    // Redirects every use of `old` (and the root) to `replacement`, then
+    // removes `old`.
+    Status replaceInstruction(HloInstruction* old, HloInstruction* replacement);
 
     // Instructions in insertion order.
     const std::vector<std::unique_ptr<HloInstruction>>& instructions() const {

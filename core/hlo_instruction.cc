@@ -246,6 +246,22 @@ void HloInstruction::replaceAllUsesWith(HloInstruction* other) {
     if (m_parent != nullptr && m_parent->root() == this) m_parent->setRoot(other);
 }
 
+std::unique_ptr<HloInstruction> HloInstruction::cloneWithNewOperands(
+    const Shape& shape, std::span<HloInstruction* const> operands, std::string name) const {
+    auto clone = std::make_unique<HloInstruction>(m_opcode, std::move(name), shape);
+    clone->m_hasDimensions = m_hasDimensions;
+    clone->m_dimensions = m_dimensions;
+    clone->m_parameterNumber = m_parameterNumber;
+    clone->m_index = m_index;
+    clone->m_metadata = m_metadata;
+    clone->m_calledComputations = m_calledComputations;
+    clone->m_attributes = m_attributes;
+    if (m_extra) clone->m_extra = std::make_unique<HloExtraAttributes>(*m_extra);
+    if (m_rare && !m_rare->literalText.empty()) clone->rare().literalText = m_rare->literalText;
+    for (HloInstruction* operand : operands) clone->appendOperand(operand);
+    return clone;
+}
+
 void HloInstruction::addControlDependencyTo(HloInstruction* successor) {
     addUnique(rare().controlSuccessors, successor);
     addUnique(successor->rare().controlPredecessors, this);

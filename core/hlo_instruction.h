@@ -375,6 +375,13 @@ public:
     // compared by name. Operands are compared by name.
     bool identicalTo(const HloInstruction& other, bool compareNames = true) const;
 
+    // A copy with another shape, operands and name: opcode, dimensions,
+    // indices, typed and verbatim attributes, called computations, metadata
+    // and constant text are copied; control edges, users, parent and unique
+    // id are not. The clone is not in any computation yet.
+    std::unique_ptr<HloInstruction> cloneWithNewOperands(
+        const Shape& shape, std::span<HloInstruction* const> operands, std::string name) const;
+
 private:
     HloOpcode m_opcode;
     bool m_hasDimensions = false;

@@ -59,6 +59,50 @@ void HloModule::renumber() {
             instruction->setUniqueId(m_nextUniqueId++);
 }
 
+namespace {
+
+// "add.12" -> "add"; names without a numeric suffix are their own base.
+std::string_view nameBase(std::string_view name) {
+    const size_t dot = name.rfind('.');
+    if (dot == std::string_view::npos || dot + 1 == name.size()) return name;
+    for (size_t i = dot + 1; i < name.size(); ++i)
+        if (name[i] < '0' || name[i] > '9') return name;
+    return name.substr(0, dot);
+}
+
+}  // namespace
+
+std::string HloModule::uniqueInstructionName(std::string_view base) {
+    if (!m_usedNamesBuilt) {
+        for (const auto& computation : m_computations) {
+            m_usedNames.insert(computation->name());
+            for (const auto& instruction : computation->instructions())
+                m_usedNames.insert(instruction->name());
+        }
+        m_usedNamesBuilt = true;
+    }
+    const std::string stem(nameBase(base.empty() ? std::string_view("instruction") : base));
+    // Names may have been taken since (parsed or renamed instructions): look
+    // them up in the computations too.
+    auto taken = [&](const std::string& name) {
+        if (m_usedNames.count(name)) return true;
+        for (const auto& computation : m_computations)
+            if (computation->name() == name) return true;
+        return false;
+    };
+    for (;;) {
+        std::string name = stem + "." + std::to_string(++m_nameCounter);
+        if (!taken(name)) {
+            m_usedNames.insert(name);
+            return name;
+        }
+    }
+}
+
+std::string HloModule::uniqueComputationName(std::string_view base) {
+    return uniqueInstructionName(base);
+}
+
 bool HloModule::structurallyEqual(const HloModule& other, std::string* whyNot) const {
     auto fail = [&](std::string reason) {
         if (whyNot) *whyNot = std::move(reason);

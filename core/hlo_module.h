@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_set>
 #include <string_view>
 #include <vector>
 
@@ -98,6 +99,10 @@ public:
     int64_t nextUniqueId() { return m_nextUniqueId++; }
     // Renumbers every instruction 0..N-1 in computation/instruction order.
     void renumber();
+    // A name no instruction (or computation) of the module has yet, made from
+    // `base` ("add" -> "add.7"); the name is reserved.
+    std::string uniqueInstructionName(std::string_view base);
+    std::string uniqueComputationName(std::string_view base);
 
     // Header attributes.
     const std::optional<ComputationLayout>& entryComputationLayout() const {
@@ -138,6 +143,10 @@ private:
     std::vector<std::unique_ptr<HloComputation>> m_computations;
     HloComputation* m_entry = nullptr;
     int64_t m_nextUniqueId = 0;
+    // Names handed out by unique*Name (built on first use from the module).
+    std::unordered_set<std::string> m_usedNames;
+    bool m_usedNamesBuilt = false;
+    int64_t m_nameCounter = 0;
     std::optional<ComputationLayout> m_entryComputationLayout;
     bool m_isScheduled = false;
     std::optional<int64_t> m_replicaCount;
