@@ -152,6 +152,22 @@ Commands:
         are applied; a failing check is an error.
         --bench      time --repeat N runs (default 5): wall, CPU, elements/s
         --profile    also time each instruction of the entry computation
+  opt FILE [--target cpu|gpu|tpu] [--passes a,b,c] [--disable p] [--stop-after p]
+           [--option pass.key=value] [--dump-dir DIR] [--json] [--verbose] [--no-verify]
+        Run the target's compiler pipeline (default cpu) and print the optimized
+        module. --passes runs a custom list, --disable skips passes (names or
+        0-based indices, comma-separated, repeatable), --stop-after stops after a
+        pass. --dump-dir writes NN-pass.hlo per pass and passes.json (per pass:
+        changed, time, diff, peak bytes); --json prints that report instead of
+        the module; --verbose prints a per-pass table on stderr. The verifier
+        runs after every pass (--no-verify: not).
+  bisect FILE [--target T] [--seed N] [same pipeline flags as opt]
+        Evaluate the module on seeded random inputs before the pipeline and
+        after every pass that changes it; name the first pass whose results
+        differ. Exit 0: no pass changes the results; 1: one does (named);
+        3: the module cannot be evaluated (the instruction is named).
+  passes
+        List every pass with its description, and the target pipelines.
   conform FILE... [--quiet]
         Run StableHLO interpreter test files: every '// -----' case is
         imported, evaluated and its check.* operations applied. Prints

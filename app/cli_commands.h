@@ -12,6 +12,9 @@ int runPrint(const std::vector<std::string>& args);
 int runStats(const std::vector<std::string>& args);
 int runEval(const std::vector<std::string>& args);     // cli_eval.cc
 int runConform(const std::vector<std::string>& args);  // cli_eval.cc
+int runOpt(const std::vector<std::string>& args);      // cli_opt.cc
+int runBisect(const std::vector<std::string>& args);   // cli_opt.cc
+int runPasses(const std::vector<std::string>& args);   // cli_opt.cc
 
 // Usage text of the whole tool.
 std::string usage();

@@ -26,6 +26,9 @@ int main(int argc, char** argv) {
     if (command == "stats") return hloscope::cli::runStats(args);
     if (command == "eval") return hloscope::cli::runEval(args);
     if (command == "conform") return hloscope::cli::runConform(args);
+    if (command == "opt") return hloscope::cli::runOpt(args);
+    if (command == "bisect") return hloscope::cli::runBisect(args);
+    if (command == "passes") return hloscope::cli::runPasses(args);
     std::fprintf(stderr, "hloscope-cli: unknown command '%s'\n\n%s", command.c_str(),
                  hloscope::cli::usage().c_str());
     return 2;

@@ -1,0 +1,178 @@
+#include "compiler/pipeline/bisect.h"
+
+#include <cmath>
+#include <sstream>
+
+#include "core/hlo_evaluator.h"
+
+namespace hloscope {
+namespace {
+
+double toleranceFor(PrimitiveType type) {
+    if (type == PrimitiveType::F64 || type == PrimitiveType::C128) return 1e-9;
+    if (type == PrimitiveType::F32 || type == PrimitiveType::C64) return 1e-4;
+    if (type == PrimitiveType::F16 || type == PrimitiveType::BF16) return 1e-2;
+    return 0.125;  // f8, f6, f4
+}
+
+bool close(double expected, double actual, double tolerance) {
+    if (std::isnan(expected) || std::isnan(actual)) return std::isnan(expected) && std::isnan(actual);
+    if (std::isinf(expected) || std::isinf(actual)) return expected == actual;
+    return std::fabs(expected - actual) <= tolerance * std::max(1.0, std::fabs(expected));
+}
+
+std::string number(double v) {
+    std::ostringstream out;
+    out.precision(9);
+    out << v;
+    return out.str();
+}
+
+std::string compareArrays(const Literal& expected, const Literal& actual, const std::string& where) {
+    if (expected.elementType() != actual.elementType() ||
+        expected.shape().rank() != actual.shape().rank())
+        return where + "shape " + actual.shape().toString(false) + " instead of " +
+               expected.shape().toString(false);
+    for (int64_t d = 0; d < expected.shape().rank(); ++d)
+        if (expected.shape().dimensions(d) != actual.shape().dimensions(d))
+            return where + "shape " + actual.shape().toString(false) + " instead of " +
+                   expected.shape().toString(false);
+    const PrimitiveType type = expected.elementType();
+    const int64_t n = expected.elementCount();
+    int64_t bad = 0;
+    std::string first;
+    for (int64_t i = 0; i < n; ++i) {
+        bool ok;
+        std::string e, a;
+        if (primitive_util::isComplex(type)) {
+            auto x = expected.getAsComplex(i), y = actual.getAsComplex(i);
+            const double t = toleranceFor(type);
+            ok = close(x.real(), y.real(), t) && close(x.imag(), y.imag(), t);
+            if (!ok) {
+                e = "(" + number(x.real()) + "," + number(x.imag()) + ")";
+                a = "(" + number(y.real()) + "," + number(y.imag()) + ")";
+            }
+        } else if (primitive_util::isFloatingPoint(type)) {
+            const double x = expected.getAsDouble(i), y = actual.getAsDouble(i);
+            ok = close(x, y, toleranceFor(type));
+            if (!ok) {
+                e = number(x);
+                a = number(y);
+            }
+        } else if (primitive_util::isUnsignedInteger(type)) {
+            ok = expected.getAsUint64(i) == actual.getAsUint64(i);
+            if (!ok) {
+                e = std::to_string(expected.getAsUint64(i));
+                a = std::to_string(actual.getAsUint64(i));
+            }
+        } else {
+            ok = expected.getAsInt64(i) == actual.getAsInt64(i);
+            if (!ok) {
+                e = std::to_string(expected.getAsInt64(i));
+                a = std::to_string(actual.getAsInt64(i));
+            }
+        }
+        if (ok) continue;
+        if (bad++ == 0)
+            first = "element " + std::to_string(i) + ": " + a + " instead of " + e;
+    }
+    if (bad == 0) return {};
+    return where + std::to_string(bad) + " of " + std::to_string(n) + " elements differ (" + first +
+           ")";
+}
+
+std::string compareRecursive(const Literal& expected, const Literal& actual, const std::string& where) {
+    if (expected.isTuple() || actual.isTuple()) {
+        if (expected.isTuple() != actual.isTuple() ||
+            expected.tupleElements().size() != actual.tupleElements().size())
+            return where + "tuple structure differs";
+        for (size_t i = 0; i < expected.tupleElements().size(); ++i) {
+            std::string why = compareRecursive(expected.tupleElements()[i], actual.tupleElements()[i],
+                                               where + "{" + std::to_string(i) + "} ");
+            if (!why.empty()) return why;
+        }
+        return {};
+    }
+    if (!expected.shape().isArray()) return {};
+    return compareArrays(expected, actual, where);
+}
+
+class BisectInstrumentation : public PassInstrumentation {
+public:
+    BisectInstrumentation(uint64_t seed, BisectResult& result) : m_seed(seed), m_result(result) {}
+
+    Status beforePipeline(const HloModule& module) override {
+        m_arguments = randomArguments(module, m_seed);
+        HloEvaluator evaluator;
+        auto value = evaluator.evaluate(module, m_arguments);
+        if (!value.isOk()) {
+            m_result.outcome = BisectResult::Outcome::kCannotEvaluate;
+            m_result.detail = value.status().toString();
+            return Status(StatusCode::kCancelled, "cannot evaluate");
+        }
+        m_reference = std::move(*value);
+        return Status::ok();
+    }
+
+    Status afterPass(const PassRunInfo& info, const HloModule& module,
+                     const PassRunResult& result) override {
+        if (!result.changed) return Status::ok();
+        HloEvaluator evaluator;
+        auto value = evaluator.evaluate(module, m_arguments);
+        ++m_result.passesEvaluated;
+        std::string why;
+        if (!value.isOk())
+            why = "the module no longer evaluates: " + value.status().toString();
+        else
+            why = compareWithTolerance(m_reference, *value);
+        if (why.empty()) return Status::ok();
+        m_result.outcome = BisectResult::Outcome::kMismatch;
+        m_result.passIndex = info.index;
+        m_result.passName = info.step ? info.step->pass : std::string();
+        m_result.detail = why;
+        return Status(StatusCode::kCancelled, "mismatch");
+    }
+
+private:
+    uint64_t m_seed;
+    BisectResult& m_result;
+    std::vector<Literal> m_arguments;
+    Literal m_reference;
+};
+
+}  // namespace
+
+std::vector<Literal> randomArguments(const HloModule& module, uint64_t seed) {
+    std::vector<Literal> arguments;
+    const HloComputation* entry = module.entryComputation();
+    if (!entry) return arguments;
+    for (int64_t i = 0; i < entry->parameterCount(); ++i) {
+        RandomLiteralOptions options;
+        options.seed = seed + static_cast<uint64_t>(i) * 0x9E3779B97F4A7C15ull;
+        arguments.push_back(makeRandomLiteral(entry->parameter(i)->shape(), options));
+    }
+    return arguments;
+}
+
+std::string compareWithTolerance(const Literal& expected, const Literal& actual) {
+    return compareRecursive(expected, actual, "");
+}
+
+StatusOr<BisectResult> bisectRunner(PipelineRunner& runner, uint64_t seed) {
+    BisectResult result;
+    BisectInstrumentation bisect(seed, result);
+    runner.addInstrumentation(&bisect);
+    Status status = runner.runAll();
+    runner.removeInstrumentation(&bisect);
+    if (status.isOk() || result.outcome != BisectResult::Outcome::kNoChange) return result;
+    return status;
+}
+
+StatusOr<BisectResult> bisectPipeline(HloModule& module, Pipeline pipeline,
+                                      const BisectOptions& options) {
+    HLO_ASSIGN_OR_RETURN(auto runner,
+                         PipelineRunner::create(module, std::move(pipeline), options.runner));
+    return bisectRunner(*runner, options.seed);
+}
+
+}  // namespace hloscope

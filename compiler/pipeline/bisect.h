@@ -1,0 +1,45 @@
+// Semantic checking of a pipeline: evaluate the module with the reference
+// interpreter on seeded random inputs before the pipeline and after every
+// pass that changed it, and name the first pass whose results differ beyond
+// a per-type tolerance (integers and pred exactly; f64 1e-9, f32 1e-4,
+// f16/bf16 1e-2, 8-bit and smaller floats 0.125, relative to the value's
+// magnitude or absolute below 1; NaN must stay NaN, infinities must match).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "compiler/pipeline/pipeline.h"
+#include "core/literal.h"
+
+namespace hloscope {
+
+struct BisectResult {
+    enum class Outcome { kNoChange, kMismatch, kCannotEvaluate };
+    Outcome outcome = Outcome::kNoChange;
+    int passIndex = -1;       // the first pass whose results differ
+    std::string passName;
+    std::string detail;       // the mismatch, or why the module cannot be evaluated
+    int passesEvaluated = 0;  // evaluations after changing passes
+};
+
+struct BisectOptions {
+    uint64_t seed = 0;
+    RunnerOptions runner;
+};
+
+// Runs `pipeline` on `module` (which it modifies), checking after every pass.
+// Errors are the pipeline's own (a pass failing or breaking the module).
+StatusOr<BisectResult> bisectPipeline(HloModule& module, Pipeline pipeline,
+                                      const BisectOptions& options = {});
+// The same on a runner built by the caller (its remaining steps are run).
+StatusOr<BisectResult> bisectRunner(PipelineRunner& runner, uint64_t seed);
+
+// Empty when `actual` matches `expected` within the per-type tolerance, else
+// the first differences.
+std::string compareWithTolerance(const Literal& expected, const Literal& actual);
+
+// Seeded random arguments for the entry computation's parameters.
+std::vector<Literal> randomArguments(const HloModule& module, uint64_t seed);
+
+}  // namespace hloscope

@@ -1,0 +1,47 @@
+#include "compiler/pipeline/pass_registry.h"
+
+#include <algorithm>
+
+namespace hloscope {
+namespace {
+
+template <typename Pass>
+PassInfo entry() {
+    return PassInfo{Pass::kName, Pass::description(), &Pass::create};
+}
+
+std::vector<PassInfo> makeRegistry() {
+    std::vector<PassInfo> passes = {
+    };
+    if (passes.size() > 1)
+        std::sort(passes.begin(), passes.end(),
+                  [](const PassInfo& a, const PassInfo& b) { return a.name < b.name; });
+    return passes;
+}
+
+}  // namespace
+
+const std::vector<PassInfo>& passRegistry() {
+    static const std::vector<PassInfo> registry = makeRegistry();
+    return registry;
+}
+
+const PassInfo* findPass(std::string_view name) {
+    for (const PassInfo& info : passRegistry())
+        if (info.name == name) return &info;
+    return nullptr;
+}
+
+StatusOr<std::unique_ptr<HloPass>> createPass(std::string_view name, const PassOptions& options) {
+    const PassInfo* info = findPass(name);
+    if (info == nullptr) {
+        std::string known;
+        for (const PassInfo& p : passRegistry()) known += (known.empty() ? "" : ", ") + std::string(p.name);
+        return invalidArgument("unknown pass '" + std::string(name) + "' (known: " + known + ")");
+    }
+    auto pass = info->create(options);
+    if (!pass.isOk()) return pass.status().withContext("pass " + std::string(name));
+    return pass;
+}
+
+}  // namespace hloscope

@@ -1,0 +1,220 @@
+#include "compiler/pipeline/pipeline.h"
+
+#include <charconv>
+#include <chrono>
+
+#include "compiler/pipeline/pass_registry.h"
+#include "core/hlo_printer.h"
+#include "core/hlo_verifier.h"
+
+namespace hloscope {
+namespace {
+
+std::vector<std::string_view> splitList(std::string_view text) {
+    std::vector<std::string_view> items;
+    size_t start = 0;
+    while (start <= text.size()) {
+        size_t end = text.find(',', start);
+        if (end == std::string_view::npos) end = text.size();
+        std::string_view item = text.substr(start, end - start);
+        while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
+        while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
+        if (!item.empty()) items.push_back(item);
+        start = end + 1;
+    }
+    return items;
+}
+
+std::shared_ptr<const std::string> printed(const HloModule& module) {
+    return std::make_shared<const std::string>(printModule(module, HloPrintOptions::canonical()));
+}
+
+HloVerifierOptions verifierOptions() {
+    HloVerifierOptions options;
+    options.allowMixedPrecision = true;
+    return options;
+}
+
+}  // namespace
+
+StatusOr<Pipeline> pipelineFromList(std::string_view commaSeparated, const Pipeline* base) {
+    Pipeline pipeline;
+    pipeline.name = "custom";
+    for (std::string_view name : splitList(commaSeparated)) {
+        if (!findPass(name)) HLO_RETURN_IF_ERROR(createPass(name, {}).status());
+        PipelineStep step;
+        step.pass = std::string(name);
+        if (base)
+            for (const PipelineStep& b : base->steps)
+                if (b.pass == name) {
+                    step.options = b.options;
+                    break;
+                }
+        pipeline.steps.push_back(std::move(step));
+    }
+    if (pipeline.steps.empty()) return invalidArgument("empty pass list");
+    return pipeline;
+}
+
+StatusOr<int> findStep(const Pipeline& pipeline, std::string_view name) {
+    int number = -1;
+    auto [end, ec] = std::from_chars(name.data(), name.data() + name.size(), number);
+    if (ec == std::errc() && end == name.data() + name.size()) {
+        if (number < 0 || number >= static_cast<int>(pipeline.steps.size()))
+            return invalidArgument("pipeline " + pipeline.name + " has no step " +
+                                   std::string(name) + " (it has " +
+                                   std::to_string(pipeline.steps.size()) + ")");
+        return number;
+    }
+    for (size_t i = 0; i < pipeline.steps.size(); ++i)
+        if (pipeline.steps[i].pass == name) return static_cast<int>(i);
+    std::string known;
+    for (const PipelineStep& s : pipeline.steps)
+        known += (known.empty() ? "" : ", ") + s.pass;
+    return invalidArgument("pipeline " + pipeline.name + " has no pass '" + std::string(name) +
+                           "' (it runs: " + known + ")");
+}
+
+Status disablePasses(Pipeline& pipeline, std::string_view which) {
+    for (std::string_view item : splitList(which)) {
+        HLO_ASSIGN_OR_RETURN(int index, findStep(pipeline, item));
+        bool numbered = std::isdigit(static_cast<unsigned char>(item.front()));
+        if (numbered) {
+            pipeline.steps[static_cast<size_t>(index)].enabled = false;
+        } else {
+            for (PipelineStep& step : pipeline.steps)
+                if (step.pass == item) step.enabled = false;
+        }
+    }
+    return Status::ok();
+}
+
+Status setPassOption(Pipeline& pipeline, std::string_view assignment) {
+    const size_t dot = assignment.find('.');
+    const size_t eq = assignment.find('=');
+    if (dot == std::string_view::npos || eq == std::string_view::npos || eq < dot)
+        return invalidArgument("expected PASS.KEY=VALUE, got '" + std::string(assignment) + "'");
+    const std::string pass(assignment.substr(0, dot));
+    const std::string key(assignment.substr(dot + 1, eq - dot - 1));
+    const std::string value(assignment.substr(eq + 1));
+    bool found = false;
+    for (PipelineStep& step : pipeline.steps)
+        if (step.pass == pass) {
+            step.options.set(key, value);
+            found = true;
+        }
+    if (!found) HLO_RETURN_IF_ERROR(findStep(pipeline, pass).status());
+    return Status::ok();
+}
+
+StatusOr<std::unique_ptr<PipelineRunner>> PipelineRunner::create(HloModule& module,
+                                                                 Pipeline pipeline,
+                                                                 RunnerOptions options) {
+    std::vector<std::unique_ptr<HloPass>> passes;
+    for (size_t i = 0; i < pipeline.steps.size(); ++i) {
+        const PipelineStep& step = pipeline.steps[i];
+        if (!step.enabled) {
+            passes.push_back(nullptr);
+            continue;
+        }
+        auto pass = createPass(step.pass, step.options);
+        if (!pass.isOk())
+            return pass.status().withContext("step " + std::to_string(i) + " of pipeline " +
+                                             pipeline.name);
+        passes.push_back(std::move(*pass));
+    }
+    return std::make_unique<PipelineRunner>(module, std::move(pipeline), std::move(passes),
+                                            options);
+}
+
+PipelineRunner::PipelineRunner(HloModule& module, Pipeline pipeline,
+                               std::vector<std::unique_ptr<HloPass>> passes,
+                               RunnerOptions options)
+    : m_module(module),
+      m_pipeline(std::move(pipeline)),
+      m_passes(std::move(passes)),
+      m_options(options) {
+    m_passes.resize(m_pipeline.steps.size());
+}
+
+void PipelineRunner::addInstrumentation(PassInstrumentation* instrumentation) {
+    m_instrumentations.push_back(instrumentation);
+}
+
+void PipelineRunner::removeInstrumentation(PassInstrumentation* instrumentation) {
+    std::erase(m_instrumentations, instrumentation);
+}
+
+Status PipelineRunner::start() {
+    if (m_started) return Status::ok();
+    m_started = true;
+    if (m_options.checkChanges) m_text = printed(m_module);
+    for (PassInstrumentation* i : m_instrumentations) HLO_RETURN_IF_ERROR(i->beforePipeline(m_module));
+    return Status::ok();
+}
+
+Status PipelineRunner::runNext() {
+    if (finished()) return Status::ok();
+    HLO_RETURN_IF_ERROR(start());
+    if (m_options.cancel && m_options.cancel->load(std::memory_order_relaxed))
+        return Status(StatusCode::kCancelled, "pipeline cancelled");
+    const int index = m_next++;
+    const PipelineStep& step = m_pipeline.steps[static_cast<size_t>(index)];
+    HloPass* pass = m_passes[static_cast<size_t>(index)].get();
+    PassRunInfo info{index, &step, pass};
+    PassRunResult result;
+    result.text = m_text;
+    if (!step.enabled || pass == nullptr) {
+        result.enabled = false;
+        for (PassInstrumentation* i : m_instrumentations) i->beforePass(info, m_module);
+        for (PassInstrumentation* i : m_instrumentations)
+            HLO_RETURN_IF_ERROR(i->afterPass(info, m_module, result));
+        return Status::ok();
+    }
+    for (PassInstrumentation* i : m_instrumentations) i->beforePass(info, m_module);
+    pass->clearRewrites();
+    const auto start = std::chrono::steady_clock::now();
+    StatusOr<bool> changed = pass->run(m_module);
+    result.seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const std::string where = "pass " + std::to_string(index) + " (" + step.pass + ")";
+    if (!changed.isOk()) return changed.status().withContext(where);
+    result.changed = *changed;
+    result.rewrites = pass->rewrites();
+    result.statistics = pass->statistics();
+    if (m_options.verify) {
+        Status verified = verifyModule(m_module, verifierOptions());
+        if (!verified.isOk())
+            return Status(StatusCode::kInternal,
+                          where + " broke the module: " + verified.toString());
+    }
+    if (m_options.checkChanges) {
+        auto now = printed(m_module);
+        const bool textChanged = *now != *m_text;
+        if (textChanged && !result.changed)
+            return Status(StatusCode::kInternal,
+                          where + " reported no change but changed the module");
+        result.changed = textChanged;
+        if (textChanged) m_text = std::move(now);
+        result.text = m_text;
+    }
+    for (PassInstrumentation* i : m_instrumentations)
+        HLO_RETURN_IF_ERROR(i->afterPass(info, m_module, result));
+    return Status::ok();
+}
+
+Status PipelineRunner::runUntil(int endIndex) {
+    while (m_next < endIndex && !finished()) HLO_RETURN_IF_ERROR(runNext());
+    return Status::ok();
+}
+
+Status PipelineRunner::runAll() { return runUntil(stepCount()); }
+
+Status PipelineRunner::runThrough(std::string_view name) {
+    for (int i = m_next; i < stepCount(); ++i)
+        if (m_pipeline.steps[static_cast<size_t>(i)].pass == name) return runUntil(i + 1);
+    HLO_ASSIGN_OR_RETURN(int index, findStep(m_pipeline, name));
+    return runUntil(index + 1);
+}
+
+}  // namespace hloscope

@@ -1,0 +1,123 @@
+// Pipelines: ordered lists of pass steps (a registry name, its options, and
+// whether it is enabled), and the runner that executes them one by one with
+// MLIR-style instrumentation hooks around every pass.
+//
+// The runner itself checks two things after every pass (both on by default):
+//   * the verifier: a failure is an error naming the pass that broke the
+//     module;
+//   * the change claim: the module is printed before and after; a pass that
+//     reports "unchanged" but changed the text is an error (and a pass that
+//     reports "changed" without changing anything is corrected to
+//     "unchanged").
+// Everything else (snapshots, diffs, bisecting, the GUI's stepper) is an
+// instrumentation. Runs can stop after any pass and resume later.
+#pragma once
+
+#include <atomic>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "compiler/pipeline/hlo_pass.h"
+#include "core/hlo_module.h"
+
+namespace hloscope {
+
+struct PipelineStep {
+    std::string pass;  // registry name
+    PassOptions options;
+    bool enabled = true;
+};
+
+struct Pipeline {
+    std::string name;  // "cpu", "gpu", "tpu", or "custom"
+    std::vector<PipelineStep> steps;
+};
+
+// Command-line style edits of a pipeline.
+// "a,b,c" -> a custom pipeline of those passes (options from `base` steps of
+// the same name are kept).
+StatusOr<Pipeline> pipelineFromList(std::string_view commaSeparated, const Pipeline* base = nullptr);
+// Disables the steps named (or numbered, 0-based) in `which` ("cse,3");
+// unknown names are errors.
+Status disablePasses(Pipeline& pipeline, std::string_view which);
+// "pass.key=value": sets an option on every step running `pass`.
+Status setPassOption(Pipeline& pipeline, std::string_view assignment);
+// Index of the first step named `name` (or the number itself), or an error.
+StatusOr<int> findStep(const Pipeline& pipeline, std::string_view name);
+
+struct PassRunInfo {
+    int index = 0;  // position in the pipeline
+    const PipelineStep* step = nullptr;
+    const HloPass* pass = nullptr;  // null for disabled steps
+};
+
+struct PassRunResult {
+    bool enabled = true;
+    bool changed = false;
+    double seconds = 0;
+    std::vector<RewriteEvent> rewrites;
+    std::map<std::string, int64_t> statistics;
+    // The module printed after the pass (shared with the previous state when
+    // unchanged); null when change checking is off.
+    std::shared_ptr<const std::string> text;
+};
+
+class PassInstrumentation {
+public:
+    virtual ~PassInstrumentation() = default;
+    // Called once, before the first pass runs (with the input module).
+    virtual Status beforePipeline(const HloModule& module) { return Status::ok(); }
+    virtual void beforePass(const PassRunInfo& info, const HloModule& module) {}
+    // A failing status stops the pipeline (e.g. bisect found a mismatch).
+    virtual Status afterPass(const PassRunInfo& info, const HloModule& module,
+                             const PassRunResult& result) {
+        return Status::ok();
+    }
+};
+
+struct RunnerOptions {
+    bool verify = true;
+    bool checkChanges = true;
+    const std::atomic<bool>* cancel = nullptr;  // checked between passes
+};
+
+class PipelineRunner {
+public:
+    // Creates every enabled step's pass from the registry (errors name the
+    // step).
+    static StatusOr<std::unique_ptr<PipelineRunner>> create(HloModule& module, Pipeline pipeline,
+                                                            RunnerOptions options = {});
+    // For tests and embedders: explicit pass instances, one per step (null
+    // for disabled steps).
+    PipelineRunner(HloModule& module, Pipeline pipeline,
+                   std::vector<std::unique_ptr<HloPass>> passes, RunnerOptions options = {});
+
+    void addInstrumentation(PassInstrumentation* instrumentation);  // not owned
+    void removeInstrumentation(PassInstrumentation* instrumentation);
+
+    Status runAll();                     // from the next step to the end
+    Status runNext();                    // one step
+    Status runUntil(int endIndex);       // steps [next, endIndex)
+    Status runThrough(std::string_view name);  // up to and including the first step so named
+
+    int nextIndex() const { return m_next; }
+    int stepCount() const { return static_cast<int>(m_pipeline.steps.size()); }
+    bool finished() const { return m_next >= stepCount(); }
+    const Pipeline& pipeline() const { return m_pipeline; }
+    HloModule& module() { return m_module; }
+
+private:
+    Status start();
+    HloModule& m_module;
+    Pipeline m_pipeline;
+    std::vector<std::unique_ptr<HloPass>> m_passes;
+    RunnerOptions m_options;
+    std::vector<PassInstrumentation*> m_instrumentations;
+    std::shared_ptr<const std::string> m_text;  // current printed module
+    int m_next = 0;
+    bool m_started = false;
+};
+
+}  // namespace hloscope
