@@ -161,7 +161,7 @@ Commands:
         changed, time, diff, peak bytes); --json prints that report instead of
         the module; --verbose prints a per-pass table on stderr. The verifier
         runs after every pass (--no-verify: not).
-  bisect FILE [--target T] [--seed N] [same pipeline flags as opt]
+  bisect FILE [--target T] [--seed N] [--max-elements N] [same pipeline flags as opt]
         Evaluate the module on seeded random inputs before the pipeline and
         after every pass that changes it; name the first pass whose results
         differ. Exit 0: no pass changes the results; 1: one does (named);

@@ -1,5 +1,8 @@
 // hloscope-cli opt, bisect and passes: the compiler pipeline from the
 // command line.
+#include <sys/resource.h>
+
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <functional>
@@ -13,7 +16,7 @@
 #include "compiler/pipeline/bisect.h"
 #include "compiler/pipeline/pass_registry.h"
 #include "compiler/pipeline/pipeline_report.h"
-#include "compiler/pipeline/snapshots.h"
+#include "compiler/pipeline/pipeline_session.h"
 #include "compiler/targets/targets.h"
 #include "core/hlo_printer.h"
 #include "core/module_io.h"
@@ -129,20 +132,21 @@ int runOpt(const std::vector<std::string>& args) {
         std::fprintf(stderr, "%s\n", formatError(name, module.status()).c_str());
         return kExitFailed;
     }
-    RunnerOptions runnerOptions;
-    runnerOptions.verify = flags.verify;
-    auto runner = PipelineRunner::create(**module, *pipeline, runnerOptions);
-    if (!runner.isOk()) return usageError("opt: " + runner.status().message());
-    SnapshotRecorder recorder(pipelinePeakFunction());
-    (*runner)->addInstrumentation(&recorder);
-    Status status = (*runner)->runAll();
+    SessionOptions sessionOptions;
+    sessionOptions.runner.verify = flags.verify;
+    sessionOptions.peak = pipelinePeakFunction();
+    auto session = PipelineSession::create(std::move(*module), *pipeline, sessionOptions);
+    if (!session.isOk()) return usageError("opt: " + session.status().message());
+    const auto pipelineStart = std::chrono::steady_clock::now();
+    Status status = (*session)->runAll();
     if (!status.isOk()) {
         std::fprintf(stderr, "%s: error: %s\n", name.c_str(), status.toString().c_str());
         return kExitFailed;
     }
+    const std::vector<PassSnapshot>& snapshots = (*session)->snapshots();
     PipelineReportOptions reportOptions;
     reportOptions.target = pipeline->name;
-    reportOptions.module = (*module)->name();
+    reportOptions.module = (*session)->module().name();
     if (dumpDir) {
         std::error_code ec;
         std::filesystem::create_directories(*dumpDir, ec);
@@ -151,7 +155,7 @@ int runOpt(const std::vector<std::string>& args) {
                          dumpDir->c_str(), ec.message().c_str());
             return kExitFailed;
         }
-        for (const PassSnapshot& snapshot : recorder.snapshots()) {
+        for (const PassSnapshot& snapshot : snapshots) {
             Status written =
                 writeFile(std::filesystem::path(*dumpDir) / snapshotFileName(snapshot), *snapshot.text);
             if (!written.isOk()) {
@@ -161,14 +165,14 @@ int runOpt(const std::vector<std::string>& args) {
         }
         reportOptions.withFiles = true;
         Status written = writeFile(std::filesystem::path(*dumpDir) / "passes.json",
-                                   pipelineReportJson(recorder.snapshots(), reportOptions));
+                                   pipelineReportJson(snapshots, reportOptions));
         if (!written.isOk()) {
             std::fprintf(stderr, "%s: error: %s\n", name.c_str(), written.message().c_str());
             return kExitFailed;
         }
     }
     if (verbose) {
-        for (const PassSnapshot& s : recorder.snapshots()) {
+        for (const PassSnapshot& s : snapshots) {
             if (s.index < 0) continue;
             std::fprintf(stderr, "%2d %-34s %-9s %8.2f ms  +%zu -%zu ~%zu rewires %zu layouts %lld\n",
                          s.index, s.pass.c_str(),
@@ -178,11 +182,24 @@ int runOpt(const std::vector<std::string>& args) {
                          static_cast<long long>(s.diff.layoutChangedCount()));
         }
     }
+    if (verbose) {
+        double total = 0;
+        for (const PassSnapshot& s : snapshots) total += s.seconds;
+        rusage usage{};
+        getrusage(RUSAGE_SELF, &usage);
+        std::fprintf(stderr,
+                     "pipeline %s: %zu passes, %.1f ms in passes, %.1f ms with checks and "
+                     "snapshots; snapshots hold %.1f MB of text; peak RSS %.1f MB\n",
+                     pipeline->name.c_str(), snapshots.size() - 1, total * 1e3,
+                     secondsSince(pipelineStart) * 1e3,
+                     static_cast<double>((*session)->snapshotBytes()) / 1e6,
+                     static_cast<double>(usage.ru_maxrss) / 1024.0);
+    }
     if (json) {
-        std::string report = pipelineReportJson(recorder.snapshots(), reportOptions);
+        std::string report = pipelineReportJson(snapshots, reportOptions);
         std::fwrite(report.data(), 1, report.size(), stdout);
     } else {
-        const std::string& text = *recorder.snapshots().back().text;
+        const std::string& text = *snapshots.back().text;
         std::fwrite(text.data(), 1, text.size(), stdout);
     }
     return kExitOk;
@@ -192,6 +209,7 @@ int runBisect(const std::vector<std::string>& args) {
     PipelineFlags flags;
     std::optional<std::string> file;
     uint64_t seed = 0;
+    int64_t maxElements = BisectOptions().maxElements;
     for (size_t i = 0; i < args.size(); ++i) {
         std::string error;
         bool consumed = false;
@@ -204,6 +222,10 @@ int runBisect(const std::vector<std::string>& args) {
             const std::string& v = args[++i];
             seed = std::strtoull(v.c_str(), &end, 10);
             if (v.empty() || *end != '\0') return usageError("bisect: --seed needs a number");
+        } else if (arg == "--max-elements") {
+            if (i + 1 >= args.size()) return usageError("bisect: --max-elements needs a number");
+            maxElements = std::atoll(args[++i].c_str());
+            if (maxElements <= 0) return usageError("bisect: --max-elements needs a positive number");
         } else if (arg.size() > 1 && arg[0] == '-' && arg != "-") {
             return usageError("bisect: unknown option '" + arg + "'");
         } else if (file) {
@@ -224,6 +246,7 @@ int runBisect(const std::vector<std::string>& args) {
     BisectOptions options;
     options.seed = seed;
     options.runner.verify = flags.verify;
+    options.maxElements = maxElements;
     auto result = bisectPipeline(**module, *pipeline, options);
     if (!result.isOk()) {
         std::printf("%s: error: %s\n", name.c_str(), result.status().toString().c_str());

@@ -69,6 +69,11 @@ private slots:
     void evalErrors();
     void evalBenchAndProfile();
     void conformOutcomes();
+    void passesListsRegistryAndTargets();
+    void optPrintsAndDumps();
+    void optJsonReport();
+    void optPipelineEdits();
+    void bisectExitCodes();
 
 private:
     QString write(const QString& name, const QByteArray& text);
@@ -323,6 +328,135 @@ func.func @nothing() {
     QCOMPARE(passing.exitCode, 0);
     QVERIFY(passing.out.endsWith(u"1 passed, 0 failed, 0 unsupported\n"_s));
     QCOMPARE(runCli({u"conform"_s}).exitCode, 2);
+}
+
+// A module with dead code, a redundant reshape pair and a common
+// subexpression: the cpu pipeline changes it without changing its results.
+const char* kOptModule =
+    "HloModule opt\n\n"
+    "ENTRY %main (x: f32[2,3], y: f32[2,3]) -> f32[2,3] {\n"
+    "  %x = f32[2,3] parameter(0)\n"
+    "  %y = f32[2,3] parameter(1)\n"
+    "  %a = f32[2,3] add(%x, %y)\n"
+    "  %b = f32[2,3] add(%x, %y)\n"
+    "  %r = f32[6] reshape(%a)\n"
+    "  %r2 = f32[2,3] reshape(%r)\n"
+    "  %dead = f32[2,3] multiply(%x, %x)\n"
+    "  ROOT %m = f32[2,3] multiply(%r2, %b)\n"
+    "}\n";
+
+void TestCli::passesListsRegistryAndTargets() {
+    Result r = runCli({u"passes"_s});
+    QCOMPARE(r.exitCode, 0);
+    for (const char* name : {"dce", "cse", "algebraic-simplifier", "constant-folding", "call-inliner",
+                             "tuple-simplifier", "while-loop-invariant-code-motion",
+                             "layout-assignment", "buffer-assignment"})
+        QVERIFY2(r.out.contains(u"  "_s + QLatin1String(name) + u"\n"_s), name);
+    QVERIFY(r.out.contains(u"cpu: call-inliner"_s));
+    QVERIFY(r.out.contains(u"tpu: "_s));
+}
+
+void TestCli::optPrintsAndDumps() {
+    QString file = write(u"opt.hlo"_s, kOptModule);
+    Result r = runCli({u"opt"_s, file});
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY2(r.out.startsWith(u"HloModule opt"_s), qPrintable(r.err));
+    QVERIFY(!r.out.contains(u"%dead"_s));
+    QVERIFY(r.out.contains(u"{1,0}"_s));  // layouts assigned
+    // The dump directory: one file per pass plus the input, and passes.json.
+    const QString dir = m_dir.filePath(u"dump"_s);
+    Result d = runCli({u"opt"_s, file, u"--dump-dir"_s, dir});
+    QCOMPARE(d.exitCode, 0);
+    QVERIFY(QFile::exists(dir + u"/00-input.hlo"_s));
+    QVERIFY(QFile::exists(dir + u"/01-call-inliner.hlo"_s));
+    QFile json(dir + u"/passes.json"_s);
+    QVERIFY(json.open(QIODevice::ReadOnly));
+    const QJsonObject report = QJsonDocument::fromJson(json.readAll()).object();
+    QCOMPARE(report.value(u"target"_s).toString(), u"cpu"_s);
+    const QJsonArray passes = report.value(u"passes"_s).toArray();
+    QVERIFY(passes.size() >= 10);
+    for (const QJsonValue& v : passes) {
+        const QJsonObject p = v.toObject();
+        QVERIFY(QFile::exists(dir + u"/"_s + p.value(u"file"_s).toString()));
+        QVERIFY(p.contains(u"peak_bytes"_s));
+    }
+    // The last dump parses back to what opt printed.
+    Result last = runCli({u"print"_s, dir + u"/"_s + passes.last().toObject().value(u"file"_s).toString()});
+    QCOMPARE(last.out, r.out);
+    // A file that cannot be written is an error, not a crash.
+    QCOMPARE(runCli({u"opt"_s, file, u"--dump-dir"_s, u"/proc/nope"_s}).exitCode, 1);
+}
+
+void TestCli::optJsonReport() {
+    QString file = write(u"opt.hlo"_s, kOptModule);
+    Result r = runCli({u"opt"_s, file, u"--json"_s, u"--target"_s, u"tpu"_s});
+    QCOMPARE(r.exitCode, 0);
+    const QJsonObject report = QJsonDocument::fromJson(r.out.toUtf8()).object();
+    QCOMPARE(report.value(u"target"_s).toString(), u"tpu"_s);
+    bool sawCse = false, sawDce = false, sawLayout = false;
+    for (const QJsonValue& v : report.value(u"passes"_s).toArray()) {
+        const QJsonObject p = v.toObject();
+        for (const char* key : {"name", "changed", "time_ms", "diff", "peak_bytes"})
+            QVERIFY2(p.contains(QLatin1String(key)), key);
+        const QJsonObject diff = p.value(u"diff"_s).toObject();
+        for (const char* key : {"added", "removed", "replaced", "rewired", "layout_changed", "fused"})
+            QVERIFY2(diff.contains(QLatin1String(key)), key);
+        const QString name = p.value(u"name"_s).toString();
+        if (name == u"cse"_s && p.value(u"changed"_s).toBool()) sawCse = true;
+        if (name == u"dce"_s && p.value(u"changed"_s).toBool()) sawDce = true;
+        if (name == u"layout-assignment"_s)
+            sawLayout = diff.value(u"counts"_s).toObject().value(u"layout_changed"_s).toInt() > 0 ||
+                        diff.value(u"counts"_s).toObject().value(u"added"_s).toInt() >= 0;
+    }
+    QVERIFY(sawCse);
+    QVERIFY(sawDce);
+    QVERIFY(sawLayout);
+}
+
+void TestCli::optPipelineEdits() {
+    QString file = write(u"opt.hlo"_s, kOptModule);
+    // --passes: only dce; the duplicate add survives.
+    Result dce = runCli({u"opt"_s, file, u"--passes"_s, u"dce"_s});
+    QCOMPARE(dce.exitCode, 0);
+    QVERIFY(!dce.out.contains(u"%dead"_s));
+    QVERIFY(dce.out.contains(u"%b = "_s));
+    // --disable dce keeps the dead multiply.
+    Result kept = runCli({u"opt"_s, file, u"--disable"_s, u"dce"_s});
+    QCOMPARE(kept.exitCode, 0);
+    QVERIFY(kept.out.contains(u"%dead"_s));
+    // --stop-after: the report ends with that pass.
+    Result stop = runCli({u"opt"_s, file, u"--stop-after"_s, u"tuple-simplifier"_s, u"--json"_s});
+    QCOMPARE(stop.exitCode, 0);
+    const QJsonArray passes = QJsonDocument::fromJson(stop.out.toUtf8()).object().value(u"passes"_s).toArray();
+    QCOMPARE(passes.last().toObject().value(u"name"_s).toString(), u"tuple-simplifier"_s);
+    // Bad edits are usage errors naming the problem.
+    Result unknown = runCli({u"opt"_s, file, u"--passes"_s, u"dce,frobnicate"_s});
+    QCOMPARE(unknown.exitCode, 2);
+    QVERIFY2(unknown.err.contains(u"frobnicate"_s), qPrintable(unknown.err));
+    QCOMPARE(runCli({u"opt"_s, file, u"--target"_s, u"fpga"_s}).exitCode, 2);
+    QCOMPARE(runCli({u"opt"_s, file, u"--disable"_s, u"nosuch"_s}).exitCode, 2);
+    Result option = runCli({u"opt"_s, file, u"--option"_s, u"algebraic-simplifier.bogus=1"_s});
+    QCOMPARE(option.exitCode, 2);
+    QVERIFY2(option.err.contains(u"bogus"_s), qPrintable(option.err));
+}
+
+void TestCli::bisectExitCodes() {
+    QString file = write(u"opt.hlo"_s, kOptModule);
+    Result ok = runCli({u"bisect"_s, file, u"--seed"_s, u"3"_s});
+    QCOMPARE(ok.exitCode, 0);
+    QVERIFY2(ok.out.contains(u"no pass changes the results"_s), qPrintable(ok.out));
+    QString custom = write(u"custom.hlo"_s,
+                           "HloModule c\n\nENTRY %main (x: f32[2]) -> f32[2] {\n"
+                           "  %x = f32[2]{0} parameter(0)\n"
+                           "  ROOT %cc = f32[2]{0} custom-call(f32[2]{0} %x), "
+                           "custom_call_target=\"my_kernel\"\n}\n");
+    Result cannot = runCli({u"bisect"_s, custom});
+    QCOMPARE(cannot.exitCode, 3);
+    QVERIFY2(cannot.out.contains(u"%cc"_s), qPrintable(cannot.out));
+    Result big = runCli({u"bisect"_s, file, u"--max-elements"_s, u"10"_s});
+    QCOMPARE(big.exitCode, 3);
+    QVERIFY2(big.out.contains(u"largest"_s), qPrintable(big.out));
+    QCOMPARE(runCli({u"bisect"_s}).exitCode, 2);
 }
 
 QTEST_GUILESS_MAIN(TestCli)

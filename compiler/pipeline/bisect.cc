@@ -99,9 +99,15 @@ std::string compareRecursive(const Literal& expected, const Literal& actual, con
 
 class BisectInstrumentation : public PassInstrumentation {
 public:
-    BisectInstrumentation(uint64_t seed, BisectResult& result) : m_seed(seed), m_result(result) {}
+    BisectInstrumentation(uint64_t seed, int64_t maxElements, BisectResult& result)
+        : m_seed(seed), m_maxElements(maxElements), m_result(result) {}
 
     Status beforePipeline(const HloModule& module) override {
+        if (std::string why = tooLarge(module); !why.empty()) {
+            m_result.outcome = BisectResult::Outcome::kCannotEvaluate;
+            m_result.detail = why;
+            return Status(StatusCode::kCancelled, "cannot evaluate");
+        }
         m_arguments = randomArguments(module, m_seed);
         HloEvaluator evaluator;
         auto value = evaluator.evaluate(module, m_arguments);
@@ -134,7 +140,36 @@ public:
     }
 
 private:
+    std::string tooLarge(const HloModule& module) const {
+        const HloComputation* entry = module.entryComputation();
+        if (!entry) return {};
+        int64_t total = 0, largest = 0;
+        const HloInstruction* biggest = nullptr;
+        for (const auto& instruction : entry->instructions()) {
+            const int64_t n = elementsOf(instruction->shape());
+            total += n;
+            if (n > largest) {
+                largest = n;
+                biggest = instruction.get();
+            }
+        }
+        if (total <= m_maxElements) return {};
+        return "the entry computation produces " + std::to_string(total) +
+               " elements, more than the reference interpreter is asked to evaluate here (" +
+               std::to_string(m_maxElements) + "); largest: %" + biggest->name() + " " +
+               biggest->shape().toString(false);
+    }
+    static int64_t elementsOf(const Shape& shape) {
+        if (shape.isTuple()) {
+            int64_t n = 0;
+            for (int64_t i = 0; i < shape.tupleCount(); ++i) n += elementsOf(shape.tupleShape(i));
+            return n;
+        }
+        return shape.isArray() ? shape.elementCount() : 0;
+    }
+
     uint64_t m_seed;
+    int64_t m_maxElements;
     BisectResult& m_result;
     std::vector<Literal> m_arguments;
     Literal m_reference;
@@ -158,9 +193,9 @@ std::string compareWithTolerance(const Literal& expected, const Literal& actual)
     return compareRecursive(expected, actual, "");
 }
 
-StatusOr<BisectResult> bisectRunner(PipelineRunner& runner, uint64_t seed) {
+StatusOr<BisectResult> bisectRunner(PipelineRunner& runner, uint64_t seed, int64_t maxElements) {
     BisectResult result;
-    BisectInstrumentation bisect(seed, result);
+    BisectInstrumentation bisect(seed, maxElements, result);
     runner.addInstrumentation(&bisect);
     Status status = runner.runAll();
     runner.removeInstrumentation(&bisect);
@@ -172,7 +207,7 @@ StatusOr<BisectResult> bisectPipeline(HloModule& module, Pipeline pipeline,
                                       const BisectOptions& options) {
     HLO_ASSIGN_OR_RETURN(auto runner,
                          PipelineRunner::create(module, std::move(pipeline), options.runner));
-    return bisectRunner(*runner, options.seed);
+    return bisectRunner(*runner, options.seed, options.maxElements);
 }
 
 }  // namespace hloscope

@@ -26,14 +26,19 @@ struct BisectResult {
 struct BisectOptions {
     uint64_t seed = 0;
     RunnerOptions runner;
+    // Modules whose entry computation produces more elements than this (sum
+    // of every instruction's result size, loops counted once) are reported
+    // as not evaluable rather than run for minutes.
+    int64_t maxElements = 1'000'000'000;
 };
 
 // Runs `pipeline` on `module` (which it modifies), checking after every pass.
 // Errors are the pipeline's own (a pass failing or breaking the module).
 StatusOr<BisectResult> bisectPipeline(HloModule& module, Pipeline pipeline,
                                       const BisectOptions& options = {});
-// The same on a runner built by the caller (its remaining steps are run).
-StatusOr<BisectResult> bisectRunner(PipelineRunner& runner, uint64_t seed);
+// The same on a fresh runner built by the caller.
+StatusOr<BisectResult> bisectRunner(PipelineRunner& runner, uint64_t seed,
+                                    int64_t maxElements = 1'000'000'000);
 
 // Empty when `actual` matches `expected` within the per-type tolerance, else
 // the first differences.

@@ -1,0 +1,157 @@
+// The target pipelines on real modules: every model of
+// ../shared/corpus/hlo/models runs through the cpu, gpu and tpu pipelines
+// (verifier after every pass, snapshots recorded), and bisect finds no pass
+// that changes the results of the evaluable modules of
+// hlo/valid/{algebraic_simplifier,simplifiers,layout_assignment} and of the
+// built-in examples. Skips cleanly when the corpus is absent (the examples
+// part always runs).
+#include <QtTest>
+
+#include <chrono>
+
+#include "compiler/buffers/buffer_assignment.h"
+#include "compiler/pipeline/bisect.h"
+#include "compiler/pipeline/snapshots.h"
+#include "compiler/targets/targets.h"
+#include "core/hlo_verifier.h"
+#include "core/module_io.h"
+
+using namespace hloscope;
+
+namespace {
+
+const QString kCorpus = QStringLiteral(HLOSCOPE_CORPUS_DIR "/hlo");
+const QString kExamples = QStringLiteral(HLOSCOPE_SOURCE_DIR "/resources/examples");
+
+QStringList hloFiles(const QString& folder) {
+    QStringList files;
+    QDirIterator it(folder, {QStringLiteral("*.hlo")}, QDir::Files, QDirIterator::Subdirectories);
+    while (it.hasNext()) files << it.next();
+    files.sort();
+    return files;
+}
+
+StatusOr<std::unique_ptr<HloModule>> load(const QString& path) {
+    return loadModuleFromFile(path.toStdString());
+}
+
+double secondsSince(std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+struct BisectTally {
+    int modules = 0, evaluated = 0, skipped = 0;
+    QStringList mismatches;
+};
+
+void bisectFile(const QString& path, const QString& name, BisectTally& tally) {
+    auto module = load(path);
+    if (!module.isOk()) return;  // the corpus test covers what does not parse
+    HloVerifierOptions verifier;
+    verifier.allowMixedPrecision = true;
+    if (!verifyModule(**module, verifier).isOk()) return;
+    ++tally.modules;
+    auto pipeline = targetPipeline("cpu");
+    BisectOptions options;
+    options.seed = 1;
+    auto result = bisectPipeline(**module, *pipeline, options);
+    if (!result.isOk()) {
+        tally.mismatches << name + QStringLiteral(": pipeline error: ") +
+                                QString::fromStdString(result.status().toString());
+        return;
+    }
+    switch (result->outcome) {
+    case BisectResult::Outcome::kNoChange: ++tally.evaluated; break;
+    case BisectResult::Outcome::kCannotEvaluate: ++tally.skipped; break;
+    case BisectResult::Outcome::kMismatch:
+        ++tally.evaluated;
+        tally.mismatches << name + QStringLiteral(": pass %1 (%2): ")
+                                       .arg(result->passIndex)
+                                       .arg(QString::fromStdString(result->passName)) +
+                                QString::fromStdString(result->detail);
+        break;
+    }
+}
+
+}  // namespace
+
+class TestPipelineCorpus : public QObject {
+    Q_OBJECT
+private slots:
+    void modelsRunThroughEveryTarget();
+    void bisectCorpusFolders();
+    void bisectExamples();
+};
+
+void TestPipelineCorpus::modelsRunThroughEveryTarget() {
+    if (!QDir(kCorpus).exists())
+        QSKIP("../shared/corpus not found beside the checkout; skipping the model sweep");
+    QStringList failures;
+    int runs = 0;
+    double slowest = 0;
+    QString slowestName;
+    for (const QString& path : hloFiles(kCorpus + QStringLiteral("/models"))) {
+        const QString name = QDir(kCorpus).relativeFilePath(path);
+        for (std::string_view target : targetNames()) {
+            auto module = load(path);
+            if (!module.isOk()) continue;  // listed in corpus_exceptions.tsv
+            auto pipeline = targetPipeline(target);
+            QVERIFY(pipeline.isOk());
+            auto runner = PipelineRunner::create(**module, *pipeline);
+            QVERIFY2(runner.isOk(), runner.status().toString().c_str());
+            SnapshotRecorder recorder(peakMemoryBytes);
+            (*runner)->addInstrumentation(&recorder);
+            const auto start = std::chrono::steady_clock::now();
+            Status status = (*runner)->runAll();
+            const double seconds = secondsSince(start);
+            ++runs;
+            if (!status.isOk()) {
+                failures << name + QLatin1Char(' ') + QString::fromLatin1(target.data(), 3) +
+                                QStringLiteral(": ") + QString::fromStdString(status.toString());
+                continue;
+            }
+            if (seconds > slowest) {
+                slowest = seconds;
+                slowestName = name + QLatin1Char(' ') + QString::fromLatin1(target.data(), 3);
+            }
+        }
+    }
+    qInfo("%d pipeline runs over hlo/models; slowest %.2f s (%s)", runs, slowest,
+          qPrintable(slowestName));
+    for (const QString& f : failures) qWarning("%s", qPrintable(f));
+    QVERIFY(runs > 0);
+    QVERIFY(failures.isEmpty());
+}
+
+void TestPipelineCorpus::bisectCorpusFolders() {
+    if (!QDir(kCorpus).exists())
+        QSKIP("../shared/corpus not found beside the checkout; skipping the bisect sweep");
+    BisectTally tally;
+    for (const char* folder : {"algebraic_simplifier", "simplifiers", "layout_assignment"}) {
+        const QString dir = kCorpus + QStringLiteral("/valid/") + QLatin1String(folder);
+        for (const QString& path : hloFiles(dir))
+            bisectFile(path, QDir(kCorpus).relativeFilePath(path), tally);
+    }
+    qInfo("bisect over valid/{algebraic_simplifier,simplifiers,layout_assignment}: %d modules, %d "
+          "evaluated, %d not evaluable",
+          tally.modules, tally.evaluated, tally.skipped);
+    for (const QString& m : tally.mismatches) qWarning("%s", qPrintable(m));
+    QVERIFY(tally.evaluated > 100);
+    QVERIFY(tally.mismatches.isEmpty());
+}
+
+void TestPipelineCorpus::bisectExamples() {
+    BisectTally tally;
+    for (const QString& path : hloFiles(kExamples)) {
+        // The BERT-sized examples take seconds per evaluation; the pipeline
+        // is evaluated once per changing pass.
+        bisectFile(path, QFileInfo(path).fileName(), tally);
+    }
+    qInfo("bisect over the examples: %d modules, %d evaluated", tally.modules, tally.evaluated);
+    for (const QString& m : tally.mismatches) qWarning("%s", qPrintable(m));
+    QCOMPARE(tally.evaluated, tally.modules);
+    QVERIFY(tally.mismatches.isEmpty());
+}
+
+QTEST_APPLESS_MAIN(TestPipelineCorpus)
+#include "tst_pipeline_corpus.moc"
