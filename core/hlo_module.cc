@@ -22,11 +22,15 @@ HloComputation* HloModule::addComputation(std::unique_ptr<HloComputation> comput
 Status HloModule::removeComputation(HloComputation* computation) {
     for (const auto& other : m_computations) {
         for (const auto& instruction : other->instructions()) {
-            for (HloComputation* called : instruction->calledComputations()) {
-                if (called == computation)
-                    return failedPrecondition("cannot remove computation " +
-                                              computation->name() + ": %" +
-                                              instruction->name() + " calls it");
+            // calledComputationAttributes(), not calledComputations(): no
+            // allocation per instruction (this loop runs over the module).
+            for (const auto& attribute : instruction->calledComputationAttributes()) {
+                for (const HloComputation* called : attribute.computations) {
+                    if (called == computation)
+                        return failedPrecondition("cannot remove computation " +
+                                                  computation->name() + ": %" +
+                                                  instruction->name() + " calls it");
+                }
             }
         }
     }

@@ -1,0 +1,108 @@
+#include "compiler/passes/pass_util.h"
+
+#include <unordered_set>
+
+namespace hloscope::passes {
+
+bool SideEffectAnalysis::hasSideEffect(const HloInstruction* instruction) {
+    if (instruction->hasSideEffect()) return true;
+    for (const auto& attribute : instruction->calledComputationAttributes())
+        for (const HloComputation* computation : attribute.computations)
+            if (computation && hasSideEffect(computation)) return true;
+    return false;
+}
+
+bool SideEffectAnalysis::hasSideEffect(const HloComputation* computation) {
+    auto [it, inserted] = m_computations.emplace(computation, false);
+    if (!inserted) return it->second;  // known, or on the current path (cycle: false)
+    bool result = false;
+    for (const auto& instruction : computation->instructions()) {
+        if (hasSideEffect(instruction.get())) {
+            result = true;
+            break;
+        }
+    }
+    m_computations[computation] = result;
+    return result;
+}
+
+Status removeComputations(HloModule& module, const std::vector<HloComputation*>& dead) {
+    if (dead.empty()) return Status::ok();
+    std::unordered_set<HloComputation*> doomed(dead.begin(), dead.end());
+    // Callees first in `order` (depth-first post order over calls within the
+    // set), then removal in reverse: callers before callees.
+    std::vector<HloComputation*> order;
+    std::unordered_set<HloComputation*> visited;
+    for (HloComputation* root : dead) {
+        if (!visited.insert(root).second) continue;
+        std::vector<std::pair<HloComputation*, std::vector<HloComputation*>>> stack;
+        auto callees = [&](HloComputation* c) {
+            std::vector<HloComputation*> out;
+            for (const auto& instruction : c->instructions())
+                for (const auto& attribute : instruction->calledComputationAttributes())
+                    for (HloComputation* callee : attribute.computations)
+                        if (callee && doomed.count(callee)) out.push_back(callee);
+            return out;
+        };
+        stack.emplace_back(root, callees(root));
+        while (!stack.empty()) {
+            auto& [computation, pending] = stack.back();
+            if (pending.empty()) {
+                order.push_back(computation);
+                stack.pop_back();
+                continue;
+            }
+            HloComputation* next = pending.back();
+            pending.pop_back();
+            if (visited.insert(next).second) stack.emplace_back(next, callees(next));
+        }
+    }
+    for (auto it = order.rbegin(); it != order.rend(); ++it)
+        HLO_RETURN_IF_ERROR(module.removeComputation(*it));
+    return Status::ok();
+}
+
+void repointFusionComputations(HloModule& module) {
+    std::unordered_set<const HloInstruction*> liveFusions;
+    std::unordered_map<HloComputation*, HloInstruction*> firstCaller;
+    for (const auto& computation : module.computations()) {
+        for (const auto& instruction : computation->instructions()) {
+            if (instruction->opcode() != HloOpcode::kFusion) continue;
+            liveFusions.insert(instruction.get());
+            if (HloComputation* fused = instruction->fusedComputation())
+                firstCaller.emplace(fused, instruction.get());
+        }
+    }
+    for (const auto& computation : module.computations()) {
+        HloInstruction* current = computation->fusionInstruction();
+        // `current` may dangle: compare the pointer before dereferencing it.
+        if (current == nullptr) continue;
+        if (liveFusions.count(current) && current->fusedComputation() == computation.get())
+            continue;
+        auto it = firstCaller.find(computation.get());
+        computation->setFusionInstruction(it == firstCaller.end() ? nullptr : it->second);
+    }
+}
+
+std::vector<HloComputation*> unreachableComputations(const HloModule& module) {
+    std::unordered_set<const HloComputation*> reachable;
+    std::vector<const HloComputation*> stack;
+    if (const HloComputation* entry = module.entryComputation()) {
+        reachable.insert(entry);
+        stack.push_back(entry);
+    }
+    while (!stack.empty()) {
+        const HloComputation* computation = stack.back();
+        stack.pop_back();
+        for (const auto& instruction : computation->instructions())
+            for (const auto& attribute : instruction->calledComputationAttributes())
+                for (const HloComputation* callee : attribute.computations)
+                    if (callee && reachable.insert(callee).second) stack.push_back(callee);
+    }
+    std::vector<HloComputation*> dead;
+    for (const auto& computation : module.computations())
+        if (!reachable.count(computation.get())) dead.push_back(computation.get());
+    return dead;
+}
+
+}  // namespace hloscope::passes

@@ -1,0 +1,40 @@
+// Helpers shared by the simplification passes: side effects that look
+// through called computations, dead-computation removal, and keeping each
+// fusion computation's back pointer (fusionInstruction()) on a live fusion.
+#pragma once
+
+#include <unordered_map>
+#include <vector>
+
+#include "core/hlo_module.h"
+#include "core/status.h"
+
+namespace hloscope::passes {
+
+// XLA's notion of side effects: an instruction has one if hasSideEffect()
+// says so or any computation it calls (transitively) contains one. Results
+// are memoized per computation; rebuild the analysis after changing which
+// computations instructions call.
+class SideEffectAnalysis {
+public:
+    bool hasSideEffect(const HloInstruction* instruction);
+    bool hasSideEffect(const HloComputation* computation);
+
+private:
+    std::unordered_map<const HloComputation*, bool> m_computations;
+};
+
+// Removes computations that nothing (outside the set) calls, callers before
+// callees so that HloModule::removeComputation's check holds at each step.
+Status removeComputations(HloModule& module, const std::vector<HloComputation*>& dead);
+
+// After fusion instructions were removed or cloned: points every fusion
+// computation's fusionInstruction() at a live fusion that calls it (or
+// nullptr when none does). Linear in the module.
+void repointFusionComputations(HloModule& module);
+
+// Computations of `module` that no instruction of a computation reachable
+// from the entry calls (the entry itself is always reachable).
+std::vector<HloComputation*> unreachableComputations(const HloModule& module);
+
+}  // namespace hloscope::passes
