@@ -9,6 +9,12 @@
 #include <QFileInfo>
 #include <QtTest>
 
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+
 #include "compiler/passes/algebraic_simplifier.h"
 #include "pass_test_util.h"
 
@@ -29,6 +35,16 @@ bool recorded(const HloPass& pass, const std::string& rule) {
     return false;
 }
 
+// Whether an entry parameter holds no elements. The reference evaluator
+// crashes on a gather from an empty operand
+// (simplifiers/gather_simplifier_test_007.hlo), so such modules are run
+// through the pass and verified but not evaluated.
+bool hasEmptyInput(const HloModule& module) {
+    for (HloInstruction* parameter : module.entryComputation()->parameters())
+        if (parameter->shape().isArray() && parameter->shape().elementCount() == 0) return true;
+    return false;
+}
+
 int64_t entryInputElements(const HloModule& module) {
     int64_t total = 0;
     for (HloInstruction* parameter : module.entryComputation()->parameters()) {
@@ -43,6 +59,51 @@ int64_t entryInputElements(const HloModule& module) {
         }
     }
     return total;
+}
+
+// sameResults with a time budget: evaluations are cancelled after
+// `seconds` (and loops bounded), so that a corpus module with a long
+// while loop is skipped instead of stalling the sweep. Empty when the
+// results agree or the original cannot be evaluated in time.
+std::string sameResultsBounded(const HloModule& before, const HloModule& after, double seconds,
+                               bool* evaluated) {
+    *evaluated = false;
+    const HloComputation* entry = before.entryComputation();
+    std::vector<Literal> arguments;
+    for (int64_t i = 0; i < entry->parameterCount(); ++i) {
+        RandomLiteralOptions options;
+        options.seed = 1 + static_cast<uint64_t>(i) * 7919;
+        arguments.push_back(makeRandomLiteral(entry->parameter(i)->shape(), options));
+    }
+    std::atomic<bool> cancel{false};
+    std::mutex mutex;
+    std::condition_variable done;
+    bool finished = false;
+    std::thread watchdog([&] {
+        std::unique_lock lock(mutex);
+        if (!done.wait_for(lock, std::chrono::duration<double>(seconds), [&] { return finished; }))
+            cancel = true;
+    });
+    HloEvaluatorOptions options;
+    options.maxWhileIterations = 100'000;
+    options.cancel = &cancel;
+    HloEvaluator a(options), b(options);
+    auto x = a.evaluate(before, arguments);
+    auto y = x.isOk() ? b.evaluate(after, arguments) : StatusOr<Literal>(x.status());
+    const bool cancelled = cancel.load();
+    {
+        std::lock_guard lock(mutex);
+        finished = true;
+    }
+    done.notify_all();
+    watchdog.join();
+    if (!x.isOk() || cancelled) return {};
+    if (!y.isOk()) return "the module no longer evaluates: " + y.status().toString();
+    *evaluated = true;
+    CompareSpec spec;
+    spec.mode = CompareMode::kAlmost;
+    spec.tolerance = 1e-5;
+    return compareLiterals(*y, *x, spec);
 }
 
 }  // namespace
@@ -625,7 +686,7 @@ void TestAlgebraicSimplifier::corpusSweep() {
             if (name.contains(QStringLiteral("simplif")) && !folders.contains(name))
                 folders << name;
     }
-    int files = 0, run = 0, changed = 0, evaluated = 0, skippedLarge = 0, rewrites = 0;
+    int files = 0, run = 0, changed = 0, evaluated = 0, skippedLarge = 0, skippedEmpty = 0, rewrites = 0;
     QStringList failures;
     HloVerifierOptions verifierOptions;
     verifierOptions.allowMixedPrecision = true;
@@ -635,6 +696,7 @@ void TestAlgebraicSimplifier::corpusSweep() {
         while (it.hasNext()) {
             const QString path = it.next();
             ++files;
+            if (qEnvironmentVariableIsSet("HLOSCOPE_TRACE")) qInfo("%s", qPrintable(path));
             QFile file(path);
             if (!file.open(QIODevice::ReadOnly)) continue;
             const std::string text = file.readAll().toStdString();
@@ -668,8 +730,12 @@ void TestAlgebraicSimplifier::corpusSweep() {
                 ++skippedLarge;
                 continue;
             }
+            if (hasEmptyInput(**before)) {
+                ++skippedEmpty;
+                continue;
+            }
             bool ran = false;
-            const std::string diff = sameResults(**before, **after, 1, 1e-5, &ran);
+            const std::string diff = sameResultsBounded(**before, **after, 1.0, &ran);
             if (!diff.empty())
                 failures << name + QStringLiteral(": results differ: ") +
                                 QString::fromStdString(diff.substr(0, 300));
@@ -677,9 +743,10 @@ void TestAlgebraicSimplifier::corpusSweep() {
         }
     }
     qInfo("algebraic-simplifier corpus sweep (%s): %d files, %d parsed+verified and run, %d "
-          "changed (%d rewrites), %d evaluated and compared, %d skipped (inputs > 1M elements)",
+          "changed (%d rewrites), %d evaluated and compared, %d not evaluated (inputs > 1M elements), %d "
+          "not evaluated (empty inputs)",
           qPrintable(folders.join(QStringLiteral(", "))), files, run, changed, rewrites,
-          evaluated, skippedLarge);
+          evaluated, skippedLarge, skippedEmpty);
     QVERIFY2(failures.isEmpty(), qPrintable(failures.join(QLatin1Char('\n'))));
     QVERIFY(run > 0);
 }
