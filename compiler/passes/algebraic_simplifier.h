@@ -6,7 +6,8 @@
 // Rule families (rule names as recorded with recordRewrite):
 //  * identities: add-zero, sub-zero, mul-one, div-one, mul-zero (integers
 //    and pred only), and-identity / and-absorb / or-identity / or-absorb
-//    (all-ones / all-zero constants, pred and integers), max-self, min-self,
+//    (all-ones / all-zero constants, pred and integers), and-self, or-self,
+//    max-self, min-self,
 //    select-constant-pred, select-same-branches, negate-negate, not-not,
 //    abs-abs.
 //  * convert-noop, convert-chain (convert(convert(x)) when the middle type
@@ -41,9 +42,10 @@
 // not a parameter, no side effects) are removed at the end of each sweep;
 // instructions that were already dead are left for the dce pass.
 //
-// Ordering: independent of other passes; run it before CSE/DCE and again
-// after inlining or fusion-independent canonicalisations. It does not need
-// layouts and keeps any layout it finds.
+// Ordering: no constraint for correctness; it neither needs nor assigns
+// layouts (it keeps every layout it finds), so it can run before or after
+// layout assignment. Running it before CSE and DCE lets them see the
+// simplified graph; dce removes what was dead before it ran.
 #pragma once
 
 #include <cstdint>
