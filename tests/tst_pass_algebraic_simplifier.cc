@@ -160,6 +160,7 @@ private slots:
     void badOptions();
     void corpusSweep();
     void largestModelTiming();
+    void modelsStayValid();
 };
 
 void TestAlgebraicSimplifier::fires_data() {
@@ -860,6 +861,47 @@ void TestAlgebraicSimplifier::largestModelTiming() {
     const Status verified = verifyModule(**module, options);
     QVERIFY2(verified.isOk(), verified.toString().c_str());
     QVERIFY2(ms < 1000, "the pass must run well under a second on the largest model");
+}
+
+// Every model of the corpus (too large to evaluate) still verifies after the
+// pass, and the changed flag matches the printed text.
+void TestAlgebraicSimplifier::modelsStayValid() {
+    const QString models = QStringLiteral(HLOSCOPE_CORPUS_DIR "/hlo/models");
+    if (!QDir(models).exists()) QSKIP("corpus not found at " HLOSCOPE_CORPUS_DIR);
+    HloVerifierOptions options;
+    options.allowMixedPrecision = true;
+    int run = 0, changed = 0, rewrites = 0;
+    QStringList failures;
+    QDirIterator it(models, {QStringLiteral("*.hlo")}, QDir::Files, QDirIterator::Subdirectories);
+    while (it.hasNext()) {
+        const QString path = it.next();
+        QFile file(path);
+        if (!file.open(QIODevice::ReadOnly)) continue;
+        auto module = parseHloModule(file.readAll().toStdString());
+        if (!module.isOk() || !verifyModule(**module, options).isOk()) continue;
+        ++run;
+        const std::string before = printModule(**module);
+        auto pass = AlgebraicSimplifierPass::create({});
+        QVERIFY(pass.isOk());
+        auto didChange = (*pass)->run(**module);
+        const QString name = QFileInfo(path).fileName();
+        if (!didChange.isOk()) {
+            failures << name + QStringLiteral(": ") +
+                            QString::fromStdString(didChange.status().toString());
+            continue;
+        }
+        if (*didChange != (printModule(**module) != before))
+            failures << name + QStringLiteral(": changed flag is wrong");
+        if (Status v = verifyModule(**module, options); !v.isOk())
+            failures << name + QStringLiteral(": verifier after the pass: ") +
+                            QString::fromStdString(v.toString());
+        if (*didChange) ++changed;
+        rewrites += static_cast<int>((*pass)->rewrites().size());
+    }
+    qInfo("algebraic-simplifier on models: %d run, %d changed, %d rewrites", run, changed,
+          rewrites);
+    QVERIFY2(failures.isEmpty(), qPrintable(failures.join(QLatin1Char('\n'))));
+    QVERIFY(run > 0);
 }
 
 QTEST_GUILESS_MAIN(TestAlgebraicSimplifier)
