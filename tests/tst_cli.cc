@@ -39,6 +39,12 @@ const char* kBadSyntax =
     "  ROOT %x = f32[4]{0} parameter(0\n"
     "}\n";
 
+// Evaluates nowhere: an unknown custom-call target.
+const char* kCustomCallModule =
+    "HloModule c\n\nENTRY %main (x: f32[2]) -> f32[2] {\n"
+    "  %x = f32[2]{0} parameter(0)\n"
+    "  ROOT %cc = f32[2]{0} custom-call(f32[2]{0} %x), custom_call_target=\"my_kernel\"\n}\n";
+
 // Parses, but the add's declared shape is wrong.
 const char* kBadShape =
     "HloModule badshape\n"
@@ -258,11 +264,7 @@ void TestCli::evalErrors() {
     QCOMPARE(json.exitCode, 1);
     QVERIFY2(json.err.contains(u"broken.json:1:"_s), qPrintable(json.err));
     // An instruction the evaluator cannot run is named.
-    QString custom = write(u"custom.hlo"_s,
-                           "HloModule c\n\nENTRY %main (x: f32[2]) -> f32[2] {\n"
-                           "  %x = f32[2]{0} parameter(0)\n"
-                           "  ROOT %cc = f32[2]{0} custom-call(f32[2]{0} %x), "
-                           "custom_call_target=\"my_kernel\"\n}\n");
+    QString custom = write(u"custom.hlo"_s, kCustomCallModule);
     Result unsupported = runCli({u"eval"_s, custom});
     QCOMPARE(unsupported.exitCode, 1);
     QVERIFY2(unsupported.err.contains(u"%cc"_s) && unsupported.err.contains(u"my_kernel"_s),
@@ -445,11 +447,7 @@ void TestCli::bisectExitCodes() {
     Result ok = runCli({u"bisect"_s, file, u"--seed"_s, u"3"_s});
     QCOMPARE(ok.exitCode, 0);
     QVERIFY2(ok.out.contains(u"no pass changes the results"_s), qPrintable(ok.out));
-    QString custom = write(u"custom.hlo"_s,
-                           "HloModule c\n\nENTRY %main (x: f32[2]) -> f32[2] {\n"
-                           "  %x = f32[2]{0} parameter(0)\n"
-                           "  ROOT %cc = f32[2]{0} custom-call(f32[2]{0} %x), "
-                           "custom_call_target=\"my_kernel\"\n}\n");
+    QString custom = write(u"custom.hlo"_s, kCustomCallModule);
     Result cannot = runCli({u"bisect"_s, custom});
     QCOMPARE(cannot.exitCode, 3);
     QVERIFY2(cannot.out.contains(u"%cc"_s), qPrintable(cannot.out));

@@ -2,6 +2,13 @@
 
 #include <algorithm>
 
+#include "compiler/passes/algebraic_simplifier.h"
+#include "compiler/passes/call_inliner.h"
+#include "compiler/passes/constant_folding.h"
+#include "compiler/passes/cse.h"
+#include "compiler/passes/dce.h"
+#include "compiler/passes/tuple_simplifier.h"
+
 namespace hloscope {
 namespace {
 
@@ -12,6 +19,12 @@ PassInfo entry() {
 
 std::vector<PassInfo> makeRegistry() {
     std::vector<PassInfo> passes = {
+        entry<AlgebraicSimplifierPass>(),
+        entry<CallInlinerPass>(),
+        entry<ConstantFoldingPass>(),
+        entry<CsePass>(),
+        entry<DcePass>(),
+        entry<TupleSimplifierPass>(),
     };
     if (passes.size() > 1)
         std::sort(passes.begin(), passes.end(),
