@@ -180,6 +180,14 @@ StatusOr<Literal> evaluateGather(const HloInstruction& instruction, Operands ope
             opDims[static_cast<size_t>(dn->operandBatchingDims[i])])
             return invalid(instruction, "batching dimension sizes differ");
 
+    for (int64_t d : dn->collapsedSliceDims)
+        if (sliceSizes[static_cast<size_t>(d)] == 0 && outShape.elementCount() > 0)
+            return unsupported(instruction,
+                               "gather with a zero-sized collapsed slice (operand dimension " +
+                                   std::to_string(d) +
+                                   ") has no operand element to read; XLA leaves its result "
+                                   "undefined");
+
     Literal result(outShape);
     const int64_t bytes = elementBytes(operand.elementType());
     const std::vector<int64_t> opStrides = rowMajorStrides(opDims);

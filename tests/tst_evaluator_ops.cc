@@ -777,6 +777,16 @@ void TestEvaluatorOps::errors() {
     QVERIFY(!mismatched.isOk());
     QVERIFY(mismatched.status().code() == StatusCode::kInvalidArgument ||
             mismatched.status().code() == StatusCode::kFailedPrecondition);
+    // A gather whose collapsed slice is empty has nothing to read: an error,
+    // not a read past the (empty) operand.
+    auto empty = evaluateText(entry("x = f32[0,2] constant({})\n"
+                                    "i = s32[3] constant({0, 1, 2})\n"
+                                    "ROOT g = f32[3,2] gather(x, i), offset_dims={1}, "
+                                    "collapsed_slice_dims={0}, start_index_map={0}, "
+                                    "index_vector_dim=1, slice_sizes={0,2}"));
+    QVERIFY(!empty.isOk());
+    QCOMPARE(empty.status().code(), StatusCode::kUnimplemented);
+    QVERIFY(empty.status().message().find("%g") != std::string::npos);
 }
 
 QTEST_APPLESS_MAIN(TestEvaluatorOps)

@@ -182,12 +182,6 @@ Status PipelineRunner::runNext() {
     result.changed = *changed;
     result.rewrites = pass->rewrites();
     result.statistics = pass->statistics();
-    if (m_options.verify) {
-        Status verified = verifyModule(m_module, verifierOptions());
-        if (!verified.isOk())
-            return Status(StatusCode::kInternal,
-                          where + " broke the module: " + verified.toString());
-    }
     if (m_options.checkChanges) {
         auto now = printed(m_module);
         const bool textChanged = *now != *m_text;
@@ -197,6 +191,13 @@ Status PipelineRunner::runNext() {
         result.changed = textChanged;
         if (textChanged) m_text = std::move(now);
         result.text = m_text;
+    }
+    // An unchanged module verifies as it did before the pass.
+    if (m_options.verify && result.changed) {
+        Status verified = verifyModule(m_module, verifierOptions());
+        if (!verified.isOk())
+            return Status(StatusCode::kInternal,
+                          where + " broke the module: " + verified.toString());
     }
     for (PassInstrumentation* i : m_instrumentations)
         HLO_RETURN_IF_ERROR(i->afterPass(info, m_module, result));
