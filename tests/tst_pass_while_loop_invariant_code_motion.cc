@@ -326,6 +326,53 @@ CHECK: ROOT %r = ((s32[], f32[4], f32[4]), f32[4]) tuple((s32[], f32[4], f32[4])
         QVERIFY2(why.empty(), why.c_str());
     }
 
+    void hoistsFusion() {
+        const std::string hlo = R"(HloModule m
+fused {
+  f = f32[4] parameter(0)
+  ROOT g = f32[4] exponential(f)
+}
+body {
+  p = (s32[], f32[4], f32[4]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  x = f32[4] get-tuple-element(p), index=1
+  acc = f32[4] get-tuple-element(p), index=2
+  e = f32[4] fusion(x), kind=kLoop, calls=fused
+  a = f32[4] add(acc, e)
+  one = s32[] constant(1)
+  i1 = s32[] add(i, one)
+  ROOT t = (s32[], f32[4], f32[4]) tuple(i1, x, a)
+}
+cond {
+  p = (s32[], f32[4], f32[4]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  n = s32[] constant(4)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+ENTRY e {
+  x0 = f32[4] parameter(0)
+  a0 = f32[4] parameter(1)
+  z = s32[] constant(0)
+  init = (s32[], f32[4], f32[4]) tuple(z, x0, a0)
+  ROOT w = (s32[], f32[4], f32[4]) while(init), condition=cond, body=body
+})";
+        auto pass = Licm::create({});
+        auto run = runPass(**pass, hlo);
+        QVERIFY2(run.isOk(), run.status().toString().c_str());
+        QVERIFY(run->changed);
+        std::string why = fileCheck(run->text, R"(
+CHECK: %body
+CHECK-NOT: fusion(
+CHECK: ENTRY
+CHECK: fusion(f32[4] %x0), kind=kLoop, calls=%fused)");
+        QVERIFY2(why.empty(), why.c_str());
+        const HloComputation* fused = run->module->findComputation("fused");
+        QVERIFY(fused && fused->fusionInstruction());
+        QCOMPARE(fused->fusionInstruction()->parent(), run->module->entryComputation());
+        why = semantics(hlo, *run->module);
+        QVERIFY2(why.empty(), why.c_str());
+    }
+
     void badOptions() {
         auto unknown = Licm::create({{"hoist_everything", "true"}});
         QVERIFY(!unknown.isOk());

@@ -83,6 +83,7 @@ StatusOr<bool> WhileLoopInvariantCodeMotionPass::run(HloModule& module) {
             for (const auto& attribute : instruction->calledComputationAttributes())
                 for (const HloComputation* callee : attribute.computations) ++callers[callee];
     bool changed = false;
+    m_clonedFusion = false;
     for (HloComputation* computation : passes::calleesFirst(module)) {
         if (computation->fusionInstruction()) continue;
         std::vector<HloInstruction*> loops;
@@ -96,6 +97,8 @@ StatusOr<bool> WhileLoopInvariantCodeMotionPass::run(HloModule& module) {
             changed = changed || hoisted;
         }
     }
+    // A hoisted fusion's computation is now called by the clone.
+    if (m_clonedFusion) passes::repointFusionComputations(module);
     return changed;
 }
 
@@ -226,6 +229,7 @@ StatusOr<bool> WhileLoopInvariantCodeMotionPass::hoistFrom(HloModule& module,
         std::vector<HloInstruction*> operands;
         for (const HloInstruction* operand : instruction->operands())
             operands.push_back(outside.at(operand));
+        m_clonedFusion = m_clonedFusion || instruction->opcode() == HloOpcode::kFusion;
         outside[instruction] = parent->addInstruction(instruction->cloneWithNewOperands(
             instruction->shape(), operands, module.uniqueInstructionName(instruction->name())));
     }

@@ -22,9 +22,9 @@
 // loop (or are recomputed before it when a hoisted user needs them).
 // The widened instructions (while, body parameter and root, condition
 // parameter) drop their `origin=` annotation; loops with a tuple `sharding=`
-// on them are left alone, as are whiles whose body or condition is shared with another caller, whose body
-// root is not a tuple, or whose parameters have users other than
-// get-tuple-elements are left alone. Computations are processed callees
+// on them are left alone, as are whiles whose body or condition is shared
+// with another caller, whose body root is not a tuple, or whose parameters
+// have users other than get-tuple-elements. Computations are processed callees
 // first, so an inner loop's hoisted code can leave the outer loop too.
 // The instructions left dead in the body are removed.
 //
@@ -56,6 +56,7 @@ private:
 
     bool m_hoistConstants = false;
     bool m_hoistSizeInflatingOps = false;
+    bool m_clonedFusion = false;  // during run(): a fusion was hoisted
 };
 
 }  // namespace hloscope
