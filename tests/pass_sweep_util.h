@@ -48,8 +48,9 @@ inline int64_t inputElements(const HloModule& module) {
     return total;
 }
 
-// sameResults with a bound on while-loop iterations (corpus modules may
-// loop forever: their tests never run them).
+// sameResults with a bound of 64 while-loop iterations (corpus modules may
+// loop forever: their tests never run them); past it the module counts as
+// not evaluable.
 inline std::string sameResultsBounded(const HloModule& before, const HloModule& after,
                                       bool* evaluated) {
     *evaluated = false;
@@ -61,7 +62,7 @@ inline std::string sameResultsBounded(const HloModule& before, const HloModule& 
         arguments.push_back(makeRandomLiteral(entry->parameter(i)->shape(), options));
     }
     HloEvaluatorOptions options;
-    options.maxWhileIterations = 100000;
+    options.maxWhileIterations = 64;
     HloEvaluator a(options), b(options);
     auto x = a.evaluate(before, arguments);
     if (!x.isOk()) return {};
@@ -98,8 +99,10 @@ std::string sweepCorpus(const QString& pattern, MakePass makePass, SweepStats* s
     paths.sort();
     HloVerifierOptions verifierOptions;
     verifierOptions.allowMixedPrecision = true;
+    const bool trace = qEnvironmentVariableIsSet("HLOSCOPE_SWEEP_TRACE");
     for (const QString& path : paths) {
         ++stats->files;
+        if (trace) qInfo("sweep: %s", qPrintable(path));
         std::string text;
         if (!readText(path, &text)) return "cannot read " + path.toStdString();
         auto module = parseHloModule(text);

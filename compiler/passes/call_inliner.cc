@@ -10,39 +10,6 @@ namespace hloscope {
 
 namespace {
 
-// Computations in post order of the call graph (callees before callers),
-// every computation of the module included.
-std::vector<HloComputation*> calleesFirst(const HloModule& module) {
-    std::vector<HloComputation*> order;
-    std::unordered_set<const HloComputation*> visited;
-    for (const auto& start : module.computations()) {
-        if (!visited.insert(start.get()).second) continue;
-        // (computation, callees not yet visited)
-        std::vector<std::pair<HloComputation*, std::vector<HloComputation*>>> stack;
-        auto callees = [](HloComputation* c) {
-            std::vector<HloComputation*> out;
-            for (const auto& instruction : c->instructions())
-                for (const auto& attribute : instruction->calledComputationAttributes())
-                    for (HloComputation* callee : attribute.computations)
-                        if (callee) out.push_back(callee);
-            return out;
-        };
-        stack.emplace_back(start.get(), callees(start.get()));
-        while (!stack.empty()) {
-            auto& [computation, pending] = stack.back();
-            if (pending.empty()) {
-                order.push_back(computation);
-                stack.pop_back();
-                continue;
-            }
-            HloComputation* next = pending.back();
-            pending.pop_back();
-            if (visited.insert(next).second) stack.emplace_back(next, callees(next));
-        }
-    }
-    return order;
-}
-
 bool inlinable(const HloInstruction& call) {
     const HloComputation* callee = call.toApply();
     if (callee == nullptr || callee->root() == nullptr || callee == call.parent()) return false;
@@ -71,7 +38,7 @@ StatusOr<bool> CallInlinerPass::run(HloModule& module) {
     const auto before = passes::unreachableComputations(module);
     const std::unordered_set<HloComputation*> unreachableBefore(before.begin(), before.end());
     bool clonedFusion = false;
-    for (HloComputation* computation : calleesFirst(module)) {
+    for (HloComputation* computation : passes::calleesFirst(module)) {
         std::vector<HloInstruction*> calls;
         for (const auto& instruction : computation->instructions())
             if (instruction->opcode() == HloOpcode::kCall && inlinable(*instruction))

@@ -105,4 +105,35 @@ std::vector<HloComputation*> unreachableComputations(const HloModule& module) {
     return dead;
 }
 
+std::vector<HloComputation*> calleesFirst(const HloModule& module) {
+    std::vector<HloComputation*> order;
+    std::unordered_set<const HloComputation*> visited;
+    for (const auto& start : module.computations()) {
+        if (!visited.insert(start.get()).second) continue;
+        // (computation, callees not yet visited)
+        std::vector<std::pair<HloComputation*, std::vector<HloComputation*>>> stack;
+        auto callees = [](HloComputation* c) {
+            std::vector<HloComputation*> out;
+            for (const auto& instruction : c->instructions())
+                for (const auto& attribute : instruction->calledComputationAttributes())
+                    for (HloComputation* callee : attribute.computations)
+                        if (callee) out.push_back(callee);
+            return out;
+        };
+        stack.emplace_back(start.get(), callees(start.get()));
+        while (!stack.empty()) {
+            auto& [computation, pending] = stack.back();
+            if (pending.empty()) {
+                order.push_back(computation);
+                stack.pop_back();
+                continue;
+            }
+            HloComputation* next = pending.back();
+            pending.pop_back();
+            if (visited.insert(next).second) stack.emplace_back(next, callees(next));
+        }
+    }
+    return order;
+}
+
 }  // namespace hloscope::passes

@@ -37,4 +37,8 @@ void repointFusionComputations(HloModule& module);
 // from the entry calls (the entry itself is always reachable).
 std::vector<HloComputation*> unreachableComputations(const HloModule& module);
 
+// Every computation of `module`, callees before callers (post order over
+// the call graph).
+std::vector<HloComputation*> calleesFirst(const HloModule& module);
+
 }  // namespace hloscope::passes

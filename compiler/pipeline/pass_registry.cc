@@ -8,6 +8,7 @@
 #include "compiler/passes/cse.h"
 #include "compiler/passes/dce.h"
 #include "compiler/passes/tuple_simplifier.h"
+#include "compiler/passes/while_loop_invariant_code_motion.h"
 
 namespace hloscope {
 namespace {
@@ -25,6 +26,7 @@ std::vector<PassInfo> makeRegistry() {
         entry<CsePass>(),
         entry<DcePass>(),
         entry<TupleSimplifierPass>(),
+        entry<WhileLoopInvariantCodeMotionPass>(),
     };
     if (passes.size() > 1)
         std::sort(passes.begin(), passes.end(),
