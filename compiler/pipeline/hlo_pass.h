@@ -56,6 +56,22 @@ struct RewriteEvent {
     int64_t afterId = -1;
 };
 
+// One decision a pass took about a pair of instructions (fusion's "why was
+// this (not) fused?"): the step it was taken at, the producer and consumer
+// names, whether it was applied, a reason code from the pass's documented
+// list, a one-line explanation, and the predicted times either way (-1 when
+// the pass has no model).
+struct PassDecision {
+    int64_t step = 0;
+    std::string producer;
+    std::string consumer;
+    bool applied = false;
+    std::string reason;       // e.g. "no-predicted-gain", "fused"
+    std::string explanation;  // one line for people
+    double predictedUnfusedSeconds = -1;
+    double predictedAppliedSeconds = -1;
+};
+
 class HloPass {
 public:
     virtual ~HloPass() = default;
@@ -66,7 +82,13 @@ public:
     // Rewrites recorded during the last run (cleared by the runner before
     // each run).
     const std::vector<RewriteEvent>& rewrites() const { return m_rewrites; }
-    void clearRewrites() { m_rewrites.clear(); }
+    void clearRewrites() {
+        m_rewrites.clear();
+        m_decisions.clear();
+    }
+
+    // Decisions recorded during the last run (cleared with the rewrites).
+    const std::vector<PassDecision>& decisions() const { return m_decisions; }
 
     // Analysis results a pass wants to report (buffer assignment's peak
     // bytes, layout assignment's padding), as name -> value.
@@ -76,9 +98,11 @@ protected:
     void recordRewrite(std::string rule, const HloInstruction* before,
                        const HloInstruction* after = nullptr);
     void setStatistic(std::string name, int64_t value) { m_statistics[std::move(name)] = value; }
+    void recordDecision(PassDecision decision) { m_decisions.push_back(std::move(decision)); }
 
 private:
     std::vector<RewriteEvent> m_rewrites;
+    std::vector<PassDecision> m_decisions;
     std::map<std::string, int64_t> m_statistics;
 };
 

@@ -181,6 +181,7 @@ Status PipelineRunner::runNext() {
     if (!changed.isOk()) return changed.status().withContext(where);
     result.changed = *changed;
     result.rewrites = pass->rewrites();
+    result.decisions = pass->decisions();
     result.statistics = pass->statistics();
     if (m_options.checkChanges) {
         auto now = printed(m_module);

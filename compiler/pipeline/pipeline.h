@@ -58,6 +58,7 @@ struct PassRunResult {
     bool changed = false;
     double seconds = 0;
     std::vector<RewriteEvent> rewrites;
+    std::vector<PassDecision> decisions;
     std::map<std::string, int64_t> statistics;
     // The module printed after the pass (shared with the previous state when
     // unchanged); null when change checking is off.

@@ -95,6 +95,19 @@ std::string pipelineReportJson(const std::vector<PassSnapshot>& snapshots,
         if (options.withFiles) p["file"] = snapshotFileName(s);
         p["statistics"] = Json(s.statistics);
         p["diff"] = diffJson(s.diff, options.maxDiffEntries);
+        if (!s.decisions.empty()) {
+            Json decisions = Json::array();
+            for (const PassDecision& d : s.decisions)
+                decisions.push_back(Json{{"step", d.step},
+                                         {"producer", d.producer},
+                                         {"consumer", d.consumer},
+                                         {"decision", d.applied ? "fused" : "not_fused"},
+                                         {"reason", d.reason},
+                                         {"explanation", d.explanation},
+                                         {"predicted_unfused_ms", d.predictedUnfusedSeconds * 1e3},
+                                         {"predicted_fused_ms", d.predictedAppliedSeconds * 1e3}});
+            p["fusion_decisions"] = std::move(decisions);
+        }
         passes.push_back(std::move(p));
     }
     report["passes"] = std::move(passes);

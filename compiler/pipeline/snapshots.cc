@@ -57,6 +57,7 @@ Status SnapshotRecorder::afterPass(const PassRunInfo& info, const HloModule& mod
     snapshot.changed = result.changed;
     snapshot.seconds = result.seconds;
     snapshot.statistics = result.statistics;
+    snapshot.decisions = result.decisions;
     const PassSnapshot& previous = m_snapshots.back();
     if (result.changed) {
         ModuleRecord now = ModuleRecord::of(module);

@@ -28,6 +28,7 @@ struct PassSnapshot {
     bool changed = false;
     double seconds = 0;
     ModuleDiff diff;
+    std::vector<PassDecision> decisions;  // e.g. fusion's decision log
     std::map<std::string, int64_t> statistics;
     int64_t peakBytes = -1;  // -1 when no peak function is set
     std::shared_ptr<const std::string> text;
