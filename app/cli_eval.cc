@@ -214,8 +214,7 @@ int runEval(const std::vector<std::string>& args) {
         cpu.push_back(cpuSeconds() - cpuStart);
         wall.push_back(secondsSince(start));
         if (!value.isOk()) {
-            std::fprintf(stderr, "%s: error: %s\n", name.c_str(),
-                         oneLine(value.status().toString()).c_str());
+            std::fprintf(stderr, "%s\n", oneLine(formatError(name, value.status())).c_str());
             return kExitFailed;
         }
         checks = checkRunner.checks();

@@ -140,7 +140,7 @@ int runOpt(const std::vector<std::string>& args) {
     const auto pipelineStart = std::chrono::steady_clock::now();
     Status status = (*session)->runAll();
     if (!status.isOk()) {
-        std::fprintf(stderr, "%s: error: %s\n", name.c_str(), status.toString().c_str());
+        std::fprintf(stderr, "%s\n", formatError(name, status).c_str());
         return kExitFailed;
     }
     const std::vector<PassSnapshot>& snapshots = (*session)->snapshots();
@@ -249,7 +249,7 @@ int runBisect(const std::vector<std::string>& args) {
     options.maxElements = maxElements;
     auto result = bisectPipeline(**module, *pipeline, options);
     if (!result.isOk()) {
-        std::printf("%s: error: %s\n", name.c_str(), result.status().toString().c_str());
+        std::printf("%s\n", formatError(name, result.status()).c_str());
         return kExitFailed;
     }
     switch (result->outcome) {

@@ -378,7 +378,7 @@ std::vector<ConformanceCase> runConformance(std::string_view text, const std::st
             const Status& status = value.status();
             result.outcome = status.code() == StatusCode::kUnimplemented ? CaseOutcome::kUnsupported
                                                                         : CaseOutcome::kFailed;
-            result.detail = status.toString();
+            result.detail = status.message();
             continue;
         }
         if (result.checks == 0) {

@@ -113,7 +113,7 @@ public:
         auto value = evaluator.evaluate(module, m_arguments);
         if (!value.isOk()) {
             m_result.outcome = BisectResult::Outcome::kCannotEvaluate;
-            m_result.detail = value.status().toString();
+            m_result.detail = value.status().message();
             return Status(StatusCode::kCancelled, "cannot evaluate");
         }
         m_reference = std::move(*value);
@@ -128,7 +128,7 @@ public:
         ++m_result.passesEvaluated;
         std::string why;
         if (!value.isOk())
-            why = "the module no longer evaluates: " + value.status().toString();
+            why = "the module no longer evaluates: " + value.status().message();
         else
             why = compareWithTolerance(m_reference, *value);
         if (why.empty()) return Status::ok();
