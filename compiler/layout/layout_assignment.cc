@@ -1,9 +1,13 @@
 #include "compiler/layout/layout_assignment.h"
 
+#include "core/hlo_parser.h"
+
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <optional>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace hloscope {
 
@@ -41,19 +45,46 @@ bool isPinned(const HloInstruction& instruction) {
     switch (instruction.opcode()) {
     case HloOpcode::kBitcast:
     case HloOpcode::kCopyStart:
-    case HloOpcode::kSend:
-    case HloOpcode::kSendDone:
-    case HloOpcode::kRecv:
-    case HloOpcode::kRecvDone:
     case HloOpcode::kInfeed:
     case HloOpcode::kOutfeed: return true;
     case HloOpcode::kCustomCall:
-        return instruction.attribute("operand_layout_constraints").has_value();
+        return instruction.attribute("operand_layout_constraints").has_value() ||
+               instruction.attribute("output_to_operand_aliasing").has_value();
     default: {
         auto constrained = instruction.attribute("constrain_layout");
         return constrained && *constrained == "true";
     }
     }
+}
+
+// A custom-call's operand_layout_constraints={f32[2]{0}, ...}, parsed;
+// nullopt when absent, malformed or not one shape per operand.
+std::optional<std::vector<Shape>> operandLayoutConstraints(const HloInstruction& instruction) {
+    auto text = instruction.attribute("operand_layout_constraints");
+    if (!text) return std::nullopt;
+    std::string_view body = *text;
+    while (!body.empty() && body.front() == ' ') body.remove_prefix(1);
+    while (!body.empty() && body.back() == ' ') body.remove_suffix(1);
+    if (body.size() < 2 || body.front() != '{' || body.back() != '}') return std::nullopt;
+    body = body.substr(1, body.size() - 2);
+    std::vector<Shape> shapes;
+    int depth = 0;
+    size_t start = 0;
+    for (size_t i = 0; i <= body.size(); ++i) {
+        const char c = i < body.size() ? body[i] : ',';
+        if (c == '{' || c == '[' || c == '(') ++depth;
+        if (c == '}' || c == ']' || c == ')') --depth;
+        if (c != ',' || depth != 0) continue;
+        std::string_view piece = body.substr(start, i - start);
+        start = i + 1;
+        while (!piece.empty() && piece.front() == ' ') piece.remove_prefix(1);
+        if (piece.empty()) continue;
+        auto shape = parseShape(piece);
+        if (!shape.isOk()) return std::nullopt;
+        shapes.push_back(std::move(*shape));
+    }
+    if (static_cast<int64_t>(shapes.size()) != instruction.operandCount()) return std::nullopt;
+    return shapes;
 }
 
 bool isForwarding(HloOpcode opcode) {
@@ -108,7 +139,7 @@ public:
 
     Assigner(HloModule& module, LayoutTarget target) : m_module(module), m_target(target) {}
 
-    bool run();
+    StatusOr<bool> run();
     const std::vector<Event>& events() const { return m_events; }
     int64_t copies() const { return m_copies; }
 
@@ -169,7 +200,33 @@ private:
     std::unordered_map<const HloInstruction*, Shape> m_original;
     // Conversions made in the current computation: (operand, required) -> value.
     std::map<std::pair<HloInstruction*, std::string>, HloInstruction*> m_converted;
+    // Instructions added to the current computation.
+    std::unordered_set<const HloInstruction*> m_added;
 };
+
+// Places each added instruction right before its first user (added ones
+// without users, such as a new root copy, at the end), so that the printed
+// order (and a schedule) stays operands-first.
+Status placeAddedInstructions(HloComputation& computation,
+                              const std::unordered_set<const HloInstruction*>& added) {
+    if (added.empty()) return Status::ok();
+    std::vector<HloInstruction*> order;
+    order.reserve(computation.instructions().size());
+    std::unordered_set<const HloInstruction*> emitted;
+    std::function<void(HloInstruction*)> emitAdded = [&](HloInstruction* instruction) {
+        if (!added.count(instruction) || emitted.count(instruction)) return;
+        emitted.insert(instruction);
+        for (HloInstruction* operand : instruction->operands()) emitAdded(operand);
+        order.push_back(instruction);
+    };
+    for (const auto& instruction : computation.instructions()) {
+        if (added.count(instruction.get())) continue;
+        for (HloInstruction* operand : instruction->operands()) emitAdded(operand);
+        order.push_back(instruction.get());
+    }
+    for (const auto& instruction : computation.instructions()) emitAdded(instruction.get());
+    return computation.setInstructionOrder(order);
+}
 
 HloInstruction* Assigner::convert(HloComputation& computation, HloInstruction* operand,
                                   const Shape& required) {
@@ -186,6 +243,7 @@ HloInstruction* Assigner::convert(HloComputation& computation, HloInstruction* o
                                                      m_module.uniqueInstructionName("copy"), shape);
         copy->appendOperand(operand);
         result = computation.addInstruction(std::move(copy));
+        m_added.insert(result);
         ++m_copies;
         m_events.push_back({"insert-copy", operand, result});
     } else if (operand->shape().isTuple() && required.isTuple() &&
@@ -199,6 +257,7 @@ HloInstruction* Assigner::convert(HloComputation& computation, HloInstruction* o
             gte->setTupleIndex(i);
             gte->appendOperand(operand);
             HloInstruction* element = computation.addInstruction(std::move(gte));
+            m_added.insert(element);
             element = convert(computation, element, required.tupleShape(i));
             elements.push_back(element);
             shapes.push_back(element->shape());
@@ -207,6 +266,7 @@ HloInstruction* Assigner::convert(HloComputation& computation, HloInstruction* o
             HloOpcode::kTuple, m_module.uniqueInstructionName("tuple"), Shape::makeTuple(shapes));
         for (HloInstruction* element : elements) tuple->appendOperand(element);
         result = computation.addInstruction(std::move(tuple));
+        m_added.insert(result);
     }
     m_converted.emplace(key, result);
     return result;
@@ -359,6 +419,15 @@ void Assigner::dotRequirements(HloComputation& computation, HloInstruction* dot)
 void Assigner::applyRequirements(HloComputation& computation, HloInstruction* instruction) {
     const HloOpcode opcode = instruction->opcode();
     if (isPinned(*instruction)) {
+        if (auto constraints = operandLayoutConstraints(*instruction)) {
+            for (int64_t i = 0; i < instruction->operandCount(); ++i) {
+                const Shape& operand = instruction->operand(i)->shape();
+                const Shape& constraint = (*constraints)[static_cast<size_t>(i)];
+                if (operand.compatible(constraint))
+                    require(computation, instruction, i, overlay(defaultShape(operand), constraint));
+            }
+            return;
+        }
         for (int64_t i = 0; i < instruction->operandCount(); ++i) {
             auto it = m_original.find(instruction->operand(i));
             if (it != m_original.end())
@@ -381,12 +450,18 @@ void Assigner::applyRequirements(HloComputation& computation, HloInstruction* in
     case HloOpcode::kCall:
     case HloOpcode::kWhile:
     case HloOpcode::kFusion:
+    case HloOpcode::kAsyncStart:
         for (int64_t i = 0; i < instruction->operandCount(); ++i)
             require(computation, instruction, i, defaultShape(instruction->operand(i)->shape()));
         return;
     case HloOpcode::kConditional:
         for (int64_t i = 1; i < instruction->operandCount(); ++i)
             require(computation, instruction, i, defaultShape(instruction->operand(i)->shape()));
+        return;
+    case HloOpcode::kSend:
+        // send's result holds its operand's shape; both take the default.
+        if (instruction->operandCount() >= 1)
+            require(computation, instruction, 0, defaultShape(instruction->operand(0)->shape()));
         return;
     case HloOpcode::kDot: dotRequirements(computation, instruction); return;
     case HloOpcode::kConvolution:
@@ -404,7 +479,7 @@ void Assigner::applyRequirements(HloComputation& computation, HloInstruction* in
     }
 }
 
-bool Assigner::run() {
+StatusOr<bool> Assigner::run() {
     for (const auto& computation : m_module.computations())
         for (const auto& instruction : computation->instructions())
             if (isPinned(*instruction))
@@ -416,6 +491,7 @@ bool Assigner::run() {
         HloComputation& computation = *computationPtr;
         const bool isEntry = &computation == entry;
         m_converted.clear();
+        m_added.clear();
         for (HloInstruction* instruction : computation.postOrder()) {
             const HloOpcode opcode = instruction->opcode();
             if (!isForwarding(opcode)) setShape(instruction, desiredShape(*instruction, isEntry));
@@ -440,15 +516,14 @@ bool Assigner::run() {
             }
             setShape(instruction, shape);
         }
-        HloInstruction* root = computation.root();
-        if (!root) continue;
-        if (!isEntry) {
-            requireRoot(computation, defaultShape(root->shape()));
-            continue;
+        if (HloInstruction* root = computation.root()) {
+            const auto& entryLayout = m_module.entryComputationLayout();
+            if (!isEntry)
+                requireRoot(computation, defaultShape(root->shape()));
+            else if (entryLayout && entryLayout->result.isValid())
+                requireRoot(computation, overlay(root->shape(), entryLayout->result));
         }
-        const auto& entryLayout = m_module.entryComputationLayout();
-        if (entryLayout && entryLayout->result.isValid())
-            requireRoot(computation, overlay(root->shape(), entryLayout->result));
+        HLO_RETURN_IF_ERROR(placeAddedInstructions(computation, m_added));
     }
 
     // Fill in what a present entry_computation_layout leaves unset.
@@ -495,7 +570,7 @@ StatusOr<std::unique_ptr<HloPass>> LayoutAssignmentPass::create(const PassOption
 StatusOr<bool> LayoutAssignmentPass::run(HloModule& module) {
     if (!module.entryComputation()) return invalidArgument("layout-assignment: module has no entry computation");
     Assigner assigner(module, m_target);
-    const bool changed = assigner.run();
+    HLO_ASSIGN_OR_RETURN(const bool changed, assigner.run());
     for (const auto& event : assigner.events()) recordRewrite(event.rule, event.before, event.after);
 
     int64_t logical = 0, padded = 0;

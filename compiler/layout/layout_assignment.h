@@ -15,8 +15,10 @@
 //    their operands' layouts.
 //  * Pinned instructions keep their layouts exactly and require their
 //    operands to keep theirs: bitcast (a physical reinterpretation),
-//    copy-start, send/recv(-done), infeed/outfeed, custom-calls with
-//    operand_layout_constraints and collectives with constrain_layout=true.
+//    copy-start, infeed/outfeed, custom-calls with operand_layout_constraints
+//    (operands then follow the constraints) or output_to_operand_aliasing,
+//    and collectives with constrain_layout=true. send/recv data take the
+//    default (send's operand is copied to it when needed).
 //    copy keeps its own layout (it is the layout-changing op).
 //  * gpu: convolutions with f16/bf16 input use NHWC-style layouts (input and
 //    output feature dimension minor, batch major; kernel output feature
@@ -31,7 +33,7 @@
 //  * ops XLA does not let change layouts (elementwise, concatenate, slice,
 //    pad, reverse, dynamic-(update-)slice, map, reduce-window, scatter, sort,
 //    ...): operands of the result's rank use the result's minor_to_major;
-//  * call / while / conditional / fusion operands and computation roots: the
+//  * call / while / conditional / fusion / async-start operands and computation roots: the
 //    default layouts of the callee's parameters and result;
 //  * dot: cpu: both operands row-major. gpu (XLA GPU's rule for cuBLAS):
 //    an operand is kept when its batch dimensions are the most major and
