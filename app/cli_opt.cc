@@ -13,6 +13,7 @@
 
 #include "app/cli_commands.h"
 #include "app/cli_util.h"
+#include "compiler/buffers/buffer_assignment.h"
 #include "compiler/pipeline/bisect.h"
 #include "compiler/pipeline/pass_registry.h"
 #include "compiler/pipeline/pipeline_report.h"
@@ -27,7 +28,7 @@ namespace {
 constexpr int kExitCannotEvaluate = 3;
 
 // Peak memory of a module state for the per-pass report.
-std::function<int64_t(const HloModule&)> pipelinePeakFunction() { return {}; }
+std::function<int64_t(const HloModule&)> pipelinePeakFunction() { return peakMemoryBytes; }
 
 struct PipelineFlags {
     std::string target = "cpu";

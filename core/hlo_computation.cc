@@ -85,6 +85,33 @@ Status HloComputation::removeInstructions(std::span<HloInstruction* const> instr
     return Status::ok();
 }
 
+Status HloComputation::setInstructionOrder(std::span<HloInstruction* const> order) {
+    if (order.size() != m_instructions.size())
+        return invalidArgument("instruction order for " + m_name + " has " +
+                               std::to_string(order.size()) + " entries, the computation " +
+                               std::to_string(m_instructions.size()));
+    std::unordered_map<const HloInstruction*, size_t> slot;
+    slot.reserve(m_instructions.size());
+    for (size_t i = 0; i < m_instructions.size(); ++i) slot.emplace(m_instructions[i].get(), i);
+    std::vector<size_t> indices;
+    indices.reserve(order.size());
+    std::vector<bool> taken(m_instructions.size(), false);
+    for (HloInstruction* instruction : order) {
+        auto it = slot.find(instruction);
+        if (it == slot.end() || taken[it->second])
+            return invalidArgument("instruction order for " + m_name + " names %" +
+                                   (instruction ? instruction->name() : std::string("null")) +
+                                   " twice or from elsewhere");
+        taken[it->second] = true;
+        indices.push_back(it->second);
+    }
+    std::vector<std::unique_ptr<HloInstruction>> reordered;
+    reordered.reserve(m_instructions.size());
+    for (size_t index : indices) reordered.push_back(std::move(m_instructions[index]));
+    m_instructions = std::move(reordered);
+    return Status::ok();
+}
+
 Status HloComputation::replaceInstruction(HloInstruction* old, HloInstruction* replacement) {
     if (old == replacement) return Status::ok();
     old->replaceAllUsesWith(replacement);

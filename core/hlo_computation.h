@@ -42,6 +42,10 @@ public:
     // control edges are dropped first, so they may use each other; none may
     // have users outside the set or be the root.
     Status removeInstructions(std::span<HloInstruction* const> instructions);
+    // Reorders the instruction list (the print order, and the schedule of a
+    // scheduled module) to `order`, which must hold each instruction of the
+    // computation exactly once (linear time).
+    Status setInstructionOrder(std::span<HloInstruction* const> order);
     // Redirects every use of `old` (and the root) to `replacement`, then
     // removes `old`.
     Status replaceInstruction(HloInstruction* old, HloInstruction* replacement);

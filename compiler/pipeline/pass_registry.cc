@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "compiler/buffers/buffer_assignment_pass.h"
+#include "compiler/layout/layout_assignment.h"
 #include "compiler/passes/algebraic_simplifier.h"
 #include "compiler/passes/call_inliner.h"
 #include "compiler/passes/constant_folding.h"
@@ -21,6 +23,8 @@ PassInfo entry() {
 std::vector<PassInfo> makeRegistry() {
     std::vector<PassInfo> passes = {
         entry<AlgebraicSimplifierPass>(),
+        entry<BufferAssignmentPass>(),
+        entry<LayoutAssignmentPass>(),
         entry<CallInlinerPass>(),
         entry<ConstantFoldingPass>(),
         entry<CsePass>(),
