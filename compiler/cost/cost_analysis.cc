@@ -326,7 +326,7 @@ InstructionCost Analyzer::instruction(const HloInstruction& instruction) {
     const double outElements = elements(shape);
     InstructionCost cost = kernelBytes(instruction);
 
-    if (instruction.isElementwise() || opcode == HloOpcode::kRng ||
+    if ((instruction.isElementwise() && !isDataMovementOpcode(opcode)) || opcode == HloOpcode::kRng ||
         opcode == HloOpcode::kRngBitGenerator || opcode == HloOpcode::kReducePrecision ||
         opcode == HloOpcode::kStochasticConvert) {
         if (CostAnalysis::isTranscendental(opcode)) cost.transcendentals = outElements;
