@@ -197,6 +197,7 @@ private slots:
     void bisectCannotEvaluate();
     void toleranceComparison();
     void cancellation();
+    void scheduleStaysValid();
 };
 
 void TestPipeline::runsInOrderWithHooks() {
@@ -484,7 +485,9 @@ void TestPipeline::bisectNamesTheFirstBadPass() {
     auto module = parse();
     PipelineRunner runner(*module, stepsNamed({"noop", "sweep", "add-to-subtract", "noop"}),
                           passes<NoopPass, SweepPass, AddToSubtractPass, NoopPass>());
-    auto result = bisectRunner(runner, 5);
+    BisectOptions five;
+    five.seed = 5;
+    auto result = bisectRunner(runner, five);
     QVERIFY2(result.isOk(), result.status().toString().c_str());
     QCOMPARE(result->outcome, BisectResult::Outcome::kMismatch);
     QCOMPARE(result->passIndex, 2);
@@ -494,7 +497,7 @@ void TestPipeline::bisectNamesTheFirstBadPass() {
 
     auto good = parse();
     PipelineRunner clean(*good, stepsNamed({"sweep", "swap"}), passes<SweepPass, SwapOperandsPass>());
-    auto ok = bisectRunner(clean, 5);
+    auto ok = bisectRunner(clean, five);
     QVERIFY(ok.isOk());
     QCOMPARE(ok->outcome, BisectResult::Outcome::kNoChange);
 }
@@ -506,7 +509,7 @@ ENTRY %e (x: f32[2]) -> f32[2] {
   ROOT %k = f32[2]{0} custom-call(%x), custom_call_target="my_kernel"
 })");
     PipelineRunner runner(*module, stepsNamed({"noop"}), passes<NoopPass>());
-    auto result = bisectRunner(runner, 0);
+    auto result = bisectRunner(runner);
     QVERIFY(result.isOk());
     QCOMPARE(result->outcome, BisectResult::Outcome::kCannotEvaluate);
     QVERIFY2(result->detail.find("%k") != std::string::npos, result->detail.c_str());
@@ -533,6 +536,24 @@ void TestPipeline::cancellation() {
     Status status = runner.runAll();
     QCOMPARE(status.code(), StatusCode::kCancelled);
     QCOMPARE(runner.nextIndex(), 0);
+}
+
+void TestPipeline::scheduleStaysValid() {
+    // The pass appends its subtract at the end; in a scheduled module the
+    // runner moves it before its first user so the schedule stays valid.
+    auto module = parse(R"(HloModule s, is_scheduled=true
+ENTRY %main (x: f32[4], y: f32[4]) -> f32[4] {
+  %x = f32[4]{0} parameter(0)
+  %y = f32[4]{0} parameter(1)
+  %add = f32[4]{0} add(f32[4]{0} %x, f32[4]{0} %y)
+  ROOT %mul = f32[4]{0} multiply(f32[4]{0} %add, f32[4]{0} %x)
+})");
+    QVERIFY(module->isScheduled());
+    PipelineRunner runner(*module, stepsNamed({"add-to-subtract"}), passes<AddToSubtractPass>());
+    Status status = runner.runAll();
+    QVERIFY2(status.isOk(), status.toString().c_str());
+    const std::string text = printModule(*module, HloPrintOptions::canonical());
+    QVERIFY(text.find("subtract") < text.find("%mul"));
 }
 
 QTEST_APPLESS_MAIN(TestPipeline)

@@ -44,7 +44,18 @@ struct BisectTally {
     QStringList mismatches;
 };
 
-void bisectFile(const QString& path, const QString& name, BisectTally& tally) {
+// Bounds that keep the corpus sweep to seconds per module.
+BisectOptions sweepOptions() {
+    BisectOptions options;
+    options.seed = 1;
+    options.maxElements = 50'000'000;
+    options.maxWhileIterations = 100'000;
+    options.timeLimitSeconds = 20;
+    return options;
+}
+
+void bisectFile(const QString& path, const QString& name, BisectTally& tally,
+                const BisectOptions& options) {
     auto module = load(path);
     if (!module.isOk()) return;  // the corpus test covers what does not parse
     HloVerifierOptions verifier;
@@ -52,8 +63,6 @@ void bisectFile(const QString& path, const QString& name, BisectTally& tally) {
     if (!verifyModule(**module, verifier).isOk()) return;
     ++tally.modules;
     auto pipeline = targetPipeline("cpu");
-    BisectOptions options;
-    options.seed = 1;
     auto result = bisectPipeline(**module, *pipeline, options);
     if (!result.isOk()) {
         tally.mismatches << name + QStringLiteral(": pipeline error: ") +
@@ -130,7 +139,7 @@ void TestPipelineCorpus::bisectCorpusFolders() {
     for (const char* folder : {"algebraic_simplifier", "simplifiers", "layout_assignment"}) {
         const QString dir = kCorpus + QStringLiteral("/valid/") + QLatin1String(folder);
         for (const QString& path : hloFiles(dir))
-            bisectFile(path, QDir(kCorpus).relativeFilePath(path), tally);
+            bisectFile(path, QDir(kCorpus).relativeFilePath(path), tally, sweepOptions());
     }
     qInfo("bisect over valid/{algebraic_simplifier,simplifiers,layout_assignment}: %d modules, %d "
           "evaluated, %d not evaluable",
@@ -145,7 +154,9 @@ void TestPipelineCorpus::bisectExamples() {
     for (const QString& path : hloFiles(kExamples)) {
         // The BERT-sized examples take seconds per evaluation; the pipeline
         // is evaluated once per changing pass.
-        bisectFile(path, QFileInfo(path).fileName(), tally);
+        BisectOptions options;  // the defaults: no module of ours is too big
+        options.seed = 1;
+        bisectFile(path, QFileInfo(path).fileName(), tally, options);
     }
     qInfo("bisect over the examples: %d modules, %d evaluated", tally.modules, tally.evaluated);
     for (const QString& m : tally.mismatches) qWarning("%s", qPrintable(m));

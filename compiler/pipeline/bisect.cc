@@ -1,7 +1,11 @@
 #include "compiler/pipeline/bisect.h"
 
+#include <chrono>
 #include <cmath>
+#include <condition_variable>
+#include <mutex>
 #include <sstream>
+#include <thread>
 
 #include "core/hlo_evaluator.h"
 
@@ -97,10 +101,45 @@ std::string compareRecursive(const Literal& expected, const Literal& actual, con
     return compareArrays(expected, actual, where);
 }
 
+// Evaluates with a wall-time limit (a watchdog sets the evaluator's cancel
+// flag) and a loop-iteration limit.
+StatusOr<Literal> evaluateWithLimits(const HloModule& module, std::span<const Literal> arguments,
+                                     int64_t maxWhileIterations, double seconds) {
+    std::atomic<bool> cancel{false};
+    std::mutex mutex;
+    std::condition_variable wake;
+    bool done = false;
+    std::thread watchdog([&] {
+        std::unique_lock lock(mutex);
+        if (!wake.wait_for(lock, std::chrono::duration<double>(seconds), [&] { return done; }))
+            cancel.store(true);
+    });
+    HloEvaluatorOptions options;
+    options.maxWhileIterations = maxWhileIterations;
+    options.cancel = &cancel;
+    HloEvaluator evaluator(options);
+    StatusOr<Literal> value = evaluator.evaluate(module, arguments);
+    {
+        std::lock_guard lock(mutex);
+        done = true;
+    }
+    wake.notify_one();
+    watchdog.join();
+    if (!value.isOk() && value.status().code() == StatusCode::kCancelled)
+        return Status(StatusCode::kResourceExhausted,
+                      "evaluation did not finish within " + std::to_string(static_cast<int>(seconds)) +
+                          " s");
+    return value;
+}
+
 class BisectInstrumentation : public PassInstrumentation {
 public:
-    BisectInstrumentation(uint64_t seed, int64_t maxElements, BisectResult& result)
-        : m_seed(seed), m_maxElements(maxElements), m_result(result) {}
+    BisectInstrumentation(const BisectOptions& options, BisectResult& result)
+        : m_seed(options.seed),
+          m_maxElements(options.maxElements),
+          m_maxWhileIterations(options.maxWhileIterations),
+          m_timeLimit(options.timeLimitSeconds),
+          m_result(result) {}
 
     Status beforePipeline(const HloModule& module) override {
         if (std::string why = tooLarge(module); !why.empty()) {
@@ -109,8 +148,10 @@ public:
             return Status(StatusCode::kCancelled, "cannot evaluate");
         }
         m_arguments = randomArguments(module, m_seed);
-        HloEvaluator evaluator;
-        auto value = evaluator.evaluate(module, m_arguments);
+        const auto start = std::chrono::steady_clock::now();
+        auto value = evaluateWithLimits(module, m_arguments, m_maxWhileIterations, m_timeLimit);
+        m_referenceSeconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         if (!value.isOk()) {
             m_result.outcome = BisectResult::Outcome::kCannotEvaluate;
             m_result.detail = value.status().message();
@@ -123,8 +164,8 @@ public:
     Status afterPass(const PassRunInfo& info, const HloModule& module,
                      const PassRunResult& result) override {
         if (!result.changed) return Status::ok();
-        HloEvaluator evaluator;
-        auto value = evaluator.evaluate(module, m_arguments);
+        auto value = evaluateWithLimits(module, m_arguments, m_maxWhileIterations,
+                                        4 * m_referenceSeconds + 1);
         ++m_result.passesEvaluated;
         std::string why;
         if (!value.isOk())
@@ -170,6 +211,9 @@ private:
 
     uint64_t m_seed;
     int64_t m_maxElements;
+    int64_t m_maxWhileIterations;
+    double m_timeLimit;
+    double m_referenceSeconds = 0;
     BisectResult& m_result;
     std::vector<Literal> m_arguments;
     Literal m_reference;
@@ -193,9 +237,9 @@ std::string compareWithTolerance(const Literal& expected, const Literal& actual)
     return compareRecursive(expected, actual, "");
 }
 
-StatusOr<BisectResult> bisectRunner(PipelineRunner& runner, uint64_t seed, int64_t maxElements) {
+StatusOr<BisectResult> bisectRunner(PipelineRunner& runner, const BisectOptions& options) {
     BisectResult result;
-    BisectInstrumentation bisect(seed, maxElements, result);
+    BisectInstrumentation bisect(options, result);
     runner.addInstrumentation(&bisect);
     Status status = runner.runAll();
     runner.removeInstrumentation(&bisect);
@@ -207,7 +251,7 @@ StatusOr<BisectResult> bisectPipeline(HloModule& module, Pipeline pipeline,
                                       const BisectOptions& options) {
     HLO_ASSIGN_OR_RETURN(auto runner,
                          PipelineRunner::create(module, std::move(pipeline), options.runner));
-    return bisectRunner(*runner, options.seed, options.maxElements);
+    return bisectRunner(*runner, options);
 }
 
 }  // namespace hloscope

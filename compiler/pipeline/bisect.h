@@ -29,16 +29,20 @@ struct BisectOptions {
     // Modules whose entry computation produces more elements than this (sum
     // of every instruction's result size, loops counted once) are reported
     // as not evaluable rather than run for minutes.
-    int64_t maxElements = 1'000'000'000;
+    int64_t maxElements = 10'000'000'000;
+    // Loops that run longer, and reference evaluations that take longer,
+    // make the module "not evaluable" (after a pass, an evaluation may take
+    // four times the reference's time plus a second).
+    int64_t maxWhileIterations = 1'000'000;
+    double timeLimitSeconds = 120;
 };
 
 // Runs `pipeline` on `module` (which it modifies), checking after every pass.
 // Errors are the pipeline's own (a pass failing or breaking the module).
 StatusOr<BisectResult> bisectPipeline(HloModule& module, Pipeline pipeline,
                                       const BisectOptions& options = {});
-// The same on a fresh runner built by the caller.
-StatusOr<BisectResult> bisectRunner(PipelineRunner& runner, uint64_t seed,
-                                    int64_t maxElements = 1'000'000'000);
+// The same on a fresh runner built by the caller (options.runner unused).
+StatusOr<BisectResult> bisectRunner(PipelineRunner& runner, const BisectOptions& options = {});
 
 // Empty when `actual` matches `expected` within the per-type tolerance, else
 // the first differences.

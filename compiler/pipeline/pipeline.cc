@@ -2,6 +2,8 @@
 
 #include <charconv>
 #include <chrono>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "compiler/pipeline/pass_registry.h"
 #include "core/hlo_printer.h"
@@ -33,6 +35,52 @@ HloVerifierOptions verifierOptions() {
     HloVerifierOptions options;
     options.allowMixedPrecision = true;
     return options;
+}
+
+// Keeps a scheduled module's instruction order valid after a pass, as XLA's
+// HloSchedule::Update does: existing instructions keep their relative order
+// and each instruction a pass added is placed just before its first user
+// (operands and control predecessors first, depth-first).
+Status updateSchedule(HloModule& module) {
+    for (const auto& computation : module.computations()) {
+        const auto& instructions = computation->instructions();
+        std::unordered_map<const HloInstruction*, size_t> position;
+        position.reserve(instructions.size());
+        for (size_t i = 0; i < instructions.size(); ++i) position[instructions[i].get()] = i;
+        bool inOrder = true;
+        for (size_t i = 0; i < instructions.size() && inOrder; ++i) {
+            for (const HloInstruction* operand : instructions[i]->operands())
+                if (position[operand] > i) inOrder = false;
+            for (const HloInstruction* pred : instructions[i]->controlPredecessors())
+                if (position[pred] > i) inOrder = false;
+        }
+        if (inOrder) continue;
+        std::vector<HloInstruction*> order;
+        order.reserve(instructions.size());
+        std::unordered_set<const HloInstruction*> emitted;
+        std::vector<std::pair<HloInstruction*, size_t>> stack;
+        for (const auto& start : instructions) {
+            if (emitted.count(start.get())) continue;
+            stack.push_back({start.get(), 0});
+            while (!stack.empty()) {
+                auto& [node, next] = stack.back();
+                const size_t operands = node->operands().size();
+                const size_t deps = operands + node->controlPredecessors().size();
+                if (next < deps) {
+                    HloInstruction* dep = next < operands ? node->operand(static_cast<int64_t>(next))
+                                                          : node->controlPredecessors()[next - operands];
+                    ++next;
+                    if (!emitted.count(dep) && dep->parent() == computation.get())
+                        stack.push_back({dep, 0});
+                    continue;
+                }
+                if (emitted.insert(node).second) order.push_back(node);
+                stack.pop_back();
+            }
+        }
+        HLO_RETURN_IF_ERROR(computation->setInstructionOrder(order));
+    }
+    return Status::ok();
 }
 
 }  // namespace
@@ -180,6 +228,8 @@ Status PipelineRunner::runNext() {
     const std::string where = "pass " + std::to_string(index) + " (" + step.pass + ")";
     if (!changed.isOk()) return changed.status().withContext(where);
     result.changed = *changed;
+    if (result.changed && m_module.isScheduled())
+        HLO_RETURN_IF_ERROR(updateSchedule(m_module).withContext(where));
     result.rewrites = pass->rewrites();
     result.decisions = pass->decisions();
     result.statistics = pass->statistics();

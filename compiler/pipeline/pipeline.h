@@ -9,6 +9,9 @@
 //     reports "unchanged" but changed the text is an error (and a pass that
 //     reports "changed" without changing anything is corrected to
 //     "unchanged").
+// For scheduled modules it also keeps the schedule valid after each pass
+// that changed the module (new instructions go just before their first user,
+// as XLA's HloSchedule::Update places them).
 // Everything else (snapshots, diffs, bisecting, the GUI's stepper) is an
 // instrumentation. Runs can stop after any pass and resume later.
 #pragma once
