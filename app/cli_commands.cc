@@ -168,6 +168,11 @@ Commands:
         3: the module cannot be evaluated (the instruction is named).
   passes
         List every pass with its description, and the target pipelines.
+  calibrate [--output FILE] [--quick]
+        Measure this CPU (single-core triad bandwidth, f32/f64 multiply-add
+        throughput, expf/sinf throughput, thread-pool dispatch cost) and print
+        a cpu target description (JSON); also written to FILE and cached in
+        $XDG_CACHE_HOME/hloscope/cpu-<hostname>.json for later runs.
   conform FILE... [--quiet]
         Run StableHLO interpreter test files: every '// -----' case is
         imported, evaluated and its check.* operations applied. Prints

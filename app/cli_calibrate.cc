@@ -1,0 +1,233 @@
+// hloscope-cli calibrate: measures this CPU with micro-benchmarks and writes
+// a cpu target description (every figure's source: "measured by
+// hloscope-cli calibrate on this machine").
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <condition_variable>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "app/cli_commands.h"
+#include "app/cli_util.h"
+#include "compiler/targets/target_description.h"
+
+namespace hloscope::cli {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+volatile double g_sink = 0;
+
+// Best (smallest) time of `repeats` runs of `body`.
+double bestSeconds(int repeats, const std::function<void()>& body) {
+    double best = 1e30;
+    for (int r = 0; r < repeats; ++r) {
+        auto start = Clock::now();
+        body();
+        best = std::min(best, std::chrono::duration<double>(Clock::now() - start).count());
+    }
+    return best;
+}
+
+// Single-core triad a = b + s*c over arrays far larger than the caches; bytes/s (3 arrays).
+double measureBandwidth(size_t elements, int repeats) {
+    std::vector<float> a(elements, 0.f), b(elements, 1.f), c(elements, 2.f);
+    const float s = 0.5f;
+    double seconds = bestSeconds(repeats, [&] {
+        float* __restrict pa = a.data();
+        const float* __restrict pb = b.data();
+        const float* __restrict pc = c.data();
+        for (size_t i = 0; i < elements; ++i) pa[i] = pb[i] + s * pc[i];
+        g_sink = g_sink + pa[elements / 2];
+    });
+    return 3.0 * static_cast<double>(elements) * sizeof(float) / seconds;
+}
+
+// Independent multiply-add chains (16 accumulators of 8 lanes: the compiler
+// vectorises and keeps them in registers); flops/s of type T, one core.
+template <typename T>
+double measureFlops(int64_t iterations, int repeats) {
+    constexpr int kChains = 128;
+    double seconds = bestSeconds(repeats, [&] {
+        T acc[kChains];
+        for (int j = 0; j < kChains; ++j) acc[j] = static_cast<T>(j) * T(0.001);
+        const T m = T(0.999999), a = T(0.000001);
+        for (int64_t i = 0; i < iterations; ++i) {
+#pragma GCC unroll 128
+            for (int j = 0; j < kChains; ++j) acc[j] = acc[j] * m + a;
+        }
+        T sum = 0;
+        for (int j = 0; j < kChains; ++j) sum += acc[j];
+        g_sink = g_sink + static_cast<double>(sum);
+    });
+    return 2.0 * kChains * static_cast<double>(iterations) / seconds;
+}
+
+// expf and sinf over an array (the libm calls the CPU evaluator uses); results/s.
+double measureTranscendentals(size_t elements, int repeats) {
+    std::vector<float> x(elements), y(elements);
+    for (size_t i = 0; i < elements; ++i) x[i] = static_cast<float>(i % 1000) * 0.001f;
+    double seconds = bestSeconds(repeats, [&] {
+        for (size_t i = 0; i < elements; ++i) y[i] = std::exp(x[i]) + std::sin(x[i]);
+        g_sink = g_sink + y[elements / 3];
+    });
+    return 2.0 * static_cast<double>(elements) / seconds;
+}
+
+// Fixed cost of a parallel-for on a std::thread pool: dispatch a tiny task to
+// every worker and wait for all of them; seconds per dispatch.
+double measureDispatch(int workers, int dispatches) {
+    std::mutex mutex;
+    std::condition_variable wake, done;
+    int64_t generation = 0;
+    int pending = 0;
+    bool stop = false;
+    std::atomic<int64_t> work{0};
+    std::vector<std::thread> threads;
+    for (int w = 0; w < workers; ++w) {
+        threads.emplace_back([&] {
+            int64_t seen = 0;
+            for (;;) {
+                std::unique_lock<std::mutex> lock(mutex);
+                wake.wait(lock, [&] { return stop || generation != seen; });
+                if (stop) return;
+                seen = generation;
+                lock.unlock();
+                work.fetch_add(1, std::memory_order_relaxed);  // the tiny loop body
+                lock.lock();
+                if (--pending == 0) done.notify_one();
+            }
+        });
+    }
+    auto dispatch = [&] {
+        std::unique_lock<std::mutex> lock(mutex);
+        pending = workers;
+        ++generation;
+        wake.notify_all();
+        done.wait(lock, [&] { return pending == 0; });
+    };
+    for (int i = 0; i < 100; ++i) dispatch();  // warm up
+    auto start = Clock::now();
+    for (int i = 0; i < dispatches; ++i) dispatch();
+    double seconds = std::chrono::duration<double>(Clock::now() - start).count() / dispatches;
+    {
+        std::lock_guard<std::mutex> lock(mutex);
+        stop = true;
+    }
+    wake.notify_all();
+    for (std::thread& t : threads) t.join();
+    return seconds;
+}
+
+double cacheSize(int name, double fallback) {
+#ifdef _SC_LEVEL3_CACHE_SIZE
+    long size = sysconf(name);
+    if (size > 0) return static_cast<double>(size);
+#else
+    (void)name;
+#endif
+    return fallback;
+}
+
+}  // namespace
+
+int runCalibrate(const std::vector<std::string>& args) {
+    std::string output;
+    bool quick = false;
+    for (size_t i = 0; i < args.size(); ++i) {
+        if (args[i] == "--quick") quick = true;
+        else if (args[i] == "--output" && i + 1 < args.size()) output = args[++i];
+        else return usageError("calibrate: unknown argument '" + args[i] + "'");
+    }
+    const int repeats = quick ? 2 : 5;
+    const std::string measured = "measured by hloscope-cli calibrate on this machine";
+    std::fprintf(stderr, "calibrate: measuring%s...\n", quick ? " (quick)" : "");
+
+    TargetDescription target;
+    target.name = "cpu";
+    target.kind = TargetKind::kCpu;
+    target.hasMatrixUnit = false;
+    target.sources["$.matrixUnit"] = "hloscope: CPUs have no matrix unit in this model (dots run at the vector rate)";
+
+    const double bandwidth = measureBandwidth(quick ? (size_t(1) << 23) : (size_t(1) << 25), repeats);
+    target.memoryBandwidthBytesPerSecond = bandwidth;
+    target.sources["$.memoryBandwidthBytesPerSecond"] =
+        measured + ": single-core triad a = b + s*c over 3 arrays of " + (quick ? "32" : "128") + " MiB";
+    const int64_t iterations = quick ? 2000000 : 10000000;
+    const double f32 = measureFlops<float>(iterations, repeats);
+    const double f64 = measureFlops<double>(iterations, repeats);
+    target.vectorPeakTflops["f32"] = f32 / 1e12;
+    target.vectorPeakTflops["f64"] = f64 / 1e12;
+    target.vectorPeakTflops["bf16"] = f32 / 1e12;
+    target.vectorPeakTflops["f16"] = f32 / 1e12;
+    target.sources["$.peakTflops.vector.f32"] =
+        measured + ": single-core f32 multiply-add throughput (128 independent chains, compiler-vectorised)";
+    target.sources["$.peakTflops.vector.f64"] = measured + ": single-core f64 multiply-add throughput";
+    target.sources["$.peakTflops.vector.bf16"] =
+        measured + ": the f32 rate (XLA CPU computes bf16 elementwise work in f32)";
+    target.sources["$.peakTflops.vector.f16"] =
+        measured + ": the f32 rate (XLA CPU computes f16 elementwise work in f32)";
+    target.transcendentalsPerSecond = measureTranscendentals(quick ? (size_t(1) << 20) : (size_t(1) << 22), repeats);
+    target.sources["$.transcendentalsPerSecond"] = measured + ": single-core libm expf + sinf results per second";
+    const unsigned hardware = std::max(1u, std::thread::hardware_concurrency());
+    target.kernelLaunchSeconds = measureDispatch(static_cast<int>(hardware), quick ? 2000 : 20000);
+    target.sources["$.kernelLaunchSeconds"] =
+        measured + ": dispatch of a tiny parallel-for to a std::thread pool of " + std::to_string(hardware) +
+        " workers and wait for all";
+    target.cores = hardware;
+    target.sources["$.cores"] = measured + ": std::thread::hardware_concurrency()";
+#ifdef _SC_LEVEL3_CACHE_SIZE
+    target.cacheBytes = cacheSize(_SC_LEVEL3_CACHE_SIZE, cacheSize(_SC_LEVEL2_CACHE_SIZE, 0));
+    target.onChipMemoryBytes = cacheSize(_SC_LEVEL1_DCACHE_SIZE, 0);
+#endif
+    target.sources["$.cacheBytes"] = measured + ": sysconf(_SC_LEVEL3_CACHE_SIZE) (0: not reported)";
+    target.sources["$.onChipMemoryBytes"] = measured + ": sysconf(_SC_LEVEL1_DCACHE_SIZE), L1 data cache per core";
+    const char* efficiencyNames[kOpClassCount] = {"elementwise", "transcendental", "reduction",
+                                                  "dot", "convolution", "data_movement"};
+    const double efficiency[kOpClassCount] = {1.0, 1.0, 0.8, 0.8, 0.6, 1.0};
+    for (int i = 0; i < kOpClassCount; ++i) {
+        target.efficiency[static_cast<size_t>(i)] = efficiency[i];
+        target.sources[std::string("$.efficiency.") + efficiencyNames[i]] =
+            "hloscope modelling assumption (not measured): the peaks above are measured with the same kind of "
+            "loop, so elementwise and data movement run at 1.0; reductions and dots lose to horizontal adds "
+            "and blocking (0.8), convolutions to im2col-like overheads (0.6)";
+    }
+    char host[256] = {};
+    gethostname(host, sizeof(host) - 1);
+    target.description = std::string("This CPU (") + host + "), one core's throughput; measured by hloscope-cli calibrate" +
+                         (quick ? " --quick" : "") + ".";
+
+    std::string json = targetDescriptionToJson(target);
+    // Validate what we write.
+    if (auto check = targetDescriptionFromJson(json); !check.isOk()) {
+        std::fprintf(stderr, "%s\n", formatError("calibrate", check.status()).c_str());
+        return 1;
+    }
+    std::fputs(json.c_str(), stdout);
+    std::vector<std::string> paths;
+    if (!output.empty()) paths.push_back(output);
+    if (std::string cache = cpuTargetCachePath(); !cache.empty()) paths.push_back(cache);
+    for (const std::string& path : paths) {
+        std::error_code ec;
+        std::filesystem::path parent = std::filesystem::path(path).parent_path();
+        if (!parent.empty()) std::filesystem::create_directories(parent, ec);
+        std::ofstream file(path, std::ios::binary);
+        if (!file || !(file << json)) {
+            std::fprintf(stderr, "calibrate: cannot write '%s'\n", path.c_str());
+            return 1;
+        }
+        std::fprintf(stderr, "calibrate: wrote %s\n", path.c_str());
+    }
+    return 0;
+}
+
+}  // namespace hloscope::cli

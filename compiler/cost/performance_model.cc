@@ -1,0 +1,258 @@
+#include "compiler/cost/performance_model.h"
+
+#include <algorithm>
+#include <unordered_set>
+
+#include "core/hlo_computation.h"
+
+namespace hloscope {
+
+namespace {
+
+double elementsOf(const Shape& shape) {
+    if (shape.isTuple()) return shape.tupleCount() > 0 ? elementsOf(shape.tupleShape(0)) : 0;
+    return shape.isArray() ? static_cast<double>(shape.elementCount()) : 0;
+}
+
+PrimitiveType firstArrayType(const Shape& shape) {
+    if (shape.isTuple()) {
+        for (const Shape& element : shape.tupleShapes()) {
+            PrimitiveType type = firstArrayType(element);
+            if (type != PrimitiveType::PRIMITIVE_TYPE_INVALID) return type;
+        }
+        return PrimitiveType::PRIMITIVE_TYPE_INVALID;
+    }
+    return shape.isArray() ? shape.elementType() : PrimitiveType::PRIMITIVE_TYPE_INVALID;
+}
+
+bool isMatrixOp(HloOpcode opcode) {
+    return opcode == HloOpcode::kDot || opcode == HloOpcode::kRaggedDot || opcode == HloOpcode::kScaledDot ||
+           opcode == HloOpcode::kConvolution;
+}
+
+// The element type a kernel computes in: the operand type of its dot or
+// convolution, else its output type.
+PrimitiveType kernelElementType(const HloInstruction& instruction) {
+    if (isMatrixOp(instruction.opcode()) && instruction.operandCount() > 0)
+        return firstArrayType(instruction.operand(0)->shape());
+    if (instruction.opcode() == HloOpcode::kFusion)
+        if (const HloComputation* fused = instruction.fusedComputation())
+            for (const auto& inner : fused->instructions())
+                if (isMatrixOp(inner->opcode()) && inner->operandCount() > 0)
+                    return firstArrayType(inner->operand(0)->shape());
+    PrimitiveType type = firstArrayType(instruction.shape());
+    return type == PrimitiveType::PRIMITIVE_TYPE_INVALID ? PrimitiveType::F32 : type;
+}
+
+InstructionCost kernelCost(const HloInstruction& instruction) {
+    return instruction.opcode() == HloOpcode::kFusion ? CostAnalysis::ofFusion(instruction)
+                                                      : CostAnalysis::of(instruction);
+}
+
+int classRank(OpClass c) {
+    switch (c) {
+        case OpClass::kDot: return 5;
+        case OpClass::kConvolution: return 4;
+        case OpClass::kReduction: return 3;
+        case OpClass::kTranscendental: return 2;
+        case OpClass::kElementwise: return 1;
+        case OpClass::kDataMovement: return 0;
+    }
+    return 0;
+}
+
+class Walker {
+public:
+    Walker(const TargetDescription& target, bool expandFusions)
+        : m_target(target), m_expandFusions(expandFusions) {}
+
+    void walk(const HloComputation& computation, double executions, ModulePrediction& out) {
+        for (const auto& owned : computation.instructions()) {
+            const HloInstruction& instruction = *owned;
+            switch (instruction.opcode()) {
+                case HloOpcode::kWhile: {
+                    double trips = static_cast<double>(CostAnalysis::whileTripCount(instruction).value_or(1));
+                    if (const HloComputation* body = instruction.whileBody()) walk(*body, executions * trips, out);
+                    if (const HloComputation* condition = instruction.whileCondition())
+                        walk(*condition, executions * trips, out);
+                    continue;
+                }
+                case HloOpcode::kCall:
+                case HloOpcode::kAsyncStart:
+                    for (const HloComputation* callee : instruction.calledComputations())
+                        if (callee != nullptr) walk(*callee, executions, out);
+                    continue;
+                case HloOpcode::kConditional: {
+                    ModulePrediction best;
+                    bool first = true;
+                    for (const HloComputation* branch : instruction.calledComputations()) {
+                        if (branch == nullptr) continue;
+                        ModulePrediction candidate;
+                        walk(*branch, executions, candidate);
+                        if (first || candidate.totalSeconds > best.totalSeconds) best = std::move(candidate);
+                        first = false;
+                    }
+                    append(best, out);
+                    continue;
+                }
+                case HloOpcode::kFusion:
+                    if (m_expandFusions) {
+                        if (const HloComputation* fused = instruction.fusedComputation()) {
+                            walk(*fused, executions, out);
+                            continue;
+                        }
+                    }
+                    break;
+                default:
+                    break;
+            }
+            if (CostAnalysis::isFree(instruction)) continue;
+            KernelPrediction kernel = predictKernelDetailed(instruction, m_target);
+            kernel.executions = executions;
+            add(std::move(kernel), out);
+        }
+    }
+
+private:
+    static void add(KernelPrediction kernel, ModulePrediction& out) {
+        out.totalSeconds += kernel.totalSeconds * kernel.executions;
+        out.kernelCount += static_cast<int64_t>(kernel.executions);
+        out.kernels.push_back(std::move(kernel));
+    }
+    static void append(ModulePrediction& from, ModulePrediction& out) {
+        for (KernelPrediction& kernel : from.kernels) add(std::move(kernel), out);
+    }
+
+    const TargetDescription& m_target;
+    bool m_expandFusions;
+};
+
+ModulePrediction predict(const HloModule& module, const TargetDescription& target, bool expandFusions) {
+    ModulePrediction prediction;
+    if (const HloComputation* entry = module.entryComputation())
+        Walker(target, expandFusions).walk(*entry, 1, prediction);
+    return prediction;
+}
+
+// How many times a fused consumer evaluates each element of the producer.
+double recomputeFactor(const HloInstruction& producer, const HloInstruction& consumer,
+                       const InstructionCost& consumerCost) {
+    const double produced = elementsOf(producer.shape());
+    if (produced <= 0) return 1;
+    const double consumed = elementsOf(consumer.shape());
+    const bool isOperand0 = consumer.operandCount() > 0 && consumer.operand(0) == &producer;
+    switch (consumer.opcode()) {
+        case HloOpcode::kBroadcast:
+            return consumed / produced;
+        case HloOpcode::kGather:
+        case HloOpcode::kSlice:
+        case HloOpcode::kDynamicSlice:
+            return isOperand0 ? consumed / produced : 1;
+        case HloOpcode::kDot:
+        case HloOpcode::kRaggedDot:
+        case HloOpcode::kScaledDot:
+        case HloOpcode::kConvolution: {
+            double uses = 0;
+            for (int64_t i = 0; i < std::min<int64_t>(consumer.operandCount(), 2); ++i)
+                if (consumer.operand(i) == &producer)
+                    uses += consumerCost.flops / 2 / std::max(1.0, elementsOf(consumer.operand(i)->shape()));
+            return std::max(1.0, uses);
+        }
+        case HloOpcode::kReduceWindow: {
+            double window = 1;
+            if (const Window* w = consumer.window())
+                for (const WindowDimension& d : w->dimensions) window *= static_cast<double>(d.size);
+            return consumed * window / produced;
+        }
+        default:
+            return 1;
+    }
+}
+
+}  // namespace
+
+KernelPrediction predictCost(const InstructionCost& cost, OpClass opClass, PrimitiveType elementType,
+                             const TargetDescription& target) {
+    KernelPrediction kernel;
+    kernel.cost = cost;
+    const bool matrix = opClass == OpClass::kDot || opClass == OpClass::kConvolution;
+    const double efficiency = target.efficiencyOf(opClass);
+    const double peak = target.peakFlopsPerSecond(elementType, matrix);
+    if (cost.flops > 0) kernel.computeSeconds += cost.flops / (peak * efficiency);
+    if (cost.transcendentals > 0)
+        kernel.computeSeconds += cost.transcendentals / (target.transcendentalsPerSecond *
+                                                         target.efficiencyOf(OpClass::kTranscendental));
+    if (cost.bytesAccessed() > 0)
+        kernel.memorySeconds = cost.bytesAccessed() / (target.memoryBandwidthBytesPerSecond * efficiency);
+    kernel.launchSeconds = target.kernelLaunchSeconds;
+    const double work = std::max(kernel.computeSeconds, kernel.memorySeconds);
+    kernel.totalSeconds = work + kernel.launchSeconds;
+    if (kernel.launchSeconds > work) kernel.boundBy = "launch";
+    else if (kernel.computeSeconds >= kernel.memorySeconds) kernel.boundBy = "compute";
+    else kernel.boundBy = "memory";
+    return kernel;
+}
+
+KernelPrediction predictKernelDetailed(const HloInstruction& instruction, const TargetDescription& target) {
+    if (CostAnalysis::isFree(instruction)) {
+        KernelPrediction none;
+        none.instruction = &instruction;
+        none.boundBy = "launch";
+        return none;
+    }
+    KernelPrediction kernel = predictCost(kernelCost(instruction), CostAnalysis::opClassOf(instruction),
+                                          kernelElementType(instruction), target);
+    kernel.instruction = &instruction;
+    return kernel;
+}
+
+double predictKernel(const HloInstruction& instruction, const TargetDescription& target) {
+    return predictKernelDetailed(instruction, target).totalSeconds;
+}
+
+ModulePrediction predictModule(const HloModule& module, const TargetDescription& target) {
+    return predict(module, target, /*expandFusions=*/false);
+}
+
+ModulePrediction predictUnfused(const HloModule& module, const TargetDescription& target) {
+    return predict(module, target, /*expandFusions=*/true);
+}
+
+FusionEstimate estimateFusion(const HloInstruction& producer, const HloInstruction& consumer,
+                              const TargetDescription& target) {
+    FusionEstimate estimate;
+    estimate.unfusedSeconds = predictKernel(producer, target) + predictKernel(consumer, target);
+
+    const InstructionCost producerCost = CostAnalysis::isFree(producer) ? InstructionCost{} : kernelCost(producer);
+    const InstructionCost consumerCost = CostAnalysis::isFree(consumer) ? InstructionCost{} : kernelCost(consumer);
+    const double factor = recomputeFactor(producer, consumer, consumerCost);
+
+    InstructionCost fused;
+    fused.flops = consumerCost.flops + producerCost.flops * factor;
+    fused.transcendentals = consumerCost.transcendentals + producerCost.transcendentals * factor;
+    // External inputs, each read once: what the producer reads (slice- and
+    // gather-aware), plus the consumer's other operands the producer does not read.
+    fused.bytesRead = producerCost.bytesRead;
+    std::unordered_set<const HloInstruction*> seen(producer.operands().begin(), producer.operands().end());
+    seen.insert(&producer);
+    for (const HloInstruction* operand : consumer.operands())
+        if (seen.insert(operand).second) fused.bytesRead += CostAnalysis::byteSize(operand->shape());
+    fused.outputBytes = consumerCost.outputBytes;
+    fused.bytesWritten = consumerCost.bytesWritten;
+    bool otherUsers = producer.isRoot();
+    for (const HloInstruction* user : producer.users())
+        if (user != &consumer) otherUsers = true;
+    if (otherUsers) fused.bytesWritten += producerCost.outputBytes;
+
+    OpClass opClass = CostAnalysis::opClassOf(consumer);
+    OpClass producerClass = CostAnalysis::opClassOf(producer);
+    PrimitiveType type = kernelElementType(consumer);
+    if (classRank(producerClass) > classRank(opClass)) {
+        opClass = producerClass;
+        type = kernelElementType(producer);
+    }
+    estimate.fusedSeconds = predictCost(fused, opClass, type, target).totalSeconds;
+    return estimate;
+}
+
+}  // namespace hloscope

@@ -1,0 +1,71 @@
+// Performance model: predicted run time of kernels and modules on a
+// TargetDescription, from CostAnalysis costs (a roofline with efficiency
+// factors and a per-kernel launch overhead).
+//
+//   kernel time = max(compute, memory) + launch
+//   compute     = flops / (peak(element type, matrix unit for dots and
+//                 convolutions) * efficiency[op class])
+//               + transcendentals / (transcendental rate * efficiency[transcendental])
+//   memory      = (bytes read + bytes written) / (bandwidth * efficiency[op class])
+//
+// The element type of a kernel is its dot/convolution operand type, else
+// its (first) output type. Instructions that are no kernel (parameters,
+// constants, bitcasts, tuples, get-tuple-elements, ...) cost nothing.
+// While loops run their body and condition kernels trip-count times (1 when
+// unknown), calls run their callee's kernels, conditionals their most
+// expensive branch.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "compiler/cost/cost_analysis.h"
+#include "compiler/targets/target_description.h"
+
+namespace hloscope {
+
+struct KernelPrediction {
+    const HloInstruction* instruction = nullptr;
+    InstructionCost cost;
+    double computeSeconds = 0;
+    double memorySeconds = 0;
+    double launchSeconds = 0;
+    double totalSeconds = 0;         // one execution
+    std::string boundBy;             // "compute" | "memory" | "launch"
+    double executions = 1;           // trip counts of enclosing loops
+};
+
+struct ModulePrediction {
+    std::vector<KernelPrediction> kernels;
+    double totalSeconds = 0;         // sum of kernel time * executions
+    int64_t kernelCount = 0;         // kernel launches (executions summed)
+};
+
+// Time of one kernel with the given cost, class and element type.
+KernelPrediction predictCost(const InstructionCost& cost, OpClass opClass, PrimitiveType elementType,
+                             const TargetDescription& target);
+// One instruction as one kernel (a fusion: its ofFusion cost); 0 for free instructions.
+double predictKernel(const HloInstruction& instruction, const TargetDescription& target);
+KernelPrediction predictKernelDetailed(const HloInstruction& instruction, const TargetDescription& target);
+
+// The module as it is: every fusion one kernel.
+ModulePrediction predictModule(const HloModule& module, const TargetDescription& target);
+// The module with every fusion taken apart: each non-trivial instruction is its own kernel.
+ModulePrediction predictUnfused(const HloModule& module, const TargetDescription& target);
+
+// Producer and consumer as separate kernels vs as one fused kernel, without
+// building the fusion. The fused kernel computes consumer flops + producer
+// flops times the number of times the consumer reads each producer element
+// (broadcast, gather, dot, reduce-window re-reads), reads the pair's external
+// inputs once, writes the consumer's output and, when the producer has users
+// besides the consumer, the producer's output too.
+struct FusionEstimate {
+    double unfusedSeconds = 0;
+    double fusedSeconds = 0;
+    double gainSeconds() const { return unfusedSeconds - fusedSeconds; }
+};
+FusionEstimate estimateFusion(const HloInstruction& producer, const HloInstruction& consumer,
+                              const TargetDescription& target);
+
+}  // namespace hloscope

@@ -1,0 +1,277 @@
+#include "compiler/targets/target_description.h"
+
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "compiler/targets/builtin_target_json.h"
+
+namespace hloscope {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+constexpr std::array<std::string_view, kOpClassCount> kEfficiencyKeys = {
+    "elementwise", "transcendental", "reduction", "dot", "convolution", "data_movement"};
+
+class Reader {
+public:
+    explicit Reader(TargetDescription* target) : m_target(target) {}
+
+    Status error(const std::string& path, const std::string& message) const {
+        return invalidArgument("target description: " + path + ": " + message);
+    }
+
+    // {"value": ..., "source": "..."} at `path`; the value must be a number
+    // (or a boolean when `boolean`).
+    StatusOr<const Json*> sourced(const Json& parent, const std::string& key, const std::string& path,
+                                  bool boolean = false) {
+        const std::string here = path + "." + key;
+        auto it = parent.find(key);
+        if (it == parent.end()) return error(here, "missing");
+        if (!it->is_object()) return error(here, "expected an object {\"value\": ..., \"source\": \"...\"}");
+        auto source = it->find("source");
+        if (source == it->end()) return error(here + ".source", "missing (every figure must cite its source)");
+        if (!source->is_string() || source->get<std::string>().empty())
+            return error(here + ".source", "expected a non-empty string");
+        auto value = it->find("value");
+        if (value == it->end()) return error(here + ".value", "missing");
+        if (boolean ? !value->is_boolean() : !value->is_number())
+            return error(here + ".value", boolean ? "expected true or false" : "expected a number");
+        for (const auto& [name, unused] : it->items())
+            if (name != "value" && name != "source") return error(here + "." + name, "unknown key");
+        m_target->sources[here] = source->get<std::string>();
+        return &*value;
+    }
+
+    StatusOr<double> number(const Json& parent, const std::string& key, const std::string& path,
+                            bool positive = true) {
+        HLO_ASSIGN_OR_RETURN(const Json* value, sourced(parent, key, path));
+        double x = value->get<double>();
+        if (!std::isfinite(x) || x < 0 || (positive && x == 0))
+            return error(path + "." + key + ".value", positive ? "must be positive" : "must not be negative");
+        return x;
+    }
+
+    Status rateTable(const Json& parent, const std::string& key, const std::string& path,
+                     std::map<std::string, double>* out, bool required) {
+        auto it = parent.find(key);
+        const std::string here = path + "." + key;
+        if (it == parent.end()) return required ? error(here, "missing") : Status();
+        if (!it->is_object()) return error(here, "expected an object of element types");
+        for (const auto& [type, unused] : it->items()) {
+            if (!primitive_util::parse(type)) return error(here + "." + type, "unknown element type");
+            HLO_ASSIGN_OR_RETURN(double tflops, number(*it, type, here));
+            (*out)[type] = tflops;
+        }
+        if (required && out->empty()) return error(here, "needs at least one element type");
+        return {};
+    }
+
+private:
+    TargetDescription* m_target;
+};
+
+Json sourcedJson(const TargetDescription& target, const std::string& path, Json value) {
+    Json object = Json::object();
+    object["value"] = std::move(value);
+    auto it = target.sources.find(path);
+    object["source"] = it != target.sources.end() ? it->second : std::string("unknown");
+    return object;
+}
+
+}  // namespace
+
+std::string_view targetKindName(TargetKind kind) {
+    switch (kind) {
+        case TargetKind::kCpu: return "cpu";
+        case TargetKind::kGpu: return "gpu";
+        case TargetKind::kTpu: return "tpu";
+    }
+    return "cpu";
+}
+
+double TargetDescription::peakFlopsPerSecond(PrimitiveType type, bool matrix) const {
+    std::string name(primitive_util::name(type));
+    auto lookup = [&](const std::map<std::string, double>& table) -> std::optional<double> {
+        if (auto it = table.find(name); it != table.end()) return it->second;
+        if (auto it = table.find("f32"); it != table.end()) return it->second;
+        if (!table.empty()) return table.begin()->second;
+        return std::nullopt;
+    };
+    if (matrix && hasMatrixUnit)
+        if (auto it = matrixPeakTflops.find(name); it != matrixPeakTflops.end()) return it->second * 1e12;
+    if (auto rate = lookup(vectorPeakTflops)) return *rate * 1e12;
+    return 1e12;  // unreachable for parsed descriptions (vector table required)
+}
+
+StatusOr<TargetDescription> targetDescriptionFromJson(std::string_view jsonText) {
+    Json root = Json::parse(jsonText.begin(), jsonText.end(), nullptr, /*allow_exceptions=*/false,
+                            /*ignore_comments=*/true);
+    if (root.is_discarded()) return invalidArgument("target description: $: not valid JSON");
+    if (!root.is_object()) return invalidArgument("target description: $: expected an object");
+    TargetDescription target;
+    Reader reader(&target);
+    static const std::vector<std::string_view> known = {
+        "name", "kind", "description", "matrixUnit", "peakTflops", "transcendentalsPerSecond",
+        "memoryBandwidthBytesPerSecond", "cacheBytes", "onChipMemoryBytes", "kernelLaunchSeconds",
+        "cores", "efficiency"};
+    for (const auto& [key, unused] : root.items())
+        if (std::find(known.begin(), known.end(), key) == known.end())
+            return reader.error("$." + key, "unknown key");
+
+    auto name = root.find("name");
+    if (name == root.end() || !name->is_string() || name->get<std::string>().empty())
+        return reader.error("$.name", "expected a non-empty string");
+    target.name = name->get<std::string>();
+    auto kind = root.find("kind");
+    if (kind == root.end() || !kind->is_string()) return reader.error("$.kind", "expected \"cpu\", \"gpu\" or \"tpu\"");
+    std::string kindText = kind->get<std::string>();
+    if (kindText == "cpu") target.kind = TargetKind::kCpu;
+    else if (kindText == "gpu") target.kind = TargetKind::kGpu;
+    else if (kindText == "tpu") target.kind = TargetKind::kTpu;
+    else return reader.error("$.kind", "expected \"cpu\", \"gpu\" or \"tpu\", got \"" + kindText + "\"");
+    if (auto description = root.find("description"); description != root.end()) {
+        if (!description->is_string()) return reader.error("$.description", "expected a string");
+        target.description = description->get<std::string>();
+    }
+
+    HLO_ASSIGN_OR_RETURN(const Json* matrixUnit, reader.sourced(root, "matrixUnit", "$", /*boolean=*/true));
+    target.hasMatrixUnit = matrixUnit->get<bool>();
+    auto peak = root.find("peakTflops");
+    if (peak == root.end() || !peak->is_object()) return reader.error("$.peakTflops", "expected an object");
+    for (const auto& [key, unused] : peak->items())
+        if (key != "matrix" && key != "vector") return reader.error("$.peakTflops." + key, "unknown key");
+    HLO_RETURN_IF_ERROR(reader.rateTable(*peak, "vector", "$.peakTflops", &target.vectorPeakTflops, true));
+    HLO_RETURN_IF_ERROR(
+        reader.rateTable(*peak, "matrix", "$.peakTflops", &target.matrixPeakTflops, target.hasMatrixUnit));
+
+    HLO_ASSIGN_OR_RETURN(target.transcendentalsPerSecond, reader.number(root, "transcendentalsPerSecond", "$"));
+    HLO_ASSIGN_OR_RETURN(target.memoryBandwidthBytesPerSecond,
+                         reader.number(root, "memoryBandwidthBytesPerSecond", "$"));
+    HLO_ASSIGN_OR_RETURN(target.cacheBytes, reader.number(root, "cacheBytes", "$", false));
+    HLO_ASSIGN_OR_RETURN(target.onChipMemoryBytes, reader.number(root, "onChipMemoryBytes", "$", false));
+    HLO_ASSIGN_OR_RETURN(target.kernelLaunchSeconds, reader.number(root, "kernelLaunchSeconds", "$", false));
+    HLO_ASSIGN_OR_RETURN(double cores, reader.number(root, "cores", "$"));
+    if (cores != std::floor(cores)) return reader.error("$.cores.value", "must be an integer");
+    target.cores = static_cast<int64_t>(cores);
+
+    auto efficiency = root.find("efficiency");
+    if (efficiency == root.end() || !efficiency->is_object())
+        return reader.error("$.efficiency", "expected an object of op classes");
+    for (const auto& [key, unused] : efficiency->items())
+        if (std::find(kEfficiencyKeys.begin(), kEfficiencyKeys.end(), key) == kEfficiencyKeys.end())
+            return reader.error("$.efficiency." + key, "unknown op class");
+    for (size_t i = 0; i < kEfficiencyKeys.size(); ++i) {
+        const std::string key(kEfficiencyKeys[i]);
+        HLO_ASSIGN_OR_RETURN(double factor, reader.number(*efficiency, key, "$.efficiency"));
+        if (factor > 1) return reader.error("$.efficiency." + key + ".value", "must be in (0, 1]");
+        target.efficiency[i] = factor;
+    }
+    return target;
+}
+
+std::string targetDescriptionToJson(const TargetDescription& target) {
+    Json root = Json::object();
+    root["name"] = target.name;
+    root["kind"] = std::string(targetKindName(target.kind));
+    if (!target.description.empty()) root["description"] = target.description;
+    root["matrixUnit"] = sourcedJson(target, "$.matrixUnit", target.hasMatrixUnit);
+    Json peak = Json::object();
+    if (!target.matrixPeakTflops.empty()) {
+        Json matrix = Json::object();
+        for (const auto& [type, rate] : target.matrixPeakTflops)
+            matrix[type] = sourcedJson(target, "$.peakTflops.matrix." + type, rate);
+        peak["matrix"] = std::move(matrix);
+    }
+    Json vector = Json::object();
+    for (const auto& [type, rate] : target.vectorPeakTflops)
+        vector[type] = sourcedJson(target, "$.peakTflops.vector." + type, rate);
+    peak["vector"] = std::move(vector);
+    root["peakTflops"] = std::move(peak);
+    root["transcendentalsPerSecond"] =
+        sourcedJson(target, "$.transcendentalsPerSecond", target.transcendentalsPerSecond);
+    root["memoryBandwidthBytesPerSecond"] =
+        sourcedJson(target, "$.memoryBandwidthBytesPerSecond", target.memoryBandwidthBytesPerSecond);
+    root["cacheBytes"] = sourcedJson(target, "$.cacheBytes", target.cacheBytes);
+    root["onChipMemoryBytes"] = sourcedJson(target, "$.onChipMemoryBytes", target.onChipMemoryBytes);
+    root["kernelLaunchSeconds"] = sourcedJson(target, "$.kernelLaunchSeconds", target.kernelLaunchSeconds);
+    root["cores"] = sourcedJson(target, "$.cores", target.cores);
+    Json efficiency = Json::object();
+    for (size_t i = 0; i < kEfficiencyKeys.size(); ++i) {
+        const std::string key(kEfficiencyKeys[i]);
+        efficiency[key] = sourcedJson(target, "$.efficiency." + key, target.efficiency[i]);
+    }
+    root["efficiency"] = std::move(efficiency);
+    return root.dump(2) + "\n";
+}
+
+StatusOr<TargetDescription> loadTargetDescription(const std::string& path) {
+    std::ifstream file(path, std::ios::binary);
+    if (!file) return ioError("cannot read target description '" + path + "'");
+    std::stringstream buffer;
+    buffer << file.rdbuf();
+    auto target = targetDescriptionFromJson(buffer.str());
+    if (!target.isOk()) return target.status().withContext(path);
+    return target;
+}
+
+const std::vector<std::string>& builtinTargetNames() {
+    static const std::vector<std::string> names = [] {
+        std::vector<std::string> result;
+        for (const BuiltinTargetJson& entry : builtinTargetJsonTable()) result.emplace_back(entry.name);
+        std::sort(result.begin(), result.end());
+        return result;
+    }();
+    return names;
+}
+
+std::optional<std::string_view> builtinTargetJson(std::string_view name) {
+    for (const BuiltinTargetJson& entry : builtinTargetJsonTable())
+        if (entry.name == name) return entry.text;
+    return std::nullopt;
+}
+
+StatusOr<TargetDescription> builtinTargetDescription(std::string_view name, const std::string& resourcesDir) {
+    std::optional<std::string_view> text = builtinTargetJson(name);
+    if (!text) {
+        std::string known;
+        for (const std::string& n : builtinTargetNames()) known += (known.empty() ? "" : ", ") + n;
+        return notFound("unknown target '" + std::string(name) + "' (known: " + known + ")");
+    }
+    if (!resourcesDir.empty()) {
+        std::string path = resourcesDir + "/" + std::string(name) + ".json";
+        if (std::ifstream(path).good()) return loadTargetDescription(path);
+    }
+    auto target = targetDescriptionFromJson(*text);
+    if (!target.isOk()) return target.status().withContext("built-in " + std::string(name) + ".json");
+    return target;
+}
+
+std::string cpuTargetCachePath() {
+    std::string base;
+    if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg != nullptr && *xdg != '\0') base = xdg;
+    else if (const char* home = std::getenv("HOME"); home != nullptr && *home != '\0')
+        base = std::string(home) + "/.cache";
+    else return {};
+    char host[256] = {};
+    if (gethostname(host, sizeof(host) - 1) != 0 || host[0] == '\0') std::snprintf(host, sizeof(host), "unknown");
+    std::string hostname(host);
+    for (char& c : hostname)
+        if (c == '/' || c == '\\') c = '_';
+    return base + "/hloscope/cpu-" + hostname + ".json";
+}
+
+StatusOr<TargetDescription> loadCpuTarget() {
+    std::string cached = cpuTargetCachePath();
+    if (!cached.empty() && std::ifstream(cached).good()) return loadTargetDescription(cached);
+    return builtinTargetDescription("cpu");
+}
+
+}  // namespace hloscope

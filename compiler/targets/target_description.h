@@ -1,0 +1,83 @@
+// TargetDescription: the hardware figures the performance model uses, kept
+// as data in resources/targets/<name>.json (embedded into the library at
+// build time, so an installed CLI needs no resource files).
+//
+// JSON format: every number is an object {"value": N, "source": "..."}; the
+// source (datasheet, whitepaper, public documentation, or "measured by
+// hloscope-cli calibrate on this machine") is mandatory.
+//   {
+//     "name": "h100", "kind": "gpu", "description": "...",
+//     "matrixUnit": {"value": true, "source": "..."},
+//     "peakTflops": {"matrix": {"bf16": {...}, ...}, "vector": {"f32": {...}, ...}},
+//     "transcendentalsPerSecond": {...}, "memoryBandwidthBytesPerSecond": {...},
+//     "cacheBytes": {...}, "onChipMemoryBytes": {...}, "kernelLaunchSeconds": {...},
+//     "cores": {...},
+//     "efficiency": {"elementwise": {...}, "transcendental": {...}, "reduction": {...},
+//                    "dot": {...}, "convolution": {...}, "data_movement": {...}}
+//   }
+// Dots and convolutions run at the matrix rate when the target has a matrix
+// unit (tensor cores, MXU) and a matrix figure for the element type; all
+// other work at the vector rate. Unknown element types fall back to f32.
+#pragma once
+
+#include <array>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "compiler/cost/cost_analysis.h"
+#include "core/primitive_type.h"
+#include "core/status.h"
+
+namespace hloscope {
+
+enum class TargetKind { kCpu, kGpu, kTpu };
+std::string_view targetKindName(TargetKind kind);
+
+struct TargetDescription {
+    std::string name;
+    TargetKind kind = TargetKind::kCpu;
+    std::string description;
+    bool hasMatrixUnit = false;
+    std::map<std::string, double> matrixPeakTflops;  // element type name -> TFLOP/s
+    std::map<std::string, double> vectorPeakTflops;
+    double transcendentalsPerSecond = 0;
+    double memoryBandwidthBytesPerSecond = 0;
+    double cacheBytes = 0;          // last-level cache / L2 / CMEM
+    double onChipMemoryBytes = 0;   // shared memory per SM / VMEM / L1 per core
+    double kernelLaunchSeconds = 0;
+    int64_t cores = 1;              // CPU cores, SMs, TensorCores
+    std::array<double, kOpClassCount> efficiency{1, 1, 1, 1, 1, 1};  // indexed by OpClass
+    // JSON path of every number ("$.peakTflops.matrix.bf16") -> its source.
+    std::map<std::string, std::string> sources;
+
+    // Peak FLOP/s for work on `type` (matrix rate when `matrix` and
+    // available, else vector rate; unknown types use f32).
+    double peakFlopsPerSecond(PrimitiveType type, bool matrix) const;
+    double efficiencyOf(OpClass opClass) const { return efficiency[static_cast<size_t>(opClass)]; }
+};
+
+// Parses a target description; errors name the JSON path ("$.efficiency.dot.source").
+StatusOr<TargetDescription> targetDescriptionFromJson(std::string_view jsonText);
+StatusOr<TargetDescription> loadTargetDescription(const std::string& path);
+// The same description as JSON (round-trips through targetDescriptionFromJson).
+std::string targetDescriptionToJson(const TargetDescription& target);
+
+// Names of the shipped targets: "a100", "cpu", "h100", "tpu_v4", "tpu_v5e".
+const std::vector<std::string>& builtinTargetNames();
+// A shipped target: read from `resourcesDir`/<name>.json when a directory is
+// given and the file exists, else from the text compiled into the library.
+StatusOr<TargetDescription> builtinTargetDescription(std::string_view name,
+                                                     const std::string& resourcesDir = {});
+// The compiled-in JSON text of a shipped target (nullopt when unknown).
+std::optional<std::string_view> builtinTargetJson(std::string_view name);
+
+// Per-machine CPU calibration cache: $XDG_CACHE_HOME/hloscope/cpu-<hostname>.json
+// (XDG_CACHE_HOME defaulting to $HOME/.cache). Empty when neither is set.
+std::string cpuTargetCachePath();
+// The calibrated description of this machine when cached, else the shipped cpu.json.
+StatusOr<TargetDescription> loadCpuTarget();
+
+}  // namespace hloscope

@@ -1,0 +1,401 @@
+// Target descriptions (JSON loading and its errors) and the performance
+// model (kernel times, module predictions, fusion estimates).
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <cmath>
+#include <fstream>
+
+#include "compiler/cost/performance_model.h"
+#include "compiler/targets/target_description.h"
+#include "core/hlo_computation.h"
+#include "tests/pass_sweep_util.h"
+
+using namespace hloscope;
+using namespace hloscope::testing;
+
+namespace {
+
+std::unique_ptr<HloModule> parse(const std::string& text) {
+    auto module = parseHloModule(text);
+    if (!module.isOk()) qWarning("%s", module.status().toString().c_str());
+    return module.isOk() ? std::move(*module) : nullptr;
+}
+
+const HloInstruction* find(const HloModule& module, std::string_view name) {
+    for (const auto& computation : module.computations())
+        if (const HloInstruction* instruction = computation->findInstruction(name)) return instruction;
+    return nullptr;
+}
+
+// A target with round numbers: matrix f32 1e9 flop/s, vector f32 5e8,
+// 1e9 transcendentals/s, 1e10 B/s, 1 us launch; dot efficiency 0.5, others 1.
+const char* kTestTarget = R"({
+  "name": "test", "kind": "gpu",
+  "matrixUnit": {"value": true, "source": "test"},
+  "peakTflops": {"matrix": {"f32": {"value": 0.001, "source": "test"}},
+                 "vector": {"f32": {"value": 0.0005, "source": "test"}}},
+  "transcendentalsPerSecond": {"value": 1e9, "source": "test"},
+  "memoryBandwidthBytesPerSecond": {"value": 1e10, "source": "test"},
+  "cacheBytes": {"value": 0, "source": "test"},
+  "onChipMemoryBytes": {"value": 0, "source": "test"},
+  "kernelLaunchSeconds": {"value": 1e-6, "source": "test"},
+  "cores": {"value": 1, "source": "test"},
+  "efficiency": {"elementwise": {"value": 1, "source": "test"},
+                 "transcendental": {"value": 1, "source": "test"},
+                 "reduction": {"value": 1, "source": "test"},
+                 "dot": {"value": 0.5, "source": "test"},
+                 "convolution": {"value": 1, "source": "test"},
+                 "data_movement": {"value": 1, "source": "test"}}
+})";
+
+bool near(double a, double b) { return std::abs(a - b) <= 1e-9 * std::max(std::abs(a), std::abs(b)); }
+
+std::string errorOf(const std::string& json) {
+    auto target = targetDescriptionFromJson(json);
+    return target.isOk() ? std::string() : target.status().message();
+}
+
+std::string replaced(std::string text, const std::string& from, const std::string& to) {
+    size_t at = text.find(from);
+    if (at != std::string::npos) text.replace(at, from.size(), to);
+    return text;
+}
+
+std::vector<TargetDescription> shippedTargets() {
+    std::vector<TargetDescription> targets;
+    for (const std::string& name : builtinTargetNames()) {
+        auto target = builtinTargetDescription(name);
+        if (target.isOk()) targets.push_back(*target);
+    }
+    return targets;
+}
+
+const char* kChain = R"(HloModule chain
+ENTRY e {
+  a = f32[1024,1024] parameter(0)
+  b = f32[1024,1024] parameter(1)
+  c = f32[1024,1024] parameter(2)
+  add = f32[1024,1024] add(a, b)
+  mul = f32[1024,1024] multiply(add, c)
+  ROOT neg = f32[1024,1024] negate(mul)
+})";
+
+}  // namespace
+
+class TestPerformanceModel : public QObject {
+    Q_OBJECT
+private slots:
+    void shippedTargetsLoad() {
+        QCOMPARE(builtinTargetNames(), (std::vector<std::string>{"a100", "cpu", "h100", "tpu_v4", "tpu_v5e"}));
+        for (const std::string& name : builtinTargetNames()) {
+            auto target = builtinTargetDescription(name);
+            QVERIFY2(target.isOk(), target.status().toString().c_str());
+            QCOMPARE(target->name, name);
+            QVERIFY(target->memoryBandwidthBytesPerSecond > 0);
+            QVERIFY(target->sources.size() >= 14);
+            for (const auto& [path, source] : target->sources) QVERIFY2(!source.empty(), path.c_str());
+        }
+        auto h100 = builtinTargetDescription("h100");
+        QVERIFY(h100.isOk());
+        QCOMPARE(h100->kind, TargetKind::kGpu);
+        QVERIFY(h100->hasMatrixUnit);
+        QCOMPARE(h100->peakFlopsPerSecond(PrimitiveType::BF16, true), 989.4e12);
+        QCOMPARE(h100->peakFlopsPerSecond(PrimitiveType::BF16, false), 133.8e12);
+        QCOMPARE(h100->peakFlopsPerSecond(PrimitiveType::PRED, false), 66.9e12);  // f32 fallback
+        QCOMPARE(h100->memoryBandwidthBytesPerSecond, 3.35e12);
+        auto tpu = builtinTargetDescription("tpu_v5e");
+        QVERIFY(tpu.isOk());
+        QCOMPARE(tpu->kind, TargetKind::kTpu);
+        QCOMPARE(tpu->peakFlopsPerSecond(PrimitiveType::BF16, true), 197e12);
+    }
+
+    void unknownBuiltinTarget() {
+        auto target = builtinTargetDescription("z80");
+        QVERIFY(!target.isOk());
+        QVERIFY(target.status().message().find("h100") != std::string::npos);
+    }
+
+    void resourcesDirectoryOverridesEmbeddedText() {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        std::string text = std::string(*builtinTargetJson("h100"));
+        text = replaced(text, "3350000000000.0", "1000000000000.0");
+        std::ofstream(dir.path().toStdString() + "/h100.json") << text;
+        auto target = builtinTargetDescription("h100", dir.path().toStdString());
+        QVERIFY2(target.isOk(), target.status().toString().c_str());
+        QCOMPARE(target->memoryBandwidthBytesPerSecond, 1e12);
+        auto fallback = builtinTargetDescription("a100", dir.path().toStdString());
+        QVERIFY(fallback.isOk());  // not in the directory: the embedded text
+    }
+
+    void jsonRoundTrip() {
+        auto h100 = builtinTargetDescription("h100");
+        QVERIFY(h100.isOk());
+        auto again = targetDescriptionFromJson(targetDescriptionToJson(*h100));
+        QVERIFY2(again.isOk(), again.status().toString().c_str());
+        QCOMPARE(again->matrixPeakTflops, h100->matrixPeakTflops);
+        QCOMPARE(again->vectorPeakTflops, h100->vectorPeakTflops);
+        QCOMPARE(again->sources, h100->sources);
+        QCOMPARE(again->efficiency, h100->efficiency);
+    }
+
+    void errorsNameTheJsonPath() {
+        const std::string good = kTestTarget;
+        QVERIFY(errorOf(good).empty());
+        QVERIFY(errorOf("{").find("$: not valid JSON") != std::string::npos);
+        QVERIFY(errorOf("[1]").find("$: expected an object") != std::string::npos);
+        std::string noSource = replaced(good, R"("memoryBandwidthBytesPerSecond": {"value": 1e10, "source": "test"})",
+                                        R"("memoryBandwidthBytesPerSecond": {"value": 1e10})");
+        QVERIFY2(errorOf(noSource).find("$.memoryBandwidthBytesPerSecond.source: missing") != std::string::npos,
+                 errorOf(noSource).c_str());
+        std::string emptySource = replaced(good, R"("dot": {"value": 0.5, "source": "test"})",
+                                           R"("dot": {"value": 0.5, "source": ""})");
+        QVERIFY(errorOf(emptySource).find("$.efficiency.dot.source") != std::string::npos);
+        std::string badNumber = replaced(good, R"({"value": 0.001, "source": "test"})",
+                                         R"({"value": "fast", "source": "test"})");
+        QVERIFY(errorOf(badNumber).find("$.peakTflops.matrix.f32.value: expected a number") != std::string::npos);
+        std::string badType = replaced(good, R"("vector": {"f32")", R"("vector": {"f33")");
+        QVERIFY(errorOf(badType).find("$.peakTflops.vector.f33: unknown element type") != std::string::npos);
+        std::string badKind = replaced(good, R"("kind": "gpu")", R"("kind": "fpga")");
+        QVERIFY(errorOf(badKind).find("$.kind") != std::string::npos);
+        std::string badEfficiency = replaced(good, R"("dot": {"value": 0.5)", R"("dot": {"value": 1.5)");
+        QVERIFY(errorOf(badEfficiency).find("$.efficiency.dot.value: must be in (0, 1]") != std::string::npos);
+        std::string missing = replaced(good, R"("cores": {"value": 1, "source": "test"},)", "");
+        QVERIFY(errorOf(missing).find("$.cores: missing") != std::string::npos);
+        std::string unknown = replaced(good, R"("name": "test",)", R"("name": "test", "colour": "green",)");
+        QVERIFY(errorOf(unknown).find("$.colour: unknown key") != std::string::npos);
+        std::string negative = replaced(good, R"({"value": 1e10, "source": "test"})",
+                                        R"({"value": -1, "source": "test"})");
+        QVERIFY(errorOf(negative).find("$.memoryBandwidthBytesPerSecond.value") != std::string::npos);
+
+        auto missingFile = loadTargetDescription("/nonexistent/target.json");
+        QVERIFY(!missingFile.isOk());
+        QVERIFY(missingFile.status().message().find("/nonexistent/target.json") != std::string::npos);
+        QTemporaryDir dir;
+        std::string path = dir.path().toStdString() + "/broken.json";
+        std::ofstream(path) << noSource;
+        auto broken = loadTargetDescription(path);
+        QVERIFY(!broken.isOk());
+        QVERIFY(broken.status().toString().find("broken.json") != std::string::npos);
+        QVERIFY(broken.status().toString().find("$.memoryBandwidthBytesPerSecond.source") != std::string::npos);
+    }
+
+    void kernelTimeIsMaxOfComputeAndMemoryPlusLaunch() {
+        auto target = targetDescriptionFromJson(kTestTarget);
+        QVERIFY(target.isOk());
+        auto m = parse(R"(HloModule m
+ENTRY e {
+  a = f32[1000] parameter(0)
+  b = f32[1000] parameter(1)
+  add = f32[1000] add(a, b)
+  x = f32[2,300] parameter(2)
+  y = f32[300,4] parameter(3)
+  dot = f32[2,4] dot(x, y), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  s = f32[4] parameter(4)
+  tiny = f32[4] add(s, s)
+  exp = f32[1000] exponential(a)
+  ROOT t = (f32[1000], f32[2,4], f32[4], f32[1000]) tuple(add, dot, tiny, exp)
+})");
+        QVERIFY(m);
+        // add: 1000 flops / 5e8 = 2e-6 s; 12000 bytes / 1e10 = 1.2e-6 s.
+        KernelPrediction add = predictKernelDetailed(*find(*m, "add"), *target);
+        QVERIFY(near(add.computeSeconds, 2e-6));
+        QVERIFY(near(add.memorySeconds, 1.2e-6));
+        QVERIFY(near(add.totalSeconds, 3e-6));
+        QCOMPARE(add.boundBy, std::string("compute"));
+        // dot: 4800 flops / (1e9 * 0.5) = 9.6e-6 s (matrix rate); 7232 bytes / (1e10 * 0.5).
+        KernelPrediction dot = predictKernelDetailed(*find(*m, "dot"), *target);
+        QVERIFY(near(dot.computeSeconds, 9.6e-6));
+        QVERIFY(near(dot.memorySeconds, 7232 / 5e9));
+        QVERIFY(near(dot.totalSeconds, 10.6e-6));
+        QCOMPARE(dot.boundBy, std::string("compute"));
+        // tiny: 4 flops / 5e8 = 8e-9; 32 bytes / 1e10 (s read once): launch-bound.
+        KernelPrediction tiny = predictKernelDetailed(*find(*m, "tiny"), *target);
+        QCOMPARE(tiny.boundBy, std::string("launch"));
+        QVERIFY(near(tiny.totalSeconds, 1e-6 + 8e-9));
+        // exp: 1000 transcendentals / 1e9 = 1e-6; 8000 bytes / 1e10 = 8e-7.
+        KernelPrediction exp = predictKernelDetailed(*find(*m, "exp"), *target);
+        QVERIFY(near(exp.computeSeconds, 1e-6));
+        QVERIFY(near(exp.totalSeconds, 2e-6));
+        // Memory-bound: a copy of 1e6 floats: 8e6 bytes / 1e10 = 8e-4.
+        auto copy = parse(R"(HloModule m
+ENTRY e {
+  a = f32[1000000] parameter(0)
+  ROOT c = f32[1000000] copy(a)
+})");
+        QVERIFY(copy);
+        KernelPrediction c = predictKernelDetailed(*find(*copy, "c"), *target);
+        QCOMPARE(c.boundBy, std::string("memory"));
+        QVERIFY(near(c.totalSeconds, 8e-4 + 1e-6));
+        QCOMPARE(predictKernel(*find(*copy, "a"), *target), 0.0);  // parameters are free
+        // The module: 4 kernels, the tuple and parameters free.
+        ModulePrediction module = predictModule(*m, *target);
+        QCOMPARE(module.kernelCount, int64_t(4));
+        QVERIFY(near(module.totalSeconds, add.totalSeconds + dot.totalSeconds + tiny.totalSeconds + exp.totalSeconds));
+    }
+
+    void loopsWeightKernelsByTripCount() {
+        auto target = targetDescriptionFromJson(kTestTarget);
+        QVERIFY(target.isOk());
+        auto m = parse(R"(HloModule m
+cond {
+  p = (s32[], f32[64]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  n = s32[] constant(10)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+body {
+  p = (s32[], f32[64]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  one = s32[] constant(1)
+  next = s32[] add(i, one)
+  v = f32[64] get-tuple-element(p), index=1
+  w = f32[64] multiply(v, v)
+  ROOT t = (s32[], f32[64]) tuple(next, w)
+}
+ENTRY e {
+  zero = s32[] constant(0)
+  x = f32[64] parameter(0)
+  init = (s32[], f32[64]) tuple(zero, x)
+  ROOT loop = (s32[], f32[64]) while(init), condition=cond, body=body
+})");
+        QVERIFY(m);
+        ModulePrediction prediction = predictModule(*m, *target);
+        QCOMPARE(prediction.kernelCount, int64_t(30));  // next, w, lt: 10 times each
+        double once = 0;
+        for (const KernelPrediction& k : prediction.kernels) {
+            QCOMPARE(k.executions, 10.0);
+            once += k.totalSeconds;
+        }
+        QVERIFY(near(prediction.totalSeconds, 10 * once));
+    }
+
+    void unfusedIsSlowerThanFused() {
+        const char* fusedText = R"(HloModule fused
+fused_computation {
+  x = f32[256,256] parameter(0)
+  y = f32[256,256] parameter(1)
+  a = f32[256,256] add(x, y)
+  m = f32[256,256] multiply(a, x)
+  ROOT e = f32[256,256] exponential(m)
+}
+ENTRY e {
+  p0 = f32[256,256] parameter(0)
+  p1 = f32[256,256] parameter(1)
+  f = f32[256,256] fusion(p0, p1), kind=kLoop, calls=fused_computation
+  ROOT n = f32[256,256] negate(f)
+})";
+        auto m = parse(fusedText);
+        QVERIFY(m);
+        for (const TargetDescription& target : shippedTargets()) {
+            ModulePrediction asIs = predictModule(*m, target);
+            ModulePrediction unfused = predictUnfused(*m, target);
+            QCOMPARE(asIs.kernelCount, int64_t(2));
+            QCOMPARE(unfused.kernelCount, int64_t(4));
+            QVERIFY2(unfused.totalSeconds > asIs.totalSeconds, target.name.c_str());
+            // The fusion kernel: 2 operands read once, the result written once.
+            const KernelPrediction& fusion = asIs.kernels.front().instruction->opcode() == HloOpcode::kFusion
+                                                 ? asIs.kernels.front() : asIs.kernels.back();
+            QCOMPARE(fusion.cost.bytesRead, 2.0 * 256 * 256 * 4);
+            QCOMPARE(fusion.cost.bytesWritten, 256.0 * 256 * 4);
+        }
+    }
+
+    void elementwiseChainFusionGainsEverywhere() {
+        auto m = parse(kChain);
+        QVERIFY(m);
+        const HloInstruction* add = find(*m, "add");
+        const HloInstruction* mul = find(*m, "mul");
+        const auto targets = shippedTargets();
+        QCOMPARE(targets.size(), size_t(5));
+        for (const TargetDescription& target : targets) {
+            FusionEstimate estimate = estimateFusion(*add, *mul, target);
+            QVERIFY2(estimate.fusedSeconds < estimate.unfusedSeconds, target.name.c_str());
+            QVERIFY(estimate.gainSeconds() > target.kernelLaunchSeconds * 0.99);
+            QVERIFY(near(estimate.unfusedSeconds, predictKernel(*add, target) + predictKernel(*mul, target)));
+        }
+    }
+
+    void fusionEstimateCountsOutsideUsersAndRecomputation() {
+        auto h100 = builtinTargetDescription("h100");
+        QVERIFY(h100.isOk());
+        auto m = parse(R"(HloModule m
+ENTRY e {
+  a = f32[1024,1024] parameter(0)
+  b = f32[1024,1024] parameter(1)
+  add = f32[1024,1024] add(a, b)
+  mul = f32[1024,1024] multiply(add, b)
+  other = f32[1024,1024] add(a, b)
+  mul2 = f32[1024,1024] multiply(other, b)
+  ROOT t = (f32[1024,1024], f32[1024,1024], f32[1024,1024]) tuple(mul, other, mul2)
+})");
+        QVERIFY(m);
+        // `other` is also a module output: fusing it still writes it.
+        FusionEstimate single = estimateFusion(*find(*m, "add"), *find(*m, "mul"), *h100);
+        FusionEstimate shared = estimateFusion(*find(*m, "other"), *find(*m, "mul2"), *h100);
+        QVERIFY(near(single.unfusedSeconds, shared.unfusedSeconds));
+        QVERIFY(shared.fusedSeconds > single.fusedSeconds);
+
+        // An expensive producer of a dot operand is recomputed per use: no gain.
+        auto dot = parse(R"(HloModule m
+ENTRY e {
+  a = f32[512,512] parameter(0)
+  b = f32[512,512] parameter(1)
+  e = f32[512,512] exponential(a)
+  ROOT d = f32[512,512] dot(e, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+})");
+        QVERIFY(dot);
+        FusionEstimate intoDot = estimateFusion(*find(*dot, "e"), *find(*dot, "d"), *h100);
+        QVERIFY(intoDot.fusedSeconds > intoDot.unfusedSeconds);
+    }
+
+    void cpuTargetCache() {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        QByteArray saved = qgetenv("XDG_CACHE_HOME");
+        qputenv("XDG_CACHE_HOME", dir.path().toUtf8());
+        std::string path = cpuTargetCachePath();
+        QVERIFY(path.rfind(dir.path().toStdString() + "/hloscope/cpu-", 0) == 0);
+        auto shipped = loadCpuTarget();
+        QVERIFY(shipped.isOk());
+        QCOMPARE(shipped->name, std::string("cpu"));
+        QVERIFY(QDir().mkpath(dir.path() + "/hloscope"));
+        std::ofstream(path) << replaced(kTestTarget, R"("name": "test")", R"("name": "cpu-cached")");
+        auto cached = loadCpuTarget();
+        if (saved.isNull()) qunsetenv("XDG_CACHE_HOME");
+        else qputenv("XDG_CACHE_HOME", saved);
+        QVERIFY2(cached.isOk(), cached.status().toString().c_str());
+        QCOMPARE(cached->name, std::string("cpu-cached"));
+    }
+
+    void corpusSweep() {
+        const QString dir = corpusHloDir();
+        if (!QFileInfo::exists(dir)) QSKIP("corpus absent: /work/shared/corpus not available");
+        auto h100 = builtinTargetDescription("h100");
+        QVERIFY(h100.isOk());
+        QDirIterator it(dir, {QStringLiteral("*.hlo")}, QDir::Files, QDirIterator::Subdirectories);
+        int predicted = 0, withFusions = 0, unfusedSlower = 0;
+        while (it.hasNext()) {
+            std::string text;
+            if (!readText(it.next(), &text)) continue;
+            auto module = parseHloModule(text);
+            if (!module.isOk()) continue;
+            ModulePrediction asIs = predictModule(**module, *h100);
+            ModulePrediction unfused = predictUnfused(**module, *h100);
+            QVERIFY2(std::isfinite(asIs.totalSeconds) && asIs.totalSeconds >= 0, qPrintable(it.filePath()));
+            QVERIFY2(std::isfinite(unfused.totalSeconds) && unfused.totalSeconds >= 0, qPrintable(it.filePath()));
+            ++predicted;
+            if (unfused.kernelCount != asIs.kernelCount) {
+                ++withFusions;
+                if (unfused.totalSeconds >= asIs.totalSeconds) ++unfusedSlower;
+            }
+        }
+        qInfo("performance sweep (h100): %d modules predicted, %d with fusions, %d of them slower unfused",
+              predicted, withFusions, unfusedSlower);
+        QVERIFY(predicted > 0);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestPerformanceModel)
+#include "tst_performance_model.moc"
