@@ -1,6 +1,7 @@
 #include "core/hlo_computation.h"
 
 #include <algorithm>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "core/hlo_module.h"
@@ -82,6 +83,27 @@ Status HloComputation::removeInstructions(std::span<HloInstruction* const> instr
     m_nameIndex.clear();
     m_indexedCount = 0;
     std::erase_if(m_instructions, [&](const auto& p) { return doomed.count(p.get()) != 0; });
+    return Status::ok();
+}
+
+Status HloComputation::reorderInstructions(std::span<HloInstruction* const> order) {
+    if (order.size() != m_instructions.size())
+        return invalidArgument("reorderInstructions: expected " +
+                               std::to_string(m_instructions.size()) + " instructions in " + m_name +
+                               ", got " + std::to_string(order.size()));
+    std::unordered_map<const HloInstruction*, size_t> position;
+    position.reserve(order.size());
+    for (size_t i = 0; i < order.size(); ++i)
+        if (!position.emplace(order[i], i).second)
+            return invalidArgument("reorderInstructions: %" + order[i]->name() + " appears twice");
+    std::vector<std::unique_ptr<HloInstruction>> reordered(m_instructions.size());
+    for (auto& instruction : m_instructions) {
+        auto it = position.find(instruction.get());
+        if (it == position.end())
+            return invalidArgument("reorderInstructions: %" + instruction->name() + " is missing");
+        reordered[it->second] = std::move(instruction);
+    }
+    m_instructions = std::move(reordered);
     return Status::ok();
 }
 

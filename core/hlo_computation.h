@@ -45,6 +45,10 @@ public:
     // Redirects every use of `old` (and the root) to `replacement`, then
     // removes `old`.
     Status replaceInstruction(HloInstruction* old, HloInstruction* replacement);
+    // Puts the instructions in `order`, which must be a permutation of
+    // instructions() (the printer writes them in this order; for scheduled
+    // modules it is the schedule).
+    Status reorderInstructions(std::span<HloInstruction* const> order);
 
     // Instructions in insertion order.
     const std::vector<std::unique_ptr<HloInstruction>>& instructions() const {
