@@ -1,6 +1,7 @@
 #include "core/hlo_computation.h"
 
 #include <algorithm>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "core/hlo_module.h"

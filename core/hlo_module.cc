@@ -1,6 +1,8 @@
 #include "core/hlo_module.h"
 
 #include <algorithm>
+#include <unordered_map>
+#include <unordered_set>
 
 namespace hloscope {
 
@@ -41,6 +43,49 @@ Status HloModule::removeComputation(HloComputation* computation) {
     if (it == m_computations.end())
         return notFound("computation " + computation->name() + " is not in module " + m_name);
     m_computations.erase(it);
+    return Status::ok();
+}
+
+Status HloModule::removeComputations(std::span<HloComputation* const> computations) {
+    if (computations.empty()) return Status::ok();
+    std::unordered_set<const HloComputation*> doomed(computations.begin(), computations.end());
+    for (const HloComputation* computation : computations) {
+        if (computation == m_entry)
+            return failedPrecondition("cannot remove the entry computation " + computation->name());
+        if (computation->parent() != this)
+            return notFound("computation " + computation->name() + " is not in module " + m_name);
+    }
+    for (const auto& other : m_computations) {
+        if (doomed.count(other.get())) continue;
+        for (const auto& instruction : other->instructions())
+            for (const auto& attribute : instruction->calledComputationAttributes())
+                for (const HloComputation* called : attribute.computations)
+                    if (called && doomed.count(called))
+                        return failedPrecondition("cannot remove computation " + called->name() +
+                                                  ": %" + instruction->name() + " calls it");
+    }
+    std::erase_if(m_computations, [&](const auto& p) { return doomed.count(p.get()) != 0; });
+    return Status::ok();
+}
+
+Status HloModule::reorderComputations(std::span<HloComputation* const> order) {
+    if (order.size() != m_computations.size())
+        return invalidArgument("reorderComputations: expected " +
+                               std::to_string(m_computations.size()) + " computations, got " +
+                               std::to_string(order.size()));
+    std::unordered_map<const HloComputation*, size_t> position;
+    position.reserve(order.size());
+    for (size_t i = 0; i < order.size(); ++i)
+        if (!position.emplace(order[i], i).second)
+            return invalidArgument("reorderComputations: a computation appears twice");
+    std::vector<std::unique_ptr<HloComputation>> reordered(m_computations.size());
+    for (auto& computation : m_computations) {
+        auto it = position.find(computation.get());
+        if (it == position.end())
+            return invalidArgument("reorderComputations: " + computation->name() + " is missing");
+        reordered[it->second] = std::move(computation);
+    }
+    m_computations = std::move(reordered);
     return Status::ok();
 }
 

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <unordered_set>
 #include <string_view>
@@ -85,6 +86,13 @@ public:
                                    bool isEntry = false);
     // Removes a computation that nothing calls.
     Status removeComputation(HloComputation* computation);
+    // Removes a set of computations at once (linear in the module): none may
+    // be the entry or be called by an instruction of a computation outside
+    // the set.
+    Status removeComputations(std::span<HloComputation* const> computations);
+    // Puts the computations in `order`, which must be a permutation of
+    // computations() (the printer writes them in this order).
+    Status reorderComputations(std::span<HloComputation* const> order);
     const std::vector<std::unique_ptr<HloComputation>>& computations() const {
         return m_computations;
     }

@@ -1,0 +1,730 @@
+#include "compiler/fusion/fusion_util.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <functional>
+#include <unordered_set>
+
+#include "compiler/cost/cost_analysis.h"
+#include "compiler/passes/pass_util.h"
+
+namespace hloscope::fusion {
+
+namespace {
+
+constexpr int64_t kMaxFusedConstantElements = 1024;
+
+StatusOr<std::set<std::pair<std::string, std::string>>> parsePairs(std::string_view key,
+                                                                   const std::string& text) {
+    std::set<std::pair<std::string, std::string>> pairs;
+    size_t start = 0;
+    while (start <= text.size()) {
+        size_t end = text.find(';', start);
+        if (end == std::string::npos) end = text.size();
+        std::string item = text.substr(start, end - start);
+        item.erase(0, item.find_first_not_of(" \t"));
+        item.erase(item.find_last_not_of(" \t") + 1);
+        if (!item.empty()) {
+            const size_t colon = item.find(':');
+            std::string a = colon == std::string::npos ? std::string() : item.substr(0, colon);
+            std::string b = colon == std::string::npos ? std::string() : item.substr(colon + 1);
+            if (!a.empty() && a[0] == '%') a.erase(0, 1);
+            if (!b.empty() && b[0] == '%') b.erase(0, 1);
+            if (a.empty() || b.empty() || b.find(':') != std::string::npos)
+                return invalidArgument("option " + std::string(key) + ": '" + item +
+                                       "' is not producer:consumer");
+            pairs.emplace(std::move(a), std::move(b));
+        }
+        start = end + 1;
+    }
+    return pairs;
+}
+
+bool isFusionOf(const HloInstruction& instruction) {
+    return instruction.opcode() == HloOpcode::kFusion && instruction.fusedComputation() != nullptr;
+}
+
+// The instructions a fusion's outputs are (tuple elements of a multi-output root).
+std::vector<const HloInstruction*> fusionRoots(const HloInstruction& instruction) {
+    if (!isFusionOf(instruction)) return {&instruction};
+    const HloInstruction* root = instruction.fusedComputation()->root();
+    if (root && root->opcode() == HloOpcode::kTuple)
+        return {root->operands().begin(), root->operands().end()};
+    return {root};
+}
+
+bool isDotLike(HloOpcode opcode) {
+    return opcode == HloOpcode::kDot || opcode == HloOpcode::kConvolution;
+}
+
+bool containsDot(const HloInstruction& instruction) {
+    if (isDotLike(instruction.opcode())) return true;
+    if (!isFusionOf(instruction)) return false;
+    for (const auto& fused : instruction.fusedComputation()->instructions())
+        if (isDotLike(fused->opcode())) return true;
+    return false;
+}
+
+bool endsInReduction(const HloInstruction& instruction) {
+    for (const HloInstruction* root : fusionRoots(instruction))
+        if (root && root->opcode() == HloOpcode::kReduce) return true;
+    return false;
+}
+
+// Opcodes a loop/input/output fusion may contain.
+bool fusibleOpcode(const HloInstruction& instruction, std::string* why) {
+    const HloOpcode opcode = instruction.opcode();
+    switch (opcode) {
+    case HloOpcode::kBroadcast:
+    case HloOpcode::kReshape:
+    case HloOpcode::kBitcast:
+    case HloOpcode::kTranspose:
+    case HloOpcode::kSlice:
+    case HloOpcode::kConcatenate:
+    case HloOpcode::kPad:
+    case HloOpcode::kReverse:
+    case HloOpcode::kIota:
+    case HloOpcode::kDynamicSlice:
+    case HloOpcode::kGather:
+    case HloOpcode::kReduce:
+    case HloOpcode::kReduceWindow:
+    case HloOpcode::kDot:
+    case HloOpcode::kConvolution: break;
+    case HloOpcode::kConstant:
+        if (!instruction.shape().isArray() ||
+            instruction.shape().elementCount() > kMaxFusedConstantElements) {
+            if (why) *why = "is a large constant (kept as a buffer)";
+            return false;
+        }
+        break;
+    case HloOpcode::kFusion: {
+        const std::string_view kind = instruction.fusionKind();
+        if (!isFusionOf(instruction) || (kind != "kLoop" && kind != "kInput" && kind != "kOutput")) {
+            if (why) *why = "is a " + std::string(kind.empty() ? "custom" : kind) + " fusion";
+            return false;
+        }
+        break;
+    }
+    default:
+        if (hloOpcodeIsElementwise(opcode) && opcode != HloOpcode::kMap &&
+            opcode != HloOpcode::kRng)
+            break;
+        if (why) *why = "is a " + std::string(hloOpcodeString(opcode)) + ", which does not fuse";
+        return false;
+    }
+    if (instruction.hasSideEffect()) {
+        if (why) *why = "has side effects";
+        return false;
+    }
+    if (!instruction.controlPredecessors().empty() || !instruction.controlSuccessors().empty()) {
+        if (why) *why = "has control dependencies";
+        return false;
+    }
+    return true;
+}
+
+double elementBytes(const Shape& shape) {
+    const double elements = static_cast<double>(std::max<int64_t>(1, shape.elementCount()));
+    return CostAnalysis::byteSize(shape) / elements;
+}
+
+int64_t bodySize(const HloInstruction& instruction) {
+    if (!isFusionOf(instruction)) return 1;
+    const HloComputation* fused = instruction.fusedComputation();
+    return fused->instructionCount() - fused->parameterCount();
+}
+
+std::string humanBytes(double bytes) {
+    char buffer[64];
+    if (bytes >= 1e9) std::snprintf(buffer, sizeof buffer, "%.1f GB", bytes / 1e9);
+    else if (bytes >= 1e6) std::snprintf(buffer, sizeof buffer, "%.1f MB", bytes / 1e6);
+    else if (bytes >= 1e3) std::snprintf(buffer, sizeof buffer, "%.1f KB", bytes / 1e3);
+    else std::snprintf(buffer, sizeof buffer, "%.0f B", bytes);
+    return buffer;
+}
+
+}  // namespace
+
+StatusOr<FusionConfig> parseFusionConfig(const PassOptions& options) {
+    HLO_RETURN_IF_ERROR(options.checkKnown({"target", "max_operands", "max_fused_instructions", "force",
+                                             "forbid", "disable_cost_model", "cost_model"}));
+    FusionConfig config;
+    HLO_ASSIGN_OR_RETURN(config.target, options.getString("target", "cpu"));
+    if (config.target == "gpu") {
+        config.maxOperands = 96;
+        config.onChipBudgetBytes = 228 * 1024;
+        config.tileElements = 1024;
+    } else if (config.target == "tpu") {
+        config.maxOperands = 64;
+        config.maxFusedInstructions = 512;
+        config.onChipBudgetBytes = 16 << 20;
+        config.tileElements = 2048;
+    } else if (config.target != "cpu") {
+        return invalidArgument("option target: must be cpu, gpu or tpu, not '" + config.target +
+                               "'");
+    }
+    HLO_ASSIGN_OR_RETURN(config.maxOperands, options.getInt("max_operands", config.maxOperands));
+    HLO_ASSIGN_OR_RETURN(config.maxFusedInstructions,
+                         options.getInt("max_fused_instructions", config.maxFusedInstructions));
+    if (config.maxOperands < 1) return invalidArgument("option max_operands: must be at least 1");
+    if (config.maxFusedInstructions < 2)
+        return invalidArgument("option max_fused_instructions: must be at least 2");
+    HLO_ASSIGN_OR_RETURN(config.disableCostModel, options.getBool("disable_cost_model", false));
+    HLO_ASSIGN_OR_RETURN(config.costModel, options.getString("cost_model", "performance"));
+    if (config.costModel != "performance" && config.costModel != "bytes")
+        return invalidArgument("option cost_model: must be performance or bytes, not '" +
+                               config.costModel + "'");
+    HLO_ASSIGN_OR_RETURN(std::string force, options.getString("force", ""));
+    HLO_ASSIGN_OR_RETURN(std::string forbid, options.getString("forbid", ""));
+    HLO_ASSIGN_OR_RETURN(config.force, parsePairs("force", force));
+    HLO_ASSIGN_OR_RETURN(config.forbid, parsePairs("forbid", forbid));
+    return config;
+}
+
+bool isExpensive(const HloInstruction& instruction) {
+    auto expensive = [](const HloInstruction& x) {
+        const HloOpcode opcode = x.opcode();
+        return CostAnalysis::isTranscendental(opcode) || opcode == HloOpcode::kReduce ||
+               opcode == HloOpcode::kReduceWindow || isDotLike(opcode);
+    };
+    if (!isFusionOf(instruction)) return expensive(instruction);
+    for (const auto& fused : instruction.fusedComputation()->instructions())
+        if (expensive(*fused)) return true;
+    return false;
+}
+
+int64_t distinctUseCount(const HloInstruction& instruction) {
+    std::unordered_set<const HloInstruction*> users(instruction.users().begin(),
+                                                    instruction.users().end());
+    return static_cast<int64_t>(users.size()) + (instruction.isRoot() ? 1 : 0);
+}
+
+std::vector<HloComputation*> fusibleComputations(const HloModule& module) {
+    std::vector<HloComputation*> result;
+    if (!module.entryComputation()) return result;
+    std::unordered_set<const HloComputation*> seen{module.entryComputation()};
+    std::vector<HloComputation*> stack{module.entryComputation()};
+    while (!stack.empty()) {
+        HloComputation* computation = stack.back();
+        stack.pop_back();
+        result.push_back(computation);
+        for (const auto& instruction : computation->instructions()) {
+            const HloOpcode opcode = instruction->opcode();
+            if (opcode != HloOpcode::kWhile && opcode != HloOpcode::kConditional &&
+                opcode != HloOpcode::kCall)
+                continue;
+            for (const auto& attribute : instruction->calledComputationAttributes())
+                for (HloComputation* called : attribute.computations)
+                    if (called && seen.insert(called).second) stack.push_back(called);
+        }
+    }
+    return result;
+}
+
+std::string describeBytes(const Shape& shape) {
+    return shape.toString(false) + " (" + humanBytes(CostAnalysis::byteSize(shape)) + ")";
+}
+
+std::string formatSeconds(double seconds) {
+    char buffer[64];
+    if (seconds < 0) return "n/a";
+    if (seconds >= 1e-3) std::snprintf(buffer, sizeof buffer, "%.3g ms", seconds * 1e3);
+    else std::snprintf(buffer, sizeof buffer, "%.3g us", seconds * 1e6);
+    return buffer;
+}
+
+std::optional<FusionReason> checkLimits(const std::vector<const HloInstruction*>& parts,
+                                        const FusionConfig& config, std::string* detail) {
+    std::unordered_set<const HloInstruction*> inside(parts.begin(), parts.end());
+    std::unordered_set<const HloInstruction*> operands;
+    int64_t size = 0;
+    int64_t outputs = 0;
+    double onChip = 0;
+    for (const HloInstruction* part : parts) {
+        size += bodySize(*part);
+        outputs += part->shape().isTuple() ? part->shape().tupleCount() : 1;
+        for (const HloInstruction* operand : part->operands()) {
+            if (inside.count(operand) || !operands.insert(operand).second) continue;
+            const Shape& shape = operand->shape();
+            onChip += std::min(CostAnalysis::byteSize(shape),
+                               static_cast<double>(config.tileElements) * elementBytes(shape));
+        }
+    }
+    // Producer-consumer fusion: the producer's output is no output of the
+    // fused kernel unless it is multi-output (counted by the caller).
+    if (parts.size() == 2 && parts[1] != nullptr &&
+        std::find(parts[1]->operands().begin(), parts[1]->operands().end(), parts[0]) !=
+            parts[1]->operands().end())
+        outputs -= parts[0]->shape().isTuple() ? parts[0]->shape().tupleCount() : 1;
+    const int64_t count = static_cast<int64_t>(operands.size()) + std::max<int64_t>(outputs, 1);
+    if (count > config.maxOperands) {
+        if (detail)
+            *detail = "the fused kernel would take " + std::to_string(count) +
+                      " operands and outputs, more than the " + config.target + " limit of " +
+                      std::to_string(config.maxOperands);
+        return FusionReason::kTooManyOperands;
+    }
+    if (size > config.maxFusedInstructions) {
+        if (detail)
+            *detail = "the fused kernel would hold " + std::to_string(size) +
+                      " instructions, more than max_fused_instructions=" +
+                      std::to_string(config.maxFusedInstructions);
+        return FusionReason::kFusionTooLarge;
+    }
+    if (onChip > config.onChipBudgetBytes) {
+        if (detail)
+            *detail = "the fused operand tiles need about " + humanBytes(onChip) +
+                      " on chip, more than the " + config.target + " budget of " +
+                      humanBytes(config.onChipBudgetBytes);
+        return FusionReason::kBudgetExceeded;
+    }
+    return std::nullopt;
+}
+
+std::optional<FusionReason> checkPair(const HloInstruction& producer,
+                                      const HloInstruction& consumer, const FusionConfig& config,
+                                      std::string* detail, bool multiOutput) {
+    const std::string p = "%" + producer.name();
+    const std::string c = "%" + consumer.name();
+    auto fail = [&](FusionReason reason, std::string text) {
+        if (detail) *detail = std::move(text);
+        return reason;
+    };
+    if (config.forbidden(producer, consumer))
+        return fail(FusionReason::kForbiddenByUser, "forbid= names " + p + ":" + c);
+    std::string why;
+    if (producer.opcode() == HloOpcode::kParameter)
+        return fail(FusionReason::kNotFusibleOp, p + " is a parameter");
+    if (!fusibleOpcode(producer, &why)) return fail(FusionReason::kNotFusibleOp, p + " " + why);
+    if (!producer.shape().isArray())
+        return fail(FusionReason::kNotFusibleOp, p + " does not produce an array");
+    if (endsInReduction(producer))
+        return fail(FusionReason::kReductionNotRoot,
+                    p + " is a reduction; a reduce can only be the root of its fusion");
+    if (consumer.opcode() == HloOpcode::kParameter || !fusibleOpcode(consumer, &why))
+        return fail(FusionReason::kConsumerIsNotFusible,
+                    c + (consumer.opcode() == HloOpcode::kParameter ? " is a parameter" : " " + why));
+    if (isDotLike(consumer.opcode()))
+        return fail(FusionReason::kConsumerIsNotFusible,
+                    c + " is a " + std::string(hloOpcodeString(consumer.opcode())) +
+                        ": its operands are not fused");
+    if (isFusionOf(consumer)) {
+        const HloComputation* fused = consumer.fusedComputation();
+        for (int64_t k = 0; k < consumer.operandCount() && k < fused->parameterCount(); ++k) {
+            if (consumer.operand(k) != &producer || !fused->parameter(k)) continue;
+            for (const HloInstruction* user : fused->parameter(k)->users())
+                if (isDotLike(user->opcode()))
+                    return fail(FusionReason::kConsumerIsNotFusible,
+                                p + " feeds the " + std::string(hloOpcodeString(user->opcode())) +
+                                    " inside " + c + ": its operands are not fused");
+        }
+    }
+    if (containsDot(producer) &&
+        (isFusionOf(consumer) || !hloOpcodeIsElementwise(consumer.opcode())))
+        return fail(FusionReason::kNotFusibleOp,
+                    p + " is a dot/convolution: only an elementwise epilogue can fuse into it");
+    const int64_t uses = distinctUseCount(producer);
+    if (uses > 1 && !multiOutput && isExpensive(producer)) {
+        const InstructionCost cost = CostAnalysis::of(producer);
+        char buffer[64];
+        std::snprintf(buffer, sizeof buffer, "%.3g GFLOP",
+                      (cost.flops + cost.transcendentals) / 1e9);
+        return fail(FusionReason::kWouldDuplicateExpensiveWork,
+                    p + " has " + std::to_string(uses) + " users and costs " + buffer +
+                        "; fusing it would recompute it " + std::to_string(uses) + " times");
+    }
+    if (!isFusionOf(consumer) && hloOpcodeIsElementwise(consumer.opcode()) &&
+        producer.shape().rank() >= 2 && producer.shape().hasLayout() &&
+        consumer.shape().isArray() && consumer.shape().hasLayout() &&
+        producer.shape().rank() == consumer.shape().rank() &&
+        producer.shape().layout().minorToMajor() != consumer.shape().layout().minorToMajor())
+        return fail(FusionReason::kLayoutMismatch,
+                    p + " is laid out " + producer.shape().toString() + " but " + c +
+                        " reads it as " + consumer.shape().toString() +
+                        ": the fused kernel would read it transposed");
+    if (auto reason = checkLimits({&producer, &consumer}, config, detail)) return reason;
+    return std::nullopt;
+}
+
+bool multiOutputCandidate(const HloInstruction& instruction, std::string* why) {
+    const HloOpcode opcode = instruction.opcode();
+    if (opcode == HloOpcode::kReduce) {
+        if (!instruction.shape().isArray()) {
+            if (why) *why = "is a variadic reduce";
+            return false;
+        }
+        return fusibleOpcode(instruction, why);
+    }
+    if (opcode == HloOpcode::kFusion) {
+        if (!fusibleOpcode(instruction, why)) return false;
+        if (instruction.fusionKind() == "kOutput") {
+            if (why) *why = "is a kOutput fusion";
+            return false;
+        }
+        if (instruction.shape().isTuple()) {
+            if (instruction.isRoot()) {
+                if (why) *why = "is a multi-output root";
+                return false;
+            }
+            for (const HloInstruction* user : instruction.users())
+                if (user->opcode() != HloOpcode::kGetTupleElement) {
+                    if (why) *why = "has a user that is not a get-tuple-element";
+                    return false;
+                }
+        }
+        return true;
+    }
+    if (hloOpcodeIsElementwise(opcode) && instruction.shape().isArray())
+        return fusibleOpcode(instruction, why);
+    if (why) *why = "is a " + std::string(hloOpcodeString(opcode)) + ", not a loop or reduction";
+    return false;
+}
+
+std::string iterationSpace(const HloInstruction& instruction) {
+    std::string key;
+    for (const HloInstruction* root : fusionRoots(instruction)) {
+        std::string one;
+        if (root->opcode() == HloOpcode::kReduce) {
+            one = root->operand(0)->shape().toString(false) + " reduce{";
+            for (int64_t d : root->dimensions()) one += std::to_string(d) + ",";
+            one += "}";
+        } else {
+            one = root->shape().toString(false);
+            one = one.substr(one.find('['));
+        }
+        if (key.empty()) key = one;
+        else if (key != one) return "mixed";
+    }
+    return key;
+}
+
+// ---------------------------------------------------------------------------
+// FusionBuilder
+
+struct FusionBuilder::Body {
+    HloModule& module;
+    std::unique_ptr<HloComputation> computation;
+    std::vector<HloInstruction*> outerOperands;
+    std::unordered_map<const HloInstruction*, HloInstruction*> parameterFor;
+
+    HloInstruction* parameter(HloInstruction* outer) {
+        auto it = parameterFor.find(outer);
+        if (it != parameterFor.end()) return it->second;
+        const int64_t number = static_cast<int64_t>(outerOperands.size());
+        auto instruction = std::make_unique<HloInstruction>(
+            HloOpcode::kParameter, "param_" + std::to_string(number), outer->shape());
+        instruction->setParameterNumber(number);
+        HloInstruction* added = computation->addInstruction(std::move(instruction));
+        outerOperands.push_back(outer);
+        parameterFor.emplace(outer, added);
+        return added;
+    }
+
+    // Creates the parameters for `x`'s operands, in operand order, with
+    // `substitute` expanded into its own operands.
+    void declareOperands(const HloInstruction& x, const HloInstruction* substitute) {
+        for (HloInstruction* operand : x.operands()) {
+            if (operand == substitute) {
+                for (HloInstruction* inner : substitute->operands()) parameter(inner);
+            } else {
+                parameter(operand);
+            }
+        }
+    }
+
+    // Clones `x` (a plain instruction or a fusion's body) into the fused
+    // computation; operand k of `x` is valueOf(k). Returns the clone of the root.
+    HloInstruction* inlineBody(const HloInstruction& x,
+                               const std::function<HloInstruction*(int64_t)>& valueOf,
+                               bool keepNames) {
+        auto nameFor = [&](const HloInstruction& original) {
+            return keepNames ? original.name() : module.uniqueInstructionName(original.name());
+        };
+        if (!isFusionOf(x)) {
+            std::vector<HloInstruction*> operands;
+            for (int64_t k = 0; k < x.operandCount(); ++k) operands.push_back(valueOf(k));
+            auto clone = x.cloneWithNewOperands(x.shape(), operands, nameFor(x));
+            clone->setMetadata(x.metadata());
+            return computation->addInstruction(std::move(clone));
+        }
+        std::unordered_map<const HloInstruction*, HloInstruction*> mapped;
+        for (HloInstruction* inner : x.fusedComputation()->postOrder()) {
+            if (inner->opcode() == HloOpcode::kParameter) {
+                mapped[inner] = valueOf(inner->parameterNumber());
+                continue;
+            }
+            std::vector<HloInstruction*> operands;
+            for (HloInstruction* operand : inner->operands()) operands.push_back(mapped.at(operand));
+            auto clone = inner->cloneWithNewOperands(inner->shape(), operands, nameFor(*inner));
+            mapped[inner] = computation->addInstruction(std::move(clone));
+        }
+        return mapped.at(x.fusedComputation()->root());
+    }
+};
+
+namespace {
+
+std::string kindOf(const HloComputation& computation) {
+    for (const auto& instruction : computation.instructions())
+        if (isDotLike(instruction->opcode())) return "kOutput";
+    const HloInstruction* root = computation.root();
+    std::vector<const HloInstruction*> roots{root};
+    if (root->opcode() == HloOpcode::kTuple) roots.assign(root->operands().begin(), root->operands().end());
+    for (const HloInstruction* r : roots)
+        if (r->opcode() == HloOpcode::kReduce) return "kInput";
+    return "kLoop";
+}
+
+}  // namespace
+
+FusionBuilder::FusionBuilder(HloModule& module) : m_module(module) {
+    m_bareFusionNameFree = true;
+    m_bareComputationNameFree = true;
+    for (const auto& computation : module.computations()) {
+        if (computation->name() == "fused_computation" || computation->name() == "fusion")
+            m_bareComputationNameFree = m_bareFusionNameFree = false;
+        for (const auto& instruction : computation->instructions())
+            if (instruction->name() == "fusion" || instruction->name() == "fused_computation")
+                m_bareFusionNameFree = m_bareComputationNameFree = false;
+    }
+}
+
+std::string FusionBuilder::fusionName() {
+    if (m_bareFusionNameFree) {
+        m_bareFusionNameFree = false;
+        return "fusion";
+    }
+    return m_module.uniqueInstructionName("fusion");
+}
+
+std::string FusionBuilder::computationName() {
+    if (m_bareComputationNameFree) {
+        m_bareComputationNameFree = false;
+        return "fused_computation";
+    }
+    return m_module.uniqueComputationName("fused_computation");
+}
+
+int64_t FusionBuilder::anchorOf(const HloInstruction* instruction) {
+    const HloComputation* computation = instruction->parent();
+    if (!m_anchored[computation]) {
+        m_anchored[computation] = true;
+        int64_t index = 0;
+        for (const auto& x : computation->instructions())
+            m_anchor.emplace(x.get(), 2 * index++);
+    }
+    auto it = m_anchor.find(instruction);
+    return it == m_anchor.end() ? 0 : it->second;
+}
+
+void FusionBuilder::markDead(HloInstruction* instruction) {
+    instruction->removeAllOperands();
+    if (m_dead.emplace(instruction, true).second) m_deadList.push_back(instruction);
+    if (isFusionOf(*instruction)) m_deadComputations.push_back(instruction->fusedComputation());
+}
+
+HloInstruction* FusionBuilder::fuse(HloInstruction* producer, HloInstruction* consumer,
+                                    bool producerGoesAway) {
+    HloComputation* outer = consumer->parent();
+    const int64_t anchor = anchorOf(consumer);
+    anchorOf(producer);
+    const bool consumerIsFusion = isFusionOf(*consumer);
+    Body body{m_module,
+              std::make_unique<HloComputation>(consumerIsFusion ? consumer->fusedComputation()->name()
+                                                                : computationName()),
+              {},
+              {}};
+    body.declareOperands(*consumer, producer);
+    HloInstruction* producerValue = body.inlineBody(
+        *producer, [&](int64_t k) { return body.parameter(producer->operand(k)); },
+        producerGoesAway);
+    HloInstruction* root = body.inlineBody(
+        *consumer,
+        [&](int64_t k) {
+            HloInstruction* operand = consumer->operand(k);
+            return operand == producer ? producerValue : body.parameter(operand);
+        },
+        true);
+    body.computation->setRoot(root);
+    const std::string kind = kindOf(*body.computation);
+    HloComputation* fused = m_module.addComputation(std::move(body.computation));
+    m_newComputations.push_back(fused);
+
+    auto fusion = std::make_unique<HloInstruction>(
+        HloOpcode::kFusion, consumerIsFusion ? consumer->name() : fusionName(), consumer->shape());
+    for (HloInstruction* operand : body.outerOperands) fusion->appendOperand(operand);
+    fusion->mutableExtra().fusionKind = kind;
+    fusion->setCalledComputation("calls", fused);
+    fusion->setMetadata(consumer->metadata());
+    if (consumerIsFusion)
+        for (const HloAttribute& attribute : consumer->attributes())
+            fusion->setAttribute(attribute.name, attribute.value);
+    HloInstruction* added = outer->addInstruction(std::move(fusion));
+    fused->setFusionInstruction(added);
+    m_anchor[added] = anchor;
+
+    consumer->replaceAllUsesWith(added);
+    if (outer->root() == consumer) outer->setRoot(added);
+    markDead(consumer);
+    if (producerGoesAway && producer->users().empty() && outer->root() != producer)
+        markDead(producer);
+    return added;
+}
+
+HloInstruction* FusionBuilder::fuseMultiOutput(HloInstruction* a, HloInstruction* b) {
+    HloComputation* outer = a->parent();
+    const int64_t anchor = std::max(anchorOf(a), anchorOf(b));
+    const bool bUsesA = std::find(b->operands().begin(), b->operands().end(), a) != b->operands().end();
+    Body body{m_module, std::make_unique<HloComputation>(computationName()), {}, {}};
+    body.declareOperands(*a, nullptr);
+    body.declareOperands(*b, bUsesA ? a : nullptr);
+    HloInstruction* aValue = body.inlineBody(
+        *a, [&](int64_t k) { return body.parameter(a->operand(k)); }, true);
+    HloInstruction* bValue = body.inlineBody(
+        *b,
+        [&](int64_t k) {
+            HloInstruction* operand = b->operand(k);
+            return operand == a ? aValue : body.parameter(operand);
+        },
+        true);
+    // Outputs: tuple elements of multi-output parts, flattened.
+    std::vector<HloInstruction*> outputs;
+    std::vector<int64_t> offsets;
+    for (HloInstruction* value : {aValue, bValue}) {
+        offsets.push_back(static_cast<int64_t>(outputs.size()));
+        if (value->opcode() == HloOpcode::kTuple && value->users().empty()) {
+            for (HloInstruction* element : value->operands()) outputs.push_back(element);
+        } else {
+            outputs.push_back(value);
+        }
+    }
+    std::vector<Shape> shapes;
+    for (HloInstruction* output : outputs) shapes.push_back(output->shape());
+    const Shape tupleShape = Shape::makeTuple(shapes);
+    auto tuple = std::make_unique<HloInstruction>(HloOpcode::kTuple,
+                                                  m_module.uniqueInstructionName("tuple"), tupleShape);
+    for (HloInstruction* output : outputs) tuple->appendOperand(output);
+    HloInstruction* root = body.computation->addInstruction(std::move(tuple));
+    body.computation->setRoot(root);
+    // Old tuple roots of multi-output parts are now unused: drop them.
+    std::vector<HloInstruction*> stale;
+    for (HloInstruction* value : {aValue, bValue})
+        if (value->opcode() == HloOpcode::kTuple && value != root && value->users().empty())
+            stale.push_back(value);
+    if (!stale.empty()) (void)body.computation->removeInstructions(stale);
+    const std::string kind = kindOf(*body.computation);
+    HloComputation* fused = m_module.addComputation(std::move(body.computation));
+    m_newComputations.push_back(fused);
+
+    auto fusion = std::make_unique<HloInstruction>(HloOpcode::kFusion, fusionName(), tupleShape);
+    for (HloInstruction* operand : body.outerOperands) fusion->appendOperand(operand);
+    fusion->mutableExtra().fusionKind = kind;
+    fusion->setCalledComputation("calls", fused);
+    fusion->setMetadata(b->metadata());
+    HloInstruction* added = outer->addInstruction(std::move(fusion));
+    fused->setFusionInstruction(added);
+    m_anchor[added] = anchor;
+
+    auto rewire = [&](HloInstruction* part, int64_t offset) {
+        if (part->shape().isTuple()) {
+            // Users are get-tuple-elements (checked by the caller): repoint them.
+            const std::vector<HloInstruction*> users = part->users();
+            for (HloInstruction* user : users) {
+                if (user == b) continue;
+                for (int64_t k = 0; k < user->operandCount(); ++k)
+                    if (user->operand(k) == part) user->replaceOperand(k, added);
+                user->setTupleIndex(user->tupleIndex() + offset);
+            }
+            return;
+        }
+        const Shape& shape = part->shape();
+        auto gte = std::make_unique<HloInstruction>(
+            HloOpcode::kGetTupleElement, m_module.uniqueInstructionName("get-tuple-element"), shape);
+        gte->appendOperand(added);
+        gte->setTupleIndex(offset);
+        HloInstruction* element = outer->addInstruction(std::move(gte));
+        m_anchor[element] = anchor;
+        const std::vector<HloInstruction*> users = part->users();
+        for (HloInstruction* user : users) {
+            if (user == b || user == element) continue;
+            for (int64_t k = 0; k < user->operandCount(); ++k)
+                if (user->operand(k) == part) user->replaceOperand(k, element);
+        }
+        if (outer->root() == part) outer->setRoot(element);
+    };
+    rewire(a, offsets[0]);
+    rewire(b, offsets[1]);
+    markDead(b);
+    markDead(a);
+    return added;
+}
+
+Status FusionBuilder::finish() {
+    std::unordered_map<HloComputation*, std::vector<HloInstruction*>> deadBy;
+    for (HloInstruction* instruction : m_deadList) deadBy[instruction->parent()].push_back(instruction);
+    for (auto& [computation, dead] : deadBy) HLO_RETURN_IF_ERROR(computation->removeInstructions(dead));
+    std::unordered_set<const HloComputation*> deadComputations(m_deadComputations.begin(),
+                                                               m_deadComputations.end());
+    HLO_RETURN_IF_ERROR(m_module.removeComputations(m_deadComputations));
+
+    // Instructions: a depth-first post order over operands (and control
+    // predecessors), starting from the instructions sorted by anchor.
+    for (auto& [computation, anchored] : m_anchored) {
+        HloComputation* mutableComputation = const_cast<HloComputation*>(computation);
+        if (deadComputations.count(computation)) continue;
+        std::vector<HloInstruction*> byAnchor;
+        for (const auto& instruction : computation->instructions()) byAnchor.push_back(instruction.get());
+        std::stable_sort(byAnchor.begin(), byAnchor.end(), [&](HloInstruction* x, HloInstruction* y) {
+            return m_anchor[x] < m_anchor[y];
+        });
+        std::vector<HloInstruction*> order;
+        order.reserve(byAnchor.size());
+        std::unordered_set<const HloInstruction*> visited;
+        std::vector<std::pair<HloInstruction*, size_t>> stack;
+        for (HloInstruction* start : byAnchor) {
+            if (!visited.insert(start).second) continue;
+            stack.emplace_back(start, 0);
+            while (!stack.empty()) {
+                auto& [instruction, next] = stack.back();
+                const size_t operandCount = instruction->operands().size();
+                const size_t total = operandCount + instruction->controlPredecessors().size();
+                if (next < total) {
+                    HloInstruction* dependency = next < operandCount
+                                                     ? instruction->operands()[next]
+                                                     : instruction->controlPredecessors()[next - operandCount];
+                    ++next;
+                    if (visited.insert(dependency).second) stack.emplace_back(dependency, 0);
+                    continue;
+                }
+                order.push_back(instruction);
+                stack.pop_back();
+            }
+        }
+        HLO_RETURN_IF_ERROR(mutableComputation->setInstructionOrder(order));
+    }
+
+    // Computations: each new fused computation right before its caller.
+    std::unordered_map<const HloComputation*, std::vector<HloComputation*>> before;
+    std::unordered_set<const HloComputation*> fresh;
+    for (HloComputation* computation : m_newComputations) {
+        if (deadComputations.count(computation)) continue;
+        fresh.insert(computation);
+        const HloInstruction* caller = computation->fusionInstruction();
+        if (caller && caller->parent()) before[caller->parent()].push_back(computation);
+    }
+    std::vector<HloComputation*> order;
+    std::unordered_set<const HloComputation*> placed;
+    for (const auto& computation : m_module.computations()) {
+        if (fresh.count(computation.get())) continue;
+        auto it = before.find(computation.get());
+        if (it != before.end())
+            for (HloComputation* callee : it->second)
+                if (placed.insert(callee).second) order.push_back(callee);
+        order.push_back(computation.get());
+    }
+    for (HloComputation* computation : m_newComputations)
+        if (fresh.count(computation) && placed.insert(computation).second) order.push_back(computation);
+    return m_module.reorderComputations(order);
+}
+
+}  // namespace hloscope::fusion

@@ -1,0 +1,130 @@
+// Shared machinery of the fusion passes: options and per-target limits,
+// the legality rules (which producer-consumer pairs may fuse, and why not),
+// and FusionBuilder, which creates fusion instructions the way XLA prints
+// them (fused computations `fused_computation`, `fused_computation.N` with
+// parameters `param_0`, `param_1`, ...; fusion instructions `%fusion`,
+// `%fusion.N` with `kind=kLoop|kInput|kOutput, calls=...`). Fused
+// instructions keep their names, so the pipeline's diff reports them as
+// "fused". Removals are deferred to FusionBuilder::finish (batch, linear).
+//
+// Per-target defaults (options override them):
+//   target  max_operands  max_fused_instructions  on-chip budget  tile elements
+//   cpu     128           256                     1 MiB (L2)      4096
+//   gpu     96            256                     228 KiB (smem)  1024
+//   tpu     64            512                     16 MiB (VMEM)   2048
+// The on-chip estimate of a fused kernel is, over its distinct operands,
+// sum(min(operand bytes, tile elements * element bytes)).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "compiler/fusion/fusion_decision.h"
+#include "compiler/pipeline/hlo_pass.h"
+#include "core/hlo_module.h"
+
+namespace hloscope::fusion {
+
+struct FusionConfig {
+    std::string target = "cpu";
+    std::string costModel = "performance";
+    int64_t maxOperands = 128;
+    int64_t maxFusedInstructions = 256;
+    double onChipBudgetBytes = 1 << 20;
+    int64_t tileElements = 4096;
+    bool disableCostModel = false;
+    std::set<std::pair<std::string, std::string>> force;
+    std::set<std::pair<std::string, std::string>> forbid;
+
+    bool forced(const HloInstruction& a, const HloInstruction& b) const {
+        return !force.empty() && force.count({a.name(), b.name()}) != 0;
+    }
+    bool forbidden(const HloInstruction& a, const HloInstruction& b) const {
+        return !forbid.empty() && forbid.count({a.name(), b.name()}) != 0;
+    }
+};
+
+// Options of both passes: target, max_operands, max_fused_instructions,
+// force, forbid, disable_cost_model, cost_model.
+StatusOr<FusionConfig> parseFusionConfig(const PassOptions& options);
+
+// Why the pair cannot fuse, or nullopt when it can (forbid= included,
+// force= not: the caller decides). `detail` gets a short explanation.
+std::optional<FusionReason> checkPair(const HloInstruction& producer,
+                                      const HloInstruction& consumer, const FusionConfig& config,
+                                      std::string* detail, bool multiOutput = false);
+// Whether `instruction` may be part of a multi-output fusion: a reduce, an
+// elementwise op, or a kLoop/kInput fusion (a multi-output one only when
+// every user is a get-tuple-element); `why` says why not.
+bool multiOutputCandidate(const HloInstruction& instruction, std::string* why);
+// The iteration space of a fusion candidate: the reduce input dimensions
+// and reduced dimensions for reductions, else the output dimensions.
+std::string iterationSpace(const HloInstruction& instruction);
+
+// Checks that apply to any fused kernel built from `parts` (operand count,
+// size, on-chip budget); nullopt when within limits.
+std::optional<FusionReason> checkLimits(const std::vector<const HloInstruction*>& parts,
+                                        const FusionConfig& config, std::string* detail);
+
+// Expensive to recompute: transcendentals, reduce, reduce-window, dot,
+// convolution (or a fusion containing one).
+bool isExpensive(const HloInstruction& instruction);
+// Distinct users, plus one when the instruction is its computation's root.
+int64_t distinctUseCount(const HloInstruction& instruction);
+// Computations fusion may rewrite: the entry and what while/conditional/call
+// reach from it (not fused computations, reducers, comparators, ...).
+std::vector<HloComputation*> fusibleComputations(const HloModule& module);
+
+// "f32[1024,1024] (4 MB)"
+std::string describeBytes(const Shape& shape);
+std::string formatSeconds(double seconds);
+
+class FusionBuilder {
+public:
+    explicit FusionBuilder(HloModule& module);
+
+    // Fuses `producer` into `consumer` (either may be a fusion): returns the
+    // new fusion that replaces `consumer`. When `producerGoesAway` the
+    // producer must have no other users: it is removed and its instructions
+    // keep their names in the fusion; otherwise they are copied with new
+    // names and the producer stays.
+    HloInstruction* fuse(HloInstruction* producer, HloInstruction* consumer, bool producerGoesAway);
+
+    // Multi-output: one fusion computing `a` and `b` (siblings or a producer
+    // `a` of `b`), whose root is a tuple of both outputs (flattened when
+    // either is already multi-output); their users read get-tuple-elements.
+    // Returns the new fusion.
+    HloInstruction* fuseMultiOutput(HloInstruction* a, HloInstruction* b);
+
+    bool removed(const HloInstruction* instruction) const { return m_dead.count(instruction) != 0; }
+    bool changed() const { return !m_deadList.empty() || !m_newComputations.empty(); }
+
+    // Removes what was fused away (batch), puts every changed computation in
+    // a topological order close to the original, and places new fused
+    // computations before their callers.
+    Status finish();
+
+private:
+    struct Body;
+    std::string fusionName();
+    std::string computationName();
+    void markDead(HloInstruction* instruction);
+    int64_t anchorOf(const HloInstruction* instruction);
+
+    HloModule& m_module;
+    std::unordered_map<const HloInstruction*, int64_t> m_anchor;
+    std::unordered_map<const HloComputation*, bool> m_anchored;
+    std::unordered_map<const HloInstruction*, bool> m_dead;
+    std::vector<HloInstruction*> m_deadList;
+    std::vector<HloComputation*> m_deadComputations;
+    std::vector<HloComputation*> m_newComputations;
+    bool m_bareFusionNameFree = false;
+    bool m_bareComputationNameFree = false;
+};
+
+}  // namespace hloscope::fusion

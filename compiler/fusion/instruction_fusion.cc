@@ -1,0 +1,233 @@
+#include "compiler/fusion/instruction_fusion.h"
+
+#include <functional>
+#include <optional>
+#include <queue>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+namespace hloscope {
+
+using fusion::FusionBuilder;
+using fusion::FusionConfig;
+
+namespace {
+
+struct ConsumerPlan {
+    HloInstruction* consumer = nullptr;
+    std::optional<FusionReason> illegal;
+    std::string detail;
+    FusionTimes times;
+    bool forced = false;
+};
+
+struct ProducerPlan {
+    std::vector<ConsumerPlan> consumers;
+    int64_t legal = 0;
+    bool allConsumersLegal = false;  // and not the root: the producer can go away
+    double gain = 0;
+};
+
+bool isCandidate(const HloInstruction& instruction) {
+    switch (instruction.opcode()) {
+    case HloOpcode::kParameter:
+    case HloOpcode::kTuple:
+    case HloOpcode::kGetTupleElement:
+    case HloOpcode::kAfterAll: return false;
+    default: return !instruction.users().empty();
+    }
+}
+
+class PriorityFusion {
+public:
+    PriorityFusion(const FusionConfig& config, const FusionCostModel& model, FusionBuilder& builder,
+                   std::function<void(PassDecision)> record,
+                   std::function<void(const HloInstruction*, const HloInstruction*)> rewrite)
+        : m_config(config), m_model(model), m_builder(builder), m_record(std::move(record)),
+          m_rewrite(std::move(rewrite)) {}
+
+    void run(HloComputation& computation) {
+        for (HloInstruction* instruction : computation.postOrder()) push(instruction);
+        while (!m_queue.empty()) {
+            const Entry top = m_queue.top();
+            m_queue.pop();
+            if (m_builder.removed(top.instruction) || m_version[top.instruction] != top.version)
+                continue;
+            process(top.instruction);
+        }
+    }
+
+private:
+    struct Entry {
+        double gain;
+        int64_t sequence;
+        HloInstruction* instruction;
+        uint64_t version;
+        bool operator<(const Entry& other) const {
+            if (gain != other.gain) return gain < other.gain;
+            return sequence > other.sequence;  // earlier first among equals
+        }
+    };
+
+    ProducerPlan evaluate(HloInstruction* producer) const {
+        ProducerPlan plan;
+        std::unordered_set<const HloInstruction*> seen;
+        double tp = 0;
+        double sum = 0;
+        for (HloInstruction* consumer : producer->users()) {
+            if (!seen.insert(consumer).second) continue;
+            ConsumerPlan item;
+            item.consumer = consumer;
+            item.illegal = fusion::checkPair(*producer, *consumer, m_config, &item.detail);
+            item.forced = m_config.forced(*producer, *consumer);
+            if (!item.illegal) {
+                item.times = m_model.estimate(*producer, *consumer);
+                tp = item.times.producerSeconds;
+                sum += item.times.unfusedSeconds - item.times.fusedSeconds;
+                ++plan.legal;
+            }
+            plan.consumers.push_back(std::move(item));
+        }
+        plan.allConsumersLegal = plan.legal == static_cast<int64_t>(plan.consumers.size()) &&
+                                 !producer->isRoot() && plan.legal > 0;
+        // Each pair's unfused time counts the producer once; it is saved once
+        // when the producer goes away, never when it stays.
+        plan.gain = sum - static_cast<double>(plan.allConsumersLegal ? plan.legal - 1 : plan.legal) * tp;
+        if (plan.legal == 0) plan.gain = -1e300;
+        return plan;
+    }
+
+    void push(HloInstruction* instruction) {
+        if (!isCandidate(*instruction) || m_builder.removed(instruction)) return;
+        const uint64_t version = ++m_version[instruction];
+        const ProducerPlan plan = evaluate(instruction);
+        double key = plan.gain;
+        // Pairs that fuse regardless of gain go first.
+        bool any = false;
+        for (const ConsumerPlan& item : plan.consumers)
+            any = any || (!item.illegal && (item.forced || m_config.disableCostModel));
+        if (any) key = std::max(key, 1e300);
+        auto [it, inserted] = m_sequence.emplace(instruction, static_cast<int64_t>(m_sequence.size()));
+        m_queue.push({key, it->second, instruction, version});
+    }
+
+    void process(HloInstruction* producer) {
+        const ProducerPlan plan = evaluate(producer);
+        const int64_t step = ++m_step;
+        const bool gain = plan.gain > 0;
+        std::vector<ConsumerPlan*> chosen;
+        std::vector<const ConsumerPlan*> order;
+        for (const ConsumerPlan& item : plan.consumers) {
+            PassDecision decision;
+            decision.step = step;
+            decision.producer = producer->name();
+            decision.consumer = item.consumer->name();
+            const std::string p = "%" + producer->name();
+            const std::string c = "%" + item.consumer->name();
+            if (item.illegal) {
+                decision.reason = std::string(fusionReasonCode(*item.illegal));
+                decision.explanation = item.detail;
+                if (item.forced && *item.illegal != FusionReason::kForbiddenByUser)
+                    decision.explanation = "force= names " + p + ":" + c + " but " + item.detail;
+                m_record(std::move(decision));
+                continue;
+            }
+            decision.predictedUnfusedSeconds = item.times.unfusedSeconds;
+            decision.predictedAppliedSeconds = item.times.fusedSeconds;
+            const bool fuse = item.forced || m_config.disableCostModel || gain;
+            const std::string saves = "fusing " + p + " into " + c +
+                                      " saves writing and re-reading " +
+                                      fusion::describeBytes(producer->shape());
+            const std::string times = "predicted " + fusion::formatSeconds(item.times.fusedSeconds) +
+                                      " fused vs " +
+                                      fusion::formatSeconds(item.times.unfusedSeconds) + " unfused";
+            if (!fuse) {
+                decision.reason = std::string(fusionReasonCode(FusionReason::kNoPredictedGain));
+                decision.explanation = "fusing " + p + " into " + c + " gains nothing: " + times +
+                                       " (total over its consumers: " +
+                                       fusion::formatSeconds(-plan.gain) + " slower)";
+            } else {
+                decision.applied = true;
+                if (item.forced) {
+                    decision.reason = std::string(fusionReasonCode(FusionReason::kForcedByUser));
+                    decision.explanation = "force= names " + p + ":" + c + "; " + saves;
+                } else {
+                    decision.reason = std::string(fusionReasonCode(FusionReason::kFused));
+                    decision.explanation =
+                        saves + (m_config.disableCostModel ? " (cost model disabled)" : "; " + times);
+                }
+                chosen.push_back(const_cast<ConsumerPlan*>(&item));
+            }
+            m_record(std::move(decision));
+        }
+        if (chosen.empty()) return;
+        const bool producerGoesAway =
+            static_cast<int64_t>(chosen.size()) == static_cast<int64_t>(plan.consumers.size()) &&
+            plan.allConsumersLegal;
+        std::vector<HloInstruction*> created;
+        for (size_t i = 0; i < chosen.size(); ++i) {
+            HloInstruction* consumer = chosen[i]->consumer;
+            const bool last = i + 1 == chosen.size();
+            m_rewrite(consumer, nullptr);
+            HloInstruction* fused = m_builder.fuse(producer, consumer, producerGoesAway && last);
+            m_rewrite(nullptr, fused);
+            created.push_back(fused);
+        }
+        for (HloInstruction* fused : created) {
+            push(fused);
+            for (HloInstruction* operand : fused->operands()) push(operand);
+        }
+        if (!m_builder.removed(producer)) push(producer);
+    }
+
+    const FusionConfig& m_config;
+    const FusionCostModel& m_model;
+    FusionBuilder& m_builder;
+    std::function<void(PassDecision)> m_record;
+    std::function<void(const HloInstruction*, const HloInstruction*)> m_rewrite;
+    std::priority_queue<Entry> m_queue;
+    std::unordered_map<const HloInstruction*, uint64_t> m_version;
+    std::unordered_map<const HloInstruction*, int64_t> m_sequence;
+    int64_t m_step = 0;
+};
+
+}  // namespace
+
+std::string_view FusionPass::description() {
+    return "Producer-consumer fusion driven by the performance model, as XLA's priority fusion: "
+           "producers are fused into their consumers in order of predicted gain, creating kLoop "
+           "(elementwise and data movement), kInput (reduce roots) and kOutput (dot/convolution "
+           "with elementwise epilogue) fusions; every pair considered is logged with a reason. "
+           "Options: target=cpu|gpu|tpu, max_operands, max_fused_instructions, "
+           "cost_model=performance|bytes, disable_cost_model, force=p:c;..., forbid=p:c;...";
+}
+
+StatusOr<std::unique_ptr<HloPass>> FusionPass::create(const PassOptions& options) {
+    HLO_ASSIGN_OR_RETURN(FusionConfig config, fusion::parseFusionConfig(options));
+    HLO_ASSIGN_OR_RETURN(std::unique_ptr<FusionCostModel> model,
+                         makeFusionCostModel(config.target, config.costModel));
+    return std::unique_ptr<HloPass>(std::make_unique<FusionPass>(std::move(config), std::move(model)));
+}
+
+StatusOr<bool> FusionPass::run(HloModule& module) {
+    if (module.entryComputation() == nullptr)
+        return failedPrecondition("module " + module.name() + " has no entry computation");
+    FusionBuilder builder(module);
+    const HloInstruction* pendingBefore = nullptr;
+    PriorityFusion fusion(
+        m_config, *m_model, builder, [this](PassDecision d) { recordDecision(std::move(d)); },
+        [&](const HloInstruction* before, const HloInstruction* after) {
+            if (before) {
+                pendingBefore = before;
+                return;
+            }
+            recordRewrite("fuse", pendingBefore, after);
+        });
+    for (HloComputation* computation : fusion::fusibleComputations(module)) fusion.run(*computation);
+    const bool changed = builder.changed();
+    HLO_RETURN_IF_ERROR(builder.finish());
+    return changed;
+}
+
+}  // namespace hloscope
