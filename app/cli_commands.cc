@@ -168,6 +168,15 @@ Commands:
         3: the module cannot be evaluated (the instruction is named).
   passes
         List every pass with its description, and the target pipelines.
+  cost FILE [--target cpu|h100|a100|tpu_v4|tpu_v5e|FILE.json] [--option p.k=v] [--json]
+        Predicted time of every kernel of the module after the target's pipeline,
+        and the totals unfused (fusion off) and fused, with kernel counts, peak
+        memory from buffer assignment, the predicted speedup and memory saved.
+        cpu uses this machine's calibration (hloscope-cli calibrate) when cached.
+  explain FILE PRODUCER CONSUMER [--target T] [--option p.k=v]
+        The fusion decisions taken for that pair (instruction names, '%'
+        optional): fused or not, the reason code, the explanation and the
+        predicted times; why no decision exists when none does.
   calibrate [--output FILE] [--quick]
         Measure this CPU (single-core triad bandwidth, f32/f64 multiply-add
         throughput, expf/sinf throughput, thread-pool dispatch cost) and print

@@ -15,6 +15,8 @@ int runConform(const std::vector<std::string>& args);  // cli_eval.cc
 int runOpt(const std::vector<std::string>& args);      // cli_opt.cc
 int runBisect(const std::vector<std::string>& args);   // cli_opt.cc
 int runPasses(const std::vector<std::string>& args);   // cli_opt.cc
+int runCost(const std::vector<std::string>& args);     // cli_cost.cc
+int runExplain(const std::vector<std::string>& args);  // cli_cost.cc
 int runCalibrate(const std::vector<std::string>& args);  // cli_calibrate.cc
 
 // Usage text of the whole tool.

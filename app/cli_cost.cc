@@ -2,6 +2,7 @@
 // module, unfused and fused, and the fusion decision for one pair.
 #include <cstdio>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -59,7 +60,6 @@ StatusOr<std::unique_ptr<PipelineSession>> runPipeline(const std::string& file,
     for (PipelineStep& step : pipeline.steps) {
         const bool fusionStep = step.pass == "fusion" || step.pass == "multi-output-fusion";
         if (fusionStep && !fuse) step.enabled = false;
-        if (fusionStep) step.options.set("hardware", hardwareArg);
     }
     for (const std::string& option : options) HLO_RETURN_IF_ERROR(setPassOption(pipeline, option));
     SessionOptions sessionOptions;
@@ -199,11 +199,30 @@ int runExplain(const std::vector<std::string>& args) {
         std::fprintf(stderr, "%s\n", formatError(name, session.status()).c_str());
         return kExitFailed;
     }
+    // Once an instruction is fused, decisions name the fusion that holds it:
+    // accept the fusion instructions whose fused computation (in the state
+    // after the pass that decided) holds the instruction by its name.
     std::vector<std::pair<const PassSnapshot*, const PassDecision*>> found;
-    for (const PassSnapshot& snapshot : (*session)->snapshots())
+    const std::vector<PassSnapshot>& snapshots = (*session)->snapshots();
+    for (size_t s = 1; s < snapshots.size(); ++s) {
+        const PassSnapshot& snapshot = snapshots[s];
+        if (snapshot.decisions.empty()) continue;
+        std::set<std::string> producerNames = {producer}, consumerNames = {consumer};
+        // The state before the pass and after it both name fusions.
+        for (const PassSnapshot* state : {&snapshots[s - 1], &snapshot}) {
+            auto module = state->materialize();
+            if (!module.isOk()) continue;
+            for (const auto& computation : (*module)->computations()) {
+                const HloInstruction* fusion = computation->fusionInstruction();
+                if (!fusion) continue;
+                if (computation->findInstruction(producer)) producerNames.insert(fusion->name());
+                if (computation->findInstruction(consumer)) consumerNames.insert(fusion->name());
+            }
+        }
         for (const PassDecision& decision : snapshot.decisions)
-            if (decision.producer == producer && decision.consumer == consumer)
+            if (producerNames.count(decision.producer) && consumerNames.count(decision.consumer))
                 found.push_back({&snapshot, &decision});
+    }
     if (found.empty()) {
         // Say why no decision was needed.
         auto module = loadModuleFromFile(file);
@@ -233,10 +252,13 @@ int runExplain(const std::vector<std::string>& args) {
         return kExitFailed;
     }
     for (const auto& [snapshot, d] : found) {
-        std::printf("%s pass %d (%s), step %lld: %%%s -> %%%s %s [%s]\n  %s\n", name.c_str(),
+        auto label = [](const std::string& decided, const std::string& asked) {
+            return "%" + decided + (decided == asked ? "" : " (holding %" + asked + ")");
+        };
+        std::printf("%s pass %d (%s), step %lld: %s -> %s %s [%s]\n  %s\n", name.c_str(),
                     snapshot->index, snapshot->pass.c_str(), static_cast<long long>(d->step),
-                    producer.c_str(), consumer.c_str(), d->applied ? "fused" : "not fused",
-                    d->reason.c_str(), d->explanation.c_str());
+                    label(d->producer, producer).c_str(), label(d->consumer, consumer).c_str(),
+                    d->applied ? "fused" : "not fused", d->reason.c_str(), d->explanation.c_str());
         if (d->predictedUnfusedSeconds >= 0)
             std::printf("  predicted: %.3f us as separate kernels, %.3f us fused on %s\n",
                         d->predictedUnfusedSeconds * 1e6, d->predictedAppliedSeconds * 1e6,

@@ -29,6 +29,8 @@ int main(int argc, char** argv) {
     if (command == "opt") return hloscope::cli::runOpt(args);
     if (command == "bisect") return hloscope::cli::runBisect(args);
     if (command == "passes") return hloscope::cli::runPasses(args);
+    if (command == "cost") return hloscope::cli::runCost(args);
+    if (command == "explain") return hloscope::cli::runExplain(args);
     if (command == "calibrate") return hloscope::cli::runCalibrate(args);
     std::fprintf(stderr, "hloscope-cli: unknown command '%s'\n\n%s", command.c_str(),
                  hloscope::cli::usage().c_str());

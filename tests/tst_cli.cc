@@ -80,6 +80,8 @@ private slots:
     void optJsonReport();
     void optPipelineEdits();
     void bisectExitCodes();
+    void costPredictsUnfusedAndFused();
+    void explainAnswersForPairs();
 
 private:
     QString write(const QString& name, const QByteArray& text);
@@ -455,6 +457,50 @@ void TestCli::bisectExitCodes() {
     QCOMPARE(big.exitCode, 3);
     QVERIFY2(big.out.contains(u"largest"_s), qPrintable(big.out));
     QCOMPARE(runCli({u"bisect"_s}).exitCode, 2);
+}
+
+void TestCli::costPredictsUnfusedAndFused() {
+    const QString example = QStringLiteral(HLOSCOPE_SOURCE_DIR "/resources/examples/sin_plus_exp.hlo");
+    for (const char* hardware : {"cpu", "h100", "tpu_v5e"}) {
+        Result r = runCli({u"cost"_s, example, u"--target"_s, QLatin1String(hardware), u"--json"_s});
+        QCOMPARE(r.exitCode, 0);
+        const QJsonObject report = QJsonDocument::fromJson(r.out.toUtf8()).object();
+        const QJsonObject unfused = report.value(u"unfused"_s).toObject();
+        const QJsonObject fused = report.value(u"fused"_s).toObject();
+        // sine, exponential and add (plus, on TPU, the copies layout assignment
+        // inserts to re-tile the untiled entry layout) ...
+        QVERIFY(unfused.value(u"kernels"_s).toInt() >= 3);
+        // ... become one loop fusion (with the same copies).
+        QCOMPARE(unfused.value(u"kernels"_s).toInt() - fused.value(u"kernels"_s).toInt(), 2);
+        QVERIFY(unfused.value(u"predicted_ms"_s).toDouble() > fused.value(u"predicted_ms"_s).toDouble());
+        QVERIFY(report.value(u"predicted_speedup"_s).toDouble() > 1.0);
+        QVERIFY(unfused.value(u"peak_bytes"_s).toInt() >= fused.value(u"peak_bytes"_s).toInt());
+        QCOMPARE(report.value(u"kernels"_s).toArray().size(), fused.value(u"kernels"_s).toInt());
+    }
+    Result text = runCli({u"cost"_s, example});
+    QCOMPARE(text.exitCode, 0);
+    QVERIFY2(text.out.contains(u"predicted speedup"_s), qPrintable(text.out));
+    QCOMPARE(runCli({u"cost"_s, example, u"--target"_s, u"z80"_s}).exitCode, 2);
+}
+
+void TestCli::explainAnswersForPairs() {
+    const QString example = QStringLiteral(HLOSCOPE_SOURCE_DIR "/resources/examples/sin_plus_exp.hlo");
+    Result fused = runCli({u"explain"_s, example, u"sine.2"_s, u"add.4"_s});
+    QCOMPARE(fused.exitCode, 0);
+    QVERIFY2(fused.out.contains(u"fused"_s) && fused.out.contains(u"[fused]"_s), qPrintable(fused.out));
+    // Forbidding the pair changes the answer and its reason.
+    Result forbidden = runCli({u"explain"_s, example, u"%sine.2"_s, u"%add.4"_s, u"--option"_s,
+                               u"fusion.forbid=sine.2:add.4"_s});
+    QCOMPARE(forbidden.exitCode, 0);
+    QVERIFY2(forbidden.out.contains(u"not fused [forbidden-by-user]"_s), qPrintable(forbidden.out));
+    // Not a producer-consumer pair: said so, exit 1.
+    Result unrelated = runCli({u"explain"_s, example, u"sine.2"_s, u"exponential.3"_s});
+    QCOMPARE(unrelated.exitCode, 1);
+    QVERIFY2(unrelated.out.contains(u"not a producer-consumer pair"_s), qPrintable(unrelated.out));
+    Result missing = runCli({u"explain"_s, example, u"nope"_s, u"add.4"_s});
+    QCOMPARE(missing.exitCode, 1);
+    QVERIFY2(missing.out.contains(u"no instruction named %nope"_s), qPrintable(missing.out));
+    QCOMPARE(runCli({u"explain"_s, example}).exitCode, 2);
 }
 
 QTEST_GUILESS_MAIN(TestCli)

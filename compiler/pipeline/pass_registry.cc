@@ -3,6 +3,8 @@
 #include <algorithm>
 
 #include "compiler/buffers/buffer_assignment_pass.h"
+#include "compiler/fusion/instruction_fusion.h"
+#include "compiler/fusion/multi_output_fusion.h"
 #include "compiler/layout/layout_assignment.h"
 #include "compiler/passes/algebraic_simplifier.h"
 #include "compiler/passes/call_inliner.h"
@@ -29,6 +31,8 @@ std::vector<PassInfo> makeRegistry() {
         entry<ConstantFoldingPass>(),
         entry<CsePass>(),
         entry<DcePass>(),
+        entry<FusionPass>(),
+        entry<MultiOutputFusionPass>(),
         entry<TupleSimplifierPass>(),
         entry<WhileLoopInvariantCodeMotionPass>(),
     };

@@ -28,8 +28,11 @@ StatusOr<Pipeline> targetPipeline(std::string_view target) {
     add("algebraic-simplifier");
     add("cse");
     add("dce");
-    // Fusion goes here (issue 5): it runs on the simplified module, before
-    // layouts are fixed.
+    // Fusion on the simplified module, before layouts are fixed: priority
+    // (producer-consumer) fusion driven by the target's performance model,
+    // then sibling and producer-consumer multi-output fusion.
+    add("fusion", PassOptions{{"target", std::string(target)}});
+    add("multi-output-fusion", PassOptions{{"target", std::string(target)}});
     add("layout-assignment", PassOptions{{"target", std::string(target)}});
     // Post-layout clean-up: copies and transposes layout assignment made
     // redundant.
