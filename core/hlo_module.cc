@@ -16,6 +16,10 @@ HloComputation* HloModule::addComputation(std::unique_ptr<HloComputation> comput
     raw->setParent(this);
     for (const auto& instruction : raw->instructions())
         if (instruction->uniqueId() < 0) instruction->setUniqueId(nextUniqueId());
+    if (m_usedNamesBuilt) {
+        m_usedNames.insert(raw->name());
+        for (const auto& instruction : raw->instructions()) m_usedNames.insert(instruction->name());
+    }
     m_computations.push_back(std::move(computation));
     if (isEntry) m_entry = raw;
     return raw;
@@ -131,17 +135,11 @@ std::string HloModule::uniqueInstructionName(std::string_view base) {
         m_usedNamesBuilt = true;
     }
     const std::string stem(nameBase(base.empty() ? std::string_view("instruction") : base));
-    // Names may have been taken since (parsed or renamed instructions): look
-    // them up in the computations too.
-    auto taken = [&](const std::string& name) {
-        if (m_usedNames.count(name)) return true;
-        for (const auto& computation : m_computations)
-            if (computation->name() == name) return true;
-        return false;
-    };
+    // Computations added since register their names (addComputation);
+    // instructions take theirs from here.
     for (;;) {
         std::string name = stem + "." + std::to_string(++m_nameCounter);
-        if (!taken(name)) {
+        if (!m_usedNames.count(name)) {
             m_usedNames.insert(name);
             return name;
         }

@@ -194,9 +194,8 @@ bool isExpensive(const HloInstruction& instruction) {
 }
 
 int64_t distinctUseCount(const HloInstruction& instruction) {
-    std::unordered_set<const HloInstruction*> users(instruction.users().begin(),
-                                                    instruction.users().end());
-    return static_cast<int64_t>(users.size()) + (instruction.isRoot() ? 1 : 0);
+    // users() holds each user once (HloInstruction keeps it duplicate-free).
+    return instruction.userCount() + (instruction.isRoot() ? 1 : 0);
 }
 
 std::vector<HloComputation*> fusibleComputations(const HloModule& module) {

@@ -41,11 +41,28 @@ struct FusionConfig {
     std::set<std::pair<std::string, std::string>> force;
     std::set<std::pair<std::string, std::string>> forbid;
 
+    // Pairs are named by the user's instruction names; once an instruction
+    // is inside a fusion, the fusion answers for it.
     bool forced(const HloInstruction& a, const HloInstruction& b) const {
-        return !force.empty() && force.count({a.name(), b.name()}) != 0;
+        return !force.empty() && namesPair(force, a, b);
     }
     bool forbidden(const HloInstruction& a, const HloInstruction& b) const {
-        return !forbid.empty() && forbid.count({a.name(), b.name()}) != 0;
+        return !forbid.empty() && namesPair(forbid, a, b);
+    }
+    static std::vector<std::string> namesOf(const HloInstruction& x) {
+        std::vector<std::string> names = {x.name()};
+        if (x.opcode() == HloOpcode::kFusion && x.fusedComputation())
+            for (const auto& inner : x.fusedComputation()->instructions())
+                if (inner->opcode() != HloOpcode::kParameter) names.push_back(inner->name());
+        return names;
+    }
+    static bool namesPair(const std::set<std::pair<std::string, std::string>>& pairs,
+                          const HloInstruction& a, const HloInstruction& b) {
+        const std::vector<std::string> first = namesOf(a), second = namesOf(b);
+        for (const std::string& p : first)
+            for (const std::string& c : second)
+                if (pairs.count({p, c})) return true;
+        return false;
     }
 };
 

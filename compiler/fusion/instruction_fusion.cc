@@ -98,8 +98,31 @@ private:
         return plan;
     }
 
+    // A producer with more consumers than this is not fused (it would be
+    // recomputed in every one of them); the limit also keeps re-evaluation
+    // linear on modules where one value feeds thousands of instructions.
+    static constexpr int64_t kMaxConsumers = 64;
+
     void push(HloInstruction* instruction) {
         if (!isCandidate(*instruction) || m_builder.removed(instruction)) return;
+        if (instruction->userCount() > kMaxConsumers) {
+            if (!m_tooManyConsumers.insert(instruction).second) return;
+            const int64_t step = ++m_step;
+            for (const HloInstruction* consumer : instruction->users()) {
+                PassDecision decision;
+                decision.step = step;
+                decision.producer = instruction->name();
+                decision.consumer = consumer->name();
+                decision.reason =
+                    std::string(fusionReasonCode(FusionReason::kWouldDuplicateExpensiveWork));
+                decision.explanation = "%" + instruction->name() + " has " +
+                                       std::to_string(instruction->userCount()) +
+                                       " consumers (more than " + std::to_string(kMaxConsumers) +
+                                       "); fusing it would recompute it in every one";
+                m_record(std::move(decision));
+            }
+            return;
+        }
         const uint64_t version = ++m_version[instruction];
         const ProducerPlan plan = evaluate(instruction);
         double key = plan.gain;
@@ -189,6 +212,7 @@ private:
     std::priority_queue<Entry> m_queue;
     std::unordered_map<const HloInstruction*, uint64_t> m_version;
     std::unordered_map<const HloInstruction*, int64_t> m_sequence;
+    std::unordered_set<const HloInstruction*> m_tooManyConsumers;
     int64_t m_step = 0;
 };
 
