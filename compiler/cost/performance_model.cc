@@ -221,10 +221,23 @@ ModulePrediction predictUnfused(const HloModule& module, const TargetDescription
 FusionEstimate estimateFusion(const HloInstruction& producer, const HloInstruction& consumer,
                               const TargetDescription& target) {
     FusionEstimate estimate;
-    estimate.unfusedSeconds = predictKernel(producer, target) + predictKernel(consumer, target);
-
-    const InstructionCost producerCost = CostAnalysis::isFree(producer) ? InstructionCost{} : kernelCost(producer);
-    const InstructionCost consumerCost = CostAnalysis::isFree(consumer) ? InstructionCost{} : kernelCost(consumer);
+    // Each side's cost is computed once (a fusion's walks its body) and used
+    // both for the separate kernels and for the fused one.
+    const bool producerFree = CostAnalysis::isFree(producer);
+    const bool consumerFree = CostAnalysis::isFree(consumer);
+    const InstructionCost producerCost = producerFree ? InstructionCost{} : kernelCost(producer);
+    const InstructionCost consumerCost = consumerFree ? InstructionCost{} : kernelCost(consumer);
+    estimate.producerSeconds =
+        producerFree ? 0
+                     : predictCost(producerCost, CostAnalysis::opClassOf(producer),
+                                   kernelElementType(producer), target)
+                           .totalSeconds;
+    const double consumerSeconds =
+        consumerFree ? 0
+                     : predictCost(consumerCost, CostAnalysis::opClassOf(consumer),
+                                   kernelElementType(consumer), target)
+                           .totalSeconds;
+    estimate.unfusedSeconds = estimate.producerSeconds + consumerSeconds;
     const double factor = recomputeFactor(producer, consumer, consumerCost);
 
     InstructionCost fused;

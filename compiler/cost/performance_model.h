@@ -61,6 +61,7 @@ ModulePrediction predictUnfused(const HloModule& module, const TargetDescription
 // inputs once, writes the consumer's output and, when the producer has users
 // besides the consumer, the producer's output too.
 struct FusionEstimate {
+    double producerSeconds = 0;  // the producer alone, as its own kernel
     double unfusedSeconds = 0;
     double fusedSeconds = 0;
     double gainSeconds() const { return unfusedSeconds - fusedSeconds; }

@@ -23,7 +23,7 @@ FusionTimes PerformanceModelFusionCost::estimate(const HloInstruction& producer,
                                                  const HloInstruction& consumer) const {
     const FusionEstimate estimate = estimateFusion(producer, consumer, m_target);
     FusionTimes times;
-    times.producerSeconds = predictKernel(producer, m_target);
+    times.producerSeconds = estimate.producerSeconds;
     times.unfusedSeconds = estimate.unfusedSeconds;
     times.fusedSeconds = estimate.fusedSeconds;
     return times;
