@@ -85,17 +85,10 @@ void printProfile(const std::unordered_map<const HloInstruction*, InstructionTim
 
 StatusOr<std::vector<Literal>> makeArguments(const HloComputation& entry, const EvalFlags& flags) {
     std::vector<Literal> arguments;
-    if (flags.inputs == "random" || flags.inputs == "zeros") {
-        for (int64_t i = 0; i < entry.parameterCount(); ++i) {
-            const Shape& shape = entry.parameter(i)->shape();
-            if (flags.inputs == "zeros") {
-                arguments.emplace_back(shape);
-            } else {
-                RandomLiteralOptions options;
-                options.seed = flags.seed + static_cast<uint64_t>(i) * 0x9E3779B97F4A7C15ull;
-                arguments.push_back(makeRandomLiteral(shape, options));
-            }
-        }
+    if (flags.inputs == "random") return makeRandomArguments(entry, flags.seed);
+    if (flags.inputs == "zeros") {
+        for (int64_t i = 0; i < entry.parameterCount(); ++i)
+            arguments.emplace_back(entry.parameter(i)->shape());
         return arguments;
     }
     HLO_ASSIGN_OR_RETURN(std::string text, readFileToString(flags.inputs));

@@ -35,8 +35,7 @@ bool almostEqual(double a, double b, double tolerance) {
 }
 
 std::string formatIndex(const Shape& shape, int64_t linear) {
-    // Row-major multi-index of the linear position (our literals iterate in
-    // logical row-major order through linearIndex below).
+    // Row-major multi-index of the linear position.
     std::vector<int64_t> index(static_cast<size_t>(shape.rank()));
     for (int64_t d = shape.rank() - 1; d >= 0; --d) {
         const int64_t size = shape.dimensions(d);
@@ -65,23 +64,6 @@ std::string formatElement(const Literal& literal, int64_t i) {
     if (primitive_util::isUnsignedInteger(type)) return std::to_string(literal.getAsUint64(i));
     if (type == PrimitiveType::PRED) return literal.getAsInt64(i) ? "true" : "false";
     return std::to_string(literal.getAsInt64(i));
-}
-
-// Logical row-major position -> storage index, for every element.
-std::vector<int64_t> storageOrder(const Literal& literal) {
-    const Shape& shape = literal.shape();
-    const int64_t count = literal.elementCount();
-    std::vector<int64_t> order(static_cast<size_t>(count));
-    std::vector<int64_t> index(static_cast<size_t>(shape.rank()), 0);
-    for (int64_t i = 0; i < count; ++i) {
-        order[static_cast<size_t>(i)] = literal.linearIndex(index);
-        for (int64_t d = shape.rank() - 1; d >= 0; --d) {
-            auto& v = index[static_cast<size_t>(d)];
-            if (++v < shape.dimensions(d)) break;
-            v = 0;
-        }
-    }
-    return order;
 }
 
 // Per-element comparison: returns whether the pair matches and, for ULP
@@ -225,20 +207,18 @@ std::string compareLiterals(const Literal& actual, const Literal& expected,
     if (!sameShape)
         return "shape mismatch: " + actual.shape().toString(false) + " (actual) vs " +
                expected.shape().toString(false) + " (expected)";
-    const std::vector<int64_t> actualOrder = storageOrder(actual);
-    const std::vector<int64_t> expectedOrder = storageOrder(expected);
+    // Literals store elements in logical row-major order whatever their
+    // layout, so equal shapes compare position by position.
+    const int64_t count = actual.elementCount();
     int64_t mismatches = 0;
     std::string first;
-    uint64_t worstUlp = 0;
-    for (size_t i = 0; i < actualOrder.size(); ++i) {
-        ElementResult r = compareElement(actual, actualOrder[i], expected, expectedOrder[i], spec);
+    for (int64_t i = 0; i < count; ++i) {
+        ElementResult r = compareElement(actual, i, expected, i, spec);
         if (r.match) continue;
-        worstUlp = std::max(worstUlp, r.ulp);
         if (mismatches++ < 3) {
             if (!first.empty()) first += "; ";
-            first += "at " + formatIndex(actual.shape(), static_cast<int64_t>(i)) + " " +
-                     formatElement(actual, actualOrder[i]) + " (actual) vs " +
-                     formatElement(expected, expectedOrder[i]) + " (expected)";
+            first += "at " + formatIndex(actual.shape(), i) + " " + formatElement(actual, i) +
+                     " (actual) vs " + formatElement(expected, i) + " (expected)";
             if (spec.mode == CompareMode::kUlp)
                 first += r.ulp == kMaxUlp ? ", not comparable" : ", " + std::to_string(r.ulp) + " ULP";
         }
@@ -250,7 +230,7 @@ std::string compareLiterals(const Literal& actual, const Literal& expected,
                 " ULP)";
     else if (spec.mode == CompareMode::kAlmost)
         limit = " (tolerance " + formatDouble(spec.tolerance) + ")";
-    return std::to_string(mismatches) + " of " + std::to_string(actualOrder.size()) +
+    return std::to_string(mismatches) + " of " + std::to_string(count) +
            " elements differ" + limit + ": " + first;
 }
 

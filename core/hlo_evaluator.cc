@@ -1043,6 +1043,16 @@ bool argumentMatches(const Literal& argument, const Shape& shape) {
 
 }  // namespace
 
+std::vector<Literal> makeRandomArguments(const HloComputation& computation, uint64_t seed) {
+    std::vector<Literal> arguments;
+    for (int64_t i = 0; i < computation.parameterCount(); ++i) {
+        RandomLiteralOptions options;
+        options.seed = seed + static_cast<uint64_t>(i) * 0x9E3779B97F4A7C15ull;
+        arguments.push_back(makeRandomLiteral(computation.parameter(i)->shape(), options));
+    }
+    return arguments;
+}
+
 HloEvaluator::HloEvaluator(HloEvaluatorOptions options) : m_options(options) {}
 
 StatusOr<Literal> HloEvaluator::evaluate(const HloModule& module,

@@ -10,6 +10,7 @@
 #include <functional>
 #include <optional>
 #include <span>
+#include <vector>
 
 #include "core/hlo_module.h"
 #include "core/literal.h"
@@ -51,6 +52,11 @@ public:
 private:
     HloEvaluatorOptions m_options;
 };
+
+// Seeded random arguments for `computation`'s parameters (parameter i uses
+// seed + i * 0x9E3779B97F4A7C15, see makeRandomLiteral): what
+// `hloscope-cli eval --seed N` and `bisect --seed N` feed a module.
+std::vector<Literal> makeRandomArguments(const HloComputation& computation, uint64_t seed);
 
 // Evaluates a single constant instruction's literal text.
 StatusOr<Literal> literalOfConstant(const HloInstruction& constant);

@@ -182,4 +182,29 @@ bool hloOpcodeHasSideEffect(HloOpcode opcode) {
     }
 }
 
+bool hloOpcodeKeepsLayout(HloOpcode opcode) {
+    if (hloOpcodeIsElementwiseUnary(opcode) || hloOpcodeIsElementwiseBinary(opcode)) {
+        return opcode != HloOpcode::kCopy;
+    }
+    switch (opcode) {
+    case HloOpcode::kClamp:
+    case HloOpcode::kSelect:
+    case HloOpcode::kConcatenate:
+    case HloOpcode::kDynamicSlice:
+    case HloOpcode::kDynamicUpdateSlice:
+    case HloOpcode::kPad:
+    case HloOpcode::kReverse:
+    case HloOpcode::kSlice:
+    case HloOpcode::kMap:
+    case HloOpcode::kReduceWindow:
+    case HloOpcode::kSelectAndScatter:
+    case HloOpcode::kScatter:
+    case HloOpcode::kSort:
+    case HloOpcode::kCholesky:
+    case HloOpcode::kTriangularSolve:
+    case HloOpcode::kFft: return true;
+    default: return false;
+    }
+}
+
 }  // namespace hloscope

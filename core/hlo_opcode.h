@@ -167,6 +167,12 @@ std::optional<int> hloOpcodeArity(HloOpcode opcode);
 
 bool hloOpcodeIsElementwiseUnary(HloOpcode opcode);
 bool hloOpcodeIsElementwiseBinary(HloOpcode opcode);
+// Opcodes XLA's layout assignment does not let change layouts: their result
+// has the layout of their same-rank operands (elementwise ops but copy,
+// clamp, select, concatenate, slices, pad, reverse, map, reduce-window,
+// select-and-scatter, scatter, sort, cholesky, triangular-solve, fft). Used by
+// the layout-sensitive verifier and by layout assignment.
+bool hloOpcodeKeepsLayout(HloOpcode opcode);
 // Elementwise: unary, binary, select, clamp, convert, compare, ...
 bool hloOpcodeIsElementwise(HloOpcode opcode);
 bool hloOpcodeIsBinaryCommutative(HloOpcode opcode);

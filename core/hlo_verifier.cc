@@ -159,32 +159,6 @@ bool hasUnboundedDimension(const Shape& shape) {
     return false;
 }
 
-// Opcodes that LayoutAssignment does not let change layouts (used by the
-// layout-sensitive "Instruction shouldn't change layouts" check).
-bool isLayoutPreserving(HloOpcode opcode) {
-    if (hloOpcodeIsElementwiseUnary(opcode) || hloOpcodeIsElementwiseBinary(opcode)) {
-        return opcode != HloOpcode::kCopy;
-    }
-    switch (opcode) {
-    case HloOpcode::kClamp:
-    case HloOpcode::kSelect:
-    case HloOpcode::kConcatenate:
-    case HloOpcode::kDynamicSlice:
-    case HloOpcode::kDynamicUpdateSlice:
-    case HloOpcode::kPad:
-    case HloOpcode::kReverse:
-    case HloOpcode::kSlice:
-    case HloOpcode::kMap:
-    case HloOpcode::kReduceWindow:
-    case HloOpcode::kSelectAndScatter:
-    case HloOpcode::kScatter:
-    case HloOpcode::kSort:
-    case HloOpcode::kCholesky:
-    case HloOpcode::kTriangularSolve:
-    case HloOpcode::kFft: return true;
-    default: return false;
-    }
-}
 
 class Verifier {
 public:
@@ -1030,7 +1004,7 @@ Status Verifier::verifyLayoutSensitive(const HloInstruction& instruction) {
                                                      std::to_string(operand.byteSize()) + ")");
         }
     }
-    if (!isLayoutPreserving(opcode) || !shape.isArray()) return Status::ok();
+    if (!hloOpcodeKeepsLayout(opcode) || !shape.isArray()) return Status::ok();
     Layout result = effectiveLayout(shape);
     for (const HloInstruction* operand : instruction.operands()) {
         const Shape& operandShape = operand->shape();

@@ -13,31 +13,6 @@ namespace hloscope {
 
 namespace {
 
-// Opcodes XLA's layout assignment does not let change layouts (the
-// layout-sensitive verifier's list).
-bool isLayoutPreserving(HloOpcode opcode) {
-    if (hloOpcodeIsElementwiseUnary(opcode) || hloOpcodeIsElementwiseBinary(opcode))
-        return opcode != HloOpcode::kCopy;
-    switch (opcode) {
-    case HloOpcode::kClamp:
-    case HloOpcode::kSelect:
-    case HloOpcode::kConcatenate:
-    case HloOpcode::kDynamicSlice:
-    case HloOpcode::kDynamicUpdateSlice:
-    case HloOpcode::kPad:
-    case HloOpcode::kReverse:
-    case HloOpcode::kSlice:
-    case HloOpcode::kMap:
-    case HloOpcode::kReduceWindow:
-    case HloOpcode::kSelectAndScatter:
-    case HloOpcode::kScatter:
-    case HloOpcode::kSort:
-    case HloOpcode::kCholesky:
-    case HloOpcode::kTriangularSolve:
-    case HloOpcode::kFft: return true;
-    default: return false;
-    }
-}
 
 // Instructions whose layouts are constraints: they keep their own layouts
 // and need their operands' original layouts.
@@ -436,7 +411,7 @@ void Assigner::applyRequirements(HloComputation& computation, HloInstruction* in
         return;
     }
     const Shape& result = instruction->shape();
-    if (isLayoutPreserving(opcode)) {
+    if (hloOpcodeKeepsLayout(opcode)) {
         if (!result.isArray()) return;
         const std::vector<int64_t> m2m = effectiveLayout(result).minorToMajor();
         for (int64_t i = 0; i < instruction->operandCount(); ++i) {

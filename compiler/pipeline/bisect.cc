@@ -147,7 +147,9 @@ public:
             m_result.detail = why;
             return Status(StatusCode::kCancelled, "cannot evaluate");
         }
-        m_arguments = randomArguments(module, m_seed);
+        m_arguments = module.entryComputation()
+                          ? makeRandomArguments(*module.entryComputation(), m_seed)
+                          : std::vector<Literal>{};
         const auto start = std::chrono::steady_clock::now();
         auto value = evaluateWithLimits(module, m_arguments, m_maxWhileIterations, m_timeLimit);
         m_referenceSeconds =
@@ -220,18 +222,6 @@ private:
 };
 
 }  // namespace
-
-std::vector<Literal> randomArguments(const HloModule& module, uint64_t seed) {
-    std::vector<Literal> arguments;
-    const HloComputation* entry = module.entryComputation();
-    if (!entry) return arguments;
-    for (int64_t i = 0; i < entry->parameterCount(); ++i) {
-        RandomLiteralOptions options;
-        options.seed = seed + static_cast<uint64_t>(i) * 0x9E3779B97F4A7C15ull;
-        arguments.push_back(makeRandomLiteral(entry->parameter(i)->shape(), options));
-    }
-    return arguments;
-}
 
 std::string compareWithTolerance(const Literal& expected, const Literal& actual) {
     return compareRecursive(expected, actual, "");

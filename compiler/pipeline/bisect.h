@@ -48,7 +48,4 @@ StatusOr<BisectResult> bisectRunner(PipelineRunner& runner, const BisectOptions&
 // the first differences.
 std::string compareWithTolerance(const Literal& expected, const Literal& actual);
 
-// Seeded random arguments for the entry computation's parameters.
-std::vector<Literal> randomArguments(const HloModule& module, uint64_t seed);
-
 }  // namespace hloscope
