@@ -282,7 +282,8 @@ std::optional<FusionReason> checkLimits(const std::vector<const HloInstruction*>
 
 std::optional<FusionReason> checkPair(const HloInstruction& producer,
                                       const HloInstruction& consumer, const FusionConfig& config,
-                                      std::string* detail, bool multiOutput) {
+                                      std::string* detail, bool multiOutput,
+                                      int64_t producerUses) {
     const std::string p = "%" + producer.name();
     const std::string c = "%" + consumer.name();
     auto fail = [&](FusionReason reason, std::string text) {
@@ -322,7 +323,7 @@ std::optional<FusionReason> checkPair(const HloInstruction& producer,
         (isFusionOf(consumer) || !hloOpcodeIsElementwise(consumer.opcode())))
         return fail(FusionReason::kNotFusibleOp,
                     p + " is a dot/convolution: only an elementwise epilogue can fuse into it");
-    const int64_t uses = distinctUseCount(producer);
+    const int64_t uses = producerUses >= 0 ? producerUses : distinctUseCount(producer);
     if (uses > 1 && !multiOutput && isExpensive(producer)) {
         const InstructionCost cost = CostAnalysis::of(producer);
         char buffer[64];
@@ -332,11 +333,17 @@ std::optional<FusionReason> checkPair(const HloInstruction& producer,
                     p + " has " + std::to_string(uses) + " users and costs " + buffer +
                         "; fusing it would recompute it " + std::to_string(uses) + " times");
     }
+    auto minorToMajor = [](const Shape& shape) {
+        if (shape.hasLayout() && !shape.layout().minorToMajor().empty())
+            return shape.layout().minorToMajor();
+        std::vector<int64_t> order;
+        for (int64_t d = shape.rank() - 1; d >= 0; --d) order.push_back(d);
+        return order;
+    };
     if (!isFusionOf(consumer) && hloOpcodeIsElementwise(consumer.opcode()) &&
-        producer.shape().rank() >= 2 && producer.shape().hasLayout() &&
-        consumer.shape().isArray() && consumer.shape().hasLayout() &&
+        producer.shape().isArray() && producer.shape().rank() >= 2 && consumer.shape().isArray() &&
         producer.shape().rank() == consumer.shape().rank() &&
-        producer.shape().layout().minorToMajor() != consumer.shape().layout().minorToMajor())
+        minorToMajor(producer.shape()) != minorToMajor(consumer.shape()))
         return fail(FusionReason::kLayoutMismatch,
                     p + " is laid out " + producer.shape().toString() + " but " + c +
                         " reads it as " + consumer.shape().toString() +
@@ -361,6 +368,11 @@ bool multiOutputCandidate(const HloInstruction& instruction, std::string* why) {
             return false;
         }
         if (instruction.shape().isTuple()) {
+            const HloInstruction* root = instruction.fusedComputation()->root();
+            if (!root || root->opcode() != HloOpcode::kTuple) {
+                if (why) *why = "returns a tuple that is not a tuple of outputs";
+                return false;
+            }
             if (instruction.isRoot()) {
                 if (why) *why = "is a multi-output root";
                 return false;
@@ -401,17 +413,27 @@ std::string iterationSpace(const HloInstruction& instruction) {
 // FusionBuilder
 
 struct FusionBuilder::Body {
-    HloModule& module;
+    FusionBuilder& builder;
     std::unique_ptr<HloComputation> computation;
     std::vector<HloInstruction*> outerOperands;
     std::unordered_map<const HloInstruction*, HloInstruction*> parameterFor;
+    std::unordered_set<std::string> names;
+
+    // Names stay as they were unless two merged bodies use the same one.
+    std::string claim(std::string name) {
+        if (!names.insert(name).second) {
+            name = builder.freshName(name);
+            names.insert(name);
+        }
+        return name;
+    }
 
     HloInstruction* parameter(HloInstruction* outer) {
         auto it = parameterFor.find(outer);
         if (it != parameterFor.end()) return it->second;
         const int64_t number = static_cast<int64_t>(outerOperands.size());
         auto instruction = std::make_unique<HloInstruction>(
-            HloOpcode::kParameter, "param_" + std::to_string(number), outer->shape());
+            HloOpcode::kParameter, claim("param_" + std::to_string(number)), outer->shape());
         instruction->setParameterNumber(number);
         HloInstruction* added = computation->addInstruction(std::move(instruction));
         outerOperands.push_back(outer);
@@ -437,7 +459,7 @@ struct FusionBuilder::Body {
                                const std::function<HloInstruction*(int64_t)>& valueOf,
                                bool keepNames) {
         auto nameFor = [&](const HloInstruction& original) {
-            return keepNames ? original.name() : module.uniqueInstructionName(original.name());
+            return claim(keepNames ? original.name() : builder.freshName(original.name() + ".clone"));
         };
         if (!isFusionOf(x)) {
             std::vector<HloInstruction*> operands;
@@ -477,32 +499,24 @@ std::string kindOf(const HloComputation& computation) {
 }  // namespace
 
 FusionBuilder::FusionBuilder(HloModule& module) : m_module(module) {
-    m_bareFusionNameFree = true;
-    m_bareComputationNameFree = true;
     for (const auto& computation : module.computations()) {
-        if (computation->name() == "fused_computation" || computation->name() == "fusion")
-            m_bareComputationNameFree = m_bareFusionNameFree = false;
-        for (const auto& instruction : computation->instructions())
-            if (instruction->name() == "fusion" || instruction->name() == "fused_computation")
-                m_bareFusionNameFree = m_bareComputationNameFree = false;
+        m_names.insert(computation->name());
+        for (const auto& instruction : computation->instructions()) m_names.insert(instruction->name());
     }
 }
 
-std::string FusionBuilder::fusionName() {
-    if (m_bareFusionNameFree) {
-        m_bareFusionNameFree = false;
-        return "fusion";
+std::string FusionBuilder::freshName(const std::string& stem) {
+    if (m_names.insert(stem).second) return stem;
+    int64_t& counter = m_counters[stem];
+    for (;;) {
+        std::string name = stem + "." + std::to_string(++counter);
+        if (m_names.insert(name).second) return name;
     }
-    return m_module.uniqueInstructionName("fusion");
 }
 
-std::string FusionBuilder::computationName() {
-    if (m_bareComputationNameFree) {
-        m_bareComputationNameFree = false;
-        return "fused_computation";
-    }
-    return m_module.uniqueComputationName("fused_computation");
-}
+std::string FusionBuilder::fusionName() { return freshName("fusion"); }
+
+std::string FusionBuilder::computationName() { return freshName("fused_computation"); }
 
 int64_t FusionBuilder::anchorOf(const HloInstruction* instruction) {
     const HloComputation* computation = instruction->parent();
@@ -528,9 +542,10 @@ HloInstruction* FusionBuilder::fuse(HloInstruction* producer, HloInstruction* co
     const int64_t anchor = anchorOf(consumer);
     anchorOf(producer);
     const bool consumerIsFusion = isFusionOf(*consumer);
-    Body body{m_module,
+    Body body{*this,
               std::make_unique<HloComputation>(consumerIsFusion ? consumer->fusedComputation()->name()
                                                                 : computationName()),
+              {},
               {},
               {}};
     body.declareOperands(*consumer, producer);
@@ -574,7 +589,7 @@ HloInstruction* FusionBuilder::fuseMultiOutput(HloInstruction* a, HloInstruction
     HloComputation* outer = a->parent();
     const int64_t anchor = std::max(anchorOf(a), anchorOf(b));
     const bool bUsesA = std::find(b->operands().begin(), b->operands().end(), a) != b->operands().end();
-    Body body{m_module, std::make_unique<HloComputation>(computationName()), {}, {}};
+    Body body{*this, std::make_unique<HloComputation>(computationName()), {}, {}, {}};
     body.declareOperands(*a, nullptr);
     body.declareOperands(*b, bUsesA ? a : nullptr);
     HloInstruction* aValue = body.inlineBody(
@@ -601,7 +616,7 @@ HloInstruction* FusionBuilder::fuseMultiOutput(HloInstruction* a, HloInstruction
     for (HloInstruction* output : outputs) shapes.push_back(output->shape());
     const Shape tupleShape = Shape::makeTuple(shapes);
     auto tuple = std::make_unique<HloInstruction>(HloOpcode::kTuple,
-                                                  m_module.uniqueInstructionName("tuple"), tupleShape);
+                                                  body.claim(freshName("tuple")), tupleShape);
     for (HloInstruction* output : outputs) tuple->appendOperand(output);
     HloInstruction* root = body.computation->addInstruction(std::move(tuple));
     body.computation->setRoot(root);
@@ -638,7 +653,7 @@ HloInstruction* FusionBuilder::fuseMultiOutput(HloInstruction* a, HloInstruction
         }
         const Shape& shape = part->shape();
         auto gte = std::make_unique<HloInstruction>(
-            HloOpcode::kGetTupleElement, m_module.uniqueInstructionName("get-tuple-element"), shape);
+            HloOpcode::kGetTupleElement, freshName("get-tuple-element"), shape);
         gte->appendOperand(added);
         gte->setTupleIndex(offset);
         HloInstruction* element = outer->addInstruction(std::move(gte));

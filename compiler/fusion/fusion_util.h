@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <optional>
 #include <set>
+#include <unordered_set>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -71,10 +72,12 @@ struct FusionConfig {
 StatusOr<FusionConfig> parseFusionConfig(const PassOptions& options);
 
 // Why the pair cannot fuse, or nullopt when it can (forbid= included,
-// force= not: the caller decides). `detail` gets a short explanation.
+// force= not: the caller decides). `detail` gets a short explanation;
+// `producerUses` is distinctUseCount(producer) when the caller knows it.
 std::optional<FusionReason> checkPair(const HloInstruction& producer,
                                       const HloInstruction& consumer, const FusionConfig& config,
-                                      std::string* detail, bool multiOutput = false);
+                                      std::string* detail, bool multiOutput = false,
+                                      int64_t producerUses = -1);
 // Whether `instruction` may be part of a multi-output fusion: a reduce, an
 // elementwise op, or a kLoop/kInput fusion (a multi-output one only when
 // every user is a get-tuple-element); `why` says why not.
@@ -140,8 +143,15 @@ private:
     std::vector<HloInstruction*> m_deadList;
     std::vector<HloComputation*> m_deadComputations;
     std::vector<HloComputation*> m_newComputations;
-    bool m_bareFusionNameFree = false;
-    bool m_bareComputationNameFree = false;
+    // Every instruction and computation name of the module (built once) and
+    // those handed out since: names are made here in constant time, not by
+    // HloModule::uniqueInstructionName (linear in the computation count).
+    std::unordered_set<std::string> m_names;
+    std::unordered_map<std::string, int64_t> m_counters;
+
+public:
+    // `stem` when free, else stem.1, stem.2, ... (reserved).
+    std::string freshName(const std::string& stem);
 };
 
 }  // namespace hloscope::fusion

@@ -14,6 +14,10 @@ using fusion::FusionConfig;
 
 namespace {
 
+// Gains below a nanosecond (a scalar constant moved into a kernel) are noise:
+// fusing for them only multiplies kernels' bodies.
+constexpr double kMinGainSeconds = 1e-9;
+
 struct ConsumerPlan {
     HloInstruction* consumer = nullptr;
     std::optional<FusionReason> illegal;
@@ -39,6 +43,17 @@ bool isCandidate(const HloInstruction& instruction) {
     }
 }
 
+struct PairHash {
+    size_t operator()(const std::pair<const HloInstruction*, const HloInstruction*>& p) const {
+        return std::hash<const void*>()(p.first) * 31 + std::hash<const void*>()(p.second);
+    }
+};
+
+struct CachedPair {
+    int64_t uses = -1;
+    ConsumerPlan plan;
+};
+
 class PriorityFusion {
 public:
     PriorityFusion(const FusionConfig& config, const FusionCostModel& model, FusionBuilder& builder,
@@ -54,6 +69,16 @@ public:
             m_queue.pop();
             if (m_builder.removed(top.instruction) || m_version[top.instruction] != top.version)
                 continue;
+            if (m_dirty.erase(top.instruction)) {
+                // A neighbour changed since this entry was keyed: re-key it,
+                // and process it now only if it is still the best.
+                ProducerPlan plan = evaluate(top.instruction);
+                const double key = keyOf(plan);
+                const uint64_t version = ++m_version[top.instruction];
+                m_key[top.instruction] = key;
+                m_queue.push({key, top.sequence, top.instruction, version});
+                continue;
+            }
             process(top.instruction);
         }
     }
@@ -70,19 +95,32 @@ private:
         }
     };
 
-    ProducerPlan evaluate(HloInstruction* producer) const {
+    ProducerPlan evaluate(HloInstruction* producer) {
         ProducerPlan plan;
         std::unordered_set<const HloInstruction*> seen;
+        std::vector<HloInstruction*> users;
+        for (HloInstruction* consumer : producer->users())
+            if (seen.insert(consumer).second) users.push_back(consumer);
+        const int64_t uses = static_cast<int64_t>(users.size()) + (producer->isRoot() ? 1 : 0);
         double tp = 0;
         double sum = 0;
-        for (HloInstruction* consumer : producer->users()) {
-            if (!seen.insert(consumer).second) continue;
-            ConsumerPlan item;
-            item.consumer = consumer;
-            item.illegal = fusion::checkPair(*producer, *consumer, m_config, &item.detail);
-            item.forced = m_config.forced(*producer, *consumer);
+        for (HloInstruction* consumer : users) {
+            // Instructions are never changed in place during the pass (fusion
+            // makes new ones), so a pair's verdict only depends on how many
+            // users the producer has: cache it.
+            CachedPair& cached = m_pairs[{producer, consumer}];
+            if (cached.uses != uses) {
+                cached.uses = uses;
+                ConsumerPlan& item = cached.plan;
+                item = ConsumerPlan{};
+                item.consumer = consumer;
+                item.illegal =
+                    fusion::checkPair(*producer, *consumer, m_config, &item.detail, false, uses);
+                item.forced = m_config.forced(*producer, *consumer);
+                if (!item.illegal) item.times = m_model.estimate(*producer, *consumer);
+            }
+            ConsumerPlan item = cached.plan;
             if (!item.illegal) {
-                item.times = m_model.estimate(*producer, *consumer);
                 tp = item.times.producerSeconds;
                 sum += item.times.unfusedSeconds - item.times.fusedSeconds;
                 ++plan.legal;
@@ -103,42 +141,72 @@ private:
     // linear on modules where one value feeds thousands of instructions.
     static constexpr int64_t kMaxConsumers = 64;
 
-    void push(HloInstruction* instruction) {
-        if (!isCandidate(*instruction) || m_builder.removed(instruction)) return;
-        if (instruction->userCount() > kMaxConsumers) {
-            if (!m_tooManyConsumers.insert(instruction).second) return;
-            const int64_t step = ++m_step;
-            for (const HloInstruction* consumer : instruction->users()) {
-                PassDecision decision;
-                decision.step = step;
-                decision.producer = instruction->name();
-                decision.consumer = consumer->name();
-                decision.reason =
-                    std::string(fusionReasonCode(FusionReason::kWouldDuplicateExpensiveWork));
-                decision.explanation = "%" + instruction->name() + " has " +
-                                       std::to_string(instruction->userCount()) +
-                                       " consumers (more than " + std::to_string(kMaxConsumers) +
-                                       "); fusing it would recompute it in every one";
-                m_record(std::move(decision));
-            }
-            return;
-        }
-        const uint64_t version = ++m_version[instruction];
-        const ProducerPlan plan = evaluate(instruction);
+    double keyOf(const ProducerPlan& plan) const {
         double key = plan.gain;
         // Pairs that fuse regardless of gain go first.
         bool any = false;
         for (const ConsumerPlan& item : plan.consumers)
             any = any || (!item.illegal && (item.forced || m_config.disableCostModel));
         if (any) key = std::max(key, 1e300);
+        return key;
+    }
+
+    // First evaluation: keyed now.
+    void push(HloInstruction* instruction) {
+        if (!isCandidate(*instruction) || m_builder.removed(instruction)) return;
+        if (instruction->userCount() > kMaxConsumers) {
+            logTooManyConsumers(instruction);
+            return;
+        }
+        const uint64_t version = ++m_version[instruction];
         auto [it, inserted] = m_sequence.emplace(instruction, static_cast<int64_t>(m_sequence.size()));
+        const double key = keyOf(evaluate(instruction));
+        m_key[instruction] = key;
         m_queue.push({key, it->second, instruction, version});
+    }
+
+    void logTooManyConsumers(HloInstruction* instruction) {
+        if (!m_tooManyConsumers.insert(instruction).second) return;
+        const int64_t step = ++m_step;
+        for (const HloInstruction* consumer : instruction->users()) {
+            PassDecision decision;
+            decision.step = step;
+            decision.producer = instruction->name();
+            decision.consumer = consumer->name();
+            decision.reason = std::string(fusionReasonCode(FusionReason::kWouldDuplicateExpensiveWork));
+            decision.explanation = "%" + instruction->name() + " has " +
+                                   std::to_string(instruction->userCount()) + " consumers (more than " +
+                                   std::to_string(kMaxConsumers) +
+                                   "); fusing it would recompute it in every one";
+            m_record(std::move(decision));
+        }
+    }
+
+    // A neighbour changed: re-keyed lazily when its entry (with the old key)
+    // is popped; at most one pending entry per instruction, so a producer with
+    // many consumers is not re-evaluated after every fusion of one of them.
+    void markDirty(HloInstruction* instruction) {
+        if (!isCandidate(*instruction) || m_builder.removed(instruction)) return;
+        if (!m_sequence.count(instruction) || instruction->userCount() > kMaxConsumers) {
+            push(instruction);
+            return;
+        }
+        if (!m_dirty.insert(instruction).second) return;
+        const uint64_t version = ++m_version[instruction];
+        m_queue.push({m_key[instruction], m_sequence[instruction], instruction, version});
+    }
+
+    void log(const HloInstruction* producer, const HloInstruction* consumer, PassDecision decision) {
+        std::string& last = m_logged[{producer, consumer}];
+        if (!decision.applied && last == decision.reason) return;
+        last = decision.reason;
+        m_record(std::move(decision));
     }
 
     void process(HloInstruction* producer) {
         const ProducerPlan plan = evaluate(producer);
         const int64_t step = ++m_step;
-        const bool gain = plan.gain > 0;
+        const bool gain = plan.gain > kMinGainSeconds;
         std::vector<ConsumerPlan*> chosen;
         std::vector<const ConsumerPlan*> order;
         for (const ConsumerPlan& item : plan.consumers) {
@@ -153,7 +221,7 @@ private:
                 decision.explanation = item.detail;
                 if (item.forced && *item.illegal != FusionReason::kForbiddenByUser)
                     decision.explanation = "force= names " + p + ":" + c + " but " + item.detail;
-                m_record(std::move(decision));
+                log(producer, item.consumer, std::move(decision));
                 continue;
             }
             decision.predictedUnfusedSeconds = item.times.unfusedSeconds;
@@ -182,7 +250,7 @@ private:
                 }
                 chosen.push_back(const_cast<ConsumerPlan*>(&item));
             }
-            m_record(std::move(decision));
+            log(producer, item.consumer, std::move(decision));
         }
         if (chosen.empty()) return;
         const bool producerGoesAway =
@@ -199,9 +267,9 @@ private:
         }
         for (HloInstruction* fused : created) {
             push(fused);
-            for (HloInstruction* operand : fused->operands()) push(operand);
+            for (HloInstruction* operand : fused->operands()) markDirty(operand);
         }
-        if (!m_builder.removed(producer)) push(producer);
+        if (!m_builder.removed(producer)) markDirty(producer);
     }
 
     const FusionConfig& m_config;
@@ -213,6 +281,14 @@ private:
     std::unordered_map<const HloInstruction*, uint64_t> m_version;
     std::unordered_map<const HloInstruction*, int64_t> m_sequence;
     std::unordered_set<const HloInstruction*> m_tooManyConsumers;
+    std::unordered_set<const HloInstruction*> m_dirty;
+    std::unordered_map<std::pair<const HloInstruction*, const HloInstruction*>, CachedPair, PairHash>
+        m_pairs;
+    // Last reason logged per pair: a pair re-evaluated with the same verdict
+    // is not logged again.
+    std::unordered_map<std::pair<const HloInstruction*, const HloInstruction*>, std::string, PairHash>
+        m_logged;
+    std::unordered_map<const HloInstruction*, double> m_key;
     int64_t m_step = 0;
 };
 

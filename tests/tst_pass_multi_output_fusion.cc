@@ -1,0 +1,199 @@
+// MultiOutputFusionPass: sibling and producer-consumer multi-output fusion,
+// cycle refusal, decisions, options, corpus sweep.
+#include <QtTest>
+
+#include "compiler/fusion/instruction_fusion.h"
+#include "compiler/fusion/multi_output_fusion.h"
+#include "tests/pass_check_util.h"
+#include "tests/pass_sweep_util.h"
+
+using namespace hloscope;
+using namespace hloscope::testing;
+
+namespace {
+
+const char* kSiblings = R"(HloModule siblings
+sum {
+  p = f32[] parameter(0)
+  q = f32[] parameter(1)
+  ROOT s = f32[] add(p, q)
+}
+max {
+  p = f32[] parameter(0)
+  q = f32[] parameter(1)
+  ROOT m = f32[] maximum(p, q)
+}
+ENTRY e {
+  x = f32[128,1024] parameter(0)
+  zero = f32[] constant(0)
+  ninf = f32[] constant(-inf)
+  s = f32[128] reduce(x, zero), dimensions={1}, to_apply=sum
+  m = f32[128] reduce(x, ninf), dimensions={1}, to_apply=max
+  ROOT t = (f32[128], f32[128]) tuple(s, m)
+}
+)";
+
+// %b reaches %r through %n (outside): fusing b and r would create a cycle.
+const char* kCycle = R"(HloModule cycle
+sum {
+  p = f32[] parameter(0)
+  q = f32[] parameter(1)
+  ROOT s = f32[] add(p, q)
+}
+ENTRY e {
+  x = f32[128,1024] parameter(0)
+  zero = f32[] constant(0)
+  s = f32[128] reduce(x, zero), dimensions={1}, to_apply=sum
+  bs = f32[128,1024] broadcast(s), dimensions={0}
+  b = f32[128,1024] add(x, bs)
+  r = f32[128] reduce(b, zero), dimensions={1}, to_apply=sum
+  ROOT t = (f32[128], f32[128,1024]) tuple(r, b)
+}
+)";
+
+StatusOr<std::unique_ptr<HloPass>> makeMof(PassOptions options = {}) {
+    if (!options.has("cost_model")) options.set("cost_model", "bytes");
+    return MultiOutputFusionPass::create(options);
+}
+
+int countOf(const std::string& text, const std::string& what) {
+    int n = 0;
+    for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    return n;
+}
+
+}  // namespace
+
+class TestPassMultiOutputFusion : public QObject {
+    Q_OBJECT
+
+    std::string check(HloPass& pass, HloModule& module, const char* hlo, const std::string& checks) {
+        pass.clearRewrites();
+        auto changed = pass.run(module);
+        if (!changed.isOk()) {
+            QTest::qFail(changed.status().toString().c_str(), __FILE__, __LINE__);
+            return {};
+        }
+        HloVerifierOptions options;
+        options.allowMixedPrecision = true;
+        if (Status s = verifyModule(module, options); !s.isOk())
+            QTest::qFail(s.toString().c_str(), __FILE__, __LINE__);
+        const std::string text = printModule(module, HloPrintOptions::canonical());
+        std::string why = fileCheck(text, checks);
+        if (!why.empty()) QTest::qFail(why.c_str(), __FILE__, __LINE__);
+        why = semantics(hlo, module);
+        if (!why.empty()) QTest::qFail(("semantics: " + why).c_str(), __FILE__, __LINE__);
+        for (const auto& d : pass.decisions())
+            if (d.reason.empty() || d.explanation.empty())
+                QTest::qFail("incomplete decision", __FILE__, __LINE__);
+        m_decisions = pass.decisions();
+        pass.clearRewrites();
+        auto again = pass.run(module);
+        if (!again.isOk() || *again || printModule(module, HloPrintOptions::canonical()) != text)
+            QTest::qFail("second run changed the module", __FILE__, __LINE__);
+        return text;
+    }
+
+    std::vector<PassDecision> m_decisions;
+
+private slots:
+    void siblingReductionsShareOneFusion() {
+        auto module = parseHloModule(kSiblings);
+        QVERIFY(module.isOk());
+        auto pass = makeMof();
+        QVERIFY(pass.isOk());
+        const std::string text = check(**pass, **module, kSiblings, R"(
+CHECK: %fused_computation
+CHECK: %s = f32[128] reduce(
+CHECK: %m = f32[128] reduce(
+CHECK: ROOT %tuple{{[.0-9]*}} = (f32[128], f32[128]) tuple(
+CHECK: ENTRY
+CHECK: %fusion = (f32[128], f32[128]) fusion(f32[128,1024] %x{{.*}}), kind=kInput
+CHECK: get-tuple-element(
+CHECK: get-tuple-element(
+)");
+        QCOMPARE(countOf(text, " fusion("), 1);
+        QVERIFY(ruleCount(**pass, "multi-output-sibling") == 0);  // cleared by the second run
+        QCOMPARE(m_decisions.size(), size_t(1));
+        QCOMPARE(m_decisions[0].reason, std::string("fused"));
+    }
+
+    void forbidSiblings() {
+        auto module = parseHloModule(kSiblings);
+        QVERIFY(module.isOk());
+        auto pass = makeMof({{"forbid", "m:s"}});
+        QVERIFY(pass.isOk());
+        check(**pass, **module, kSiblings, "CHECK-NOT: fusion(");
+        QCOMPARE(m_decisions[0].reason, std::string("forbidden-by-user"));
+    }
+
+    void cycleIsRefused() {
+        auto module = parseHloModule(kCycle);
+        QVERIFY(module.isOk());
+        auto pass = makeMof();
+        QVERIFY(pass.isOk());
+        check(**pass, **module, kCycle, "CHECK: ENTRY");
+        bool cycle = false;
+        for (const auto& d : m_decisions) cycle = cycle || d.reason == "multi-output-cycle";
+        QVERIFY(cycle);
+    }
+
+    void softmaxAfterFusionHasThreeKernels() {
+        const char* hlo = R"(HloModule softmax
+max {
+  p = f32[] parameter(0)
+  q = f32[] parameter(1)
+  ROOT m = f32[] maximum(p, q)
+}
+sum {
+  p = f32[] parameter(0)
+  q = f32[] parameter(1)
+  ROOT s = f32[] add(p, q)
+}
+ENTRY e {
+  x = f32[128,1024] parameter(0)
+  ninf = f32[] constant(-inf)
+  mx = f32[128] reduce(x, ninf), dimensions={1}, to_apply=max
+  bmx = f32[128,1024] broadcast(mx), dimensions={0}
+  sub = f32[128,1024] subtract(x, bmx)
+  ex = f32[128,1024] exponential(sub)
+  zero = f32[] constant(0)
+  sm = f32[128] reduce(ex, zero), dimensions={1}, to_apply=sum
+  bsm = f32[128,1024] broadcast(sm), dimensions={0}
+  ROOT div = f32[128,1024] divide(ex, bsm)
+}
+)";
+        auto module = parseHloModule(hlo);
+        QVERIFY(module.isOk());
+        auto fusion = FusionPass::create({{"cost_model", "bytes"}});
+        QVERIFY(fusion.isOk());
+        QVERIFY((*fusion)->run(**module).isOk());
+        auto pass = makeMof();
+        QVERIFY(pass.isOk());
+        const std::string text = check(**pass, **module, hlo, "CHECK: ENTRY");
+        // Kernels in the entry: fusions and bare reductions (XLA: 3).
+        const std::string entry = text.substr(text.find("ENTRY"));
+        const int kernels = countOf(entry, " fusion(") + countOf(entry, " reduce(");
+        QVERIFY2(kernels == 3, entry.c_str());
+        QVERIFY(entry.find("(f32[128,1024], f32[128]) fusion(") != std::string::npos);
+    }
+
+    void badOptions() {
+        QVERIFY(!MultiOutputFusionPass::create({{"colour", "red"}}).isOk());
+        QVERIFY(!MultiOutputFusionPass::create({{"target", "fpga"}}).isOk());
+        QVERIFY(!MultiOutputFusionPass::create({{"force", "x"}}).isOk());
+    }
+
+    void corpusSweep() {
+        if (!QDir(corpusHloDir()).exists()) QSKIP("corpus absent (../shared/corpus)");
+        SweepStats stats;
+        std::string why = sweepCorpus(QStringLiteral("fusion"), [] { return makeMof(); }, &stats);
+        QVERIFY2(why.empty(), why.c_str());
+        qInfo("multi-output fusion sweep: %d files, %d run, %d evaluated, %d changed", stats.files,
+              stats.run, stats.evaluated, stats.changed);
+        QVERIFY(stats.run > 0);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestPassMultiOutputFusion)
+#include "tst_pass_multi_output_fusion.moc"
