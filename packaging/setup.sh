@@ -11,13 +11,17 @@
 set -euo pipefail
 
 # Debian 12 packages needed to build and test.
-# Later issues add llvm-19-dev, libgraphviz-dev, qt6-charts-dev, libeigen3-dev etc.
+# Later issues add llvm-19-dev and libeigen3-dev.
 PACKAGES=(
     build-essential
     cmake
     ninja-build
     pkg-config
     qt6-base-dev
+    qt6-svg-dev
+    qt6-charts-dev
+    libqt6opengl6-dev
+    libgraphviz-dev
     nlohmann-json3-dev
     xvfb
     xauth
