@@ -22,32 +22,11 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-// A hardware name (cpu, h100, a100, tpu_v4, tpu_v5e) or a target JSON file.
 StatusOr<TargetDescription> hardwareNamed(const std::string& name) {
-    for (const std::string& builtin : builtinTargetNames())
-        if (builtin == name) {
-            if (name == "cpu") return loadCpuTarget();
-            return builtinTargetDescription(name);
-        }
-    if (name.ends_with(".json")) return loadTargetDescription(name);
-    std::string known;
-    for (const std::string& b : builtinTargetNames()) known += (known.empty() ? "" : ", ") + b;
-    return invalidArgument("unknown hardware '" + name + "' (expected " + known +
-                           " or a target .json file)");
+    return resolveTargetDescription(name);
 }
 
-std::string_view pipelineFor(const TargetDescription& target) {
-    switch (target.kind) {
-    case TargetKind::kCpu: return "cpu";
-    case TargetKind::kGpu: return "gpu";
-    case TargetKind::kTpu: return "tpu";
-    }
-    return "cpu";
-}
-
-struct PipelineOutcome {
-    std::unique_ptr<PipelineSession> session;
-};
+std::string_view pipelineFor(const TargetDescription& target) { return pipelineFamily(target.kind); }
 
 // Runs the target pipeline on a fresh copy of the file's module, fusion on
 // or off, the fusion passes using `hardware` for their cost model.
@@ -56,7 +35,11 @@ StatusOr<std::unique_ptr<PipelineSession>> runPipeline(const std::string& file,
                                                        const std::string& hardwareArg, bool fuse,
                                                        const std::vector<std::string>& options) {
     HLO_ASSIGN_OR_RETURN(std::unique_ptr<HloModule> module, loadModuleFromFile(file));
+    // The family's pipeline with the fusion passes' cost model on `hardware`.
     HLO_ASSIGN_OR_RETURN(Pipeline pipeline, targetPipeline(pipelineFor(hardware)));
+    for (PipelineStep& step : pipeline.steps)
+        if (step.pass == "fusion" || step.pass == "multi-output-fusion")
+            step.options.set("hardware", hardwareArg);
     for (PipelineStep& step : pipeline.steps) {
         const bool fusionStep = step.pass == "fusion" || step.pass == "multi-output-fusion";
         if (fusionStep && !fuse) step.enabled = false;

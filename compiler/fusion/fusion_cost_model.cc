@@ -74,7 +74,8 @@ FusionTimes BytesFusionCostModel::estimate(const HloInstruction& producer,
 }
 
 StatusOr<std::unique_ptr<FusionCostModel>> makeFusionCostModel(std::string_view target,
-                                                               std::string_view kind) {
+                                                               std::string_view kind,
+                                                               const std::string& hardware) {
     if (target != "cpu" && target != "gpu" && target != "tpu")
         return invalidArgument("fusion target must be cpu, gpu or tpu, not '" +
                                std::string(target) + "'");
@@ -84,8 +85,19 @@ StatusOr<std::unique_ptr<FusionCostModel>> makeFusionCostModel(std::string_view 
     if (kind != "performance")
         return invalidArgument("cost_model must be performance or bytes, not '" +
                                std::string(kind) + "'");
-    const std::string_view name = target == "gpu" ? "h100" : target == "tpu" ? "tpu_v5e" : "cpu";
-    HLO_ASSIGN_OR_RETURN(TargetDescription description, builtinTargetDescription(name));
+    TargetDescription description;
+    if (hardware.empty()) {
+        const std::string_view name = target == "gpu" ? "h100" : target == "tpu" ? "tpu_v5e" : "cpu";
+        HLO_ASSIGN_OR_RETURN(description, builtinTargetDescription(name));
+    } else {
+        auto resolved = resolveTargetDescription(hardware);
+        if (!resolved.isOk()) return resolved.status().withContext("option hardware");
+        description = std::move(*resolved);
+        if (pipelineFamily(description.kind) != target)
+            return invalidArgument("option hardware: " + description.name + " is a " +
+                                   std::string(pipelineFamily(description.kind)) +
+                                   " target, not " + std::string(target));
+    }
     return std::unique_ptr<FusionCostModel>(
         std::make_unique<PerformanceModelFusionCost>(std::move(description)));
 }

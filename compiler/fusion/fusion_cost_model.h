@@ -68,9 +68,11 @@ private:
 };
 
 // The model the passes use for `target` (cpu|gpu|tpu) and `kind`
-// ("performance": the shipped target description cpu / h100 / tpu_v5e;
-// "bytes": BytesFusionCostModel).
+// ("performance": `hardware`'s description (resolveTargetDescription), by
+// default the shipped cpu / h100 / tpu_v5e; "bytes": BytesFusionCostModel).
+// A hardware of another family than `target` is an error.
 StatusOr<std::unique_ptr<FusionCostModel>> makeFusionCostModel(std::string_view target,
-                                                               std::string_view kind);
+                                                               std::string_view kind,
+                                                               const std::string& hardware = {});
 
 }  // namespace hloscope

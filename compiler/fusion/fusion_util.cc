@@ -147,7 +147,7 @@ std::string humanBytes(double bytes) {
 
 StatusOr<FusionConfig> parseFusionConfig(const PassOptions& options) {
     HLO_RETURN_IF_ERROR(options.checkKnown({"target", "max_operands", "max_fused_instructions", "force",
-                                             "forbid", "disable_cost_model", "cost_model"}));
+                                             "forbid", "disable_cost_model", "cost_model", "hardware"}));
     FusionConfig config;
     HLO_ASSIGN_OR_RETURN(config.target, options.getString("target", "cpu"));
     if (config.target == "gpu") {
@@ -174,6 +174,7 @@ StatusOr<FusionConfig> parseFusionConfig(const PassOptions& options) {
     if (config.costModel != "performance" && config.costModel != "bytes")
         return invalidArgument("option cost_model: must be performance or bytes, not '" +
                                config.costModel + "'");
+    HLO_ASSIGN_OR_RETURN(config.hardware, options.getString("hardware", ""));
     HLO_ASSIGN_OR_RETURN(std::string force, options.getString("force", ""));
     HLO_ASSIGN_OR_RETURN(std::string forbid, options.getString("forbid", ""));
     HLO_ASSIGN_OR_RETURN(config.force, parsePairs("force", force));

@@ -33,6 +33,9 @@ namespace hloscope::fusion {
 
 struct FusionConfig {
     std::string target = "cpu";
+    // The performance model's hardware (hardware=NAME|file.json); empty: the
+    // family's default (cpu: shipped cpu.json, gpu: h100, tpu: tpu_v5e).
+    std::string hardware;
     std::string costModel = "performance";
     int64_t maxOperands = 128;
     int64_t maxFusedInstructions = 256;

@@ -299,14 +299,14 @@ std::string_view FusionPass::description() {
            "producers are fused into their consumers in order of predicted gain, creating kLoop "
            "(elementwise and data movement), kInput (reduce roots) and kOutput (dot/convolution "
            "with elementwise epilogue) fusions; every pair considered is logged with a reason. "
-           "Options: target=cpu|gpu|tpu, max_operands, max_fused_instructions, "
+           "Options: target=cpu|gpu|tpu, hardware=NAME|file.json, max_operands, max_fused_instructions, "
            "cost_model=performance|bytes, disable_cost_model, force=p:c;..., forbid=p:c;...";
 }
 
 StatusOr<std::unique_ptr<HloPass>> FusionPass::create(const PassOptions& options) {
     HLO_ASSIGN_OR_RETURN(FusionConfig config, fusion::parseFusionConfig(options));
     HLO_ASSIGN_OR_RETURN(std::unique_ptr<FusionCostModel> model,
-                         makeFusionCostModel(config.target, config.costModel));
+                         makeFusionCostModel(config.target, config.costModel, config.hardware));
     return std::unique_ptr<HloPass>(std::make_unique<FusionPass>(std::move(config), std::move(model)));
 }
 

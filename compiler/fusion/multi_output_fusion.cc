@@ -1,5 +1,8 @@
 #include "compiler/fusion/multi_output_fusion.h"
 
+#include <algorithm>
+#include <cassert>
+#include <cstdint>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -15,26 +18,34 @@ namespace {
 
 constexpr double kMinSharedOperandBytes = 1024;
 
+// "Does `to` depend on `from`?" for the cycle checks. Every instruction
+// has a position in a topological order (operands before users; a
+// get-tuple-element has its tuple's), so a search from `to` only
+// visits instructions positioned after `from`. The order is computed once;
+// when two instructions merge into a multi-output fusion, only the stretch
+// of the order between them is rearranged (Pearce and Kelly's dynamic
+// topological order): ancestors of the later one move before the fusion,
+// descendants of the earlier one after it. The pass stays near-linear on
+// modules with tens of thousands of instructions.
 class Reachability {
 public:
     explicit Reachability(HloComputation& computation) : m_computation(computation) {}
-    void invalidate() { m_valid = false; }
 
     // Whether `to` depends on `from` through operands or control edges,
     // not counting a direct operand edge from `from` when `skipDirect`.
     bool reaches(const HloInstruction* from, const HloInstruction* to, bool skipDirect) {
-        if (!m_valid) {
-            m_index.clear();
-            int64_t i = 0;
-            for (const HloInstruction* instruction : m_computation.postOrder()) m_index[instruction] = i++;
-            m_valid = true;
-        }
-        const int64_t limit = m_index[from];
-        std::unordered_set<const HloInstruction*> seen;
-        std::vector<const HloInstruction*> stack;
+        if (!m_valid) renumber();
+        const int64_t limit = position(from);
+        ++m_stamp;
+        std::vector<const HloInstruction*>& stack = m_stack;
+        stack.clear();
         auto visit = [&](const HloInstruction* x) {
             if (x == from) return true;
-            if (m_index[x] > limit && seen.insert(x).second) stack.push_back(x);
+            const size_t slot = slotOf(x);
+            if (m_seen[slot] != m_stamp && position(x) >= limit) {
+                m_seen[slot] = m_stamp;
+                stack.push_back(x);
+            }
             return false;
         };
         for (const HloInstruction* operand : to->operands())
@@ -52,10 +63,159 @@ public:
         return false;
     }
 
+    // Before `a` and `b` merge: the instructions between them in the order
+    // that must end up before (ancestors of the later) or after
+    // (descendants of the earlier) the fusion.
+    struct MergePlan {
+        std::vector<const HloInstruction*> before, after;
+        std::vector<int64_t> slots;  // the positions the stretch may use
+        bool valid = false;
+    };
+    MergePlan planMerge(const HloInstruction* a, const HloInstruction* b) {
+        MergePlan plan;
+        if (!m_valid) return plan;
+        if (position(a) > position(b)) std::swap(a, b);
+        const int64_t lo = position(a), hi = position(b);
+        ++m_stamp;
+        // Descendants of `a` (users and control successors) before `b`.
+        std::vector<const HloInstruction*> stack = {a};
+        while (!stack.empty()) {
+            const HloInstruction* x = stack.back();
+            stack.pop_back();
+            auto follow = [&](const HloInstruction* y) {
+                if (y == b) return;
+                const size_t slot = slotOf(y);
+                if (m_seen[slot] != m_stamp && position(y) < hi) {
+                    m_seen[slot] = m_stamp;
+                    if (!isElement(y)) plan.after.push_back(y);
+                    stack.push_back(y);
+                }
+            };
+            for (const HloInstruction* y : x->users()) follow(y);
+            for (const HloInstruction* y : x->controlSuccessors()) follow(y);
+        }
+        // Ancestors of `b` after `a`.
+        stack = {b};
+        while (!stack.empty()) {
+            const HloInstruction* x = stack.back();
+            stack.pop_back();
+            auto follow = [&](const HloInstruction* y) {
+                if (y == a) return;
+                const size_t slot = slotOf(y);
+                if (m_seen[slot] != m_stamp && position(y) > lo) {
+                    m_seen[slot] = m_stamp;
+                    if (!isElement(y)) plan.before.push_back(y);
+                    stack.push_back(y);
+                }
+            };
+            for (const HloInstruction* y : x->operands()) follow(y);
+            for (const HloInstruction* y : x->controlPredecessors()) follow(y);
+        }
+        auto byPosition = [&](const HloInstruction* x, const HloInstruction* y) {
+            return position(x) < position(y);
+        };
+        std::sort(plan.before.begin(), plan.before.end(), byPosition);
+        std::sort(plan.after.begin(), plan.after.end(), byPosition);
+        plan.slots = {lo, hi};
+        for (const HloInstruction* x : plan.before) plan.slots.push_back(position(x));
+        for (const HloInstruction* x : plan.after) plan.slots.push_back(position(x));
+        std::sort(plan.slots.begin(), plan.slots.end());
+        plan.valid = true;
+        return plan;
+    }
+
+    // After the merge: `fused` (and its get-tuple-elements) sit between the
+    // plan's two groups.
+    void applyMerge(const MergePlan& plan, const HloInstruction* fused) {
+        if (!plan.valid || !m_valid) {
+            m_valid = false;
+            return;
+        }
+        size_t next = 0;
+        for (const HloInstruction* x : plan.before) m_position[slotOf(x)] = plan.slots[next++];
+        m_position[slotOf(fused)] = plan.slots[next++];
+        ++next;  // one spare: a and b give two positions, the fusion takes one
+        for (const HloInstruction* x : plan.after) m_position[slotOf(x)] = plan.slots[next++];
+    }
+
 private:
+    // A get-tuple-element has no position of its own: it is where its tuple
+    // is (so it moves with it and never ties with anything else).
+    static bool isElement(const HloInstruction* x) {
+        return x->opcode() == HloOpcode::kGetTupleElement;
+    }
+    int64_t position(const HloInstruction* x) {
+        while (isElement(x)) x = x->operand(0);
+        return m_position[slotOf(x)];
+    }
+
+    size_t slotOf(const HloInstruction* x) {
+        const int64_t id = x->uniqueId();
+        if (m_dense && id >= 0) {
+            if (static_cast<size_t>(id) >= m_position.size()) grow(static_cast<size_t>(id) + 1);
+            return static_cast<size_t>(id);
+        }
+        auto [it, inserted] = m_slots.emplace(x, m_position.size());
+        if (inserted) grow(m_position.size() + 1);
+        return it->second;
+    }
+
+    void grow(size_t size) {
+        m_position.resize(size, -1);
+        m_seen.resize(size, 0);
+    }
+
+    void renumber() {
+        const auto& instructions = m_computation.instructions();
+        int64_t maxId = -1;
+        bool idsKnown = true;
+        for (const auto& instruction : instructions) {
+            maxId = std::max(maxId, instruction->uniqueId());
+            idsKnown = idsKnown && instruction->uniqueId() >= 0;
+        }
+        const size_t count = instructions.size();
+        // Unique ids index the arrays when they are reasonably dense.
+        m_dense = idsKnown && maxId < std::max<int64_t>(16 * static_cast<int64_t>(count), 1 << 22);
+        m_slots.clear();
+        m_position.clear();
+        m_seen.clear();
+        grow(m_dense ? static_cast<size_t>(maxId + 1) : 0);
+        m_stamp = 0;
+        // Iterative post-order over operands and control predecessors;
+        // positions are spaced so that get-tuple-elements can share.
+        std::unordered_set<const HloInstruction*> open;
+        std::vector<std::pair<const HloInstruction*, size_t>> work;
+        int64_t next = 0;
+        for (const auto& root : instructions) {
+            if (m_position[slotOf(root.get())] >= 0 || open.count(root.get())) continue;
+            work.emplace_back(root.get(), 0);
+            open.insert(root.get());
+            while (!work.empty()) {
+                auto& [x, k] = work.back();
+                const size_t operandCount = x->operands().size();
+                const size_t total = operandCount + x->controlPredecessors().size();
+                if (k < total) {
+                    const HloInstruction* y = k < operandCount ? x->operand(static_cast<int64_t>(k))
+                                                              : x->controlPredecessors()[k - operandCount];
+                    ++k;
+                    if (m_position[slotOf(y)] < 0 && open.insert(y).second) work.emplace_back(y, 0);
+                    continue;
+                }
+                m_position[slotOf(x)] = next++;
+                work.pop_back();
+            }
+        }
+        m_valid = true;
+    }
+
     HloComputation& m_computation;
-    std::unordered_map<const HloInstruction*, int64_t> m_index;
     bool m_valid = false;
+    bool m_dense = false;
+    std::unordered_map<const HloInstruction*, size_t> m_slots;  // when ids are sparse
+    std::vector<int64_t> m_position;
+    std::vector<uint32_t> m_seen;
+    uint32_t m_stamp = 0;
+    std::vector<const HloInstruction*> m_stack;
 };
 
 }  // namespace
@@ -70,7 +230,7 @@ std::string_view MultiOutputFusionPass::description() {
 StatusOr<std::unique_ptr<HloPass>> MultiOutputFusionPass::create(const PassOptions& options) {
     HLO_ASSIGN_OR_RETURN(FusionConfig config, fusion::parseFusionConfig(options));
     HLO_ASSIGN_OR_RETURN(std::unique_ptr<FusionCostModel> model,
-                         makeFusionCostModel(config.target, config.costModel));
+                         makeFusionCostModel(config.target, config.costModel, config.hardware));
     return std::unique_ptr<HloPass>(
         std::make_unique<MultiOutputFusionPass>(std::move(config), std::move(model)));
 }
@@ -142,9 +302,10 @@ StatusOr<bool> MultiOutputFusionPass::run(HloModule& module) {
                                        " " + fusion::describeBytes(shared->shape()) +
                                        " once instead of twice";
                 recordDecision(std::move(decision));
+                const auto plan = reach.planMerge(group, other);
                 HloInstruction* fused = builder.fuseMultiOutput(group, other);
                 recordRewrite("multi-output-sibling", other, fused);
-                reach.invalidate();
+                reach.applyMerge(plan, fused);
                 group = fused;
             }
         }
@@ -202,9 +363,10 @@ StatusOr<bool> MultiOutputFusionPass::run(HloModule& module) {
                 decision.explanation = "fusing " + p + " into " + c + " and exposing both outputs saves re-reading " +
                                        fusion::describeBytes(producer->shape());
                 recordDecision(std::move(decision));
+                const auto plan = reach.planMerge(producer, consumer);
                 HloInstruction* fused = builder.fuseMultiOutput(producer, consumer);
                 recordRewrite("multi-output-producer", producer, fused);
-                reach.invalidate();
+                reach.applyMerge(plan, fused);
                 break;
             }
         }

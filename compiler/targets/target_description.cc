@@ -274,4 +274,24 @@ StatusOr<TargetDescription> loadCpuTarget() {
     return builtinTargetDescription("cpu");
 }
 
+StatusOr<TargetDescription> resolveTargetDescription(const std::string& nameOrPath) {
+    for (const std::string& builtin : builtinTargetNames())
+        if (builtin == nameOrPath)
+            return nameOrPath == "cpu" ? loadCpuTarget() : builtinTargetDescription(nameOrPath);
+    if (nameOrPath.ends_with(".json")) return loadTargetDescription(nameOrPath);
+    std::string known;
+    for (const std::string& b : builtinTargetNames()) known += (known.empty() ? "" : ", ") + b;
+    return invalidArgument("unknown hardware '" + nameOrPath + "' (expected " + known +
+                           " or a target .json file)");
+}
+
+std::string_view pipelineFamily(TargetKind kind) {
+    switch (kind) {
+    case TargetKind::kCpu: return "cpu";
+    case TargetKind::kGpu: return "gpu";
+    case TargetKind::kTpu: return "tpu";
+    }
+    return "cpu";
+}
+
 }  // namespace hloscope

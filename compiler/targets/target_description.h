@@ -79,5 +79,10 @@ std::optional<std::string_view> builtinTargetJson(std::string_view name);
 std::string cpuTargetCachePath();
 // The calibrated description of this machine when cached, else the shipped cpu.json.
 StatusOr<TargetDescription> loadCpuTarget();
+// A hardware name ("cpu": loadCpuTarget(); "h100", "a100", "tpu_v4",
+// "tpu_v5e": shipped) or the path of a target .json file.
+StatusOr<TargetDescription> resolveTargetDescription(const std::string& nameOrPath);
+// The pipeline family of a target kind: "cpu", "gpu" or "tpu".
+std::string_view pipelineFamily(TargetKind kind);
 
 }  // namespace hloscope

@@ -1,5 +1,7 @@
 #include "compiler/targets/targets.h"
 
+#include "compiler/targets/target_description.h"
+
 namespace hloscope {
 
 const std::vector<std::string_view>& targetNames() {
@@ -7,14 +9,30 @@ const std::vector<std::string_view>& targetNames() {
     return names;
 }
 
-StatusOr<Pipeline> targetPipeline(std::string_view target) {
-    bool known = false;
-    for (std::string_view name : targetNames()) known = known || name == target;
-    if (!known)
-        return invalidArgument("unknown target '" + std::string(target) +
-                               "' (expected cpu, gpu or tpu)");
+StatusOr<Pipeline> targetPipeline(std::string_view targetOrHardware) {
+    std::string target(targetOrHardware);
+    std::string hardware;
+    bool family = false;
+    for (std::string_view name : targetNames()) family = family || name == targetOrHardware;
+    if (!family) {
+        auto description = resolveTargetDescription(target);
+        if (!description.isOk())
+            return invalidArgument("unknown target '" + target +
+                                   "' (expected cpu, gpu, tpu, a hardware name (" +
+                                   [] {
+                                       std::string known;
+                                       for (const std::string& b : builtinTargetNames())
+                                           known += (known.empty() ? "" : ", ") + b;
+                                       return known;
+                                   }() +
+                                   ") or a target .json file)");
+        hardware = target;
+        target = std::string(pipelineFamily(description->kind));
+    }
     Pipeline pipeline;
-    pipeline.name = std::string(target);
+    pipeline.name = std::string(targetOrHardware);
+    PassOptions fusionOptions{{"target", target}};
+    if (!hardware.empty()) fusionOptions.set("hardware", hardware);
     auto add = [&](std::string pass, PassOptions options = {}) {
         pipeline.steps.push_back(PipelineStep{std::move(pass), std::move(options), true});
     };
@@ -29,11 +47,12 @@ StatusOr<Pipeline> targetPipeline(std::string_view target) {
     add("cse");
     add("dce");
     // Fusion on the simplified module, before layouts are fixed: priority
-    // (producer-consumer) fusion driven by the target's performance model.
-    // (multi-output-fusion follows it once it handles every corpus model;
-    // run it with --passes meanwhile.)
-    add("fusion", PassOptions{{"target", std::string(target)}});
-    add("layout-assignment", PassOptions{{"target", std::string(target)}});
+    // (producer-consumer) fusion driven by the target's performance model,
+    // then, on gpu and tpu, sibling and producer-consumer multi-output fusion
+    // (XLA's CPU backend has none).
+    add("fusion", fusionOptions);
+    if (target != "cpu") add("multi-output-fusion", fusionOptions);
+    add("layout-assignment", PassOptions{{"target", target}});
     // Post-layout clean-up: copies and transposes layout assignment made
     // redundant.
     add("algebraic-simplifier");

@@ -19,6 +19,10 @@ namespace hloscope {
 
 // "cpu", "gpu", "tpu".
 const std::vector<std::string_view>& targetNames();
-StatusOr<Pipeline> targetPipeline(std::string_view target);
+// The pipeline of a family ("cpu", "gpu", "tpu"), or of a hardware name
+// ("h100", "a100", "tpu_v4", "tpu_v5e", "cpu" is the family) or target .json
+// file: its family's pipeline with the fusion passes' cost model on that
+// hardware (option hardware=).
+StatusOr<Pipeline> targetPipeline(std::string_view targetOrHardware);
 
 }  // namespace hloscope
