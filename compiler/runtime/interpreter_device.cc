@@ -1,5 +1,6 @@
 #include "compiler/runtime/interpreter_device.h"
 
+#include <algorithm>
 #include <chrono>
 #include <unordered_map>
 
@@ -32,7 +33,9 @@ StatusOr<ExecutionResult> InterpreterDevice::run(const HloModule& module,
 
     ExecutionResult result;
     result.device = name();
-    const double total = static_cast<double>(std::max<size_t>(entry->instructions().size(), 1));
+    // The evaluator times every entry instruction it evaluates but parameters.
+    const double total = static_cast<double>(
+        std::max<int64_t>(static_cast<int64_t>(entry->instructions().size()) - entry->parameterCount(), 1));
     int64_t done = 0;
     std::unordered_map<const HloInstruction*, size_t> slot;  // instruction -> index in times
 

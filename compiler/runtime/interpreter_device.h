@@ -2,7 +2,8 @@
 // ExecutionDevice. Always available. Per-instruction times come from the
 // evaluator's onInstructionTimed hook (entry computation instructions; a
 // while loop or call reports once with the time of everything it ran);
-// progress is the fraction of entry instructions evaluated.
+// parameters are not timed. Progress is the fraction of the entry's
+// non-parameter instructions evaluated.
 #pragma once
 
 #include "compiler/runtime/execution_device.h"
