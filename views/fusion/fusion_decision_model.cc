@@ -110,6 +110,16 @@ int FusionDecisionModel::latestDecision(const QString& producer, const QString& 
     return -1;
 }
 
+int FusionDecisionModel::latestDecision(const QStringList& producers, const QStringList& consumers) const {
+    for (int i = rowCount() - 1; i >= 0; --i) {
+        const PassDecision& d = m_rows[static_cast<size_t>(i)].decision;
+        if (producers.contains(QString::fromStdString(d.producer)) &&
+            consumers.contains(QString::fromStdString(d.consumer)))
+            return i;
+    }
+    return -1;
+}
+
 FusionDecisionFilter::FusionDecisionFilter(QObject* parent) : QSortFilterProxyModel(parent) {
     setSortRole(FusionDecisionModel::kSortRole);
 }

@@ -57,6 +57,9 @@ public:
 
     // The latest decision about (producer, consumer), or -1.
     int latestDecision(const QString& producer, const QString& consumer) const;
+    // The latest decision whose producer is one of `producers` and consumer
+    // one of `consumers` (an instruction and the fusions that took it in), or -1.
+    int latestDecision(const QStringList& producers, const QStringList& consumers) const;
 
     // "1.2 ms", "35 us", "-" for negative (no model).
     static QString formatSeconds(double seconds);

@@ -299,6 +299,22 @@ void FusionExplorer::selectInstruction(const QString& name) {
     }
 }
 
+QStringList FusionExplorer::aliases(const QString& name) const {
+    QStringList names{name};
+    if (!m_figures || !m_figures->fused) return names;
+    const std::string target = name.toStdString();
+    for (const auto& computation : m_figures->fused->computations())
+        for (const auto& instruction : computation->instructions()) {
+            if (instruction->opcode() != HloOpcode::kFusion || !instruction->fusedComputation()) continue;
+            for (const auto& inner : instruction->fusedComputation()->instructions())
+                if (inner->name() == target) {
+                    names << QString::fromStdString(instruction->name());
+                    break;
+                }
+        }
+    return names;
+}
+
 QString FusionExplorer::neverConsidered(const QString& producer, const QString& consumer) const {
     const HloModule* module = m_figures && m_figures->unfused ? m_figures->unfused.get()
                               : m_state && m_state->module ? m_state->module.get()
@@ -341,15 +357,24 @@ void FusionExplorer::explainPair(const QString& producer, const QString& consume
         m_answer->setPlainText(tr("Enter a producer and a consumer instruction name."));
         return;
     }
-    const int row = m_model->latestDecision(producer, consumer);
+    int row = m_model->latestDecision(producer, consumer);
+    QString via;
+    if (row < 0) {
+        row = m_model->latestDecision(aliases(producer), aliases(consumer));
+        if (row >= 0) {
+            const PassDecision& d = m_model->row(row).decision;
+            via = tr(" (as %%1 -> %%2, the fusions holding them)")
+                      .arg(QString::fromStdString(d.producer), QString::fromStdString(d.consumer));
+        }
+    }
     if (row < 0) {
         m_answer->setPlainText(neverConsidered(producer, consumer));
         return;
     }
     const FusionDecisionRow& r = m_model->row(row);
     const PassDecision& d = r.decision;
-    QString text = tr("%1 -> %2: %3 by %4 (decision %5, step %6).\nReason: %7: %8")
-                       .arg(producer, consumer, d.applied ? tr("fused") : tr("not fused"), r.pass)
+    QString text = tr("%1 -> %2: %3 by %4%5 (decision %6, step %7).\nReason: %8: %9")
+                       .arg(producer, consumer, d.applied ? tr("fused") : tr("not fused"), r.pass, via)
                        .arg(row + 1)
                        .arg(d.step)
                        .arg(QString::fromStdString(d.reason), QString::fromStdString(d.explanation));

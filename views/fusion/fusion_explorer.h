@@ -79,6 +79,9 @@ private:
     void updateWhatIfLabel();
     void requestWhatIf(bool force);
     int selectedSourceRow() const;
+    // `name` and the fusion that holds it after fusion (the decisions name
+    // fusions once an instruction is inside one).
+    QStringList aliases(const QString& name) const;
     QString neverConsidered(const QString& producer, const QString& consumer) const;
 
     DocumentStatePtr m_state;
