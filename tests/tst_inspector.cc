@@ -39,7 +39,7 @@ private slots:
         inspector.selectInstruction(QStringLiteral("dot.4"));
         QCOMPARE(inspector.currentInstruction(), QStringLiteral("dot.4"));
         const QString text = inspector.propertiesText();
-        QVERIFY2(text.contains(QStringLiteral("Opcode\tdot")) || text.contains(QStringLiteral("Opcode dot")),
+        QVERIFY2(text.contains(QStringLiteral("Opcode\ndot\n")),
                  qPrintable(text));
         QVERIFY(text.contains(QStringLiteral("f32[128,512]")));
         QVERIFY(text.contains(QStringLiteral("Minor-to-major")));
@@ -53,7 +53,7 @@ private slots:
         // Cost analysis: 2*M*N*K flops.
         const HloInstruction* dot = find(*state->module, "dot.4");
         QCOMPARE(CostAnalysis::of(*dot).flops, 2.0 * 128 * 512 * 256);
-        QVERIFY2(text.contains(QStringLiteral("flops\t33.55 M")) || text.contains(QStringLiteral("flops 33.55 M")),
+        QVERIFY2(text.contains(QStringLiteral("flops\n33.55 M\n")),
                  qPrintable(text));
         // Predicted time on the state's target.
         auto target = targetForName("cpu");
@@ -149,7 +149,7 @@ private slots:
         QVERIFY(diagram->setShape(small));
         QCOMPARE(diagram->paddedBytes(), int64_t(8 * 128 * 4));
         QCOMPARE(diagram->logicalBytes(), int64_t(3 * 5 * 4));
-        QVERIFY(diagram->caption().contains(QStringLiteral("padding")));
+        QVERIFY2(diagram->caption().contains(QStringLiteral("3 x 5 (minor dims) in 8 x 128 tiles T(8,128): 60 B logical, 4096 B padded (98.5% padding)")), qPrintable(diagram->caption()));
         diagram->render(&image);
     }
 };

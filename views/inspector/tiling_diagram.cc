@@ -52,7 +52,7 @@ QString TilingDiagram::caption() const {
     if (!m_valid) return {};
     const double padding =
         m_paddedBytes > 0 ? 100.0 * static_cast<double>(m_paddedBytes - m_logicalBytes) / static_cast<double>(m_paddedBytes) : 0;
-    return tr("%1 x %2 (minor dims) in %3 tiles %4: %5 B logical, %6 B padded (%7% padding)")
+    return tr("%1 x %2 (minor dims) in %3 x %4 tiles %5: %6 B logical, %7 B padded (%8% padding)")
         .arg(m_rows)
         .arg(m_columns)
         .arg(m_tileRows)
