@@ -1,0 +1,89 @@
+// ExecutionDevice: something that runs an HLO module on literal arguments and
+// reports how long it took: the reference interpreter today; the CPU JIT, GPU
+// and TPU-simulator backends of later issues implement the same interface so
+// the execution panel and the CLI can measure any of them the same way.
+//
+// A run returns the outputs (the entry result; a tuple result is split into
+// its elements), the wall time of the whole run and the measured time per
+// instruction and per kernel (what a profiler would report: for the
+// interpreter every entry instruction that is a kernel in the performance
+// model's sense, see CostAnalysis::isFree). Runs can be cancelled between
+// instructions (ExecutionOptions::cancel) and report progress as a fraction.
+//
+// The device registry (availableDevices) lists every registered device whose
+// available() holds; allDevices() lists them all, with why not for those
+// that cannot run here.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/hlo_module.h"
+#include "core/literal.h"
+#include "core/status.h"
+
+namespace hloscope {
+
+struct ExecutionOptions {
+    // Checked between instructions; a cancelled run returns kCancelled.
+    const std::atomic<bool>* cancel = nullptr;
+    // Called from the running thread with the fraction done (0..1) and what
+    // runs now (an instruction name, may be empty).
+    std::function<void(double fraction, const std::string& what)> progress;
+    uint64_t rngSeed = 42;  // rng ops inside the module
+    int64_t maxWhileIterations = 100'000'000;
+};
+
+struct MeasuredTime {
+    std::string name;     // instruction name
+    std::string opcode;   // "fusion", "add", ...
+    double seconds = 0;   // total over the run (loops: all iterations)
+    int64_t count = 0;    // times it ran
+};
+
+struct ExecutionResult {
+    std::vector<Literal> outputs;  // the result's tuple elements, or the single result
+    double wallSeconds = 0;
+    std::vector<MeasuredTime> instructionTimes;  // every timed instruction, in execution order
+    std::vector<MeasuredTime> kernelTimes;       // the subset that are kernels
+    std::string device;                          // name() of the device that ran it
+};
+
+class ExecutionDevice {
+public:
+    virtual ~ExecutionDevice() = default;
+    // Short unique name ("interpreter", "cpu-jit", ...).
+    virtual std::string name() const = 0;
+    // Kind of hardware: "reference", "cpu", "gpu", "tpu-sim".
+    virtual std::string kind() const = 0;
+    // One line for people.
+    virtual std::string description() const = 0;
+    // Whether the device can run here; `whyNot` (optional) says why not.
+    virtual bool available(std::string* whyNot) const = 0;
+    // Runs the module's entry computation on `args` (one per entry
+    // parameter, matching their shapes). Thread-safe: a device may run
+    // several modules at once from different threads.
+    virtual StatusOr<ExecutionResult> run(const HloModule& module, const std::vector<Literal>& args,
+                                          const ExecutionOptions& options) const = 0;
+};
+
+using ExecutionDevicePtr = std::shared_ptr<const ExecutionDevice>;
+
+// Every registered device (the interpreter first), available or not.
+std::vector<ExecutionDevicePtr> allDevices();
+// The registered devices whose available() holds.
+std::vector<ExecutionDevicePtr> availableDevices();
+// The registered device named `name`, or an error listing the known names.
+StatusOr<ExecutionDevicePtr> findDevice(const std::string& name);
+// Adds a device to the registry (later issues' backends; tests). A device
+// with the name of a registered one replaces it.
+void registerDevice(ExecutionDevicePtr device);
+
+// Splits a result literal into outputs (tuple elements, or itself).
+std::vector<Literal> splitOutputs(Literal result);
+
+}  // namespace hloscope

@@ -1,0 +1,85 @@
+#include "compiler/runtime/interpreter_device.h"
+
+#include <algorithm>
+#include <chrono>
+#include <unordered_map>
+
+#include "compiler/cost/cost_analysis.h"
+#include "core/hlo_evaluator.h"
+
+namespace hloscope {
+
+std::string InterpreterDevice::description() const {
+    return "reference interpreter (core/hlo_evaluator.h): exact XLA semantics, slow";
+}
+
+bool InterpreterDevice::available(std::string* whyNot) const {
+    if (whyNot) whyNot->clear();
+    return true;
+}
+
+StatusOr<ExecutionResult> InterpreterDevice::run(const HloModule& module,
+                                                 const std::vector<Literal>& args,
+                                                 const ExecutionOptions& options) const {
+    const HloComputation* entry = module.entryComputation();
+    if (!entry) return invalidArgument("module '" + module.name() + "' has no entry computation");
+    const int64_t parameterCount = entry->parameterCount();
+    if (static_cast<int64_t>(args.size()) != parameterCount)
+        return invalidArgument("module '" + module.name() + "' takes " +
+                               std::to_string(parameterCount) + " argument(s), " +
+                               std::to_string(args.size()) + " given");
+    if (options.cancel && options.cancel->load())
+        return Status(StatusCode::kCancelled, "run cancelled");
+
+    ExecutionResult result;
+    result.device = name();
+    // The evaluator times every entry instruction it evaluates but parameters.
+    const double total = static_cast<double>(
+        std::max<int64_t>(static_cast<int64_t>(entry->instructions().size()) - entry->parameterCount(), 1));
+    int64_t done = 0;
+    std::unordered_map<const HloInstruction*, size_t> slot;  // instruction -> index in times
+
+    HloEvaluatorOptions evaluatorOptions;
+    evaluatorOptions.rngSeed = options.rngSeed;
+    evaluatorOptions.maxWhileIterations = options.maxWhileIterations;
+    evaluatorOptions.cancel = options.cancel;
+    evaluatorOptions.onInstructionTimed = [&](const HloInstruction& instruction, double seconds) {
+        if (instruction.parent() != entry) return;
+        auto [it, inserted] = slot.emplace(&instruction, result.instructionTimes.size());
+        if (inserted) {
+            MeasuredTime time;
+            time.name = instruction.name();
+            time.opcode = std::string(hloOpcodeString(instruction.opcode()));
+            result.instructionTimes.push_back(std::move(time));
+            ++done;
+            if (options.progress)
+                options.progress(static_cast<double>(done) / total, instruction.name());
+        }
+        MeasuredTime& time = result.instructionTimes[it->second];
+        time.seconds += seconds;
+        ++time.count;
+    };
+    if (options.progress) options.progress(0, {});
+    HloEvaluator evaluator(std::move(evaluatorOptions));
+    const auto start = std::chrono::steady_clock::now();
+    StatusOr<Literal> value = evaluator.evaluate(module, std::span<const Literal>(args));
+    result.wallSeconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (!value.isOk()) {
+        if (options.cancel && options.cancel->load())
+            return Status(StatusCode::kCancelled, "run cancelled");
+        return value.status();
+    }
+    result.outputs = splitOutputs(std::move(*value));
+    for (const HloInstruction* instruction : [&] {
+             std::vector<const HloInstruction*> order(slot.size());
+             for (const auto& [i, index] : slot) order[index] = i;
+             return order;
+         }())
+        if (!CostAnalysis::isFree(*instruction))
+            result.kernelTimes.push_back(result.instructionTimes[slot.at(instruction)]);
+    if (options.progress) options.progress(1, {});
+    return result;
+}
+
+}  // namespace hloscope

@@ -1,0 +1,519 @@
+#include "views/estimator/estimator_panel.h"
+
+#include <QBuffer>
+#include <QComboBox>
+#include <QDateTime>
+#include <QFile>
+#include <QFileDialog>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPixmap>
+#include <QPushButton>
+#include <QSaveFile>
+#include <QTabWidget>
+#include <QVBoxLayout>
+#include <QtCharts/QBarCategoryAxis>
+#include <QtCharts/QBarSeries>
+#include <QtCharts/QBarSet>
+#include <QtCharts/QChart>
+#include <QtCharts/QChartView>
+#include <QtCharts/QLogValueAxis>
+#include <QtCharts/QScatterSeries>
+#include <QtCharts/QValueAxis>
+#include <QtConcurrent/QtConcurrentRun>
+
+#include <algorithm>
+
+#include "views/estimator/live_range_chart.h"
+#include "views/fusion/fusion_decision_model.h"
+
+namespace hloscope {
+namespace {
+
+QString q(const std::string& s) { return QString::fromStdString(s); }
+
+QChartView* makeChartView(QWidget* parent) {
+    auto* view = new QChartView(new QChart, parent);
+    view->setRenderHint(QPainter::Antialiasing);
+    view->setMinimumHeight(220);
+    return view;
+}
+
+// Replaces the chart's series and axes.
+QChart* resetChart(QChartView* view, const QString& title) {
+    QChart* chart = view->chart();
+    chart->removeAllSeries();
+    for (QAbstractAxis* axis : chart->axes()) {
+        chart->removeAxis(axis);
+        delete axis;
+    }
+    chart->setTitle(title);
+    chart->legend()->setVisible(true);
+    chart->legend()->setAlignment(Qt::AlignBottom);
+    return chart;
+}
+
+const ExecutionMeasurement* measurementFor(const QList<ExecutionMeasurement>& list, const QString& mode) {
+    for (const ExecutionMeasurement& m : list)
+        if (m.mode == mode) return &m;
+    return nullptr;
+}
+
+QString pngDataUri(QWidget* widget) {
+    const QSize old = widget->size();
+    widget->resize(760, 420);
+    const QPixmap pixmap = widget->grab();
+    widget->resize(old);
+    QByteArray bytes;
+    QBuffer buffer(&bytes);
+    buffer.open(QIODevice::WriteOnly);
+    pixmap.save(&buffer, "PNG");
+    return QStringLiteral("data:image/png;base64,") + QString::fromLatin1(bytes.toBase64());
+}
+
+}  // namespace
+
+EstimatorPanel::EstimatorPanel(QWidget* parent) : QWidget(parent) {
+    m_watcher = new QFutureWatcher<ModelFiguresResult>(this);
+    const char* names[kFieldCount] = {"Baseline time", "Baseline memory", "Speedup factor",
+                                      "Memory reduction factor"};
+    auto* form = new QFormLayout;
+    for (int i = 0; i < kFieldCount; ++i) {
+        m_fields[i] = new QLineEdit(this);
+        m_fields[i]->setObjectName(QString::fromLatin1(names[i]));
+        m_sources[i] = new QLabel(this);
+        auto* row = new QHBoxLayout;
+        row->addWidget(m_fields[i], 1);
+        if (i == kBaselineTime) {
+            m_timeUnit = new QComboBox(this);
+            m_timeUnit->addItem(QStringLiteral("ms"));
+            m_timeUnit->addItem(QStringLiteral("s"));
+            row->addWidget(m_timeUnit);
+        } else if (i == kBaselineMemory) {
+            m_memoryUnit = new QComboBox(this);
+            m_memoryUnit->addItem(QStringLiteral("MB"));
+            m_memoryUnit->addItem(QStringLiteral("GB"));
+            row->addWidget(m_memoryUnit);
+        } else {
+            row->addWidget(new QLabel(QStringLiteral("x"), this));
+        }
+        row->addWidget(m_sources[i]);
+        form->addRow(tr(names[i]), row);
+        connect(m_fields[i], &QLineEdit::textEdited, this, [this, i] {
+            m_userEntered[static_cast<size_t>(i)] = true;
+            updateSourceLabels();
+            recalculate();
+        });
+        connect(m_fields[i], &QLineEdit::textChanged, this, &EstimatorPanel::recalculate);
+    }
+    auto* fillButton = new QPushButton(tr("Fill from performance model"), this);
+    auto* exportButton = new QPushButton(tr("Export HTML report..."), this);
+    m_error = new QLabel(this);
+    m_error->setStyleSheet(QStringLiteral("color: #c00000"));
+    m_error->setWordWrap(true);
+    m_resultLabel = new QLabel(this);
+    m_resultLabel->setWordWrap(true);
+    m_resultLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_modelLabel = new QLabel(tr("No document."), this);
+    m_modelLabel->setWordWrap(true);
+
+    auto* calculatorBox = new QGroupBox(tr("Calculator"), this);
+    auto* calculatorLayout = new QVBoxLayout(calculatorBox);
+    calculatorLayout->addLayout(form);
+    auto* buttons = new QHBoxLayout;
+    buttons->addWidget(fillButton);
+    buttons->addWidget(exportButton);
+    buttons->addStretch(1);
+    calculatorLayout->addLayout(buttons);
+    calculatorLayout->addWidget(m_error);
+    calculatorLayout->addWidget(m_resultLabel);
+    calculatorLayout->addWidget(m_modelLabel);
+
+    m_tabs = new QTabWidget(this);
+    m_moduleChart = makeChartView(this);
+    m_kernelChart = makeChartView(this);
+    m_scatterChart = makeChartView(this);
+    m_memoryChart = makeChartView(this);
+    m_liveRanges = new LiveRangeChart(this);
+    m_tabs->addTab(m_moduleChart, tr("Module time"));
+    m_tabs->addTab(m_kernelChart, tr("Kernel time"));
+    m_tabs->addTab(m_scatterChart, tr("Predicted vs measured"));
+    m_tabs->addTab(m_memoryChart, tr("Peak memory"));
+    m_tabs->addTab(m_liveRanges, tr("Buffer live ranges"));
+
+    auto* layout = new QVBoxLayout(this);
+    layout->addWidget(calculatorBox);
+    layout->addWidget(m_tabs, 1);
+
+    connect(m_timeUnit, &QComboBox::currentIndexChanged, this, [this] {
+        fillField(kBaselineTime, false);
+        recalculate();
+    });
+    connect(m_memoryUnit, &QComboBox::currentIndexChanged, this, [this] {
+        fillField(kBaselineMemory, false);
+        recalculate();
+    });
+    connect(fillButton, &QPushButton::clicked, this, &EstimatorPanel::fillFromModel);
+    connect(exportButton, &QPushButton::clicked, this, [this] {
+        const QString path = QFileDialog::getSaveFileName(this, tr("Export HTML report"),
+                                                          QStringLiteral("hloscope-report.html"),
+                                                          tr("HTML (*.html)"));
+        if (path.isEmpty()) return;
+        QString error;
+        if (!exportHtml(path, &error)) m_error->setText(error);
+    });
+    connect(m_watcher, &QFutureWatcher<ModelFiguresResult>::finished, this, [this] {
+        const ModelFiguresResult result = m_watcher->result();
+        if (!m_state || result.generation != m_state->generation) return;
+        m_figures = result.figures;
+        m_figuresError = q(result.error);
+        for (int i = 0; i < kFieldCount; ++i) fillField(static_cast<Field>(i), false);
+        updateSourceLabels();
+        recalculate();
+        rebuildCharts();
+        emit figuresUpdated();
+    });
+    updateSourceLabels();
+    recalculate();
+    rebuildCharts();
+}
+
+EstimatorPanel::~EstimatorPanel() { m_watcher->waitForFinished(); }
+
+int EstimatorPanel::chartCount() const { return m_tabs->count(); }
+
+void EstimatorPanel::setState(DocumentStatePtr state) {
+    m_state = std::move(state);
+    m_figures.reset();
+    m_figuresError.clear();
+    if (m_state) m_watcher->setFuture(QtConcurrent::run(computeModelFiguresResult, m_state));
+    m_modelLabel->setText(m_state ? tr("Computing the performance model's figures...") : tr("No document."));
+    rebuildCharts();
+}
+
+void EstimatorPanel::selectInstruction(const QString& name) { m_selected = name; }
+
+void EstimatorPanel::setMeasurements(const QList<ExecutionMeasurement>& measurements) {
+    m_measurements = measurements;
+    rebuildCharts();
+}
+
+QString EstimatorPanel::modelValue(Field field) const {
+    if (!m_figures) return {};
+    switch (field) {
+    case kBaselineTime:
+        return QString::number(secondsToUnit(m_figures->unfusedPrediction.totalSeconds,
+                                             static_cast<TimeUnit>(m_timeUnit->currentIndex())),
+                               'g', 6);
+    case kBaselineMemory:
+        return QString::number(bytesToUnit(static_cast<double>(m_figures->unfusedBuffers->peakLiveBytes),
+                                           static_cast<MemoryUnit>(m_memoryUnit->currentIndex())),
+                               'g', 6);
+    case kSpeedup: return QString::number(m_figures->speedup() > 0 ? m_figures->speedup() : 1.0, 'g', 6);
+    case kMemoryReduction:
+        return QString::number(m_figures->memoryReduction() > 0 ? m_figures->memoryReduction() : 1.0, 'g', 6);
+    default: return {};
+    }
+}
+
+void EstimatorPanel::fillField(Field field, bool force) {
+    if (!m_figures) return;
+    if (m_userEntered[field] && !force) return;
+    m_userEntered[field] = false;
+    m_fields[field]->setText(modelValue(field));
+}
+
+void EstimatorPanel::fillFromModel() {
+    for (int i = 0; i < kFieldCount; ++i) fillField(static_cast<Field>(i), true);
+    updateSourceLabels();
+    recalculate();
+}
+
+QString EstimatorPanel::fieldSource(Field field) const {
+    if (m_userEntered[field]) return tr("user-entered");
+    if (m_figures && !m_fields[field]->text().isEmpty()) return tr("predicted");
+    return tr("empty");
+}
+
+void EstimatorPanel::updateSourceLabels() {
+    for (int i = 0; i < kFieldCount; ++i) {
+        const QString source = fieldSource(static_cast<Field>(i));
+        m_sources[i]->setText(QStringLiteral("(%1)").arg(source));
+        m_sources[i]->setStyleSheet(m_userEntered[i] ? QStringLiteral("color: #8a4b00")
+                                                     : QStringLiteral("color: #555"));
+    }
+    if (m_figures) {
+        m_modelLabel->setText(
+            tr("Performance model on %1: predicted %2 before fusion (snapshot %3, %4 kernels), %5 after "
+               "(snapshot %6, %7 kernels); predicted peak memory %8 MB before, %9 MB after.")
+                .arg(q(m_figures->target.name),
+                     FusionDecisionModel::formatSeconds(m_figures->unfusedPrediction.totalSeconds))
+                .arg(m_figures->unfusedSnapshot)
+                .arg(m_figures->unfusedPrediction.kernelCount)
+                .arg(FusionDecisionModel::formatSeconds(m_figures->fusedPrediction.totalSeconds))
+                .arg(m_figures->fusedSnapshot)
+                .arg(m_figures->fusedPrediction.kernelCount)
+                .arg(static_cast<double>(m_figures->unfusedBuffers->peakLiveBytes) / 1e6, 0, 'f', 3)
+                .arg(static_cast<double>(m_figures->fusedBuffers->peakLiveBytes) / 1e6, 0, 'f', 3));
+    } else if (!m_figuresError.isEmpty()) {
+        m_modelLabel->setText(tr("Performance model unavailable: %1").arg(m_figuresError));
+    }
+}
+
+void EstimatorPanel::recalculate() {
+    CalculatorInput input;
+    input.baselineTime = m_fields[kBaselineTime]->text().toStdString();
+    input.baselineMemory = m_fields[kBaselineMemory]->text().toStdString();
+    input.speedup = m_fields[kSpeedup]->text().toStdString();
+    input.memoryReduction = m_fields[kMemoryReduction]->text().toStdString();
+    input.timeUnit = static_cast<TimeUnit>(m_timeUnit->currentIndex());
+    input.memoryUnit = static_cast<MemoryUnit>(m_memoryUnit->currentIndex());
+    m_result = calculate(input);
+    updateSourceLabels();
+    if (!m_result.ok()) {
+        m_error->setText(q(m_result.errors()));
+        m_resultLabel->setText(tr("Optimized values: - (fix the input above)"));
+        return;
+    }
+    m_error->clear();
+    const std::string_view tuName = timeUnitName(input.timeUnit), muName = memoryUnitName(input.memoryUnit);
+    const QString tu = QString::fromUtf8(tuName.data(), static_cast<qsizetype>(tuName.size()));
+    const QString mu = QString::fromUtf8(muName.data(), static_cast<qsizetype>(muName.size()));
+    const bool anyUser = std::any_of(m_userEntered.begin(), m_userEntered.end(), [](bool b) { return b; });
+    const QString origin = anyUser ? tr("from user-entered and predicted inputs") : tr("predicted");
+    m_resultLabel->setText(tr("Optimized time: <b>%1 %2</b> (saves %3 %2, %4%)<br>"
+                              "Optimized memory: <b>%5 %6</b> (saves %7 %6, %8%)<br><i>%9</i>")
+                               .arg(m_result.optimizedTime, 0, 'g', 6)
+                               .arg(tu)
+                               .arg(m_result.timeSaved, 0, 'g', 6)
+                               .arg(m_result.timeSavedPercent, 0, 'f', 1)
+                               .arg(m_result.optimizedMemory, 0, 'g', 6)
+                               .arg(mu)
+                               .arg(m_result.memorySaved, 0, 'g', 6)
+                               .arg(m_result.memorySavedPercent, 0, 'f', 1)
+                               .arg(origin));
+}
+
+QString EstimatorPanel::errorText() const { return m_error->text(); }
+QString EstimatorPanel::resultText() const { return m_resultLabel->text(); }
+
+void EstimatorPanel::rebuildCharts() {
+    const QString target = m_figures ? q(m_figures->target.name) : QString();
+    const ExecutionMeasurement* measuredUnfused = measurementFor(m_measurements, QStringLiteral("unfused"));
+    const ExecutionMeasurement* measuredFused = measurementFor(m_measurements, QStringLiteral("fused"));
+    const QString device = !m_measurements.isEmpty() ? m_measurements.front().device : QString();
+
+    // Module time: predicted vs measured, before/after fusion.
+    {
+        QChart* chart = resetChart(m_moduleChart, tr("Module time (ms)"));
+        auto* predicted = new QBarSet(tr("predicted (%1)").arg(target));
+        auto* measured = new QBarSet(tr("measured (%1)").arg(device.isEmpty() ? tr("not run") : device));
+        *predicted << (m_figures ? m_figures->unfusedPrediction.totalSeconds * 1e3 : 0)
+                   << (m_figures ? m_figures->fusedPrediction.totalSeconds * 1e3 : 0);
+        *measured << (measuredUnfused ? measuredUnfused->wallSeconds * 1e3 : 0)
+                  << (measuredFused ? measuredFused->wallSeconds * 1e3 : 0);
+        auto* series = new QBarSeries;
+        series->append(predicted);
+        series->append(measured);
+        chart->addSeries(series);
+        auto* x = new QBarCategoryAxis;
+        x->append({tr("unfused"), tr("fused")});
+        auto* y = new QValueAxis;
+        y->setTitleText(tr("ms"));
+        chart->addAxis(x, Qt::AlignBottom);
+        chart->addAxis(y, Qt::AlignLeft);
+        series->attachAxis(x);
+        series->attachAxis(y);
+    }
+    // Kernel time: the slowest predicted kernels of the fused module.
+    std::vector<const KernelPrediction*> kernels;
+    if (m_figures)
+        for (const KernelPrediction& k : m_figures->fusedPrediction.kernels) kernels.push_back(&k);
+    std::stable_sort(kernels.begin(), kernels.end(), [](const KernelPrediction* a, const KernelPrediction* b) {
+        return a->totalSeconds * a->executions > b->totalSeconds * b->executions;
+    });
+    {
+        QChart* chart = resetChart(m_kernelChart, tr("Slowest kernels after fusion (ms)"));
+        auto* predicted = new QBarSet(tr("predicted (%1)").arg(target));
+        auto* measured = new QBarSet(tr("measured (%1)").arg(device.isEmpty() ? tr("not run") : device));
+        QStringList names;
+        for (size_t i = 0; i < std::min<size_t>(kernels.size(), 10); ++i) {
+            const QString name = q(kernels[i]->instruction->name());
+            names << name;
+            *predicted << kernels[i]->totalSeconds * kernels[i]->executions * 1e3;
+            *measured << (measuredFused ? measuredFused->kernelSeconds.value(name, 0) * 1e3 : 0);
+        }
+        auto* series = new QBarSeries;
+        series->append(predicted);
+        series->append(measured);
+        chart->addSeries(series);
+        auto* x = new QBarCategoryAxis;
+        x->append(names);
+        x->setLabelsAngle(-45);
+        auto* y = new QValueAxis;
+        y->setTitleText(tr("ms"));
+        chart->addAxis(x, Qt::AlignBottom);
+        chart->addAxis(y, Qt::AlignLeft);
+        series->attachAxis(x);
+        series->attachAxis(y);
+    }
+    // Scatter: one point per kernel measured in the fused run.
+    {
+        QChart* chart = resetChart(m_scatterChart, tr("Per kernel: predicted (x) vs measured (y), seconds"));
+        auto* series = new QScatterSeries;
+        series->setName(tr("kernels (fused module)"));
+        series->setMarkerSize(8);
+        double lo = 1e300, hi = 0;
+        if (measuredFused)
+            for (const KernelPrediction* k : kernels) {
+                const double p = k->totalSeconds * k->executions;
+                const double m = measuredFused->kernelSeconds.value(q(k->instruction->name()), 0);
+                if (p <= 0 || m <= 0) continue;
+                series->append(p, m);
+                lo = std::min({lo, p, m});
+                hi = std::max({hi, p, m});
+            }
+        chart->addSeries(series);
+        auto* x = new QLogValueAxis;
+        auto* y = new QLogValueAxis;
+        x->setTitleText(tr("predicted (s)"));
+        y->setTitleText(tr("measured (s)"));
+        x->setLabelFormat(QStringLiteral("%.0e"));
+        y->setLabelFormat(QStringLiteral("%.0e"));
+        if (hi > 0) {
+            x->setRange(lo / 2, hi * 2);
+            y->setRange(lo / 2, hi * 2);
+        }
+        chart->addAxis(x, Qt::AlignBottom);
+        chart->addAxis(y, Qt::AlignLeft);
+        series->attachAxis(x);
+        series->attachAxis(y);
+    }
+    // Peak memory before/after fusion.
+    {
+        QChart* chart = resetChart(m_memoryChart, tr("Peak live memory (MB, predicted by buffer assignment)"));
+        auto* predicted = new QBarSet(tr("predicted peak"));
+        *predicted << (m_figures ? static_cast<double>(m_figures->unfusedBuffers->peakLiveBytes) / 1e6 : 0)
+                   << (m_figures ? static_cast<double>(m_figures->fusedBuffers->peakLiveBytes) / 1e6 : 0);
+        auto* series = new QBarSeries;
+        series->append(predicted);
+        chart->addSeries(series);
+        auto* x = new QBarCategoryAxis;
+        x->append({tr("before fusion"), tr("after fusion")});
+        auto* y = new QValueAxis;
+        y->setTitleText(tr("MB"));
+        chart->addAxis(x, Qt::AlignBottom);
+        chart->addAxis(y, Qt::AlignLeft);
+        series->attachAxis(x);
+        series->attachAxis(y);
+    }
+    if (m_figures)
+        m_liveRanges->setAssignment(m_figures->fusedBuffers, m_figures->fused, tr("after fusion"));
+    else
+        m_liveRanges->clear();
+}
+
+QString EstimatorPanel::reportHtml() {
+    auto esc = [](const QString& s) { return s.toHtmlEscaped(); };
+    const QString name = m_state ? q(m_state->displayName) : tr("(no document)");
+    QString html;
+    html += QStringLiteral("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>hloscope report: %1</title>\n")
+                .arg(esc(name));
+    html += QStringLiteral(
+        "<style>body{font-family:sans-serif;margin:2em;max-width:64em}table{border-collapse:collapse;"
+        "margin:1em 0}td,th{border:1px solid #bbb;padding:3px 8px;text-align:left}th{background:#eee}"
+        ".p{color:#1f4e9c}.m{color:#1d7a2e}.u{color:#8a4b00}img{max-width:100%;border:1px solid #ddd}"
+        "</style></head><body>\n");
+    html += QStringLiteral("<h1>hloscope report: %1</h1>\n").arg(esc(name));
+    html += QStringLiteral("<p>Generated %1. Target: %2. Labels: <span class=p>predicted</span> (performance "
+                           "model, buffer assignment), <span class=m>measured</span> (execution panel), "
+                           "<span class=u>user-entered</span>.</p>\n")
+                .arg(QDateTime::currentDateTime().toString(Qt::ISODate),
+                     m_figures ? esc(q(m_figures->target.name)) : tr("unknown"));
+    auto sourceClass = [this](Field f) { return m_userEntered[f] ? QStringLiteral("u") : QStringLiteral("p"); };
+    const QString tu = m_timeUnit->currentText(), mu = m_memoryUnit->currentText();
+    html += QStringLiteral("<h2>Calculator</h2>\n<table><tr><th>Quantity</th><th>Value</th><th>Source</th></tr>\n");
+    const QString labels[kFieldCount] = {tr("Baseline time (%1)").arg(tu), tr("Baseline memory (%1)").arg(mu),
+                                         tr("Speedup factor"), tr("Memory reduction factor")};
+    for (int i = 0; i < kFieldCount; ++i)
+        html += QStringLiteral("<tr><td>%1</td><td>%2</td><td class=%3>%4</td></tr>\n")
+                    .arg(labels[i], esc(m_fields[i]->text()), sourceClass(static_cast<Field>(i)),
+                         fieldSource(static_cast<Field>(i)));
+    if (m_result.ok()) {
+        html += QStringLiteral("<tr><td>Optimized time (%1)</td><td>%2</td><td>computed</td></tr>\n")
+                    .arg(tu).arg(m_result.optimizedTime, 0, 'g', 6);
+        html += QStringLiteral("<tr><td>Time saved (%1)</td><td>%2 (%3%)</td><td>computed</td></tr>\n")
+                    .arg(tu).arg(m_result.timeSaved, 0, 'g', 6).arg(m_result.timeSavedPercent, 0, 'f', 1);
+        html += QStringLiteral("<tr><td>Optimized memory (%1)</td><td>%2</td><td>computed</td></tr>\n")
+                    .arg(mu).arg(m_result.optimizedMemory, 0, 'g', 6);
+        html += QStringLiteral("<tr><td>Memory saved (%1)</td><td>%2 (%3%)</td><td>computed</td></tr>\n")
+                    .arg(mu).arg(m_result.memorySaved, 0, 'g', 6).arg(m_result.memorySavedPercent, 0, 'f', 1);
+    } else {
+        html += QStringLiteral("<tr><td colspan=3>Input errors: %1</td></tr>\n").arg(esc(q(m_result.errors())));
+    }
+    html += QStringLiteral("</table>\n");
+
+    html += QStringLiteral("<h2>Module time</h2>\n<table><tr><th>Module</th><th>Predicted</th><th>Measured</th>"
+                           "<th>Device</th><th>Max error</th><th>Check</th></tr>\n");
+    for (const QString& mode : {QStringLiteral("unfused"), QStringLiteral("fused")}) {
+        const ExecutionMeasurement* m = measurementFor(m_measurements, mode);
+        const double predicted = !m_figures ? -1
+                                 : mode == QStringLiteral("unfused") ? m_figures->unfusedPrediction.totalSeconds
+                                                                     : m_figures->fusedPrediction.totalSeconds;
+        html += QStringLiteral("<tr><td>%1</td><td class=p>%2</td><td class=m>%3</td><td>%4</td><td>%5</td><td>%6</td></tr>\n")
+                    .arg(mode, FusionDecisionModel::formatSeconds(predicted),
+                         m ? FusionDecisionModel::formatSeconds(m->wallSeconds) : tr("not measured"),
+                         m ? esc(m->device) : QStringLiteral("-"),
+                         m ? QString::number(m->maxError, 'g', 4) : QStringLiteral("-"),
+                         m ? (m->passed ? tr("pass") : tr("FAIL")) : QStringLiteral("-"));
+    }
+    html += QStringLiteral("</table>\n");
+
+    if (m_figures) {
+        const ExecutionMeasurement* measured = measurementFor(m_measurements, QStringLiteral("fused"));
+        html += QStringLiteral("<h2>Kernels after fusion</h2>\n<table><tr><th>Kernel</th><th>Bound by</th>"
+                               "<th>Predicted</th><th>Measured</th></tr>\n");
+        std::vector<const KernelPrediction*> kernels;
+        for (const KernelPrediction& k : m_figures->fusedPrediction.kernels) kernels.push_back(&k);
+        std::stable_sort(kernels.begin(), kernels.end(), [](const KernelPrediction* a, const KernelPrediction* b) {
+            return a->totalSeconds * a->executions > b->totalSeconds * b->executions;
+        });
+        for (size_t i = 0; i < std::min<size_t>(kernels.size(), 50); ++i) {
+            const QString kernel = q(kernels[i]->instruction->name());
+            html += QStringLiteral("<tr><td>%%1</td><td>%2</td><td class=p>%3</td><td class=m>%4</td></tr>\n")
+                        .arg(esc(kernel), esc(q(kernels[i]->boundBy)),
+                             FusionDecisionModel::formatSeconds(kernels[i]->totalSeconds * kernels[i]->executions),
+                             measured && measured->kernelSeconds.contains(kernel)
+                                 ? FusionDecisionModel::formatSeconds(measured->kernelSeconds.value(kernel))
+                                 : tr("not measured"));
+        }
+        html += QStringLiteral("</table>\n");
+    }
+
+    html += QStringLiteral("<h2>Figures</h2>\n");
+    for (int i = 0; i < m_tabs->count(); ++i)
+        html += QStringLiteral("<h3>%1</h3>\n<img alt=\"%1\" src=\"%2\">\n")
+                    .arg(esc(m_tabs->tabText(i)), pngDataUri(m_tabs->widget(i)));
+    html += QStringLiteral("</body></html>\n");
+    return html;
+}
+
+bool EstimatorPanel::exportHtml(const QString& path, QString* error) {
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate)) {
+        if (error) *error = tr("Cannot write %1: %2").arg(path, file.errorString());
+        return false;
+    }
+    file.write(reportHtml().toUtf8());
+    if (!file.commit()) {
+        if (error) *error = tr("Cannot write %1: %2").arg(path, file.errorString());
+        return false;
+    }
+    emit reportExported(path);
+    return true;
+}
+
+}  // namespace hloscope

@@ -1,0 +1,106 @@
+// EstimatorPanel: "what would fusion buy me?" The calculator form (baseline
+// time ms/s and memory MB/GB, speedup and memory reduction factors ->
+// optimized values and savings; views/estimator/calculator.h does the
+// arithmetic) is filled from the performance model for the state's module
+// and target (predicted unfused vs fused time, predicted peak memory before
+// vs after fusion from buffer assignment) and every field can be
+// overridden. Charts: predicted vs measured time per module and per kernel
+// (measurements from the execution panel, setMeasurements), a predicted vs
+// measured scatter, peak memory before/after and the buffer live ranges.
+// "Export HTML report" writes one self-contained file (figures inlined as
+// PNG data URIs). Every number is labelled predicted, measured or
+// user-entered.
+#pragma once
+
+#include <QFutureWatcher>
+#include <QList>
+#include <QString>
+#include <QWidget>
+
+#include <array>
+
+#include "views/document/document_state.h"
+#include "views/estimator/calculator.h"
+#include "views/estimator/model_figures.h"
+#include "views/execution/execution_panel.h"
+
+class QChart;
+class QChartView;
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QPushButton;
+class QTabWidget;
+
+namespace hloscope {
+
+class LiveRangeChart;
+
+class EstimatorPanel : public QWidget {
+    Q_OBJECT
+public:
+    enum Field { kBaselineTime, kBaselineMemory, kSpeedup, kMemoryReduction, kFieldCount };
+
+    explicit EstimatorPanel(QWidget* parent = nullptr);
+    ~EstimatorPanel() override;
+
+    QLineEdit* field(Field field) const { return m_fields[field]; }
+    QComboBox* timeUnitCombo() const { return m_timeUnit; }
+    QComboBox* memoryUnitCombo() const { return m_memoryUnit; }
+    // "predicted" or "user-entered" for a field.
+    QString fieldSource(Field field) const;
+    QString errorText() const;    // the inline message; empty when the input is fine
+    QString resultText() const;   // the optimized values and savings
+    CalculatorResult result() const { return m_result; }
+    std::shared_ptr<const ModelFigures> figures() const { return m_figures; }
+    QList<ExecutionMeasurement> measurements() const { return m_measurements; }
+    int chartCount() const;
+    LiveRangeChart* liveRangeChart() const { return m_liveRanges; }
+
+    // Writes the HTML report; false with `error` set on failure.
+    bool exportHtml(const QString& path, QString* error = nullptr);
+    QString reportHtml();
+
+public slots:
+    void setState(hloscope::DocumentStatePtr state);
+    void selectInstruction(const QString& name);
+    void setMeasurements(const QList<hloscope::ExecutionMeasurement>& measurements);
+    // Refills every field from the performance model (drops user overrides).
+    void fillFromModel();
+    void recalculate();
+
+signals:
+    void instructionSelected(const QString& name);
+    void figuresUpdated();
+    void reportExported(const QString& path);
+
+private:
+    void fillField(Field field, bool force);
+    void updateSourceLabels();
+    void rebuildCharts();
+    QString modelValue(Field field) const;
+
+    DocumentStatePtr m_state;
+    std::shared_ptr<const ModelFigures> m_figures;
+    QString m_figuresError;
+    QFutureWatcher<ModelFiguresResult>* m_watcher = nullptr;
+    QList<ExecutionMeasurement> m_measurements;
+    CalculatorResult m_result;
+    std::array<QLineEdit*, kFieldCount> m_fields{};
+    std::array<QLabel*, kFieldCount> m_sources{};
+    std::array<bool, kFieldCount> m_userEntered{};
+    QComboBox* m_timeUnit = nullptr;
+    QComboBox* m_memoryUnit = nullptr;
+    QLabel* m_error = nullptr;
+    QLabel* m_resultLabel = nullptr;
+    QLabel* m_modelLabel = nullptr;
+    QTabWidget* m_tabs = nullptr;
+    QChartView* m_moduleChart = nullptr;
+    QChartView* m_kernelChart = nullptr;
+    QChartView* m_scatterChart = nullptr;
+    QChartView* m_memoryChart = nullptr;
+    LiveRangeChart* m_liveRanges = nullptr;
+    QString m_selected;
+};
+
+}  // namespace hloscope

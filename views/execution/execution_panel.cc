@@ -1,0 +1,389 @@
+#include "views/execution/execution_panel.h"
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QMetaObject>
+#include <QPointer>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QTableWidget>
+#include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
+
+#include <algorithm>
+#include <cmath>
+#include <complex>
+#include <limits>
+
+#include "compiler/pipeline/bisect.h"
+#include "core/hlo_evaluator.h"
+#include "views/estimator/model_figures.h"
+#include "views/fusion/fusion_decision_model.h"
+
+namespace hloscope {
+
+double maxAbsoluteError(const Literal& expected, const Literal& actual) {
+    constexpr double kInf = std::numeric_limits<double>::infinity();
+    if (expected.isTuple() || actual.isTuple()) {
+        if (!expected.isTuple() || !actual.isTuple() ||
+            expected.tupleElements().size() != actual.tupleElements().size())
+            return kInf;
+        double worst = 0;
+        for (size_t i = 0; i < expected.tupleElements().size(); ++i)
+            worst = std::max(worst, maxAbsoluteError(expected.tupleElements()[i], actual.tupleElements()[i]));
+        return worst;
+    }
+    if (!expected.shape().isArray() || !actual.shape().isArray()) return 0;
+    if (expected.elementType() != actual.elementType() ||
+        expected.shape().dimensions() != actual.shape().dimensions())
+        return kInf;
+    const bool complex = primitive_util::isComplex(expected.elementType());
+    double worst = 0;
+    for (int64_t i = 0; i < expected.elementCount(); ++i) {
+        double difference;
+        if (complex) {
+            difference = std::abs(expected.getAsComplex(i) - actual.getAsComplex(i));
+        } else {
+            const double e = expected.getAsDouble(i), a = actual.getAsDouble(i);
+            if (std::isnan(e) || std::isnan(a)) {
+                if (std::isnan(e) != std::isnan(a)) return kInf;
+                continue;
+            }
+            if (std::isinf(e) || std::isinf(a)) {
+                if (e != a) return kInf;
+                continue;
+            }
+            difference = std::abs(e - a);
+        }
+        if (std::isnan(difference)) continue;  // NaN components in both complex values
+        worst = std::max(worst, difference);
+    }
+    return worst;
+}
+
+namespace {
+
+struct JobSpec {
+    DocumentStatePtr state;
+    ExecutionDevicePtr device;
+    ExecutionDevicePtr reference;
+    ExecutionPanel::Mode mode = ExecutionPanel::Mode::kFused;
+    uint64_t seed = 0;
+    std::shared_ptr<std::atomic<bool>> cancel;
+    std::function<void(int, const QString&)> progress;
+};
+
+StatusOr<std::shared_ptr<const HloModule>> moduleAt(const DocumentState& state, int index) {
+    if (index == state.current && state.module) return state.module;
+    HLO_ASSIGN_OR_RETURN(std::unique_ptr<HloModule> module,
+                         (*state.snapshots)[static_cast<size_t>(index)].materialize());
+    return std::shared_ptr<const HloModule>(std::move(module));
+}
+
+ExecutionPanel::Outcome runJob(const JobSpec& spec) {
+    ExecutionPanel::Outcome outcome;
+    const DocumentState& state = *spec.state;
+    if (!state.snapshots || state.snapshots->empty()) {
+        outcome.error = QObject::tr("no module to run");
+        return outcome;
+    }
+    const int last = static_cast<int>(state.snapshots->size()) - 1;
+    int unfused = last;
+    for (int i = 1; i <= last; ++i)
+        if (isFusionPass((*state.snapshots)[static_cast<size_t>(i)].pass)) {
+            unfused = i - 1;
+            break;
+        }
+    std::vector<std::pair<QString, int>> runs;
+    if (spec.mode != ExecutionPanel::Mode::kFused) runs.emplace_back(QStringLiteral("unfused"), unfused);
+    if (spec.mode != ExecutionPanel::Mode::kUnfused) runs.emplace_back(QStringLiteral("fused"), last);
+
+    const int phases = static_cast<int>(runs.size()) + 1;
+    auto phaseOptions = [&](int phase, const QString& label) {
+        ExecutionOptions options;
+        options.cancel = spec.cancel.get();
+        options.progress = [&spec, phase, phases, label](double fraction, const std::string& what) {
+            const int percent = static_cast<int>((phase + fraction) * 100.0 / phases);
+            spec.progress(std::clamp(percent, 0, 100),
+                          what.empty() ? label : label + QStringLiteral(": %") + QString::fromStdString(what));
+        };
+        return options;
+    };
+    auto fail = [&](const Status& status, const QString& what) {
+        if (status.code() == StatusCode::kCancelled || spec.cancel->load()) outcome.cancelled = true;
+        outcome.error = what + QStringLiteral(": ") + QString::fromStdString(status.toString());
+        return outcome;
+    };
+
+    // Reference: the interpreter on the input module.
+    StatusOr<std::shared_ptr<const HloModule>> input = moduleAt(state, 0);
+    if (!input.isOk()) return fail(input.status(), QObject::tr("loading the input module"));
+    const std::vector<Literal> args = makeRandomArguments(*(*input)->entryComputation(), spec.seed);
+    StatusOr<ExecutionResult> reference =
+        spec.reference->run(**input, args, phaseOptions(0, QObject::tr("reference")));
+    if (!reference.isOk()) return fail(reference.status(), QObject::tr("reference interpreter"));
+
+    for (size_t r = 0; r < runs.size(); ++r) {
+        const auto& [label, index] = runs[r];
+        if (spec.cancel->load()) return fail(Status(StatusCode::kCancelled, "cancelled"), label);
+        StatusOr<std::shared_ptr<const HloModule>> module = moduleAt(state, index);
+        if (!module.isOk()) return fail(module.status(), label);
+        StatusOr<ExecutionResult> result =
+            spec.device->run(**module, args, phaseOptions(static_cast<int>(r) + 1, label));
+        if (!result.isOk()) return fail(result.status(), label + QStringLiteral(" on ") + QString::fromStdString(spec.device->name()));
+        ExecutionMeasurement m;
+        m.mode = label;
+        m.device = QString::fromStdString(spec.device->name());
+        m.snapshot = index;
+        m.wallSeconds = result->wallSeconds;
+        if (result->outputs.size() != reference->outputs.size()) {
+            m.maxError = std::numeric_limits<double>::infinity();
+            m.detail = QObject::tr("%1 outputs, the reference has %2")
+                           .arg(result->outputs.size())
+                           .arg(reference->outputs.size());
+        } else {
+            for (size_t i = 0; i < result->outputs.size(); ++i) {
+                m.maxError = std::max(m.maxError, maxAbsoluteError(reference->outputs[i], result->outputs[i]));
+                const std::string why = compareWithTolerance(reference->outputs[i], result->outputs[i]);
+                if (!why.empty() && m.detail.isEmpty())
+                    m.detail = QObject::tr("output %1: %2").arg(i).arg(QString::fromStdString(why));
+            }
+        }
+        m.passed = m.detail.isEmpty();
+        for (const MeasuredTime& t : result->instructionTimes)
+            m.instructionSeconds.insert(QString::fromStdString(t.name), t.seconds);
+        for (const MeasuredTime& t : result->kernelTimes)
+            m.kernelSeconds.insert(QString::fromStdString(t.name), t.seconds);
+        outcome.measurements.append(m);
+    }
+    return outcome;
+}
+
+}  // namespace
+
+ExecutionPanel::ExecutionPanel(QWidget* parent) : QWidget(parent) {
+    qRegisterMetaType<hloscope::ExecutionMeasurement>();
+    m_deviceCombo = new QComboBox(this);
+    m_modeCombo = new QComboBox(this);
+    m_modeCombo->addItem(tr("Unfused"));
+    m_modeCombo->addItem(tr("Fused"));
+    m_modeCombo->addItem(tr("Both"));
+    m_modeCombo->setCurrentIndex(static_cast<int>(Mode::kBoth));
+    m_modeCombo->setToolTip(tr("Unfused: the module before the first fusion pass; fused: the latest pass state"));
+    m_seedSpin = new QSpinBox(this);
+    m_seedSpin->setRange(0, std::numeric_limits<int>::max());
+    m_seedSpin->setPrefix(tr("seed "));
+    m_runButton = new QPushButton(tr("Run"), this);
+    m_cancelButton = new QPushButton(tr("Cancel"), this);
+    m_cancelButton->setEnabled(false);
+    m_progress = new QProgressBar(this);
+    m_progress->setRange(0, 100);
+    m_progress->setValue(0);
+    m_status = new QLabel(tr("Random inputs from the seed; results checked against the reference interpreter."), this);
+    m_status->setWordWrap(true);
+    m_results = new QTableWidget(0, 6, this);
+    m_results->setHorizontalHeaderLabels({tr("Mode"), tr("Device"), tr("Time (measured)"), tr("Max error"),
+                                          tr("Check"), tr("Detail")});
+    m_results->horizontalHeader()->setStretchLastSection(true);
+    m_results->verticalHeader()->hide();
+    m_results->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_times = new QTableWidget(0, 3, this);
+    m_times->setHorizontalHeaderLabels({tr("Instruction"), tr("Opcode run"), tr("Measured")});
+    m_times->horizontalHeader()->setStretchLastSection(true);
+    m_times->verticalHeader()->hide();
+    m_times->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_times->setSortingEnabled(true);
+    m_times->setSelectionBehavior(QAbstractItemView::SelectRows);
+
+    auto* controls = new QHBoxLayout;
+    controls->addWidget(new QLabel(tr("Device:"), this));
+    controls->addWidget(m_deviceCombo, 1);
+    controls->addWidget(new QLabel(tr("Mode:"), this));
+    controls->addWidget(m_modeCombo);
+    controls->addWidget(m_seedSpin);
+    controls->addWidget(m_runButton);
+    controls->addWidget(m_cancelButton);
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(controls);
+    layout->addWidget(m_progress);
+    layout->addWidget(m_status);
+    layout->addWidget(m_results, 1);
+    layout->addWidget(new QLabel(tr("Per-instruction measured times of the last run:"), this));
+    layout->addWidget(m_times, 2);
+
+    m_watcher = new QFutureWatcher<Outcome>(this);
+    connect(m_watcher, &QFutureWatcher<Outcome>::finished, this, &ExecutionPanel::onFinished);
+    connect(m_runButton, &QPushButton::clicked, this, &ExecutionPanel::run);
+    connect(m_cancelButton, &QPushButton::clicked, this, &ExecutionPanel::cancel);
+    connect(m_times, &QTableWidget::cellDoubleClicked, this, [this](int row, int) {
+        if (QTableWidgetItem* item = m_times->item(row, 0)) emit instructionSelected(item->text());
+    });
+    refreshDevices();
+    m_runButton->setEnabled(false);
+}
+
+ExecutionPanel::~ExecutionPanel() {
+    if (m_cancel) m_cancel->store(true);
+    m_watcher->waitForFinished();
+}
+
+void ExecutionPanel::refreshDevices() {
+    const QString current = m_deviceCombo->currentData().toString();
+    m_deviceCombo->clear();
+    for (const ExecutionDevicePtr& device : allDevices()) {
+        std::string why;
+        const bool available = device->available(&why);
+        const QString name = QString::fromStdString(device->name());
+        m_deviceCombo->addItem(available ? name : tr("%1 (unavailable)").arg(name), name);
+        const int index = m_deviceCombo->count() - 1;
+        m_deviceCombo->setItemData(index,
+                                   QString::fromStdString(available ? device->description() : why),
+                                   Qt::ToolTipRole);
+        if (!available) {
+            // Listed so people see it exists, but not selectable.
+            m_deviceCombo->setItemData(index, 0, Qt::UserRole - 1);
+        }
+    }
+    const int index = m_deviceCombo->findData(current);
+    m_deviceCombo->setCurrentIndex(index >= 0 ? index : 0);
+}
+
+QString ExecutionPanel::statusText() const { return m_status->text(); }
+
+void ExecutionPanel::setMode(Mode mode) { m_modeCombo->setCurrentIndex(static_cast<int>(mode)); }
+ExecutionPanel::Mode ExecutionPanel::mode() const { return static_cast<Mode>(m_modeCombo->currentIndex()); }
+void ExecutionPanel::setSeed(int seed) { m_seedSpin->setValue(seed); }
+bool ExecutionPanel::isRunning() const { return m_watcher->isRunning(); }
+
+void ExecutionPanel::setState(DocumentStatePtr state) {
+    m_state = std::move(state);
+    const bool hasModule = m_state && m_state->snapshots && !m_state->snapshots->empty();
+    m_runButton->setEnabled(hasModule && !isRunning());
+}
+
+void ExecutionPanel::selectInstruction(const QString& name) {
+    const QList<QTableWidgetItem*> found = m_times->findItems(name, Qt::MatchExactly);
+    for (QTableWidgetItem* item : found)
+        if (item->column() == 0) {
+            QSignalBlocker block(m_times);
+            m_times->setCurrentItem(item);
+            m_times->scrollToItem(item);
+            return;
+        }
+}
+
+void ExecutionPanel::reportProgress(int percent, const QString& what) {
+    m_progress->setValue(percent);
+    m_status->setText(what);
+    emit progressChanged(percent, what);
+}
+
+void ExecutionPanel::run() {
+    if (isRunning()) return;
+    if (!m_state || !m_state->snapshots || m_state->snapshots->empty()) {
+        m_status->setText(tr("Open a module first."));
+        emit runFinished(false, m_status->text());
+        return;
+    }
+    StatusOr<ExecutionDevicePtr> device = findDevice(m_deviceCombo->currentData().toString().toStdString());
+    StatusOr<ExecutionDevicePtr> reference = findDevice("interpreter");
+    if (!device.isOk() || !reference.isOk()) {
+        m_status->setText(QString::fromStdString((device.isOk() ? reference : device).status().message()));
+        emit runFinished(false, m_status->text());
+        return;
+    }
+    std::string why;
+    if (!(*device)->available(&why)) {
+        m_status->setText(tr("Device %1 is not available: %2")
+                              .arg(QString::fromStdString((*device)->name()), QString::fromStdString(why)));
+        emit runFinished(false, m_status->text());
+        return;
+    }
+    m_cancel = std::make_shared<std::atomic<bool>>(false);
+    m_lastPercent = -1;
+    JobSpec spec;
+    spec.state = m_state;
+    spec.device = *device;
+    spec.reference = *reference;
+    spec.mode = mode();
+    spec.seed = static_cast<uint64_t>(m_seedSpin->value());
+    spec.cancel = m_cancel;
+    // Progress arrives on the worker thread: forward only percent changes,
+    // queued to the GUI thread (posted events die with the panel).
+    auto last = std::make_shared<std::atomic<int>>(-1);
+    QPointer<ExecutionPanel> self(this);
+    spec.progress = [self, last](int percent, const QString& what) {
+        if (last->exchange(percent) == percent) return;
+        QMetaObject::invokeMethod(
+            self.data(), [self, percent, what] { if (self) self->reportProgress(percent, what); },
+            Qt::QueuedConnection);
+    };
+    m_runButton->setEnabled(false);
+    m_cancelButton->setEnabled(true);
+    m_progress->setValue(0);
+    m_status->setText(tr("Running..."));
+    emit runStarted();
+    m_watcher->setFuture(QtConcurrent::run([spec] { return runJob(spec); }));
+}
+
+void ExecutionPanel::cancel() {
+    if (m_cancel && isRunning()) {
+        m_cancel->store(true);
+        m_status->setText(tr("Cancelling..."));
+    }
+}
+
+void ExecutionPanel::onFinished() {
+    const Outcome outcome = m_watcher->result();
+    m_cancelButton->setEnabled(false);
+    m_runButton->setEnabled(m_state != nullptr);
+    bool ok = outcome.error.isEmpty();
+    QString message;
+    if (outcome.cancelled) {
+        message = tr("Cancelled.");
+        ok = false;
+    } else if (!outcome.error.isEmpty()) {
+        message = tr("Failed: %1").arg(outcome.error);
+    } else {
+        m_measurements = outcome.measurements;
+        m_results->setRowCount(0);
+        for (const ExecutionMeasurement& m : m_measurements) {
+            const int row = m_results->rowCount();
+            m_results->insertRow(row);
+            m_results->setItem(row, 0, new QTableWidgetItem(m.mode));
+            m_results->setItem(row, 1, new QTableWidgetItem(m.device));
+            m_results->setItem(row, 2, new QTableWidgetItem(FusionDecisionModel::formatSeconds(m.wallSeconds)));
+            m_results->setItem(row, 3, new QTableWidgetItem(QString::number(m.maxError, 'g', 4)));
+            auto* check = new QTableWidgetItem(m.passed ? tr("pass") : tr("FAIL"));
+            check->setForeground(m.passed ? QColor(0, 128, 0) : QColor(200, 0, 0));
+            m_results->setItem(row, 4, check);
+            m_results->setItem(row, 5, new QTableWidgetItem(m.detail));
+            ok = ok && m.passed;
+        }
+        const ExecutionMeasurement& shown = m_measurements.back();
+        m_times->setSortingEnabled(false);
+        m_times->setRowCount(0);
+        for (auto it = shown.instructionSeconds.cbegin(); it != shown.instructionSeconds.cend(); ++it) {
+            const int row = m_times->rowCount();
+            m_times->insertRow(row);
+            m_times->setItem(row, 0, new QTableWidgetItem(it.key()));
+            m_times->setItem(row, 1, new QTableWidgetItem(shown.mode + QStringLiteral(" / ") + shown.device));
+            auto* time = new QTableWidgetItem(FusionDecisionModel::formatSeconds(it.value()));
+            time->setData(Qt::UserRole, it.value());
+            m_times->setItem(row, 2, time);
+        }
+        m_times->setSortingEnabled(true);
+        message = ok ? tr("Done: every result matches the reference interpreter.")
+                     : tr("Done, but a result differs from the reference interpreter.");
+        emit measuredTimes(shown.instructionSeconds);
+        emit measurementsReady(m_measurements);
+    }
+    m_progress->setValue(ok ? 100 : m_progress->value());
+    m_status->setText(message);
+    emit runFinished(ok, message);
+}
+
+}  // namespace hloscope

@@ -1,0 +1,124 @@
+// ExecutionPanel: runs the state's module on an execution device
+// (compiler/runtime) and measures it. Modes: unfused (the snapshot just
+// before the first fusion pass: the module after simplification), fused
+// (the latest snapshot), or both. Inputs are seeded random arguments
+// (makeRandomArguments); every result is checked against the reference
+// interpreter on the input module (snapshot 0) with the per-type tolerance
+// of compareWithTolerance, and the maximum absolute error is shown. Runs
+// happen on a worker thread (QtConcurrent) with progress and cancel; the
+// GUI never blocks. Per-instruction measured times of the last run (fused
+// when it ran) are emitted as measuredTimes (the graph's heat map, the
+// inspector), and every run as measurementsReady (the estimator).
+#pragma once
+
+#include <QFutureWatcher>
+#include <QHash>
+#include <QList>
+#include <QMetaType>
+#include <QString>
+#include <QWidget>
+
+#include <atomic>
+#include <memory>
+
+#include "compiler/runtime/execution_device.h"
+#include "views/document/document_state.h"
+
+class QComboBox;
+class QLabel;
+class QProgressBar;
+class QPushButton;
+class QSpinBox;
+class QTableWidget;
+
+namespace hloscope {
+
+// One run of one module on one device, as measured.
+struct ExecutionMeasurement {
+    QString mode;    // "unfused" or "fused"
+    QString device;  // ExecutionDevice::name()
+    int snapshot = -1;
+    double wallSeconds = 0;  // measured
+    double maxError = 0;     // max |result - reference| over every output element
+    bool passed = false;     // within compareWithTolerance's per-type tolerance
+    QString detail;          // the mismatch, empty when passed
+    QHash<QString, double> instructionSeconds;  // measured, per entry instruction
+    QHash<QString, double> kernelSeconds;       // measured, kernels only
+};
+
+class ExecutionPanel : public QWidget {
+    Q_OBJECT
+public:
+    enum class Mode { kUnfused, kFused, kBoth };
+
+    explicit ExecutionPanel(QWidget* parent = nullptr);
+    ~ExecutionPanel() override;
+
+    QComboBox* deviceCombo() const { return m_deviceCombo; }
+    QComboBox* modeCombo() const { return m_modeCombo; }
+    QSpinBox* seedSpin() const { return m_seedSpin; }
+    QPushButton* runButton() const { return m_runButton; }
+    QPushButton* cancelButton() const { return m_cancelButton; }
+    QProgressBar* progressBar() const { return m_progress; }
+    QTableWidget* resultTable() const { return m_results; }
+    QString statusText() const;
+
+    void setMode(Mode mode);
+    Mode mode() const;
+    void setSeed(int seed);
+    bool isRunning() const;
+    // The measurements of the last finished run.
+    QList<ExecutionMeasurement> measurements() const { return m_measurements; }
+    // Re-reads the device registry into the combo.
+    void refreshDevices();
+
+public slots:
+    void setState(hloscope::DocumentStatePtr state);
+    void selectInstruction(const QString& name);
+    void run();
+    void cancel();
+
+signals:
+    void instructionSelected(const QString& name);
+    void runStarted();
+    // 0..100 and what runs now ("reference: %add.3", "fused: %fusion").
+    void progressChanged(int percent, const QString& what);
+    // ok: every mode ran and passed the check; message says what happened.
+    void runFinished(bool ok, const QString& message);
+    void measuredTimes(const QHash<QString, double>& seconds);
+    void measurementsReady(const QList<hloscope::ExecutionMeasurement>& measurements);
+
+public:
+    struct Outcome {
+        QList<ExecutionMeasurement> measurements;
+        QString error;  // empty when every run completed
+        bool cancelled = false;
+    };
+
+private:
+    void onFinished();
+    void reportProgress(int percent, const QString& what);
+
+    DocumentStatePtr m_state;
+    QList<ExecutionMeasurement> m_measurements;
+    std::shared_ptr<std::atomic<bool>> m_cancel;
+    QFutureWatcher<Outcome>* m_watcher = nullptr;
+    int m_lastPercent = -1;
+    QComboBox* m_deviceCombo = nullptr;
+    QComboBox* m_modeCombo = nullptr;
+    QSpinBox* m_seedSpin = nullptr;
+    QPushButton* m_runButton = nullptr;
+    QPushButton* m_cancelButton = nullptr;
+    QProgressBar* m_progress = nullptr;
+    QLabel* m_status = nullptr;
+    QTableWidget* m_results = nullptr;
+    QTableWidget* m_times = nullptr;
+};
+
+// Largest |expected - actual| over corresponding elements (tuples
+// recursively); infinity when shapes differ or exactly one side is NaN.
+double maxAbsoluteError(const Literal& expected, const Literal& actual);
+
+}  // namespace hloscope
+
+Q_DECLARE_METATYPE(hloscope::ExecutionMeasurement)
