@@ -1,0 +1,65 @@
+// TextDiffView: the previous and the current snapshot texts, line-diffed
+// (Myers, line_diff.h), side by side (aligned, filler lines opposite
+// insertions) or unified. Removed lines are red, added lines green; runs of
+// unchanged lines beyond `contextLines` around a change are folded into one
+// "… N unchanged lines" row (contextLines < 0 shows everything).
+#pragma once
+
+#include <QString>
+#include <QWidget>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "views/document/document_state.h"
+#include "views/text/line_diff.h"
+
+class QComboBox;
+class QLabel;
+class QPlainTextEdit;
+class QStackedWidget;
+
+namespace hloscope {
+
+class TextDiffView : public QWidget {
+    Q_OBJECT
+public:
+    enum class Mode { kSideBySide, kUnified };
+
+    explicit TextDiffView(QWidget* parent = nullptr);
+
+    void setMode(Mode mode);
+    Mode mode() const { return m_mode; }
+    void setContextLines(int lines);
+    int contextLines() const { return m_context; }
+    // Diffs two texts (setState calls it with the snapshot texts).
+    void setTexts(const QString& before, const QString& after, const QString& title = {});
+
+    const std::vector<DiffLine>& diff() const { return m_diff; }
+    int addedCount() const { return m_added; }
+    int removedCount() const { return m_removed; }
+    QPlainTextEdit* leftEdit() const { return m_left; }
+    QPlainTextEdit* rightEdit() const { return m_right; }
+    QPlainTextEdit* unifiedEdit() const { return m_unified; }
+
+public slots:
+    void setState(hloscope::DocumentStatePtr state);
+
+private:
+    void render();
+
+    Mode m_mode = Mode::kSideBySide;
+    int m_context = 3;
+    QStringList m_before, m_after;
+    std::vector<DiffLine> m_diff;
+    int m_added = 0, m_removed = 0;
+    std::shared_ptr<const std::string> m_beforeText, m_afterText;
+    QLabel* m_title = nullptr;
+    QComboBox* m_modeBox = nullptr;
+    QStackedWidget* m_stack = nullptr;
+    QPlainTextEdit* m_left = nullptr;
+    QPlainTextEdit* m_right = nullptr;
+    QPlainTextEdit* m_unified = nullptr;
+};
+
+}  // namespace hloscope
