@@ -181,22 +181,28 @@ void PassStepperWidget::playTick() {
     request(next);
 }
 
+QMenu* PassStepperWidget::createContextMenu(int row, QWidget* parent) {
+    auto* menu = new QMenu(parent);
+    if (!m_state || row < 0 || row >= m_model->rowCount()) return menu;
+    if (row > 0 && !m_state->externalTimeline) {
+        const int pass = row - 1;
+        const bool enabled = m_model->index(row, 0).data(PassListModel::kPassEnabledRole).toBool();
+        menu->addAction(tr("Stop after this pass"), this, [this, pass] { emit stopAfterRequested(pass); });
+        menu->addAction(enabled ? tr("Disable pass") : tr("Enable pass"), this,
+                        [this, pass, enabled] { emit passEnabledRequested(pass, !enabled); });
+    }
+    if (m_state->stopAfter >= 0)
+        menu->addAction(tr("Run to the end"), this, [this] { emit stopAfterRequested(-1); });
+    menu->addAction(tr("Show this snapshot"), this, [this, row] { request(row); });
+    return menu;
+}
+
 void PassStepperWidget::showContextMenu(const QPoint& position) {
     const QModelIndex proxyIndex = m_view->indexAt(position);
     if (!m_state || !proxyIndex.isValid()) return;
-    const int row = m_proxy->mapToSource(proxyIndex).row();
-    QMenu menu(this);
-    if (row > 0 && !m_state->externalTimeline) {
-        const int pass = row - 1;
-        const bool enabled = proxyIndex.data(PassListModel::kPassEnabledRole).toBool();
-        menu.addAction(tr("Stop after this pass"), this, [this, pass] { emit stopAfterRequested(pass); });
-        menu.addAction(enabled ? tr("Disable pass") : tr("Enable pass"), this,
-                       [this, pass, enabled] { emit passEnabledRequested(pass, !enabled); });
-    }
-    if (m_state->stopAfter >= 0)
-        menu.addAction(tr("Run to the end"), this, [this] { emit stopAfterRequested(-1); });
-    menu.addAction(tr("Show this snapshot"), this, [this, row] { request(row); });
-    menu.exec(m_view->viewport()->mapToGlobal(position));
+    QMenu* menu = createContextMenu(m_proxy->mapToSource(proxyIndex).row(), this);
+    menu->setAttribute(Qt::WA_DeleteOnClose);
+    menu->popup(m_view->viewport()->mapToGlobal(position));
 }
 
 }  // namespace hloscope

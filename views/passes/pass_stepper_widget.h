@@ -13,6 +13,7 @@
 #include "views/document/document_state.h"
 
 class QCheckBox;
+class QMenu;
 class QTableView;
 class QTimer;
 class QToolButton;
@@ -47,6 +48,9 @@ public:
     QTableView* view() const { return m_view; }
     bool isPlaying() const;
     int currentIndex() const;  // snapshot index of the state shown (-1: none)
+    // The context menu of a source row (what a right click shows; the
+    // caller owns it).
+    QMenu* createContextMenu(int row, QWidget* parent = nullptr);
 
 public slots:
     void setState(hloscope::DocumentStatePtr state);
