@@ -262,11 +262,22 @@ void MainWindow::wirePanel(QWidget* panel) {
         const int i = meta->indexOfMethod(QMetaObject::normalizedSignature(signature).constData());
         return i >= 0 && meta->method(i).methodType() == type;
     };
-    if (has("setState(hloscope::DocumentStatePtr)", QMetaMethod::Slot)) {
-        connect(this, SIGNAL(stateChanged(hloscope::DocumentStatePtr)), panel,
-                SLOT(setState(hloscope::DocumentStatePtr)));
-        if (m_state)
-            QMetaObject::invokeMethod(panel, "setState", Q_ARG(hloscope::DocumentStatePtr, m_state));
+    // setState(DocumentStatePtr), however the panel spells the type
+    // (qualified or not): matched by its meta type, called with its own name.
+    for (int i = 0; i < meta->methodCount(); ++i) {
+        const QMetaMethod method = meta->method(i);
+        if (method.methodType() != QMetaMethod::Slot || method.name() != "setState" ||
+            method.parameterCount() != 1 ||
+            method.parameterMetaType(0) != QMetaType::fromType<hloscope::DocumentStatePtr>())
+            continue;
+        const QByteArray typeName = method.parameterTypeName(0);
+        QPointer<QWidget> target(panel);
+        auto deliver = [target, method, typeName](hloscope::DocumentStatePtr state) {
+            if (target) method.invoke(target, Qt::DirectConnection, QGenericArgument(typeName.constData(), &state));
+        };
+        connect(this, &MainWindow::stateChanged, panel, deliver);
+        if (m_state) deliver(m_state);
+        break;
     }
     if (has("selectInstruction(QString)", QMetaMethod::Slot))
         connect(this, SIGNAL(instructionSelected(QString)), panel, SLOT(selectInstruction(QString)));

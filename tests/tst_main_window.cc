@@ -169,7 +169,7 @@ private slots:
         QCOMPARE(probe->text(), QStringLiteral("sin_plus_exp"));
         // Selection from one panel reaches the others and the text view.
         const QString root = QString::fromStdString(
-            window.state()->module->entryComputation()->rootInstruction()->name());
+            window.state()->module->entryComputation()->root()->name());
         emit graph->instructionSelected(root);
         QCOMPARE(probe->selected, root);
         QCOMPARE(window.textView()->selectedInstruction(), root);

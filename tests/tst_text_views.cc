@@ -258,7 +258,7 @@ private slots:
         connect(&worker, &DocumentWorker::stateChanged, &view, &HloTextView::setState);
         worker.openExample(QStringLiteral("sin_plus_exp"));
         QCOMPARE(view.toPlainText().toStdString(), *worker.state()->currentSnapshot()->text);
-        const std::string name = worker.state()->module->entryComputation()->rootInstruction()->name();
+        const std::string name = worker.state()->module->entryComputation()->root()->name();
         view.selectInstruction(QString::fromStdString(name));
         QVERIFY(view.textCursor().block().text().contains(QString::fromStdString(name)));
     }

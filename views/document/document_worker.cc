@@ -31,6 +31,27 @@ QString toQString(const std::string& s) { return QString::fromStdString(s); }
 
 }  // namespace
 
+class DocumentWorker::ProgressReporter : public PassInstrumentation {
+public:
+    ProgressReporter(DocumentWorker* worker, int total) : m_worker(worker), m_total(total) {}
+    void beforePass(const PassRunInfo& info, const HloModule&) override {
+        emit m_worker->progress(QStringLiteral("Running %1 (%2/%3)")
+                                    .arg(toQString(info.step->pass))
+                                    .arg(info.index + 1)
+                                    .arg(m_total),
+                                info.index, m_total);
+    }
+    Status afterPass(const PassRunInfo& info, const HloModule&, const PassRunResult&) override {
+        emit m_worker->progress(QStringLiteral("Ran %1").arg(toQString(info.step->pass)),
+                                info.index + 1, m_total);
+        return Status::ok();
+    }
+
+private:
+    DocumentWorker* m_worker;
+    int m_total;
+};
+
 struct DocumentWorker::Live {
     std::string path, displayName, moduleId;
     Settings settings;
@@ -60,27 +81,6 @@ struct DocumentWorker::Live {
             snapshots = std::make_shared<const std::vector<PassSnapshot>>(run);
     }
     int snapshotCount() const { return snapshots ? static_cast<int>(snapshots->size()) : 0; }
-};
-
-class DocumentWorker::ProgressReporter : public PassInstrumentation {
-public:
-    ProgressReporter(DocumentWorker* worker, int total) : m_worker(worker), m_total(total) {}
-    void beforePass(const PassRunInfo& info, const HloModule&) override {
-        emit m_worker->progress(QStringLiteral("Running %1 (%2/%3)")
-                                    .arg(toQString(info.step->pass))
-                                    .arg(info.index + 1)
-                                    .arg(m_total),
-                                info.index, m_total);
-    }
-    Status afterPass(const PassRunInfo& info, const HloModule&, const PassRunResult&) override {
-        emit m_worker->progress(QStringLiteral("Ran %1").arg(toQString(info.step->pass)),
-                                info.index + 1, m_total);
-        return Status::ok();
-    }
-
-private:
-    DocumentWorker* m_worker;
-    int m_total;
 };
 
 class DocumentWorker::Operation {
@@ -195,7 +195,7 @@ StatusOr<std::vector<PassSnapshot>> externalSnapshots(const LoadedDocument& doc,
             s.text = before.text;
             s.ids = before.ids;
         } else {
-            auto module = parseHloModule(pass.text, pass.fileName);
+            auto module = parseHloModule(pass.text, HloParseOptions{pass.fileName});
             if (!module.isOk())
                 return Status(module.status().code(),
                               document_loader::formatError(module.status(), pass.fileName));
@@ -315,8 +315,11 @@ Status DocumentWorker::runTo(Live& live, int index) {
 
 StatusOr<std::shared_ptr<const HloModule>> DocumentWorker::moduleAt(Live& live, int index) {
     const PassSnapshot& snapshot = (*live.snapshots)[static_cast<size_t>(index)];
+    // Same text and ids (shared pointers, or equal contents: a re-run or the
+    // session's own copy of the input) give the same module.
+    auto same = [](const auto& a, const auto& b) { return a == b || (a && b && *a == *b); };
     for (size_t i = 0; i < m_cache.size(); ++i) {
-        if (m_cache[i].text == snapshot.text && m_cache[i].ids == snapshot.ids) {
+        if (same(m_cache[i].text, snapshot.text) && same(m_cache[i].ids, snapshot.ids)) {
             CacheEntry hit = m_cache[i];
             m_cache.erase(m_cache.begin() + static_cast<std::ptrdiff_t>(i));
             m_cache.push_back(hit);
