@@ -113,8 +113,8 @@ void TextDiffView::setState(DocumentStatePtr state) {
     if (!current || state->current == 0) {
         m_beforeText.reset();
         m_afterText.reset();
-        setTexts(QString(), current ? textOf(current->text) : QString(),
-                 tr("Input module: no previous snapshot"));
+        const QString text = current ? textOf(current->text) : QString();
+        setTexts(text, text, tr("Input module: no previous snapshot"));
         return;
     }
     const PassSnapshot& previous = (*state->snapshots)[static_cast<size_t>(state->current - 1)];
