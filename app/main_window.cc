@@ -145,6 +145,7 @@ void MainWindow::createDocks() {
     });
     QDockWidget* dock = addPanel(m_stepper, tr("Passes"), Qt::LeftDockWidgetArea);
     dock->setObjectName(QStringLiteral("passesDock"));
+    resizeDocks({dock}, {400}, Qt::Horizontal);  // until a saved state says otherwise
 }
 
 void MainWindow::createActions() {

@@ -42,6 +42,7 @@ PassStepperWidget::PassStepperWidget(QWidget* parent) : QWidget(parent) {
     m_view->setSelectionMode(QAbstractItemView::SingleSelection);
     m_view->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_view->verticalHeader()->hide();
+    m_view->setWordWrap(false);
     m_view->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_view->horizontalHeader()->setSectionResizeMode(PassListModel::kPass, QHeaderView::Stretch);
     m_view->setContextMenuPolicy(Qt::CustomContextMenu);

@@ -12,6 +12,7 @@
 #include <QTextCursor>
 #include <QVBoxLayout>
 #include <string_view>
+#include <utility>
 
 #include "views/text/hlo_highlighter.h"
 
@@ -99,13 +100,13 @@ void TextDiffView::setMode(Mode mode) {
     m_modeBox->setCurrentIndex(mode == Mode::kSideBySide ? 0 : 1);
     if (mode == m_mode) return;
     m_mode = mode;
-    render();
+    if (!m_pending) render();
 }
 
 void TextDiffView::setContextLines(int lines) {
     if (lines == m_context) return;
     m_context = lines;
-    render();
+    if (!m_pending) render();
 }
 
 void TextDiffView::setState(DocumentStatePtr state) {
@@ -126,6 +127,24 @@ void TextDiffView::setState(DocumentStatePtr state) {
 }
 
 void TextDiffView::setTexts(const QString& before, const QString& after, const QString& title) {
+    m_pendingBefore = before;
+    m_pendingAfter = after;
+    m_pendingTitle = title;
+    m_pending = true;
+    if (isVisible()) ensureDiff();
+}
+
+void TextDiffView::showEvent(QShowEvent* event) {
+    QWidget::showEvent(event);
+    ensureDiff();
+}
+
+void TextDiffView::ensureDiff() {
+    if (!m_pending) return;
+    m_pending = false;
+    const QString before = std::exchange(m_pendingBefore, QString());
+    const QString after = std::exchange(m_pendingAfter, QString());
+    const QString title = std::exchange(m_pendingTitle, QString());
     m_before = before.isEmpty() ? QStringList() : before.split(QLatin1Char('\n'));
     m_after = after.isEmpty() ? QStringList() : after.split(QLatin1Char('\n'));
     if (!m_before.isEmpty() && m_before.back().isEmpty()) m_before.removeLast();

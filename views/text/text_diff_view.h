@@ -35,21 +35,29 @@ public:
     // Diffs two texts (setState calls it with the snapshot texts).
     void setTexts(const QString& before, const QString& after, const QString& title = {});
 
-    const std::vector<DiffLine>& diff() const { return m_diff; }
-    int addedCount() const { return m_added; }
-    int removedCount() const { return m_removed; }
-    QPlainTextEdit* leftEdit() const { return m_left; }
-    QPlainTextEdit* rightEdit() const { return m_right; }
-    QPlainTextEdit* unifiedEdit() const { return m_unified; }
+    // The diff is computed when the view is shown or asked for (a hidden
+    // view costs nothing per step).
+    const std::vector<DiffLine>& diff() { return ensureDiff(), m_diff; }
+    int addedCount() { return ensureDiff(), m_added; }
+    int removedCount() { return ensureDiff(), m_removed; }
+    QPlainTextEdit* leftEdit() { return ensureDiff(), m_left; }
+    QPlainTextEdit* rightEdit() { return ensureDiff(), m_right; }
+    QPlainTextEdit* unifiedEdit() { return ensureDiff(), m_unified; }
 
 public slots:
     void setState(hloscope::DocumentStatePtr state);
 
+protected:
+    void showEvent(QShowEvent* event) override;
+
 private:
+    void ensureDiff();
     void render();
 
     Mode m_mode = Mode::kSideBySide;
     int m_context = 3;
+    QString m_pendingBefore, m_pendingAfter, m_pendingTitle;
+    bool m_pending = false;
     QStringList m_before, m_after;
     std::vector<DiffLine> m_diff;
     int m_added = 0, m_removed = 0;
