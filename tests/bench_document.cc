@@ -9,6 +9,7 @@
 
 #include "views/document/document_worker.h"
 #include "views/text/hlo_text_view.h"
+#include "views/text/line_diff.h"
 #include "views/text/text_diff_view.h"
 
 using namespace hloscope;
@@ -45,6 +46,12 @@ int main(int argc, char** argv) {
         worker.stepTo(i);
         const double step = static_cast<double>(timer.nsecsElapsed()) / 1e6;
         timer.restart();
+        const auto& snaps = *worker.state()->snapshots;
+        const std::string& beforeText = *snaps[static_cast<size_t>(i - 1)].text;
+        const std::string& afterText = *snaps[static_cast<size_t>(i)].text;
+        const size_t lines = diffLines(splitLines(beforeText), splitLines(afterText)).size();
+        const double lineDiffMs = static_cast<double>(timer.nsecsElapsed()) / 1e6;
+        timer.restart();
         diff.setState(worker.state());
         const int added = diff.addedCount(), removed = diff.removedCount();
         const double diffMs = static_cast<double>(timer.nsecsElapsed()) / 1e6;
@@ -52,9 +59,9 @@ int main(int argc, char** argv) {
         text.setState(worker.state());
         const double textMs = static_cast<double>(timer.nsecsElapsed()) / 1e6;
         total += step + diffMs + textMs;
-        std::printf("%2d %-34s step %8.1f ms  diff %8.1f ms (+%d -%d)  text %7.1f ms\n", i - 1,
-                    worker.state()->passes[static_cast<size_t>(i - 1)].c_str(), step, diffMs, added,
-                    removed, textMs);
+        std::printf("%2d %-34s step %7.1f ms  line diff %7.1f ms (%zu rows)  diff view %7.1f ms (+%d -%d)  text view %7.1f ms\n",
+                    i - 1, worker.state()->passes[static_cast<size_t>(i - 1)].c_str(), step, lineDiffMs,
+                    lines, diffMs, added, removed, textMs);
     }
     std::printf("all steps: %.1f ms\n", total);
     return error.isEmpty() ? 0 : 1;

@@ -1,5 +1,6 @@
 // HloHighlighter formats, the Myers line diff on hand-made texts,
 // TextDiffView rendering, and HloTextView's selection <-> line mapping.
+#include <QLabel>
 #include <QPlainTextEdit>
 #include <QSignalSpy>
 #include <QTextBlock>
@@ -194,6 +195,22 @@ private slots:
         QCOMPARE(lines[0], QStringLiteral("… 18 unchanged lines"));
         QCOMPARE(lines[3], QStringLiteral("- line 20"));
         QCOMPARE(lines[7], QStringLiteral("… 17 unchanged lines"));
+    }
+
+    void diffRunsInBackgroundWhenShown() {
+        TextDiffView view;
+        view.resize(600, 300);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        auto* after = view.findChild<QPlainTextEdit*>(QStringLiteral("diffAfter"));
+        QVERIFY(after);
+        view.setTexts(QStringLiteral("a\nb\n"), QStringLiteral("a\nc\n"));
+        QTRY_COMPARE(after->toPlainText(), QStringLiteral("a\nc"));
+        // Texts replaced while a diff runs: the last ones win.
+        view.setTexts(QStringLiteral("x\n"), QStringLiteral("y\n"));
+        view.setTexts(QStringLiteral("p\n"), QStringLiteral("q\n"));
+        QTRY_COMPARE(after->toPlainText(), QStringLiteral("q"));
+        QTRY_VERIFY(view.findChild<QLabel*>()->text().contains(QStringLiteral("+1 −1")));
     }
 
     void diffViewFollowsStates() {

@@ -35,7 +35,12 @@ void HloTextView::setState(DocumentStatePtr state) {
 
 void HloTextView::setModuleText(const QString& text) {
     const int scroll = verticalScrollBar()->value();
+    // Highlighting a whole multi-megabyte module costs seconds on the GUI
+    // thread: the largest modules are shown plain.
+    const bool highlight = text.size() <= kHighlightLimit;
+    if (!highlight && m_highlighter->document()) m_highlighter->setDocument(nullptr);
     setPlainText(text);
+    if (highlight && !m_highlighter->document()) m_highlighter->setDocument(document());
     indexLines();
     verticalScrollBar()->setValue(scroll);
     setExtraSelections({});

@@ -20,6 +20,9 @@ class HloTextView : public QPlainTextEdit {
 public:
     explicit HloTextView(QWidget* parent = nullptr);
 
+    // Texts longer than this (characters) are not highlighted.
+    static constexpr qsizetype kHighlightLimit = 2'000'000;
+
     HloHighlighter* highlighter() const { return m_highlighter; }
     // Shows `text` (no document needed; setState calls it).
     void setModuleText(const QString& text);

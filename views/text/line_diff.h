@@ -1,8 +1,11 @@
-// Line diff (Myers' O(ND) shortest edit script) between two texts, Qt-free.
-// Common prefix and suffix lines are matched first; when the remaining edit
-// distance exceeds `maxEdits`, the remaining middle is reported as removed
-// then added (a correct but not minimal script), so huge unrelated texts
-// cost bounded time and memory.
+// Line diff between two texts, Qt-free. Common prefix and suffix lines are
+// matched first; the middle gets Myers' O(ND) shortest edit script while the
+// edit distance stays within a budget (`maxEdits`, lowered for long texts so
+// the work stays near 2e7 steps). Beyond it, lines that occur once on each
+// side anchor the texts (patience diff: their longest increasing run) and
+// the gaps between anchors are diffed the same way; a gap without anchors is
+// reported as removed then added. The script is always correct; it is
+// minimal whenever Myers finished.
 #pragma once
 
 #include <string_view>

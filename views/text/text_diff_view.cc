@@ -1,6 +1,8 @@
 #include "views/text/text_diff_view.h"
 
 #include <QComboBox>
+#include <QFutureWatcher>
+#include <QtConcurrent/QtConcurrentRun>
 #include <QFontDatabase>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -20,6 +22,7 @@ namespace hloscope {
 namespace {
 
 enum class RowKind { kEqual, kRemoved, kAdded, kChanged, kFold };
+constexpr qsizetype kMaxRows = 20000;
 
 QPlainTextEdit* makeEdit(QWidget* parent, const QString& name) {
     auto* edit = new QPlainTextEdit(parent);
@@ -59,10 +62,6 @@ void fill(QPlainTextEdit* edit, const QStringList& lines, const std::vector<RowK
     cursor.endEditBlock();
 }
 
-QString textOf(const std::shared_ptr<const std::string>& text) {
-    return text ? QString::fromStdString(*text) : QString();
-}
-
 }  // namespace
 
 TextDiffView::TextDiffView(QWidget* parent) : QWidget(parent) {
@@ -92,6 +91,8 @@ TextDiffView::TextDiffView(QWidget* parent) : QWidget(parent) {
             &QScrollBar::setValue);
     connect(m_right->verticalScrollBar(), &QScrollBar::valueChanged, m_left->verticalScrollBar(),
             &QScrollBar::setValue);
+    m_watcher = new QFutureWatcher<Result>(this);
+    connect(m_watcher, &QFutureWatcher<Result>::finished, this, &TextDiffView::diffFinished);
     connect(m_modeBox, &QComboBox::currentIndexChanged, this,
             [this](int index) { setMode(index == 0 ? Mode::kSideBySide : Mode::kUnified); });
 }
@@ -114,53 +115,94 @@ void TextDiffView::setState(DocumentStatePtr state) {
     if (!current || state->current == 0) {
         m_beforeText.reset();
         m_afterText.reset();
-        const QString text = current ? textOf(current->text) : QString();
-        setTexts(text, text, tr("Input module: no previous snapshot"));
+        auto text = current && current->text ? current->text : std::make_shared<const std::string>();
+        setSnapshotTexts(text, text, tr("Input module: no previous snapshot"));
         return;
     }
     const PassSnapshot& previous = (*state->snapshots)[static_cast<size_t>(state->current - 1)];
     if (previous.text == m_beforeText && current->text == m_afterText) return;
     m_beforeText = previous.text;
     m_afterText = current->text;
-    setTexts(textOf(previous.text), textOf(current->text),
-             tr("After %1 (pass %2)").arg(QString::fromStdString(current->pass)).arg(current->index));
+    setSnapshotTexts(previous.text, current->text,
+                     tr("After %1 (pass %2)").arg(QString::fromStdString(current->pass)).arg(current->index));
 }
 
 void TextDiffView::setTexts(const QString& before, const QString& after, const QString& title) {
-    m_pendingBefore = before;
-    m_pendingAfter = after;
+    m_beforeText.reset();
+    m_afterText.reset();
+    setSnapshotTexts(std::make_shared<const std::string>(before.toStdString()),
+                     std::make_shared<const std::string>(after.toStdString()), title);
+}
+
+void TextDiffView::setSnapshotTexts(std::shared_ptr<const std::string> before,
+                                    std::shared_ptr<const std::string> after, const QString& title) {
+    m_pendingBefore = before ? std::move(before) : std::make_shared<const std::string>();
+    m_pendingAfter = after ? std::move(after) : std::make_shared<const std::string>();
     m_pendingTitle = title;
     m_pending = true;
-    if (isVisible()) ensureDiff();
+    if (isVisible()) startDiff();
+}
+
+TextDiffView::Result TextDiffView::computeDiff(std::shared_ptr<const std::string> before,
+                                               std::shared_ptr<const std::string> after, QString title) {
+    Result r;
+    const std::vector<std::string_view> a = splitLines(*before), b = splitLines(*after);
+    r.diff = diffLines(a, b);
+    for (std::string_view line : a) r.before << QString::fromUtf8(line.data(), static_cast<qsizetype>(line.size()));
+    for (std::string_view line : b) r.after << QString::fromUtf8(line.data(), static_cast<qsizetype>(line.size()));
+    for (const DiffLine& d : r.diff) {
+        r.added += d.kind == DiffLine::kAdded;
+        r.removed += d.kind == DiffLine::kRemoved;
+    }
+    r.title = title.isEmpty() ? tr("Diff") : title;
+    if (!before->empty() || !after->empty()) r.title += tr(": +%1 −%2 lines").arg(r.added).arg(r.removed);
+    return r;
+}
+
+void TextDiffView::startDiff() {
+    if (!m_pending || m_watcher->isRunning()) return;  // a running diff restarts when done
+    m_pending = false;
+    m_resultTaken = false;
+    m_title->setText(tr("Comparing…"));
+    m_watcher->setFuture(QtConcurrent::run(&TextDiffView::computeDiff, std::exchange(m_pendingBefore, nullptr),
+                                           std::exchange(m_pendingAfter, nullptr),
+                                           std::exchange(m_pendingTitle, QString())));
+}
+
+void TextDiffView::diffFinished() {
+    if (!m_resultTaken) {
+        m_resultTaken = true;
+        // Texts that arrived meanwhile make this result stale.
+        if (!m_pending) apply(m_watcher->future().takeResult());
+    }
+    if (m_pending && isVisible()) startDiff();
+}
+
+void TextDiffView::ensureDiff() {
+    if (m_watcher->isRunning()) m_watcher->waitForFinished();
+    if (!m_resultTaken && m_watcher->future().isValid() && m_watcher->future().isResultReadyAt(0)) {
+        m_resultTaken = true;
+        if (!m_pending) apply(m_watcher->future().takeResult());
+    }
+    if (!m_pending) return;
+    m_pending = false;
+    apply(computeDiff(std::exchange(m_pendingBefore, nullptr), std::exchange(m_pendingAfter, nullptr),
+                      std::exchange(m_pendingTitle, QString())));
+}
+
+void TextDiffView::apply(Result result) {
+    m_before = std::move(result.before);
+    m_after = std::move(result.after);
+    m_diff = std::move(result.diff);
+    m_added = result.added;
+    m_removed = result.removed;
+    m_title->setText(result.title);
+    render();
 }
 
 void TextDiffView::showEvent(QShowEvent* event) {
     QWidget::showEvent(event);
-    ensureDiff();
-}
-
-void TextDiffView::ensureDiff() {
-    if (!m_pending) return;
-    m_pending = false;
-    const QString before = std::exchange(m_pendingBefore, QString());
-    const QString after = std::exchange(m_pendingAfter, QString());
-    const QString title = std::exchange(m_pendingTitle, QString());
-    m_before = before.isEmpty() ? QStringList() : before.split(QLatin1Char('\n'));
-    m_after = after.isEmpty() ? QStringList() : after.split(QLatin1Char('\n'));
-    if (!m_before.isEmpty() && m_before.back().isEmpty()) m_before.removeLast();
-    if (!m_after.isEmpty() && m_after.back().isEmpty()) m_after.removeLast();
-    const std::string beforeUtf8 = before.toStdString(), afterUtf8 = after.toStdString();
-    m_diff = diffLines(splitLines(beforeUtf8), splitLines(afterUtf8));
-    m_added = m_removed = 0;
-    for (const DiffLine& d : m_diff) {
-        m_added += d.kind == DiffLine::kAdded;
-        m_removed += d.kind == DiffLine::kRemoved;
-    }
-    QString heading = title.isEmpty() ? tr("Diff") : title;
-    if (!before.isEmpty() || !after.isEmpty())
-        heading += tr(": +%1 −%2 lines").arg(m_added).arg(m_removed);
-    m_title->setText(heading);
-    render();
+    startDiff();
 }
 
 void TextDiffView::render() {
@@ -218,6 +260,17 @@ void TextDiffView::render() {
             else right << QString(), rightKinds.push_back(RowKind::kChanged);
         }
     }
+    // Long diffs are cut: a widget with 100k highlighted rows takes seconds
+    // to fill, and nobody reads them; the counts in the title stay exact.
+    auto cut = [](QStringList& rows, std::vector<RowKind>& kinds) {
+        if (rows.size() <= kMaxRows) return;
+        const qsizetype hidden = rows.size() - kMaxRows;
+        rows.resize(kMaxRows);
+        kinds.resize(static_cast<size_t>(kMaxRows));
+        rows << tr("… %1 more rows not shown (export the texts to compare them in full)").arg(hidden);
+        kinds.push_back(RowKind::kFold);
+    };
+    cut(left, leftKinds), cut(right, rightKinds), cut(unified, unifiedKinds);
     if (m_mode == Mode::kSideBySide) {
         fill(m_left, left, leftKinds);
         fill(m_right, right, rightKinds);

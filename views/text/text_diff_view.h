@@ -5,6 +5,7 @@
 // "… N unchanged lines" row (contextLines < 0 shows everything).
 #pragma once
 
+#include <QFutureWatcher>
 #include <QString>
 #include <QWidget>
 #include <memory>
@@ -32,8 +33,12 @@ public:
     Mode mode() const { return m_mode; }
     void setContextLines(int lines);
     int contextLines() const { return m_context; }
-    // Diffs two texts (setState calls it with the snapshot texts).
+    // Diffs two texts (setState calls it with the snapshot texts). The diff
+    // runs on a pool thread while the view is shown; the accessors below
+    // wait for it.
     void setTexts(const QString& before, const QString& after, const QString& title = {});
+    void setSnapshotTexts(std::shared_ptr<const std::string> before,
+                          std::shared_ptr<const std::string> after, const QString& title = {});
 
     // The diff is computed when the view is shown or asked for (a hidden
     // view costs nothing per step).
@@ -51,13 +56,27 @@ protected:
     void showEvent(QShowEvent* event) override;
 
 private:
+    struct Result {
+        QStringList before, after;
+        std::vector<DiffLine> diff;
+        int added = 0, removed = 0;
+        QString title;
+    };
+    static Result computeDiff(std::shared_ptr<const std::string> before,
+                              std::shared_ptr<const std::string> after, QString title);
+    void startDiff();
+    void diffFinished();
     void ensureDiff();
+    void apply(Result result);
     void render();
 
     Mode m_mode = Mode::kSideBySide;
     int m_context = 3;
-    QString m_pendingBefore, m_pendingAfter, m_pendingTitle;
+    std::shared_ptr<const std::string> m_pendingBefore, m_pendingAfter;
+    QString m_pendingTitle;
     bool m_pending = false;
+    bool m_resultTaken = true;
+    QFutureWatcher<Result>* m_watcher = nullptr;
     QStringList m_before, m_after;
     std::vector<DiffLine> m_diff;
     int m_added = 0, m_removed = 0;
