@@ -6,6 +6,8 @@
 #include <QDockWidget>
 #include <QFile>
 #include <QImage>
+#include <QMimeData>
+#include <QUrl>
 #include <QLabel>
 #include <QMenuBar>
 #include <QProcess>
@@ -195,6 +197,51 @@ private slots:
         QCOMPARE(f.readAll().toStdString(), *window.state()->currentSnapshot()->text);
         QVERIFY(!window.exportCurrentText(dir.filePath(QStringLiteral("no/such/dir/x.hlo"))));
         QVERIFY(!window.messageText().isEmpty());
+    }
+
+    void dropOpensFilesAndDumpFolders() {
+        QTemporaryDir dir;
+        QFile example(QStringLiteral(":/examples/layernorm.hlo"));
+        QVERIFY(example.open(QIODevice::ReadOnly));
+        const QByteArray text = example.readAll();
+        const QString file = dir.filePath(QStringLiteral("ln.hlo"));
+        QVERIFY(writeFile(file, text));
+        QVERIFY(QDir(dir.path()).mkdir(QStringLiteral("dump")));
+        const QString dump = dir.filePath(QStringLiteral("dump"));
+        QVERIFY(writeFile(dump + QStringLiteral("/module_0001.a.before_optimizations.txt"), text));
+        QVERIFY(writeFile(dump + QStringLiteral("/module_0002.b.before_optimizations.txt"), text));
+        MainWindow window;
+        window.show();
+        QSignalSpy states(&window, &MainWindow::stateChanged);
+        auto drop = [&](const QString& path) {
+            QMimeData mime;
+            mime.setUrls({QUrl::fromLocalFile(path)});
+            QDragEnterEvent enter(QPoint(20, 20), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+            QApplication::sendEvent(&window, &enter);
+            if (!enter.isAccepted()) return false;
+            QDropEvent event(QPointF(20, 20), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+            QApplication::sendEvent(&window, &event);
+            return event.isAccepted();
+        };
+        QVERIFY(drop(file));
+        QTRY_VERIFY_WITH_TIMEOUT(states.size() == 1, 30000);
+        QCOMPARE(window.state()->path, QFileInfo(file).absoluteFilePath().toStdString());
+        QVERIFY(drop(dump));
+        QTRY_VERIFY_WITH_TIMEOUT(states.size() == 2, 30000);
+        QCOMPARE(window.state()->moduleId, std::string("module_0001.a"));
+        // File > Dump Modules lists the folder's modules and opens them.
+        QMenu* dumpMenu = nullptr;
+        for (QMenu* menu : window.findChildren<QMenu*>())
+            if (menu->title().remove(QLatin1Char('&')) == QLatin1String("Dump Modules")) dumpMenu = menu;
+        QVERIFY(dumpMenu);
+        QVERIFY(dumpMenu->isEnabled());
+        QCOMPARE(dumpMenu->actions().size(), 2);
+        dumpMenu->actions()[1]->trigger();
+        QTRY_VERIFY_WITH_TIMEOUT(states.size() == 3, 30000);
+        QCOMPARE(window.state()->moduleId, std::string("module_0002.b"));
+        QSettings settings;
+        QVERIFY(settings.value(QStringLiteral("lastDocument")).toString().startsWith(QLatin1String("dump:module_0002.b|")));
+        settings.clear();
     }
 
     void screenshotCommandLine() {
