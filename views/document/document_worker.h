@@ -7,6 +7,9 @@
 // to load, or a re-run that fails, keeps the previous state.
 //
 //   open(path)             HLO text, JSON, StableHLO .mlir, or an XLA dump folder
+//                          (its first module; with per-pass files their timeline
+//                          replaces our pipeline: every file must parse, names
+//                          give instructions stable ids, diffs are computed)
 //   openDumpModule(f, id)  one module of a dump folder
 //   openExample(name)      a built-in example
 //   setTarget(name)        cpu, h100, a100, tpu_v4, tpu_v5e (pipelines cpu/gpu/tpu);
