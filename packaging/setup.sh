@@ -4,8 +4,8 @@
 #   packaging/setup.sh deps            install missing Debian packages (idempotent)
 #   packaging/setup.sh build           deps + configure + build
 #   packaging/setup.sh test            build + run every test (non-zero exit on failure)
-#   packaging/setup.sh run [EXAMPLE]   build + open a bundled example (name or path;
-#                                      default: mlp)
+#   packaging/setup.sh run [EXAMPLE]   build + open the hloscope GUI on a bundled example
+#                                      (name, or a path to any module; default: mlp)
 #
 # Environment: CI=true selects the "ci" preset (-Werror); HLOSCOPE_JOBS overrides -j (2).
 set -euo pipefail
@@ -39,6 +39,7 @@ else
 fi
 BUILD_DIR="$ROOT/build"   # binaryDir of both the default and ci presets
 CLI="$BUILD_DIR/app/hloscope-cli"
+GUI="$BUILD_DIR/app/hloscope"
 
 log() { printf '==> %s\n' "$*" >&2; }
 die() { printf 'setup.sh: error: %s\n' "$*" >&2; exit 1; }
@@ -141,19 +142,18 @@ run_example() {
     # Resolve before building so a typo fails fast.
     example="$(resolve_example "${1:-}")" || exit 1
     build
-    [[ -x "$CLI" ]] || die "$CLI was not built"
+    [[ -x "$GUI" ]] || die "$GUI was not built"
 
-    # Until the GUI lands, "run" shows the example through the command-line tool.
-    log "hloscope-cli stats $example"
-    "$CLI" stats "$example"
-
-    log "hloscope-cli print $example | head -40"
-    local rc=0
-    "$CLI" print "$example" | head -n 40 || rc=$?
-    # 141 = the CLI got SIGPIPE because head stopped reading: not an error.
-    if [[ $rc -ne 0 && $rc -ne 141 ]]; then
-        exit "$rc"
+    # A bundled example opens by name (embedded in the executable); anything
+    # else by path.
+    local name
+    name="$(basename "$example" .hlo)"
+    if [[ "$example" == "$ROOT/resources/examples/$name.hlo" ]]; then
+        log "hloscope --example $name"
+        exec "$GUI" --example "$name"
     fi
+    log "hloscope $example"
+    exec "$GUI" "$example"
 }
 
 main() {

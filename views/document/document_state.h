@@ -35,6 +35,12 @@ struct DocumentState {
     std::string forceFusion;
     std::string forbidFusion;
     int64_t generation = 0;  // bumps with every emitted state
+    // Pass index the pipeline stops after (-1: runs to the end).
+    int stopAfter = -1;
+    // True for an XLA dump folder's own per-pass files: `passes` and
+    // `snapshots` replay XLA's timeline (no re-runs, targets or what-ifs).
+    bool externalTimeline = false;
+    std::string moduleId;  // dump module id ("module_0001.jit_f"); empty otherwise
 
     const PassSnapshot* currentSnapshot() const;
     int snapshotCount() const;

@@ -1,0 +1,143 @@
+// hloscope: the desktop explorer.
+//   hloscope [FILE|DUMP_FOLDER] [--example NAME] [--target T] [--step N]
+//            [--panel NAME] [--screenshot out.png]
+// --screenshot loads the document, runs to step N, renders the window into
+// a PNG and exits (works with QT_QPA_PLATFORM=offscreen).
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QTimer>
+#include <cstdio>
+
+#include "app/main_window.h"
+
+using hloscope::DocumentStatePtr;
+using hloscope::DocumentWorker;
+using hloscope::MainWindow;
+
+namespace {
+
+// Drives --step / --screenshot: waits for the document, asks for the step,
+// then grabs the window once that state arrives.
+class StartupDriver : public QObject {
+public:
+    StartupDriver(MainWindow* window, int step, QString screenshot)
+        : QObject(window), m_window(window), m_step(step), m_screenshot(std::move(screenshot)) {
+        connect(window, &MainWindow::stateChanged, this, &StartupDriver::onState);
+        connect(window->worker(), &DocumentWorker::failed, this, &StartupDriver::onFailed);
+    }
+    // Without a document the screenshot shows the empty window.
+    void noDocument() {
+        if (!m_screenshot.isEmpty()) QTimer::singleShot(0, this, [this] { finish(0); });
+    }
+
+private:
+    void onState(const DocumentStatePtr& state) {
+        if (m_done) return;
+        if (!m_stepSent && m_step > 0) {
+            m_stepSent = true;
+            m_window->stepTo(m_step);
+            return;
+        }
+        m_done = true;
+        if (!m_screenshot.isEmpty()) QTimer::singleShot(100, this, [this] { finish(m_failed ? 1 : 0); });
+        (void)state;
+    }
+    void onFailed(const QString& message) {
+        std::fprintf(stderr, "hloscope: %s\n", message.toLocal8Bit().constData());
+        m_failed = true;
+        // A document that did not load leaves nothing to wait for.
+        if (!m_window->state() && !m_screenshot.isEmpty())
+            QTimer::singleShot(0, this, [this] { finish(1); });
+    }
+    void finish(int code) {
+        if (!m_window->saveScreenshot(m_screenshot)) {
+            std::fprintf(stderr, "hloscope: cannot write %s\n", m_screenshot.toLocal8Bit().constData());
+            code = 1;
+        } else {
+            std::printf("%s\n", m_screenshot.toLocal8Bit().constData());
+        }
+        QCoreApplication::exit(code);
+    }
+
+    MainWindow* m_window;
+    int m_step;
+    QString m_screenshot;
+    bool m_stepSent = false;
+    bool m_done = false;
+    bool m_failed = false;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    QApplication app(argc, argv);
+    QApplication::setOrganizationName(QStringLiteral("hloscope"));
+    QApplication::setApplicationName(QStringLiteral("hloscope"));
+    QApplication::setApplicationVersion(QStringLiteral(HLOSCOPE_VERSION));
+
+    QCommandLineParser parser;
+    parser.setApplicationDescription(
+        QStringLiteral("hloscope: explore XLA HLO modules, their passes and fusion decisions."));
+    parser.addHelpOption();
+    parser.addVersionOption();
+    parser.addPositionalArgument(QStringLiteral("file"),
+                                 QStringLiteral("HLO text, JSON, StableHLO .mlir, or an XLA dump folder."),
+                                 QStringLiteral("[FILE]"));
+    QCommandLineOption example(QStringLiteral("example"), QStringLiteral("Open a built-in example."),
+                               QStringLiteral("NAME"));
+    QCommandLineOption target(QStringLiteral("target"),
+                              QStringLiteral("Target: cpu, h100, a100, tpu_v4, tpu_v5e."),
+                              QStringLiteral("T"));
+    QCommandLineOption step(QStringLiteral("step"),
+                            QStringLiteral("Run the pipeline to snapshot N (0 = input)."),
+                            QStringLiteral("N"));
+    QCommandLineOption screenshot(QStringLiteral("screenshot"),
+                                  QStringLiteral("Render the window into a PNG and exit."),
+                                  QStringLiteral("out.png"));
+    QCommandLineOption panel(QStringLiteral("panel"), QStringLiteral("Show and raise a panel."),
+                             QStringLiteral("NAME"));
+    parser.addOptions({example, target, step, screenshot, panel});
+    parser.process(app);
+
+    const QStringList files = parser.positionalArguments();
+    if (files.size() > 1 || (files.size() == 1 && parser.isSet(example))) {
+        std::fprintf(stderr, "hloscope: give one FILE or --example NAME\n");
+        return 2;
+    }
+    int stepIndex = 0;
+    if (parser.isSet(step)) {
+        bool ok = false;
+        stepIndex = parser.value(step).toInt(&ok);
+        if (!ok || stepIndex < 0) {
+            std::fprintf(stderr, "hloscope: --step needs a number >= 0\n");
+            return 2;
+        }
+    }
+    if (parser.isSet(target) && DocumentWorker::pipelineTargetOf(parser.value(target)).isEmpty()) {
+        std::fprintf(stderr, "hloscope: unknown target '%s' (expected %s)\n",
+                     parser.value(target).toLocal8Bit().constData(),
+                     DocumentWorker::targetNames().join(QStringLiteral(", ")).toLocal8Bit().constData());
+        return 2;
+    }
+
+    MainWindow window;
+    if (parser.isSet(screenshot)) window.resize(1400, 900);
+    if (parser.isSet(target)) window.setTarget(parser.value(target));
+    if (parser.isSet(panel) && !window.showPanel(parser.value(panel)))
+        std::fprintf(stderr, "hloscope: no panel '%s'\n", parser.value(panel).toLocal8Bit().constData());
+    auto* driver = new StartupDriver(&window, stepIndex, parser.value(screenshot));
+    bool opened = true;
+    if (!files.isEmpty()) window.openPath(files.front());
+    else if (parser.isSet(example)) window.openExample(parser.value(example));
+    else opened = window.restoreLastDocument();
+    window.show();
+    if (!opened) driver->noDocument();
+    if (parser.isSet(screenshot)) {
+        // A safety net: never hang a script.
+        QTimer::singleShot(10 * 60 * 1000, &app, [] {
+            std::fprintf(stderr, "hloscope: --screenshot timed out\n");
+            QCoreApplication::exit(3);
+        });
+    }
+    return app.exec();
+}

@@ -1,0 +1,287 @@
+// MainWindow offscreen: examples, stepping, errors in the message bar that
+// keep the document, settings round-trip, panels, export, and the hloscope
+// executable's --screenshot.
+#include <QAction>
+#include <QComboBox>
+#include <QDockWidget>
+#include <QFile>
+#include <QImage>
+#include <QMimeData>
+#include <QUrl>
+#include <QLabel>
+#include <QMenuBar>
+#include <QProcess>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include "app/main_window.h"
+#include "core/hlo_computation.h"
+#include "core/hlo_instruction.h"
+#include "views/passes/pass_stepper_widget.h"
+#include "views/text/hlo_text_view.h"
+
+using namespace hloscope;
+
+namespace {
+
+bool writeFile(const QString& path, const QByteArray& text) {
+    QFile f(path);
+    return f.open(QIODevice::WriteOnly | QIODevice::Truncate) && f.write(text) == text.size();
+}
+
+// A panel as the other views are: one setState slot, shared selection.
+class ProbePanel : public QLabel {
+    Q_OBJECT
+public:
+    int states = 0;
+    QString selected;
+public slots:
+    void setState(hloscope::DocumentStatePtr state) {
+        ++states;
+        setText(state ? QString::fromStdString(state->displayName) : QString());
+    }
+    void selectInstruction(const QString& name) { selected = name; }
+signals:
+    void instructionSelected(const QString& name);
+};
+
+}  // namespace
+
+class TestMainWindow : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase() {
+        QVERIFY(m_settingsDir.isValid());
+        QCoreApplication::setOrganizationName(QStringLiteral("hloscope-test"));
+        QCoreApplication::setApplicationName(QStringLiteral("tst_main_window"));
+        QSettings::setDefaultFormat(QSettings::IniFormat);
+        QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, m_settingsDir.path());
+        QSettings().clear();
+    }
+
+    void openExampleAndStep() {
+        MainWindow window;
+        window.show();
+        QSignalSpy states(&window, &MainWindow::stateChanged);
+        window.openExample(QStringLiteral("mlp"));
+        QTRY_VERIFY_WITH_TIMEOUT(states.size() == 1, 30000);
+        QVERIFY(window.state());
+        QCOMPARE(window.state()->displayName, std::string("mlp"));
+        QVERIFY(window.windowTitle().startsWith(QLatin1String("mlp")));
+        QCOMPARE(window.textView()->toPlainText().toStdString(), *window.state()->currentSnapshot()->text);
+        window.stepTo(5);
+        QTRY_VERIFY_WITH_TIMEOUT(window.state()->current == 5, 30000);
+        QCOMPARE(window.passStepper()->currentIndex(), 5);
+        window.passStepper()->stepNext();
+        QTRY_VERIFY_WITH_TIMEOUT(window.state()->current == 6, 30000);
+        QTRY_VERIFY(!window.isBusy());
+        // Menus: the examples are listed.
+        QMenu* examples = nullptr;
+        for (QAction* a : window.menuBar()->actions())
+            if (a->text().remove(QLatin1Char('&')) == QLatin1String("Examples")) examples = a->menu();
+        QVERIFY(examples);
+        QVERIFY(examples->actions().size() >= 9);
+    }
+
+    void malformedFileKeepsDocument() {
+        QTemporaryDir dir;
+        const QString bad = dir.filePath(QStringLiteral("broken.hlo"));
+        QVERIFY(writeFile(bad, "HloModule broken\n\nENTRY %e {\n  %p = f32[ parameter(0)\n}\n"));
+        MainWindow window;
+        window.show();
+        QSignalSpy states(&window, &MainWindow::stateChanged);
+        window.openExample(QStringLiteral("softmax"));
+        QTRY_VERIFY_WITH_TIMEOUT(states.size() == 1, 30000);
+        DocumentStatePtr before = window.state();
+        QVERIFY(window.messageText().isEmpty());
+        window.openPath(bad);
+        QTRY_VERIFY_WITH_TIMEOUT(!window.messageText().isEmpty(), 30000);
+        QVERIFY2(QRegularExpression(QStringLiteral(R"(broken\.hlo:\d+:\d+: error: )"))
+                     .match(window.messageText()).hasMatch(),
+                 qPrintable(window.messageText()));
+        QTRY_VERIFY(!window.isBusy());
+        QCOMPARE(window.state(), before);
+        QCOMPARE(states.size(), 1);
+        QCOMPARE(window.state()->displayName, std::string("softmax"));
+        // The message bar is no modal box: the window keeps working.
+        window.stepTo(2);
+        QTRY_VERIFY_WITH_TIMEOUT(window.state()->current == 2, 30000);
+        window.clearMessage();
+        QVERIFY(window.messageText().isEmpty());
+    }
+
+    void settingsRoundTrip() {
+        QTemporaryDir dir;
+        const QString file = dir.filePath(QStringLiteral("relu.hlo"));
+        QFile example(QStringLiteral(":/examples/relu_matmul_bias.hlo"));
+        QVERIFY(example.open(QIODevice::ReadOnly));
+        QVERIFY(writeFile(file, example.readAll()));
+        {
+            MainWindow window;
+            window.show();
+            QSignalSpy states(&window, &MainWindow::stateChanged);
+            window.setTarget(QStringLiteral("tpu_v4"));
+            window.openPath(file);
+            QTRY_VERIFY_WITH_TIMEOUT(states.size() == 1, 30000);
+            QCOMPARE(window.state()->target, std::string("tpu_v4"));
+            QCOMPARE(window.recentFiles().value(0), QFileInfo(file).absoluteFilePath());
+            window.resize(1111, 777);
+            window.findChild<QDockWidget*>(QStringLiteral("passesDock"))->hide();
+            window.close();  // writes geometry and dock state
+        }
+        QSettings settings;
+        QCOMPARE(settings.value(QStringLiteral("target")).toString(), QStringLiteral("tpu_v4"));
+        QCOMPARE(settings.value(QStringLiteral("lastDocument")).toString(),
+                 QStringLiteral("path:") + QFileInfo(file).absoluteFilePath());
+        {
+            MainWindow window;
+            QCOMPARE(window.target(), QStringLiteral("tpu_v4"));
+            QCOMPARE(window.findChild<QComboBox*>(QStringLiteral("targetBox"))->currentData().toString(),
+                     QStringLiteral("tpu_v4"));
+            QCOMPARE(window.recentFiles().value(0), QFileInfo(file).absoluteFilePath());
+            QCOMPARE(window.size(), QSize(1111, 777));
+            QVERIFY(window.findChild<QDockWidget*>(QStringLiteral("passesDock"))->isHidden());
+            QSignalSpy states(&window, &MainWindow::stateChanged);
+            QVERIFY(window.restoreLastDocument());
+            QTRY_VERIFY_WITH_TIMEOUT(states.size() == 1, 30000);
+            QCOMPARE(window.state()->path, QFileInfo(file).absoluteFilePath().toStdString());
+            QCOMPARE(window.state()->target, std::string("tpu_v4"));
+            window.openExample(QStringLiteral("polynomial"));
+            QTRY_VERIFY_WITH_TIMEOUT(states.size() == 2, 30000);
+        }
+        QCOMPARE(QSettings().value(QStringLiteral("lastDocument")).toString(), QStringLiteral("example:polynomial"));
+        QSettings().clear();
+    }
+
+    void panelsAreWired() {
+        MainWindow window;
+        auto* probe = new ProbePanel;
+        QDockWidget* dock = window.addPanel(probe, QStringLiteral("Probe"), Qt::RightDockWidgetArea);
+        QVERIFY(dock);
+        auto* graph = new ProbePanel;
+        window.setCentralGraph(graph);
+        QSignalSpy states(&window, &MainWindow::stateChanged);
+        window.openExample(QStringLiteral("sin_plus_exp"));
+        QTRY_VERIFY_WITH_TIMEOUT(states.size() == 1, 30000);
+        QCOMPARE(probe->states, 1);
+        QCOMPARE(graph->states, 1);
+        QCOMPARE(probe->text(), QStringLiteral("sin_plus_exp"));
+        // Selection from one panel reaches the others and the text view.
+        const QString root = QString::fromStdString(
+            window.state()->module->entryComputation()->root()->name());
+        emit graph->instructionSelected(root);
+        QCOMPARE(probe->selected, root);
+        QCOMPARE(window.textView()->selectedInstruction(), root);
+        QVERIFY(window.showPanel(QStringLiteral("probe")));
+        QVERIFY(window.showPanel(QStringLiteral("passes")));
+        QVERIFY(window.showPanel(QStringLiteral("diff")));
+        QVERIFY(!window.showPanel(QStringLiteral("nonexistent")));
+    }
+
+    void exportText() {
+        QTemporaryDir dir;
+        MainWindow window;
+        QSignalSpy states(&window, &MainWindow::stateChanged);
+        QVERIFY(!window.exportCurrentText(dir.filePath(QStringLiteral("none.hlo"))));
+        window.openExample(QStringLiteral("mlp"));
+        QTRY_VERIFY_WITH_TIMEOUT(states.size() == 1, 30000);
+        window.stepTo(1000);
+        QTRY_VERIFY_WITH_TIMEOUT(states.size() == 2, 60000);
+        const QString out = dir.filePath(QStringLiteral("after.hlo"));
+        QVERIFY(window.exportCurrentText(out));
+        QFile f(out);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QCOMPARE(f.readAll().toStdString(), *window.state()->currentSnapshot()->text);
+        QVERIFY(!window.exportCurrentText(dir.filePath(QStringLiteral("no/such/dir/x.hlo"))));
+        QVERIFY(!window.messageText().isEmpty());
+    }
+
+    void dropOpensFilesAndDumpFolders() {
+        QTemporaryDir dir;
+        QFile example(QStringLiteral(":/examples/layernorm.hlo"));
+        QVERIFY(example.open(QIODevice::ReadOnly));
+        const QByteArray text = example.readAll();
+        const QString file = dir.filePath(QStringLiteral("ln.hlo"));
+        QVERIFY(writeFile(file, text));
+        QVERIFY(QDir(dir.path()).mkdir(QStringLiteral("dump")));
+        const QString dump = dir.filePath(QStringLiteral("dump"));
+        QVERIFY(writeFile(dump + QStringLiteral("/module_0001.a.before_optimizations.txt"), text));
+        QVERIFY(writeFile(dump + QStringLiteral("/module_0002.b.before_optimizations.txt"), text));
+        MainWindow window;
+        window.show();
+        QSignalSpy states(&window, &MainWindow::stateChanged);
+        auto drop = [&](const QString& path) {
+            QMimeData mime;
+            mime.setUrls({QUrl::fromLocalFile(path)});
+            QDragEnterEvent enter(QPoint(20, 20), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+            QApplication::sendEvent(&window, &enter);
+            if (!enter.isAccepted()) return false;
+            QDropEvent event(QPointF(20, 20), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+            QApplication::sendEvent(&window, &event);
+            return event.isAccepted();
+        };
+        QVERIFY(drop(file));
+        QTRY_VERIFY_WITH_TIMEOUT(states.size() == 1, 30000);
+        QCOMPARE(window.state()->path, QFileInfo(file).absoluteFilePath().toStdString());
+        QVERIFY(drop(dump));
+        QTRY_VERIFY_WITH_TIMEOUT(states.size() == 2, 30000);
+        QCOMPARE(window.state()->moduleId, std::string("module_0001.a"));
+        // File > Dump Modules lists the folder's modules and opens them.
+        QMenu* dumpMenu = nullptr;
+        for (QMenu* menu : window.findChildren<QMenu*>())
+            if (menu->title().remove(QLatin1Char('&')) == QLatin1String("Dump Modules")) dumpMenu = menu;
+        QVERIFY(dumpMenu);
+        QVERIFY(dumpMenu->isEnabled());
+        QCOMPARE(dumpMenu->actions().size(), 2);
+        dumpMenu->actions()[1]->trigger();
+        QTRY_VERIFY_WITH_TIMEOUT(states.size() == 3, 30000);
+        QCOMPARE(window.state()->moduleId, std::string("module_0002.b"));
+        QSettings settings;
+        QVERIFY(settings.value(QStringLiteral("lastDocument")).toString().startsWith(QLatin1String("dump:module_0002.b|")));
+        settings.clear();
+    }
+
+    void screenshotCommandLine() {
+        QTemporaryDir dir;
+        const QString png = dir.filePath(QStringLiteral("shot.png"));
+        QProcess process;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
+        env.insert(QStringLiteral("XDG_CONFIG_HOME"), dir.filePath(QStringLiteral("config")));
+        process.setProcessEnvironment(env);
+        process.start(QStringLiteral(HLOSCOPE_GUI_PATH),
+                      {QStringLiteral("--example"), QStringLiteral("mlp"), QStringLiteral("--target"),
+                       QStringLiteral("h100"), QStringLiteral("--step"), QStringLiteral("11"),
+                       QStringLiteral("--panel"), QStringLiteral("diff"), QStringLiteral("--screenshot"), png});
+        QVERIFY(process.waitForFinished(120000));
+        QVERIFY2(process.exitCode() == 0, process.readAllStandardError().constData());
+        QImage image(png);
+        QVERIFY(!image.isNull());
+        QCOMPARE(image.size(), QSize(1400, 900));
+        // Not a blank image.
+        QSet<QRgb> colours;
+        for (int y = 0; y < image.height(); y += 7)
+            for (int x = 0; x < image.width(); x += 7) colours.insert(image.pixel(x, y));
+        QVERIFY(colours.size() > 10);
+
+        QProcess version;
+        version.start(QStringLiteral(HLOSCOPE_GUI_PATH), {QStringLiteral("--version")});
+        QVERIFY(version.waitForFinished(30000));
+        QVERIFY(version.readAllStandardOutput().contains("hloscope"));
+        QProcess bad;
+        bad.setProcessEnvironment(env);
+        bad.start(QStringLiteral(HLOSCOPE_GUI_PATH), {QStringLiteral("--target"), QStringLiteral("z80")});
+        QVERIFY(bad.waitForFinished(30000));
+        QCOMPARE(bad.exitCode(), 2);
+        QVERIFY(bad.readAllStandardError().contains("z80"));
+    }
+
+private:
+    QTemporaryDir m_settingsDir;
+};
+
+QTEST_MAIN(TestMainWindow)
+#include "tst_main_window.moc"
