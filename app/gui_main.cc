@@ -9,6 +9,7 @@
 #include <cstdio>
 
 #include "app/main_window.h"
+#include "app/panels.h"
 
 using hloscope::DocumentStatePtr;
 using hloscope::DocumentWorker;
@@ -121,6 +122,7 @@ int main(int argc, char** argv) {
     }
 
     MainWindow window;
+    installStandardPanels(window);
     if (parser.isSet(screenshot)) window.resize(1400, 900);
     if (parser.isSet(target)) window.setTarget(parser.value(target));
     if (parser.isSet(panel) && !window.showPanel(parser.value(panel)))

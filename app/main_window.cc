@@ -462,6 +462,8 @@ void MainWindow::restoreSettings() {
     if (!DocumentWorker::pipelineTargetOf(target).isEmpty()) setTarget(target);
 }
 
+void MainWindow::restoreDockLayout() { restoreState(QSettings().value(kSettingState).toByteArray()); }
+
 bool MainWindow::restoreLastDocument() {
     const QString entry = QSettings().value(kSettingLast).toString();
     if (entry.startsWith(QLatin1String("example:"))) {

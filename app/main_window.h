@@ -49,6 +49,8 @@ public:
     // Shows and raises a dock or central tab by name (object name or title,
     // case-insensitive: "passes", "diff", "text", ...); false when unknown.
     bool showPanel(const QString& name);
+    // Re-applies the saved dock layout (after panels were added).
+    void restoreDockLayout();
 
     DocumentWorker* worker() const { return m_worker; }
     DocumentStatePtr state() const { return m_state; }

@@ -400,7 +400,19 @@ void FusionExplorer::requestWhatIf(bool force) {
         return;
     }
     const PassDecision& d = m_model->row(row).decision;
-    const QString pair = QString::fromStdString(d.producer) + u':' + QString::fromStdString(d.consumer);
+    requestPairWhatIf(QString::fromStdString(d.producer), QString::fromStdString(d.consumer), force);
+}
+
+void FusionExplorer::forcePair(const QString& producer, const QString& consumer) {
+    requestPairWhatIf(producer, consumer, true);
+}
+
+void FusionExplorer::forbidPair(const QString& producer, const QString& consumer) {
+    requestPairWhatIf(producer, consumer, false);
+}
+
+void FusionExplorer::requestPairWhatIf(const QString& producer, const QString& consumer, bool force) {
+    const QString pair = producer + u':' + consumer;
     QStringList& add = force ? m_force : m_forbid;
     QStringList& remove = force ? m_forbid : m_force;
     remove.removeAll(pair);

@@ -65,6 +65,9 @@ public slots:
     void setReplayStep(int step);
     void forceSelected();
     void forbidSelected();
+    // What-if on a pair named elsewhere (a graph edge's context menu).
+    void forcePair(const QString& producer, const QString& consumer);
+    void forbidPair(const QString& producer, const QString& consumer);
     void clearWhatIf();
 
 signals:
@@ -78,6 +81,7 @@ private:
     void updateSummary();
     void updateWhatIfLabel();
     void requestWhatIf(bool force);
+    void requestPairWhatIf(const QString& producer, const QString& consumer, bool force);
     int selectedSourceRow() const;
     // `name` and the fusion that holds it after fusion (the decisions name
     // fusions once an instruction is inside one).

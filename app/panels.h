@@ -1,0 +1,25 @@
+// The standard panels of the main window: fusion explorer, inspector,
+// execution and estimator (and, once present, the graph view), created and
+// connected to each other. MainWindow wires each panel's setState /
+// selection / what-if itself; what is connected here is panel to panel
+// (measured times into the inspector and estimator, graph edges into the
+// fusion explorer).
+#pragma once
+
+class QWidget;
+
+namespace hloscope {
+
+class MainWindow;
+
+struct StandardPanels {
+    QWidget* graph = nullptr;
+    QWidget* fusion = nullptr;
+    QWidget* inspector = nullptr;
+    QWidget* execution = nullptr;
+    QWidget* estimator = nullptr;
+};
+
+StandardPanels installStandardPanels(MainWindow& window);
+
+}  // namespace hloscope
