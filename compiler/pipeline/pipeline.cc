@@ -195,6 +195,15 @@ void PipelineRunner::removeInstrumentation(PassInstrumentation* instrumentation)
 
 Status PipelineRunner::start() {
     if (m_started) return Status::ok();
+    // Passes may assume a valid module, and a module that was invalid before
+    // a pass must not be reported as broken by it.
+    if (m_options.verify) {
+        Status verified = verifyModule(m_module, verifierOptions());
+        if (!verified.isOk())
+            return Status(StatusCode::kFailedPrecondition,
+                          "the input module does not verify, so no pass runs on it: " +
+                              verified.toString());
+    }
     m_started = true;
     if (m_options.checkChanges) m_text = printed(m_module);
     for (PassInstrumentation* i : m_instrumentations) HLO_RETURN_IF_ERROR(i->beforePipeline(m_module));
