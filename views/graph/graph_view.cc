@@ -4,6 +4,7 @@
 #include <QContextMenuEvent>
 #include <QElapsedTimer>
 #include <QFileInfo>
+#include <QGuiApplication>
 #include <QHBoxLayout>
 #include <QImage>
 #include <QImageWriter>
