@@ -2,6 +2,7 @@
 
 #include <graphviz/cgraph.h>
 #include <graphviz/gvc.h>
+#include <graphviz/gvplugin.h>
 #include <graphviz/types.h>
 
 #include <algorithm>
@@ -11,6 +12,10 @@
 #include <string_view>
 #include <thread>
 #include <unordered_map>
+
+extern "C" {
+extern gvplugin_library_t gvplugin_dot_layout_LTX_library;
+}
 
 namespace hloscope::layout {
 namespace {
@@ -32,11 +37,20 @@ int collectGraphvizError(char* message) {
     return 0;
 }
 
+// Only the dot layout plugin, linked in, no demand loading: gvContext()
+// would also load the pango text-layout plugin, whose fontconfig use from a
+// worker thread races with Qt's on the GUI thread (heap corruption). Without
+// a text-layout plugin Graphviz estimates label sizes from built-in metrics.
+lt_symlist_t kBuiltinPlugins[] = {
+    {"gvplugin_dot_layout_LTX_library", static_cast<void*>(&gvplugin_dot_layout_LTX_library)},
+    {nullptr, nullptr},
+};
+
 GVC_t* graphvizContext() {  // called with the lock held
     static GVC_t* context = [] {
-        agseterr(AGERR);  // warnings (e.g. label fonts) are not errors
+        agseterr(AGERR);  // warnings are not errors
         agseterrf(&collectGraphvizError);
-        return gvContext();
+        return gvContextPlugins(kBuiltinPlugins, 0);
     }();
     return context;
 }
@@ -170,6 +184,10 @@ LayoutResult computeLayout(const LayoutGraph& input, const LayoutOptions& option
     agattr(g, AGRAPH, const_cast<char*>("nodesep"), inches(options.nodeSeparation).data());
     agattr(g, AGRAPH, const_cast<char*>("mclimit"), number(options.crossingLimit).data());
     agattr(g, AGRAPH, const_cast<char*>("fontsize"), number(options.labelFontSize).data());
+    if (options.networkSimplexLimit > 0) {
+        agattr(g, AGRAPH, const_cast<char*>("nslimit"), number(options.networkSimplexLimit).data());
+        agattr(g, AGRAPH, const_cast<char*>("nslimit1"), number(options.networkSimplexLimit).data());
+    }
     agattr(g, AGRAPH, const_cast<char*>("label"), const_cast<char*>(""));
     agattr(g, AGNODE, const_cast<char*>("shape"), const_cast<char*>("box"));
     agattr(g, AGNODE, const_cast<char*>("fixedsize"), const_cast<char*>("true"));

@@ -84,6 +84,10 @@ struct LayoutOptions {
     double labelFontSize = 10;   // edge/cluster labels, for the space Graphviz reserves
     // Cap on dot's crossing-minimisation passes (Graphviz `mclimit`); lower is faster.
     double crossingLimit = 1.0;
+    // Cap on dot's network-simplex iterations, as a multiple of the node
+    // count (Graphviz `nslimit`/`nslimit1`); 0: unbounded. Without a cap the
+    // x-coordinate pass of a ~2000-node graph can run for minutes.
+    double networkSimplexLimit = 2.0;
     // Checked before the layout starts, while waiting for the lock and after
     // Graphviz returns; a cancelled layout returns status kCancelled.
     const std::atomic<bool>* cancel = nullptr;
