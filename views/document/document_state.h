@@ -7,6 +7,8 @@
 // one per step is cheap.
 #pragma once
 
+#include <QMetaType>
+
 #include <memory>
 #include <string>
 #include <vector>
@@ -49,3 +51,6 @@ struct DocumentState {
 using DocumentStatePtr = std::shared_ptr<const DocumentState>;
 
 }  // namespace hloscope
+
+// Queued connections between the worker thread and the views carry it.
+Q_DECLARE_METATYPE(hloscope::DocumentStatePtr)

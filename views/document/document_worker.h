@@ -35,8 +35,6 @@
 #include "views/document/document_loader.h"
 #include "views/document/document_state.h"
 
-Q_DECLARE_METATYPE(hloscope::DocumentStatePtr)
-
 namespace hloscope {
 
 class DocumentWorker : public QObject {

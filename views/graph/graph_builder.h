@@ -1,0 +1,132 @@
+// GraphBuilder: the visible graph of a module for the graph view.
+//
+// One node per instruction of the entry computation. Fusion, call, while and
+// conditional instructions are collapsible: collapsed, one node labelled with
+// the kind and the number of instructions inside; expanded, a labelled
+// cluster holding the called computation(s). For fusions and calls the
+// parameters of the called computation are not drawn: the outer operands'
+// edges go straight to the parameters' users. Very large entry computations
+// (more than kLargeGraphNodes = 1500 instructions: dot needs tens of seconds for ~2000 nodes) are shown as groups of
+// consecutive instructions (in instruction order, so edges between groups
+// mostly point down), each expandable.
+//
+// Keys: an entry instruction's key is its name; an instruction inside an
+// expanded instruction X is "<key of X>/<name>" (and "<key of X>/<computation>/
+// <name>" when X calls several computations); groups are "group:<n>".
+#pragma once
+
+#include <QColor>
+#include <QHash>
+#include <QSet>
+#include <QString>
+#include <cstdint>
+#include <vector>
+
+#include "views/layout/graph_layout.h"
+
+namespace hloscope {
+
+class HloModule;
+class HloInstruction;
+
+enum class NodeCategory {
+    kParameter,
+    kConstant,
+    kElementwise,
+    kReduction,
+    kDot,           // dot, convolution
+    kDataMovement,  // reshape, transpose, broadcast, slice, concatenate, copy, ...
+    kControlFlow,   // while, conditional, call
+    kFusion,
+    kTuple,         // tuple, get-tuple-element
+    kCollective,
+    kOther,
+    kGroup,  // a group of entry instructions (large modules)
+};
+
+NodeCategory nodeCategoryOf(const HloInstruction& instruction);
+QString nodeCategoryName(NodeCategory category);
+// Fill colour of a category; `dark` picks the variant for dark palettes.
+QColor nodeCategoryColor(NodeCategory category, bool dark);
+
+struct GraphNode {
+    QString key;          // unique in the visible graph
+    QString instruction;  // instruction name; empty for a group
+    QString opcode;       // "add", "fusion", "group"
+    QString title;        // first line ("fusion kLoop", "group 3")
+    QString subtitle;     // second line (name, "12 instructions")
+    QString shape;        // result shape text
+    NodeCategory category = NodeCategory::kOther;
+    int64_t uniqueId = -1;
+    QString cluster;      // key of the enclosing cluster; empty: top level
+    bool expandable = false;
+    int innerCount = 0;   // instructions inside (collapsed fusion/call/group)
+    bool isRoot = false;  // root of its computation
+    double width = 0;     // points
+    double height = 0;
+};
+
+struct GraphCluster {
+    QString key;     // key of the expanded instruction or group
+    QString label;
+    QString parent;  // enclosing cluster key
+    int64_t uniqueId = -1;
+    NodeCategory category = NodeCategory::kOther;
+};
+
+struct GraphEdge {
+    QString from;  // node keys
+    QString to;
+    QString producer;  // instruction names (producer empty for grouped edges)
+    QString consumer;
+    int64_t producerId = -1;
+    int64_t consumerId = -1;
+    QString shape;      // the value's shape (producer result)
+    int multiplicity = 1;  // values carried (edges between groups)
+};
+
+struct CollapseState {
+    QSet<QString> expanded;  // keys of expanded instructions and groups
+    bool grouped = false;    // group the entry computation's instructions
+    int groupSize = 0;       // instructions per group; 0: automatic
+};
+
+// Text metrics for node sizes, measured once on the GUI thread so the
+// builder can run in a worker.
+struct GraphMetrics {
+    double charWidth = 7;    // average character width of the node font
+    double lineHeight = 14;
+    bool showShapes = false;  // third line with the result shape
+};
+
+struct VisibleGraph {
+    std::vector<GraphNode> nodes;
+    std::vector<GraphCluster> clusters;
+    std::vector<GraphEdge> edges;
+    QHash<QString, int> nodeIndex;     // key -> index in nodes
+    QHash<QString, int> clusterIndex;  // key -> index in clusters
+    // Instruction name -> key of the node (or cluster) that shows it: its
+    // own node, or the collapsed fusion/group holding it.
+    QHash<QString, QString> shownBy;
+    int64_t instructionCount = 0;  // in the whole module
+    int groupSize = 0;             // when grouped
+
+    const GraphNode* node(const QString& key) const;
+    layout::LayoutGraph toLayoutGraph(bool edgeLabels) const;
+    // Equal signatures: same nodes, sizes, clusters and edges (layouts reusable).
+    quint64 signature(bool edgeLabels) const;
+};
+
+class GraphBuilder {
+public:
+    static constexpr int kLargeGraphNodes = 1500;
+
+    // Collapse state for a module just opened: everything collapsed, the entry
+    // computation grouped when it has more than kLargeGraphNodes instructions.
+    static CollapseState initialState(const HloModule& module);
+    static VisibleGraph build(const HloModule& module, const CollapseState& state,
+                              const GraphMetrics& metrics = {});
+    static bool isExpandable(const HloInstruction& instruction);
+};
+
+}  // namespace hloscope

@@ -1,0 +1,66 @@
+// GraphScene: the items of one laid-out VisibleGraph, with the step's diff
+// cues, search highlights and the fade-out of removed nodes.
+#pragma once
+
+#include <QGraphicsScene>
+#include <QHash>
+#include <QVector>
+#include <memory>
+
+#include "views/graph/graph_builder.h"
+#include "views/graph/graph_items.h"
+
+namespace hloscope {
+
+struct ModuleDiff;
+
+class GraphScene : public QGraphicsScene {
+    Q_OBJECT
+public:
+    explicit GraphScene(QObject* parent = nullptr);
+
+    // Replaces every item. `layout` must be the layout of `graph`.
+    void populate(std::shared_ptr<const VisibleGraph> graph,
+                  std::shared_ptr<const layout::LayoutResult> layout, bool dark);
+    void clearGraph();
+
+    const VisibleGraph* graph() const { return m_graph.get(); }
+    std::shared_ptr<const VisibleGraph> sharedGraph() const { return m_graph; }
+    std::shared_ptr<const layout::LayoutResult> layoutResult() const { return m_layout; }
+    GraphNodeItem* nodeItem(const QString& key) const { return m_nodes.value(key); }
+    GraphClusterItem* clusterItem(const QString& key) const { return m_clusters.value(key); }
+    const QVector<GraphNodeItem*>& nodeItems() const { return m_nodeList; }
+    const QVector<GraphEdgeItem*>& edgeItems() const { return m_edges; }
+    QRectF graphRect() const;
+
+    void setShowShapes(bool show);
+    void setShowEdgeLabels(bool show);
+
+    // Cues of `diff` (null: none) on the items now shown. Returns the number
+    // of items carrying a cue.
+    int applyDiff(const ModuleDiff* diff);
+    // Removed nodes fade out (~300 ms) at the places they had before.
+    void fadeOut(const QVector<QPair<QRectF, QString>>& ghosts);
+    int ghostCount() const;
+
+    // Node keys matching `text` (instruction name, opcode or shape, case
+    // insensitive); hidden instructions whose name matches give the node
+    // showing them. In graph order, without duplicates.
+    QStringList findMatches(const QString& text) const;
+    void setHighlighted(const QStringList& keys);
+    void emphasiseEdgesOf(const QString& key);
+
+private:
+    std::shared_ptr<const VisibleGraph> m_graph;
+    std::shared_ptr<const layout::LayoutResult> m_layout;
+    QHash<QString, GraphNodeItem*> m_nodes;
+    QVector<GraphNodeItem*> m_nodeList;
+    QHash<QString, GraphClusterItem*> m_clusters;
+    QVector<GraphEdgeItem*> m_edges;
+    QStringList m_highlighted;
+    bool m_dark = false;
+    bool m_showShapes = false;
+    bool m_showEdgeLabels = false;
+};
+
+}  // namespace hloscope

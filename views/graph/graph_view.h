@@ -1,0 +1,180 @@
+// GraphView: the module's dataflow graph (issue 6, item 2). Binds to a
+// DocumentState: shows state->module, with the diff of the step (added,
+// replaced, rewired, fused, layout changed) as visual cues. Layout runs in
+// a worker through hloscope_graph_layout; layouts are cached by graph
+// signature, so a step that does not change the structure keeps every
+// node where it was. Zoom (wheel, Ctrl+=, Ctrl+-), pan (drag), fit (F),
+// minimap, search with next/previous, expand/collapse by double-click,
+// edge context menu (why not fused / force / forbid), PNG/SVG export.
+#pragma once
+
+#include <QFutureWatcher>
+#include <QGraphicsView>
+#include <QHash>
+#include <QWidget>
+#include <atomic>
+#include <memory>
+
+#include "views/document/document_state.h"
+#include "views/graph/graph_builder.h"
+#include "views/graph/graph_scene.h"
+
+
+class QCheckBox;
+class QLabel;
+class QLineEdit;
+class QMenu;
+class QToolButton;
+
+namespace hloscope {
+
+class GraphMinimap;
+
+// The QGraphicsView: zoom, pan, clicks, context menus.
+class GraphCanvas : public QGraphicsView {
+    Q_OBJECT
+public:
+    explicit GraphCanvas(QWidget* parent = nullptr);
+    void zoomBy(double factor);
+    double zoom() const;
+
+signals:
+    void viewChanged();
+    void itemDoubleClicked(QGraphicsItem* item);
+    void edgeContextMenu(GraphEdgeItem* edge, const QPoint& globalPos);
+
+protected:
+    void wheelEvent(QWheelEvent* event) override;
+    void mouseDoubleClickEvent(QMouseEvent* event) override;
+    void contextMenuEvent(QContextMenuEvent* event) override;
+    void scrollContentsBy(int dx, int dy) override;
+    void resizeEvent(QResizeEvent* event) override;
+};
+
+class GraphView : public QWidget {
+    Q_OBJECT
+public:
+    explicit GraphView(QWidget* parent = nullptr);
+    ~GraphView() override;
+
+    GraphScene* graphScene() const { return m_scene; }
+    GraphCanvas* canvas() const { return m_canvas; }
+    GraphMinimap* minimap() const { return m_minimap; }
+    const VisibleGraph* visibleGraph() const { return m_scene->graph(); }
+    const CollapseState& collapseState() const { return m_collapse; }
+    bool isLayoutPending() const { return m_pending; }
+    QString lastError() const { return m_error; }
+    // Milliseconds of the last build + layout (worker) and scene population.
+    double lastLayoutMs() const { return m_lastLayoutMs; }
+    double lastPopulateMs() const { return m_lastPopulateMs; }
+    int cachedLayoutCount() const { return static_cast<int>(m_cache.size()); }
+    bool lastLayoutReused() const { return m_lastReused; }
+
+    // Search: returns the number of matches and shows the first.
+    int search(const QString& text);
+    bool findNext();
+    bool findPrevious();
+    int matchCount() const { return static_cast<int>(m_matches.size()); }
+    int currentMatch() const { return m_matchIndex; }
+    QString currentMatchKey() const;
+
+    void setExpanded(const QString& key, bool expanded);
+    void toggleExpanded(const QString& key);
+    void setCollapseState(const CollapseState& state);  // relayout
+    void setShowShapes(bool show);
+    void setShowEdgeLabels(bool show);  // relayout: labels get room
+    void zoomIn();
+    void zoomOut();
+    void fitToView();
+
+    // The edge menu: "Why not fused?", "Force fuse", "Forbid fuse".
+    QMenu* createEdgeMenu(const GraphEdge& edge, QWidget* parent);
+    // PNG (or any image format Qt writes) or SVG, chosen by the suffix.
+    bool exportImage(const QString& path, QString* error);
+    QString selectedInstruction() const { return m_selected; }
+
+public slots:
+    void setState(hloscope::DocumentStatePtr state);
+    void setModule(std::shared_ptr<const hloscope::HloModule> module);  // no diff
+    void selectInstruction(const QString& name);
+
+signals:
+    void instructionSelected(const QString& name);
+    void edgeActivated(const QString& producer, const QString& consumer);
+    void whyNotFusedRequested(const QString& producer, const QString& consumer);
+    void forceFusionRequested(const QString& producer, const QString& consumer);
+    void forbidFusionRequested(const QString& producer, const QString& consumer);
+    void layoutStarted();
+    void layoutFinished();
+    void layoutFailed(const QString& message);
+
+private:
+    struct LayoutJob;
+    struct LayoutOutcome;
+    void requestLayout();
+    void onLayoutDone();
+    void onSceneSelectionChanged();
+    void onItemDoubleClicked(QGraphicsItem* item);
+    void onEdgeContextMenu(GraphEdgeItem* edge, const QPoint& globalPos);
+    void showMatch();
+    GraphMetrics metrics() const;
+    bool darkPalette() const;
+
+    GraphScene* m_scene = nullptr;
+    GraphCanvas* m_canvas = nullptr;
+    GraphMinimap* m_minimap = nullptr;
+    QLineEdit* m_searchEdit = nullptr;
+    QLabel* m_matchLabel = nullptr;
+    QLabel* m_statusLabel = nullptr;
+    QCheckBox* m_shapesBox = nullptr;
+    QCheckBox* m_labelsBox = nullptr;
+
+    DocumentStatePtr m_state;
+    std::shared_ptr<const HloModule> m_module;
+    QString m_documentKey;
+    CollapseState m_collapse;
+    bool m_showShapes = false;
+    bool m_showEdgeLabels = false;
+    bool m_fitPending = true;
+
+    QFutureWatcher<std::shared_ptr<LayoutOutcome>>* m_watcher = nullptr;
+    std::shared_ptr<std::atomic<bool>> m_cancel;
+    quint64 m_request = 0;
+    bool m_pending = false;
+    bool m_relayoutQueued = false;
+    QString m_error;
+    double m_lastLayoutMs = 0;
+    double m_lastPopulateMs = 0;
+    bool m_lastReused = false;
+    std::vector<std::pair<quint64, std::shared_ptr<const layout::LayoutResult>>> m_cache;  // LRU
+
+    QStringList m_matches;
+    int m_matchIndex = -1;
+    QString m_searchText;
+    QString m_selected;
+    bool m_selecting = false;
+};
+
+// Overview of the whole scene with the visible part framed; click or drag
+// to move the view.
+class GraphMinimap : public QWidget {
+    Q_OBJECT
+public:
+    GraphMinimap(GraphCanvas* canvas, QWidget* parent);
+    void invalidate();  // the scene changed
+    QRectF viewportInScene() const;
+    void centerOnWidgetPoint(const QPointF& point);  // as a click there does
+
+protected:
+    void paintEvent(QPaintEvent* event) override;
+    void mousePressEvent(QMouseEvent* event) override;
+    void mouseMoveEvent(QMouseEvent* event) override;
+
+private:
+    QTransform sceneToWidget() const;
+    GraphCanvas* m_canvas;
+    QImage m_cache;
+    bool m_dirty = true;
+};
+
+}  // namespace hloscope
