@@ -6,6 +6,7 @@
 #include <QComboBox>
 #include <QDir>
 #include <QDockWidget>
+#include <QScrollArea>
 #include <QDragEnterEvent>
 #include <QDropEvent>
 #include <QFile>
@@ -247,7 +248,17 @@ QDockWidget* MainWindow::addPanel(QWidget* panel, const QString& title, Qt::Dock
     auto* dock = new QDockWidget(title, this);
     QString name = title.toLower().remove(QLatin1Char(' ')) + QStringLiteral("Dock");
     dock->setObjectName(name);  // saveState needs one
-    dock->setWidget(panel);
+    // Panels along the top or bottom scroll inside their dock, so the graph
+    // and text keep their height whatever a panel's content needs.
+    if (area == Qt::BottomDockWidgetArea || area == Qt::TopDockWidgetArea) {
+        auto* scroll = new QScrollArea(dock);
+        scroll->setWidgetResizable(true);
+        scroll->setFrameShape(QFrame::NoFrame);
+        scroll->setWidget(panel);
+        dock->setWidget(scroll);
+    } else {
+        dock->setWidget(panel);
+    }
     addDockWidget(area, dock);
     m_docks.append(dock);
     if (m_viewMenu) {

@@ -85,7 +85,7 @@ FusionExplorer::FusionExplorer(QWidget* parent) : QWidget(parent) {
     m_consumerEdit->setPlaceholderText(tr("consumer"));
     auto* explainButton = new QPushButton(tr("Why (not) fused?"), this);
     m_answer = new QTextBrowser(this);
-    m_answer->setMaximumHeight(110);
+    m_answer->setMaximumHeight(70);
     m_forceButton = new QPushButton(tr("Force fuse"), this);
     m_forbidButton = new QPushButton(tr("Forbid fuse"), this);
     m_clearButton = new QPushButton(tr("Clear what-ifs"), this);
