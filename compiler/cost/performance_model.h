@@ -18,6 +18,7 @@
 
 #include <cstdint>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "compiler/cost/cost_analysis.h"
@@ -68,5 +69,32 @@ struct FusionEstimate {
 };
 FusionEstimate estimateFusion(const HloInstruction& producer, const HloInstruction& consumer,
                               const TargetDescription& target);
+
+// What estimateFusion needs of one side (a fusion's costs walk its whole
+// body): its kernel cost, class and element type.
+struct KernelSummary {
+    bool free = false;  // no kernel (CostAnalysis::isFree); cost is then 0
+    InstructionCost cost;
+    OpClass opClass = OpClass::kElementwise;
+    PrimitiveType elementType = PrimitiveType::F32;
+};
+KernelSummary summarizeKernel(const HloInstruction& instruction);
+
+// Kernel summaries by instruction, for callers that estimate many pairs
+// (the fusion passes). Valid only while the instructions it has seen are not
+// changed in place (a fusion's body included) and stay alive: clear it when
+// that no longer holds.
+class KernelSummaryCache {
+public:
+    const KernelSummary& of(const HloInstruction& instruction);
+    void clear() { m_summaries.clear(); }
+
+private:
+    std::unordered_map<const HloInstruction*, KernelSummary> m_summaries;
+};
+
+// estimateFusion with the two sides' summaries taken from `cache`.
+FusionEstimate estimateFusion(const HloInstruction& producer, const HloInstruction& consumer,
+                              const TargetDescription& target, KernelSummaryCache& cache);
 
 }  // namespace hloscope

@@ -17,10 +17,12 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <set>
 #include <unordered_set>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -134,9 +136,25 @@ public:
 
 private:
     struct Body;
+    // A fused computation this builder made (by fuse): fuse extends it in
+    // place when a producer joins it. Its instruction list is put in order
+    // (parameters by number, then `order`) by finish.
+    struct OwnedBody {
+        std::vector<HloInstruction*> order;          // non-parameters, operands first
+        std::unordered_set<std::string_view> names;  // their names
+        bool paramLikeNames = false;                 // one is named param_...
+        bool hasDot = false;                         // a dot or convolution inside
+    };
+    // The instructions of a fused computation, operands first: an owned
+    // body's parameters and order, else its postOrder().
+    std::vector<HloInstruction*> bodyOrder(const HloComputation& computation) const;
+    HloInstruction* extendInPlace(HloInstruction* producer, HloInstruction* consumer,
+                                  bool producerGoesAway, OwnedBody& body);
+    void own(HloComputation* computation);
+    void addNewComputation(HloComputation* computation);
     std::string fusionName();
     std::string computationName();
-    void markDead(HloInstruction* instruction);
+    void markDead(HloInstruction* instruction, bool withComputation = true);
     int64_t anchorOf(const HloInstruction* instruction);
 
     HloModule& m_module;
@@ -145,11 +163,18 @@ private:
     std::unordered_map<const HloInstruction*, bool> m_dead;
     std::vector<HloInstruction*> m_deadList;
     std::vector<HloComputation*> m_deadComputations;
+    // New fused computations in order of their last change (a computation
+    // extended in place is listed again; m_latest says which entry counts).
     std::vector<HloComputation*> m_newComputations;
+    std::unordered_map<const HloComputation*, size_t> m_latest;
+    std::unordered_map<const HloComputation*, OwnedBody> m_bodies;
     // Every instruction and computation name of the module (built once) and
     // those handed out since: names are made here in constant time, not by
     // HloModule::uniqueInstructionName (linear in the computation count).
-    std::unordered_set<std::string> m_names;
+    // Views of the module's names (instructions and computations outlive
+    // the builder's use of them) and of those handed out (m_handedOut).
+    std::unordered_set<std::string_view> m_names;
+    std::vector<std::unique_ptr<std::string>> m_handedOut;
     std::unordered_map<std::string, int64_t> m_counters;
 
 public:

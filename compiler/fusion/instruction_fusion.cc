@@ -27,7 +27,7 @@ struct ConsumerPlan {
 };
 
 struct ProducerPlan {
-    std::vector<ConsumerPlan> consumers;
+    std::vector<const ConsumerPlan*> consumers;
     int64_t legal = 0;
     bool allConsumersLegal = false;  // and not the root: the producer can go away
     double gain = 0;
@@ -97,13 +97,12 @@ private:
 
     ProducerPlan evaluate(HloInstruction* producer) {
         ProducerPlan plan;
-        std::unordered_set<const HloInstruction*> seen;
-        std::vector<HloInstruction*> users;
-        for (HloInstruction* consumer : producer->users())
-            if (seen.insert(consumer).second) users.push_back(consumer);
+        // users() holds each user once.
+        const std::vector<HloInstruction*>& users = producer->users();
         const int64_t uses = static_cast<int64_t>(users.size()) + (producer->isRoot() ? 1 : 0);
         double tp = 0;
         double sum = 0;
+        plan.consumers.reserve(users.size());
         for (HloInstruction* consumer : users) {
             // Instructions are never changed in place during the pass (fusion
             // makes new ones), so a pair's verdict only depends on how many
@@ -117,15 +116,16 @@ private:
                 item.illegal =
                     fusion::checkPair(*producer, *consumer, m_config, &item.detail, false, uses);
                 item.forced = m_config.forced(*producer, *consumer);
-                if (!item.illegal) item.times = m_model.estimate(*producer, *consumer);
+                if (!item.illegal) item.times = m_model.estimate(*producer, *consumer, m_costs);
             }
-            ConsumerPlan item = cached.plan;
+            const ConsumerPlan& item = cached.plan;
             if (!item.illegal) {
                 tp = item.times.producerSeconds;
                 sum += item.times.unfusedSeconds - item.times.fusedSeconds;
                 ++plan.legal;
             }
-            plan.consumers.push_back(std::move(item));
+            // m_pairs is node-based: the entry stays where it is.
+            plan.consumers.push_back(&item);
         }
         plan.allConsumersLegal = plan.legal == static_cast<int64_t>(plan.consumers.size()) &&
                                  !producer->isRoot() && plan.legal > 0;
@@ -145,8 +145,8 @@ private:
         double key = plan.gain;
         // Pairs that fuse regardless of gain go first.
         bool any = false;
-        for (const ConsumerPlan& item : plan.consumers)
-            any = any || (!item.illegal && (item.forced || m_config.disableCostModel));
+        for (const ConsumerPlan* item : plan.consumers)
+            any = any || (!item->illegal && (item->forced || m_config.disableCostModel));
         if (any) key = std::max(key, 1e300);
         return key;
     }
@@ -196,61 +196,65 @@ private:
         m_queue.push({m_key[instruction], m_sequence[instruction], instruction, version});
     }
 
-    void log(const HloInstruction* producer, const HloInstruction* consumer, PassDecision decision) {
-        std::string& last = m_logged[{producer, consumer}];
-        if (!decision.applied && last == decision.reason) return;
-        last = decision.reason;
-        m_record(std::move(decision));
+    // Whether a decision with this verdict is logged: a pair re-evaluated
+    // with the same verdict (not applied) is logged once.
+    bool shouldLog(const HloInstruction* producer, const HloInstruction* consumer, bool applied,
+                   std::string_view reason) {
+        std::string_view& last = m_logged[{producer, consumer}];
+        if (!applied && last == reason) return false;
+        last = reason;
+        return true;
     }
 
     void process(HloInstruction* producer) {
         const ProducerPlan plan = evaluate(producer);
         const int64_t step = ++m_step;
         const bool gain = plan.gain > kMinGainSeconds;
-        std::vector<ConsumerPlan*> chosen;
-        std::vector<const ConsumerPlan*> order;
-        for (const ConsumerPlan& item : plan.consumers) {
+        std::vector<HloInstruction*> chosen;
+        for (const ConsumerPlan* entry : plan.consumers) {
+            const ConsumerPlan& item = *entry;
+            const bool fuse = !item.illegal && (item.forced || m_config.disableCostModel || gain);
+            const FusionReason reason = item.illegal ? *item.illegal
+                                        : !fuse      ? FusionReason::kNoPredictedGain
+                                        : item.forced ? FusionReason::kForcedByUser
+                                                      : FusionReason::kFused;
+            if (fuse) chosen.push_back(item.consumer);
+            if (!shouldLog(producer, item.consumer, fuse, fusionReasonCode(reason))) continue;
             PassDecision decision;
             decision.step = step;
             decision.producer = producer->name();
             decision.consumer = item.consumer->name();
+            decision.reason = std::string(fusionReasonCode(reason));
             const std::string p = "%" + producer->name();
             const std::string c = "%" + item.consumer->name();
             if (item.illegal) {
-                decision.reason = std::string(fusionReasonCode(*item.illegal));
                 decision.explanation = item.detail;
                 if (item.forced && *item.illegal != FusionReason::kForbiddenByUser)
                     decision.explanation = "force= names " + p + ":" + c + " but " + item.detail;
-                log(producer, item.consumer, std::move(decision));
+                m_record(std::move(decision));
                 continue;
             }
             decision.predictedUnfusedSeconds = item.times.unfusedSeconds;
             decision.predictedAppliedSeconds = item.times.fusedSeconds;
-            const bool fuse = item.forced || m_config.disableCostModel || gain;
-            const std::string saves = "fusing " + p + " into " + c +
-                                      " saves writing and re-reading " +
-                                      fusion::describeBytes(producer->shape());
             const std::string times = "predicted " + fusion::formatSeconds(item.times.fusedSeconds) +
                                       " fused vs " +
                                       fusion::formatSeconds(item.times.unfusedSeconds) + " unfused";
             if (!fuse) {
-                decision.reason = std::string(fusionReasonCode(FusionReason::kNoPredictedGain));
                 decision.explanation = "fusing " + p + " into " + c + " gains nothing: " + times +
                                        " (total over its consumers: " +
                                        fusion::formatSeconds(-plan.gain) + " slower)";
             } else {
                 decision.applied = true;
-                if (item.forced) {
-                    decision.reason = std::string(fusionReasonCode(FusionReason::kForcedByUser));
+                const std::string saves = "fusing " + p + " into " + c +
+                                          " saves writing and re-reading " +
+                                          fusion::describeBytes(producer->shape());
+                if (item.forced)
                     decision.explanation = "force= names " + p + ":" + c + "; " + saves;
-                } else {
-                    decision.reason = std::string(fusionReasonCode(FusionReason::kFused));
+                else
                     decision.explanation =
                         saves + (m_config.disableCostModel ? " (cost model disabled)" : "; " + times);
-                }
-                chosen.push_back(const_cast<ConsumerPlan*>(&item));
             }
-            log(producer, item.consumer, std::move(decision));
+            m_record(std::move(decision));
         }
         if (chosen.empty()) return;
         const bool producerGoesAway =
@@ -258,7 +262,7 @@ private:
             plan.allConsumersLegal;
         std::vector<HloInstruction*> created;
         for (size_t i = 0; i < chosen.size(); ++i) {
-            HloInstruction* consumer = chosen[i]->consumer;
+            HloInstruction* consumer = chosen[i];
             const bool last = i + 1 == chosen.size();
             m_rewrite(consumer, nullptr);
             HloInstruction* fused = m_builder.fuse(producer, consumer, producerGoesAway && last);
@@ -286,8 +290,10 @@ private:
         m_pairs;
     // Last reason logged per pair: a pair re-evaluated with the same verdict
     // is not logged again.
-    std::unordered_map<std::pair<const HloInstruction*, const HloInstruction*>, std::string, PairHash>
+    std::unordered_map<std::pair<const HloInstruction*, const HloInstruction*>, std::string_view,
+                       PairHash>
         m_logged;
+    KernelSummaryCache m_costs;
     std::unordered_map<const HloInstruction*, double> m_key;
     int64_t m_step = 0;
 };
