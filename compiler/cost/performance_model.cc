@@ -228,6 +228,13 @@ KernelSummary summarizeKernel(const HloInstruction& instruction) {
 }
 
 const KernelSummary& KernelSummaryCache::of(const HloInstruction& instruction) {
+    if (const int64_t id = instruction.uniqueId(); id >= 0) {
+        const auto index = static_cast<size_t>(id);
+        if (index >= m_byId.size()) m_byId.resize(std::max(index + 1, 2 * m_byId.size()));
+        std::optional<KernelSummary>& slot = m_byId[index];
+        if (!slot) slot = summarizeKernel(instruction);
+        return *slot;
+    }
     auto it = m_summaries.find(&instruction);
     if (it == m_summaries.end()) it = m_summaries.emplace(&instruction, summarizeKernel(instruction)).first;
     return it->second;
@@ -294,8 +301,9 @@ FusionEstimate estimateFusion(const HloInstruction& producer, const HloInstructi
 
 FusionEstimate estimateFusion(const HloInstruction& producer, const HloInstruction& consumer,
                               const TargetDescription& target, KernelSummaryCache& cache) {
-    const KernelSummary& p = cache.of(producer);
-    const KernelSummary& c = cache.of(consumer);
+    // Copies: a reference from the cache is only good until its next call.
+    const KernelSummary p = cache.of(producer);
+    const KernelSummary c = cache.of(consumer);
     return estimateFromSummaries(producer, consumer, p, c, target);
 }
 

@@ -17,6 +17,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -86,10 +87,16 @@ KernelSummary summarizeKernel(const HloInstruction& instruction);
 // that no longer holds.
 class KernelSummaryCache {
 public:
+    // The summary, computed on first use; the reference is good until the next call.
     const KernelSummary& of(const HloInstruction& instruction);
-    void clear() { m_summaries.clear(); }
+    void clear() {
+        m_byId.clear();
+        m_summaries.clear();
+    }
 
 private:
+    // By unique id (dense within a module); instructions without one by address.
+    std::vector<std::optional<KernelSummary>> m_byId;
     std::unordered_map<const HloInstruction*, KernelSummary> m_summaries;
 };
 

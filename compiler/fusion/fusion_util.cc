@@ -528,11 +528,50 @@ std::string kindOf(const HloComputation& computation) {
 
 }  // namespace
 
+void NameSet::reserve(size_t count) {
+    size_t capacity = 16;
+    while (capacity < 2 * count) capacity *= 2;
+    if (capacity <= m_slots.size()) return;
+    std::vector<std::string_view> old = std::move(m_slots);
+    m_slots.assign(capacity, std::string_view());
+    for (std::string_view name : old)
+        if (!name.empty()) m_slots[slotOf(name)] = name;
+}
+
+size_t NameSet::slotOf(std::string_view name) const {
+    const size_t mask = m_slots.size() - 1;
+    size_t slot = std::hash<std::string_view>()(name) & mask;
+    while (!m_slots[slot].empty() && m_slots[slot] != name) slot = (slot + 1) & mask;
+    return slot;
+}
+
+void NameSet::grow() { reserve(std::max<size_t>(16, m_size + 1)); }
+
+bool NameSet::insert(std::string_view name) {
+    if (name.empty()) {
+        const bool inserted = !m_hasEmpty;
+        m_hasEmpty = true;
+        return inserted;
+    }
+    if (2 * (m_size + 1) > m_slots.size()) grow();
+    const size_t slot = slotOf(name);
+    if (!m_slots[slot].empty()) return false;
+    m_slots[slot] = name;
+    ++m_size;
+    return true;
+}
+
+bool NameSet::contains(std::string_view name) const {
+    if (name.empty()) return m_hasEmpty;
+    if (m_slots.empty()) return false;
+    return !m_slots[slotOf(name)].empty();
+}
+
 FusionBuilder::FusionBuilder(HloModule& module) : m_module(module) {
     size_t count = 0;
     for (const auto& computation : module.computations())
         count += 1 + static_cast<size_t>(computation->instructionCount());
-    m_names.reserve(count + count / 2);
+    m_names.reserve(count + count / 4 + 64);
     for (const auto& computation : module.computations()) {
         m_names.insert(computation->name());
         for (const auto& instruction : computation->instructions()) m_names.insert(instruction->name());
@@ -541,7 +580,7 @@ FusionBuilder::FusionBuilder(HloModule& module) : m_module(module) {
 
 std::string FusionBuilder::freshName(const std::string& stem) {
     auto reserve = [&](std::string name) {
-        if (m_names.count(name)) return false;
+        if (m_names.contains(name)) return false;
         m_handedOut.push_back(std::make_unique<std::string>(std::move(name)));
         m_names.insert(*m_handedOut.back());
         return true;
@@ -590,16 +629,23 @@ int64_t FusionBuilder::anchorOf(const HloInstruction* instruction) {
     if (!m_anchored[computation]) {
         m_anchored[computation] = true;
         int64_t index = 0;
-        for (const auto& x : computation->instructions())
-            m_anchor.emplace(x.get(), 2 * index++);
+        for (const auto& x : computation->instructions()) {
+            int64_t& slot = m_anchor[x.get()];
+            if (slot == 0) slot = 2 * index + 1;
+            ++index;
+        }
     }
-    auto it = m_anchor.find(instruction);
-    return it == m_anchor.end() ? 0 : it->second;
+    const int64_t stored = m_anchor.get(instruction);
+    return stored == 0 ? 0 : stored - 1;
 }
 
 void FusionBuilder::markDead(HloInstruction* instruction, bool withComputation) {
     instruction->removeAllOperands();
-    if (m_dead.emplace(instruction, true).second) m_deadList.push_back(instruction);
+    uint8_t& dead = m_dead[instruction];
+    if (!dead) {
+        dead = 1;
+        m_deadList.push_back(instruction);
+    }
     if (withComputation && isFusionOf(*instruction))
         m_deadComputations.push_back(instruction->fusedComputation());
 }
@@ -756,7 +802,7 @@ HloInstruction* FusionBuilder::extendInPlace(HloInstruction* producer, HloInstru
         fusion->setAttribute(attribute.name, attribute.value);
     HloInstruction* added = outer->addInstruction(std::move(fusion));
     fused->setFusionInstruction(added);
-    m_anchor[added] = anchorOf(consumer);
+    m_anchor[added] = anchorOf(consumer) + 1;
 
     consumer->replaceAllUsesWith(added);
     if (outer->root() == consumer) outer->setRoot(added);
@@ -812,7 +858,7 @@ HloInstruction* FusionBuilder::fuse(HloInstruction* producer, HloInstruction* co
             fusion->setAttribute(attribute.name, attribute.value);
     HloInstruction* added = outer->addInstruction(std::move(fusion));
     fused->setFusionInstruction(added);
-    m_anchor[added] = anchor;
+    m_anchor[added] = anchor + 1;
 
     consumer->replaceAllUsesWith(added);
     if (outer->root() == consumer) outer->setRoot(added);
@@ -874,7 +920,7 @@ HloInstruction* FusionBuilder::fuseMultiOutput(HloInstruction* a, HloInstruction
     fusion->setMetadata(b->metadata());
     HloInstruction* added = outer->addInstruction(std::move(fusion));
     fused->setFusionInstruction(added);
-    m_anchor[added] = anchor;
+    m_anchor[added] = anchor + 1;
 
     auto rewire = [&](HloInstruction* part, int64_t offset) {
         if (part->shape().isTuple()) {
@@ -894,7 +940,7 @@ HloInstruction* FusionBuilder::fuseMultiOutput(HloInstruction* a, HloInstruction
         gte->appendOperand(added);
         gte->setTupleIndex(offset);
         HloInstruction* element = outer->addInstruction(std::move(gte));
-        m_anchor[element] = anchor;
+        m_anchor[element] = anchor + 1;
         const std::vector<HloInstruction*> users = part->users();
         for (HloInstruction* user : users) {
             if (user == b || user == element) continue;
@@ -931,9 +977,15 @@ Status FusionBuilder::finish() {
         if (deadComputations.count(computation)) continue;
         std::vector<HloInstruction*> byAnchor;
         for (const auto& instruction : computation->instructions()) byAnchor.push_back(instruction.get());
-        std::stable_sort(byAnchor.begin(), byAnchor.end(), [&](HloInstruction* x, HloInstruction* y) {
-            return m_anchor[x] < m_anchor[y];
-        });
+        std::vector<std::pair<int64_t, HloInstruction*>> keyed;
+        keyed.reserve(byAnchor.size());
+        for (HloInstruction* x : byAnchor) {
+            const int64_t stored = m_anchor.get(x);
+            keyed.emplace_back(stored == 0 ? 0 : stored - 1, x);
+        }
+        std::stable_sort(keyed.begin(), keyed.end(),
+                         [](const auto& x, const auto& y) { return x.first < y.first; });
+        for (size_t i = 0; i < keyed.size(); ++i) byAnchor[i] = keyed[i].second;
         std::vector<HloInstruction*> order;
         order.reserve(byAnchor.size());
         std::unordered_set<const HloInstruction*> visited;

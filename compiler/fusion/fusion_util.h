@@ -16,6 +16,7 @@
 // sum(min(operand bytes, tile elements * element bytes)).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -109,6 +110,52 @@ std::vector<HloComputation*> fusibleComputations(const HloModule& module);
 std::string describeBytes(const Shape& shape);
 std::string formatSeconds(double seconds);
 
+// A map from instructions to T, indexed by unique id (dense: ids are small
+// consecutive numbers within a module; instructions without an id go to a
+// hash map). Absent entries read as `T{}`. For one module at a time.
+template <typename T>
+class InstructionMap {
+public:
+    T& operator[](const HloInstruction* instruction) {
+        const int64_t id = instruction->uniqueId();
+        if (id < 0) return m_other[instruction];
+        const auto index = static_cast<size_t>(id);
+        if (index >= m_dense.size()) m_dense.resize(std::max(index + 1, m_dense.size() * 2));
+        return m_dense[index];
+    }
+    T get(const HloInstruction* instruction) const {
+        const int64_t id = instruction->uniqueId();
+        if (id < 0) {
+            auto it = m_other.find(instruction);
+            return it == m_other.end() ? T{} : it->second;
+        }
+        const auto index = static_cast<size_t>(id);
+        return index < m_dense.size() ? m_dense[index] : T{};
+    }
+    void reserve(size_t ids) { m_dense.reserve(ids); }
+
+private:
+    std::vector<T> m_dense;
+    std::unordered_map<const HloInstruction*, T> m_other;
+};
+
+// A set of string views (open addressing, linear probing): the module's
+// names, built once per pass without a node allocation per name.
+class NameSet {
+public:
+    void reserve(size_t count);
+    // True when `name` was not in the set (the view must outlive the set).
+    bool insert(std::string_view name);
+    bool contains(std::string_view name) const;
+
+private:
+    size_t slotOf(std::string_view name) const;
+    void grow();
+    std::vector<std::string_view> m_slots;  // empty view: free (names are never empty)
+    size_t m_size = 0;
+    bool m_hasEmpty = false;
+};
+
 class FusionBuilder {
 public:
     explicit FusionBuilder(HloModule& module);
@@ -126,7 +173,7 @@ public:
     // Returns the new fusion.
     HloInstruction* fuseMultiOutput(HloInstruction* a, HloInstruction* b);
 
-    bool removed(const HloInstruction* instruction) const { return m_dead.count(instruction) != 0; }
+    bool removed(const HloInstruction* instruction) const { return m_dead.get(instruction) != 0; }
     bool changed() const { return !m_deadList.empty() || !m_newComputations.empty(); }
 
     // Removes what was fused away (batch), puts every changed computation in
@@ -158,9 +205,10 @@ private:
     int64_t anchorOf(const HloInstruction* instruction);
 
     HloModule& m_module;
-    std::unordered_map<const HloInstruction*, int64_t> m_anchor;
+    // Position hints for finish (absent: 0), stored + 1 so that 0 means absent.
+    InstructionMap<int64_t> m_anchor;
     std::unordered_map<const HloComputation*, bool> m_anchored;
-    std::unordered_map<const HloInstruction*, bool> m_dead;
+    InstructionMap<uint8_t> m_dead;
     std::vector<HloInstruction*> m_deadList;
     std::vector<HloComputation*> m_deadComputations;
     // New fused computations in order of their last change (a computation
@@ -173,7 +221,7 @@ private:
     // HloModule::uniqueInstructionName (linear in the computation count).
     // Views of the module's names (instructions and computations outlive
     // the builder's use of them) and of those handed out (m_handedOut).
-    std::unordered_set<std::string_view> m_names;
+    NameSet m_names;
     std::vector<std::unique_ptr<std::string>> m_handedOut;
     std::unordered_map<std::string, int64_t> m_counters;
 
