@@ -572,9 +572,15 @@ FusionBuilder::FusionBuilder(HloModule& module) : m_module(module) {
     for (const auto& computation : module.computations())
         count += 1 + static_cast<size_t>(computation->instructionCount());
     m_names.reserve(count + count / 4 + 64);
+    // Non-parameter names first: whether two instructions share one.
+    for (const auto& computation : module.computations())
+        for (const auto& instruction : computation->instructions())
+            if (instruction->opcode() != HloOpcode::kParameter && !m_names.insert(instruction->name()))
+                m_uniqueNames = false;
     for (const auto& computation : module.computations()) {
         m_names.insert(computation->name());
-        for (const auto& instruction : computation->instructions()) m_names.insert(instruction->name());
+        for (const auto& instruction : computation->instructions())
+            if (instruction->opcode() == HloOpcode::kParameter) m_names.insert(instruction->name());
     }
 }
 
@@ -609,7 +615,7 @@ void FusionBuilder::own(HloComputation* computation) {
     for (const auto& instruction : computation->instructions()) {
         if (instruction->opcode() == HloOpcode::kParameter) continue;
         body.order.push_back(instruction.get());
-        body.names.insert(instruction->name());
+        if (!m_uniqueNames) body.names.insert(instruction->name());
         body.paramLikeNames = body.paramLikeNames || instruction->name().starts_with("param_");
         body.hasDot = body.hasDot || isDotLike(instruction->opcode());
     }
@@ -668,13 +674,17 @@ HloInstruction* FusionBuilder::extendInPlace(HloInstruction* producer, HloInstru
     std::vector<HloInstruction*> producerBody;
     if (isFusionOf(*producer)) producerBody = bodyOrder(*producer->fusedComputation());
     else producerBody.push_back(producer);
+    // With names unique in the module (non-parameters), a name lives in one
+    // live instruction at a time (what is cloned with its name goes away), so
+    // the producer's names cannot clash with the body's: only param_N can.
     if (producerGoesAway) {
         std::unordered_set<std::string_view> local;
         for (const HloInstruction* x : producerBody) {
             if (x->opcode() == HloOpcode::kParameter && x != producer) continue;
             const std::string& name = x->name();
-            if (body.names.count(name) || name.starts_with("param_") ||
-                (producerBody.size() > 1 && !local.insert(name).second))
+            if (name.starts_with("param_")) return nullptr;
+            if (m_uniqueNames) continue;
+            if (body.names.count(name) || (producerBody.size() > 1 && !local.insert(name).second))
                 return nullptr;
         }
     }
@@ -777,7 +787,7 @@ HloInstruction* FusionBuilder::extendInPlace(HloInstruction* producer, HloInstru
     // Book-keeping: the producer's clones come first in the body order.
     body.order.insert(body.order.begin(), clones.begin(), clones.end());
     for (HloInstruction* clone : clones) {
-        body.names.insert(clone->name());
+        if (!m_uniqueNames) body.names.insert(clone->name());
         body.hasDot = body.hasDot || isDotLike(clone->opcode());
     }
     std::string kind = "kLoop";

@@ -188,7 +188,7 @@ private:
     // (parameters by number, then `order`) by finish.
     struct OwnedBody {
         std::vector<HloInstruction*> order;          // non-parameters, operands first
-        std::unordered_set<std::string_view> names;  // their names
+        std::unordered_set<std::string_view> names;  // their names (unless m_uniqueNames)
         bool paramLikeNames = false;                 // one is named param_...
         bool hasDot = false;                         // a dot or convolution inside
     };
@@ -222,6 +222,8 @@ private:
     // Views of the module's names (instructions and computations outlive
     // the builder's use of them) and of those handed out (m_handedOut).
     NameSet m_names;
+    // No two non-parameter instructions of the module shared a name at the start.
+    bool m_uniqueNames = true;
     std::vector<std::unique_ptr<std::string>> m_handedOut;
     std::unordered_map<std::string, int64_t> m_counters;
 
