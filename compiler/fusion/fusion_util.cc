@@ -450,7 +450,9 @@ struct FusionBuilder::Body {
     std::unordered_set<std::string> names;
 
     // Names stay as they were unless two merged bodies use the same one.
+    // With the module's names unique, only param_N names can clash.
     std::string claim(std::string name) {
+        if (builder.m_uniqueNames && !name.starts_with("param_")) return name;
         if (!names.insert(name).second) {
             name = builder.freshName(name);
             names.insert(name);
@@ -567,6 +569,38 @@ bool NameSet::contains(std::string_view name) const {
     return !m_slots[slotOf(name)].empty();
 }
 
+std::vector<HloInstruction*> postOrderOf(const HloComputation& computation) {
+    std::vector<HloInstruction*> order;
+    order.reserve(computation.instructions().size());
+    InstructionMap<uint8_t> visited;
+    std::vector<std::pair<HloInstruction*, size_t>> stack;
+    // Roots in insertion order; dependencies outside the computation are skipped.
+    for (const auto& start : computation.instructions()) {
+        if (visited[start.get()]) continue;
+        visited[start.get()] = 1;
+        stack.emplace_back(start.get(), 0);
+        while (!stack.empty()) {
+            auto& [node, next] = stack.back();
+            const size_t operandCount = node->operands().size();
+            const size_t total = operandCount + node->controlPredecessors().size();
+            if (next < total) {
+                HloInstruction* dependency = next < operandCount
+                                                 ? node->operands()[next]
+                                                 : node->controlPredecessors()[next - operandCount];
+                ++next;
+                if (dependency->parent() == &computation && !visited[dependency]) {
+                    visited[dependency] = 1;
+                    stack.emplace_back(dependency, 0);
+                }
+                continue;
+            }
+            order.push_back(node);
+            stack.pop_back();
+        }
+    }
+    return order;
+}
+
 FusionBuilder::FusionBuilder(HloModule& module) : m_module(module) {
     size_t count = 0;
     for (const auto& computation : module.computations())
@@ -601,7 +635,7 @@ std::string FusionBuilder::freshName(const std::string& stem) {
 
 std::vector<HloInstruction*> FusionBuilder::bodyOrder(const HloComputation& computation) const {
     auto it = m_bodies.find(&computation);
-    if (it == m_bodies.end()) return computation.postOrder();
+    if (it == m_bodies.end()) return postOrderOf(computation);
     std::vector<HloInstruction*> order;
     order.reserve(computation.parameters().size() + it->second.order.size());
     order.insert(order.end(), computation.parameters().begin(), computation.parameters().end());
@@ -998,10 +1032,16 @@ Status FusionBuilder::finish() {
         for (size_t i = 0; i < keyed.size(); ++i) byAnchor[i] = keyed[i].second;
         std::vector<HloInstruction*> order;
         order.reserve(byAnchor.size());
-        std::unordered_set<const HloInstruction*> visited;
+        InstructionMap<uint8_t> visited;
+        auto visit = [&](const HloInstruction* x) {
+            uint8_t& mark = visited[x];
+            if (mark) return false;
+            mark = 1;
+            return true;
+        };
         std::vector<std::pair<HloInstruction*, size_t>> stack;
         for (HloInstruction* start : byAnchor) {
-            if (!visited.insert(start).second) continue;
+            if (!visit(start)) continue;
             stack.emplace_back(start, 0);
             while (!stack.empty()) {
                 auto& [instruction, next] = stack.back();
@@ -1012,7 +1052,7 @@ Status FusionBuilder::finish() {
                                                      ? instruction->operands()[next]
                                                      : instruction->controlPredecessors()[next - operandCount];
                     ++next;
-                    if (visited.insert(dependency).second) stack.emplace_back(dependency, 0);
+                    if (visit(dependency)) stack.emplace_back(dependency, 0);
                     continue;
                 }
                 order.push_back(instruction);

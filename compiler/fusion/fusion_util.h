@@ -156,6 +156,9 @@ private:
     bool m_hasEmpty = false;
 };
 
+// HloComputation::postOrder (the same order) with visited marks by unique id.
+std::vector<HloInstruction*> postOrderOf(const HloComputation& computation);
+
 class FusionBuilder {
 public:
     explicit FusionBuilder(HloModule& module);

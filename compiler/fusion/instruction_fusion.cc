@@ -58,7 +58,7 @@ public:
           m_rewrite(std::move(rewrite)) {}
 
     void run(HloComputation& computation) {
-        for (HloInstruction* instruction : computation.postOrder()) push(instruction);
+        for (HloInstruction* instruction : fusion::postOrderOf(computation)) push(instruction);
         while (!m_queue.empty()) {
             const Entry top = m_queue.top();
             m_queue.pop();
