@@ -750,29 +750,41 @@ HloInstruction* FusionBuilder::extendInPlace(HloInstruction* producer, HloInstru
         }
     }
 
-    // Parameters: one keeping its number stays, the others are replaced.
+    // Parameters: slot j keeps its parameter instruction (the uses of one
+    // whose operand moves are rewired below; its shape follows the new
+    // operand); slots past the old count get new ones, and parameters past
+    // the new count are dropped.
     const size_t newCount = operands.size();
+    const size_t oldSlots = static_cast<size_t>(oldCount);
     std::vector<HloInstruction*> parameterAt(newCount, nullptr);
     std::vector<std::unique_ptr<HloInstruction>> fresh;
-    std::vector<std::pair<HloInstruction*, int64_t>> moved;  // old parameter, new number
-    std::vector<HloInstruction*> producerParameters;
-    for (int64_t k = 0; k < oldCount; ++k) {
-        HloInstruction* parameter = fused->parameter(k);
-        if (consumer->operand(k) == producer) {
-            producerParameters.push_back(parameter);
+    for (size_t j = 0; j < newCount; ++j) {
+        if (j < oldSlots) {
+            parameterAt[j] = fused->parameter(static_cast<int64_t>(j));
             continue;
         }
-        const int64_t j = indexOf(consumer->operand(k));
-        if (j == k) parameterAt[static_cast<size_t>(j)] = parameter;
-        else moved.emplace_back(parameter, j);
-    }
-    for (size_t j = 0; j < newCount; ++j) {
-        if (parameterAt[j]) continue;
         auto parameter = std::make_unique<HloInstruction>(
             HloOpcode::kParameter, "param_" + std::to_string(j), operands[j]->shape());
         parameter->setParameterNumber(static_cast<int64_t>(j));
         parameterAt[j] = parameter.get();
         fresh.push_back(std::move(parameter));
+    }
+    // Where the uses of old parameter k go: the slot of its operand, or the
+    // producer's value (known once cloned).
+    std::vector<int64_t> slotOf(oldSlots, -1);
+    for (size_t k = 0; k < oldSlots; ++k)
+        if (consumer->operand(static_cast<int64_t>(k)) != producer)
+            slotOf[k] = indexOf(consumer->operand(static_cast<int64_t>(k)));
+
+    // The body's uses of parameters whose slot changes (taken before the
+    // producer's clones become users of the reused parameters).
+    std::vector<HloInstruction*> oldParameters(oldSlots);
+    std::vector<HloInstruction*> users;
+    for (size_t k = 0; k < oldSlots; ++k) {
+        oldParameters[k] = fused->parameter(static_cast<int64_t>(k));
+        if (slotOf[k] == static_cast<int64_t>(k)) continue;
+        for (HloInstruction* user : oldParameters[k]->users())
+            if (std::find(users.begin(), users.end(), user) == users.end()) users.push_back(user);
     }
 
     // Clone the producer, reading the new parameters.
@@ -806,16 +818,34 @@ HloInstruction* FusionBuilder::extendInPlace(HloInstruction* producer, HloInstru
         producerValue = mapped.at(producer->fusedComputation()->root());
     }
 
-    // Rewire the uses of the old parameters, drop them, add the new ones.
-    std::vector<HloInstruction*> doomed = producerParameters;
-    for (HloInstruction* parameter : producerParameters) parameter->replaceAllUsesWith(producerValue);
-    for (auto& [parameter, j] : moved) {
-        parameter->replaceAllUsesWith(parameterAt[static_cast<size_t>(j)]);
-        doomed.push_back(parameter);
+    // Rewire the uses of the old parameters whose slot changed (all at once:
+    // one parameter's new slot may be another's old one).
+    auto targetOf = [&](size_t k) -> HloInstruction* {
+        return slotOf[k] < 0 ? producerValue : parameterAt[static_cast<size_t>(slotOf[k])];
+    };
+    auto oldSlotOf = [&](const HloInstruction* x) -> int64_t {
+        if (x->opcode() != HloOpcode::kParameter || x->parent() != fused) return -1;
+        const int64_t k = x->parameterNumber();
+        return k >= 0 && k < oldCount && oldParameters[static_cast<size_t>(k)] == x ? k : -1;
+    };
+    for (HloInstruction* user : users) {
+        const std::vector<HloInstruction*> before = user->operands();
+        for (size_t i = 0; i < before.size(); ++i) {
+            const int64_t k = oldSlotOf(before[i]);
+            if (k >= 0 && slotOf[static_cast<size_t>(k)] != k)
+                user->replaceOperand(static_cast<int64_t>(i), targetOf(static_cast<size_t>(k)));
+        }
     }
-    // Cannot fail: the doomed parameters have no users left and none is the root.
-    [[maybe_unused]] const Status removal = fused->removeInstructions(doomed);
-    assert(removal.isOk());
+    if (const int64_t k = oldSlotOf(fused->root()); k >= 0 && slotOf[static_cast<size_t>(k)] != k)
+        fused->setRoot(targetOf(static_cast<size_t>(k)));
+    for (size_t j = 0; j < newCount && j < oldSlots; ++j)
+        if (slotOf[j] != static_cast<int64_t>(j)) parameterAt[j]->setShape(operands[j]->shape());
+    if (newCount < oldSlots) {
+        // Cannot fail: these parameters have no users left and none is the root.
+        [[maybe_unused]] const Status removal = fused->removeInstructions(
+            std::span<HloInstruction* const>(oldParameters.data() + newCount, oldSlots - newCount));
+        assert(removal.isOk());
+    }
     for (auto& parameter : fresh) fused->addInstruction(std::move(parameter));
 
     // Book-keeping: the producer's clones come first in the body order.
@@ -1020,6 +1050,7 @@ Status FusionBuilder::finish() {
         HloComputation* mutableComputation = const_cast<HloComputation*>(computation);
         if (deadComputations.count(computation)) continue;
         std::vector<HloInstruction*> byAnchor;
+        byAnchor.reserve(computation->instructions().size());
         for (const auto& instruction : computation->instructions()) byAnchor.push_back(instruction.get());
         std::vector<std::pair<int64_t, HloInstruction*>> keyed;
         keyed.reserve(byAnchor.size());
