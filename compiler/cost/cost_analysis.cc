@@ -258,9 +258,19 @@ private:
 
 InstructionCost Analyzer::kernelBytes(const HloInstruction& instruction) const {
     InstructionCost cost;
-    std::unordered_set<const HloInstruction*> seen;
-    for (const HloInstruction* operand : instruction.operands())
-        if (seen.insert(operand).second) cost.bytesRead += CostAnalysis::byteSize(operand->shape());
+    // Each distinct operand once (in operand order; operand lists are short,
+    // a set only for long ones).
+    const auto& operands = instruction.operands();
+    if (operands.size() <= 16) {
+        for (size_t i = 0; i < operands.size(); ++i)
+            if (std::find(operands.begin(), operands.begin() + static_cast<std::ptrdiff_t>(i), operands[i]) ==
+                operands.begin() + static_cast<std::ptrdiff_t>(i))
+                cost.bytesRead += CostAnalysis::byteSize(operands[i]->shape());
+    } else {
+        std::unordered_set<const HloInstruction*> seen;
+        for (const HloInstruction* operand : operands)
+            if (seen.insert(operand).second) cost.bytesRead += CostAnalysis::byteSize(operand->shape());
+    }
     cost.outputBytes = CostAnalysis::byteSize(instruction.shape());
     cost.bytesWritten = cost.outputBytes;
     return cost;
@@ -289,7 +299,9 @@ InstructionCost Analyzer::fusion(const HloInstruction& fusionInstruction) {
     cost.transcendentals = inner.transcendentals;
     // Bytes crossing the boundary: each distinct operand once; a parameter
     // only ever sliced/gathered reads the slices.
-    std::unordered_map<const HloInstruction*, double> readPerOperand;
+    // Byte counts are whole numbers: the order they are summed in does not matter.
+    std::vector<std::pair<const HloInstruction*, double>> readPerOperand;
+    readPerOperand.reserve(fused->parameters().size());
     for (const HloInstruction* parameter : fused->parameters()) {
         int64_t number = parameter->parameterNumber();
         if (number < 0 || number >= fusionInstruction.operandCount()) continue;
@@ -310,8 +322,10 @@ InstructionCost Analyzer::fusion(const HloInstruction& fusionInstruction) {
             sliced += CostAnalysis::byteSize(user->shape());
         }
         if (onlySliced) read = std::min(full, sliced);
-        double& entry = readPerOperand[operand];
-        entry = std::max(entry, read);
+        auto entry = std::find_if(readPerOperand.begin(), readPerOperand.end(),
+                                  [&](const auto& item) { return item.first == operand; });
+        if (entry == readPerOperand.end()) readPerOperand.emplace_back(operand, read);
+        else entry->second = std::max(entry->second, read);
     }
     for (const auto& [operand, bytes] : readPerOperand) cost.bytesRead += bytes;
     cost.outputBytes = CostAnalysis::byteSize(fusionInstruction.shape());

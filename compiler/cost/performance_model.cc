@@ -218,25 +218,42 @@ ModulePrediction predictUnfused(const HloModule& module, const TargetDescription
     return predict(module, target, /*expandFusions=*/true);
 }
 
-FusionEstimate estimateFusion(const HloInstruction& producer, const HloInstruction& consumer,
-                              const TargetDescription& target) {
+KernelSummary summarizeKernel(const HloInstruction& instruction) {
+    KernelSummary summary;
+    summary.free = CostAnalysis::isFree(instruction);
+    if (!summary.free) summary.cost = kernelCost(instruction);
+    summary.opClass = CostAnalysis::opClassOf(instruction);
+    summary.elementType = kernelElementType(instruction);
+    return summary;
+}
+
+const KernelSummary& KernelSummaryCache::of(const HloInstruction& instruction) {
+    if (const int64_t id = instruction.uniqueId(); id >= 0) {
+        const auto index = static_cast<size_t>(id);
+        if (index >= m_byId.size()) m_byId.resize(std::max(index + 1, 2 * m_byId.size()));
+        std::optional<KernelSummary>& slot = m_byId[index];
+        if (!slot) slot = summarizeKernel(instruction);
+        return *slot;
+    }
+    auto it = m_summaries.find(&instruction);
+    if (it == m_summaries.end()) it = m_summaries.emplace(&instruction, summarizeKernel(instruction)).first;
+    return it->second;
+}
+
+namespace {
+
+FusionEstimate estimateFromSummaries(const HloInstruction& producer, const HloInstruction& consumer,
+                                     const KernelSummary& p, const KernelSummary& c,
+                                     const TargetDescription& target) {
     FusionEstimate estimate;
     // Each side's cost is computed once (a fusion's walks its body) and used
     // both for the separate kernels and for the fused one.
-    const bool producerFree = CostAnalysis::isFree(producer);
-    const bool consumerFree = CostAnalysis::isFree(consumer);
-    const InstructionCost producerCost = producerFree ? InstructionCost{} : kernelCost(producer);
-    const InstructionCost consumerCost = consumerFree ? InstructionCost{} : kernelCost(consumer);
+    const InstructionCost& producerCost = p.cost;
+    const InstructionCost& consumerCost = c.cost;
     estimate.producerSeconds =
-        producerFree ? 0
-                     : predictCost(producerCost, CostAnalysis::opClassOf(producer),
-                                   kernelElementType(producer), target)
-                           .totalSeconds;
+        p.free ? 0 : predictCost(producerCost, p.opClass, p.elementType, target).totalSeconds;
     const double consumerSeconds =
-        consumerFree ? 0
-                     : predictCost(consumerCost, CostAnalysis::opClassOf(consumer),
-                                   kernelElementType(consumer), target)
-                           .totalSeconds;
+        c.free ? 0 : predictCost(consumerCost, c.opClass, c.elementType, target).totalSeconds;
     estimate.unfusedSeconds = estimate.producerSeconds + consumerSeconds;
     const double factor = recomputeFactor(producer, consumer, consumerCost);
 
@@ -246,10 +263,17 @@ FusionEstimate estimateFusion(const HloInstruction& producer, const HloInstructi
     // External inputs, each read once: what the producer reads (slice- and
     // gather-aware), plus the consumer's other operands the producer does not read.
     fused.bytesRead = producerCost.bytesRead;
-    std::unordered_set<const HloInstruction*> seen(producer.operands().begin(), producer.operands().end());
-    seen.insert(&producer);
-    for (const HloInstruction* operand : consumer.operands())
-        if (seen.insert(operand).second) fused.bytesRead += CostAnalysis::byteSize(operand->shape());
+    const auto& producerOperands = producer.operands();
+    const auto& consumerOperands = consumer.operands();
+    for (size_t i = 0; i < consumerOperands.size(); ++i) {
+        const HloInstruction* operand = consumerOperands[i];
+        if (operand == &producer ||
+            std::find(producerOperands.begin(), producerOperands.end(), operand) != producerOperands.end() ||
+            std::find(consumerOperands.begin(), consumerOperands.begin() + static_cast<std::ptrdiff_t>(i),
+                      operand) != consumerOperands.begin() + static_cast<std::ptrdiff_t>(i))
+            continue;
+        fused.bytesRead += CostAnalysis::byteSize(operand->shape());
+    }
     fused.outputBytes = consumerCost.outputBytes;
     fused.bytesWritten = consumerCost.bytesWritten;
     bool otherUsers = producer.isRoot();
@@ -257,15 +281,30 @@ FusionEstimate estimateFusion(const HloInstruction& producer, const HloInstructi
         if (user != &consumer) otherUsers = true;
     if (otherUsers) fused.bytesWritten += producerCost.outputBytes;
 
-    OpClass opClass = CostAnalysis::opClassOf(consumer);
-    OpClass producerClass = CostAnalysis::opClassOf(producer);
-    PrimitiveType type = kernelElementType(consumer);
-    if (classRank(producerClass) > classRank(opClass)) {
-        opClass = producerClass;
-        type = kernelElementType(producer);
+    OpClass opClass = c.opClass;
+    PrimitiveType type = c.elementType;
+    if (classRank(p.opClass) > classRank(opClass)) {
+        opClass = p.opClass;
+        type = p.elementType;
     }
     estimate.fusedSeconds = predictCost(fused, opClass, type, target).totalSeconds;
     return estimate;
+}
+
+}  // namespace
+
+FusionEstimate estimateFusion(const HloInstruction& producer, const HloInstruction& consumer,
+                              const TargetDescription& target) {
+    return estimateFromSummaries(producer, consumer, summarizeKernel(producer),
+                                 summarizeKernel(consumer), target);
+}
+
+FusionEstimate estimateFusion(const HloInstruction& producer, const HloInstruction& consumer,
+                              const TargetDescription& target, KernelSummaryCache& cache) {
+    // Copies: a reference from the cache is only good until its next call.
+    const KernelSummary p = cache.of(producer);
+    const KernelSummary c = cache.of(consumer);
+    return estimateFromSummaries(producer, consumer, p, c, target);
 }
 
 }  // namespace hloscope

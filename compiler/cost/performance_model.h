@@ -17,7 +17,9 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "compiler/cost/cost_analysis.h"
@@ -68,5 +70,38 @@ struct FusionEstimate {
 };
 FusionEstimate estimateFusion(const HloInstruction& producer, const HloInstruction& consumer,
                               const TargetDescription& target);
+
+// What estimateFusion needs of one side (a fusion's costs walk its whole
+// body): its kernel cost, class and element type.
+struct KernelSummary {
+    bool free = false;  // no kernel (CostAnalysis::isFree); cost is then 0
+    InstructionCost cost;
+    OpClass opClass = OpClass::kElementwise;
+    PrimitiveType elementType = PrimitiveType::F32;
+};
+KernelSummary summarizeKernel(const HloInstruction& instruction);
+
+// Kernel summaries by instruction, for callers that estimate many pairs
+// (the fusion passes). Valid only while the instructions it has seen are not
+// changed in place (a fusion's body included) and stay alive: clear it when
+// that no longer holds.
+class KernelSummaryCache {
+public:
+    // The summary, computed on first use; the reference is good until the next call.
+    const KernelSummary& of(const HloInstruction& instruction);
+    void clear() {
+        m_byId.clear();
+        m_summaries.clear();
+    }
+
+private:
+    // By unique id (dense within a module); instructions without one by address.
+    std::vector<std::optional<KernelSummary>> m_byId;
+    std::unordered_map<const HloInstruction*, KernelSummary> m_summaries;
+};
+
+// estimateFusion with the two sides' summaries taken from `cache`.
+FusionEstimate estimateFusion(const HloInstruction& producer, const HloInstruction& consumer,
+                              const TargetDescription& target, KernelSummaryCache& cache);
 
 }  // namespace hloscope

@@ -29,6 +29,17 @@ FusionTimes PerformanceModelFusionCost::estimate(const HloInstruction& producer,
     return times;
 }
 
+FusionTimes PerformanceModelFusionCost::estimate(const HloInstruction& producer,
+                                                 const HloInstruction& consumer,
+                                                 KernelSummaryCache& cache) const {
+    const FusionEstimate estimate = estimateFusion(producer, consumer, m_target, cache);
+    FusionTimes times;
+    times.producerSeconds = estimate.producerSeconds;
+    times.unfusedSeconds = estimate.unfusedSeconds;
+    times.fusedSeconds = estimate.fusedSeconds;
+    return times;
+}
+
 BytesFusionCostModel::Figures BytesFusionCostModel::figuresFor(std::string_view target) {
     if (target == "gpu") return {2e12, 50e12, 5e-6};
     if (target == "tpu") return {1.2e12, 100e12, 2e-6};

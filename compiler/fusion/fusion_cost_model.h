@@ -15,6 +15,7 @@
 #include <memory>
 #include <string_view>
 
+#include "compiler/cost/performance_model.h"
 #include "compiler/targets/target_description.h"
 #include "core/hlo_instruction.h"
 #include "core/status.h"
@@ -34,6 +35,13 @@ public:
     // one fused kernel.
     virtual FusionTimes estimate(const HloInstruction& producer,
                                  const HloInstruction& consumer) const = 0;
+    // The same, where the model may keep what it learns of each instruction
+    // in `cache` (one pass run: instructions are not changed in place).
+    virtual FusionTimes estimate(const HloInstruction& producer, const HloInstruction& consumer,
+                                 KernelSummaryCache& cache) const {
+        (void)cache;
+        return estimate(producer, consumer);
+    }
 };
 
 class PerformanceModelFusionCost : public FusionCostModel {
@@ -41,6 +49,8 @@ public:
     explicit PerformanceModelFusionCost(TargetDescription target) : m_target(std::move(target)) {}
     FusionTimes estimate(const HloInstruction& producer,
                          const HloInstruction& consumer) const override;
+    FusionTimes estimate(const HloInstruction& producer, const HloInstruction& consumer,
+                         KernelSummaryCache& cache) const override;
     const TargetDescription& target() const { return m_target; }
 
 private:
@@ -55,6 +65,7 @@ public:
         double launchSeconds = 1e-6;
     };
     explicit BytesFusionCostModel(Figures figures) : m_figures(figures) {}
+    using FusionCostModel::estimate;
     // cpu: 50 GB/s, 1 TFLOP/s, 1 us launch; gpu: 2 TB/s, 50 TFLOP/s, 5 us;
     // tpu: 1.2 TB/s, 100 TFLOP/s, 2 us.
     static Figures figuresFor(std::string_view target);

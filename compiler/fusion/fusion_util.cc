@@ -1,6 +1,7 @@
 #include "compiler/fusion/fusion_util.h"
 
 #include <algorithm>
+#include <cassert>
 #include <cstdio>
 #include <functional>
 #include <unordered_set>
@@ -235,8 +236,22 @@ std::string formatSeconds(double seconds) {
 
 std::optional<FusionReason> checkLimits(const std::vector<const HloInstruction*>& parts,
                                         const FusionConfig& config, std::string* detail) {
-    std::unordered_set<const HloInstruction*> inside(parts.begin(), parts.end());
-    std::unordered_set<const HloInstruction*> operands;
+    // Distinct outside operands, in order of first appearance (small: a
+    // kernel has at most a few hundred operands; a set only past that).
+    std::vector<const HloInstruction*> operands;
+    std::unordered_set<const HloInstruction*> operandSet;
+    constexpr size_t kLinearLimit = 64;
+    auto firstSeen = [&](const HloInstruction* operand) {
+        if (operandSet.empty()) {
+            if (std::find(operands.begin(), operands.end(), operand) != operands.end()) return false;
+            operands.push_back(operand);
+            if (operands.size() > kLinearLimit) operandSet.insert(operands.begin(), operands.end());
+            return true;
+        }
+        if (!operandSet.insert(operand).second) return false;
+        operands.push_back(operand);
+        return true;
+    };
     int64_t size = 0;
     int64_t outputs = 0;
     double onChip = 0;
@@ -244,7 +259,8 @@ std::optional<FusionReason> checkLimits(const std::vector<const HloInstruction*>
         size += bodySize(*part);
         outputs += part->shape().isTuple() ? part->shape().tupleCount() : 1;
         for (const HloInstruction* operand : part->operands()) {
-            if (inside.count(operand) || !operands.insert(operand).second) continue;
+            if (std::find(parts.begin(), parts.end(), operand) != parts.end() || !firstSeen(operand))
+                continue;
             const Shape& shape = operand->shape();
             onChip += std::min(CostAnalysis::byteSize(shape),
                                static_cast<double>(config.tileElements) * elementBytes(shape));
@@ -285,29 +301,30 @@ std::optional<FusionReason> checkPair(const HloInstruction& producer,
                                       const HloInstruction& consumer, const FusionConfig& config,
                                       std::string* detail, bool multiOutput,
                                       int64_t producerUses) {
-    const std::string p = "%" + producer.name();
-    const std::string c = "%" + consumer.name();
+    // Built only for the explanation of a failure.
+    auto P = [&] { return "%" + producer.name(); };
+    auto C = [&] { return "%" + consumer.name(); };
     auto fail = [&](FusionReason reason, std::string text) {
         if (detail) *detail = std::move(text);
         return reason;
     };
     if (config.forbidden(producer, consumer))
-        return fail(FusionReason::kForbiddenByUser, "forbid= names " + p + ":" + c);
+        return fail(FusionReason::kForbiddenByUser, "forbid= names " + P() + ":" + C());
     std::string why;
     if (producer.opcode() == HloOpcode::kParameter)
-        return fail(FusionReason::kNotFusibleOp, p + " is a parameter");
-    if (!fusibleOpcode(producer, &why)) return fail(FusionReason::kNotFusibleOp, p + " " + why);
+        return fail(FusionReason::kNotFusibleOp, P() + " is a parameter");
+    if (!fusibleOpcode(producer, &why)) return fail(FusionReason::kNotFusibleOp, P() + " " + why);
     if (!producer.shape().isArray())
-        return fail(FusionReason::kNotFusibleOp, p + " does not produce an array");
+        return fail(FusionReason::kNotFusibleOp, P() + " does not produce an array");
     if (endsInReduction(producer))
         return fail(FusionReason::kReductionNotRoot,
-                    p + " is a reduction; a reduce can only be the root of its fusion");
+                    P() + " is a reduction; a reduce can only be the root of its fusion");
     if (consumer.opcode() == HloOpcode::kParameter || !fusibleOpcode(consumer, &why))
         return fail(FusionReason::kConsumerIsNotFusible,
-                    c + (consumer.opcode() == HloOpcode::kParameter ? " is a parameter" : " " + why));
+                    C() + (consumer.opcode() == HloOpcode::kParameter ? " is a parameter" : " " + why));
     if (isDotLike(consumer.opcode()))
         return fail(FusionReason::kConsumerIsNotFusible,
-                    c + " is a " + std::string(hloOpcodeString(consumer.opcode())) +
+                    C() + " is a " + std::string(hloOpcodeString(consumer.opcode())) +
                         ": its operands are not fused");
     if (isFusionOf(consumer)) {
         const HloComputation* fused = consumer.fusedComputation();
@@ -316,14 +333,14 @@ std::optional<FusionReason> checkPair(const HloInstruction& producer,
             for (const HloInstruction* user : fused->parameter(k)->users())
                 if (isDotLike(user->opcode()))
                     return fail(FusionReason::kConsumerIsNotFusible,
-                                p + " feeds the " + std::string(hloOpcodeString(user->opcode())) +
-                                    " inside " + c + ": its operands are not fused");
+                                P() + " feeds the " + std::string(hloOpcodeString(user->opcode())) +
+                                    " inside " + C() + ": its operands are not fused");
         }
     }
     if (containsDot(producer) &&
         (isFusionOf(consumer) || !hloOpcodeIsElementwise(consumer.opcode())))
         return fail(FusionReason::kNotFusibleOp,
-                    p + " is a dot/convolution: only an elementwise epilogue can fuse into it");
+                    P() + " is a dot/convolution: only an elementwise epilogue can fuse into it");
     const int64_t uses = producerUses >= 0 ? producerUses : distinctUseCount(producer);
     if (uses > 1 && !multiOutput && isExpensive(producer)) {
         const InstructionCost cost = CostAnalysis::of(producer);
@@ -331,22 +348,34 @@ std::optional<FusionReason> checkPair(const HloInstruction& producer,
         std::snprintf(buffer, sizeof buffer, "%.3g GFLOP",
                       (cost.flops + cost.transcendentals) / 1e9);
         return fail(FusionReason::kWouldDuplicateExpensiveWork,
-                    p + " has " + std::to_string(uses) + " users and costs " + buffer +
+                    P() + " has " + std::to_string(uses) + " users and costs " + buffer +
                         "; fusing it would recompute it " + std::to_string(uses) + " times");
     }
-    auto minorToMajor = [](const Shape& shape) {
-        if (shape.hasLayout() && !shape.layout().minorToMajor().empty())
-            return shape.layout().minorToMajor();
-        std::vector<int64_t> order;
-        for (int64_t d = shape.rank() - 1; d >= 0; --d) order.push_back(d);
-        return order;
+    // Same minor-to-major order (a shape without one is in the default,
+    // descending order); both shapes have the same rank.
+    auto sameLayout = [](const Shape& a, const Shape& b) {
+        auto explicitOrder = [](const Shape& shape) -> const std::vector<int64_t>* {
+            if (shape.hasLayout() && !shape.layout().minorToMajor().empty())
+                return &shape.layout().minorToMajor();
+            return nullptr;
+        };
+        const std::vector<int64_t>* x = explicitOrder(a);
+        const std::vector<int64_t>* y = explicitOrder(b);
+        if (x && y) return *x == *y;
+        if (!x && !y) return true;
+        const std::vector<int64_t>& order = x ? *x : *y;
+        const int64_t rank = x ? b.rank() : a.rank();
+        if (static_cast<int64_t>(order.size()) != rank) return false;
+        for (int64_t i = 0; i < rank; ++i)
+            if (order[static_cast<size_t>(i)] != rank - 1 - i) return false;
+        return true;
     };
     if (!isFusionOf(consumer) && hloOpcodeIsElementwise(consumer.opcode()) &&
         producer.shape().isArray() && producer.shape().rank() >= 2 && consumer.shape().isArray() &&
         producer.shape().rank() == consumer.shape().rank() &&
-        minorToMajor(producer.shape()) != minorToMajor(consumer.shape()))
+        !sameLayout(producer.shape(), consumer.shape()))
         return fail(FusionReason::kLayoutMismatch,
-                    p + " is laid out " + producer.shape().toString() + " but " + c +
+                    P() + " is laid out " + producer.shape().toString() + " but " + C() +
                         " reads it as " + consumer.shape().toString() +
                         ": the fused kernel would read it transposed");
     if (auto reason = checkLimits({&producer, &consumer}, config, detail)) return reason;
@@ -421,7 +450,9 @@ struct FusionBuilder::Body {
     std::unordered_set<std::string> names;
 
     // Names stay as they were unless two merged bodies use the same one.
+    // With the module's names unique, only param_N names can clash.
     std::string claim(std::string name) {
+        if (builder.m_uniqueNames && !name.starts_with("param_")) return name;
         if (!names.insert(name).second) {
             name = builder.freshName(name);
             names.insert(name);
@@ -470,7 +501,7 @@ struct FusionBuilder::Body {
             return computation->addInstruction(std::move(clone));
         }
         std::unordered_map<const HloInstruction*, HloInstruction*> mapped;
-        for (HloInstruction* inner : x.fusedComputation()->postOrder()) {
+        for (HloInstruction* inner : builder.bodyOrder(*x.fusedComputation())) {
             if (inner->opcode() == HloOpcode::kParameter) {
                 mapped[inner] = valueOf(inner->parameterNumber());
                 continue;
@@ -499,20 +530,134 @@ std::string kindOf(const HloComputation& computation) {
 
 }  // namespace
 
+void NameSet::reserve(size_t count) {
+    size_t capacity = 16;
+    while (capacity < 2 * count) capacity *= 2;
+    if (capacity <= m_slots.size()) return;
+    std::vector<std::string_view> old = std::move(m_slots);
+    m_slots.assign(capacity, std::string_view());
+    for (std::string_view name : old)
+        if (!name.empty()) m_slots[slotOf(name)] = name;
+}
+
+size_t NameSet::slotOf(std::string_view name) const {
+    const size_t mask = m_slots.size() - 1;
+    size_t slot = std::hash<std::string_view>()(name) & mask;
+    while (!m_slots[slot].empty() && m_slots[slot] != name) slot = (slot + 1) & mask;
+    return slot;
+}
+
+void NameSet::grow() { reserve(std::max<size_t>(16, m_size + 1)); }
+
+bool NameSet::insert(std::string_view name) {
+    if (name.empty()) {
+        const bool inserted = !m_hasEmpty;
+        m_hasEmpty = true;
+        return inserted;
+    }
+    if (2 * (m_size + 1) > m_slots.size()) grow();
+    const size_t slot = slotOf(name);
+    if (!m_slots[slot].empty()) return false;
+    m_slots[slot] = name;
+    ++m_size;
+    return true;
+}
+
+bool NameSet::contains(std::string_view name) const {
+    if (name.empty()) return m_hasEmpty;
+    if (m_slots.empty()) return false;
+    return !m_slots[slotOf(name)].empty();
+}
+
+std::vector<HloInstruction*> postOrderOf(const HloComputation& computation) {
+    std::vector<HloInstruction*> order;
+    order.reserve(computation.instructions().size());
+    InstructionMap<uint8_t> visited;
+    std::vector<std::pair<HloInstruction*, size_t>> stack;
+    // Roots in insertion order; dependencies outside the computation are skipped.
+    for (const auto& start : computation.instructions()) {
+        if (visited[start.get()]) continue;
+        visited[start.get()] = 1;
+        stack.emplace_back(start.get(), 0);
+        while (!stack.empty()) {
+            auto& [node, next] = stack.back();
+            const size_t operandCount = node->operands().size();
+            const size_t total = operandCount + node->controlPredecessors().size();
+            if (next < total) {
+                HloInstruction* dependency = next < operandCount
+                                                 ? node->operands()[next]
+                                                 : node->controlPredecessors()[next - operandCount];
+                ++next;
+                if (dependency->parent() == &computation && !visited[dependency]) {
+                    visited[dependency] = 1;
+                    stack.emplace_back(dependency, 0);
+                }
+                continue;
+            }
+            order.push_back(node);
+            stack.pop_back();
+        }
+    }
+    return order;
+}
+
 FusionBuilder::FusionBuilder(HloModule& module) : m_module(module) {
+    size_t count = 0;
+    for (const auto& computation : module.computations())
+        count += 1 + static_cast<size_t>(computation->instructionCount());
+    m_names.reserve(count + count / 4 + 64);
+    // Non-parameter names first: whether two instructions share one.
+    for (const auto& computation : module.computations())
+        for (const auto& instruction : computation->instructions())
+            if (instruction->opcode() != HloOpcode::kParameter && !m_names.insert(instruction->name()))
+                m_uniqueNames = false;
     for (const auto& computation : module.computations()) {
         m_names.insert(computation->name());
-        for (const auto& instruction : computation->instructions()) m_names.insert(instruction->name());
+        for (const auto& instruction : computation->instructions())
+            if (instruction->opcode() == HloOpcode::kParameter) m_names.insert(instruction->name());
     }
 }
 
 std::string FusionBuilder::freshName(const std::string& stem) {
-    if (m_names.insert(stem).second) return stem;
+    auto reserve = [&](std::string name) {
+        if (m_names.contains(name)) return false;
+        m_handedOut.push_back(std::make_unique<std::string>(std::move(name)));
+        m_names.insert(*m_handedOut.back());
+        return true;
+    };
+    if (reserve(stem)) return stem;
     int64_t& counter = m_counters[stem];
     for (;;) {
         std::string name = stem + "." + std::to_string(++counter);
-        if (m_names.insert(name).second) return name;
+        if (reserve(name)) return name;
     }
+}
+
+std::vector<HloInstruction*> FusionBuilder::bodyOrder(const HloComputation& computation) const {
+    auto it = m_bodies.find(&computation);
+    if (it == m_bodies.end()) return postOrderOf(computation);
+    std::vector<HloInstruction*> order;
+    order.reserve(computation.parameters().size() + it->second.order.size());
+    order.insert(order.end(), computation.parameters().begin(), computation.parameters().end());
+    order.insert(order.end(), it->second.order.begin(), it->second.order.end());
+    return order;
+}
+
+void FusionBuilder::own(HloComputation* computation) {
+    OwnedBody& body = m_bodies[computation];
+    body = OwnedBody{};
+    for (const auto& instruction : computation->instructions()) {
+        if (instruction->opcode() == HloOpcode::kParameter) continue;
+        body.order.push_back(instruction.get());
+        if (!m_uniqueNames) body.names.insert(instruction->name());
+        body.paramLikeNames = body.paramLikeNames || instruction->name().starts_with("param_");
+        body.hasDot = body.hasDot || isDotLike(instruction->opcode());
+    }
+}
+
+void FusionBuilder::addNewComputation(HloComputation* computation) {
+    m_latest[computation] = m_newComputations.size();
+    m_newComputations.push_back(computation);
 }
 
 std::string FusionBuilder::fusionName() { return freshName("fusion"); }
@@ -524,17 +669,221 @@ int64_t FusionBuilder::anchorOf(const HloInstruction* instruction) {
     if (!m_anchored[computation]) {
         m_anchored[computation] = true;
         int64_t index = 0;
-        for (const auto& x : computation->instructions())
-            m_anchor.emplace(x.get(), 2 * index++);
+        for (const auto& x : computation->instructions()) {
+            int64_t& slot = m_anchor[x.get()];
+            if (slot == 0) slot = 2 * index + 1;
+            ++index;
+        }
     }
-    auto it = m_anchor.find(instruction);
-    return it == m_anchor.end() ? 0 : it->second;
+    const int64_t stored = m_anchor.get(instruction);
+    return stored == 0 ? 0 : stored - 1;
 }
 
-void FusionBuilder::markDead(HloInstruction* instruction) {
+void FusionBuilder::markDead(HloInstruction* instruction, bool withComputation) {
     instruction->removeAllOperands();
-    if (m_dead.emplace(instruction, true).second) m_deadList.push_back(instruction);
-    if (isFusionOf(*instruction)) m_deadComputations.push_back(instruction->fusedComputation());
+    uint8_t& dead = m_dead[instruction];
+    if (!dead) {
+        dead = 1;
+        m_deadList.push_back(instruction);
+    }
+    if (withComputation && isFusionOf(*instruction))
+        m_deadComputations.push_back(instruction->fusedComputation());
+}
+
+// The consumer is a fusion whose body this builder made: the producer's
+// instructions are cloned into it, the producer's parameter is replaced by
+// them, and the parameters are renumbered as a rebuilt body would number
+// them (the consumer's operands in order, the producer's operands in its
+// place). Returns nullptr, having changed nothing, where a rebuilt body would
+// rename something (two instructions with one name): fuse then rebuilds.
+HloInstruction* FusionBuilder::extendInPlace(HloInstruction* producer, HloInstruction* consumer,
+                                             bool producerGoesAway, OwnedBody& body) {
+    HloComputation* fused = consumer->fusedComputation();
+    const int64_t oldCount = consumer->operandCount();
+    if (body.paramLikeNames || fused->parameterCount() != oldCount) return nullptr;
+    for (int64_t k = 0; k < oldCount; ++k)
+        if (fused->parameter(k) == nullptr) return nullptr;
+
+    // The producer's instructions, operands first (parameters mapped below).
+    std::vector<HloInstruction*> producerBody;
+    if (isFusionOf(*producer)) producerBody = bodyOrder(*producer->fusedComputation());
+    else producerBody.push_back(producer);
+    // With names unique in the module (non-parameters), a name lives in one
+    // live instruction at a time (what is cloned with its name goes away), so
+    // the producer's names cannot clash with the body's: only param_N can.
+    if (producerGoesAway) {
+        std::unordered_set<std::string_view> local;
+        for (const HloInstruction* x : producerBody) {
+            if (x->opcode() == HloOpcode::kParameter && x != producer) continue;
+            const std::string& name = x->name();
+            if (name.starts_with("param_")) return nullptr;
+            if (m_uniqueNames) continue;
+            if (body.names.count(name) || (producerBody.size() > 1 && !local.insert(name).second))
+                return nullptr;
+        }
+    }
+
+    // New operands: the consumer's, the producer's operands in its place.
+    std::vector<HloInstruction*> operands;
+    operands.reserve(static_cast<size_t>(oldCount + producer->operandCount()));
+    std::unordered_map<const HloInstruction*, int64_t> indexMap;
+    auto indexOf = [&](const HloInstruction* x) -> int64_t {
+        if (operands.size() <= 32) {
+            auto it = std::find(operands.begin(), operands.end(), x);
+            return it == operands.end() ? -1 : static_cast<int64_t>(it - operands.begin());
+        }
+        if (indexMap.empty())
+            for (size_t i = 0; i < operands.size(); ++i) indexMap.emplace(operands[i], static_cast<int64_t>(i));
+        auto it = indexMap.find(x);
+        return it == indexMap.end() ? -1 : it->second;
+    };
+    auto add = [&](HloInstruction* x) {
+        if (indexOf(x) >= 0) return;
+        if (!indexMap.empty()) indexMap.emplace(x, static_cast<int64_t>(operands.size()));
+        operands.push_back(x);
+    };
+    for (HloInstruction* operand : consumer->operands()) {
+        if (operand == producer) {
+            for (HloInstruction* inner : producer->operands()) add(inner);
+        } else {
+            add(operand);
+        }
+    }
+
+    // Parameters: slot j keeps its parameter instruction (the uses of one
+    // whose operand moves are rewired below; its shape follows the new
+    // operand); slots past the old count get new ones, and parameters past
+    // the new count are dropped.
+    const size_t newCount = operands.size();
+    const size_t oldSlots = static_cast<size_t>(oldCount);
+    std::vector<HloInstruction*> parameterAt(newCount, nullptr);
+    std::vector<std::unique_ptr<HloInstruction>> fresh;
+    for (size_t j = 0; j < newCount; ++j) {
+        if (j < oldSlots) {
+            parameterAt[j] = fused->parameter(static_cast<int64_t>(j));
+            continue;
+        }
+        auto parameter = std::make_unique<HloInstruction>(
+            HloOpcode::kParameter, "param_" + std::to_string(j), operands[j]->shape());
+        parameter->setParameterNumber(static_cast<int64_t>(j));
+        parameterAt[j] = parameter.get();
+        fresh.push_back(std::move(parameter));
+    }
+    // Where the uses of old parameter k go: the slot of its operand, or the
+    // producer's value (known once cloned).
+    std::vector<int64_t> slotOf(oldSlots, -1);
+    for (size_t k = 0; k < oldSlots; ++k)
+        if (consumer->operand(static_cast<int64_t>(k)) != producer)
+            slotOf[k] = indexOf(consumer->operand(static_cast<int64_t>(k)));
+
+    // The body's uses of parameters whose slot changes (taken before the
+    // producer's clones become users of the reused parameters).
+    std::vector<HloInstruction*> oldParameters(oldSlots);
+    std::vector<HloInstruction*> users;
+    for (size_t k = 0; k < oldSlots; ++k) {
+        oldParameters[k] = fused->parameter(static_cast<int64_t>(k));
+        if (slotOf[k] == static_cast<int64_t>(k)) continue;
+        for (HloInstruction* user : oldParameters[k]->users())
+            if (std::find(users.begin(), users.end(), user) == users.end()) users.push_back(user);
+    }
+
+    // Clone the producer, reading the new parameters.
+    auto valueOfOperand = [&](int64_t k) { return parameterAt[static_cast<size_t>(indexOf(producer->operand(k)))]; };
+    auto nameFor = [&](const HloInstruction& original) {
+        return producerGoesAway ? original.name() : freshName(original.name() + ".clone");
+    };
+    std::vector<HloInstruction*> clones;
+    HloInstruction* producerValue = nullptr;
+    if (!isFusionOf(*producer)) {
+        std::vector<HloInstruction*> inner;
+        for (int64_t k = 0; k < producer->operandCount(); ++k) inner.push_back(valueOfOperand(k));
+        auto clone = producer->cloneWithNewOperands(producer->shape(), inner, nameFor(*producer));
+        clone->setMetadata(producer->metadata());
+        producerValue = fused->addInstruction(std::move(clone));
+        clones.push_back(producerValue);
+    } else {
+        std::unordered_map<const HloInstruction*, HloInstruction*> mapped;
+        for (HloInstruction* inner : producerBody) {
+            if (inner->opcode() == HloOpcode::kParameter) {
+                mapped[inner] = valueOfOperand(inner->parameterNumber());
+                continue;
+            }
+            std::vector<HloInstruction*> innerOperands;
+            for (HloInstruction* operand : inner->operands()) innerOperands.push_back(mapped.at(operand));
+            auto clone = inner->cloneWithNewOperands(inner->shape(), innerOperands, nameFor(*inner));
+            HloInstruction* added = fused->addInstruction(std::move(clone));
+            mapped[inner] = added;
+            clones.push_back(added);
+        }
+        producerValue = mapped.at(producer->fusedComputation()->root());
+    }
+
+    // Rewire the uses of the old parameters whose slot changed (all at once:
+    // one parameter's new slot may be another's old one).
+    auto targetOf = [&](size_t k) -> HloInstruction* {
+        return slotOf[k] < 0 ? producerValue : parameterAt[static_cast<size_t>(slotOf[k])];
+    };
+    auto oldSlotOf = [&](const HloInstruction* x) -> int64_t {
+        if (x->opcode() != HloOpcode::kParameter || x->parent() != fused) return -1;
+        const int64_t k = x->parameterNumber();
+        return k >= 0 && k < oldCount && oldParameters[static_cast<size_t>(k)] == x ? k : -1;
+    };
+    for (HloInstruction* user : users) {
+        const std::vector<HloInstruction*> before = user->operands();
+        for (size_t i = 0; i < before.size(); ++i) {
+            const int64_t k = oldSlotOf(before[i]);
+            if (k >= 0 && slotOf[static_cast<size_t>(k)] != k)
+                user->replaceOperand(static_cast<int64_t>(i), targetOf(static_cast<size_t>(k)));
+        }
+    }
+    if (const int64_t k = oldSlotOf(fused->root()); k >= 0 && slotOf[static_cast<size_t>(k)] != k)
+        fused->setRoot(targetOf(static_cast<size_t>(k)));
+    for (size_t j = 0; j < newCount && j < oldSlots; ++j)
+        if (slotOf[j] != static_cast<int64_t>(j)) parameterAt[j]->setShape(operands[j]->shape());
+    if (newCount < oldSlots) {
+        // Cannot fail: these parameters have no users left and none is the root.
+        [[maybe_unused]] const Status removal = fused->removeInstructions(
+            std::span<HloInstruction* const>(oldParameters.data() + newCount, oldSlots - newCount));
+        assert(removal.isOk());
+    }
+    for (auto& parameter : fresh) fused->addInstruction(std::move(parameter));
+
+    // Book-keeping: the producer's clones come first in the body order.
+    body.order.insert(body.order.begin(), clones.begin(), clones.end());
+    for (HloInstruction* clone : clones) {
+        if (!m_uniqueNames) body.names.insert(clone->name());
+        body.hasDot = body.hasDot || isDotLike(clone->opcode());
+    }
+    std::string kind = "kLoop";
+    if (body.hasDot) {
+        kind = "kOutput";
+    } else {
+        const HloInstruction* root = fused->root();
+        std::vector<const HloInstruction*> roots{root};
+        if (root->opcode() == HloOpcode::kTuple) roots.assign(root->operands().begin(), root->operands().end());
+        for (const HloInstruction* r : roots)
+            if (r->opcode() == HloOpcode::kReduce) kind = "kInput";
+    }
+    addNewComputation(fused);
+
+    HloComputation* outer = consumer->parent();
+    auto fusion = std::make_unique<HloInstruction>(HloOpcode::kFusion, consumer->name(), consumer->shape());
+    for (HloInstruction* operand : operands) fusion->appendOperand(operand);
+    fusion->mutableExtra().fusionKind = kind;
+    fusion->setCalledComputation("calls", fused);
+    fusion->setMetadata(consumer->metadata());
+    for (const HloAttribute& attribute : consumer->attributes())
+        fusion->setAttribute(attribute.name, attribute.value);
+    HloInstruction* added = outer->addInstruction(std::move(fusion));
+    fused->setFusionInstruction(added);
+    m_anchor[added] = anchorOf(consumer) + 1;
+
+    consumer->replaceAllUsesWith(added);
+    if (outer->root() == consumer) outer->setRoot(added);
+    markDead(consumer, /*withComputation=*/false);
+    if (producerGoesAway && producer->users().empty() && outer->root() != producer)
+        markDead(producer);
+    return added;
 }
 
 HloInstruction* FusionBuilder::fuse(HloInstruction* producer, HloInstruction* consumer,
@@ -543,6 +892,12 @@ HloInstruction* FusionBuilder::fuse(HloInstruction* producer, HloInstruction* co
     const int64_t anchor = anchorOf(consumer);
     anchorOf(producer);
     const bool consumerIsFusion = isFusionOf(*consumer);
+    if (consumerIsFusion) {
+        auto owned = m_bodies.find(consumer->fusedComputation());
+        if (owned != m_bodies.end())
+            if (HloInstruction* extended = extendInPlace(producer, consumer, producerGoesAway, owned->second))
+                return extended;
+    }
     Body body{*this,
               std::make_unique<HloComputation>(consumerIsFusion ? consumer->fusedComputation()->name()
                                                                 : computationName()),
@@ -563,7 +918,8 @@ HloInstruction* FusionBuilder::fuse(HloInstruction* producer, HloInstruction* co
     body.computation->setRoot(root);
     const std::string kind = kindOf(*body.computation);
     HloComputation* fused = m_module.addComputation(std::move(body.computation));
-    m_newComputations.push_back(fused);
+    addNewComputation(fused);
+    own(fused);
 
     auto fusion = std::make_unique<HloInstruction>(
         HloOpcode::kFusion, consumerIsFusion ? consumer->name() : fusionName(), consumer->shape());
@@ -576,7 +932,7 @@ HloInstruction* FusionBuilder::fuse(HloInstruction* producer, HloInstruction* co
             fusion->setAttribute(attribute.name, attribute.value);
     HloInstruction* added = outer->addInstruction(std::move(fusion));
     fused->setFusionInstruction(added);
-    m_anchor[added] = anchor;
+    m_anchor[added] = anchor + 1;
 
     consumer->replaceAllUsesWith(added);
     if (outer->root() == consumer) outer->setRoot(added);
@@ -629,7 +985,7 @@ HloInstruction* FusionBuilder::fuseMultiOutput(HloInstruction* a, HloInstruction
     if (!stale.empty()) (void)body.computation->removeInstructions(stale);
     const std::string kind = kindOf(*body.computation);
     HloComputation* fused = m_module.addComputation(std::move(body.computation));
-    m_newComputations.push_back(fused);
+    addNewComputation(fused);
 
     auto fusion = std::make_unique<HloInstruction>(HloOpcode::kFusion, fusionName(), tupleShape);
     for (HloInstruction* operand : body.outerOperands) fusion->appendOperand(operand);
@@ -638,7 +994,7 @@ HloInstruction* FusionBuilder::fuseMultiOutput(HloInstruction* a, HloInstruction
     fusion->setMetadata(b->metadata());
     HloInstruction* added = outer->addInstruction(std::move(fusion));
     fused->setFusionInstruction(added);
-    m_anchor[added] = anchor;
+    m_anchor[added] = anchor + 1;
 
     auto rewire = [&](HloInstruction* part, int64_t offset) {
         if (part->shape().isTuple()) {
@@ -658,7 +1014,7 @@ HloInstruction* FusionBuilder::fuseMultiOutput(HloInstruction* a, HloInstruction
         gte->appendOperand(added);
         gte->setTupleIndex(offset);
         HloInstruction* element = outer->addInstruction(std::move(gte));
-        m_anchor[element] = anchor;
+        m_anchor[element] = anchor + 1;
         const std::vector<HloInstruction*> users = part->users();
         for (HloInstruction* user : users) {
             if (user == b || user == element) continue;
@@ -681,6 +1037,12 @@ Status FusionBuilder::finish() {
     std::unordered_set<const HloComputation*> deadComputations(m_deadComputations.begin(),
                                                                m_deadComputations.end());
     HLO_RETURN_IF_ERROR(m_module.removeComputations(m_deadComputations));
+    // Bodies extended in place: parameters by number, then operands first.
+    for (auto& [computation, body] : m_bodies) {
+        if (deadComputations.count(computation)) continue;
+        HLO_RETURN_IF_ERROR(const_cast<HloComputation*>(computation)
+                                ->setInstructionOrder(bodyOrder(*computation)));
+    }
 
     // Instructions: a depth-first post order over operands (and control
     // predecessors), starting from the instructions sorted by anchor.
@@ -688,16 +1050,29 @@ Status FusionBuilder::finish() {
         HloComputation* mutableComputation = const_cast<HloComputation*>(computation);
         if (deadComputations.count(computation)) continue;
         std::vector<HloInstruction*> byAnchor;
+        byAnchor.reserve(computation->instructions().size());
         for (const auto& instruction : computation->instructions()) byAnchor.push_back(instruction.get());
-        std::stable_sort(byAnchor.begin(), byAnchor.end(), [&](HloInstruction* x, HloInstruction* y) {
-            return m_anchor[x] < m_anchor[y];
-        });
+        std::vector<std::pair<int64_t, HloInstruction*>> keyed;
+        keyed.reserve(byAnchor.size());
+        for (HloInstruction* x : byAnchor) {
+            const int64_t stored = m_anchor.get(x);
+            keyed.emplace_back(stored == 0 ? 0 : stored - 1, x);
+        }
+        std::stable_sort(keyed.begin(), keyed.end(),
+                         [](const auto& x, const auto& y) { return x.first < y.first; });
+        for (size_t i = 0; i < keyed.size(); ++i) byAnchor[i] = keyed[i].second;
         std::vector<HloInstruction*> order;
         order.reserve(byAnchor.size());
-        std::unordered_set<const HloInstruction*> visited;
+        InstructionMap<uint8_t> visited;
+        auto visit = [&](const HloInstruction* x) {
+            uint8_t& mark = visited[x];
+            if (mark) return false;
+            mark = 1;
+            return true;
+        };
         std::vector<std::pair<HloInstruction*, size_t>> stack;
         for (HloInstruction* start : byAnchor) {
-            if (!visited.insert(start).second) continue;
+            if (!visit(start)) continue;
             stack.emplace_back(start, 0);
             while (!stack.empty()) {
                 auto& [instruction, next] = stack.back();
@@ -708,7 +1083,7 @@ Status FusionBuilder::finish() {
                                                      ? instruction->operands()[next]
                                                      : instruction->controlPredecessors()[next - operandCount];
                     ++next;
-                    if (visited.insert(dependency).second) stack.emplace_back(dependency, 0);
+                    if (visit(dependency)) stack.emplace_back(dependency, 0);
                     continue;
                 }
                 order.push_back(instruction);
@@ -721,7 +1096,10 @@ Status FusionBuilder::finish() {
     // Computations: each new fused computation right before its caller.
     std::unordered_map<const HloComputation*, std::vector<HloComputation*>> before;
     std::unordered_set<const HloComputation*> fresh;
-    for (HloComputation* computation : m_newComputations) {
+    std::vector<HloComputation*> newComputations;
+    for (size_t i = 0; i < m_newComputations.size(); ++i)
+        if (m_latest[m_newComputations[i]] == i) newComputations.push_back(m_newComputations[i]);
+    for (HloComputation* computation : newComputations) {
         if (deadComputations.count(computation)) continue;
         fresh.insert(computation);
         const HloInstruction* caller = computation->fusionInstruction();
@@ -737,7 +1115,7 @@ Status FusionBuilder::finish() {
                 if (placed.insert(callee).second) order.push_back(callee);
         order.push_back(computation.get());
     }
-    for (HloComputation* computation : m_newComputations)
+    for (HloComputation* computation : newComputations)
         if (fresh.count(computation) && placed.insert(computation).second) order.push_back(computation);
     return m_module.reorderComputations(order);
 }

@@ -16,11 +16,14 @@
 // sum(min(operand bytes, tile elements * element bytes)).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <set>
 #include <unordered_set>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -107,6 +110,55 @@ std::vector<HloComputation*> fusibleComputations(const HloModule& module);
 std::string describeBytes(const Shape& shape);
 std::string formatSeconds(double seconds);
 
+// A map from instructions to T, indexed by unique id (dense: ids are small
+// consecutive numbers within a module; instructions without an id go to a
+// hash map). Absent entries read as `T{}`. For one module at a time.
+template <typename T>
+class InstructionMap {
+public:
+    T& operator[](const HloInstruction* instruction) {
+        const int64_t id = instruction->uniqueId();
+        if (id < 0) return m_other[instruction];
+        const auto index = static_cast<size_t>(id);
+        if (index >= m_dense.size()) m_dense.resize(std::max(index + 1, m_dense.size() * 2));
+        return m_dense[index];
+    }
+    T get(const HloInstruction* instruction) const {
+        const int64_t id = instruction->uniqueId();
+        if (id < 0) {
+            auto it = m_other.find(instruction);
+            return it == m_other.end() ? T{} : it->second;
+        }
+        const auto index = static_cast<size_t>(id);
+        return index < m_dense.size() ? m_dense[index] : T{};
+    }
+    void reserve(size_t ids) { m_dense.reserve(ids); }
+
+private:
+    std::vector<T> m_dense;
+    std::unordered_map<const HloInstruction*, T> m_other;
+};
+
+// A set of string views (open addressing, linear probing): the module's
+// names, built once per pass without a node allocation per name.
+class NameSet {
+public:
+    void reserve(size_t count);
+    // True when `name` was not in the set (the view must outlive the set).
+    bool insert(std::string_view name);
+    bool contains(std::string_view name) const;
+
+private:
+    size_t slotOf(std::string_view name) const;
+    void grow();
+    std::vector<std::string_view> m_slots;  // empty view: free (names are never empty)
+    size_t m_size = 0;
+    bool m_hasEmpty = false;
+};
+
+// HloComputation::postOrder (the same order) with visited marks by unique id.
+std::vector<HloInstruction*> postOrderOf(const HloComputation& computation);
+
 class FusionBuilder {
 public:
     explicit FusionBuilder(HloModule& module);
@@ -124,7 +176,7 @@ public:
     // Returns the new fusion.
     HloInstruction* fuseMultiOutput(HloInstruction* a, HloInstruction* b);
 
-    bool removed(const HloInstruction* instruction) const { return m_dead.count(instruction) != 0; }
+    bool removed(const HloInstruction* instruction) const { return m_dead.get(instruction) != 0; }
     bool changed() const { return !m_deadList.empty() || !m_newComputations.empty(); }
 
     // Removes what was fused away (batch), puts every changed computation in
@@ -134,22 +186,48 @@ public:
 
 private:
     struct Body;
+    // A fused computation this builder made (by fuse): fuse extends it in
+    // place when a producer joins it. Its instruction list is put in order
+    // (parameters by number, then `order`) by finish.
+    struct OwnedBody {
+        std::vector<HloInstruction*> order;          // non-parameters, operands first
+        std::unordered_set<std::string_view> names;  // their names (unless m_uniqueNames)
+        bool paramLikeNames = false;                 // one is named param_...
+        bool hasDot = false;                         // a dot or convolution inside
+    };
+    // The instructions of a fused computation, operands first: an owned
+    // body's parameters and order, else its postOrder().
+    std::vector<HloInstruction*> bodyOrder(const HloComputation& computation) const;
+    HloInstruction* extendInPlace(HloInstruction* producer, HloInstruction* consumer,
+                                  bool producerGoesAway, OwnedBody& body);
+    void own(HloComputation* computation);
+    void addNewComputation(HloComputation* computation);
     std::string fusionName();
     std::string computationName();
-    void markDead(HloInstruction* instruction);
+    void markDead(HloInstruction* instruction, bool withComputation = true);
     int64_t anchorOf(const HloInstruction* instruction);
 
     HloModule& m_module;
-    std::unordered_map<const HloInstruction*, int64_t> m_anchor;
+    // Position hints for finish (absent: 0), stored + 1 so that 0 means absent.
+    InstructionMap<int64_t> m_anchor;
     std::unordered_map<const HloComputation*, bool> m_anchored;
-    std::unordered_map<const HloInstruction*, bool> m_dead;
+    InstructionMap<uint8_t> m_dead;
     std::vector<HloInstruction*> m_deadList;
     std::vector<HloComputation*> m_deadComputations;
+    // New fused computations in order of their last change (a computation
+    // extended in place is listed again; m_latest says which entry counts).
     std::vector<HloComputation*> m_newComputations;
+    std::unordered_map<const HloComputation*, size_t> m_latest;
+    std::unordered_map<const HloComputation*, OwnedBody> m_bodies;
     // Every instruction and computation name of the module (built once) and
     // those handed out since: names are made here in constant time, not by
     // HloModule::uniqueInstructionName (linear in the computation count).
-    std::unordered_set<std::string> m_names;
+    // Views of the module's names (instructions and computations outlive
+    // the builder's use of them) and of those handed out (m_handedOut).
+    NameSet m_names;
+    // No two non-parameter instructions of the module shared a name at the start.
+    bool m_uniqueNames = true;
+    std::vector<std::unique_ptr<std::string>> m_handedOut;
     std::unordered_map<std::string, int64_t> m_counters;
 
 public:

@@ -1,5 +1,6 @@
 #include "compiler/fusion/instruction_fusion.h"
 
+#include <algorithm>
 #include <functional>
 #include <optional>
 #include <queue>
@@ -27,7 +28,7 @@ struct ConsumerPlan {
 };
 
 struct ProducerPlan {
-    std::vector<ConsumerPlan> consumers;
+    std::vector<const ConsumerPlan*> consumers;
     int64_t legal = 0;
     bool allConsumersLegal = false;  // and not the root: the producer can go away
     double gain = 0;
@@ -43,12 +44,6 @@ bool isCandidate(const HloInstruction& instruction) {
     }
 }
 
-struct PairHash {
-    size_t operator()(const std::pair<const HloInstruction*, const HloInstruction*>& p) const {
-        return std::hash<const void*>()(p.first) * 31 + std::hash<const void*>()(p.second);
-    }
-};
-
 struct CachedPair {
     int64_t uses = -1;
     ConsumerPlan plan;
@@ -63,19 +58,20 @@ public:
           m_rewrite(std::move(rewrite)) {}
 
     void run(HloComputation& computation) {
-        for (HloInstruction* instruction : computation.postOrder()) push(instruction);
+        for (HloInstruction* instruction : fusion::postOrderOf(computation)) push(instruction);
         while (!m_queue.empty()) {
             const Entry top = m_queue.top();
             m_queue.pop();
-            if (m_builder.removed(top.instruction) || m_version[top.instruction] != top.version)
+            if (m_builder.removed(top.instruction) || state(top.instruction).version != top.version)
                 continue;
-            if (m_dirty.erase(top.instruction)) {
+            if (state(top.instruction).dirty) {
+                state(top.instruction).dirty = false;
                 // A neighbour changed since this entry was keyed: re-key it,
                 // and process it now only if it is still the best.
-                ProducerPlan plan = evaluate(top.instruction);
-                const double key = keyOf(plan);
-                const uint64_t version = ++m_version[top.instruction];
-                m_key[top.instruction] = key;
+                const double key = keyOf(evaluate(top.instruction));
+                State& s = state(top.instruction);
+                const uint64_t version = ++s.version;
+                s.key = key;
                 m_queue.push({key, top.sequence, top.instruction, version});
                 continue;
             }
@@ -95,20 +91,50 @@ private:
         }
     };
 
+    struct State {
+        uint64_t version = 0;
+        int64_t sequence = -1;  // -1: never pushed
+        double key = 0;
+        bool dirty = false;
+        bool tooManyConsumers = false;
+        // Verdicts by consumer (the producer has at most kMaxConsumers).
+        std::vector<std::pair<const HloInstruction*, CachedPair>> pairs;
+        // Last reason logged by consumer.
+        std::vector<std::pair<const HloInstruction*, std::string_view>> logged;
+    };
+
+    State& state(const HloInstruction* instruction) { return m_states[instruction]; }
+
+    // Drops the entries of consumers fused away since (when there are many).
+    template <typename Entries>
+    void prune(Entries& entries, size_t live) {
+        if (entries.size() <= 2 * live + 8) return;
+        std::erase_if(entries, [&](const auto& entry) { return m_builder.removed(entry.first); });
+    }
+
     ProducerPlan evaluate(HloInstruction* producer) {
         ProducerPlan plan;
-        std::unordered_set<const HloInstruction*> seen;
-        std::vector<HloInstruction*> users;
-        for (HloInstruction* consumer : producer->users())
-            if (seen.insert(consumer).second) users.push_back(consumer);
+        // users() holds each user once.
+        const std::vector<HloInstruction*>& users = producer->users();
+        State& s = state(producer);
+        prune(s.pairs, users.size());
+        // No reallocation below: the plan points into s.pairs.
+        s.pairs.reserve(s.pairs.size() + users.size());
         const int64_t uses = static_cast<int64_t>(users.size()) + (producer->isRoot() ? 1 : 0);
         double tp = 0;
         double sum = 0;
+        plan.consumers.reserve(users.size());
         for (HloInstruction* consumer : users) {
             // Instructions are never changed in place during the pass (fusion
             // makes new ones), so a pair's verdict only depends on how many
             // users the producer has: cache it.
-            CachedPair& cached = m_pairs[{producer, consumer}];
+            auto found = std::find_if(s.pairs.begin(), s.pairs.end(),
+                                      [&](const auto& entry) { return entry.first == consumer; });
+            if (found == s.pairs.end()) {
+                s.pairs.emplace_back(consumer, CachedPair{});
+                found = s.pairs.end() - 1;
+            }
+            CachedPair& cached = found->second;
             if (cached.uses != uses) {
                 cached.uses = uses;
                 ConsumerPlan& item = cached.plan;
@@ -117,15 +143,15 @@ private:
                 item.illegal =
                     fusion::checkPair(*producer, *consumer, m_config, &item.detail, false, uses);
                 item.forced = m_config.forced(*producer, *consumer);
-                if (!item.illegal) item.times = m_model.estimate(*producer, *consumer);
+                if (!item.illegal) item.times = m_model.estimate(*producer, *consumer, m_costs);
             }
-            ConsumerPlan item = cached.plan;
+            const ConsumerPlan& item = cached.plan;
             if (!item.illegal) {
                 tp = item.times.producerSeconds;
                 sum += item.times.unfusedSeconds - item.times.fusedSeconds;
                 ++plan.legal;
             }
-            plan.consumers.push_back(std::move(item));
+            plan.consumers.push_back(&item);
         }
         plan.allConsumersLegal = plan.legal == static_cast<int64_t>(plan.consumers.size()) &&
                                  !producer->isRoot() && plan.legal > 0;
@@ -145,8 +171,8 @@ private:
         double key = plan.gain;
         // Pairs that fuse regardless of gain go first.
         bool any = false;
-        for (const ConsumerPlan& item : plan.consumers)
-            any = any || (!item.illegal && (item.forced || m_config.disableCostModel));
+        for (const ConsumerPlan* item : plan.consumers)
+            any = any || (!item->illegal && (item->forced || m_config.disableCostModel));
         if (any) key = std::max(key, 1e300);
         return key;
     }
@@ -158,15 +184,21 @@ private:
             logTooManyConsumers(instruction);
             return;
         }
-        const uint64_t version = ++m_version[instruction];
-        auto [it, inserted] = m_sequence.emplace(instruction, static_cast<int64_t>(m_sequence.size()));
+        {
+            State& s = state(instruction);
+            ++s.version;
+            if (s.sequence < 0) s.sequence = m_sequences++;
+        }
         const double key = keyOf(evaluate(instruction));
-        m_key[instruction] = key;
-        m_queue.push({key, it->second, instruction, version});
+        State& s = state(instruction);
+        s.key = key;
+        m_queue.push({key, s.sequence, instruction, s.version});
     }
 
     void logTooManyConsumers(HloInstruction* instruction) {
-        if (!m_tooManyConsumers.insert(instruction).second) return;
+        State& s = state(instruction);
+        if (s.tooManyConsumers) return;
+        s.tooManyConsumers = true;
         const int64_t step = ++m_step;
         for (const HloInstruction* consumer : instruction->users()) {
             PassDecision decision;
@@ -187,70 +219,83 @@ private:
     // many consumers is not re-evaluated after every fusion of one of them.
     void markDirty(HloInstruction* instruction) {
         if (!isCandidate(*instruction) || m_builder.removed(instruction)) return;
-        if (!m_sequence.count(instruction) || instruction->userCount() > kMaxConsumers) {
+        State& s = state(instruction);
+        if (s.sequence < 0 || instruction->userCount() > kMaxConsumers) {
             push(instruction);
             return;
         }
-        if (!m_dirty.insert(instruction).second) return;
-        const uint64_t version = ++m_version[instruction];
-        m_queue.push({m_key[instruction], m_sequence[instruction], instruction, version});
+        if (s.dirty) return;
+        s.dirty = true;
+        const uint64_t version = ++s.version;
+        m_queue.push({s.key, s.sequence, instruction, version});
     }
 
-    void log(const HloInstruction* producer, const HloInstruction* consumer, PassDecision decision) {
-        std::string& last = m_logged[{producer, consumer}];
-        if (!decision.applied && last == decision.reason) return;
-        last = decision.reason;
-        m_record(std::move(decision));
+    // Whether a decision with this verdict is logged: a pair re-evaluated
+    // with the same verdict (not applied) is logged once.
+    bool shouldLog(const HloInstruction* producer, const HloInstruction* consumer, bool applied,
+                   std::string_view reason) {
+        auto& logged = state(producer).logged;
+        auto found = std::find_if(logged.begin(), logged.end(),
+                                  [&](const auto& entry) { return entry.first == consumer; });
+        if (found == logged.end()) {
+            prune(logged, static_cast<size_t>(producer->userCount()));
+            logged.emplace_back(consumer, std::string_view());
+            found = logged.end() - 1;
+        }
+        if (!applied && found->second == reason) return false;
+        found->second = reason;
+        return true;
     }
 
     void process(HloInstruction* producer) {
         const ProducerPlan plan = evaluate(producer);
         const int64_t step = ++m_step;
         const bool gain = plan.gain > kMinGainSeconds;
-        std::vector<ConsumerPlan*> chosen;
-        std::vector<const ConsumerPlan*> order;
-        for (const ConsumerPlan& item : plan.consumers) {
+        std::vector<HloInstruction*> chosen;
+        for (const ConsumerPlan* entry : plan.consumers) {
+            const ConsumerPlan& item = *entry;
+            const bool fuse = !item.illegal && (item.forced || m_config.disableCostModel || gain);
+            const FusionReason reason = item.illegal ? *item.illegal
+                                        : !fuse      ? FusionReason::kNoPredictedGain
+                                        : item.forced ? FusionReason::kForcedByUser
+                                                      : FusionReason::kFused;
+            if (fuse) chosen.push_back(item.consumer);
+            if (!shouldLog(producer, item.consumer, fuse, fusionReasonCode(reason))) continue;
             PassDecision decision;
             decision.step = step;
             decision.producer = producer->name();
             decision.consumer = item.consumer->name();
+            decision.reason = std::string(fusionReasonCode(reason));
             const std::string p = "%" + producer->name();
             const std::string c = "%" + item.consumer->name();
             if (item.illegal) {
-                decision.reason = std::string(fusionReasonCode(*item.illegal));
                 decision.explanation = item.detail;
                 if (item.forced && *item.illegal != FusionReason::kForbiddenByUser)
                     decision.explanation = "force= names " + p + ":" + c + " but " + item.detail;
-                log(producer, item.consumer, std::move(decision));
+                m_record(std::move(decision));
                 continue;
             }
             decision.predictedUnfusedSeconds = item.times.unfusedSeconds;
             decision.predictedAppliedSeconds = item.times.fusedSeconds;
-            const bool fuse = item.forced || m_config.disableCostModel || gain;
-            const std::string saves = "fusing " + p + " into " + c +
-                                      " saves writing and re-reading " +
-                                      fusion::describeBytes(producer->shape());
             const std::string times = "predicted " + fusion::formatSeconds(item.times.fusedSeconds) +
                                       " fused vs " +
                                       fusion::formatSeconds(item.times.unfusedSeconds) + " unfused";
             if (!fuse) {
-                decision.reason = std::string(fusionReasonCode(FusionReason::kNoPredictedGain));
                 decision.explanation = "fusing " + p + " into " + c + " gains nothing: " + times +
                                        " (total over its consumers: " +
                                        fusion::formatSeconds(-plan.gain) + " slower)";
             } else {
                 decision.applied = true;
-                if (item.forced) {
-                    decision.reason = std::string(fusionReasonCode(FusionReason::kForcedByUser));
+                const std::string saves = "fusing " + p + " into " + c +
+                                          " saves writing and re-reading " +
+                                          fusion::describeBytes(producer->shape());
+                if (item.forced)
                     decision.explanation = "force= names " + p + ":" + c + "; " + saves;
-                } else {
-                    decision.reason = std::string(fusionReasonCode(FusionReason::kFused));
+                else
                     decision.explanation =
                         saves + (m_config.disableCostModel ? " (cost model disabled)" : "; " + times);
-                }
-                chosen.push_back(const_cast<ConsumerPlan*>(&item));
             }
-            log(producer, item.consumer, std::move(decision));
+            m_record(std::move(decision));
         }
         if (chosen.empty()) return;
         const bool producerGoesAway =
@@ -258,7 +303,7 @@ private:
             plan.allConsumersLegal;
         std::vector<HloInstruction*> created;
         for (size_t i = 0; i < chosen.size(); ++i) {
-            HloInstruction* consumer = chosen[i]->consumer;
+            HloInstruction* consumer = chosen[i];
             const bool last = i + 1 == chosen.size();
             m_rewrite(consumer, nullptr);
             HloInstruction* fused = m_builder.fuse(producer, consumer, producerGoesAway && last);
@@ -278,17 +323,9 @@ private:
     std::function<void(PassDecision)> m_record;
     std::function<void(const HloInstruction*, const HloInstruction*)> m_rewrite;
     std::priority_queue<Entry> m_queue;
-    std::unordered_map<const HloInstruction*, uint64_t> m_version;
-    std::unordered_map<const HloInstruction*, int64_t> m_sequence;
-    std::unordered_set<const HloInstruction*> m_tooManyConsumers;
-    std::unordered_set<const HloInstruction*> m_dirty;
-    std::unordered_map<std::pair<const HloInstruction*, const HloInstruction*>, CachedPair, PairHash>
-        m_pairs;
-    // Last reason logged per pair: a pair re-evaluated with the same verdict
-    // is not logged again.
-    std::unordered_map<std::pair<const HloInstruction*, const HloInstruction*>, std::string, PairHash>
-        m_logged;
-    std::unordered_map<const HloInstruction*, double> m_key;
+    fusion::InstructionMap<State> m_states;
+    int64_t m_sequences = 0;
+    KernelSummaryCache m_costs;
     int64_t m_step = 0;
 };
 

@@ -248,7 +248,7 @@ StatusOr<bool> MultiOutputFusionPass::run(HloModule& module) {
     };
     for (HloComputation* computation : fusion::fusibleComputations(module)) {
         Reachability reach(*computation);
-        const std::vector<HloInstruction*> order = computation->postOrder();
+        const std::vector<HloInstruction*> order = fusion::postOrderOf(*computation);
         // Sibling fusion: users of one shared operand.
         for (HloInstruction* shared : order) {
             if (builder.removed(shared) || !shared->shape().isArray() || shared->userCount() < 2)
@@ -273,10 +273,11 @@ StatusOr<bool> MultiOutputFusionPass::run(HloModule& module) {
                 if (pairForbidden(*group, *other)) {
                     reason = FusionReason::kForbiddenByUser;
                     detail = "forbid= names " + a + ":" + b;
-                } else if (fusion::iterationSpace(*group) != fusion::iterationSpace(*other)) {
+                } else if (std::string spaceA = fusion::iterationSpace(*group),
+                           spaceB = fusion::iterationSpace(*other);
+                           spaceA != spaceB) {
                     reason = FusionReason::kNotSiblings;
-                    detail = a + " iterates over " + fusion::iterationSpace(*group) + " but " + b +
-                             " over " + fusion::iterationSpace(*other);
+                    detail = a + " iterates over " + spaceA + " but " + b + " over " + spaceB;
                 } else if (reach.reaches(group, other, false) || reach.reaches(other, group, false)) {
                     reason = FusionReason::kMultiOutputCycle;
                     detail = "one of " + a + " and " + b +
@@ -310,7 +311,7 @@ StatusOr<bool> MultiOutputFusionPass::run(HloModule& module) {
             }
         }
         // Producer-consumer multi-output fusion.
-        for (HloInstruction* producer : computation->postOrder()) {
+        for (HloInstruction* producer : fusion::postOrderOf(*computation)) {
             if (builder.removed(producer) || producer->shape().isTuple() ||
                 fusion::distinctUseCount(*producer) < 2 ||
                 !fusion::multiOutputCandidate(*producer, nullptr))
