@@ -7,6 +7,11 @@
 
 namespace hloscope {
 
+GraphScene::~GraphScene() {
+    blockSignals(true);
+    clear();
+}
+
 GraphScene::GraphScene(QObject* parent) : QGraphicsScene(parent) {
     setItemIndexMethod(QGraphicsScene::BspTreeIndex);
 }

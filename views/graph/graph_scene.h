@@ -18,6 +18,9 @@ class GraphScene : public QGraphicsScene {
     Q_OBJECT
 public:
     explicit GraphScene(QObject* parent = nullptr);
+    // Items go while the scene's members still exist, and without
+    // selection signals to a view being destroyed.
+    ~GraphScene() override;
 
     // Replaces every item. `layout` must be the layout of `graph`.
     void populate(std::shared_ptr<const VisibleGraph> graph,

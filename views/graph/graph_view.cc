@@ -256,6 +256,9 @@ GraphView::GraphView(QWidget* parent) : QWidget(parent) {
 GraphView::~GraphView() {
     if (m_cancel) m_cancel->store(true);
     m_watcher->waitForFinished();
+    // The scene is a child destroyed after this object's members: no more
+    // selection callbacks into them.
+    if (m_scene) m_scene->disconnect(this);
 }
 
 bool GraphView::darkPalette() const { return palette().color(QPalette::Window).lightness() < 128; }
