@@ -19,7 +19,10 @@ bool HloComputation::isEntry() const {
 HloInstruction* HloComputation::addInstruction(std::unique_ptr<HloInstruction> instruction) {
     HloInstruction* raw = instruction.get();
     raw->setParent(this);
-    if (m_parent != nullptr && raw->uniqueId() < 0) raw->setUniqueId(m_parent->nextUniqueId());
+    if (m_parent != nullptr) {
+        if (raw->uniqueId() < 0) raw->setUniqueId(m_parent->nextUniqueId());
+        m_parent->noteName(raw->name());
+    }
     if (raw->opcode() == HloOpcode::kParameter && raw->parameterNumber() >= 0) {
         auto number = static_cast<size_t>(raw->parameterNumber());
         // Parameter numbers are bounded by the instruction count in practice;

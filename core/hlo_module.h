@@ -111,6 +111,12 @@ public:
     // `base` ("add" -> "add.7"); the name is reserved.
     std::string uniqueInstructionName(std::string_view base);
     std::string uniqueComputationName(std::string_view base);
+    // Records a name taken by an instruction added outside
+    // uniqueInstructionName (HloComputation::addInstruction calls it), so
+    // that later unique names avoid it.
+    void noteName(const std::string& name) {
+        if (m_usedNamesBuilt) m_usedNames.insert(name);
+    }
 
     // Header attributes.
     const std::optional<ComputationLayout>& entryComputationLayout() const {

@@ -2,6 +2,8 @@
 // cycle refusal, decisions, options, corpus sweep.
 #include <QtTest>
 
+#include <set>
+
 #include "compiler/fusion/instruction_fusion.h"
 #include "compiler/fusion/multi_output_fusion.h"
 #include "tests/pass_check_util.h"
@@ -116,6 +118,45 @@ CHECK: get-tuple-element(
         QVERIFY(ruleCount(**pass, "multi-output-sibling") == 0);  // cleared by the second run
         QCOMPARE(m_decisions.size(), size_t(1));
         QCOMPARE(m_decisions[0].reason, std::string("fused"));
+    }
+
+    // Names taken by the fusion (its get-tuple-elements) are not handed out
+    // again by HloModule::uniqueInstructionName once its name set exists
+    // (llama31 405b: layout assignment's get-tuple-element collided).
+    void namesAfterFusionStayUnique() {
+        // Three siblings: the fusion's get-tuple-elements take the names the
+        // module's counter hands out next (get-tuple-element.2 and .3).
+        static const char* kThree = R"(HloModule three
+sum {
+  p = f32[] parameter(0)
+  q = f32[] parameter(1)
+  ROOT s = f32[] add(p, q)
+}
+ENTRY e {
+  x = f32[128,1024] parameter(0)
+  zero = f32[] constant(0)
+  one = f32[] constant(1)
+  two = f32[] constant(2)
+  a = f32[128] reduce(x, zero), dimensions={1}, to_apply=sum
+  b = f32[128] reduce(x, one), dimensions={1}, to_apply=sum
+  c = f32[128] reduce(x, two), dimensions={1}, to_apply=sum
+  ROOT t = (f32[128], f32[128], f32[128]) tuple(a, b, c)
+}
+)";
+        auto module = parseHloModule(kThree);
+        QVERIFY(module.isOk());
+        (*module)->uniqueInstructionName("warm-up");  // builds the module's name set
+        auto pass = makeMof();
+        QVERIFY(pass.isOk());
+        check(**pass, **module, kThree, "CHECK: get-tuple-element.2 = ");
+        std::set<std::string> names;
+        for (const auto& computation : (*module)->computations())
+            for (const auto& instruction : computation->instructions()) names.insert(instruction->name());
+        for (const char* stem : {"get-tuple-element", "fusion", "tuple"})
+            for (int i = 0; i < 4; ++i) {
+                const std::string fresh = (*module)->uniqueInstructionName(stem);
+                QVERIFY2(!names.count(fresh), fresh.c_str());
+            }
     }
 
     void forbidSiblings() {
