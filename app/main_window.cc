@@ -151,6 +151,7 @@ void MainWindow::createDocks() {
 
 void MainWindow::createActions() {
     QMenu* file = menuBar()->addMenu(tr("&File"));
+    m_fileMenu = file;
     QAction* open = file->addAction(tr("&Open..."), this, [this] {
         const QString path = QFileDialog::getOpenFileName(
             this, tr("Open module"), QString(),
@@ -178,7 +179,7 @@ void MainWindow::createActions() {
     });
     m_exportAction->setShortcut(QKeySequence::SaveAs);
     m_exportAction->setEnabled(false);
-    file->addSeparator();
+    m_exportEnd = file->addSeparator();
     QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);
 
@@ -234,6 +235,16 @@ void MainWindow::createActions() {
     toolbar->addAction(previous);
     toolbar->addAction(next);
     m_viewMenu->addAction(toolbar->toggleViewAction());
+}
+
+void MainWindow::addExportAction(QAction* action) {
+    m_fileMenu->insertAction(m_exportEnd, action);
+    addAction(action);  // shortcuts work wherever the focus is
+}
+
+void MainWindow::addViewAction(QAction* action) {
+    m_viewMenu->addAction(action);
+    addAction(action);
 }
 
 void MainWindow::setCentralGraph(QWidget* graph) {

@@ -44,6 +44,9 @@ public:
 
     // --- Integration slots -------------------------------------------------------
     void setCentralGraph(QWidget* graph);
+    // Panels' own export and view actions join the File and View menus.
+    void addExportAction(QAction* action);
+    void addViewAction(QAction* action);
     QDockWidget* addPanel(QWidget* panel, const QString& title,
                           Qt::DockWidgetArea area = Qt::RightDockWidgetArea);
     // Shows and raises a dock or central tab by name (object name or title,
@@ -123,6 +126,8 @@ private:
     QMenu* m_dumpMenu = nullptr;
     QMenu* m_viewMenu = nullptr;
     QAction* m_exportAction = nullptr;
+    QAction* m_exportEnd = nullptr;
+    QMenu* m_fileMenu = nullptr;  // the separator after the export actions
     QLabel* m_statusLabel = nullptr;
     QProgressBar* m_progress = nullptr;
     QPushButton* m_cancel = nullptr;

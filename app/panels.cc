@@ -1,9 +1,14 @@
 #include "app/panels.h"
 
+#include <QAction>
 #include <QDockWidget>
+#include <QFileDialog>
+#include <QMessageBox>
+#include <QStatusBar>
 #include <QSettings>
 #include <QTimer>
 #include <algorithm>
+#include <functional>
 
 #include "app/main_window.h"
 #include "views/estimator/estimator_panel.h"
@@ -45,6 +50,9 @@ StandardPanels installStandardPanels(MainWindow& window) {
         });
     QObject::connect(execution, &ExecutionPanel::measuredTimes, inspector,
                      &InspectorWidget::setMeasuredTimes);
+    // Measured times as a heat map on the graph; the explorer's chosen pair as its edge.
+    QObject::connect(execution, &ExecutionPanel::measuredTimes, graph, &GraphView::setMeasuredTimes);
+    QObject::connect(fusion, &FusionExplorer::decisionSelected, graph, &GraphView::highlightEdge);
     QObject::connect(execution, &ExecutionPanel::measurementsReady, estimator,
                      &EstimatorPanel::setMeasurements);
     // A graph edge's context menu: "Why not fused?", "Force fuse", "Forbid fuse".
@@ -55,6 +63,36 @@ StandardPanels installStandardPanels(MainWindow& window) {
                      });
     QObject::connect(graph, &GraphView::forceFusionRequested, fusion, &FusionExplorer::forcePair);
     QObject::connect(graph, &GraphView::forbidFusionRequested, fusion, &FusionExplorer::forbidPair);
+    // File: graph image and estimator report; View: before/after.
+    auto addExport = [&window](const QString& title, const QString& name, const QString& suggested,
+                               const QString& filter, std::function<bool(const QString&, QString*)> write) {
+        auto* action = new QAction(title, &window);
+        action->setObjectName(name);
+        QObject::connect(action, &QAction::triggered, &window, [&window, title, suggested, filter, write] {
+            const QString caption = QString(title).remove(QLatin1Char('&')).remove(QStringLiteral("..."));
+            const QString path = QFileDialog::getSaveFileName(&window, caption, suggested, filter);
+            if (path.isEmpty()) return;
+            QString error;
+            if (!write(path, &error)) QMessageBox::warning(&window, caption, error);
+            else window.statusBar()->showMessage(QObject::tr("Written: %1").arg(path), 5000);
+        });
+        window.addExportAction(action);
+        return action;
+    };
+    addExport(QObject::tr("Export &Graph Image..."), QStringLiteral("exportGraphAction"), QStringLiteral("graph.png"),
+              QObject::tr("PNG image (*.png);;SVG drawing (*.svg)"),
+              [graph](const QString& path, QString* error) { return graph->exportImage(path, error); })
+        ->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E));
+    addExport(QObject::tr("Export Estimator &Report..."), QStringLiteral("exportReportAction"),
+              QStringLiteral("report.html"), QObject::tr("HTML report (*.html)"),
+              [estimator](const QString& path, QString* error) { return estimator->exportHtml(path, error); });
+    auto* compare = new QAction(QObject::tr("&Before/After Side by Side"), &window);
+    compare->setObjectName(QStringLiteral("compareAction"));
+    compare->setCheckable(true);
+    compare->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_B));
+    QObject::connect(compare, &QAction::toggled, graph, &GraphView::setCompareMode);
+    QObject::connect(graph, &GraphView::compareModeChanged, compare, &QAction::setChecked);
+    window.addViewAction(compare);
     panels.fusion = fusion;
     panels.inspector = inspector;
     panels.execution = execution;

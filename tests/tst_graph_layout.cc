@@ -96,6 +96,8 @@ private slots:
     void nodesOutsideClustersStayOutside();
     void edgeLabels();
     void multiEdgesAndFanOut();
+    void unroutedEdges();
+    void polylinesAboveTheSplineLimit();
     void emptyGraph();
     void badInput_data();
     void badInput();
@@ -159,6 +161,56 @@ void TestGraphLayout::multiEdgesAndFanOut() {
     QVERIFY2(problem.isEmpty(), qPrintable(problem));
     // The two parallel edges are routed separately.
     QVERIFY(r.edges[0].points.size() >= 4 && r.edges[1].points.size() >= 4);
+}
+
+// Edges with route=false take no part in dot's layout (no rank constraint):
+// each gets one curve from the bottom of its producer to the top of its
+// consumer, with an arrow.
+void TestGraphLayout::unroutedEdges() {
+    LayoutGraph g = chain(12);
+    g.edges.push_back({"n0", "n11", "", false});
+    const LayoutResult r = computeLayout(g);
+    const QString problem = checkLayout(g, r);
+    QVERIFY2(problem.isEmpty(), qPrintable(problem));
+    const EdgeGeometry& e = r.edges.back();
+    QCOMPARE(e.points.size(), size_t(4));
+    QVERIFY(e.hasArrow);
+    const NodeGeometry& from = r.nodes[0];
+    const NodeGeometry& to = r.nodes[11];
+    QCOMPARE(e.points.front().x, from.center.x);
+    QCOMPARE(e.points.front().y, from.center.y + from.height / 2);
+    QCOMPARE(e.arrowTip.x, to.center.x);
+    QCOMPARE(e.arrowTip.y, to.center.y - to.height / 2);
+    // Same layout for the routed edges as without the extra edge.
+    const LayoutResult plain = computeLayout(chain(12));
+    for (size_t i = 0; i < plain.nodes.size(); ++i) QCOMPARE(r.nodes[i].center.y, plain.nodes[i].center.y);
+}
+
+void TestGraphLayout::polylinesAboveTheSplineLimit() {
+    const LayoutGraph g = chain(30);
+    LayoutOptions curved;
+    LayoutOptions straight;
+    straight.splineEdgeLimit = 5;
+    const LayoutResult a = computeLayout(g, curved);
+    const LayoutResult b = computeLayout(g, straight);
+    QVERIFY(a.ok() && b.ok());
+    QString problem = checkLayout(g, b);
+    QVERIFY2(problem.isEmpty(), qPrintable(problem));
+    // Polylines: every Bezier segment's control points lie on the line
+    // between its ends (dot writes polylines as degenerate Beziers).
+    auto straightSegments = [](const LayoutResult& r) {
+        for (const EdgeGeometry& e : r.edges) {
+            for (size_t i = 0; i + 3 < e.points.size(); i += 3) {
+                const LayoutPoint p0 = e.points[i], p1 = e.points[i + 1], p3 = e.points[i + 3];
+                const double cross = (p3.x - p0.x) * (p1.y - p0.y) - (p3.y - p0.y) * (p1.x - p0.x);
+                const double length = std::hypot(p3.x - p0.x, p3.y - p0.y);
+                if (length > 1 && std::abs(cross) / length > 0.5) return false;
+            }
+        }
+        return true;
+    };
+    QVERIFY(straightSegments(b));
+    QVERIFY(!straightSegments(a));  // the skip edges curve around the chain
 }
 
 void TestGraphLayout::emptyGraph() {

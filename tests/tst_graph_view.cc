@@ -2,7 +2,9 @@
 // fusions after the fusion pass, while/call expansion, large-module
 // grouping, GraphView layout in the worker, search, selection signals,
 // edge menu signals, PNG/SVG export, diff cues after a fusion step,
-// layout reuse between steps, Mixtral opening grouped (corpus).
+// layout reuse between steps, heat map of measured times, the fusion
+// explorer's pair as a highlighted edge, before/after side by side,
+// Mixtral opening grouped (corpus).
 #include <QtTest>
 
 #include <QDir>
@@ -129,6 +131,9 @@ private slots:
     void exportPngAndSvg();
     void diffCuesAfterFusionStep();
     void unchangedStepReusesLayout();
+    void heatMapOfMeasuredTimes();
+    void fusionPairHighlightsEdge();
+    void beforeAfterSideBySide();
     void mixtralOpensGrouped();
 };
 
@@ -308,19 +313,28 @@ void TestGraphView::largeModulesAreGrouped() {
         text += "  v" + std::to_string(i) + " = f32[8] add(v" + std::to_string(i - 1) + ", v" +
                 std::to_string(i > 3 ? i - 3 : 0) + ")\n";
     }
-    text += "  ROOT r = f32[8] negate(v" + std::to_string(n - 1) + ")\n}\n";
+    // One value used far below where it is made.
+    text += "  far = f32[8] add(v0, v" + std::to_string(n - 1) + ")\n";
+    text += "  ROOT r = f32[8] negate(far)\n}\n";
     auto m = parse(text.c_str());
     const CollapseState state = GraphBuilder::initialState(*m);
     QVERIFY(state.grouped);
     const VisibleGraph g = GraphBuilder::build(*m, state);
     QVERIFY(g.groupSize > 0);
     QVERIFY(g.nodes.size() <= 130);
-    QCOMPARE(static_cast<int64_t>(g.nodes.size()), (n + 1 + g.groupSize - 1) / g.groupSize);
+    QCOMPARE(static_cast<int64_t>(g.nodes.size()), (n + 2 + g.groupSize - 1) / g.groupSize);
     int64_t carried = 0;
+    int unrouted = 0;
     for (const GraphEdge& e : g.edges) {
         QVERIFY(e.from != e.to);
         carried += e.multiplicity;
+        // Edges between groups more than two apart are left out of dot's
+        // layout (one virtual node per rank crossed) and drawn afterwards.
+        const int span = std::abs(e.to.mid(6).toInt() - e.from.mid(6).toInt());
+        QCOMPARE(e.route, span <= 2);
+        unrouted += !e.route;
     }
+    QCOMPARE(unrouted, 1);  // v0 -> far
     QVERIFY(carried > 0);
     QCOMPARE(g.shownBy.value(QStringLiteral("v0")), QStringLiteral("group:0"));
     // Expanding a group shows its instructions in a cluster.
@@ -549,6 +563,153 @@ void TestGraphView::unchangedStepReusesLayout() {
     QVERIFY(view.lastLayoutReused());
     for (GraphNodeItem* item : view.graphScene()->nodeItems())
         QCOMPARE(item->pos(), positions.value(item->node().key));
+}
+
+void TestGraphView::heatMapOfMeasuredTimes() {
+    auto session = fusedSession(QStringLiteral(HLOSCOPE_SOURCE_DIR "/resources/examples/bert_encoder_forward.hlo"));
+    const auto& snapshots = session->snapshots();
+    const int fusion = snapshotOf(snapshots, "fusion");
+    GraphView view;
+    view.resize(900, 700);
+    const DocumentStatePtr state = stateAt(snapshots, fusion, "bert");
+    view.setState(state);
+    QTRY_VERIFY_WITH_TIMEOUT(!view.isLayoutPending(), 30000);
+    // Times for every entry instruction: the i-th gets i microseconds.
+    QHash<QString, double> times;
+    const HloComputation* entry = state->module->entryComputation();
+    double i = 0;
+    QString hottest;
+    for (const HloInstruction* instruction : entry->postOrder()) {
+        if (instruction->opcode() == HloOpcode::kParameter) continue;
+        times.insert(QString::fromStdString(instruction->name()), ++i * 1e-6);
+        hottest = QString::fromStdString(instruction->name());
+    }
+    // A name inside a fused computation counts on its (collapsed) fusion.
+    const HloInstruction* aFusion = nullptr;
+    for (const HloInstruction* instruction : entry->postOrder())
+        if (instruction->opcode() == HloOpcode::kFusion) aFusion = instruction;
+    QVERIFY(aFusion);
+    const QString fusionName = QString::fromStdString(aFusion->name());
+    const QString inner = QString::fromStdString(aFusion->fusedComputation()->root()->name());
+    const double fusionAlone = times.value(fusionName);
+    times.insert(inner, 5e-6);
+    view.setMeasuredTimes(times);
+    QVERIFY(view.heatItemCount() > 0);
+    QCOMPARE(view.graphScene()->hottestKey(), view.visibleGraph()->shownBy.value(hottest));
+    GraphNodeItem* hot = view.graphScene()->nodeItem(view.graphScene()->hottestKey());
+    QVERIFY(hot);
+    QCOMPARE(hot->heat(), 1.0);
+    QVERIFY(hot->toolTip().contains(QLatin1String("measured")));
+    GraphNodeItem* fused = view.graphScene()->nodeItem(view.visibleGraph()->shownBy.value(fusionName));
+    QVERIFY(fused);
+    QVERIFY(qAbs(fused->heat() - std::sqrt((fusionAlone + 5e-6) / view.graphScene()->hottestSeconds())) < 1e-9);
+    for (GraphNodeItem* item : view.graphScene()->nodeItems())
+        if (item->node().category == NodeCategory::kParameter) QCOMPARE(item->heat(), -1.0);
+    // The map survives a relayout (expanding the fusion colours its cluster).
+    view.setExpanded(view.visibleGraph()->shownBy.value(fusionName), true);
+    QTRY_VERIFY_WITH_TIMEOUT(!view.isLayoutPending(), 30000);
+    GraphClusterItem* cluster = view.graphScene()->clusterItem(view.visibleGraph()->shownBy.value(fusionName));
+    QVERIFY(cluster);
+    QVERIFY(cluster->heat() > 0);
+    // Off, then cleared.
+    view.setShowHeatMap(false);
+    QCOMPARE(view.heatItemCount(), 0);
+    for (GraphNodeItem* item : view.graphScene()->nodeItems()) QCOMPARE(item->heat(), -1.0);
+    view.setShowHeatMap(true);
+    QVERIFY(view.heatItemCount() > 0);
+    view.setMeasuredTimes({});
+    QCOMPARE(view.heatItemCount(), 0);
+}
+
+void TestGraphView::fusionPairHighlightsEdge() {
+    auto session = fusedSession(QStringLiteral(HLOSCOPE_SOURCE_DIR "/resources/examples/bert_encoder_forward.hlo"));
+    const auto& snapshots = session->snapshots();
+    const int fusion = snapshotOf(snapshots, "fusion");
+    // A pair the pass refused (both ends stay outside fusions or in
+    // different ones) and one it fused (both inside one fusion).
+    const PassDecision* refused = nullptr;
+    const PassDecision* fused = nullptr;
+    for (const PassDecision& d : snapshots[static_cast<size_t>(fusion)].decisions) {
+        if (d.reason == "fused" && !fused) fused = &d;
+        if (d.reason != "fused" && !refused) refused = &d;
+    }
+    QVERIFY(fused && refused);
+    GraphView view;
+    view.resize(900, 700);
+    view.setState(stateAt(snapshots, fusion - 1, "bert"));
+    QTRY_VERIFY_WITH_TIMEOUT(!view.isLayoutPending(), 30000);
+    // Before fusion every pair is an edge of its own.
+    QVERIFY(view.highlightEdge(QString::fromStdString(fused->producer), QString::fromStdString(fused->consumer)));
+    GraphEdgeItem* edge = view.graphScene()->highlightedEdge();
+    QVERIFY(edge);
+    QCOMPARE(edge->edge().producer, QString::fromStdString(fused->producer));
+    QCOMPARE(edge->edge().consumer, QString::fromStdString(fused->consumer));
+    QVERIFY(edge->isHighlighted());
+    // After fusion the fused pair is inside a collapsed fusion: it opens.
+    view.setState(stateAt(snapshots, fusion, "bert"));
+    QTRY_VERIFY_WITH_TIMEOUT(!view.isLayoutPending(), 30000);
+    QVERIFY(!view.graphScene()->highlightedEdge());
+    const QString holder = view.visibleGraph()->shownBy.value(QString::fromStdString(fused->consumer));
+    QVERIFY(!view.collapseState().expanded.contains(holder));
+    QVERIFY(view.highlightEdge(QString::fromStdString(fused->producer), QString::fromStdString(fused->consumer)));
+    QTRY_VERIFY_WITH_TIMEOUT(view.graphScene()->highlightedEdge() != nullptr, 30000);
+    QVERIFY(view.collapseState().expanded.contains(holder));
+    QCOMPARE(view.graphScene()->highlightedEdge()->edge().consumer, QString::fromStdString(fused->consumer));
+    // A pair that is not in the graph highlights nothing.
+    QVERIFY(!view.highlightEdge(QStringLiteral("no-such-producer"), QStringLiteral("no-such-consumer")));
+    QVERIFY(!view.graphScene()->highlightedEdge());
+}
+
+void TestGraphView::beforeAfterSideBySide() {
+    auto session = fusedSession(QStringLiteral(HLOSCOPE_SOURCE_DIR "/resources/examples/bert_encoder_forward.hlo"));
+    const auto& snapshots = session->snapshots();
+    const int fusion = snapshotOf(snapshots, "fusion");
+    auto state = std::const_pointer_cast<DocumentState>(stateAt(snapshots, fusion, "bert"));
+    state->previous = stateAt(snapshots, fusion - 1, "bert")->module;
+    GraphView view;
+    view.resize(1400, 700);
+    view.show();
+    view.setState(state);
+    QTRY_VERIFY_WITH_TIMEOUT(!view.isLayoutPending(), 30000);
+    QVERIFY(!view.beforeView());
+    view.setCompareMode(true);
+    GraphView* before = view.beforeView();
+    QVERIFY(before);
+    QVERIFY(before->isVisible());
+    QTRY_VERIFY_WITH_TIMEOUT(!before->isLayoutPending() && before->visibleGraph(), 30000);
+    // The left side is the module before fusion: more nodes, and those the
+    // step moved into fusions are marked as going away.
+    QVERIFY(before->visibleGraph()->nodes.size() > view.visibleGraph()->nodes.size());
+    int removed = 0;
+    for (GraphNodeItem* item : before->graphScene()->nodeItems()) removed += (item->cues() & kCueRemoved) != 0;
+    std::set<int64_t> gone;
+    for (const auto& f : snapshots[static_cast<size_t>(fusion)].diff.fused) gone.insert(f.instruction.id);
+    for (const auto& r : snapshots[static_cast<size_t>(fusion)].diff.removed) gone.insert(r.id);
+    QCOMPARE(removed, static_cast<int>(gone.size()));
+    for (GraphNodeItem* item : view.graphScene()->nodeItems()) QVERIFY(!(item->cues() & kCueRemoved));
+    // Selection on either side selects on both and reaches the outside once.
+    QSignalSpy selected(&view, &GraphView::instructionSelected);
+    const QString parameter = QString::fromStdString(state->module->entryComputation()->parameter(0)->name());
+    before->graphScene()->nodeItem(parameter)->setSelected(true);
+    QCOMPARE(selected.count(), 1);
+    QCOMPARE(selected.at(0).at(0).toString(), parameter);
+    QVERIFY(view.graphScene()->nodeItem(parameter)->isSelected());
+    // Zoom follows.
+    view.zoomIn();
+    QCOMPARE(before->canvas()->zoom(), view.canvas()->zoom());
+    // Expanding a fusion on the right lays out both sides with it.
+    QString fusionKey;
+    for (GraphNodeItem* item : view.graphScene()->nodeItems())
+        if (item->node().category == NodeCategory::kFusion) fusionKey = item->node().key;
+    view.setExpanded(fusionKey, true);
+    QTRY_VERIFY_WITH_TIMEOUT(!view.isLayoutPending() && !before->isLayoutPending(), 30000);
+    QVERIFY(before->collapseState().expanded.contains(fusionKey));
+    // At the loaded module there is nothing before.
+    view.setState(stateAt(snapshots, 0, "bert"));
+    QTRY_VERIFY_WITH_TIMEOUT(!view.isLayoutPending(), 30000);
+    QVERIFY(!before->visibleGraph());
+    view.setCompareMode(false);
+    QVERIFY(!before->isVisible());
 }
 
 void TestGraphView::mixtralOpensGrouped() {

@@ -18,6 +18,16 @@
 #include <QtTest>
 
 #include "app/main_window.h"
+#include "app/panels.h"
+#include "views/document/document_loader.h"
+#include "views/execution/execution_panel.h"
+#include "views/fusion/fusion_decision_model.h"
+#include "views/fusion/fusion_explorer.h"
+#include "views/graph/graph_view.h"
+#include "views/inspector/inspector_widget.h"
+#include <QItemSelectionModel>
+#include <QProgressBar>
+#include <QTableView>
 #include "core/hlo_computation.h"
 #include "core/hlo_instruction.h"
 #include "views/passes/pass_stepper_widget.h"
@@ -242,6 +252,111 @@ private slots:
         QSettings settings;
         QVERIFY(settings.value(QStringLiteral("lastDocument")).toString().startsWith(QLatin1String("dump:module_0002.b|")));
         settings.clear();
+    }
+
+    // The real window with every panel: each example opened and stepped
+    // through every pass (the graph redrawn at each), selection, search, a
+    // forced fusion, a decision row shown as a graph edge, a run with its
+    // progress and heat map, and before/after.
+    void standardPanelsEndToEnd() {
+        MainWindow window;
+        const StandardPanels panels = installStandardPanels(window);
+        auto* graph = qobject_cast<GraphView*>(panels.graph);
+        auto* fusion = qobject_cast<FusionExplorer*>(panels.fusion);
+        auto* inspector = qobject_cast<InspectorWidget*>(panels.inspector);
+        auto* execution = qobject_cast<ExecutionPanel*>(panels.execution);
+        QVERIFY(graph && fusion && inspector && execution);
+        window.resize(1400, 900);
+        window.show();
+        QSignalSpy states(&window, &MainWindow::stateChanged);
+        for (const ExampleInfo& example : document_loader::examples()) {
+            states.clear();
+            window.openExample(example.name);
+            QTRY_VERIFY_WITH_TIMEOUT(!states.isEmpty() && window.state()->displayName == example.name.toStdString(),
+                                     60000);
+            const int passes = static_cast<int>(window.state()->passes.size());
+            QVERIFY(passes > 5);
+            for (int i = 1; i <= passes; ++i) {
+                window.stepTo(i);
+                QTRY_VERIFY_WITH_TIMEOUT(window.state()->current == i, 60000);
+                QTRY_VERIFY_WITH_TIMEOUT(!graph->isLayoutPending(), 60000);
+                QVERIFY2(graph->lastError().isEmpty(), qPrintable(graph->lastError()));
+                QVERIFY(graph->visibleGraph());
+            }
+            QTRY_VERIFY(!window.isBusy());
+        }
+
+        // BERT at the fusion pass.
+        window.openExample(QStringLiteral("bert_encoder_forward"));
+        QTRY_VERIFY_WITH_TIMEOUT(window.state()->displayName == "bert_encoder_forward", 60000);
+        int fusionStep = -1;
+        for (size_t i = 0; i < window.state()->passes.size(); ++i)
+            if (window.state()->passes[i] == "fusion") fusionStep = static_cast<int>(i) + 1;
+        QVERIFY(fusionStep > 0);
+        window.stepTo(fusionStep);
+        QTRY_VERIFY_WITH_TIMEOUT(window.state()->current == fusionStep && !window.isBusy(), 60000);
+        QTRY_VERIFY_WITH_TIMEOUT(!graph->isLayoutPending(), 60000);
+
+        // Selecting a node in the graph reaches the inspector.
+        const QString parameter =
+            QString::fromStdString(window.state()->module->entryComputation()->parameter(0)->name());
+        QSignalSpy selected(graph, &GraphView::instructionSelected);
+        graph->graphScene()->nodeItem(parameter)->setSelected(true);
+        QCOMPARE(selected.count(), 1);
+        QTRY_COMPARE(inspector->currentInstruction(), parameter);
+        // Search.
+        QVERIFY(graph->search(QStringLiteral("fusion")) > 0);
+        QVERIFY(graph->findNext());
+
+        // A decision row: the graph highlights that pair's edge.
+        QVERIFY(fusion->model()->rowCount() > 0);
+        int fusedRow = -1;
+        for (int r = 0; r < fusion->filter()->rowCount(); ++r) {
+            const QModelIndex source = fusion->filter()->mapToSource(fusion->filter()->index(r, 0));
+            if (fusion->model()->row(source.row()).decision.reason == "fused") fusedRow = r;
+        }
+        QVERIFY(fusedRow >= 0);
+        fusion->table()->selectionModel()->setCurrentIndex(fusion->filter()->index(fusedRow, 0),
+                                                           QItemSelectionModel::ClearAndSelect |
+                                                               QItemSelectionModel::Rows);
+        QTRY_VERIFY_WITH_TIMEOUT(graph->graphScene()->highlightedEdge() != nullptr, 30000);
+
+        // Forcing a refused pair re-runs the pipeline with it.
+        const PassDecision* refused = nullptr;
+        for (const PassDecision& d : window.state()->currentSnapshot()->decisions)
+            if (d.reason != "fused" && !d.producer.empty() && !d.consumer.empty()) refused = &d;
+        QVERIFY(refused);
+        const std::string pair = refused->producer + ":" + refused->consumer;
+        states.clear();
+        fusion->forcePair(QString::fromStdString(refused->producer), QString::fromStdString(refused->consumer));
+        QTRY_VERIFY_WITH_TIMEOUT(!states.isEmpty() && window.state()->forceFusion.find(pair) != std::string::npos,
+                                 60000);
+        QTRY_VERIFY_WITH_TIMEOUT(!window.isBusy() && window.state()->current == fusionStep, 60000);
+        QTRY_VERIFY_WITH_TIMEOUT(!graph->isLayoutPending(), 60000);
+
+        // A run on the interpreter: progress, a passing check, a heat map.
+        QSignalSpy progress(execution, &ExecutionPanel::progressChanged);
+        QSignalSpy finished(execution, &ExecutionPanel::runFinished);
+        execution->setMode(ExecutionPanel::Mode::kBoth);
+        execution->run();
+        QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 1, 120000);
+        QVERIFY2(finished.at(0).at(0).toBool(), qPrintable(finished.at(0).at(1).toString()));
+        QVERIFY(progress.count() >= 2);
+        QCOMPARE(progress.last().at(0).toInt(), 100);
+        QVERIFY(graph->heatItemCount() > 0);
+
+        // Before/after from the View menu.
+        QAction* compare = window.findChild<QAction*>(QStringLiteral("compareAction"));
+        QVERIFY(compare);
+        compare->trigger();
+        QVERIFY(graph->compareMode());
+        QTRY_VERIFY_WITH_TIMEOUT(graph->beforeView()->visibleGraph() != nullptr &&
+                                     !graph->beforeView()->isLayoutPending(),
+                                 60000);
+        compare->trigger();
+        QVERIFY(!graph->compareMode());
+        QVERIFY(window.findChild<QAction*>(QStringLiteral("exportGraphAction")));
+        QVERIFY(window.findChild<QAction*>(QStringLiteral("exportReportAction")));
     }
 
     void screenshotCommandLine() {

@@ -159,6 +159,7 @@ FusionExplorer::FusionExplorer(QWidget* parent) : QWidget(parent) {
                 m_consumerEdit->setText(QString::fromStdString(d.consumer));
                 explainPair(QString::fromStdString(d.producer), QString::fromStdString(d.consumer));
                 emit instructionSelected(QString::fromStdString(d.producer));
+                emit decisionSelected(QString::fromStdString(d.producer), QString::fromStdString(d.consumer));
             });
     connect(m_watcher, &QFutureWatcher<ModelFiguresResult>::finished, this, [this] {
         const ModelFiguresResult result = m_watcher->result();

@@ -72,6 +72,8 @@ public slots:
 
 signals:
     void instructionSelected(const QString& name);
+    // A decision row was chosen: the graph highlights its edge.
+    void decisionSelected(const QString& producer, const QString& consumer);
     void replayStepChanged(int step);
     void fusionWhatIfRequested(const QString& force, const QString& forbid);
     // The summary (model figures) of the current state is up to date.

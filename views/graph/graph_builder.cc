@@ -454,7 +454,34 @@ private:
             for (int64_t j = 0; j < instruction->operandCount(); ++j)
                 addEdges(instruction->operand(j), QString(), instruction, QString(), j);
         }
+        // Edges spanning more than a few groups are not routed by dot: each
+        // would add a virtual node per rank crossed (minutes for Mixtral).
+        auto groupNumber = [&](const QString& key) -> int64_t {
+            const GraphNode* node = m_graph.node(key);
+            if (!node) return -1;
+            if (node->category == NodeCategory::kGroup) return key.mid(6).toLongLong();
+            auto it = m_groupOfKey.find(key);
+            return it == m_groupOfKey.end() ? -1 : *it;
+        };
+        QHash<QString, int64_t> position;  // in post order, for instructions shown as nodes
+        for (size_t i = 0; i < order.size(); ++i) {
+            const QString name = qs(order[i]->name());
+            m_groupOfKey.insert(name, m_groupOf.at(order[i]));
+            position.insert(name, static_cast<int64_t>(i));
+        }
+        const int64_t span = std::max<int64_t>(kRoutedPositionSpan, size / 4);
+        for (GraphEdge& edge : m_graph.edges) {
+            const int64_t from = groupNumber(edge.from), to = groupNumber(edge.to);
+            if (from >= 0 && to >= 0 && std::abs(to - from) > kRoutedGroupSpan) edge.route = false;
+            // Inside expanded groups, a value used far below where it is made
+            // (weights, shared constants) is not routed either.
+            const auto p = position.constFind(edge.from), c = position.constFind(edge.to);
+            if (edge.route && p != position.cend() && c != position.cend() && *c - *p > span) edge.route = false;
+        }
     }
+    static constexpr int64_t kRoutedGroupSpan = 2;
+    static constexpr int64_t kRoutedPositionSpan = 48;
+    QHash<QString, int64_t> m_groupOfKey;
 
     const HloModule& m_module;
     const CollapseState& m_state;
@@ -487,10 +514,10 @@ layout::LayoutGraph VisibleGraph::toLayoutGraph(bool edgeLabels) const {
         g.clusters.push_back({cluster.key.toStdString(), cluster.label.toStdString(), cluster.parent.toStdString()});
     g.edges.reserve(edges.size());
     for (const GraphEdge& edge : edges) {
+        // Group edges' "N values" labels are drawn by the view, not given room.
         std::string label;
-        if (edge.multiplicity > 1) label = std::to_string(edge.multiplicity) + " values";
-        else if (edgeLabels) label = edge.shape.toStdString();
-        g.edges.push_back({edge.from.toStdString(), edge.to.toStdString(), std::move(label)});
+        if (edgeLabels && edge.multiplicity == 1) label = edge.shape.toStdString();
+        g.edges.push_back({edge.from.toStdString(), edge.to.toStdString(), std::move(label), edge.route});
     }
     return g;
 }
@@ -514,6 +541,7 @@ quint64 VisibleGraph::signature(bool edgeLabels) const {
         h = mix(h, qHash(edge.from));
         h = mix(h, qHash(edge.to));
         h = mix(h, static_cast<quint64>(edge.multiplicity));
+        h = mix(h, edge.route ? 1 : 0);
         if (edgeLabels) h = mix(h, qHash(edge.shape));
     }
     return h;

@@ -83,6 +83,7 @@ struct GraphEdge {
     int64_t consumerId = -1;
     QString shape;      // the value's shape (producer result)
     int multiplicity = 1;  // values carried (edges between groups)
+    bool route = true;     // laid out by dot (long edges between groups are not)
 };
 
 struct CollapseState {

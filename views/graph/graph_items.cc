@@ -5,6 +5,8 @@
 #include <QPainterPathStroker>
 #include <QStyleOptionGraphicsItem>
 #include <QtMath>
+#include <algorithm>
+#include <cmath>
 
 namespace hloscope {
 namespace {
@@ -17,12 +19,26 @@ const QColor kFused(200, 40, 200);
 const QColor kLayout(40, 110, 240);
 const QColor kHighlight(255, 200, 0);
 const QColor kSelected(0, 120, 215);
+const QColor kRemoved(200, 40, 40);
 
 double levelOfDetail(const QStyleOptionGraphicsItem* option, QPainter* painter) {
     return option->levelOfDetailFromTransform(painter->worldTransform());
 }
 
 }  // namespace
+
+QColor heatColor(double fraction, bool dark) {
+    fraction = std::clamp(fraction, 0.0, 1.0);
+    // Three stops: pale yellow, orange, deep red.
+    const QColor stops[3] = {dark ? QColor(110, 100, 40) : QColor(255, 243, 190), QColor(245, 140, 40),
+                             QColor(190, 20, 30)};
+    const double x = fraction * 2;
+    const int i = std::min(static_cast<int>(x), 1);
+    const double t = x - i;
+    auto mix = [t](int a, int b) { return static_cast<int>(std::lround(a + (b - a) * t)); };
+    return QColor(mix(stops[i].red(), stops[i + 1].red()), mix(stops[i].green(), stops[i + 1].green()),
+                  mix(stops[i].blue(), stops[i + 1].blue()));
+}
 
 // --- nodes ---------------------------------------------------------------------
 
@@ -36,7 +52,9 @@ GraphNodeItem::GraphNodeItem(const GraphNode& node, const QRectF& rect, bool dar
     setCacheMode(NoCache);
 }
 
-QRectF GraphNodeItem::boundingRect() const { return m_rect.adjusted(-6, -6, 6, 6); }
+QRectF GraphNodeItem::boundingRect() const {
+    return m_rect.adjusted(-6, m_heat >= 0 ? -22 : -6, 6, 6);  // room for the time's tab
+}
 
 QPainterPath GraphNodeItem::outline() const {
     QPainterPath path;
@@ -80,15 +98,27 @@ void GraphNodeItem::setCues(unsigned cues) {
     update();
 }
 
+void GraphNodeItem::setHeat(double fraction, const QString& text) {
+    if (m_heat == fraction && m_heatText == text) return;
+    if ((m_heat >= 0) != (fraction >= 0)) prepareGeometryChange();
+    m_heat = fraction;
+    m_heatText = text;
+    QString tip = QStringLiteral("%1\n%2\n%3").arg(m_node.title, m_node.subtitle, m_node.shape);
+    if (fraction >= 0) tip += QStringLiteral("\nmeasured: %1").arg(text);
+    setToolTip(tip);
+    update();
+}
+
 void GraphNodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget*) {
     const double lod = levelOfDetail(option, painter);
-    const QColor fill = nodeCategoryColor(m_node.category, m_dark);
+    const QColor fill = m_heat >= 0 ? heatColor(m_heat, m_dark) : nodeCategoryColor(m_node.category, m_dark);
     QPen pen(lineColor(m_dark), 1);
     if (m_node.expandable) pen.setWidthF(2);
     if (m_cues & kCueShapeChanged) pen = QPen(kLayout, 2.5);
     if (m_cues & kCueReplaced) pen = QPen(kReplaced, 3);
     if (m_cues & kCueAdded) pen = QPen(kAdded, 3);
     if (m_cues & kCueFusedInto) pen = QPen(kFused, 3.5);
+    if (m_cues & kCueRemoved) pen = QPen(kRemoved, 3, Qt::DashLine);
     if (isSelected()) pen = QPen(kSelected, 3.5);
     if (m_highlighted) {
         painter->setPen(Qt::NoPen);
@@ -120,7 +150,21 @@ void GraphNodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* opt
         }
     }
     if (lod < 0.4) return;  // text unreadable
-    painter->setPen(textColor(m_dark));
+    if (m_heat >= 0 && !m_heatText.isEmpty()) {  // the time, on a tab above the node
+        QFont small = painter->font();
+        small.setPointSizeF(7);
+        small.setBold(true);
+        painter->setFont(small);
+        const QFontMetricsF fm(small);
+        const QRectF tab(m_rect.left() + 4, m_rect.top() - fm.height() - 1, fm.horizontalAdvance(m_heatText) + 8,
+                         fm.height() + 1);
+        painter->setPen(Qt::NoPen);
+        painter->setBrush(heatColor(m_heat, m_dark));
+        painter->drawRoundedRect(tab, 3, 3);
+        painter->setPen(m_heat > 0.55 ? QColor(Qt::white) : QColor(20, 20, 20));
+        painter->drawText(tab, Qt::AlignCenter, m_heatText);
+    }
+    painter->setPen(m_heat > 0.55 ? QColor(Qt::white) : textColor(m_dark && m_heat < 0));
     QFont font = painter->font();
     font.setPointSizeF(9);
     QFont bold = font;
@@ -159,12 +203,20 @@ void GraphClusterItem::setHighlighted(bool on) {
     update();
 }
 
+void GraphClusterItem::setHeat(double fraction, const QString& text) {
+    m_heat = fraction;
+    m_heatText = text;
+    setToolTip(fraction >= 0 ? QStringLiteral("%1\nmeasured: %2").arg(m_cluster.label, text) : QString());
+    update();
+}
+
 void GraphClusterItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget*) {
-    QColor fill = nodeCategoryColor(m_cluster.category, m_dark);
-    fill.setAlpha(m_dark ? 70 : 90);
+    QColor fill = m_heat >= 0 ? heatColor(m_heat, m_dark) : nodeCategoryColor(m_cluster.category, m_dark);
+    fill.setAlpha(m_heat >= 0 ? 150 : m_dark ? 70 : 90);
     QPen pen(lineColor(m_dark), 1.2, Qt::DashLine);
     if (m_cues & kCueFusedInto) pen = QPen(kFused, 3);
     if (m_cues & kCueAdded) pen = QPen(kAdded, 3);
+    if (m_cues & kCueRemoved) pen = QPen(kRemoved, 3, Qt::DashLine);
     if (m_highlighted) pen = QPen(kHighlight, 4);
     painter->setPen(pen);
     painter->setBrush(fill);
@@ -176,7 +228,10 @@ void GraphClusterItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* 
     font.setItalic(true);
     painter->setFont(font);
     const QFontMetricsF metrics(font);
-    const QString text = metrics.elidedText(m_cluster.label, Qt::ElideRight, m_rect.width() - 8);
+    const QString label = m_heat >= 0 && !m_heatText.isEmpty()
+                              ? QStringLiteral("%1 — %2").arg(m_cluster.label, m_heatText)
+                              : m_cluster.label;
+    const QString text = metrics.elidedText(label, Qt::ElideRight, m_rect.width() - 8);
     QRectF labelRect(m_rect.left() + 4, m_labelCenter.y() - metrics.height() / 2, m_rect.width() - 8,
                      metrics.height());
     painter->drawText(labelRect, Qt::AlignCenter, text);
@@ -250,6 +305,13 @@ void GraphEdgeItem::setEmphasised(bool on) {
     update();
 }
 
+void GraphEdgeItem::setHighlighted(bool on) {
+    if (m_highlighted == on) return;
+    m_highlighted = on;
+    setZValue(on ? 1.8 : m_emphasised ? 1.5 : 1);
+    update();
+}
+
 QString GraphEdgeItem::labelText() const {
     if (m_edge.multiplicity > 1) return QStringLiteral("%1 values").arg(m_edge.multiplicity);
     return m_edge.shape;
@@ -268,6 +330,19 @@ void GraphEdgeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* opt
     if (m_emphasised) {
         color = kSelected;
         width = std::max(width, 2.0);
+    }
+    if (m_highlighted) {  // under a broad glow
+        QPen glow(kHighlight, width + 8, Qt::SolidLine, Qt::RoundCap);
+        if (lod < 0.15) glow.setCosmetic(true);
+        painter->setPen(glow);
+        painter->setBrush(Qt::NoBrush);
+        painter->drawPath(m_path);
+        color = m_dark ? QColor(255, 230, 120) : QColor(150, 90, 0);
+        width = std::max(width, 2.5);
+        style = Qt::SolidLine;
+    }
+    if (!m_edge.route && !(m_cues & kCueRewired) && !m_emphasised) {
+        color.setAlpha(110);  // long overview edges: lighter
     }
     QPen pen(color, width, style);
     if (lod < 0.15) pen.setCosmetic(true);

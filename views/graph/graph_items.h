@@ -20,7 +20,12 @@ enum DiffCue : unsigned {
     kCueLayoutChanged = 1u << 3,  // blue badge
     kCueShapeChanged = 1u << 4,   // blue outline
     kCueRewired = 1u << 5,        // edges: operand changed
+    kCueRemoved = 1u << 6,        // before/after: gone after the step (red, dashed)
 };
+
+// Heat-map colour of a measured time: `fraction` of the hottest kernel
+// (0..1), pale yellow to deep red.
+QColor heatColor(double fraction, bool dark);
 
 class GraphNodeItem : public QGraphicsItem {
 public:
@@ -38,6 +43,9 @@ public:
     bool isHighlighted() const { return m_highlighted; }
     void setCues(unsigned cues);
     unsigned cues() const { return m_cues; }
+    // Measured time: fraction of the hottest kernel (< 0: none) and its text.
+    void setHeat(double fraction, const QString& text);
+    double heat() const { return m_heat; }
 
 private:
     QPainterPath outline() const;
@@ -47,6 +55,8 @@ private:
     bool m_showShape = false;
     bool m_highlighted = false;
     unsigned m_cues = kCueNone;
+    double m_heat = -1;
+    QString m_heatText;
 };
 
 class GraphClusterItem : public QGraphicsItem {
@@ -61,6 +71,8 @@ public:
     void setCues(unsigned cues);
     unsigned cues() const { return m_cues; }
     void setHighlighted(bool on);
+    void setHeat(double fraction, const QString& text);
+    double heat() const { return m_heat; }
 
 private:
     GraphCluster m_cluster;
@@ -69,6 +81,8 @@ private:
     bool m_dark = false;
     bool m_highlighted = false;
     unsigned m_cues = kCueNone;
+    double m_heat = -1;
+    QString m_heatText;
 };
 
 class GraphEdgeItem : public QGraphicsItem {
@@ -84,6 +98,8 @@ public:
     void setCues(unsigned cues);
     unsigned cues() const { return m_cues; }
     void setEmphasised(bool on);  // touches the selected node
+    void setHighlighted(bool on);  // the pair chosen in the fusion explorer
+    bool isHighlighted() const { return m_highlighted; }
 
 private:
     QString labelText() const;
@@ -95,6 +111,7 @@ private:
     bool m_showLabel = false;
     bool m_dark = false;
     bool m_emphasised = false;
+    bool m_highlighted = false;
     unsigned m_cues = kCueNone;
     QRectF m_bounds;
 };

@@ -2,6 +2,7 @@
 
 #include <QPropertyAnimation>
 #include <QSet>
+#include <cmath>
 
 #include "compiler/pipeline/module_diff.h"
 
@@ -23,6 +24,9 @@ void GraphScene::clearGraph() {
     m_clusters.clear();
     m_edges.clear();
     m_highlighted.clear();
+    m_highlightedEdge = nullptr;
+    m_hottest.clear();
+    m_hottestSeconds = 0;
     m_graph.reset();
     m_layout.reset();
 }
@@ -113,6 +117,115 @@ int GraphScene::applyDiff(const ModuleDiff* diff) {
         if (on) ++marked;
     }
     return marked;
+}
+
+int GraphScene::applyRemoved(const ModuleDiff* diff) {
+    QSet<int64_t> gone;
+    if (diff) {
+        for (const DiffItem& item : diff->removed) gone.insert(item.id);
+        for (const auto& r : diff->replaced) gone.insert(r.before.id);
+        for (const auto& f : diff->fused) gone.insert(f.instruction.id);
+    }
+    int marked = 0;
+    for (GraphNodeItem* item : m_nodeList) {
+        const bool on = item->node().uniqueId >= 0 && gone.contains(item->node().uniqueId);
+        item->setCues(on ? kCueRemoved : kCueNone);
+        marked += on;
+    }
+    for (GraphClusterItem* item : m_clusters) {
+        const bool on = item->cluster().uniqueId >= 0 && gone.contains(item->cluster().uniqueId);
+        item->setCues(on ? kCueRemoved : kCueNone);
+        marked += on;
+    }
+    for (GraphEdgeItem* item : m_edges) item->setCues(kCueNone);
+    return marked;
+}
+
+namespace {
+
+QString formatSeconds(double seconds) {
+    if (seconds >= 1) return QStringLiteral("%1 s").arg(seconds, 0, 'f', 2);
+    if (seconds >= 1e-3) return QStringLiteral("%1 ms").arg(seconds * 1e3, 0, 'f', seconds >= 0.1 ? 0 : 2);
+    return QStringLiteral("%1 µs").arg(seconds * 1e6, 0, 'f', seconds >= 1e-4 ? 0 : 1);
+}
+
+}  // namespace
+
+int GraphScene::setHeat(const QHash<QString, double>& seconds) {
+    m_hottest.clear();
+    m_hottestSeconds = 0;
+    QHash<QString, double> perKey;
+    double total = 0;
+    if (m_graph) {
+        for (auto it = seconds.cbegin(); it != seconds.cend(); ++it) {
+            const QString key = m_graph->shownBy.value(it.key());
+            if (key.isEmpty() || !(it.value() >= 0)) continue;
+            perKey[key] += it.value();
+            total += it.value();
+        }
+    }
+    for (auto it = perKey.cbegin(); it != perKey.cend(); ++it)
+        if (it.value() > m_hottestSeconds) {
+            m_hottestSeconds = it.value();
+            m_hottest = it.key();
+        }
+    auto heatOf = [&](const QString& key, QString* text) {
+        auto it = perKey.constFind(key);
+        if (it == perKey.cend() || m_hottestSeconds <= 0) return -1.0;
+        *text = formatSeconds(*it);
+        if (total > 0) *text += QStringLiteral(" · %1%").arg(100 * *it / total, 0, 'f', 0);
+        // Square root: a few hot kernels do not wash every other one out.
+        return std::sqrt(*it / m_hottestSeconds);
+    };
+    int coloured = 0;
+    for (GraphNodeItem* item : m_nodeList) {
+        QString text;
+        const double heat = heatOf(item->node().key, &text);
+        item->setHeat(heat, text);
+        coloured += heat >= 0;
+    }
+    for (auto it = m_clusters.cbegin(); it != m_clusters.cend(); ++it) {
+        QString text;
+        const double heat = heatOf(it.key(), &text);
+        it.value()->setHeat(heat, text);
+        coloured += heat >= 0;
+    }
+    return coloured;
+}
+
+GraphEdgeItem* GraphScene::findEdge(const QString& producer, const QString& consumer) const {
+    if (!m_graph) return nullptr;
+    for (GraphEdgeItem* item : m_edges)
+        if (item->edge().producer == producer && item->edge().consumer == consumer) return item;
+    const QString from = m_graph->shownBy.value(producer), to = m_graph->shownBy.value(consumer);
+    if (from.isEmpty() || to.isEmpty() || from == to) return nullptr;
+    for (GraphEdgeItem* item : m_edges)
+        if (item->edge().from == from && item->edge().to == to) return item;
+    // One end became an expanded fusion (a cluster): the edge between the
+    // other end and an instruction inside it (a fused producer's value
+    // reaching the fused computation's user).
+    auto inside = [&](const QString& nodeKey, const QString& cluster) {
+        const GraphNode* node = m_graph->node(nodeKey);
+        for (QString c = node ? node->cluster : QString(); !c.isEmpty();) {
+            if (c == cluster) return true;
+            const int index = m_graph->clusterIndex.value(c, -1);
+            c = index >= 0 ? m_graph->clusters[static_cast<size_t>(index)].parent : QString();
+        }
+        return false;
+    };
+    const bool toCluster = m_graph->clusterIndex.contains(to), fromCluster = m_graph->clusterIndex.contains(from);
+    for (GraphEdgeItem* item : m_edges) {
+        const GraphEdge& e = item->edge();
+        if (toCluster && e.from == from && inside(e.to, to)) return item;
+        if (fromCluster && e.to == to && inside(e.from, from)) return item;
+    }
+    return nullptr;
+}
+
+void GraphScene::setHighlightedEdge(GraphEdgeItem* edge) {
+    if (m_highlightedEdge) m_highlightedEdge->setHighlighted(false);
+    m_highlightedEdge = edge;
+    if (edge) edge->setHighlighted(true);
 }
 
 void GraphScene::fadeOut(const QVector<QPair<QRectF, QString>>& ghosts) {

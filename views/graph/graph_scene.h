@@ -53,6 +53,25 @@ public:
     void setHighlighted(const QStringList& keys);
     void emphasiseEdgesOf(const QString& key);
 
+    // Before/after: marks the nodes (and clusters) of instructions the step
+    // removes or moves into a fusion (this scene shows the state before it).
+    int applyRemoved(const ModuleDiff* diff);
+
+    // The heat map: measured seconds per instruction name. Times of
+    // instructions hidden in a collapsed node add up on that node. Returns
+    // the number of items coloured; an empty map clears it.
+    int setHeat(const QHash<QString, double>& seconds);
+    // Display key of the hottest item and its total (after setHeat).
+    QString hottestKey() const { return m_hottest; }
+    double hottestSeconds() const { return m_hottestSeconds; }
+
+    // The edge carrying producer's value to consumer (instruction names), or
+    // when either is hidden, the edge between the nodes showing them.
+    GraphEdgeItem* findEdge(const QString& producer, const QString& consumer) const;
+    // Highlights one edge (null: none).
+    void setHighlightedEdge(GraphEdgeItem* edge);
+    GraphEdgeItem* highlightedEdge() const { return m_highlightedEdge; }
+
 private:
     std::shared_ptr<const VisibleGraph> m_graph;
     std::shared_ptr<const layout::LayoutResult> m_layout;
@@ -61,6 +80,9 @@ private:
     QHash<QString, GraphClusterItem*> m_clusters;
     QVector<GraphEdgeItem*> m_edges;
     QStringList m_highlighted;
+    GraphEdgeItem* m_highlightedEdge = nullptr;
+    QString m_hottest;
+    double m_hottestSeconds = 0;
     bool m_dark = false;
     bool m_showShapes = false;
     bool m_showEdgeLabels = false;

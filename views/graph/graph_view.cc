@@ -15,6 +15,7 @@
 #include <QPainter>
 #include <QScrollBar>
 #include <QShortcut>
+#include <QSplitter>
 #include <QSvgGenerator>
 #include <QToolButton>
 #include <QVBoxLayout>
@@ -164,8 +165,44 @@ struct GraphView::LayoutOutcome {
     std::shared_ptr<const layout::LayoutResult> layout;
     quint64 signature = 0;
     bool reused = false;
+    bool prefetch = false;
+    int epoch = 0;
     double milliseconds = 0;
 };
+
+namespace {
+
+using LayoutCache = std::vector<std::pair<quint64, std::shared_ptr<const layout::LayoutResult>>>;
+
+// The worker's part: the visible graph and its layout (from the cache when
+// an equal graph was laid out before).
+template <typename Outcome>
+std::shared_ptr<Outcome> layOut(const HloModule& module, const CollapseState& collapse, const GraphMetrics& metrics,
+                                bool edgeLabels, const LayoutCache& cache, const std::atomic<bool>* cancel) {
+    QElapsedTimer timer;
+    timer.start();
+    auto outcome = std::make_shared<Outcome>();
+    auto graph = std::make_shared<VisibleGraph>(GraphBuilder::build(module, collapse, metrics));
+    outcome->signature = graph->signature(edgeLabels);
+    for (const auto& [signature, layout] : cache) {
+        if (signature == outcome->signature) {
+            outcome->layout = layout;
+            outcome->reused = true;
+            break;
+        }
+    }
+    if (!outcome->layout) {
+        layout::LayoutOptions options;
+        options.cancel = cancel;
+        outcome->layout =
+            std::make_shared<layout::LayoutResult>(layout::computeLayout(graph->toLayoutGraph(edgeLabels), options));
+    }
+    outcome->graph = std::move(graph);
+    outcome->milliseconds = static_cast<double>(timer.nsecsElapsed()) / 1e6;
+    return outcome;
+}
+
+}  // namespace
 
 GraphView::GraphView(QWidget* parent) : QWidget(parent) {
     qRegisterMetaType<hloscope::DocumentStatePtr>();
@@ -191,6 +228,12 @@ GraphView::GraphView(QWidget* parent) : QWidget(parent) {
     fit->setToolTip(tr("Fit the graph in the view (F)"));
     m_shapesBox = new QCheckBox(tr("Shapes"), this);
     m_labelsBox = new QCheckBox(tr("Edge labels"), this);
+    m_compareBox = new QCheckBox(tr("Before/after"), this);
+    m_compareBox->setToolTip(tr("Show the state before this step beside it"));
+    m_heatBox = new QCheckBox(tr("Heat map"), this);
+    m_heatBox->setChecked(true);
+    m_heatBox->setToolTip(tr("Colour kernels by measured time (run them in the Execution panel)"));
+    m_heatBox->hide();
     m_statusLabel = new QLabel(this);
     toolbar->addWidget(m_searchEdit, 1);
     toolbar->addWidget(previous);
@@ -200,13 +243,29 @@ GraphView::GraphView(QWidget* parent) : QWidget(parent) {
     toolbar->addWidget(fit);
     toolbar->addWidget(m_shapesBox);
     toolbar->addWidget(m_labelsBox);
+    toolbar->addWidget(m_compareBox);
+    toolbar->addWidget(m_heatBox);
     toolbar->addStretch();
     toolbar->addWidget(m_statusLabel);
+    m_toolbar = new QWidget(this);
+    m_toolbar->setLayout(toolbar);
+    m_header = new QLabel(this);
+    m_header->setContentsMargins(6, 2, 6, 2);
+    m_header->hide();
+    auto* pane = new QWidget(this);
+    auto* paneLayout = new QVBoxLayout(pane);
+    paneLayout->setContentsMargins(0, 0, 0, 0);
+    paneLayout->setSpacing(0);
+    paneLayout->addWidget(m_header);
+    paneLayout->addWidget(m_canvas, 1);
+    m_splitter = new QSplitter(Qt::Horizontal, this);
+    m_splitter->setChildrenCollapsible(false);
+    m_splitter->addWidget(pane);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->setSpacing(0);
-    layout->addLayout(toolbar);
-    layout->addWidget(m_canvas, 1);
+    layout->addWidget(m_toolbar);
+    layout->addWidget(m_splitter, 1);
 
     connect(m_searchEdit, &QLineEdit::returnPressed, this, [this] {
         if (m_searchEdit->text() != m_searchText) search(m_searchEdit->text());
@@ -227,6 +286,8 @@ GraphView::GraphView(QWidget* parent) : QWidget(parent) {
     connect(fit, &QToolButton::clicked, this, &GraphView::fitToView);
     connect(m_shapesBox, &QCheckBox::toggled, this, &GraphView::setShowShapes);
     connect(m_labelsBox, &QCheckBox::toggled, this, &GraphView::setShowEdgeLabels);
+    connect(m_compareBox, &QCheckBox::toggled, this, &GraphView::setCompareMode);
+    connect(m_heatBox, &QCheckBox::toggled, this, &GraphView::setShowHeatMap);
 
     auto shortcut = [this](const QKeySequence& keys, auto slot) {
         auto* s = new QShortcut(keys, this);
@@ -246,6 +307,7 @@ GraphView::GraphView(QWidget* parent) : QWidget(parent) {
         m_minimap->move(m_canvas->viewport()->width() - m_minimap->width() - 8,
                         m_canvas->viewport()->height() - m_minimap->height() - 8);
         m_minimap->update();
+        syncCompanionView();
     });
 
     m_watcher = new QFutureWatcher<std::shared_ptr<LayoutOutcome>>(this);
@@ -255,10 +317,12 @@ GraphView::GraphView(QWidget* parent) : QWidget(parent) {
 
 GraphView::~GraphView() {
     if (m_cancel) m_cancel->store(true);
+    if (m_prefetchCancel) m_prefetchCancel->store(true);
     m_watcher->waitForFinished();
     // The scene is a child destroyed after this object's members: no more
     // selection callbacks into them.
     if (m_scene) m_scene->disconnect(this);
+    if (m_before) m_before->disconnect(this);
 }
 
 bool GraphView::darkPalette() const { return palette().color(QPalette::Window).lightness() < 128; }
@@ -283,6 +347,13 @@ void GraphView::setModule(std::shared_ptr<const HloModule> module) {
 }
 
 void GraphView::setState(DocumentStatePtr state) {
+    if (adoptState(std::move(state))) {
+        updateCompanion();
+        requestLayout();
+    }
+}
+
+bool GraphView::adoptState(DocumentStatePtr state) {
     const DocumentStatePtr previous = m_state;
     m_state = std::move(state);
     m_module = m_state ? m_state->module : nullptr;
@@ -293,21 +364,165 @@ void GraphView::setState(DocumentStatePtr state) {
         m_scene->clearGraph();
         m_minimap->invalidate();
         m_statusLabel->clear();
-        return;
+        m_header->setText(m_leader ? tr("Before: nothing (this is the loaded module)") : QString());
+        updateCompanion();
+        return false;
     }
     const QString documentKey =
         QString::fromStdString(m_state->path) + QLatin1Char('\n') + QString::fromStdString(m_state->displayName);
     if (!previous || documentKey != m_documentKey) {
         m_documentKey = documentKey;
         m_collapse = GraphBuilder::initialState(*m_module);
-        m_cache.clear();
+        clearLayoutCache();
         m_fitPending = true;
         m_selected.clear();
+        m_times.clear();
+        m_heatBox->hide();
     }
-    requestLayout();
+    return true;
+}
+
+void GraphView::setCompareMode(bool on) {
+    if (m_leader || m_compare == on) return;  // the companion has no companion
+    m_compare = on;
+    emit compareModeChanged(on);
+    {
+        const QSignalBlocker blocker(m_compareBox);
+        m_compareBox->setChecked(on);
+    }
+    if (on && !m_before) {
+        m_before = new GraphView;
+        m_before->m_leader = this;
+        m_before->m_toolbar->hide();
+        m_before->m_header->show();
+        m_before->m_showHeat = false;
+        m_splitter->insertWidget(0, m_before);
+        connect(m_before, &GraphView::instructionSelected, this, [this](const QString& name) {
+            selectInstruction(name);
+            emit instructionSelected(name);
+        });
+        connect(m_before->m_canvas, &GraphCanvas::viewChanged, this, [this] {
+            if (m_syncing || !m_before) return;
+            m_syncing = true;  // zoom follows, each side keeps its own centre
+            const QPointF center = m_canvas->mapToScene(m_canvas->viewport()->rect().center());
+            m_canvas->setTransform(m_before->m_canvas->transform());
+            m_canvas->centerOn(center);
+            m_syncing = false;
+        });
+    }
+    if (m_before) m_before->setVisible(on);
+    m_header->setVisible(on);
+    if (on) {
+        const int half = std::max(1, m_splitter->width() / 2);
+        m_splitter->setSizes({half, half});
+        updateCompanion();
+        if (m_before->m_module) m_before->requestLayout();
+    }
+}
+
+void GraphView::updateCompanion() {
+    if (!m_compare || !m_before) return;
+    const PassSnapshot* snapshot = m_state && m_state->current > 0 ? m_state->currentSnapshot() : nullptr;
+    m_header->setText(snapshot ? tr("After: %1 (step %2)")
+                                     .arg(QString::fromStdString(snapshot->pass))
+                                     .arg(m_state->current)
+                               : tr("After: the loaded module"));
+    if (!m_state || !m_state->previous) {
+        m_before->m_diffOf.reset();
+        m_before->setState(nullptr);
+        return;
+    }
+    auto before = std::make_shared<DocumentState>();
+    before->path = m_state->path;
+    before->displayName = m_state->displayName;
+    before->target = m_state->target;
+    before->module = m_state->previous;
+    before->generation = m_state->generation;
+    m_before->m_diffOf = m_state;
+    const PassSnapshot* previous =
+        m_state->snapshots && m_state->current >= 2 ? &(*m_state->snapshots)[m_state->current - 1] : nullptr;
+    m_before->m_header->setText(previous ? tr("Before: %1 (step %2)")
+                                               .arg(QString::fromStdString(previous->pass))
+                                               .arg(m_state->current - 1)
+                                         : tr("Before: the loaded module"));
+    m_before->adoptState(before);  // laid out by requestLayout, with this view's collapse state
+}
+
+void GraphView::syncCompanionView() {
+    if (!m_compare || !m_before || m_syncing) return;
+    m_syncing = true;
+    GraphCanvas* other = m_before->m_canvas;
+    const QPointF center = other->mapToScene(other->viewport()->rect().center());
+    other->setTransform(m_canvas->transform());
+    other->centerOn(center);
+    m_syncing = false;
+}
+
+void GraphView::setMeasuredTimes(const QHash<QString, double>& seconds) {
+    m_times = seconds;
+    m_heatBox->setVisible(!seconds.isEmpty());
+    if (!seconds.isEmpty()) setShowHeatMap(true);
+    else applyHeat();
+}
+
+void GraphView::setShowHeatMap(bool on) {
+    m_showHeat = on;
+    {
+        const QSignalBlocker blocker(m_heatBox);
+        m_heatBox->setChecked(on);
+    }
+    applyHeat();
+}
+
+void GraphView::applyHeat() {
+    m_heatItems = m_scene->setHeat(m_showHeat ? m_times : QHash<QString, double>());
+    if (m_heatItems > 0) {
+        const GraphNode* node = m_scene->graph() ? m_scene->graph()->node(m_scene->hottestKey()) : nullptr;
+        const QString hottest = node && !node->instruction.isEmpty() ? node->instruction : m_scene->hottestKey();
+        m_heatBox->setToolTip(tr("Measured time per kernel, %1 coloured; hottest: %2 (%3 µs)")
+                                  .arg(m_heatItems)
+                                  .arg(hottest)
+                                  .arg(m_scene->hottestSeconds() * 1e6, 0, 'f', 1));
+    }
+}
+
+bool GraphView::highlightEdge(const QString& producer, const QString& consumer) {
+    m_pendingEdge = qMakePair(producer, consumer);
+    if (!m_scene->graph() || m_pending) return true;  // tried when the layout arrives
+    return showPendingEdge();
+}
+
+bool GraphView::showPendingEdge() {
+    const auto [producer, consumer] = m_pendingEdge;
+    if (producer.isEmpty()) return false;
+    if (GraphEdgeItem* item = m_scene->findEdge(producer, consumer)) {
+        m_pendingEdge = {};
+        m_scene->setHighlightedEdge(item);
+        if (m_canvas->zoom() < 0.5) m_canvas->setTransform(QTransform::fromScale(0.8, 0.8));
+        m_canvas->centerOn(item->boundingRect().center());
+        emit m_canvas->viewChanged();
+        return true;
+    }
+    m_scene->setHighlightedEdge(nullptr);
+    // Both ends inside one collapsed node: open it and try again after the layout.
+    const VisibleGraph* graph = m_scene->graph();
+    const QString from = graph->shownBy.value(producer), to = graph->shownBy.value(consumer);
+    const GraphNode* node = graph->node(from);
+    if (!from.isEmpty() && from == to && node && node->expandable && !m_collapse.expanded.contains(from)) {
+        setExpanded(from, true);
+        return true;
+    }
+    m_pendingEdge = {};
+    return false;
 }
 
 void GraphView::requestLayout() {
+    if (m_compare && m_before && m_before->m_module) {
+        m_before->m_collapse = m_collapse;
+        m_before->m_showShapes = m_showShapes;
+        m_before->m_showEdgeLabels = m_showEdgeLabels;
+        m_before->requestLayout();
+    }
     if (!m_module) return;
     if (m_cancel) m_cancel->store(true);
     m_cancel = std::make_shared<std::atomic<bool>>(false);
@@ -330,26 +545,44 @@ void GraphView::requestLayout() {
     const auto cancel = m_cancel;
     m_watcher->setProperty("request", QVariant::fromValue(request));
     m_watcher->setFuture(QtConcurrent::run([=]() -> std::shared_ptr<LayoutOutcome> {
-        QElapsedTimer timer;
-        timer.start();
-        auto outcome = std::make_shared<LayoutOutcome>();
-        auto graph = std::make_shared<VisibleGraph>(GraphBuilder::build(*module, collapse, metrics));
-        outcome->signature = graph->signature(edgeLabels);
-        for (const auto& [signature, layout] : cache) {
-            if (signature == outcome->signature) {
-                outcome->layout = layout;
-                outcome->reused = true;
-                break;
-            }
-        }
-        if (!outcome->layout) {
-            layout::LayoutOptions options;
-            options.cancel = cancel.get();
-            outcome->layout =
-                std::make_shared<layout::LayoutResult>(layout::computeLayout(graph->toLayoutGraph(edgeLabels), options));
-        }
-        outcome->graph = std::move(graph);
-        outcome->milliseconds = static_cast<double>(timer.nsecsElapsed()) / 1e6;
+        return layOut<LayoutOutcome>(*module, collapse, metrics, edgeLabels, cache, cancel.get());
+    }));
+}
+
+void GraphView::clearLayoutCache() {
+    m_cache.clear();
+    ++m_cacheEpoch;
+    m_prefetched = {nullptr, -1};
+}
+
+bool GraphView::isPrefetching() const {
+    return m_watcher->isRunning() && m_watcher->property("request").toULongLong() == 0;
+}
+
+void GraphView::startPrefetch() {
+    if (m_leader || m_pending || m_watcher->isRunning() || !m_state || !m_state->snapshots) return;
+    const auto snapshots = m_state->snapshots;
+    // The next step that changed the module (unchanged ones reuse the layout).
+    int next = m_state->current + 1;
+    while (next < static_cast<int>(snapshots->size()) && !(*snapshots)[static_cast<size_t>(next)].changed) ++next;
+    if (next >= static_cast<int>(snapshots->size()) || next > m_state->current + 8) return;
+    if (m_prefetched == qMakePair(static_cast<const void*>(snapshots.get()), next)) return;
+    m_prefetched = qMakePair(static_cast<const void*>(snapshots.get()), next);
+    if (!m_prefetchCancel) m_prefetchCancel = std::make_shared<std::atomic<bool>>(false);
+    const CollapseState collapse = m_collapse;
+    const GraphMetrics metrics = this->metrics();
+    const bool edgeLabels = m_showEdgeLabels;
+    const auto cache = m_cache;
+    const auto cancel = m_prefetchCancel;
+    const int epoch = m_cacheEpoch;
+    m_watcher->setProperty("request", QVariant::fromValue(quint64(0)));  // 0: a prefetch
+    m_watcher->setFuture(QtConcurrent::run([=]() -> std::shared_ptr<LayoutOutcome> {
+        auto module = (*snapshots)[static_cast<size_t>(next)].materialize();
+        if (!module.isOk() || cancel->load()) return nullptr;
+        auto outcome = layOut<LayoutOutcome>(**module, collapse, metrics, edgeLabels, cache, cancel.get());
+        outcome->prefetch = true;
+        outcome->epoch = epoch;
+        outcome->graph.reset();  // only the layout is kept
         return outcome;
     }));
 }
@@ -357,6 +590,16 @@ void GraphView::requestLayout() {
 void GraphView::onLayoutDone() {
     const quint64 request = m_watcher->property("request").toULongLong();
     std::shared_ptr<LayoutOutcome> outcome = m_watcher->future().result();
+    if (request == 0) {  // a prefetch: into the cache
+        if (outcome && outcome->epoch == m_cacheEpoch && !outcome->reused && outcome->layout &&
+            outcome->layout->ok()) {
+            std::erase_if(m_cache, [&](const auto& entry) { return entry.first == outcome->signature; });
+            m_cache.insert(m_cache.begin() + std::min<size_t>(1, m_cache.size()), {outcome->signature, outcome->layout});
+            if (m_cache.size() > 8) m_cache.resize(8);
+        }
+        if (m_relayoutQueued) requestLayout();
+        return;
+    }
     if (request != m_request || m_relayoutQueued) {
         // Superseded: start the newest request now.
         if (m_relayoutQueued) requestLayout();
@@ -393,7 +636,14 @@ void GraphView::onLayoutDone() {
     m_scene->setShowShapes(m_showShapes);
     m_scene->setShowEdgeLabels(m_showEdgeLabels);
     const PassSnapshot* snapshot = m_state && m_state->current > 0 ? m_state->currentSnapshot() : nullptr;
-    m_scene->applyDiff(snapshot ? &snapshot->diff : nullptr);
+    if (m_leader) {  // before/after: this is the before side
+        const PassSnapshot* step = m_diffOf && m_diffOf->current > 0 ? m_diffOf->currentSnapshot() : nullptr;
+        m_scene->applyRemoved(step ? &step->diff : nullptr);
+        snapshot = nullptr;  // no fade-outs here
+    } else {
+        m_scene->applyDiff(snapshot ? &snapshot->diff : nullptr);
+    }
+    applyHeat();
     if (snapshot && !before.isEmpty()) {
         QVector<QPair<QRectF, QString>> ghosts;
         auto addGhost = [&](int64_t id) {
@@ -427,6 +677,7 @@ void GraphView::onLayoutDone() {
         m_matchLabel->setText(m_matches.isEmpty() ? tr("no match")
                                                   : tr("%1 of %2").arg(m_matchIndex + 1).arg(m_matches.size()));
     }
+    if (!m_pendingEdge.first.isEmpty()) showPendingEdge();
     m_minimap->invalidate();
     const VisibleGraph& g = *outcome->graph;
     m_statusLabel->setText(tr("%1 nodes, %2 edges, %3 instructions%4")
@@ -435,6 +686,7 @@ void GraphView::onLayoutDone() {
                                .arg(g.instructionCount)
                                .arg(g.groupSize ? tr(" (grouped by %1)").arg(g.groupSize) : QString()));
     emit layoutFinished();
+    startPrefetch();
 }
 
 void GraphView::setCollapseState(const CollapseState& state) {
@@ -542,6 +794,7 @@ void GraphView::selectInstruction(const QString& name) {
     }
     m_scene->emphasiseEdgesOf(key);
     m_selecting = false;
+    if (m_compare && m_before) m_before->selectInstruction(name);
 }
 
 void GraphView::onSceneSelectionChanged() {
@@ -556,18 +809,19 @@ void GraphView::onSceneSelectionChanged() {
     m_scene->emphasiseEdgesOf(node.key);
     if (node.instruction.isEmpty()) return;  // a group
     m_selected = node.instruction;
+    if (m_compare && m_before) m_before->selectInstruction(node.instruction);
     emit instructionSelected(node.instruction);
 }
 
 void GraphView::onItemDoubleClicked(QGraphicsItem* item) {
     if (item->type() == GraphNodeItem::Type) {
         const GraphNode& node = static_cast<GraphNodeItem*>(item)->node();
-        if (node.expandable) toggleExpanded(node.key);
+        if (node.expandable) (m_leader ? m_leader : this)->toggleExpanded(node.key);
     } else if (item->type() == GraphClusterItem::Type) {
         QString key = static_cast<GraphClusterItem*>(item)->cluster().key;
         // A computation's sub-cluster collapses its instruction.
         if (!m_collapse.expanded.contains(key)) key = static_cast<GraphClusterItem*>(item)->cluster().parent;
-        if (m_collapse.expanded.contains(key)) setExpanded(key, false);
+        if (m_collapse.expanded.contains(key)) (m_leader ? m_leader : this)->setExpanded(key, false);
     }
 }
 

@@ -22,6 +22,7 @@
 
 class QCheckBox;
 class QLabel;
+class QSplitter;
 class QLineEdit;
 class QMenu;
 class QToolButton;
@@ -68,7 +69,19 @@ public:
     double lastLayoutMs() const { return m_lastLayoutMs; }
     double lastPopulateMs() const { return m_lastPopulateMs; }
     int cachedLayoutCount() const { return static_cast<int>(m_cache.size()); }
+    bool isPrefetching() const;
+    // Forgets every cached layout (the next one is computed afresh).
+    void clearLayoutCache();
     bool lastLayoutReused() const { return m_lastReused; }
+
+    // Before/after: a second view, left of this one, shows the state before
+    // the step (state->previous) with what the step removes marked; zoom,
+    // pan, expansion and selection follow this view.
+    bool compareMode() const { return m_compare; }
+    GraphView* beforeView() const { return m_before; }
+    // Heat map of measured times (setMeasuredTimes); shown when on.
+    bool heatMapShown() const { return m_showHeat; }
+    int heatItemCount() const { return m_heatItems; }
 
     // Search: returns the number of matches and shows the first.
     int search(const QString& text);
@@ -83,6 +96,8 @@ public:
     void setCollapseState(const CollapseState& state);  // relayout
     void setShowShapes(bool show);
     void setShowEdgeLabels(bool show);  // relayout: labels get room
+    void setCompareMode(bool on);
+    void setShowHeatMap(bool on);
     void zoomIn();
     void zoomOut();
     void fitToView();
@@ -97,6 +112,13 @@ public slots:
     void setState(hloscope::DocumentStatePtr state);
     void setModule(std::shared_ptr<const hloscope::HloModule> module);  // no diff
     void selectInstruction(const QString& name);
+    // Measured seconds per instruction name (the execution panel's run);
+    // coloured as a heat map, times of hidden instructions summed on the
+    // node showing them. Empty: no heat map.
+    void setMeasuredTimes(const QHash<QString, double>& seconds);
+    // Highlights the edge producer -> consumer and centres it; when both are
+    // inside one collapsed fusion, expands it first. False: not shown.
+    bool highlightEdge(const QString& producer, const QString& consumer);
 
 signals:
     void instructionSelected(const QString& name);
@@ -104,6 +126,7 @@ signals:
     void whyNotFusedRequested(const QString& producer, const QString& consumer);
     void forceFusionRequested(const QString& producer, const QString& consumer);
     void forbidFusionRequested(const QString& producer, const QString& consumer);
+    void compareModeChanged(bool on);
     void layoutStarted();
     void layoutFinished();
     void layoutFailed(const QString& message);
@@ -117,6 +140,14 @@ private:
     void onItemDoubleClicked(QGraphicsItem* item);
     void onEdgeContextMenu(GraphEdgeItem* edge, const QPoint& globalPos);
     void showMatch();
+    bool adoptState(DocumentStatePtr state);  // false: no module
+    // While idle, lays out the next changed step's graph into the cache, so
+    // stepping forward finds it there.
+    void startPrefetch();
+    void updateCompanion();
+    void syncCompanionView();
+    void applyHeat();
+    bool showPendingEdge();
     GraphMetrics metrics() const;
     bool darkPalette() const;
 
@@ -128,6 +159,20 @@ private:
     QLabel* m_statusLabel = nullptr;
     QCheckBox* m_shapesBox = nullptr;
     QCheckBox* m_labelsBox = nullptr;
+    QCheckBox* m_compareBox = nullptr;
+    QCheckBox* m_heatBox = nullptr;
+    QWidget* m_toolbar = nullptr;
+    QSplitter* m_splitter = nullptr;
+    QLabel* m_header = nullptr;  // "After: pass" in compare mode
+    GraphView* m_before = nullptr;  // compare mode's left view (created on demand)
+    GraphView* m_leader = nullptr;  // set on that left view: the view it follows
+    DocumentStatePtr m_diffOf;  // companion: marks what this state's step removes
+    bool m_compare = false;
+    bool m_syncing = false;
+    QHash<QString, double> m_times;
+    bool m_showHeat = true;
+    int m_heatItems = 0;
+    QPair<QString, QString> m_pendingEdge;
 
     DocumentStatePtr m_state;
     std::shared_ptr<const HloModule> m_module;
@@ -147,6 +192,9 @@ private:
     double m_lastPopulateMs = 0;
     bool m_lastReused = false;
     std::vector<std::pair<quint64, std::shared_ptr<const layout::LayoutResult>>> m_cache;  // LRU
+    int m_cacheEpoch = 0;  // bumps when the cache is cleared (prefetches of before are dropped)
+    std::shared_ptr<std::atomic<bool>> m_prefetchCancel;
+    QPair<const void*, int> m_prefetched{nullptr, -1};  // snapshots and index last prefetched
 
     QStringList m_matches;
     int m_matchIndex = -1;

@@ -176,7 +176,7 @@ LayoutResult computeLayout(const LayoutGraph& input, const LayoutOptions& option
 
     const bool anyEdgeLabel = [&] {
         for (const LayoutEdge& e : input.edges)
-            if (!e.label.empty()) return true;
+            if (e.route && !e.label.empty()) return true;
         return false;
     }();
     agattr(g, AGRAPH, const_cast<char*>("rankdir"), const_cast<char*>("TB"));
@@ -189,6 +189,9 @@ LayoutResult computeLayout(const LayoutGraph& input, const LayoutOptions& option
         agattr(g, AGRAPH, const_cast<char*>("nslimit1"), number(options.networkSimplexLimit).data());
     }
     agattr(g, AGRAPH, const_cast<char*>("label"), const_cast<char*>(""));
+    const auto routed = std::count_if(input.edges.begin(), input.edges.end(), [](const LayoutEdge& e) { return e.route; });
+    if (routed > options.splineEdgeLimit)
+        agattr(g, AGRAPH, const_cast<char*>("splines"), const_cast<char*>("polyline"));
     agattr(g, AGNODE, const_cast<char*>("shape"), const_cast<char*>("box"));
     agattr(g, AGNODE, const_cast<char*>("fixedsize"), const_cast<char*>("true"));
     agattr(g, AGNODE, const_cast<char*>("label"), const_cast<char*>(""));
@@ -231,6 +234,7 @@ LayoutResult computeLayout(const LayoutGraph& input, const LayoutOptions& option
     }
     std::vector<Agedge_t*> edges(input.edges.size(), nullptr);
     for (size_t i = 0; i < input.edges.size(); ++i) {
+        if (!input.edges[i].route) continue;
         Agedge_t* e = agedge(g, nodes[edgeEnds[i].first], nodes[edgeEnds[i].second], nullptr, 1);
         if (!e) return failure(Status::kError, "Graphviz could not create edge '" +
                                                    input.edges[i].from + "' -> '" + input.edges[i].to + "'");
@@ -279,6 +283,18 @@ LayoutResult computeLayout(const LayoutGraph& input, const LayoutOptions& option
     for (size_t i = 0; i < edges.size(); ++i) {
         Agedge_t* e = edges[i];
         EdgeGeometry& geometry = result.edges[i];
+        if (!e) {  // not routed: one curve between the nodes
+            const NodeGeometry& from = result.nodes[edgeEnds[i].first];
+            const NodeGeometry& to = result.nodes[edgeEnds[i].second];
+            const LayoutPoint start{from.center.x, from.center.y + from.height / 2};
+            const LayoutPoint tip{to.center.x, to.center.y - to.height / 2};
+            const LayoutPoint end{tip.x, tip.y - 8};
+            const double bend = std::max(30.0, (end.y - start.y) / 2);
+            geometry.points = {start, {start.x, start.y + bend}, {end.x, end.y - bend}, end};
+            geometry.hasArrow = true;
+            geometry.arrowTip = tip;
+            continue;
+        }
         const splines* spl = ED_spl(e);
         if (spl) {
             for (int b = 0; b < spl->size; ++b) {

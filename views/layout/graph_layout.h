@@ -30,6 +30,11 @@ struct LayoutEdge {
     std::string from;   // node ids
     std::string to;
     std::string label;  // optional; its size is reserved next to the edge
+    // false: not given to dot (no rank constraint, no virtual nodes); drawn
+    // afterwards as one curve from the bottom of `from` to the top of `to`.
+    // For long edges of overview graphs, which would otherwise cost dot
+    // one virtual node per rank crossed.
+    bool route = true;
 };
 
 struct LayoutGraph {
@@ -88,6 +93,9 @@ struct LayoutOptions {
     // count (Graphviz `nslimit`/`nslimit1`); 0: unbounded. Without a cap the
     // x-coordinate pass of a ~2000-node graph can run for minutes.
     double networkSimplexLimit = 2.0;
+    // Above this many routed edges, edges are drawn as polylines instead of
+    // curved splines (dot's spline router dominates on dense graphs).
+    int splineEdgeLimit = 1500;
     // Checked before the layout starts, while waiting for the lock and after
     // Graphviz returns; a cancelled layout returns status kCancelled.
     const std::atomic<bool>* cancel = nullptr;
