@@ -1,8 +1,10 @@
 // hloscope: the desktop explorer.
 //   hloscope [FILE|DUMP_FOLDER] [--example NAME] [--target T] [--step N]
-//            [--panel NAME] [--screenshot out.png]
-// --screenshot loads the document, runs to step N, renders the window into
-// a PNG and exits (works with QT_QPA_PLATFORM=offscreen).
+//            [--panel NAME] [--compare] [--run] [--screenshot out.png]
+// --screenshot loads the document, runs to step N (with --run, also runs it
+// on the Execution panel's device; with --compare, shows before/after side
+// by side), waits for the graph, renders the window into a PNG and exits
+// (works with QT_QPA_PLATFORM=offscreen).
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QTimer>
@@ -10,6 +12,8 @@
 
 #include "app/main_window.h"
 #include "app/panels.h"
+#include "views/execution/execution_panel.h"
+#include "views/graph/graph_view.h"
 
 using hloscope::DocumentStatePtr;
 using hloscope::DocumentWorker;
@@ -21,10 +25,18 @@ namespace {
 // then grabs the window once that state arrives.
 class StartupDriver : public QObject {
 public:
-    StartupDriver(MainWindow* window, int step, QString screenshot)
-        : QObject(window), m_window(window), m_step(step), m_screenshot(std::move(screenshot)) {
+    StartupDriver(MainWindow* window, const hloscope::StandardPanels& panels, int step, bool run,
+                  QString screenshot)
+        : QObject(window), m_window(window), m_graph(qobject_cast<hloscope::GraphView*>(panels.graph)),
+          m_execution(qobject_cast<hloscope::ExecutionPanel*>(panels.execution)), m_step(step), m_run(run),
+          m_screenshot(std::move(screenshot)) {
         connect(window, &MainWindow::stateChanged, this, &StartupDriver::onState);
         connect(window->worker(), &DocumentWorker::failed, this, &StartupDriver::onFailed);
+        if (m_execution)
+            connect(m_execution, &hloscope::ExecutionPanel::runFinished, this, [this](bool ok, const QString& message) {
+                if (!ok) std::fprintf(stderr, "hloscope: run: %s\n", message.toLocal8Bit().constData());
+                whenDrawn();
+            });
     }
     // Without a document the screenshot shows the empty window.
     void noDocument() {
@@ -40,8 +52,27 @@ private:
             return;
         }
         m_done = true;
-        if (!m_screenshot.isEmpty()) QTimer::singleShot(100, this, [this] { finish(m_failed ? 1 : 0); });
         (void)state;
+        if (m_run && m_execution) {
+            QTimer::singleShot(0, m_execution, &hloscope::ExecutionPanel::run);
+            return;  // runFinished continues
+        }
+        whenDrawn();
+    }
+    // Once the graph (and its before/after side) is laid out and drawn.
+    void whenDrawn() {
+        if (m_screenshot.isEmpty()) return;
+        auto pending = [this] {
+            if (!m_graph) return false;
+            if (m_graph->isLayoutPending()) return true;
+            return m_graph->compareMode() && m_graph->beforeView() && m_graph->beforeView()->isLayoutPending();
+        };
+        if (pending()) {
+            QTimer::singleShot(50, this, [this] { whenDrawn(); });
+            return;
+        }
+        // After the step's fade-outs (300 ms).
+        QTimer::singleShot(400, this, [this] { finish(m_failed ? 1 : 0); });
     }
     void onFailed(const QString& message) {
         std::fprintf(stderr, "hloscope: %s\n", message.toLocal8Bit().constData());
@@ -61,7 +92,10 @@ private:
     }
 
     MainWindow* m_window;
+    hloscope::GraphView* m_graph;
+    hloscope::ExecutionPanel* m_execution;
     int m_step;
+    bool m_run;
     QString m_screenshot;
     bool m_stepSent = false;
     bool m_done = false;
@@ -97,7 +131,11 @@ int main(int argc, char** argv) {
                                   QStringLiteral("out.png"));
     QCommandLineOption panel(QStringLiteral("panel"), QStringLiteral("Show and raise a panel."),
                              QStringLiteral("NAME"));
-    parser.addOptions({example, target, step, screenshot, panel});
+    QCommandLineOption compare(QStringLiteral("compare"),
+                               QStringLiteral("Show the graph before and after the step side by side."));
+    QCommandLineOption run(QStringLiteral("run"),
+                           QStringLiteral("Run the module on the Execution panel's device (heat map on the graph)."));
+    parser.addOptions({example, target, step, screenshot, panel, compare, run});
     parser.process(app);
 
     const QStringList files = parser.positionalArguments();
@@ -122,12 +160,14 @@ int main(int argc, char** argv) {
     }
 
     MainWindow window;
-    installStandardPanels(window);
+    const hloscope::StandardPanels panels = installStandardPanels(window);
+    if (parser.isSet(compare))
+        if (auto* graph = qobject_cast<hloscope::GraphView*>(panels.graph)) graph->setCompareMode(true);
     if (parser.isSet(screenshot)) window.resize(1400, 900);
     if (parser.isSet(target)) window.setTarget(parser.value(target));
     if (parser.isSet(panel) && !window.showPanel(parser.value(panel)))
         std::fprintf(stderr, "hloscope: no panel '%s'\n", parser.value(panel).toLocal8Bit().constData());
-    auto* driver = new StartupDriver(&window, stepIndex, parser.value(screenshot));
+    auto* driver = new StartupDriver(&window, panels, stepIndex, parser.isSet(run), parser.value(screenshot));
     bool opened = true;
     if (!files.isEmpty()) window.openPath(files.front());
     else if (parser.isSet(example)) window.openExample(parser.value(example));

@@ -44,6 +44,7 @@ void GraphCanvas::zoomBy(double factor) {
     const double next = zoom() * factor;
     if (next < 0.005 || next > 8) return;
     scale(factor, factor);
+    emit zoomed(factor);
     emit viewChanged();
 }
 
@@ -216,6 +217,7 @@ GraphView::GraphView(QWidget* parent) : QWidget(parent) {
     m_searchEdit = new QLineEdit(this);
     m_searchEdit->setPlaceholderText(tr("Search name, opcode or shape"));
     m_searchEdit->setClearButtonEnabled(true);
+    m_searchEdit->setMinimumWidth(160);
     auto* previous = new QToolButton(this);
     previous->setText(QStringLiteral("▲"));
     previous->setToolTip(tr("Previous match (Shift+Enter)"));
@@ -304,10 +306,16 @@ GraphView::GraphView(QWidget* parent) : QWidget(parent) {
     connect(m_canvas, &GraphCanvas::itemDoubleClicked, this, &GraphView::onItemDoubleClicked);
     connect(m_canvas, &GraphCanvas::edgeContextMenu, this, &GraphView::onEdgeContextMenu);
     connect(m_canvas, &GraphCanvas::viewChanged, this, [this] {
-        m_minimap->move(m_canvas->viewport()->width() - m_minimap->width() - 8,
-                        m_canvas->viewport()->height() - m_minimap->height() - 8);
+        // A quarter of the canvas width (at most 200 px); none on narrow canvases.
+        const QSize viewport = m_canvas->viewport()->size();
+        const int width = std::min(200, viewport.width() / 4);
+        m_minimap->setVisible(width >= 90 && viewport.height() >= 200);
+        if (m_minimap->size() != QSize(width, width * 3 / 4)) {
+            m_minimap->setFixedSize(width, width * 3 / 4);
+            m_minimap->invalidate();
+        }
+        m_minimap->move(viewport.width() - m_minimap->width() - 8, viewport.height() - m_minimap->height() - 8);
         m_minimap->update();
-        syncCompanionView();
     });
 
     m_watcher = new QFutureWatcher<std::shared_ptr<LayoutOutcome>>(this);
@@ -401,12 +409,17 @@ void GraphView::setCompareMode(bool on) {
             selectInstruction(name);
             emit instructionSelected(name);
         });
-        connect(m_before->m_canvas, &GraphCanvas::viewChanged, this, [this] {
-            if (m_syncing || !m_before) return;
-            m_syncing = true;  // zoom follows, each side keeps its own centre
-            const QPointF center = m_canvas->mapToScene(m_canvas->viewport()->rect().center());
-            m_canvas->setTransform(m_before->m_canvas->transform());
-            m_canvas->centerOn(center);
+        // Zooming one side zooms the other by as much; each fits and pans on its own.
+        connect(m_before->m_canvas, &GraphCanvas::zoomed, this, [this](double factor) {
+            if (m_syncing) return;
+            m_syncing = true;
+            m_canvas->zoomBy(factor);
+            m_syncing = false;
+        });
+        connect(m_canvas, &GraphCanvas::zoomed, this, [this](double factor) {
+            if (m_syncing || !m_compare || !m_before) return;
+            m_syncing = true;
+            m_before->m_canvas->zoomBy(factor);
             m_syncing = false;
         });
     }
@@ -446,16 +459,6 @@ void GraphView::updateCompanion() {
                                                .arg(m_state->current - 1)
                                          : tr("Before: the loaded module"));
     m_before->adoptState(before);  // laid out by requestLayout, with this view's collapse state
-}
-
-void GraphView::syncCompanionView() {
-    if (!m_compare || !m_before || m_syncing) return;
-    m_syncing = true;
-    GraphCanvas* other = m_before->m_canvas;
-    const QPointF center = other->mapToScene(other->viewport()->rect().center());
-    other->setTransform(m_canvas->transform());
-    other->centerOn(center);
-    m_syncing = false;
 }
 
 void GraphView::setMeasuredTimes(const QHash<QString, double>& seconds) {

@@ -41,6 +41,7 @@ public:
 
 signals:
     void viewChanged();
+    void zoomed(double factor);  // by zoomBy (wheel, keys, buttons)
     void itemDoubleClicked(QGraphicsItem* item);
     void edgeContextMenu(GraphEdgeItem* edge, const QPoint& globalPos);
 
@@ -145,7 +146,6 @@ private:
     // stepping forward finds it there.
     void startPrefetch();
     void updateCompanion();
-    void syncCompanionView();
     void applyHeat();
     bool showPendingEdge();
     GraphMetrics metrics() const;
