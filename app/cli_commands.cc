@@ -177,6 +177,20 @@ Commands:
         The fusion decisions taken for that pair (instruction names, '%'
         optional): fused or not, the reason code, the explanation and the
         predicted times; why no decision exists when none does.
+  run FILE [--device NAME] [--target T] [--mode fused|unfused|both] [--inputs random|zeros|FILE.json]
+           [--seed N] [--repeat N] [--warmup N] [--threads N] [--check] [--json]
+        Execute the module on a device (default cpu; 'interpreter' is the
+        reference): unfused (the target pipeline without its fusion passes,
+        one kernel per op) and fused (the whole pipeline), --warmup runs
+        (default 1) then --repeat timed runs (default 5). Prints median, min
+        and max run time, compile time, kernel count and buffer-assignment
+        peak per mode, the measured speedup and the slowest kernels;
+        instructions the device could not compile (run by the interpreter)
+        are listed. --check compares every output with the reference
+        interpreter (exit 1 beyond the per-type tolerance). --json prints
+        {"device", "threads", "unfused": {...}, "fused": {"median_ms", "min_ms",
+        "max_ms", "compile_ms", "kernels", "peak_bytes", ...}, "check":
+        {"max_abs_error", "max_rel_error", "passed"}} (a mode not run is absent).
   calibrate [--output FILE] [--quick]
         Measure this CPU (single-core triad bandwidth, f32/f64 multiply-add
         throughput, expf/sinf throughput, thread-pool dispatch cost) and print

@@ -18,6 +18,7 @@ int runPasses(const std::vector<std::string>& args);   // cli_opt.cc
 int runCost(const std::vector<std::string>& args);     // cli_cost.cc
 int runExplain(const std::vector<std::string>& args);  // cli_cost.cc
 int runCalibrate(const std::vector<std::string>& args);  // cli_calibrate.cc
+int runRun(const std::vector<std::string>& args);        // cli_run.cc
 
 // Usage text of the whole tool.
 std::string usage();

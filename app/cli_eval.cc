@@ -83,35 +83,6 @@ void printProfile(const std::unordered_map<const HloInstruction*, InstructionTim
     if (rows.size() > shown) std::printf("... %zu more instructions\n", rows.size() - shown);
 }
 
-StatusOr<std::vector<Literal>> makeArguments(const HloComputation& entry, const EvalFlags& flags) {
-    std::vector<Literal> arguments;
-    if (flags.inputs == "random") return makeRandomArguments(entry, flags.seed);
-    if (flags.inputs == "zeros") {
-        for (int64_t i = 0; i < entry.parameterCount(); ++i)
-            arguments.emplace_back(entry.parameter(i)->shape());
-        return arguments;
-    }
-    HLO_ASSIGN_OR_RETURN(std::string text, readFileToString(flags.inputs));
-    HLO_ASSIGN_OR_RETURN(arguments, literalsFromJson(text, flags.inputs));
-    if (static_cast<int64_t>(arguments.size()) != entry.parameterCount())
-        return Status(StatusCode::kInvalidArgument,
-                      "the entry computation " + entry.name() + " takes " +
-                          std::to_string(entry.parameterCount()) + " argument(s), " + flags.inputs +
-                          " holds " + std::to_string(arguments.size()),
-                      SourceLocation{flags.inputs, 0, 0});
-    for (int64_t i = 0; i < entry.parameterCount(); ++i) {
-        const Shape& want = entry.parameter(i)->shape();
-        const Shape& got = arguments[static_cast<size_t>(i)].shape();
-        if (!want.compatible(got))
-            return Status(StatusCode::kInvalidArgument,
-                          "argument " + std::to_string(i) + " has shape " + got.toString(false) +
-                              ", parameter " + entry.parameter(i)->name() + " wants " +
-                              want.toString(false),
-                          SourceLocation{flags.inputs, 0, 0});
-    }
-    return arguments;
-}
-
 void printLiteral(const Literal& literal, const std::string& format) {
     std::string out = format == "json" ? literalToJson(literal) : literal.toString();
     out += '\n';
@@ -175,7 +146,7 @@ int runEval(const std::vector<std::string>& args) {
         std::fprintf(stderr, "%s: error: module has no entry computation\n", name.c_str());
         return kExitFailed;
     }
-    auto arguments = makeArguments(*entry, flags);
+    auto arguments = makeArguments(*entry, flags.inputs, flags.seed);
     if (!arguments.isOk()) {
         std::fprintf(stderr, "%s\n", formatError(flags.inputs, arguments.status()).c_str());
         return kExitFailed;

@@ -32,6 +32,7 @@ int main(int argc, char** argv) {
     if (command == "cost") return hloscope::cli::runCost(args);
     if (command == "explain") return hloscope::cli::runExplain(args);
     if (command == "calibrate") return hloscope::cli::runCalibrate(args);
+    if (command == "run") return hloscope::cli::runRun(args);
     std::fprintf(stderr, "hloscope-cli: unknown command '%s'\n\n%s", command.c_str(),
                  hloscope::cli::usage().c_str());
     return 2;

@@ -2,6 +2,11 @@
 
 #include <cstdio>
 
+#include "core/hlo_computation.h"
+#include "core/hlo_evaluator.h"
+#include "core/hlo_instruction.h"
+#include "core/module_io.h"
+
 namespace hloscope::cli {
 
 int usageError(const std::string& message) {
@@ -23,6 +28,35 @@ std::string formatError(const std::string& file, const Status& status) {
 
 double secondsSince(std::chrono::steady_clock::time_point start) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+StatusOr<std::vector<Literal>> makeArguments(const HloComputation& entry, const std::string& inputs, uint64_t seed) {
+    std::vector<Literal> arguments;
+    if (inputs == "random") return makeRandomArguments(entry, seed);
+    if (inputs == "zeros") {
+        for (int64_t i = 0; i < entry.parameterCount(); ++i)
+            arguments.emplace_back(entry.parameter(i)->shape());
+        return arguments;
+    }
+    HLO_ASSIGN_OR_RETURN(std::string text, readFileToString(inputs));
+    HLO_ASSIGN_OR_RETURN(arguments, literalsFromJson(text, inputs));
+    if (static_cast<int64_t>(arguments.size()) != entry.parameterCount())
+        return Status(StatusCode::kInvalidArgument,
+                      "the entry computation " + entry.name() + " takes " +
+                          std::to_string(entry.parameterCount()) + " argument(s), " + inputs +
+                          " holds " + std::to_string(arguments.size()),
+                      SourceLocation{inputs, 0, 0});
+    for (int64_t i = 0; i < entry.parameterCount(); ++i) {
+        const Shape& want = entry.parameter(i)->shape();
+        const Shape& got = arguments[static_cast<size_t>(i)].shape();
+        if (!want.compatible(got))
+            return Status(StatusCode::kInvalidArgument,
+                          "argument " + std::to_string(i) + " has shape " + got.toString(false) +
+                              ", parameter " + entry.parameter(i)->name() + " wants " +
+                              want.toString(false),
+                          SourceLocation{inputs, 0, 0});
+    }
+    return arguments;
 }
 
 }  // namespace hloscope::cli

@@ -2,9 +2,16 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <string>
+#include <vector>
 
+#include "core/literal.h"
 #include "core/status.h"
+
+namespace hloscope {
+class HloComputation;
+}
 
 namespace hloscope::cli {
 
@@ -23,5 +30,9 @@ std::string displayName(const std::string& path);
 std::string formatError(const std::string& file, const Status& status);
 
 double secondsSince(std::chrono::steady_clock::time_point start);
+
+// Arguments for the entry computation: "random" (seeded), "zeros", or a JSON
+// file of literals (one per parameter, shapes checked; errors name the file).
+StatusOr<std::vector<Literal>> makeArguments(const HloComputation& entry, const std::string& inputs, uint64_t seed);
 
 }  // namespace hloscope::cli

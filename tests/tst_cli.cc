@@ -82,6 +82,8 @@ private slots:
     void bisectExitCodes();
     void costPredictsUnfusedAndFused();
     void explainAnswersForPairs();
+    void runOnTheInterpreter();
+    void runErrors();
 
 private:
     QString write(const QString& name, const QByteArray& text);
@@ -501,6 +503,68 @@ void TestCli::explainAnswersForPairs() {
     QCOMPARE(missing.exitCode, 1);
     QVERIFY2(missing.out.contains(u"no instruction named %nope"_s), qPrintable(missing.out));
     QCOMPARE(runCli({u"explain"_s, example}).exitCode, 2);
+}
+
+void TestCli::runOnTheInterpreter() {
+    const QString example = QStringLiteral(HLOSCOPE_SOURCE_DIR "/resources/examples/sin_plus_exp.hlo");
+    Result r = runCli({u"run"_s, example, u"--device"_s, u"interpreter"_s, u"--repeat"_s, u"3"_s, u"--warmup"_s,
+                       u"0"_s, u"--check"_s, u"--json"_s});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    const QJsonObject report = QJsonDocument::fromJson(r.out.toUtf8()).object();
+    QCOMPARE(report.value(u"device"_s).toString(), u"interpreter"_s);
+    QVERIFY(report.contains(u"threads"_s));
+    const QJsonObject unfused = report.value(u"unfused"_s).toObject();
+    const QJsonObject fused = report.value(u"fused"_s).toObject();
+    for (const QJsonObject& mode : {unfused, fused}) {
+        for (const char* key : {"median_ms", "min_ms", "max_ms", "compile_ms", "kernels", "peak_bytes"})
+            QVERIFY2(mode.contains(QLatin1String(key)), key);
+        QCOMPARE(mode.value(u"runs"_s).toInt(), 3);
+        QVERIFY(mode.value(u"min_ms"_s).toDouble() <= mode.value(u"median_ms"_s).toDouble());
+        QVERIFY(mode.value(u"median_ms"_s).toDouble() <= mode.value(u"max_ms"_s).toDouble());
+    }
+    // sine, exponential, add -> one loop fusion.
+    QCOMPARE(unfused.value(u"kernels"_s).toInt(), 3);
+    QCOMPARE(fused.value(u"kernels"_s).toInt(), 1);
+    const QJsonObject check = report.value(u"check"_s).toObject();
+    QVERIFY(check.value(u"passed"_s).toBool());
+    QCOMPARE(check.value(u"max_abs_error"_s).toDouble(), 0.0);
+    // One mode: the other is absent.
+    Result one = runCli({u"run"_s, example, u"--device"_s, u"interpreter"_s, u"--mode"_s, u"fused"_s, u"--json"_s,
+                         u"--repeat"_s, u"1"_s});
+    QCOMPARE(one.exitCode, 0);
+    const QJsonObject oneReport = QJsonDocument::fromJson(one.out.toUtf8()).object();
+    QVERIFY(oneReport.contains(u"fused"_s) && !oneReport.contains(u"unfused"_s) && !oneReport.contains(u"check"_s));
+    // The text report names the speedup and the check.
+    Result text = runCli({u"run"_s, example, u"--device"_s, u"interpreter"_s, u"--check"_s, u"--repeat"_s, u"1"_s});
+    QCOMPARE(text.exitCode, 0);
+    QVERIFY2(text.out.contains(u"measured speedup"_s) && text.out.contains(u"check: max abs error 0"_s),
+             qPrintable(text.out));
+}
+
+void TestCli::runErrors() {
+    const QString example = QStringLiteral(HLOSCOPE_SOURCE_DIR "/resources/examples/sin_plus_exp.hlo");
+    Result device = runCli({u"run"_s, example, u"--device"_s, u"z80"_s});
+    QCOMPARE(device.exitCode, 2);
+    QVERIFY2(device.err.contains(u"z80"_s) && device.err.contains(u"interpreter"_s), qPrintable(device.err));
+    QCOMPARE(runCli({u"run"_s, example, u"--mode"_s, u"sideways"_s}).exitCode, 2);
+    QCOMPARE(runCli({u"run"_s, example, u"--repeat"_s, u"0"_s}).exitCode, 2);
+    QCOMPARE(runCli({u"run"_s}).exitCode, 2);
+    QTemporaryDir dir;
+    auto write = [&dir](const QString& name, const char* text) {
+        QFile f(dir.filePath(name));
+        return f.open(QIODevice::WriteOnly) && f.write(text) == qint64(qstrlen(text)) ? f.fileName() : QString();
+    };
+    const QString bad = write(u"bad.hlo"_s, kBadSyntax);
+    QVERIFY(!bad.isEmpty());
+    Result syntax = runCli({u"run"_s, bad, u"--device"_s, u"interpreter"_s});
+    QCOMPARE(syntax.exitCode, 1);
+    QVERIFY2(syntax.err.contains(u"bad.hlo:5:"_s), qPrintable(syntax.err));
+    // A module the reference cannot evaluate: the failing instruction is named.
+    const QString custom = write(u"custom.hlo"_s, kCustomCallModule);
+    QVERIFY(!custom.isEmpty());
+    Result cc = runCli({u"run"_s, custom, u"--device"_s, u"interpreter"_s});
+    QCOMPARE(cc.exitCode, 1);
+    QVERIFY2(cc.err.contains(u"cc"_s), qPrintable(cc.err));
 }
 
 QTEST_GUILESS_MAIN(TestCli)

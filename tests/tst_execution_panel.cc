@@ -108,20 +108,6 @@ private slots:
         QVERIFY(panel->isRunning());
         delete panel;  // cancels and waits; no crash, no late signal
     }
-
-    void maxAbsoluteErrorHelper() {
-        const Literal a = Literal::vector<float>(PrimitiveType::F32, {1, 2, NAN});
-        const Literal b = Literal::vector<float>(PrimitiveType::F32, {1, 2.5, NAN});
-        QCOMPARE(maxAbsoluteError(a, a), 0.0);
-        QCOMPARE(maxAbsoluteError(a, b), 0.5);
-        const Literal c = Literal::vector<float>(PrimitiveType::F32, {1, 2, 3});
-        QVERIFY(std::isinf(maxAbsoluteError(a, c)));  // NaN on one side only
-        const Literal d = Literal::vector<float>(PrimitiveType::F32, {1, 2});
-        QVERIFY(std::isinf(maxAbsoluteError(c, d)));  // shapes differ
-        const Literal t1 = Literal::makeTuple({c, Literal::scalar<int32_t>(PrimitiveType::S32, 4)});
-        const Literal t2 = Literal::makeTuple({c, Literal::scalar<int32_t>(PrimitiveType::S32, 7)});
-        QCOMPARE(maxAbsoluteError(t1, t2), 3.0);
-    }
 };
 
 QTEST_MAIN(TestExecutionPanel)

@@ -1,12 +1,17 @@
 // Execution devices: the registry, the reference interpreter as a device
 // (results equal to HloEvaluator's, per-instruction and per-kernel times,
-// progress, cancel, argument checks).
+// progress, cancel, argument checks); execution modes (unfused / fused
+// modules) and the output check against the reference.
 #include <QtTest>
 
 #include <atomic>
+#include <cmath>
 
 #include "compiler/cost/cost_analysis.h"
+#include "compiler/runtime/execution_modes.h"
 #include "compiler/runtime/interpreter_device.h"
+#include "core/hlo_computation.h"
+#include "core/hlo_instruction.h"
 #include "core/hlo_evaluator.h"
 #include "core/hlo_parser.h"
 #include "core/module_io.h"
@@ -152,6 +157,64 @@ ENTRY e {
         QVERIFY(!during.isOk());
         QCOMPARE(during.status().code(), StatusCode::kCancelled);
         QVERIFY(calls >= 2);
+    }
+
+    void outputCheck() {
+        const Literal a = Literal::vector<float>(PrimitiveType::F32, {1, 2, NAN});
+        const Literal b = Literal::vector<float>(PrimitiveType::F32, {1, 2.5, NAN});
+        OutputCheck same = checkOutputs({a}, {a});
+        QCOMPARE(same.maxAbsError, 0.0);
+        QVERIFY(same.passed);
+        OutputCheck off = checkOutputs({a}, {b});
+        QCOMPARE(off.maxAbsError, 0.5);
+        QCOMPARE(off.maxRelError, 0.25);
+        QVERIFY(!off.passed);
+        QVERIFY(!off.detail.empty());
+        const Literal c = Literal::vector<float>(PrimitiveType::F32, {1, 2, 3});
+        QVERIFY(std::isinf(checkOutputs({a}, {c}).maxAbsError));  // NaN on one side only
+        const Literal d = Literal::vector<float>(PrimitiveType::F32, {1, 2});
+        QVERIFY(std::isinf(checkOutputs({c}, {d}).maxAbsError));  // shapes differ
+        QVERIFY(!checkOutputs({c}, {d}).passed);
+        const Literal t1 = Literal::makeTuple({c, Literal::scalar<int32_t>(PrimitiveType::S32, 4)});
+        const Literal t2 = Literal::makeTuple({c, Literal::scalar<int32_t>(PrimitiveType::S32, 7)});
+        QCOMPARE(checkOutputs({t1}, {t2}).maxAbsError, 3.0);
+        OutputCheck count = checkOutputs({c, c}, {c});
+        QVERIFY(!count.passed);
+        QVERIFY(count.detail.find("1 outputs, the reference has 2") != std::string::npos);
+        // Within float tolerance: passes, with the error still reported.
+        const Literal e = Literal::vector<float>(PrimitiveType::F32, {1, 2, 3.0000005f});
+        OutputCheck close = checkOutputs({c}, {e});
+        QVERIFY(close.passed);
+        QVERIFY(close.maxAbsError > 0);
+    }
+
+    void unfusedAndFusedModules() {
+        for (const char* target : {"cpu", "gpu", "tpu"}) {
+            auto unfused = prepareForMode(loadExample("softmax.hlo"), target, ExecutionMode::kUnfused);
+            auto fused = prepareForMode(loadExample("softmax.hlo"), target, ExecutionMode::kFused);
+            QVERIFY2(unfused.isOk(), unfused.status().toString().c_str());
+            QVERIFY2(fused.isOk(), fused.status().toString().c_str());
+            auto fusions = [](const HloModule& m) {
+                int n = 0;
+                for (const HloInstruction* i : m.entryComputation()->postOrder()) n += i->opcode() == HloOpcode::kFusion;
+                return n;
+            };
+            QCOMPARE(fusions(**unfused), 0);
+            QVERIFY(fusions(**fused) > 0);
+            // Both compute what the input computes.
+            auto input = loadExample("softmax.hlo");
+            const auto args = makeRandomArguments(*input->entryComputation(), 3);
+            auto reference = InterpreterDevice().run(*input, args, {});
+            auto a = InterpreterDevice().run(**unfused, args, {});
+            auto b = InterpreterDevice().run(**fused, args, {});
+            QVERIFY(reference.isOk() && a.isOk() && b.isOk());
+            QVERIFY(checkOutputs(reference->outputs, a->outputs).passed);
+            QVERIFY(checkOutputs(reference->outputs, b->outputs).passed);
+        }
+        QCOMPARE(executionModeName(ExecutionMode::kUnfused), std::string_view("unfused"));
+        auto bad = prepareForMode(loadExample("softmax.hlo"), "z80", ExecutionMode::kFused);
+        QVERIFY(!bad.isOk());
+        QVERIFY(bad.status().message().find("z80") != std::string::npos);
     }
 };
 

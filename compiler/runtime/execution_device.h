@@ -35,6 +35,7 @@ struct ExecutionOptions {
     // runs now (an instruction name, may be empty).
     std::function<void(double fraction, const std::string& what)> progress;
     uint64_t rngSeed = 42;  // rng ops inside the module
+    int threads = 0;        // worker threads of a parallel device; 0: its default (all cores)
     int64_t maxWhileIterations = 100'000'000;
 };
 
@@ -51,6 +52,8 @@ struct ExecutionResult {
     std::vector<MeasuredTime> instructionTimes;  // every timed instruction, in execution order
     std::vector<MeasuredTime> kernelTimes;       // the subset that are kernels
     std::string device;                          // name() of the device that ran it
+    double compileSeconds = 0;  // code generation in this run (0 when the device's cache had it)
+    std::vector<std::string> fallbacks;  // "name: why" of instructions the device could not compile (run by the interpreter)
 };
 
 class ExecutionDevice {

@@ -18,51 +18,12 @@
 #include <complex>
 #include <limits>
 
-#include "compiler/pipeline/bisect.h"
+#include "compiler/runtime/execution_modes.h"
 #include "core/hlo_evaluator.h"
 #include "views/estimator/model_figures.h"
 #include "views/fusion/fusion_decision_model.h"
 
 namespace hloscope {
-
-double maxAbsoluteError(const Literal& expected, const Literal& actual) {
-    constexpr double kInf = std::numeric_limits<double>::infinity();
-    if (expected.isTuple() || actual.isTuple()) {
-        if (!expected.isTuple() || !actual.isTuple() ||
-            expected.tupleElements().size() != actual.tupleElements().size())
-            return kInf;
-        double worst = 0;
-        for (size_t i = 0; i < expected.tupleElements().size(); ++i)
-            worst = std::max(worst, maxAbsoluteError(expected.tupleElements()[i], actual.tupleElements()[i]));
-        return worst;
-    }
-    if (!expected.shape().isArray() || !actual.shape().isArray()) return 0;
-    if (expected.elementType() != actual.elementType() ||
-        expected.shape().dimensions() != actual.shape().dimensions())
-        return kInf;
-    const bool complex = primitive_util::isComplex(expected.elementType());
-    double worst = 0;
-    for (int64_t i = 0; i < expected.elementCount(); ++i) {
-        double difference;
-        if (complex) {
-            difference = std::abs(expected.getAsComplex(i) - actual.getAsComplex(i));
-        } else {
-            const double e = expected.getAsDouble(i), a = actual.getAsDouble(i);
-            if (std::isnan(e) || std::isnan(a)) {
-                if (std::isnan(e) != std::isnan(a)) return kInf;
-                continue;
-            }
-            if (std::isinf(e) || std::isinf(a)) {
-                if (e != a) return kInf;
-                continue;
-            }
-            difference = std::abs(e - a);
-        }
-        if (std::isnan(difference)) continue;  // NaN components in both complex values
-        worst = std::max(worst, difference);
-    }
-    return worst;
-}
 
 namespace {
 
@@ -139,20 +100,10 @@ ExecutionPanel::Outcome runJob(const JobSpec& spec) {
         m.device = QString::fromStdString(spec.device->name());
         m.snapshot = index;
         m.wallSeconds = result->wallSeconds;
-        if (result->outputs.size() != reference->outputs.size()) {
-            m.maxError = std::numeric_limits<double>::infinity();
-            m.detail = QObject::tr("%1 outputs, the reference has %2")
-                           .arg(result->outputs.size())
-                           .arg(reference->outputs.size());
-        } else {
-            for (size_t i = 0; i < result->outputs.size(); ++i) {
-                m.maxError = std::max(m.maxError, maxAbsoluteError(reference->outputs[i], result->outputs[i]));
-                const std::string why = compareWithTolerance(reference->outputs[i], result->outputs[i]);
-                if (!why.empty() && m.detail.isEmpty())
-                    m.detail = QObject::tr("output %1: %2").arg(i).arg(QString::fromStdString(why));
-            }
-        }
-        m.passed = m.detail.isEmpty();
+        const OutputCheck check = checkOutputs(reference->outputs, result->outputs);
+        m.maxError = check.maxAbsError;
+        m.detail = QString::fromStdString(check.detail);
+        m.passed = check.passed;
         for (const MeasuredTime& t : result->instructionTimes)
             m.instructionSeconds.insert(QString::fromStdString(t.name), t.seconds);
         for (const MeasuredTime& t : result->kernelTimes)

@@ -4,7 +4,7 @@
 // (the latest snapshot), or both. Inputs are seeded random arguments
 // (makeRandomArguments); every result is checked against the reference
 // interpreter on the input module (snapshot 0) with the per-type tolerance
-// of compareWithTolerance, and the maximum absolute error is shown. Runs
+// of checkOutputs (compiler/runtime/execution_modes.h), and the maximum absolute error is shown. Runs
 // happen on a worker thread (QtConcurrent) with progress and cancel; the
 // GUI never blocks. Per-instruction measured times of the last run (fused
 // when it ran) are emitted as measuredTimes (the graph's heat map, the
@@ -114,10 +114,6 @@ private:
     QTableWidget* m_results = nullptr;
     QTableWidget* m_times = nullptr;
 };
-
-// Largest |expected - actual| over corresponding elements (tuples
-// recursively); infinity when shapes differ or exactly one side is NaN.
-double maxAbsoluteError(const Literal& expected, const Literal& actual);
 
 }  // namespace hloscope
 

@@ -1,0 +1,291 @@
+// hloscope-cli run: the module executed on a device, unfused and fused,
+// timed over repeated runs and checked against the reference interpreter.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "app/cli_commands.h"
+#include "app/cli_util.h"
+#include "compiler/buffers/buffer_assignment.h"
+#include "compiler/runtime/execution_device.h"
+#include "compiler/runtime/execution_modes.h"
+#include "core/hlo_computation.h"
+#include "core/hlo_evaluator.h"
+#include "core/literal.h"
+#include "core/module_io.h"
+
+namespace hloscope::cli {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+struct RunFlags {
+    std::string file;
+    std::string device = "cpu";
+    std::string target;  // default: the device kind's pipeline
+    std::string inputs = "random";
+    uint64_t seed = 0;
+    int repeat = 5;
+    int warmup = 1;
+    int threads = 0;
+    bool unfused = true;
+    bool fused = true;
+    bool check = false;
+    bool json = false;
+};
+
+struct ModeReport {
+    ExecutionMode mode = ExecutionMode::kFused;
+    std::vector<double> runMs;  // measured runs (after warm-up)
+    double compileMs = 0;       // the first run's code generation
+    double prepareMs = 0;       // the pipeline
+    int64_t kernels = 0;
+    int64_t peakBytes = 0;      // buffer assignment's peak of the prepared module
+    std::vector<MeasuredTime> kernelTimes;  // of the last run
+    std::vector<std::string> fallbacks;
+    std::optional<OutputCheck> check;
+    double median() const {
+        std::vector<double> v = runMs;
+        std::sort(v.begin(), v.end());
+        return v.empty() ? 0 : v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+    }
+};
+
+std::optional<std::string> parseFlags(const std::vector<std::string>& args, RunFlags& flags) {
+    for (size_t i = 0; i < args.size(); ++i) {
+        const std::string& arg = args[i];
+        auto value = [&]() -> std::optional<std::string> {
+            if (i + 1 >= args.size()) return std::nullopt;
+            return args[++i];
+        };
+        auto number = [&](const char* what, int64_t low, int64_t* out) -> std::optional<std::string> {
+            const auto v = value();
+            if (!v) return std::string(what) + " needs a number";
+            char* end = nullptr;
+            const long long n = std::strtoll(v->c_str(), &end, 10);
+            if (v->empty() || *end != '\0' || n < low)
+                return std::string(what) + " needs a number >= " + std::to_string(low) + ", not '" + *v + "'";
+            *out = n;
+            return std::nullopt;
+        };
+        int64_t n = 0;
+        if (arg == "--device") {
+            const auto v = value();
+            if (!v) return "--device needs a name";
+            flags.device = *v;
+        } else if (arg == "--target") {
+            const auto v = value();
+            if (!v) return "--target needs a target";
+            flags.target = *v;
+        } else if (arg == "--mode") {
+            const auto v = value();
+            if (!v || (*v != "fused" && *v != "unfused" && *v != "both"))
+                return "--mode takes fused, unfused or both";
+            flags.fused = *v != "unfused";
+            flags.unfused = *v != "fused";
+        } else if (arg == "--inputs") {
+            const auto v = value();
+            if (!v) return "--inputs needs random, zeros or a JSON file";
+            flags.inputs = *v;
+        } else if (arg == "--seed") {
+            if (auto e = number("--seed", 0, &n)) return e;
+            flags.seed = static_cast<uint64_t>(n);
+        } else if (arg == "--repeat") {
+            if (auto e = number("--repeat", 1, &n)) return e;
+            flags.repeat = static_cast<int>(n);
+        } else if (arg == "--warmup") {
+            if (auto e = number("--warmup", 0, &n)) return e;
+            flags.warmup = static_cast<int>(n);
+        } else if (arg == "--threads") {
+            if (auto e = number("--threads", 1, &n)) return e;
+            flags.threads = static_cast<int>(n);
+        } else if (arg == "--check") {
+            flags.check = true;
+        } else if (arg == "--json") {
+            flags.json = true;
+        } else if (arg.size() > 1 && arg[0] == '-') {
+            return "unknown option '" + arg + "'";
+        } else if (!flags.file.empty()) {
+            return "exactly one input file expected";
+        } else {
+            flags.file = arg;
+        }
+    }
+    if (flags.file.empty()) return "no input file";
+    return std::nullopt;
+}
+
+// Prepares, warms up and times one mode.
+StatusOr<ModeReport> measure(const RunFlags& flags, const std::string& target, ExecutionMode mode,
+                             const ExecutionDevice& device, const std::vector<Literal>& args,
+                             const std::vector<Literal>* reference) {
+    ModeReport report;
+    report.mode = mode;
+    const auto start = std::chrono::steady_clock::now();
+    HLO_ASSIGN_OR_RETURN(auto module, loadModuleFromFile(flags.file));
+    HLO_ASSIGN_OR_RETURN(module, prepareForMode(std::move(module), target, mode));
+    report.prepareMs = secondsSince(start) * 1e3;
+    report.peakBytes = peakMemoryBytes(*module);
+    ExecutionOptions options;
+    options.threads = flags.threads;
+    options.rngSeed = flags.seed;
+    for (int i = 0; i < flags.warmup + flags.repeat; ++i) {
+        HLO_ASSIGN_OR_RETURN(ExecutionResult result, device.run(*module, args, options));
+        if (i == 0) {
+            report.compileMs = result.compileSeconds * 1e3;
+            report.fallbacks = result.fallbacks;
+            if (reference) report.check = checkOutputs(*reference, result.outputs);
+        }
+        if (i >= flags.warmup) report.runMs.push_back(result.wallSeconds * 1e3);
+        report.kernels = static_cast<int64_t>(result.kernelTimes.size());
+        report.kernelTimes = std::move(result.kernelTimes);
+    }
+    return report;
+}
+
+Json modeJson(const ModeReport& r) {
+    Json j;
+    j["median_ms"] = r.median();
+    j["min_ms"] = *std::min_element(r.runMs.begin(), r.runMs.end());
+    j["max_ms"] = *std::max_element(r.runMs.begin(), r.runMs.end());
+    j["compile_ms"] = r.compileMs;
+    j["pipeline_ms"] = r.prepareMs;
+    j["kernels"] = r.kernels;
+    j["peak_bytes"] = r.peakBytes;
+    j["runs"] = r.runMs.size();
+    Json kernels = Json::array();
+    for (const MeasuredTime& t : r.kernelTimes)
+        kernels.push_back({{"name", t.name}, {"opcode", t.opcode}, {"ms", t.seconds * 1e3}, {"count", t.count}});
+    j["kernel_times"] = std::move(kernels);
+    j["fallbacks"] = r.fallbacks;
+    return j;
+}
+
+Json checkJson(const OutputCheck& c) {
+    Json j;
+    // JSON has no infinity: a shape mismatch reads as null.
+    j["max_abs_error"] = std::isfinite(c.maxAbsError) ? Json(c.maxAbsError) : Json(nullptr);
+    j["max_rel_error"] = std::isfinite(c.maxRelError) ? Json(c.maxRelError) : Json(nullptr);
+    j["passed"] = c.passed;
+    if (!c.passed) j["detail"] = c.detail;
+    return j;
+}
+
+void printText(const std::string& name, const ExecutionDevice& device, const RunFlags& flags,
+               const std::vector<ModeReport>& reports) {
+    std::printf("%s on %s (%s)%s\n", name.c_str(), device.name().c_str(), device.description().c_str(),
+                flags.threads ? (", " + std::to_string(flags.threads) + " threads").c_str() : "");
+    std::printf("%-8s %10s %10s %10s %10s %8s %12s\n", "mode", "median ms", "min ms", "max ms", "compile ms",
+                "kernels", "peak bytes");
+    for (const ModeReport& r : reports)
+        std::printf("%-8s %10.3f %10.3f %10.3f %10.1f %8lld %12lld\n",
+                    std::string(executionModeName(r.mode)).c_str(), r.median(),
+                    *std::min_element(r.runMs.begin(), r.runMs.end()),
+                    *std::max_element(r.runMs.begin(), r.runMs.end()), r.compileMs,
+                    static_cast<long long>(r.kernels), static_cast<long long>(r.peakBytes));
+    if (reports.size() == 2 && reports[1].median() > 0)
+        std::printf("measured speedup (unfused / fused): %.2fx\n", reports[0].median() / reports[1].median());
+    for (const ModeReport& r : reports) {
+        std::vector<MeasuredTime> top = r.kernelTimes;
+        std::sort(top.begin(), top.end(), [](const auto& a, const auto& b) { return a.seconds > b.seconds; });
+        if (top.size() > 5) top.resize(5);
+        std::printf("%s: slowest kernels:", std::string(executionModeName(r.mode)).c_str());
+        for (const MeasuredTime& t : top) std::printf(" %s %.3f ms;", t.name.c_str(), t.seconds * 1e3);
+        std::printf("\n");
+        for (const std::string& f : r.fallbacks)
+            std::printf("%s: interpreter fallback: %s\n", std::string(executionModeName(r.mode)).c_str(), f.c_str());
+        if (r.check)
+            std::printf("%s: check: max abs error %g, max rel error %g: %s%s\n",
+                        std::string(executionModeName(r.mode)).c_str(), r.check->maxAbsError, r.check->maxRelError,
+                        r.check->passed ? "passed" : "FAILED: ", r.check->passed ? "" : r.check->detail.c_str());
+    }
+}
+
+}  // namespace
+
+int runRun(const std::vector<std::string>& args) {
+    RunFlags flags;
+    if (auto error = parseFlags(args, flags)) return usageError("run: " + *error);
+    auto device = findDevice(flags.device);
+    if (!device.isOk()) return usageError("run: " + device.status().message());
+    std::string whyNot;
+    if (!(*device)->available(&whyNot)) {
+        std::fprintf(stderr, "hloscope-cli: run: device '%s' cannot run here: %s\n", flags.device.c_str(),
+                     whyNot.c_str());
+        return kExitFailed;
+    }
+    // The device kind's pipeline unless told otherwise (the interpreter: cpu's).
+    std::string target = flags.target;
+    if (target.empty()) target = (*device)->kind() == "gpu" ? "gpu" : (*device)->kind() == "tpu-sim" ? "tpu" : "cpu";
+    const std::string name = displayName(flags.file);
+    auto input = loadModuleFromFile(flags.file);
+    if (!input.isOk()) {
+        std::fprintf(stderr, "%s\n", formatError(name, input.status()).c_str());
+        return kExitFailed;
+    }
+    auto arguments = makeArguments(*(*input)->entryComputation(), flags.inputs, flags.seed);
+    if (!arguments.isOk()) {
+        std::fprintf(stderr, "%s\n", formatError(name, arguments.status()).c_str());
+        return kExitFailed;
+    }
+    std::optional<std::vector<Literal>> reference;
+    if (flags.check) {
+        auto interpreter = findDevice("interpreter");
+        if (!interpreter.isOk()) return usageError("run: " + interpreter.status().message());
+        auto result = (*interpreter)->run(**input, *arguments, {});
+        if (!result.isOk()) {
+            std::fprintf(stderr, "%s: reference interpreter: %s\n", name.c_str(), result.status().toString().c_str());
+            return kExitFailed;
+        }
+        reference = std::move(result->outputs);
+    }
+    std::vector<ModeReport> reports;
+    for (ExecutionMode mode : {ExecutionMode::kUnfused, ExecutionMode::kFused}) {
+        if ((mode == ExecutionMode::kUnfused && !flags.unfused) || (mode == ExecutionMode::kFused && !flags.fused))
+            continue;
+        auto report = measure(flags, target, mode, **device, *arguments, reference ? &*reference : nullptr);
+        if (!report.isOk()) {
+            std::fprintf(stderr, "%s: %s: %s\n", name.c_str(), std::string(executionModeName(mode)).c_str(),
+                         report.status().toString().c_str());
+            return kExitFailed;
+        }
+        reports.push_back(std::move(*report));
+    }
+    bool passed = true;
+    for (const ModeReport& r : reports) passed = passed && (!r.check || r.check->passed);
+    if (flags.json) {
+        Json j;
+        j["file"] = name;
+        j["device"] = (*device)->name();
+        j["target"] = target;
+        j["threads"] = flags.threads;
+        j["repeat"] = flags.repeat;
+        j["warmup"] = flags.warmup;
+        for (const ModeReport& r : reports) j[std::string(executionModeName(r.mode))] = modeJson(r);
+        if (reports.size() == 2 && reports[1].median() > 0) j["speedup"] = reports[0].median() / reports[1].median();
+        if (flags.check) {
+            // The worse of the modes run.
+            OutputCheck worst;
+            for (const ModeReport& r : reports) {
+                worst.maxAbsError = std::max(worst.maxAbsError, r.check->maxAbsError);
+                worst.maxRelError = std::max(worst.maxRelError, r.check->maxRelError);
+                if (worst.passed && !r.check->passed) {
+                    worst.passed = false;
+                    worst.detail = std::string(executionModeName(r.mode)) + ": " + r.check->detail;
+                }
+            }
+            j["check"] = checkJson(worst);
+        }
+        std::printf("%s\n", j.dump(2).c_str());
+    } else {
+        printText(name, **device, flags, reports);
+    }
+    return passed ? kExitOk : kExitFailed;
+}
+
+}  // namespace hloscope::cli
