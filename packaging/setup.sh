@@ -11,7 +11,7 @@
 set -euo pipefail
 
 # Debian 12 packages needed to build and test.
-# Later issues add llvm-19-dev and libeigen3-dev.
+# A later issue adds llvm-19-dev.
 PACKAGES=(
     build-essential
     cmake
@@ -23,6 +23,7 @@ PACKAGES=(
     libqt6opengl6-dev
     libgraphviz-dev
     nlohmann-json3-dev
+    libeigen3-dev
     xvfb
     xauth
 )

@@ -1,0 +1,158 @@
+#include "compiler/runtime/gemm.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "compiler/runtime/thread_pool.h"
+#include "core/hlo_instruction.h"
+#include "core/layout.h"
+#include "core/shape.h"
+
+namespace hloscope {
+
+// The kernels, one namespace per instruction-set level (gemm_kernel.inc).
+#define HLOSCOPE_GEMM_DECLARE(ns)                                                                                 \
+    namespace ns {                                                                                                \
+    void gemmRowsF32(int64_t m, int64_t n, int64_t k, bool lt, bool rt, const float* lhs, const float* rhs,       \
+                     float* out, int64_t row, int64_t rows);                                                      \
+    void gemmRowsF64(int64_t m, int64_t n, int64_t k, bool lt, bool rt, const double* lhs, const double* rhs,     \
+                     double* out, int64_t row, int64_t rows);                                                     \
+    }
+HLOSCOPE_GEMM_DECLARE(gemm_baseline)
+#if defined(__x86_64__)
+HLOSCOPE_GEMM_DECLARE(gemm_avx2)
+#endif
+#undef HLOSCOPE_GEMM_DECLARE
+
+namespace {
+
+bool hasAvx2() {
+#if defined(__x86_64__)
+    static const bool yes = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    return yes;
+#else
+    return false;
+#endif
+}
+
+bool denseDefault(const Shape& shape) {
+    if (!shape.isArray()) return false;
+    if (!shape.hasLayout()) return true;
+    const Layout& layout = shape.layout();
+    return layout.tiles().empty() && layout.minorToMajor() == Layout::descending(shape.rank()).minorToMajor();
+}
+
+// Positions [from, from + count) hold exactly `dims` in order.
+bool isBlock(const std::vector<int64_t>& dims, int64_t from) {
+    for (size_t i = 0; i < dims.size(); ++i)
+        if (dims[i] != from + static_cast<int64_t>(i)) return false;
+    return true;
+}
+
+Status notGemm(const HloInstruction& dot, const std::string& why) {
+    return Status(StatusCode::kUnimplemented, "%" + dot.name() + ": not a plain GEMM: " + why);
+}
+
+}  // namespace
+
+StatusOr<GemmPlan> planGemm(const HloInstruction& dot) {
+    if (dot.opcode() != HloOpcode::kDot) return notGemm(dot, "not a dot");
+    const DotDimensionNumbers* numbers = dot.dotDimensionNumbers();
+    if (!numbers) return notGemm(dot, "no dimension numbers");
+    if (!numbers->lhsRaggedDimensions.empty() || !numbers->rhsGroupDimensions.empty())
+        return notGemm(dot, "ragged dot");
+    const Shape& lhs = dot.operand(0)->shape();
+    const Shape& rhs = dot.operand(1)->shape();
+    const Shape& out = dot.shape();
+    GemmPlan plan;
+    plan.type = out.elementType();
+    if (plan.type != PrimitiveType::F32 && plan.type != PrimitiveType::F64)
+        return notGemm(dot, "element type " + std::string(primitive_util::name(plan.type)));
+    if (lhs.elementType() != plan.type || rhs.elementType() != plan.type)
+        return notGemm(dot, "mixed element types");
+    if (!denseDefault(lhs) || !denseDefault(rhs) || !denseDefault(out))
+        return notGemm(dot, "an operand or the result is not in the default dense layout");
+    const int64_t batchRank = static_cast<int64_t>(numbers->lhsBatchDimensions.size());
+    if (!isBlock(numbers->lhsBatchDimensions, 0) || !isBlock(numbers->rhsBatchDimensions, 0))
+        return notGemm(dot, "batch dimensions are not the leading ones");
+    const int64_t contracting = static_cast<int64_t>(numbers->lhsContractingDimensions.size());
+    if (contracting != static_cast<int64_t>(numbers->rhsContractingDimensions.size()))
+        return notGemm(dot, "contracting dimension counts differ");
+    // Each operand: after the batch block, its free and contracting
+    // dimensions in one block each; `contractingFirst` says which comes first
+    // (when either block is empty both orders are the same memory).
+    auto side = [&](const Shape& shape, const std::vector<int64_t>& contract, bool* contractingFirst) {
+        const int64_t freeCount = shape.rank() - batchRank - contracting;
+        *contractingFirst = false;
+        if (contract.empty() || freeCount == 0) return isBlock(contract, batchRank + freeCount) || isBlock(contract, batchRank);
+        if (isBlock(contract, batchRank)) return *contractingFirst = true;
+        return isBlock(contract, batchRank + freeCount);
+    };
+    bool lhsContractingFirst = false, rhsContractingFirst = false;
+    if (!side(lhs, numbers->lhsContractingDimensions, &lhsContractingFirst) ||
+        !side(rhs, numbers->rhsContractingDimensions, &rhsContractingFirst))
+        return notGemm(dot, "free or contracting dimensions are interleaved");
+    auto size = [](const Shape& shape, const std::vector<int64_t>& dims) {
+        int64_t p = 1;
+        for (int64_t d : dims) p *= shape.dimensions()[static_cast<size_t>(d)];
+        return p;
+    };
+    auto freeSize = [&](const Shape& shape, const std::vector<int64_t>& contract) {
+        int64_t p = 1;
+        for (int64_t d = batchRank; d < shape.rank(); ++d)
+            if (std::find(contract.begin(), contract.end(), d) == contract.end())
+                p *= shape.dimensions()[static_cast<size_t>(d)];
+        return p;
+    };
+    plan.batch = size(lhs, numbers->lhsBatchDimensions);
+    plan.k = size(lhs, numbers->lhsContractingDimensions);
+    plan.m = freeSize(lhs, numbers->lhsContractingDimensions);
+    plan.n = freeSize(rhs, numbers->rhsContractingDimensions);
+    // Stored lhs [b, m, k] and rhs [b, k, n] are the plain forms.
+    plan.lhsTransposed = lhsContractingFirst;
+    plan.rhsTransposed = !rhsContractingFirst && contracting > 0 && plan.n > 1 &&
+                         rhs.rank() - batchRank - contracting > 0;
+    return plan;
+}
+
+void runGemm(const GemmPlan& plan, const void* lhs, const void* rhs, void* out, ThreadPool* pool) {
+    const bool avx2 = hasAvx2();
+    const int64_t rowsTotal = plan.batch * plan.m;
+    if (rowsTotal == 0 || plan.n == 0) return;
+    const size_t size = plan.type == PrimitiveType::F64 ? sizeof(double) : sizeof(float);
+    // Rows of the flattened [batch * m] output; a chunk may span batch elements.
+    auto body = [&](int64_t begin, int64_t end) {
+        while (begin < end) {
+            const int64_t b = begin / plan.m, row = begin % plan.m;
+            const int64_t rows = std::min(end - begin, plan.m - row);
+            const auto* l = static_cast<const char*>(lhs) + static_cast<size_t>(b * plan.m * plan.k) * size;
+            const auto* r = static_cast<const char*>(rhs) + static_cast<size_t>(b * plan.k * plan.n) * size;
+            auto* o = static_cast<char*>(out) + static_cast<size_t>(b * plan.m * plan.n) * size;
+            if (plan.type == PrimitiveType::F64) {
+                auto* f = &gemm_baseline::gemmRowsF64;
+#if defined(__x86_64__)
+                if (avx2) f = &gemm_avx2::gemmRowsF64;
+#endif
+                f(plan.m, plan.n, plan.k, plan.lhsTransposed, plan.rhsTransposed, reinterpret_cast<const double*>(l),
+                  reinterpret_cast<const double*>(r), reinterpret_cast<double*>(o), row, rows);
+            } else {
+                auto* f = &gemm_baseline::gemmRowsF32;
+#if defined(__x86_64__)
+                if (avx2) f = &gemm_avx2::gemmRowsF32;
+#endif
+                f(plan.m, plan.n, plan.k, plan.lhsTransposed, plan.rhsTransposed, reinterpret_cast<const float*>(l),
+                  reinterpret_cast<const float*>(r), reinterpret_cast<float*>(o), row, rows);
+            }
+            begin += rows;
+        }
+    };
+    // Blocks of at least 32 rows, or ~1 MFLOP, whichever is larger.
+    const int64_t rowFlops = std::max<int64_t>(1, 2 * plan.n * plan.k);
+    const int64_t grain = std::max<int64_t>(32, (1 << 20) / rowFlops);
+    if (!pool || pool->threadCount() == 1 || rowsTotal <= grain) body(0, rowsTotal);
+    else pool->parallelFor(rowsTotal, grain, body);
+}
+
+std::string gemmKernelName() { return hasAvx2() ? "avx2+fma" : "baseline"; }
+
+}  // namespace hloscope

@@ -1,0 +1,53 @@
+// GEMM for the CPU runtime: a dot as a batch of row-major matrix products,
+// out[b, m, n] = sum_k lhs[b, m, k] * rhs[b, k, n], computed by Eigen's
+// blocked, cache-tiled GEMM (the library XLA's CPU backend calls for dots),
+// parallel over blocks of output rows on our ThreadPool.
+//
+// Why Eigen (not oneDNN, not our own code generation): Eigen is header-only
+// and in Debian (libeigen3-dev), its GEMM reaches most of the machine's peak
+// for f32/f64 once compiled for the host's vector unit, and XLA:CPU uses it,
+// so measured fused/unfused ratios compare like with like. Eigen picks its
+// SIMD kernels at compile time: the kernels are built twice, for x86-64
+// baseline and for AVX2+FMA, and the fastest one this CPU supports runs.
+//
+// planGemm says whether a dot maps onto this form: f32 or f64; dense
+// operands and result in the default descending layout; batch dimensions
+// first and in order in both operands; each operand's free and contracting
+// dimensions in one contiguous block each (either order, so a transposed
+// operand costs nothing), contracting dimensions in the same order in both.
+// Anything else is an error saying why (the caller falls back).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "core/primitive_type.h"
+#include "core/status.h"
+
+namespace hloscope {
+
+class HloInstruction;
+class ThreadPool;
+
+struct GemmPlan {
+    PrimitiveType type = PrimitiveType::F32;  // F32 or F64
+    int64_t batch = 1;
+    int64_t m = 1;  // product of the lhs free dimensions
+    int64_t n = 1;  // product of the rhs free dimensions
+    int64_t k = 1;  // product of the contracting dimensions
+    bool lhsTransposed = false;  // lhs stored as [b, k, m]
+    bool rhsTransposed = false;  // rhs stored as [b, n, k]
+    // 2*b*m*n*k.
+    double flops() const { return 2.0 * batch * m * n * k; }
+};
+
+StatusOr<GemmPlan> planGemm(const HloInstruction& dot);
+
+// Runs the plan on dense buffers (lhs, rhs, out as planned). `pool` null:
+// on this thread.
+void runGemm(const GemmPlan& plan, const void* lhs, const void* rhs, void* out, ThreadPool* pool);
+
+// "avx2+fma" or "baseline": the kernel runGemm uses on this CPU.
+std::string gemmKernelName();
+
+}  // namespace hloscope
