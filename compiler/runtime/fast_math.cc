@@ -1,6 +1,7 @@
 #include "compiler/runtime/fast_math.h"
 
 #include <bit>
+#include <cstddef>
 #include <cmath>
 #include <cstdlib>
 #include <limits>
@@ -13,6 +14,14 @@ inline float select(bool c, float a, float b) { return c ? a : b; }
 
 inline float fromBits(uint32_t bits) { return std::bit_cast<float>(bits); }
 inline uint32_t toBits(float x) { return std::bit_cast<uint32_t>(x); }
+
+// c[0] x^(N-1) + c[1] x^(N-2) + ... + c[N-1], by Horner's rule.
+template <size_t N>
+inline float horner(float x, const float (&c)[N]) {
+    float p = c[0];
+    for (size_t i = 1; i < N; ++i) p = p * x + c[i];
+    return p;
+}
 
 // 2^k for integral k in [-126, 127].
 inline float pow2(int32_t k) { return fromBits(static_cast<uint32_t>(k + 127) << 23); }
@@ -30,13 +39,8 @@ inline float expCore(float x) {
     float r = x - n * kLn2Hi;
     r = r - n * kLn2Lo;
     const float r2 = r * r;
-    float p = 1.9875691500e-4f;
-    p = p * r + 1.3981999507e-3f;
-    p = p * r + 8.3334519073e-3f;
-    p = p * r + 4.1665795894e-2f;
-    p = p * r + 1.6666665459e-1f;
-    p = p * r + 5.0000001201e-1f;
-    p = p * r2 + r + 1.0f;
+    const float p = horner(r, {1.9875691500e-4f, 1.3981999507e-3f, 8.3334519073e-3f, 4.1665795894e-2f,
+                                1.6666665459e-1f, 5.0000001201e-1f}) * r2 + r + 1.0f;
     // 2^n in two factors: n reaches -150 (denormal results) and +128 (overflow to inf).
     const int32_t ni = static_cast<int32_t>(n);
     const int32_t n1 = ni / 2;
@@ -64,14 +68,9 @@ float sinCos(float x, bool cosine) {
     const double yd = static_cast<double>(y);
     const float z = static_cast<float>((static_cast<double>(ax) - yd * kC1) - yd * kC2);
     const float zz = z * z;
-    float c = 2.443315711809948e-5f;
-    c = c * zz - 1.388731625493765e-3f;
-    c = c * zz + 4.166664568298827e-2f;
-    c = zz * zz * c - 0.5f * zz + 1.0f;
-    float s = -1.9515295891e-4f;
-    s = s * zz + 8.3321608736e-3f;
-    s = s * zz - 1.6666654611e-1f;
-    s = z * zz * s + z;
+    const float c =
+        zz * zz * horner(zz, {2.443315711809948e-5f, -1.388731625493765e-3f, 4.166664568298827e-2f}) - 0.5f * zz + 1.0f;
+    const float s = z * zz * horner(zz, {-1.9515295891e-4f, 8.3321608736e-3f, -1.6666654611e-1f}) + z;
     // sin uses the sine polynomial in octants 0, 3; cos in 0, 3 the cosine one.
     const bool useCos = (j == 1 || j == 2) != cosine;
     // Clamped: past the accurate range the polynomials could leave [-1, 1].
@@ -98,15 +97,9 @@ float log(float x) {
     e = select(small, e - 1.0f, e);
     m = select(small, m + m - 1.0f, m - 1.0f);
     const float z = m * m;
-    float p = 7.0376836292e-2f;
-    p = p * m - 1.1514610310e-1f;
-    p = p * m + 1.1676998740e-1f;
-    p = p * m - 1.2420140846e-1f;
-    p = p * m + 1.4249322787e-1f;
-    p = p * m - 1.6668057665e-1f;
-    p = p * m + 2.0000714765e-1f;
-    p = p * m - 2.4999993993e-1f;
-    p = p * m + 3.3333331174e-1f;
+    const float p = horner(m, {7.0376836292e-2f, -1.1514610310e-1f, 1.1676998740e-1f, -1.2420140846e-1f,
+                                1.4249322787e-1f, -1.6668057665e-1f, 2.0000714765e-1f, -2.4999993993e-1f,
+                                3.3333331174e-1f});
     float y = m * z * p;
     y = y + e * kLn2Lo;
     y = y - 0.5f * z;
@@ -125,11 +118,8 @@ float tanh(float x) {
     float big = 1.0f - 2.0f / (s + 1.0f);
     big = select(x < 0, -big, big);
     const float x2 = x * x;
-    float p = -5.70498872745e-3f;
-    p = p * x2 + 2.06390887954e-2f;
-    p = p * x2 - 5.37397155531e-2f;
-    p = p * x2 + 1.33314422036e-1f;
-    p = p * x2 - 3.33332819422e-1f;
+    const float p = horner(x2, {-5.70498872745e-3f, 2.06390887954e-2f, -5.37397155531e-2f, 1.33314422036e-1f,
+                                 -3.33332819422e-1f});
     const float small = p * x2 * x + x;
     return select(std::isnan(x), x, select(z < 0.625f, small, big));
 }
@@ -149,26 +139,13 @@ float erf(float x) {
     const float z = std::fabs(x);
     // |x| < 1: x * P(x^2).
     const float x2 = x * x;
-    float p = 7.853861353153693e-5f;
-    p = p * x2 - 8.010193625184903e-4f;
-    p = p * x2 + 5.188327685732524e-3f;
-    p = p * x2 - 2.685381193529856e-2f;
-    p = p * x2 + 1.128358514861418e-1f;
-    p = p * x2 - 3.761262582423300e-1f;
-    p = p * x2 + 1.128379165726710f;
-    const float small = x * p;
+    const float small = x * horner(x2, {7.853861353153693e-5f, -8.010193625184903e-4f, 5.188327685732524e-3f,
+                                        -2.685381193529856e-2f, 1.128358514861418e-1f, -3.761262582423300e-1f,
+                                        1.128379165726710f});
     // |x| >= 1: 1 - erfc(|x|), erfc = t * exp(-z^2 + Q(t)), t = 1 / (1 + z/2).
     const float t = 1.0f / (1.0f + 0.5f * std::fmin(z, 10.0f));
-    float q = 0.17087277f;
-    q = q * t - 0.82215223f;
-    q = q * t + 1.48851587f;
-    q = q * t - 1.13520398f;
-    q = q * t + 0.27886807f;
-    q = q * t - 0.18628806f;
-    q = q * t + 0.09678418f;
-    q = q * t + 0.37409196f;
-    q = q * t + 1.00002368f;
-    q = q * t - 1.26551223f;
+    const float q = horner(t, {0.17087277f, -0.82215223f, 1.48851587f, -1.13520398f, 0.27886807f, -0.18628806f,
+                                0.09678418f, 0.37409196f, 1.00002368f, -1.26551223f});
     const float zc = std::fmin(z, 10.0f);
     const float erfc = t * expCore(std::fmax(-zc * zc + q, -104.0f));
     float big = 1.0f - erfc;

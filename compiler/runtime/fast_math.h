@@ -13,7 +13,7 @@
 //   log       all floats >= 0                 <= 2 ulp
 //   tanh      all floats                      <= 3 ulp
 //   logistic  all floats                      <= 4 ulp (3 measured)
-//   sin, cos  |x| <= 1e7                      <= 3 ulp where |result| >= 2^-10, <= 2e-7 absolute
+//   sin, cos  |x| <= 1e7                      <= 3 ulp where |result| >= 2^-10 or |x| < 0.5, <= 2e-7 absolute
 //                                             everywhere; beyond 1e7 only bounded to [-1, 1]
 //   erf       all floats                      <= 2 ulp (|x| < 1), <= 1e-7 absolute elsewhere
 // NaN gives NaN, and infinities the limits (exp(-inf) = 0, log(0) = -inf,
