@@ -4,8 +4,10 @@
 #include <vector>
 
 #include "app/cli_commands.h"
+#include "compiler/backends/cpu/cpu_device.h"
 
 int main(int argc, char** argv) {
+    hloscope::registerCpuBackend();
     std::vector<std::string> args(argv + 1, argv + argc);
     if (args.empty()) {
         std::fputs(hloscope::cli::usage().c_str(), stderr);

@@ -11,6 +11,7 @@
 #include <cstdio>
 
 #include "app/main_window.h"
+#include "compiler/backends/cpu/cpu_device.h"
 #include "app/panels.h"
 #include "views/execution/execution_panel.h"
 #include "views/graph/graph_view.h"
@@ -106,6 +107,7 @@ private:
 
 int main(int argc, char** argv) {
     QApplication app(argc, argv);
+    hloscope::registerCpuBackend();
     QApplication::setOrganizationName(QStringLiteral("hloscope"));
     QApplication::setApplicationName(QStringLiteral("hloscope"));
     QApplication::setApplicationVersion(QStringLiteral(HLOSCOPE_VERSION));

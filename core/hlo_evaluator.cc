@@ -486,6 +486,11 @@ public:
     StatusOr<Literal> call(const HloComputation& computation,
                            std::span<const Literal* const> arguments) override;
     const HloEvaluatorOptions& options() const override { return m_options; }
+    // One instruction on its operands' values (HloInstructionEvaluator).
+    StatusOr<Literal> evaluateOne(const HloInstruction& instruction, Operands operands) {
+        if (cancelled()) return Status(StatusCode::kCancelled, "evaluation cancelled");
+        return evaluateInstruction(instruction, operands);
+    }
     uint64_t nextRandom() override {
         // splitmix64
         uint64_t z = (m_randomState += 0x9E3779B97F4A7C15ull);
@@ -1083,6 +1088,24 @@ StatusOr<Literal> HloEvaluator::evaluate(const HloComputation& computation,
     }
     Evaluator evaluator(m_options);
     return evaluator.call(computation, pointers);
+}
+
+struct HloInstructionEvaluator::Impl {
+    explicit Impl(const HloEvaluatorOptions& options) : evaluator(options) {}
+    Evaluator evaluator;
+};
+
+HloInstructionEvaluator::HloInstructionEvaluator(HloEvaluatorOptions options)
+    : m_impl(std::make_unique<Impl>(options)) {}
+HloInstructionEvaluator::~HloInstructionEvaluator() = default;
+
+StatusOr<Literal> HloInstructionEvaluator::evaluate(const HloInstruction& instruction,
+                                                    std::span<const Literal* const> operands) {
+    if (static_cast<int64_t>(operands.size()) != instruction.operandCount())
+        return invalidArgument("%" + instruction.name() + " takes " +
+                               std::to_string(instruction.operandCount()) + " operand(s), " +
+                               std::to_string(operands.size()) + " given");
+    return m_impl->evaluator.evaluateOne(instruction, operands);
 }
 
 StatusOr<Literal> literalOfConstant(const HloInstruction& constant) {

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <span>
 #include <vector>
@@ -51,6 +52,26 @@ public:
 
 private:
     HloEvaluatorOptions m_options;
+};
+
+// Evaluates single instructions on given operand values, one after another,
+// as a backend does for instructions it cannot compile: called computations
+// (fusions, reducers, loop bodies) are interpreted; random ops draw from one
+// stream seeded by options.rngSeed, in call order; constants are cached.
+class HloInstructionEvaluator {
+public:
+    explicit HloInstructionEvaluator(HloEvaluatorOptions options = {});
+    ~HloInstructionEvaluator();
+    HloInstructionEvaluator(const HloInstructionEvaluator&) = delete;
+    HloInstructionEvaluator& operator=(const HloInstructionEvaluator&) = delete;
+
+    // `operands` in instruction.operands() order.
+    StatusOr<Literal> evaluate(const HloInstruction& instruction, std::span<const Literal* const> operands);
+
+    struct Impl;
+
+private:
+    std::unique_ptr<Impl> m_impl;
 };
 
 // Seeded random arguments for `computation`'s parameters (parameter i uses

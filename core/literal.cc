@@ -3,6 +3,7 @@
 #include "core/literal.h"
 
 #include <algorithm>
+#include <cassert>
 #include <bit>
 #include <cmath>
 #include <cstring>
@@ -354,6 +355,16 @@ Literal::Literal(const Shape& shape) : m_shape(shape) {
                            nativeSize(shape.elementType());
         m_buffer = std::make_shared<std::vector<uint8_t>>(bytes, uint8_t{0});
     }
+}
+
+Literal Literal::fromStorage(const Shape& shape, std::shared_ptr<std::vector<uint8_t>> storage) {
+    assert(shape.isArray() && storage &&
+           storage->size() == static_cast<size_t>(std::max<int64_t>(shape.elementCount(), 0)) *
+                                  nativeSize(shape.elementType()));
+    Literal literal;
+    literal.m_shape = shape;
+    literal.m_buffer = std::move(storage);
+    return literal;
 }
 
 Literal::Literal(const Literal& other) = default;

@@ -97,6 +97,11 @@ public:
     ~Literal();
 
     static Literal makeTuple(std::vector<Literal> elements);
+    // An array literal over existing storage of exactly its byte size
+    // (elementCount * native size; not sub-byte types), shared copy-on-write:
+    // what a runtime that recycles output buffers hands out. Its owner may
+    // reuse `storage` once use_count() says the literal is gone.
+    static Literal fromStorage(const Shape& shape, std::shared_ptr<std::vector<uint8_t>> storage);
     template <typename T>
     static Literal scalar(PrimitiveType type, T value);  // value converted with setFromDouble/Int64
     // R1 helper: Literal::vector<float>(PrimitiveType::F32, {1, 2, 3}).

@@ -11,7 +11,6 @@
 set -euo pipefail
 
 # Debian 12 packages needed to build and test.
-# A later issue adds llvm-19-dev.
 PACKAGES=(
     build-essential
     cmake
@@ -23,6 +22,7 @@ PACKAGES=(
     libqt6opengl6-dev
     libgraphviz-dev
     nlohmann-json3-dev
+    llvm-19-dev
     libeigen3-dev
     xvfb
     xauth

@@ -56,9 +56,9 @@ bool aliasesOperand(HloOpcode opcode) {
     }
 }
 
-// The execution sequence of a computation: instruction order for scheduled
-// modules when it is topologically valid, post order otherwise.
-std::vector<const HloInstruction*> sequenceOf(const HloComputation& computation, bool scheduled) {
+}  // namespace
+
+std::vector<const HloInstruction*> executionSequence(const HloComputation& computation, bool scheduled) {
     std::vector<const HloInstruction*> order;
     if (scheduled) {
         std::unordered_set<const HloInstruction*> seen;
@@ -78,6 +78,8 @@ std::vector<const HloInstruction*> sequenceOf(const HloComputation& computation,
     for (const HloInstruction* instruction : computation.postOrder()) order.push_back(instruction);
     return order;
 }
+
+namespace {
 
 class Analyzer {
 public:
@@ -132,7 +134,7 @@ StatusOr<int64_t> Analyzer::calleePeak(const HloComputation* computation) {
 
 StatusOr<Analyzer::Result> Analyzer::analyze(const HloComputation& computation, bool isEntry) {
     Result result;
-    const std::vector<const HloInstruction*> sequence = sequenceOf(computation, m_module.isScheduled());
+    const std::vector<const HloInstruction*> sequence = executionSequence(computation, m_module.isScheduled());
     const int64_t end = static_cast<int64_t>(sequence.size());
     result.end = end;
     auto& buffers = result.buffers;

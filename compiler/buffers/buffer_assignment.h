@@ -87,6 +87,11 @@ struct BufferAssignmentOptions {
 StatusOr<BufferAssignment> assignBuffers(const HloModule& module,
                                          const BufferAssignmentOptions& options = {});
 
+// The order a computation's instructions run in, as assignBuffers assumes:
+// instruction order for scheduled modules when it is topologically valid,
+// post order otherwise. Runtimes that use an assignment execute in it.
+std::vector<const HloInstruction*> executionSequence(const HloComputation& computation, bool scheduled);
+
 // peakLiveBytes of the entry schedule (no allocation step); 0 when the
 // module cannot be analysed.
 int64_t peakMemoryBytes(const HloModule& module);

@@ -115,40 +115,50 @@ StatusOr<GemmPlan> planGemm(const HloInstruction& dot) {
     return plan;
 }
 
-void runGemm(const GemmPlan& plan, const void* lhs, const void* rhs, void* out, ThreadPool* pool) {
+void runGemmRows(const GemmPlan& plan, const void* lhs, const void* rhs, void* out, int64_t begin, int64_t end) {
     const bool avx2 = hasAvx2();
+    const size_t size = plan.type == PrimitiveType::F64 ? sizeof(double) : sizeof(float);
+    auto* destination = static_cast<char*>(out);
+    // Rows of the flattened [batch * m] output; a range may span batch elements.
+    while (begin < end) {
+        const int64_t b = begin / plan.m, row = begin % plan.m;
+        const int64_t rows = std::min(end - begin, plan.m - row);
+        const auto* l = static_cast<const char*>(lhs) + static_cast<size_t>(b * plan.m * plan.k) * size;
+        const auto* r = static_cast<const char*>(rhs) + static_cast<size_t>(b * plan.k * plan.n) * size;
+        if (plan.type == PrimitiveType::F64) {
+            auto* f = &gemm_baseline::gemmRowsF64;
+#if defined(__x86_64__)
+            if (avx2) f = &gemm_avx2::gemmRowsF64;
+#endif
+            f(plan.m, plan.n, plan.k, plan.lhsTransposed, plan.rhsTransposed, reinterpret_cast<const double*>(l),
+              reinterpret_cast<const double*>(r), reinterpret_cast<double*>(destination), row, rows);
+        } else {
+            auto* f = &gemm_baseline::gemmRowsF32;
+#if defined(__x86_64__)
+            if (avx2) f = &gemm_avx2::gemmRowsF32;
+#endif
+            f(plan.m, plan.n, plan.k, plan.lhsTransposed, plan.rhsTransposed, reinterpret_cast<const float*>(l),
+              reinterpret_cast<const float*>(r), reinterpret_cast<float*>(destination), row, rows);
+        }
+        destination += static_cast<size_t>(rows * plan.n) * size;
+        begin += rows;
+    }
+}
+
+int64_t gemmRowGrain(const GemmPlan& plan) {
+    // Blocks of at least 32 rows, or ~1 MFLOP, whichever is larger.
+    const int64_t rowFlops = std::max<int64_t>(1, 2 * plan.n * plan.k);
+    return std::max<int64_t>(32, (1 << 20) / rowFlops);
+}
+
+void runGemm(const GemmPlan& plan, const void* lhs, const void* rhs, void* out, ThreadPool* pool) {
     const int64_t rowsTotal = plan.batch * plan.m;
     if (rowsTotal == 0 || plan.n == 0) return;
     const size_t size = plan.type == PrimitiveType::F64 ? sizeof(double) : sizeof(float);
-    // Rows of the flattened [batch * m] output; a chunk may span batch elements.
     auto body = [&](int64_t begin, int64_t end) {
-        while (begin < end) {
-            const int64_t b = begin / plan.m, row = begin % plan.m;
-            const int64_t rows = std::min(end - begin, plan.m - row);
-            const auto* l = static_cast<const char*>(lhs) + static_cast<size_t>(b * plan.m * plan.k) * size;
-            const auto* r = static_cast<const char*>(rhs) + static_cast<size_t>(b * plan.k * plan.n) * size;
-            auto* o = static_cast<char*>(out) + static_cast<size_t>(b * plan.m * plan.n) * size;
-            if (plan.type == PrimitiveType::F64) {
-                auto* f = &gemm_baseline::gemmRowsF64;
-#if defined(__x86_64__)
-                if (avx2) f = &gemm_avx2::gemmRowsF64;
-#endif
-                f(plan.m, plan.n, plan.k, plan.lhsTransposed, plan.rhsTransposed, reinterpret_cast<const double*>(l),
-                  reinterpret_cast<const double*>(r), reinterpret_cast<double*>(o), row, rows);
-            } else {
-                auto* f = &gemm_baseline::gemmRowsF32;
-#if defined(__x86_64__)
-                if (avx2) f = &gemm_avx2::gemmRowsF32;
-#endif
-                f(plan.m, plan.n, plan.k, plan.lhsTransposed, plan.rhsTransposed, reinterpret_cast<const float*>(l),
-                  reinterpret_cast<const float*>(r), reinterpret_cast<float*>(o), row, rows);
-            }
-            begin += rows;
-        }
+        runGemmRows(plan, lhs, rhs, static_cast<char*>(out) + static_cast<size_t>(begin * plan.n) * size, begin, end);
     };
-    // Blocks of at least 32 rows, or ~1 MFLOP, whichever is larger.
-    const int64_t rowFlops = std::max<int64_t>(1, 2 * plan.n * plan.k);
-    const int64_t grain = std::max<int64_t>(32, (1 << 20) / rowFlops);
+    const int64_t grain = gemmRowGrain(plan);
     if (!pool || pool->threadCount() == 1 || rowsTotal <= grain) body(0, rowsTotal);
     else pool->parallelFor(rowsTotal, grain, body);
 }

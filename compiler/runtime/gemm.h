@@ -49,6 +49,13 @@ StatusOr<GemmPlan> planGemm(const HloInstruction& dot);
 // on this thread.
 void runGemm(const GemmPlan& plan, const void* lhs, const void* rhs, void* out, ThreadPool* pool);
 
+// Rows [begin, end) of the flattened [batch * m] output, on this thread,
+// written to `out` (which holds just those rows: (end - begin) * n values),
+// so a caller can apply an epilogue to a block while it is hot in cache.
+void runGemmRows(const GemmPlan& plan, const void* lhs, const void* rhs, void* out, int64_t begin, int64_t end);
+// The smallest row block worth a thread (about 1 MFLOP, at least 32 rows).
+int64_t gemmRowGrain(const GemmPlan& plan);
+
 // "avx2+fma" or "baseline": the kernel runGemm uses on this CPU.
 std::string gemmKernelName();
 

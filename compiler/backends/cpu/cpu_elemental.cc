@@ -1,0 +1,320 @@
+#include "compiler/backends/cpu/cpu_elemental.h"
+
+#include <limits>
+
+#include <llvm/IR/Intrinsics.h>
+
+#include "compiler/backends/cpu/cpu_codegen_internal.h"
+
+namespace hloscope::cpu_internal {
+namespace {
+
+using llvm::Value;
+
+Status notCompiled(const HloInstruction& instruction, const std::string& why) {
+    return Status(StatusCode::kUnimplemented, "%" + instruction.name() + ": " + why);
+}
+
+bool isFloat(PrimitiveType type) { return type == PrimitiveType::F32 || type == PrimitiveType::F64; }
+bool isUnsigned(PrimitiveType type) { return primitive_util::isUnsignedInteger(type); }
+
+}  // namespace
+
+bool isElementalOpcode(HloOpcode opcode) {
+    switch (opcode) {
+    case HloOpcode::kAbs: case HloOpcode::kAdd: case HloOpcode::kAnd: case HloOpcode::kAtan2:
+    case HloOpcode::kCbrt: case HloOpcode::kCeil: case HloOpcode::kClamp: case HloOpcode::kClz:
+    case HloOpcode::kCompare: case HloOpcode::kConvert: case HloOpcode::kBitcastConvert: case HloOpcode::kCos:
+    case HloOpcode::kDivide: case HloOpcode::kErf: case HloOpcode::kExp: case HloOpcode::kExpm1:
+    case HloOpcode::kFloor: case HloOpcode::kIsFinite: case HloOpcode::kLog: case HloOpcode::kLog1p:
+    case HloOpcode::kLogistic: case HloOpcode::kMaximum: case HloOpcode::kMinimum: case HloOpcode::kMultiply:
+    case HloOpcode::kNegate: case HloOpcode::kNot: case HloOpcode::kOr: case HloOpcode::kPopulationCount:
+    case HloOpcode::kPower: case HloOpcode::kRemainder: case HloOpcode::kRoundNearestAfz:
+    case HloOpcode::kRoundNearestEven: case HloOpcode::kRsqrt: case HloOpcode::kSelect:
+    case HloOpcode::kShiftLeft: case HloOpcode::kShiftRightArithmetic: case HloOpcode::kShiftRightLogical:
+    case HloOpcode::kSign: case HloOpcode::kSin: case HloOpcode::kSqrt: case HloOpcode::kSubtract:
+    case HloOpcode::kTan: case HloOpcode::kTanh: case HloOpcode::kXor: case HloOpcode::kSinh:
+    case HloOpcode::kCosh: case HloOpcode::kAsin: case HloOpcode::kAcos: case HloOpcode::kAtan:
+    case HloOpcode::kAsinh: case HloOpcode::kAcosh: case HloOpcode::kAtanh:
+        return true;
+    default: return false;
+    }
+}
+
+bool Elemental::supported(PrimitiveType type) {
+    switch (type) {
+    case PrimitiveType::PRED: case PrimitiveType::S8: case PrimitiveType::S16: case PrimitiveType::S32:
+    case PrimitiveType::S64: case PrimitiveType::U8: case PrimitiveType::U16: case PrimitiveType::U32:
+    case PrimitiveType::U64: case PrimitiveType::F32: case PrimitiveType::F64:
+        return true;
+    default: return false;
+    }
+}
+
+llvm::Type* Elemental::registerType(PrimitiveType type) {
+    switch (type) {
+    case PrimitiveType::PRED: return m_b.getInt1Ty();
+    case PrimitiveType::F32: return m_b.getFloatTy();
+    case PrimitiveType::F64: return m_b.getDoubleTy();
+    default: return m_b.getIntNTy(static_cast<unsigned>(primitive_util::bitWidth(type)));
+    }
+}
+
+llvm::Type* Elemental::memoryType(PrimitiveType type) {
+    return type == PrimitiveType::PRED ? m_b.getInt8Ty() : registerType(type);
+}
+
+Value* Elemental::fromMemory(PrimitiveType type, Value* loaded) {
+    return type == PrimitiveType::PRED ? m_b.CreateICmpNE(loaded, m_b.getInt8(0)) : loaded;
+}
+
+Value* Elemental::toMemory(PrimitiveType type, Value* value) {
+    return type == PrimitiveType::PRED ? m_b.CreateZExt(value, m_b.getInt8Ty()) : value;
+}
+
+Value* Elemental::constant(PrimitiveType type, const Literal& literal, int64_t index) {
+    if (isFloat(type)) return llvm::ConstantFP::get(registerType(type), literal.getAsDouble(index));
+    if (type == PrimitiveType::PRED) return m_b.getInt1(literal.getAsInt64(index) != 0);
+    return llvm::ConstantInt::get(registerType(type), literal.getAsUint64(index));
+}
+
+Value* Elemental::fromIndex(PrimitiveType type, Value* position) {
+    if (isFloat(type)) return m_b.CreateUIToFP(position, registerType(type));
+    if (type == PrimitiveType::PRED) return m_b.CreateICmpNE(position, m_b.getInt64(0));
+    return m_b.CreateTrunc(position, registerType(type));
+}
+
+Value* Elemental::convert(PrimitiveType from, PrimitiveType to, Value* value) {
+    if (from == to) return value;
+    llvm::Type* target = registerType(to);
+    if (to == PrimitiveType::PRED) {
+        if (isFloat(from)) return m_b.CreateFCmpUNE(value, llvm::ConstantFP::get(value->getType(), 0.0));
+        return m_b.CreateICmpNE(value, llvm::ConstantInt::get(value->getType(), 0));
+    }
+    if (from == PrimitiveType::PRED)
+        return isFloat(to) ? m_b.CreateUIToFP(value, target) : m_b.CreateZExt(value, target);
+    if (isFloat(from) && isFloat(to))
+        return from == PrimitiveType::F32 ? m_b.CreateFPExt(value, target) : m_b.CreateFPTrunc(value, target);
+    if (isFloat(from)) {
+        const auto id = isUnsigned(to) ? llvm::Intrinsic::fptoui_sat : llvm::Intrinsic::fptosi_sat;
+        return m_b.CreateIntrinsic(id, {target, value->getType()}, {value});
+    }
+    if (isFloat(to)) return isUnsigned(from) ? m_b.CreateUIToFP(value, target) : m_b.CreateSIToFP(value, target);
+    return isUnsigned(from) ? m_b.CreateZExtOrTrunc(value, target) : m_b.CreateSExtOrTrunc(value, target);
+}
+
+Value* Elemental::callLibm(const char* name, llvm::Type* type, const std::vector<Value*>& args) {
+    std::string symbol = name;
+    if (type->isFloatTy()) symbol += "f";
+    std::vector<llvm::Type*> params(args.size(), type);
+    llvm::FunctionCallee callee =
+        m_module.getOrInsertFunction(symbol, llvm::FunctionType::get(type, params, false));
+    return m_b.CreateCall(callee, args);
+}
+
+StatusOr<Value*> Elemental::emitCompare(const HloInstruction& instruction, const std::vector<Value*>& operands) {
+    const PrimitiveType type = instruction.operand(0)->shape().elementType();
+    const auto direction = instruction.comparisonDirection();
+    if (!direction) return notCompiled(instruction, "compare without a direction");
+    const ComparisonType comparison =
+        instruction.extra() ? instruction.extra()->comparisonType : ComparisonType::kDefault;
+    Value* a = operands[0];
+    Value* b = operands[1];
+    if (isFloat(type)) {
+        if (comparison == ComparisonType::kTotalOrder)
+            return notCompiled(instruction, "TOTALORDER float comparison");
+        switch (*direction) {
+        case ComparisonDirection::kEq: return m_b.CreateFCmpOEQ(a, b);
+        case ComparisonDirection::kNe: return m_b.CreateFCmpUNE(a, b);
+        case ComparisonDirection::kLt: return m_b.CreateFCmpOLT(a, b);
+        case ComparisonDirection::kLe: return m_b.CreateFCmpOLE(a, b);
+        case ComparisonDirection::kGt: return m_b.CreateFCmpOGT(a, b);
+        case ComparisonDirection::kGe: return m_b.CreateFCmpOGE(a, b);
+        }
+    }
+    bool unsignedCompare = isUnsigned(type) || type == PrimitiveType::PRED;
+    if (comparison == ComparisonType::kSigned) unsignedCompare = false;
+    if (comparison == ComparisonType::kUnsigned) unsignedCompare = true;
+    switch (*direction) {
+    case ComparisonDirection::kEq: return m_b.CreateICmpEQ(a, b);
+    case ComparisonDirection::kNe: return m_b.CreateICmpNE(a, b);
+    case ComparisonDirection::kLt: return unsignedCompare ? m_b.CreateICmpULT(a, b) : m_b.CreateICmpSLT(a, b);
+    case ComparisonDirection::kLe: return unsignedCompare ? m_b.CreateICmpULE(a, b) : m_b.CreateICmpSLE(a, b);
+    case ComparisonDirection::kGt: return unsignedCompare ? m_b.CreateICmpUGT(a, b) : m_b.CreateICmpSGT(a, b);
+    case ComparisonDirection::kGe: return unsignedCompare ? m_b.CreateICmpUGE(a, b) : m_b.CreateICmpSGE(a, b);
+    }
+    return notCompiled(instruction, "unknown comparison direction");
+}
+
+StatusOr<Value*> Elemental::emitFloat(const HloInstruction& instruction, const std::vector<Value*>& operands) {
+    using llvm::Intrinsic::ID;
+    const PrimitiveType type = instruction.shape().elementType();
+    llvm::Type* t = registerType(type);
+    const bool f32 = type == PrimitiveType::F32;
+    Value* x = operands[0];
+    Value* y = operands.size() > 1 ? operands[1] : nullptr;
+    auto unary = [&](ID id) { return m_b.CreateUnaryIntrinsic(id, x); };
+    auto c = [&](double v) { return llvm::ConstantFP::get(t, v); };
+    switch (instruction.opcode()) {
+    case HloOpcode::kAdd: return m_b.CreateFAdd(x, y);
+    case HloOpcode::kSubtract: return m_b.CreateFSub(x, y);
+    case HloOpcode::kMultiply: return m_b.CreateFMul(x, y);
+    case HloOpcode::kDivide: return m_b.CreateFDiv(x, y);
+    case HloOpcode::kRemainder: return m_b.CreateFRem(x, y);
+    case HloOpcode::kMaximum: return m_b.CreateBinaryIntrinsic(llvm::Intrinsic::maximum, x, y);
+    case HloOpcode::kMinimum: return m_b.CreateBinaryIntrinsic(llvm::Intrinsic::minimum, x, y);
+    case HloOpcode::kPower: {
+        Value* one = m_b.CreateOr(m_b.CreateFCmpOEQ(x, c(1.0)), m_b.CreateFCmpOEQ(y, c(0.0)));
+        return m_b.CreateSelect(one, c(1.0), m_b.CreateBinaryIntrinsic(llvm::Intrinsic::pow, x, y));
+    }
+    case HloOpcode::kAtan2: return callLibm("atan2", t, {x, y});
+    case HloOpcode::kAbs: return unary(llvm::Intrinsic::fabs);
+    case HloOpcode::kNegate: return m_b.CreateFNeg(x);
+    case HloOpcode::kSign: {
+        Value* magnitude = m_b.CreateSelect(m_b.CreateFCmpUNE(x, c(0.0)), c(1.0), c(0.0));
+        Value* sign = m_b.CreateBinaryIntrinsic(llvm::Intrinsic::copysign, magnitude, x);
+        return m_b.CreateSelect(m_b.CreateFCmpUNO(x, x), x, sign);
+    }
+    case HloOpcode::kFloor: return unary(llvm::Intrinsic::floor);
+    case HloOpcode::kCeil: return unary(llvm::Intrinsic::ceil);
+    case HloOpcode::kRoundNearestAfz: return unary(llvm::Intrinsic::round);
+    case HloOpcode::kRoundNearestEven: return unary(llvm::Intrinsic::roundeven);
+    case HloOpcode::kSqrt: return unary(llvm::Intrinsic::sqrt);
+    case HloOpcode::kRsqrt: return m_b.CreateFDiv(c(1.0), unary(llvm::Intrinsic::sqrt));
+    case HloOpcode::kExp: return f32 ? emitFastExp(m_b, x) : callLibm("exp", t, {x});
+    case HloOpcode::kLog: return f32 ? emitFastLog(m_b, x) : callLibm("log", t, {x});
+    case HloOpcode::kTanh: return f32 ? emitFastTanh(m_b, x) : callLibm("tanh", t, {x});
+    case HloOpcode::kSin: return f32 ? emitFastSin(m_b, x) : callLibm("sin", t, {x});
+    case HloOpcode::kCos: return f32 ? emitFastCos(m_b, x) : callLibm("cos", t, {x});
+    case HloOpcode::kErf: return f32 ? emitFastErf(m_b, x) : callLibm("erf", t, {x});
+    case HloOpcode::kLogistic:
+        if (f32) return emitFastLogistic(m_b, x);
+        return m_b.CreateFDiv(c(1.0), m_b.CreateFAdd(c(1.0), callLibm("exp", t, {m_b.CreateFNeg(x)})));
+    case HloOpcode::kExpm1: return callLibm("expm1", t, {x});
+    case HloOpcode::kLog1p: return callLibm("log1p", t, {x});
+    case HloOpcode::kCbrt: return callLibm("cbrt", t, {x});
+    case HloOpcode::kTan: return callLibm("tan", t, {x});
+    case HloOpcode::kSinh: return callLibm("sinh", t, {x});
+    case HloOpcode::kCosh: return callLibm("cosh", t, {x});
+    case HloOpcode::kAsin: return callLibm("asin", t, {x});
+    case HloOpcode::kAcos: return callLibm("acos", t, {x});
+    case HloOpcode::kAtan: return callLibm("atan", t, {x});
+    case HloOpcode::kAsinh: return callLibm("asinh", t, {x});
+    case HloOpcode::kAcosh: return callLibm("acosh", t, {x});
+    case HloOpcode::kAtanh: return callLibm("atanh", t, {x});
+    default: break;
+    }
+    return notCompiled(instruction, std::string(hloOpcodeString(instruction.opcode())) + " on " +
+                                        std::string(primitive_util::name(type)));
+}
+
+StatusOr<Value*> Elemental::emitInteger(const HloInstruction& instruction, const std::vector<Value*>& operands) {
+    const PrimitiveType type = instruction.shape().elementType();
+    const bool isPred = type == PrimitiveType::PRED;
+    const bool isSigned = !isPred && !isUnsigned(type);
+    llvm::Type* t = registerType(type);
+    const unsigned bits = t->getIntegerBitWidth();
+    Value* x = operands[0];
+    Value* y = operands.size() > 1 ? operands[1] : nullptr;
+    auto c = [&](int64_t v) { return llvm::ConstantInt::get(t, static_cast<uint64_t>(v), true); };
+    switch (instruction.opcode()) {
+    case HloOpcode::kAnd: return m_b.CreateAnd(x, y);
+    case HloOpcode::kOr: return m_b.CreateOr(x, y);
+    case HloOpcode::kXor: return m_b.CreateXor(x, y);
+    case HloOpcode::kNot: return m_b.CreateNot(x);
+    default: break;
+    }
+    if (isPred) {
+        switch (instruction.opcode()) {
+        case HloOpcode::kMaximum: case HloOpcode::kAdd: return m_b.CreateOr(x, y);
+        case HloOpcode::kMinimum: case HloOpcode::kMultiply: return m_b.CreateAnd(x, y);
+        default:
+            return notCompiled(instruction, std::string(hloOpcodeString(instruction.opcode())) + " on pred");
+        }
+    }
+    switch (instruction.opcode()) {
+    case HloOpcode::kAdd: return m_b.CreateAdd(x, y);
+    case HloOpcode::kSubtract: return m_b.CreateSub(x, y);
+    case HloOpcode::kMultiply: return m_b.CreateMul(x, y);
+    case HloOpcode::kDivide:
+    case HloOpcode::kRemainder: {
+        const bool divide = instruction.opcode() == HloOpcode::kDivide;
+        Value* zero = m_b.CreateICmpEQ(y, c(0));
+        Value* minusOne = isSigned ? m_b.CreateICmpEQ(y, c(-1)) : m_b.getFalse();
+        Value* safe = m_b.CreateSelect(m_b.CreateOr(zero, minusOne), c(1), y);
+        Value* q = divide ? (isSigned ? m_b.CreateSDiv(x, safe) : m_b.CreateUDiv(x, safe))
+                          : (isSigned ? m_b.CreateSRem(x, safe) : m_b.CreateURem(x, safe));
+        Value* special = divide ? m_b.CreateSelect(zero, c(-1), m_b.CreateNeg(x))
+                                : m_b.CreateSelect(zero, x, c(0));
+        return m_b.CreateSelect(m_b.CreateOr(zero, minusOne), special, q);
+    }
+    case HloOpcode::kMaximum:
+        return m_b.CreateBinaryIntrinsic(isSigned ? llvm::Intrinsic::smax : llvm::Intrinsic::umax, x, y);
+    case HloOpcode::kMinimum:
+        return m_b.CreateBinaryIntrinsic(isSigned ? llvm::Intrinsic::smin : llvm::Intrinsic::umin, x, y);
+    case HloOpcode::kAbs:
+        return isSigned ? m_b.CreateBinaryIntrinsic(llvm::Intrinsic::abs, x, m_b.getFalse()) : x;
+    case HloOpcode::kNegate: return m_b.CreateNeg(x);
+    case HloOpcode::kSign:
+        if (!isSigned) return m_b.CreateZExt(m_b.CreateICmpNE(x, c(0)), t);
+        return m_b.CreateBinaryIntrinsic(llvm::Intrinsic::smin,
+                                         m_b.CreateBinaryIntrinsic(llvm::Intrinsic::smax, x, c(-1)), c(1));
+    case HloOpcode::kPopulationCount: return m_b.CreateUnaryIntrinsic(llvm::Intrinsic::ctpop, x);
+    case HloOpcode::kClz: return m_b.CreateBinaryIntrinsic(llvm::Intrinsic::ctlz, x, m_b.getFalse());
+    case HloOpcode::kShiftLeft:
+    case HloOpcode::kShiftRightLogical:
+    case HloOpcode::kShiftRightArithmetic: {
+        Value* inRange = m_b.CreateICmpULT(y, c(bits));
+        Value* amount = m_b.CreateSelect(inRange, y, c(0));
+        if (instruction.opcode() == HloOpcode::kShiftLeft)
+            return m_b.CreateSelect(inRange, m_b.CreateShl(x, amount), c(0));
+        if (instruction.opcode() == HloOpcode::kShiftRightLogical)
+            return m_b.CreateSelect(inRange, m_b.CreateLShr(x, amount), c(0));
+        Value* fill = m_b.CreateSelect(m_b.CreateICmpSLT(x, c(0)), c(-1), c(0));
+        return m_b.CreateSelect(inRange, m_b.CreateAShr(x, amount), fill);
+    }
+    default: break;
+    }
+    return notCompiled(instruction, std::string(hloOpcodeString(instruction.opcode())) + " on " +
+                                        std::string(primitive_util::name(type)));
+}
+
+StatusOr<Value*> Elemental::emit(const HloInstruction& instruction, const std::vector<Value*>& operands) {
+    const PrimitiveType type = instruction.shape().elementType();
+    if (operands.size() != static_cast<size_t>(instruction.operandCount()) || operands.empty())
+        return notCompiled(instruction, "operand count");
+    switch (instruction.opcode()) {
+    case HloOpcode::kCompare: return emitCompare(instruction, operands);
+    case HloOpcode::kSelect: return m_b.CreateSelect(operands[0], operands[1], operands[2]);
+    case HloOpcode::kConvert:
+        return convert(instruction.operand(0)->shape().elementType(), type, operands[0]);
+    case HloOpcode::kBitcastConvert: {
+        const PrimitiveType from = instruction.operand(0)->shape().elementType();
+        if (from == PrimitiveType::PRED || type == PrimitiveType::PRED ||
+            primitive_util::bitWidth(from) != primitive_util::bitWidth(type))
+            return notCompiled(instruction, "bitcast-convert between different widths");
+        return m_b.CreateBitCast(operands[0], registerType(type));
+    }
+    case HloOpcode::kIsFinite: {
+        Value* magnitude = m_b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, operands[0]);
+        return m_b.CreateFCmpOLT(magnitude,
+                                 llvm::ConstantFP::get(magnitude->getType(), std::numeric_limits<double>::infinity()));
+    }
+    case HloOpcode::kClamp: {
+        Value* lo = operands[0];
+        Value* x = operands[1];
+        Value* hi = operands[2];
+        if (isFloat(type))
+            return m_b.CreateBinaryIntrinsic(llvm::Intrinsic::minimum,
+                                             m_b.CreateBinaryIntrinsic(llvm::Intrinsic::maximum, x, lo), hi);
+        const bool isSigned = !isUnsigned(type) && type != PrimitiveType::PRED;
+        Value* low = m_b.CreateBinaryIntrinsic(isSigned ? llvm::Intrinsic::smax : llvm::Intrinsic::umax, x, lo);
+        return m_b.CreateBinaryIntrinsic(isSigned ? llvm::Intrinsic::smin : llvm::Intrinsic::umin, low, hi);
+    }
+    default: break;
+    }
+    if (isFloat(type)) return emitFloat(instruction, operands);
+    return emitInteger(instruction, operands);
+}
+
+}  // namespace hloscope::cpu_internal

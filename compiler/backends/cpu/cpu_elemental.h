@@ -1,0 +1,55 @@
+// Private to compiler/backends/cpu/*.cc (LLVM-typed): scalar code for one
+// elementwise HLO op on already generated operand values, with XLA's
+// semantics as the reference interpreter implements them (integer division
+// by zero gives -1, shifts past the width give 0 or the sign, float->int
+// conversion saturates with NaN -> 0, maximum/minimum propagate NaN, ...).
+// Values live in registers as i1 (pred), iN (integers) or float/double;
+// memory holds pred as one byte.
+#pragma once
+
+#include <vector>
+
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/Module.h>
+
+#include "core/hlo_instruction.h"
+#include "core/literal.h"
+#include "core/status.h"
+
+namespace hloscope::cpu_internal {
+
+// Opcodes Elemental::emit handles (given supported element types).
+bool isElementalOpcode(HloOpcode opcode);
+
+class Elemental {
+public:
+    Elemental(llvm::IRBuilderBase& b, llvm::Module& module) : m_b(b), m_module(module) {}
+
+    // pred, s8..s64, u8..u64, f32, f64.
+    static bool supported(PrimitiveType type);
+    llvm::Type* registerType(PrimitiveType type);
+    llvm::Type* memoryType(PrimitiveType type);
+    llvm::Value* fromMemory(PrimitiveType type, llvm::Value* loaded);
+    llvm::Value* toMemory(PrimitiveType type, llvm::Value* value);
+    // Element `index` of a literal of `type`, as a constant.
+    llvm::Value* constant(PrimitiveType type, const Literal& literal, int64_t index);
+    // An i64 position converted to `type` (iota).
+    llvm::Value* fromIndex(PrimitiveType type, llvm::Value* position);
+    // Converts a value of type `from` to `to` (convert semantics).
+    llvm::Value* convert(PrimitiveType from, PrimitiveType to, llvm::Value* value);
+
+    // The op on its operands' values; an error names the instruction when
+    // the op/type combination is not supported.
+    StatusOr<llvm::Value*> emit(const HloInstruction& instruction, const std::vector<llvm::Value*>& operands);
+
+private:
+    llvm::Value* callLibm(const char* name, llvm::Type* type, const std::vector<llvm::Value*>& args);
+    StatusOr<llvm::Value*> emitFloat(const HloInstruction& instruction, const std::vector<llvm::Value*>& operands);
+    StatusOr<llvm::Value*> emitInteger(const HloInstruction& instruction, const std::vector<llvm::Value*>& operands);
+    StatusOr<llvm::Value*> emitCompare(const HloInstruction& instruction, const std::vector<llvm::Value*>& operands);
+
+    llvm::IRBuilderBase& m_b;
+    llvm::Module& m_module;
+};
+
+}  // namespace hloscope::cpu_internal

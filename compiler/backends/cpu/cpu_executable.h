@@ -1,0 +1,73 @@
+// CpuExecutable: a module compiled for this machine's CPU, and its runtime.
+//
+// Compilation turns every computation that runs as a sequence (the entry,
+// and the bodies, conditions, branches and callees of while, conditional and
+// call) into a thunk sequence, in the order buffer assignment assumes
+// (executionSequence):
+//   * kernel    a fusion or a single op, JIT'd by CpuKernelEmitter (loop or
+//               reduction), run in parallel over output elements on the
+//               thread pool (reductions with few outputs split over their
+//               reduced elements, partial results combined);
+//   * gemm      a dot that maps onto the runtime GEMM (Eigen), and kOutput
+//               fusions of such a dot with an elementwise epilogue: each row
+//               block is multiplied into a per-thread scratch block and the
+//               epilogue kernel reads it from there while it is in cache;
+//   * while / conditional / call   run their computations' thunk sequences;
+//   * aliases   parameter, constant, tuple, get-tuple-element, bitcast and
+//               reshape (row-major storage makes them free), barriers;
+//   * fallback  anything the emitter cannot compile, run by the reference
+//               interpreter on copies of its operands; every one is listed
+//               in fallbacks() with the reason, and reported per run.
+// Buffers: the entry computation's temporaries live in one arena laid out
+// by compiler/buffers' assignment (allocations shared by buffers whose live
+// ranges do not overlap), allocated once and reused by every run; called
+// computations get arenas of their own (no reuse inside them). The entry's
+// outputs are written in place into output storage that the next run reuses
+// when the caller has dropped the returned literals (no page faults then).
+//
+// Runs of one executable are serialised (one arena).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "compiler/runtime/execution_device.h"
+#include "core/hlo_module.h"
+#include "core/status.h"
+
+namespace hloscope {
+
+class ThreadPool;
+
+class CpuExecutable {
+public:
+    // Compiles `module` (already through the pipeline). Fails only for
+    // malformed modules or an LLVM failure; unsupported instructions become
+    // fallbacks.
+    static StatusOr<std::unique_ptr<CpuExecutable>> compile(std::unique_ptr<HloModule> module);
+    ~CpuExecutable();
+    CpuExecutable(const CpuExecutable&) = delete;
+    CpuExecutable& operator=(const CpuExecutable&) = delete;
+
+    // Runs the entry computation on `args`. `pool` may be null (one thread).
+    StatusOr<ExecutionResult> run(const std::vector<Literal>& args, const ExecutionOptions& options,
+                                  ThreadPool* pool);
+
+    const HloModule& module() const;
+    double compileSeconds() const;
+    // "%name: why" for every instruction run by the interpreter.
+    const std::vector<std::string>& fallbacks() const;
+    int64_t kernelCount() const;  // JIT'd kernels and GEMM thunks
+    int64_t arenaBytes() const;   // temporaries of every thunk sequence
+    // The generated LLVM IR before optimisation (tests, --dump).
+    const std::string& irText() const;
+
+    struct Impl;
+
+private:
+    explicit CpuExecutable(std::unique_ptr<Impl> impl);
+    std::unique_ptr<Impl> m_impl;
+};
+
+}  // namespace hloscope

@@ -1,0 +1,705 @@
+#include "compiler/backends/cpu/cpu_kernel_emitter.h"
+
+#include <algorithm>
+#include <map>
+#include <unordered_map>
+
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/Function.h>
+#include <llvm/IR/GlobalVariable.h>
+#include <llvm/IR/Intrinsics.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include "compiler/backends/cpu/cpu_codegen_internal.h"
+#include "compiler/backends/cpu/cpu_elemental.h"
+#include "core/hlo_computation.h"
+#include "core/hlo_evaluator.h"
+#include "core/layout.h"
+
+namespace hloscope {
+
+struct CpuKernelEmitter::Impl {
+    std::unique_ptr<llvm::LLVMContext> context;
+    std::unique_ptr<llvm::Module> module;
+    int64_t kernels = 0;
+    int64_t constants = 0;
+    bool compiled = false;
+};
+
+namespace cpu_internal {
+namespace {
+
+using llvm::Value;
+
+Status unsupportedAt(const HloInstruction& instruction, const std::string& why) {
+    return Status(StatusCode::kUnimplemented, "%" + instruction.name() + ": " + why);
+}
+
+bool defaultLayout(const Shape& shape) {
+    if (!shape.hasLayout()) return true;
+    return shape.layout().tiles().empty() &&
+           shape.layout().minorToMajor() == Layout::descending(shape.rank()).minorToMajor();
+}
+
+// An index into an array of `dims`: the multi-dimensional index, the
+// row-major linear one, or both (see the header). `id` keys the value cache:
+// values generated at one index object are reused for equal ids only.
+struct Index {
+    std::vector<int64_t> dims;
+    std::vector<Value*> multi;  // empty when only `linear` is known (and rank > 0)
+    Value* linear = nullptr;
+    int id = 0;
+};
+
+class KernelGen {
+public:
+    KernelGen(CpuKernelEmitter::Impl& impl, const CpuKernelSpec& spec)
+        : m_impl(impl), m_spec(spec), m_b(*impl.context), m_elemental(m_b, *impl.module) {}
+
+    StatusOr<CpuKernelInfo> run();
+
+private:
+    llvm::Type* i64() { return m_b.getInt64Ty(); }
+    Value* c64(int64_t v) { return m_b.getInt64(static_cast<uint64_t>(v)); }
+    Index makeIndex(std::vector<int64_t> dims) {
+        Index index;
+        index.dims = std::move(dims);
+        index.id = m_nextId++;
+        return index;
+    }
+    Index scalarIndex() {
+        Index index = makeIndex({});
+        index.linear = c64(0);
+        return index;
+    }
+    Value* linearOf(const Index& index);
+    Value* multiOf(const Index& index, size_t d);
+    std::vector<Value*> multiAll(const Index& index) {
+        std::vector<Value*> out;
+        for (size_t d = 0; d < index.dims.size(); ++d) out.push_back(multiOf(index, d));
+        return out;
+    }
+    // The index of `operand` of an elementwise-class instruction of `index`'s
+    // dimensions: the same one, or the scalar index for a scalar operand.
+    StatusOr<Index> sameOrScalar(const HloInstruction& user, const HloInstruction& operand, const Index& index);
+
+    StatusOr<Value*> gen(const HloInstruction& instruction, const Index& index);
+    int component(size_t k) const {
+        return k < m_spec.outputComponents.size() ? m_spec.outputComponents[k] : -1;
+    }
+    // The reduce behind output k (itself, a get-tuple-element's operand, or a
+    // variadic reduce's component), or nullptr.
+    const HloInstruction* reduceOf(size_t k) const {
+        const HloInstruction* output = m_spec.outputs[k];
+        if (output->opcode() == HloOpcode::kGetTupleElement) output = output->operand(0);
+        return output->opcode() == HloOpcode::kReduce ? output : nullptr;
+    }
+    // Output k's element type and its value at `index`.
+    PrimitiveType outputType(size_t k) const {
+        const HloInstruction* output = m_spec.outputs[k];
+        const int c = component(k);
+        return c >= 0 ? output->shape().tupleShape(c).elementType() : output->shape().elementType();
+    }
+    const std::vector<int64_t>& outputDims(size_t k) const {
+        const HloInstruction* output = m_spec.outputs[k];
+        const int c = component(k);
+        return c >= 0 ? output->shape().tupleShape(c).dimensions() : output->shape().dimensions();
+    }
+    StatusOr<Value*> genUncached(const HloInstruction& instruction, const Index& index);
+    StatusOr<std::vector<Value*>> genReduce(const HloInstruction& reduce, const Index& index);
+    StatusOr<std::vector<Value*>> callScalar(const HloComputation& computation, const std::vector<Value*>& args,
+                                             bool reassociate);
+    StatusOr<Value*> loadConstant(const HloInstruction& constant, const Index& index);
+    Value* load(const HloInstruction& leaf, Value* base, const Index& index);
+    StatusOr<Value*> genPad(const HloInstruction& pad, const Index& index);
+    StatusOr<Value*> genConcatenate(const HloInstruction& concat, const Index& index);
+    Status emitCombiner(const std::string& name);
+
+    CpuKernelEmitter::Impl& m_impl;
+    const CpuKernelSpec& m_spec;
+    llvm::IRBuilder<> m_b;
+    Elemental m_elemental;
+    llvm::Function* m_function = nullptr;
+    std::unordered_map<const HloInstruction*, Value*> m_leafPointers;
+    std::unordered_map<const HloInstruction*, Value*> m_env;  // scalar computations' parameters
+    std::map<std::pair<const HloInstruction*, int>, std::vector<Value*>> m_cache;
+    std::unordered_map<const HloInstruction*, llvm::GlobalVariable*> m_constantGlobals;
+    std::unordered_map<const HloInstruction*, Literal> m_constantValues;
+    Value* m_reducedBegin = nullptr;
+    Value* m_reducedEnd = nullptr;
+    bool m_outputsAreReduces = false;
+    int m_nextId = 1;
+};
+
+Value* KernelGen::linearOf(const Index& index) {
+    if (index.linear) return index.linear;
+    Value* linear = c64(0);
+    for (size_t d = 0; d < index.dims.size(); ++d)
+        linear = m_b.CreateAdd(m_b.CreateMul(linear, c64(index.dims[d])), index.multi[d]);
+    return linear;
+}
+
+Value* KernelGen::multiOf(const Index& index, size_t d) {
+    if (!index.multi.empty()) return index.multi[d];
+    int64_t stride = 1;
+    for (size_t e = d + 1; e < index.dims.size(); ++e) stride *= index.dims[e];
+    Value* v = index.linear;
+    if (stride != 1) v = m_b.CreateUDiv(v, c64(stride));
+    if (d > 0) v = m_b.CreateURem(v, c64(index.dims[d]));
+    return v;
+}
+
+StatusOr<Index> KernelGen::sameOrScalar(const HloInstruction& user, const HloInstruction& operand,
+                                        const Index& index) {
+    if (operand.shape().dimensions() == index.dims) return index;
+    if (operand.shape().isScalar()) return scalarIndex();
+    return unsupportedAt(user, "operand %" + operand.name() + " has other dimensions than the result");
+}
+
+Value* KernelGen::load(const HloInstruction& leaf, Value* base, const Index& index) {
+    const PrimitiveType type = leaf.shape().elementType();
+    llvm::Type* memory = m_elemental.memoryType(type);
+    Value* address = m_b.CreateInBoundsGEP(memory, base, linearOf(index));
+    Value* value = m_b.CreateLoad(memory, address);
+    return m_elemental.fromMemory(type, value);
+}
+
+StatusOr<Value*> KernelGen::loadConstant(const HloInstruction& constant, const Index& index) {
+    auto found = m_constantValues.find(&constant);
+    if (found == m_constantValues.end()) {
+        HLO_ASSIGN_OR_RETURN(Literal literal, literalOfConstant(constant));
+        found = m_constantValues.emplace(&constant, std::move(literal)).first;
+    }
+    const Literal& literal = found->second;
+    const PrimitiveType type = constant.shape().elementType();
+    if (literal.elementCount() == 1) return m_elemental.constant(type, literal, 0);
+    auto global = m_constantGlobals.find(&constant);
+    if (global == m_constantGlobals.end()) {
+        llvm::Type* memory = m_elemental.memoryType(type);
+        const auto* bytes = static_cast<const char*>(literal.untypedData());
+        llvm::Constant* data = llvm::ConstantDataArray::getRaw(
+            llvm::StringRef(bytes, static_cast<size_t>(literal.sizeInBytes())),
+            static_cast<uint64_t>(literal.elementCount()), memory);
+        auto* variable = new llvm::GlobalVariable(*m_impl.module, data->getType(), true,
+                                                  llvm::GlobalValue::PrivateLinkage, data,
+                                                  "constant." + std::to_string(m_impl.constants++));
+        variable->setAlignment(llvm::Align(64));
+        global = m_constantGlobals.emplace(&constant, variable).first;
+    }
+    return load(constant, global->second, index);
+}
+
+StatusOr<Value*> KernelGen::gen(const HloInstruction& instruction, const Index& index) {
+    const auto key = std::make_pair(&instruction, index.id);
+    if (auto it = m_cache.find(key); it != m_cache.end()) return it->second.front();
+    HLO_ASSIGN_OR_RETURN(Value * value, genUncached(instruction, index));
+    m_cache[key] = {value};
+    return value;
+}
+
+StatusOr<Value*> KernelGen::genPad(const HloInstruction& pad, const Index& index) {
+    const HloInstruction& operand = *pad.operand(0);
+    const std::vector<PaddingDimension>& padding = pad.padding();
+    if (padding.size() != index.dims.size()) return unsupportedAt(pad, "padding rank mismatch");
+    Index inner = makeIndex(operand.shape().dimensions());
+    Value* valid = m_b.getTrue();
+    for (size_t d = 0; d < index.dims.size(); ++d) {
+        const int64_t size = operand.shape().dimensions(static_cast<int64_t>(d));
+        const int64_t step = padding[d].interior + 1;
+        Value* t = m_b.CreateSub(multiOf(index, d), c64(padding[d].edgeLow));
+        Value* q = t;
+        if (step != 1) {
+            Value* rem = m_b.CreateSRem(t, c64(step));
+            valid = m_b.CreateAnd(valid, m_b.CreateICmpEQ(rem, c64(0)));
+            q = m_b.CreateSDiv(t, c64(step));
+        }
+        valid = m_b.CreateAnd(valid, m_b.CreateICmpSGE(t, c64(0)));
+        valid = m_b.CreateAnd(valid, m_b.CreateICmpSLT(q, c64(size)));
+        // Clamped into range so the (discarded) load stays inside the buffer.
+        Value* clamped = m_b.CreateSelect(m_b.CreateICmpSLT(q, c64(0)), c64(0), q);
+        clamped = m_b.CreateSelect(m_b.CreateICmpSGE(clamped, c64(size)), c64(std::max<int64_t>(size - 1, 0)),
+                                   clamped);
+        inner.multi.push_back(clamped);
+    }
+    HLO_ASSIGN_OR_RETURN(Value * padValue, gen(*pad.operand(1), scalarIndex()));
+    if (operand.shape().elementCount() == 0) return padValue;
+    HLO_ASSIGN_OR_RETURN(Value * value, gen(operand, inner));
+    return m_b.CreateSelect(valid, value, padValue);
+}
+
+StatusOr<Value*> KernelGen::genConcatenate(const HloInstruction& concat, const Index& index) {
+    if (concat.dimensions().size() != 1) return unsupportedAt(concat, "concatenate without one dimension");
+    const auto dim = static_cast<size_t>(concat.dimensions(0));
+    Value* position = multiOf(index, dim);
+    Value* result = nullptr;
+    int64_t offset = 0;
+    for (const HloInstruction* operand : concat.operands()) {
+        const int64_t size = operand->shape().dimensions(static_cast<int64_t>(dim));
+        if (size == 0) continue;
+        Index inner = makeIndex(operand->shape().dimensions());
+        inner.multi = multiAll(index);
+        Value* local = m_b.CreateSub(position, c64(offset));
+        Value* clamped = m_b.CreateSelect(m_b.CreateICmpSLT(local, c64(0)), c64(0), local);
+        clamped = m_b.CreateSelect(m_b.CreateICmpSGE(clamped, c64(size)), c64(size - 1), clamped);
+        inner.multi[dim] = clamped;
+        HLO_ASSIGN_OR_RETURN(Value * value, gen(*operand, inner));
+        result = result ? m_b.CreateSelect(m_b.CreateICmpSGE(position, c64(offset)), value, result) : value;
+        offset += size;
+    }
+    if (!result) return unsupportedAt(concat, "concatenate of empty operands");
+    return result;
+}
+
+StatusOr<Value*> KernelGen::genUncached(const HloInstruction& instruction, const Index& index) {
+    if (auto it = m_env.find(&instruction); it != m_env.end()) return it->second;
+    if (auto it = m_leafPointers.find(&instruction); it != m_leafPointers.end())
+        return load(instruction, it->second, index);
+    const Shape& shape = instruction.shape();
+    if (instruction.opcode() != HloOpcode::kGetTupleElement) {
+        if (!shape.isArray()) return unsupportedAt(instruction, "a " + shape.toString(false) + " value inside a kernel");
+        if (shape.isDynamic()) return unsupportedAt(instruction, "dynamic shape");
+        if (!m_elemental.supported(shape.elementType()))
+            return unsupportedAt(instruction, "element type " + std::string(primitive_util::name(shape.elementType())));
+    }
+    const HloOpcode opcode = instruction.opcode();
+    switch (opcode) {
+    case HloOpcode::kParameter:
+        return unsupportedAt(instruction, "parameter without a buffer (internal)");
+    case HloOpcode::kConstant: return loadConstant(instruction, index);
+    case HloOpcode::kIota: {
+        Value* position = multiOf(index, static_cast<size_t>(instruction.iotaDimension()));
+        return m_elemental.fromIndex(shape.elementType(), position);
+    }
+    case HloOpcode::kBroadcast: {
+        const HloInstruction& operand = *instruction.operand(0);
+        Index inner = makeIndex(operand.shape().dimensions());
+        if (operand.shape().isScalar()) inner.linear = c64(0);
+        for (int64_t d : instruction.dimensions()) inner.multi.push_back(multiOf(index, static_cast<size_t>(d)));
+        return gen(operand, inner);
+    }
+    case HloOpcode::kBitcast:
+    case HloOpcode::kReshape: {
+        const HloInstruction& operand = *instruction.operand(0);
+        if (opcode == HloOpcode::kBitcast &&
+            (operand.shape().elementType() != shape.elementType() || !defaultLayout(operand.shape()) ||
+             !defaultLayout(shape)))
+            return unsupportedAt(instruction, "bitcast that depends on layouts or element types");
+        if (operand.shape().dimensions() == index.dims) return gen(operand, index);
+        Index inner = makeIndex(operand.shape().dimensions());
+        inner.linear = linearOf(index);
+        return gen(operand, inner);
+    }
+    case HloOpcode::kCopy: return gen(*instruction.operand(0), index);
+    case HloOpcode::kTranspose: {
+        const HloInstruction& operand = *instruction.operand(0);
+        Index inner = makeIndex(operand.shape().dimensions());
+        inner.multi.assign(index.dims.size(), nullptr);
+        for (size_t i = 0; i < instruction.dimensions().size(); ++i)
+            inner.multi[static_cast<size_t>(instruction.dimensions(static_cast<int64_t>(i)))] = multiOf(index, i);
+        return gen(operand, inner);
+    }
+    case HloOpcode::kSlice: {
+        const HloInstruction& operand = *instruction.operand(0);
+        Index inner = makeIndex(operand.shape().dimensions());
+        const auto& slice = instruction.slice();
+        for (size_t d = 0; d < index.dims.size(); ++d) {
+            Value* v = multiOf(index, d);
+            if (slice[d].stride != 1) v = m_b.CreateMul(v, c64(slice[d].stride));
+            if (slice[d].start != 0) v = m_b.CreateAdd(v, c64(slice[d].start));
+            inner.multi.push_back(v);
+        }
+        return gen(operand, inner);
+    }
+    case HloOpcode::kReverse: {
+        const HloInstruction& operand = *instruction.operand(0);
+        Index inner = makeIndex(operand.shape().dimensions());
+        inner.multi = multiAll(index);
+        for (int64_t d : instruction.dimensions())
+            inner.multi[static_cast<size_t>(d)] =
+                m_b.CreateSub(c64(index.dims[static_cast<size_t>(d)] - 1), inner.multi[static_cast<size_t>(d)]);
+        return gen(operand, inner);
+    }
+    case HloOpcode::kPad: return genPad(instruction, index);
+    case HloOpcode::kConcatenate: return genConcatenate(instruction, index);
+    case HloOpcode::kReduce: {
+        if (instruction.shape().isTuple()) return unsupportedAt(instruction, "variadic reduce used as an array");
+        HLO_ASSIGN_OR_RETURN(std::vector<Value*> values, genReduce(instruction, index));
+        return values.front();
+    }
+    case HloOpcode::kGetTupleElement: {
+        const HloInstruction& tuple = *instruction.operand(0);
+        if (tuple.opcode() != HloOpcode::kReduce)
+            return unsupportedAt(instruction, "get-tuple-element of a " + std::string(hloOpcodeString(tuple.opcode())));
+        HLO_ASSIGN_OR_RETURN(std::vector<Value*> values, genReduce(tuple, index));
+        if (instruction.tupleIndex() < 0 || instruction.tupleIndex() >= static_cast<int64_t>(values.size()))
+            return unsupportedAt(instruction, "tuple index out of range");
+        return values[static_cast<size_t>(instruction.tupleIndex())];
+    }
+    default: break;
+    }
+    if (!isElementalOpcode(opcode))
+        return unsupportedAt(instruction, std::string(hloOpcodeString(opcode)) + " is not compiled by the CPU backend");
+    std::vector<Value*> operands;
+    for (const HloInstruction* operand : instruction.operands()) {
+        if (!operand->shape().isArray() || !m_elemental.supported(operand->shape().elementType()))
+            return unsupportedAt(instruction, "operand %" + operand->name() + " of type " +
+                                                  operand->shape().toString(false));
+        HLO_ASSIGN_OR_RETURN(Index inner, sameOrScalar(instruction, *operand, index));
+        HLO_ASSIGN_OR_RETURN(Value * value, gen(*operand, inner));
+        operands.push_back(value);
+    }
+    return m_elemental.emit(instruction, operands);
+}
+
+StatusOr<std::vector<Value*>> KernelGen::callScalar(const HloComputation& computation,
+                                                    const std::vector<Value*>& args, bool reassociate) {
+    if (static_cast<int64_t>(args.size()) != computation.parameterCount())
+        return unsupportedAt(*computation.root(), "reducer arity mismatch");
+    for (int64_t i = 0; i < computation.parameterCount(); ++i) {
+        if (!computation.parameter(i)->shape().isScalar())
+            return unsupportedAt(*computation.parameter(i), "non-scalar reducer parameter");
+        m_env[computation.parameter(i)] = args[static_cast<size_t>(i)];
+    }
+    llvm::IRBuilderBase::FastMathFlagGuard guard(m_b);
+    if (reassociate) {
+        llvm::FastMathFlags flags;
+        flags.setAllowReassoc();
+        flags.setNoSignedZeros();
+        m_b.setFastMathFlags(flags);
+    }
+    Index scalar = scalarIndex();  // a fresh id: nothing cached from another call is reused
+    std::vector<Value*> results;
+    Status status = Status::ok();
+    const HloInstruction* root = computation.root();
+    if (root->opcode() == HloOpcode::kTuple) {
+        for (const HloInstruction* element : root->operands()) {
+            auto value = gen(*element, scalar);
+            if (!value.isOk()) {
+                status = value.status();
+                break;
+            }
+            results.push_back(*value);
+        }
+    } else {
+        auto value = gen(*root, scalar);
+        if (value.isOk()) results.push_back(*value);
+        else status = value.status();
+    }
+    for (int64_t i = 0; i < computation.parameterCount(); ++i) m_env.erase(computation.parameter(i));
+    if (!status.isOk()) return status;
+    return results;
+}
+
+StatusOr<std::vector<Value*>> KernelGen::genReduce(const HloInstruction& reduce, const Index& index) {
+    const auto key = std::make_pair(&reduce, index.id);
+    if (auto it = m_cache.find(key); it != m_cache.end()) return it->second;
+    const HloComputation* reducer = reduce.toApply();
+    if (!reducer) return unsupportedAt(reduce, "reduce without to_apply");
+    const int64_t n = reduce.operandCount() / 2;
+    const HloInstruction& first = *reduce.operand(0);
+    const std::vector<int64_t>& inDims = first.shape().dimensions();
+    std::vector<int64_t> reduced = reduce.dimensions();
+    std::sort(reduced.begin(), reduced.end());
+    std::vector<bool> isReduced(inDims.size(), false);
+    for (int64_t d : reduced) isReduced[static_cast<size_t>(d)] = true;
+    int64_t reducedCount = 1;
+    for (int64_t d : reduced) reducedCount *= inDims[static_cast<size_t>(d)];
+    bool trailing = true;
+    for (size_t i = 0; i < reduced.size(); ++i)
+        trailing = trailing && reduced[i] == static_cast<int64_t>(inDims.size() - reduced.size() + i);
+
+    std::vector<Value*> inits;
+    for (int64_t k = 0; k < n; ++k) {
+        const HloInstruction& init = *reduce.operand(n + k);
+        if (!init.shape().isScalar()) return unsupportedAt(reduce, "non-scalar init value");
+        HLO_ASSIGN_OR_RETURN(Value * value, gen(init, scalarIndex()));
+        inits.push_back(value);
+    }
+    bool isOutput = false;
+    for (size_t k = 0; m_outputsAreReduces && k < m_spec.outputs.size(); ++k) isOutput = isOutput || reduceOf(k) == &reduce;
+    Value* lo = isOutput ? m_reducedBegin : c64(0);
+    Value* hi = isOutput ? m_reducedEnd : c64(reducedCount);
+    // Kept dimensions' positions, and the linear base of the trailing form.
+    std::vector<Value*> kept = multiAll(index);
+    Value* base = trailing ? m_b.CreateMul(linearOf(index), c64(reducedCount)) : nullptr;
+
+    llvm::BasicBlock* guardBlock = m_b.GetInsertBlock();
+    llvm::BasicBlock* loop = llvm::BasicBlock::Create(m_b.getContext(), "reduce.loop", m_function);
+    llvm::BasicBlock* exit = llvm::BasicBlock::Create(m_b.getContext(), "reduce.exit", m_function);
+    m_b.CreateCondBr(m_b.CreateICmpSLT(lo, hi), loop, exit);
+    m_b.SetInsertPoint(loop);
+    llvm::PHINode* r = m_b.CreatePHI(i64(), 2, "r");
+    r->addIncoming(lo, guardBlock);
+    std::vector<llvm::PHINode*> accumulators;
+    for (Value* init : inits) {
+        llvm::PHINode* phi = m_b.CreatePHI(init->getType(), 2, "acc");
+        phi->addIncoming(init, guardBlock);
+        accumulators.push_back(phi);
+    }
+    Index input = makeIndex(inDims);
+    input.multi.assign(inDims.size(), nullptr);
+    {
+        Value* rest = r;
+        for (size_t i = reduced.size(); i-- > 0;) {
+            const int64_t size = inDims[static_cast<size_t>(reduced[i])];
+            input.multi[static_cast<size_t>(reduced[i])] = i == 0 ? rest : m_b.CreateURem(rest, c64(size));
+            if (i > 0) rest = m_b.CreateUDiv(rest, c64(size));
+        }
+        size_t next = 0;
+        for (size_t d = 0; d < inDims.size(); ++d)
+            if (!isReduced[d]) input.multi[d] = kept[next++];
+        if (trailing) input.linear = m_b.CreateAdd(base, r);
+    }
+    std::vector<Value*> args(accumulators.begin(), accumulators.end());
+    for (int64_t k = 0; k < n; ++k) {
+        const HloInstruction& operand = *reduce.operand(k);
+        if (operand.shape().dimensions() != inDims) return unsupportedAt(reduce, "inputs of different shapes");
+        HLO_ASSIGN_OR_RETURN(Value * value, gen(operand, input));
+        args.push_back(value);
+    }
+    HLO_ASSIGN_OR_RETURN(std::vector<Value*> next, callScalar(*reducer, args, true));
+    if (static_cast<int64_t>(next.size()) != n) return unsupportedAt(reduce, "reducer result arity mismatch");
+    Value* r1 = m_b.CreateAdd(r, c64(1));
+    llvm::BasicBlock* latch = m_b.GetInsertBlock();
+    m_b.CreateCondBr(m_b.CreateICmpSLT(r1, hi), loop, exit);
+    r->addIncoming(r1, latch);
+    for (int64_t k = 0; k < n; ++k) {
+        if (next[static_cast<size_t>(k)]->getType() != accumulators[static_cast<size_t>(k)]->getType())
+            return unsupportedAt(reduce, "reducer changes the accumulator type");
+        accumulators[static_cast<size_t>(k)]->addIncoming(next[static_cast<size_t>(k)], latch);
+    }
+    m_b.SetInsertPoint(exit);
+    std::vector<Value*> results;
+    for (int64_t k = 0; k < n; ++k) {
+        llvm::PHINode* phi = m_b.CreatePHI(inits[static_cast<size_t>(k)]->getType(), 2, "reduced");
+        phi->addIncoming(inits[static_cast<size_t>(k)], guardBlock);
+        phi->addIncoming(next[static_cast<size_t>(k)], latch);
+        results.push_back(phi);
+    }
+    m_cache[key] = results;
+    return results;
+}
+
+Status KernelGen::emitCombiner(const std::string& name) {
+    llvm::LLVMContext& context = m_b.getContext();
+    auto* type = llvm::FunctionType::get(m_b.getVoidTy(), {m_b.getPtrTy(), i64(), i64()}, false);
+    m_function = llvm::Function::Create(type, llvm::GlobalValue::ExternalLinkage, name, *m_impl.module);
+    llvm::Argument* buffers = m_function->getArg(0);
+    llvm::BasicBlock* entry = llvm::BasicBlock::Create(context, "entry", m_function);
+    m_b.SetInsertPoint(entry);
+    const size_t count = m_spec.outputs.size();
+    std::vector<Value*> acc, part;
+    for (size_t k = 0; k < 2 * count; ++k) {
+        Value* slot = m_b.CreateInBoundsGEP(m_b.getPtrTy(), buffers, c64(static_cast<int64_t>(k)));
+        (k < count ? acc : part).push_back(m_b.CreateLoad(m_b.getPtrTy(), slot));
+    }
+    llvm::BasicBlock* loop = llvm::BasicBlock::Create(context, "loop", m_function);
+    llvm::BasicBlock* done = llvm::BasicBlock::Create(context, "done", m_function);
+    m_b.CreateCondBr(m_b.CreateICmpSLT(m_function->getArg(1), m_function->getArg(2)), loop, done);
+    m_b.SetInsertPoint(loop);
+    llvm::PHINode* i = m_b.CreatePHI(i64(), 2, "i");
+    i->addIncoming(m_function->getArg(1), entry);
+    // Outputs grouped by reduce: a variadic reduce's components in tuple order.
+    std::map<const HloInstruction*, std::vector<size_t>> groups;
+    for (size_t k = 0; k < count; ++k) groups[reduceOf(k)].push_back(k);
+    for (const auto& [reduce, slots] : groups) {
+        const int64_t n = reduce->operandCount() / 2;
+        if (static_cast<int64_t>(slots.size()) != n) return unsupportedAt(*reduce, "partial variadic outputs");
+        std::vector<Value*> args;
+        std::vector<Value*> addresses;
+        for (size_t j = 0; j < slots.size(); ++j) {
+            const HloInstruction* output = m_spec.outputs[slots[j]];
+            const int expected = output->opcode() == HloOpcode::kGetTupleElement
+                                     ? static_cast<int>(output->tupleIndex())
+                                     : std::max(component(slots[j]), 0);
+            if (expected != static_cast<int>(j)) return unsupportedAt(*reduce, "variadic outputs out of order");
+        }
+        for (int pass = 0; pass < 2; ++pass)
+            for (size_t j = 0; j < slots.size(); ++j) {
+                const PrimitiveType type = outputType(slots[j]);
+                llvm::Type* memory = m_elemental.memoryType(type);
+                Value* base = pass == 0 ? acc[slots[j]] : part[slots[j]];
+                Value* address = m_b.CreateInBoundsGEP(memory, base, i);
+                if (pass == 0) addresses.push_back(address);
+                args.push_back(m_elemental.fromMemory(type, m_b.CreateLoad(memory, address)));
+            }
+        HLO_ASSIGN_OR_RETURN(std::vector<Value*> combined, callScalar(*reduce->toApply(), args, false));
+        for (size_t j = 0; j < slots.size(); ++j)
+            m_b.CreateStore(m_elemental.toMemory(outputType(slots[j]), combined[j]), addresses[j]);
+    }
+    Value* next = m_b.CreateAdd(i, c64(1));
+    i->addIncoming(next, m_b.GetInsertBlock());
+    m_b.CreateCondBr(m_b.CreateICmpSLT(next, m_function->getArg(2)), loop, done);
+    m_b.SetInsertPoint(done);
+    m_b.CreateRetVoid();
+    return Status::ok();
+}
+
+StatusOr<CpuKernelInfo> KernelGen::run() {
+    if (m_spec.outputs.empty()) return internalError("kernel '" + m_spec.name + "' has no outputs");
+    for (size_t k = 0; k < m_spec.outputs.size(); ++k) {
+        const Shape& shape = m_spec.outputs[k]->shape();
+        const int c = component(k);
+        if (c >= 0 ? (!shape.isTuple() || c >= shape.tupleCount() || !shape.tupleShape(c).isArray() ||
+                      !reduceOf(k))
+                   : !shape.isArray())
+            return unsupportedAt(*m_spec.outputs[k], "kernel output of shape " + shape.toString(false));
+    }
+    const std::vector<int64_t> dims = outputDims(0);
+    CpuKernelInfo info;
+    m_outputsAreReduces = true;
+    for (size_t k = 0; k < m_spec.outputs.size(); ++k) {
+        const HloInstruction* output = m_spec.outputs[k];
+        if (outputDims(k) != dims) return unsupportedAt(*output, "kernel outputs of different shapes");
+        const HloInstruction* reduce = reduceOf(k);
+        if (!reduce) {
+            m_outputsAreReduces = false;
+            continue;
+        }
+        int64_t count = 1;
+        for (int64_t d : reduce->dimensions()) count *= reduce->operand(0)->shape().dimensions(d);
+        if (info.reducedElements != 1 && info.reducedElements != count) m_outputsAreReduces = false;
+        info.reducedElements = std::max(info.reducedElements, count);
+    }
+    if (!m_outputsAreReduces) info.reducedElements = 1;
+
+    llvm::LLVMContext& context = m_b.getContext();
+    auto* type = llvm::FunctionType::get(m_b.getVoidTy(), {m_b.getPtrTy(), i64(), i64(), i64(), i64()}, false);
+    m_function = llvm::Function::Create(type, llvm::GlobalValue::ExternalLinkage, m_spec.name, *m_impl.module);
+    llvm::Function* function = m_function;
+    llvm::Argument* buffers = function->getArg(0);
+    Value* begin = function->getArg(1);
+    Value* end = function->getArg(2);
+    m_reducedBegin = function->getArg(3);
+    m_reducedEnd = function->getArg(4);
+    llvm::BasicBlock* entry = llvm::BasicBlock::Create(context, "entry", function);
+    m_b.SetInsertPoint(entry);
+    std::vector<Value*> outputPointers;
+    const size_t outputCount = m_spec.outputs.size();
+    for (size_t k = 0; k < outputCount + m_spec.leaves.size(); ++k) {
+        Value* slot = m_b.CreateInBoundsGEP(m_b.getPtrTy(), buffers, c64(static_cast<int64_t>(k)));
+        Value* pointer = m_b.CreateLoad(m_b.getPtrTy(), slot);
+        if (k < outputCount) outputPointers.push_back(pointer);
+        else m_leafPointers.emplace(m_spec.leaves[k - outputCount], pointer);
+    }
+    llvm::BasicBlock* outer = llvm::BasicBlock::Create(context, "row", function);
+    llvm::BasicBlock* inner = llvm::BasicBlock::Create(context, "element", function);
+    llvm::BasicBlock* latch = llvm::BasicBlock::Create(context, "row.next", function);
+    llvm::BasicBlock* done = llvm::BasicBlock::Create(context, "done", function);
+    m_b.CreateCondBr(m_b.CreateICmpSLT(begin, end), outer, done);
+
+    m_b.SetInsertPoint(outer);
+    const int64_t rowLength = dims.empty() ? 1 : dims.back();
+    llvm::PHINode* i = m_b.CreatePHI(i64(), 2, "i");
+    i->addIncoming(begin, entry);
+    Value* row = m_b.CreateUDiv(i, c64(rowLength), "row");
+    Value* column0 = m_b.CreateSub(i, m_b.CreateMul(row, c64(rowLength)));
+    Value* leftInRow = m_b.CreateSub(c64(rowLength), column0);
+    Value* leftInRange = m_b.CreateSub(end, i);
+    Value* count = m_b.CreateSelect(m_b.CreateICmpSLT(leftInRow, leftInRange), leftInRow, leftInRange);
+    Value* columnEnd = m_b.CreateAdd(column0, count);
+    std::vector<Value*> outerMulti;
+    if (dims.size() > 1) {
+        Value* rest = row;
+        outerMulti.assign(dims.size() - 1, nullptr);
+        for (size_t d = dims.size() - 1; d-- > 0;) {
+            outerMulti[d] = d == 0 ? rest : m_b.CreateURem(rest, c64(dims[d]));
+            if (d > 0) rest = m_b.CreateUDiv(rest, c64(dims[d]));
+        }
+    }
+    Value* rowBase = m_b.CreateMul(row, c64(rowLength));
+    m_b.CreateBr(inner);
+
+    m_b.SetInsertPoint(inner);
+    llvm::PHINode* column = m_b.CreatePHI(i64(), 2, "column");
+    column->addIncoming(column0, outer);
+    Index index = makeIndex(dims);
+    index.linear = m_b.CreateAdd(rowBase, column, "linear");
+    if (!dims.empty()) {
+        index.multi = outerMulti;
+        index.multi.push_back(column);
+    }
+    for (size_t k = 0; k < outputCount; ++k) {
+        const HloInstruction& output = *m_spec.outputs[k];
+        Value* value = nullptr;
+        Status failure = Status::ok();
+        if (component(k) >= 0) {
+            auto values = genReduce(output, index);
+            if (values.isOk()) value = (*values)[static_cast<size_t>(component(k))];
+            else failure = values.status();
+        } else {
+            auto generated = gen(output, index);
+            if (generated.isOk()) value = *generated;
+            else failure = generated.status();
+        }
+        if (!failure.isOk()) {
+            function->eraseFromParent();
+            return failure;
+        }
+        const PrimitiveType elementType = outputType(k);
+        Value* address = m_b.CreateInBoundsGEP(m_elemental.memoryType(elementType), outputPointers[k], index.linear);
+        m_b.CreateStore(m_elemental.toMemory(elementType, value), address);
+    }
+    Value* nextColumn = m_b.CreateAdd(column, c64(1));
+    column->addIncoming(nextColumn, m_b.GetInsertBlock());
+    m_b.CreateCondBr(m_b.CreateICmpSLT(nextColumn, columnEnd), inner, latch);
+
+    m_b.SetInsertPoint(latch);
+    Value* nextI = m_b.CreateAdd(i, count);
+    i->addIncoming(nextI, latch);
+    m_b.CreateCondBr(m_b.CreateICmpSLT(nextI, end), outer, done);
+    m_b.SetInsertPoint(done);
+    m_b.CreateRetVoid();
+
+    if (m_outputsAreReduces) {
+        info.combineName = m_spec.name + ".combine";
+        m_cache.clear();
+        Status combiner = emitCombiner(info.combineName);
+        if (combiner.isOk()) {
+            info.splittableReduction = true;
+        } else {
+            if (m_function != function) m_function->eraseFromParent();
+            info.combineName.clear();
+        }
+    }
+    return info;
+}
+
+}  // namespace
+}  // namespace cpu_internal
+
+CpuKernelEmitter::CpuKernelEmitter(const CpuJit& jit, const std::string& moduleName)
+    : m_impl(std::make_unique<Impl>()) {
+    m_impl->context = std::make_unique<llvm::LLVMContext>();
+    m_impl->module = std::make_unique<llvm::Module>(moduleName, *m_impl->context);
+    cpu_internal::configureModule(jit, *m_impl->module);
+}
+
+CpuKernelEmitter::~CpuKernelEmitter() = default;
+
+StatusOr<CpuKernelInfo> CpuKernelEmitter::emit(const CpuKernelSpec& spec) {
+    if (m_impl->compiled) return internalError("CpuKernelEmitter: emit after compileInto");
+    cpu_internal::KernelGen gen(*m_impl, spec);
+    auto info = gen.run();
+    if (info.isOk()) ++m_impl->kernels;
+    return info;
+}
+
+int64_t CpuKernelEmitter::kernelCount() const { return m_impl->kernels; }
+
+std::string CpuKernelEmitter::irText() const {
+    std::string text;
+    llvm::raw_string_ostream stream(text);
+    if (m_impl->module) m_impl->module->print(stream, nullptr);
+    stream.flush();
+    return text;
+}
+
+Status CpuKernelEmitter::compileInto(CpuJit& jit) {
+    if (m_impl->compiled) return internalError("CpuKernelEmitter: compiled twice");
+    m_impl->compiled = true;
+    if (m_impl->kernels == 0) return Status::ok();
+    return cpu_internal::addModule(jit, std::move(m_impl->context), std::move(m_impl->module));
+}
+
+}  // namespace hloscope

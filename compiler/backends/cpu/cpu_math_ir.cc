@@ -1,0 +1,176 @@
+// LLVM IR for the float32 approximations of compiler/runtime/fast_math.cc,
+// operation for operation (same constants, same order of rounding), so that
+// tst_fast_math's accuracy figures hold for the generated code; tst_cpu_backend
+// checks the JIT'd functions against fast_math bit for bit.
+#include <initializer_list>
+#include <limits>
+
+#include <llvm/IR/Intrinsics.h>
+
+#include "compiler/backends/cpu/cpu_codegen_internal.h"
+
+namespace hloscope::cpu_internal {
+namespace {
+
+using llvm::IRBuilderBase;
+using llvm::Value;
+
+struct Math {
+    IRBuilderBase& b;
+
+    Value* f(double v) { return llvm::ConstantFP::get(b.getFloatTy(), v); }
+    Value* i(int32_t v) { return b.getInt32(static_cast<uint32_t>(v)); }
+    Value* add(Value* x, Value* y) { return b.CreateFAdd(x, y); }
+    Value* sub(Value* x, Value* y) { return b.CreateFSub(x, y); }
+    Value* mul(Value* x, Value* y) { return b.CreateFMul(x, y); }
+    Value* div(Value* x, Value* y) { return b.CreateFDiv(x, y); }
+    Value* sel(Value* c, Value* x, Value* y) { return b.CreateSelect(c, x, y); }
+    Value* fabs(Value* x) { return b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x); }
+    // std::fmin / std::fmax with a non-NaN constant: the NaN operand loses.
+    Value* fmin(Value* x, Value* y) { return b.CreateBinaryIntrinsic(llvm::Intrinsic::minnum, x, y); }
+    Value* fmax(Value* x, Value* y) { return b.CreateBinaryIntrinsic(llvm::Intrinsic::maxnum, x, y); }
+    Value* isNan(Value* x) { return b.CreateFCmpUNO(x, x); }
+    Value* isFinite(Value* x) {
+        return b.CreateFCmpOLT(fabs(x), f(std::numeric_limits<float>::infinity()));
+    }
+    Value* bits(Value* x) { return b.CreateBitCast(x, b.getInt32Ty()); }
+    Value* fromBits(Value* v) { return b.CreateBitCast(v, b.getFloatTy()); }
+
+    Value* horner(Value* x, std::initializer_list<double> c) {
+        auto it = c.begin();
+        Value* p = f(*it++);
+        for (; it != c.end(); ++it) p = add(mul(p, x), f(*it));
+        return p;
+    }
+    // 2^k for an i32 k in [-126, 127].
+    Value* pow2(Value* k) { return fromBits(b.CreateShl(b.CreateAdd(k, i(127)), i(23))); }
+
+    static constexpr double kLn2Hi = 0.693359375;
+    static constexpr double kLn2Lo = -2.12194440e-4;
+
+    Value* expCore(Value* x) {
+        Value* n = b.CreateUnaryIntrinsic(llvm::Intrinsic::nearbyint, mul(x, f(1.44269504088896341)));
+        Value* r = sub(x, mul(n, f(kLn2Hi)));
+        r = sub(r, mul(n, f(kLn2Lo)));
+        Value* r2 = mul(r, r);
+        Value* p = horner(r, {1.9875691500e-4, 1.3981999507e-3, 8.3334519073e-3, 4.1665795894e-2,
+                              1.6666665459e-1, 5.0000001201e-1});
+        p = add(add(mul(p, r2), r), f(1.0));
+        Value* ni = b.CreateFPToSI(n, b.getInt32Ty());
+        Value* n1 = b.CreateSDiv(ni, i(2));
+        return mul(mul(p, pow2(n1)), pow2(b.CreateSub(ni, n1)));
+    }
+
+    Value* exp(Value* x) {
+        Value* clamped = fmin(fmax(x, f(-104.0)), f(89.0));
+        return sel(isNan(x), x, expCore(clamped));
+    }
+
+    Value* log(Value* x) {
+        const double inf = std::numeric_limits<float>::infinity();
+        Value* denormal = b.CreateFCmpOLT(x, f(1.17549435e-38));
+        Value* scaled = sel(denormal, mul(x, f(8388608.0)), x);
+        Value* raw = bits(scaled);
+        Value* e = b.CreateSIToFP(b.CreateSub(b.CreateLShr(raw, i(23)), i(126)), b.getFloatTy());
+        e = sub(e, sel(denormal, f(23.0), f(0.0)));
+        Value* m = fromBits(b.CreateOr(b.CreateAnd(raw, i(0x007fffff)), i(0x3f000000)));
+        Value* small = b.CreateFCmpOLT(m, f(0.707106781186547524));
+        e = sel(small, sub(e, f(1.0)), e);
+        m = sel(small, sub(add(m, m), f(1.0)), sub(m, f(1.0)));
+        Value* z = mul(m, m);
+        Value* p = horner(m, {7.0376836292e-2, -1.1514610310e-1, 1.1676998740e-1, -1.2420140846e-1,
+                              1.4249322787e-1, -1.6668057665e-1, 2.0000714765e-1, -2.4999993993e-1,
+                              3.3333331174e-1});
+        Value* y = mul(mul(m, z), p);
+        y = add(y, mul(e, f(kLn2Lo)));
+        y = sub(y, mul(f(0.5), z));
+        Value* r = add(add(m, y), mul(e, f(kLn2Hi)));
+        Value* out = sel(b.CreateFCmpOEQ(x, f(inf)), f(inf), r);
+        out = sel(b.CreateFCmpOEQ(x, f(0.0)), f(-inf), out);
+        Value* bad = b.CreateOr(b.CreateFCmpOLT(x, f(0.0)), isNan(x));
+        return sel(bad, f(std::numeric_limits<float>::quiet_NaN()), out);
+    }
+
+    Value* tanh(Value* x) {
+        Value* z = fabs(x);
+        Value* s = expCore(fmin(mul(f(2.0), z), f(89.0)));
+        Value* big = sub(f(1.0), div(f(2.0), add(s, f(1.0))));
+        big = sel(b.CreateFCmpOLT(x, f(0.0)), b.CreateFNeg(big), big);
+        Value* x2 = mul(x, x);
+        Value* p = horner(x2, {-5.70498872745e-3, 2.06390887954e-2, -5.37397155531e-2, 1.33314422036e-1,
+                               -3.33332819422e-1});
+        Value* small = add(mul(mul(p, x2), x), x);
+        return sel(isNan(x), x, sel(b.CreateFCmpOLT(z, f(0.625)), small, big));
+    }
+
+    Value* logistic(Value* x) {
+        Value* e = expCore(fmax(b.CreateFNeg(fabs(x)), f(-104.0)));
+        Value* r = div(f(1.0), add(f(1.0), e));
+        return sel(isNan(x), x, sel(b.CreateFCmpOGE(x, f(0.0)), r, mul(e, r)));
+    }
+
+    Value* sinCos(Value* x, bool cosine) {
+        Value* ax = fabs(x);
+        Value* jf = fmin(mul(ax, f(1.27323954473516)), f(16777216.0));
+        Value* j = b.CreateFPToSI(jf, b.getInt32Ty());
+        j = b.CreateAdd(j, b.CreateAnd(j, i(1)));
+        Value* y = b.CreateSIToFP(j, b.getFloatTy());
+        j = b.CreateAnd(j, i(7));
+        Value* upper = b.CreateICmpSGT(j, i(3));
+        Value* negate = upper;
+        j = sel(upper, b.CreateSub(j, i(4)), j);
+        if (cosine) {
+            negate = b.CreateXor(negate, b.CreateICmpSGT(j, i(1)));
+        } else {
+            Value* signBit = b.CreateICmpSLT(bits(x), i(0));
+            negate = b.CreateXor(negate, signBit);
+        }
+        constexpr double kC1 = 0.785398185253143310546875;
+        constexpr double kC2 = -2.1855695000931213e-08;
+        llvm::Type* f64 = b.getDoubleTy();
+        Value* yd = b.CreateFPExt(y, f64);
+        Value* axd = b.CreateFPExt(ax, f64);
+        Value* zd = b.CreateFSub(b.CreateFSub(axd, b.CreateFMul(yd, llvm::ConstantFP::get(f64, kC1))),
+                                 b.CreateFMul(yd, llvm::ConstantFP::get(f64, kC2)));
+        Value* z = b.CreateFPTrunc(zd, b.getFloatTy());
+        Value* zz = mul(z, z);
+        Value* c = add(sub(mul(mul(zz, zz), horner(zz, {2.443315711809948e-5, -1.388731625493765e-3,
+                                                         4.166664568298827e-2})),
+                           mul(f(0.5), zz)),
+                       f(1.0));
+        Value* s = add(mul(mul(z, zz), horner(zz, {-1.9515295891e-4, 8.3321608736e-3, -1.6666654611e-1})), z);
+        Value* octant12 = b.CreateOr(b.CreateICmpEQ(j, i(1)), b.CreateICmpEQ(j, i(2)));
+        Value* useCos = cosine ? b.CreateNot(octant12) : octant12;
+        Value* r = fmin(fmax(sel(useCos, c, s), f(-1.0)), f(1.0));
+        Value* signedR = sel(negate, b.CreateFNeg(r), r);
+        return sel(isFinite(x), signedR, f(std::numeric_limits<float>::quiet_NaN()));
+    }
+
+    Value* erf(Value* x) {
+        Value* z = fabs(x);
+        Value* x2 = mul(x, x);
+        Value* small = mul(x, horner(x2, {7.853861353153693e-5, -8.010193625184903e-4, 5.188327685732524e-3,
+                                          -2.685381193529856e-2, 1.128358514861418e-1, -3.761262582423300e-1,
+                                          1.128379165726710}));
+        Value* t = div(f(1.0), add(f(1.0), mul(f(0.5), fmin(z, f(10.0)))));
+        Value* q = horner(t, {0.17087277, -0.82215223, 1.48851587, -1.13520398, 0.27886807, -0.18628806,
+                              0.09678418, 0.37409196, 1.00002368, -1.26551223});
+        Value* zc = fmin(z, f(10.0));
+        Value* erfc = mul(t, expCore(fmax(add(b.CreateFNeg(mul(zc, zc)), q), f(-104.0))));
+        Value* big = sub(f(1.0), erfc);
+        big = sel(b.CreateFCmpOLT(x, f(0.0)), b.CreateFNeg(big), big);
+        return sel(isNan(x), x, sel(b.CreateFCmpOLT(z, f(1.0)), small, big));
+    }
+};
+
+}  // namespace
+
+Value* emitFastExp(IRBuilderBase& b, Value* x) { return Math{b}.exp(x); }
+Value* emitFastLog(IRBuilderBase& b, Value* x) { return Math{b}.log(x); }
+Value* emitFastTanh(IRBuilderBase& b, Value* x) { return Math{b}.tanh(x); }
+Value* emitFastLogistic(IRBuilderBase& b, Value* x) { return Math{b}.logistic(x); }
+Value* emitFastSin(IRBuilderBase& b, Value* x) { return Math{b}.sinCos(x, false); }
+Value* emitFastCos(IRBuilderBase& b, Value* x) { return Math{b}.sinCos(x, true); }
+Value* emitFastErf(IRBuilderBase& b, Value* x) { return Math{b}.erf(x); }
+
+}  // namespace hloscope::cpu_internal

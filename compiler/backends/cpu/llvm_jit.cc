@@ -1,0 +1,143 @@
+#include "compiler/backends/cpu/llvm_jit.h"
+
+#include <mutex>
+
+#include <llvm/Analysis/CGSCCPassManager.h>
+#include <llvm/Analysis/LoopAnalysisManager.h>
+#include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
+#include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
+#include <llvm/ExecutionEngine/Orc/LLJIT.h>
+#include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/TargetSelect.h>
+#include <llvm/Support/raw_ostream.h>
+#include <llvm/Target/TargetMachine.h>
+#include <llvm/TargetParser/Host.h>
+
+#include "compiler/backends/cpu/cpu_codegen_internal.h"
+
+namespace hloscope {
+
+struct CpuJit::Impl {
+    std::unique_ptr<llvm::orc::LLJIT> jit;
+    std::unique_ptr<llvm::TargetMachine> targetMachine;  // for the optimiser's cost model
+    std::string triple;
+    std::string cpu;
+    std::string features;
+};
+
+namespace cpu_internal {
+
+Status toStatus(llvm::Error error, std::string_view context) {
+    if (!error) return Status::ok();
+    std::string message = llvm::toString(std::move(error));
+    return internalError(std::string(context) + ": " + message);
+}
+
+void configureModule(const CpuJit& jit, llvm::Module& module) {
+    module.setTargetTriple(jit.impl().triple);
+    module.setDataLayout(jit.impl().jit->getDataLayout());
+}
+
+namespace {
+
+void optimise(llvm::Module& module, llvm::TargetMachine* targetMachine) {
+    llvm::LoopAnalysisManager loops;
+    llvm::FunctionAnalysisManager functions;
+    llvm::CGSCCAnalysisManager sccs;
+    llvm::ModuleAnalysisManager modules;
+    llvm::PipelineTuningOptions tuning;
+    tuning.LoopVectorization = true;
+    tuning.SLPVectorization = true;
+    tuning.LoopUnrolling = true;
+    llvm::PassBuilder builder(targetMachine, tuning);
+    builder.registerModuleAnalyses(modules);
+    builder.registerCGSCCAnalyses(sccs);
+    builder.registerFunctionAnalyses(functions);
+    builder.registerLoopAnalyses(loops);
+    builder.crossRegisterProxies(loops, functions, sccs, modules);
+    llvm::ModulePassManager pipeline = builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
+    pipeline.run(module, modules);
+}
+
+}  // namespace
+
+Status addModule(CpuJit& jit, std::unique_ptr<llvm::LLVMContext> context,
+                 std::unique_ptr<llvm::Module> module) {
+    CpuJit::Impl& impl = jit.impl();
+    std::string problems;
+    llvm::raw_string_ostream stream(problems);
+    if (llvm::verifyModule(*module, &stream)) {
+        stream.flush();
+        return internalError("generated LLVM module '" + module->getName().str() +
+                             "' is invalid: " + problems);
+    }
+    for (llvm::Function& function : *module) {
+        if (function.isDeclaration()) continue;
+        function.addFnAttr("target-cpu", impl.cpu);
+        if (!impl.features.empty()) function.addFnAttr("target-features", impl.features);
+    }
+    optimise(*module, impl.targetMachine.get());
+    llvm::orc::ThreadSafeModule safe(std::move(module), std::move(context));
+    return toStatus(impl.jit->addIRModule(std::move(safe)), "adding a module to the CPU JIT");
+}
+
+}  // namespace cpu_internal
+
+CpuJit::CpuJit(std::unique_ptr<Impl> impl) : m_impl(std::move(impl)) {}
+CpuJit::~CpuJit() = default;
+
+StatusOr<std::unique_ptr<CpuJit>> CpuJit::create() {
+    static std::once_flag once;
+    static bool initialised = false;
+    std::call_once(once, [] {
+        initialised = !llvm::InitializeNativeTarget() && !llvm::InitializeNativeTargetAsmPrinter();
+    });
+    if (!initialised) return internalError("LLVM has no native target for this host");
+
+    auto builder = llvm::orc::JITTargetMachineBuilder::detectHost();
+    if (!builder) return cpu_internal::toStatus(builder.takeError(), "detecting the host CPU");
+    builder->setCPU(llvm::sys::getHostCPUName().str());
+    llvm::SubtargetFeatures features;
+    for (const auto& feature : llvm::sys::getHostCPUFeatures())
+        features.AddFeature(feature.getKey(), feature.getValue());
+    builder->getFeatures() = features;
+    builder->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
+
+    auto impl = std::make_unique<Impl>();
+    impl->triple = builder->getTargetTriple().str();
+    impl->cpu = builder->getCPU();
+    impl->features = builder->getFeatures().getString();
+    auto targetMachine = builder->createTargetMachine();
+    if (!targetMachine)
+        return cpu_internal::toStatus(targetMachine.takeError(), "creating the host target machine");
+    impl->targetMachine = std::move(*targetMachine);
+
+    auto jit = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(*builder)).create();
+    if (!jit) return cpu_internal::toStatus(jit.takeError(), "creating the CPU JIT");
+    impl->jit = std::move(*jit);
+    auto process = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
+        impl->jit->getDataLayout().getGlobalPrefix());
+    if (!process)
+        return cpu_internal::toStatus(process.takeError(), "resolving the process's symbols");
+    impl->jit->getMainJITDylib().addGenerator(std::move(*process));
+    return std::unique_ptr<CpuJit>(new CpuJit(std::move(impl)));
+}
+
+StatusOr<void*> CpuJit::lookup(const std::string& name) {
+    auto address = m_impl->jit->lookup(name);
+    if (!address) {
+        std::string message = llvm::toString(address.takeError());
+        return notFound("CPU JIT: no function '" + name + "': " + message);
+    }
+    return address->toPtr<void*>();
+}
+
+std::string CpuJit::targetTriple() const { return m_impl->triple; }
+std::string CpuJit::cpuName() const { return m_impl->cpu; }
+std::string CpuJit::cpuFeatures() const { return m_impl->features; }
+
+std::string hostCpuName() { return llvm::sys::getHostCPUName().str(); }
+
+}  // namespace hloscope
