@@ -12,9 +12,12 @@
 namespace hloscope {
 namespace {
 
+// f32: 1e-3, XLA's own ErrorSpec for f32 model tests: a backend's GEMM sums
+// in another order than the interpreter, and a 768- or 3072-long dot whose
+// terms cancel differs from it by ~1e-4 after one BERT layer.
 double toleranceFor(PrimitiveType type) {
     if (type == PrimitiveType::F64 || type == PrimitiveType::C128) return 1e-9;
-    if (type == PrimitiveType::F32 || type == PrimitiveType::C64) return 1e-4;
+    if (type == PrimitiveType::F32 || type == PrimitiveType::C64) return 1e-3;
     if (type == PrimitiveType::F16 || type == PrimitiveType::BF16) return 1e-2;
     return 0.125;  // f8, f6, f4
 }

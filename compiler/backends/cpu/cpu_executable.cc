@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <mutex>
@@ -121,6 +122,13 @@ struct Thunk {
     int64_t outputElements = 0;
     std::vector<int64_t> outputBytes;  // per kernel output
     // kGemm / kGemmEpilogue
+    // Operands permuted into [batch, free, contracting] order first (a dot
+    // whose batch or contracting dimensions are elsewhere): per operand a
+    // transpose kernel writing `permutedBuffers[i]`; null kernel: as is.
+    CpuKernelFunction permute[2] = {nullptr, nullptr};
+    std::string permuteName[2];
+    LeafBuffer permuted[2];
+    int64_t permutedElements[2] = {0, 0};
     GemmPlan plan;
     std::vector<int> gemmOperands;     // lhs, rhs slots
     int64_t dotElementBytes = 4;
@@ -155,7 +163,7 @@ bool isKernelOpcode(HloOpcode opcode) {
     switch (opcode) {
     case HloOpcode::kBroadcast: case HloOpcode::kTranspose: case HloOpcode::kSlice: case HloOpcode::kReverse:
     case HloOpcode::kPad: case HloOpcode::kConcatenate: case HloOpcode::kIota: case HloOpcode::kCopy:
-    case HloOpcode::kReduce:
+    case HloOpcode::kReduce: case HloOpcode::kGather: case HloOpcode::kDynamicSlice: case HloOpcode::kReshape:
         return true;
     default: break;
     }
@@ -212,6 +220,9 @@ const HloInstruction* epilogueDot(const HloInstruction& fusion) {
 struct CpuExecutable::Impl {
     std::unique_ptr<HloModule> module;
     std::unique_ptr<CpuJit> jit;
+    // Instructions made by the compiler (canonical dots, their transposes);
+    // destroyed before the module.
+    std::vector<std::unique_ptr<HloInstruction>> synthetic;
     std::vector<std::unique_ptr<Program>> programs;  // [0] is the entry
     std::unordered_map<const HloComputation*, Program*> programOf;
     std::vector<std::string> fallbacks;
@@ -230,6 +241,7 @@ struct CpuExecutable::Impl {
 
     StatusOr<Program*> buildProgram(const HloComputation& computation, bool isEntry, CpuKernelEmitter& emitter);
     Status planThunk(Program& program, Thunk& thunk, CpuKernelEmitter& emitter);
+    Status planCanonicalDot(Thunk& thunk, CpuKernelEmitter& emitter);
     void makeFallback(Thunk& thunk, const Status& why);
     Status layOutBuffers(Program& program);
     Status assignOutputs();
@@ -286,12 +298,13 @@ Status CpuExecutable::Impl::planThunk(Program& program, Thunk& thunk, CpuKernelE
     case HloOpcode::kDomain:
         thunk.kind = opcode == HloOpcode::kAfterAll ? ThunkKind::kEmpty : ThunkKind::kAlias;
         return Status::ok();
-    case HloOpcode::kBitcast:
-    case HloOpcode::kReshape: {
+    case HloOpcode::kBitcast: {
+        // A view (buffer assignment aliases bitcasts to their operand); a
+        // reshape is a copy kernel, since the assignment gives it a buffer
+        // of its own and may reuse the operand's once it is dead.
         const Shape& from = instruction.operand(0)->shape();
         if (shape.isArray() && from.isArray() && from.elementType() == shape.elementType() &&
-            from.elementCount() == shape.elementCount() &&
-            (opcode == HloOpcode::kReshape || (isDenseDefault(from) && isDenseDefault(shape)))) {
+            from.elementCount() == shape.elementCount() && isDenseDefault(from) && isDenseDefault(shape)) {
             thunk.kind = ThunkKind::kAlias;
             return Status::ok();
         }
@@ -349,7 +362,8 @@ Status CpuExecutable::Impl::planThunk(Program& program, Thunk& thunk, CpuKernelE
     if (opcode == HloOpcode::kDot) {
         auto plan = planGemm(instruction);
         if (!plan.isOk()) {
-            makeFallback(thunk, plan.status());
+            Status canonical = planCanonicalDot(thunk, emitter);
+            if (!canonical.isOk()) makeFallback(thunk, plan.status());
             return Status::ok();
         }
         thunk.kind = ThunkKind::kGemm;
@@ -429,6 +443,87 @@ Status CpuExecutable::Impl::planThunk(Program& program, Thunk& thunk, CpuKernelE
     return Status::ok();
 }
 
+// A dot whose batch / contracting dimensions are not where the GEMM wants
+// them (attention's [b, s, h, d] x [b, s, h, d] -> [b, h, s, s]): each
+// operand is transposed into [batch, free, contracting] (lhs) or [batch,
+// contracting, free] (rhs) order by a JIT'd kernel, then multiplied as a
+// plain GEMM; the result order (batch, lhs free, rhs free) needs nothing.
+Status CpuExecutable::Impl::planCanonicalDot(Thunk& thunk, CpuKernelEmitter& emitter) {
+    const HloInstruction& dot = *thunk.instruction;
+    const DotDimensionNumbers* numbers = dot.dotDimensionNumbers();
+    if (!numbers || !numbers->lhsRaggedDimensions.empty() || !numbers->rhsGroupDimensions.empty())
+        return Status(StatusCode::kUnimplemented, "not a dot_general");
+    HloInstruction* sides[2] = {dot.operand(0), dot.operand(1)};
+    const std::vector<int64_t>* batch[2] = {&numbers->lhsBatchDimensions, &numbers->rhsBatchDimensions};
+    const std::vector<int64_t>* contracting[2] = {&numbers->lhsContractingDimensions,
+                                                  &numbers->rhsContractingDimensions};
+    HloInstruction* canonicalOperands[2];
+    for (int side = 0; side < 2; ++side) {
+        const Shape& shape = sides[side]->shape();
+        if (!shape.isArray()) return Status(StatusCode::kUnimplemented, "tuple operand");
+        std::vector<int64_t> order(batch[side]->begin(), batch[side]->end());
+        std::vector<int64_t> free;
+        for (int64_t d = 0; d < shape.rank(); ++d)
+            if (std::find(batch[side]->begin(), batch[side]->end(), d) == batch[side]->end() &&
+                std::find(contracting[side]->begin(), contracting[side]->end(), d) == contracting[side]->end())
+                free.push_back(d);
+        if (side == 0) {
+            order.insert(order.end(), free.begin(), free.end());
+            order.insert(order.end(), contracting[side]->begin(), contracting[side]->end());
+        } else {
+            order.insert(order.end(), contracting[side]->begin(), contracting[side]->end());
+            order.insert(order.end(), free.begin(), free.end());
+        }
+        bool identity = true;
+        for (size_t i = 0; i < order.size(); ++i) identity = identity && order[i] == static_cast<int64_t>(i);
+        if (identity) {
+            canonicalOperands[side] = sides[side];
+            continue;
+        }
+        std::vector<int64_t> dims;
+        for (int64_t d : order) dims.push_back(shape.dimensions(d));
+        Shape permutedShape(shape.elementType(), dims);
+        auto transpose = std::make_unique<HloInstruction>(HloOpcode::kTranspose,
+                                                          dot.name() + ".operand" + std::to_string(side), permutedShape);
+        transpose->setDimensions(order);
+        transpose->appendOperand(sides[side]);
+        CpuKernelSpec spec;
+        spec.name = "kernel" + std::to_string(functionCounter++);
+        spec.outputs = {transpose.get()};
+        spec.leaves = {sides[side]};
+        HLO_RETURN_IF_ERROR(emitter.emit(spec).status());
+        thunk.permuteName[side] = spec.name;
+        thunk.permuted[side] = LeafBuffer{-1, std::max<int64_t>(permutedShape.elementCount(), 0) *
+                                                  primitive_util::byteWidth(shape.elementType()), -1};
+        thunk.permutedElements[side] = std::max<int64_t>(permutedShape.elementCount(), 0);
+        canonicalOperands[side] = transpose.get();
+        synthetic.push_back(std::move(transpose));
+    }
+    const int64_t batchRank = static_cast<int64_t>(numbers->lhsBatchDimensions.size());
+    const int64_t contractingRank = static_cast<int64_t>(numbers->lhsContractingDimensions.size());
+    DotDimensionNumbers canonical;
+    for (int64_t i = 0; i < batchRank; ++i) {
+        canonical.lhsBatchDimensions.push_back(i);
+        canonical.rhsBatchDimensions.push_back(i);
+    }
+    const int64_t lhsRank = canonicalOperands[0]->shape().rank();
+    for (int64_t i = 0; i < contractingRank; ++i) {
+        canonical.lhsContractingDimensions.push_back(lhsRank - contractingRank + i);
+        canonical.rhsContractingDimensions.push_back(batchRank + i);
+    }
+    Shape resultShape(dot.shape().elementType(), dot.shape().dimensions());
+    auto canonicalDot = std::make_unique<HloInstruction>(HloOpcode::kDot, dot.name() + ".canonical", resultShape);
+    canonicalDot->mutableExtra().dotDimensionNumbers = canonical;
+    canonicalDot->appendOperand(canonicalOperands[0]);
+    canonicalDot->appendOperand(canonicalOperands[1]);
+    HLO_ASSIGN_OR_RETURN(thunk.plan, planGemm(*canonicalDot));
+    synthetic.push_back(std::move(canonicalDot));
+    thunk.kind = ThunkKind::kGemm;
+    thunk.gemmOperands = {thunk.operands[0], thunk.operands[1]};
+    ++kernels;
+    return Status::ok();
+}
+
 StatusOr<Program*> CpuExecutable::Impl::buildProgram(const HloComputation& computation, bool isEntry,
                                                      CpuKernelEmitter& emitter) {
     if (auto it = programOf.find(&computation); it != programOf.end()) return it->second;
@@ -459,7 +554,7 @@ StatusOr<Program*> CpuExecutable::Impl::buildProgram(const HloComputation& compu
 
 Status CpuExecutable::Impl::layOutBuffers(Program& program) {
     int64_t next = 0;
-    if (program.isEntry) {
+    if (program.isEntry && !std::getenv("HLOSCOPE_CPU_NO_REUSE")) {
         BufferAssignmentOptions options;
         options.tuplePointerBytes = 0;
         auto assignment = assignBuffers(*module, options);
@@ -502,12 +597,18 @@ Status CpuExecutable::Impl::layOutBuffers(Program& program) {
     }
     // Everything not placed by the assignment (called computations, while
     // state, sizes the assignment computed differently): its own region.
-    for (Thunk& thunk : program.thunks)
+    for (Thunk& thunk : program.thunks) {
         for (LeafBuffer& buffer : thunk.buffers)
             if (buffer.offset < 0 && buffer.output < 0) {
                 buffer.offset = next;
                 next += alignUp(std::max<int64_t>(buffer.bytes, 1));
             }
+        for (LeafBuffer& buffer : thunk.permuted)
+            if (buffer.bytes > 0) {
+                buffer.offset = next;
+                next += alignUp(buffer.bytes);
+            }
+    }
     program.arenaBytes = next;
     program.arena.reset(next > 0 ? new uint8_t[static_cast<size_t>(next)] : nullptr);
     return Status::ok();
@@ -579,6 +680,13 @@ Status CpuExecutable::Impl::assignOutputs() {
 }
 
 Status CpuExecutable::Impl::resolveFunctions() {
+    for (auto& program : programs)
+        for (Thunk& thunk : program->thunks)
+            for (int side = 0; side < 2; ++side)
+                if (!thunk.permuteName[side].empty()) {
+                    HLO_ASSIGN_OR_RETURN(void* address, jit->lookup(thunk.permuteName[side]));
+                    thunk.permute[side] = reinterpret_cast<CpuKernelFunction>(address);
+                }
     for (auto& program : programs)
         for (Thunk& thunk : program->thunks) {
             if (thunk.kind != ThunkKind::kKernel && thunk.kind != ThunkKind::kGemmEpilogue) continue;
@@ -805,10 +913,26 @@ Status Runner::runThunk(Program& program, size_t slot, const std::vector<RtValue
         value = ownValue(program, thunk);
         runKernel(program, thunk);
         return Status::ok();
-    case ThunkKind::kGemm:
+    case ThunkKind::kGemm: {
         value = ownValue(program, thunk);
-        runGemm(thunk.plan, operandValue(0).data, operandValue(1).data, value.data, m_context.pool);
+        const void* sides[2] = {operandValue(0).data, operandValue(1).data};
+        for (int side = 0; side < 2; ++side) {
+            if (!thunk.permute[side]) continue;
+            uint8_t* target = program.arena.get() + thunk.permuted[side].offset;
+            void* buffers[2] = {target, const_cast<void*>(sides[side])};
+            const int64_t n = thunk.permutedElements[side];
+            if (!m_context.pool || m_context.threads() == 1 || n < 32768) {
+                thunk.permute[side](buffers, 0, n, 0, 1);
+            } else {
+                m_context.pool->parallelFor(n, 16384, [&](int64_t begin, int64_t end) {
+                    thunk.permute[side](buffers, begin, end, 0, 1);
+                });
+            }
+            sides[side] = target;
+        }
+        runGemm(thunk.plan, sides[0], sides[1], value.data, m_context.pool);
         return Status::ok();
+    }
     case ThunkKind::kGemmEpilogue:
         value = ownValue(program, thunk);
         runGemmEpilogue(program, thunk);

@@ -13,8 +13,9 @@
 //               block is multiplied into a per-thread scratch block and the
 //               epilogue kernel reads it from there while it is in cache;
 //   * while / conditional / call   run their computations' thunk sequences;
-//   * aliases   parameter, constant, tuple, get-tuple-element, bitcast and
-//               reshape (row-major storage makes them free), barriers;
+//   * aliases   parameter, constant, tuple, get-tuple-element, bitcast
+//               (row-major storage makes it free), barriers (reshape is a
+//               copy kernel: buffer assignment gives it a buffer);
 //   * fallback  anything the emitter cannot compile, run by the reference
 //               interpreter on copies of its operands; every one is listed
 //               in fallbacks() with the reason, and reported per run.

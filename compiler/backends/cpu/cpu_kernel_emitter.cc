@@ -113,6 +113,8 @@ private:
     Value* load(const HloInstruction& leaf, Value* base, const Index& index);
     StatusOr<Value*> genPad(const HloInstruction& pad, const Index& index);
     StatusOr<Value*> genConcatenate(const HloInstruction& concat, const Index& index);
+    StatusOr<Value*> genGather(const HloInstruction& gather, const Index& index);
+    StatusOr<Value*> genDynamicSlice(const HloInstruction& slice, const Index& index);
     Status emitCombiner(const std::string& name);
 
     CpuKernelEmitter::Impl& m_impl;
@@ -250,6 +252,89 @@ StatusOr<Value*> KernelGen::genConcatenate(const HloInstruction& concat, const I
     return result;
 }
 
+// An integer index value (any width and signedness) as i64.
+Value* indexToI64(llvm::IRBuilderBase& b, Value* value, PrimitiveType type) {
+    if (value->getType()->isIntegerTy(64)) return value;
+    return primitive_util::isUnsignedInteger(type) ? b.CreateZExt(value, b.getInt64Ty())
+                                                   : b.CreateSExt(value, b.getInt64Ty());
+}
+
+// clamp(v, 0, hi) for i64 values.
+Value* clampIndex(llvm::IRBuilderBase& b, Value* v, int64_t hi) {
+    Value* lo = b.CreateSelect(b.CreateICmpSLT(v, b.getInt64(0)), b.getInt64(0), v);
+    return b.CreateSelect(b.CreateICmpSGT(lo, b.getInt64(static_cast<uint64_t>(hi))),
+                          b.getInt64(static_cast<uint64_t>(hi)), lo);
+}
+
+StatusOr<Value*> KernelGen::genGather(const HloInstruction& gather, const Index& index) {
+    const GatherDimensionNumbers* numbers = gather.gatherDimensionNumbers();
+    const HloExtraAttributes* extra = gather.extra();
+    if (!numbers || !extra || gather.operandCount() != 2) return unsupportedAt(gather, "gather without dimension numbers");
+    if (!numbers->operandBatchingDims.empty()) return unsupportedAt(gather, "gather with batching dimensions");
+    const HloInstruction& operand = *gather.operand(0);
+    const HloInstruction& indices = *gather.operand(1);
+    const PrimitiveType indexType = indices.shape().elementType();
+    if (!primitive_util::isInteger(indexType)) return unsupportedAt(gather, "non-integer gather indices");
+    const std::vector<int64_t>& sliceSizes = extra->gatherSliceSizes;
+    const int64_t operandRank = operand.shape().rank();
+    if (static_cast<int64_t>(sliceSizes.size()) != operandRank) return unsupportedAt(gather, "slice_sizes rank");
+    const int64_t indicesRank = indices.shape().rank();
+    const bool implicitVector = numbers->indexVectorDim >= indicesRank;
+    // Batch positions of the output (not offset dims), in order.
+    std::vector<Value*> batch;
+    for (size_t d = 0; d < index.dims.size(); ++d)
+        if (std::find(numbers->offsetDims.begin(), numbers->offsetDims.end(), static_cast<int64_t>(d)) ==
+            numbers->offsetDims.end())
+            batch.push_back(multiOf(index, d));
+    std::vector<Value*> start(static_cast<size_t>(operandRank), c64(0));
+    for (size_t k = 0; k < numbers->startIndexMap.size(); ++k) {
+        Index at = makeIndex(indices.shape().dimensions());
+        size_t next = 0;
+        for (int64_t d = 0; d < indicesRank; ++d) {
+            if (!implicitVector && d == numbers->indexVectorDim) at.multi.push_back(c64(static_cast<int64_t>(k)));
+            else at.multi.push_back(next < batch.size() ? batch[next++] : c64(0));
+        }
+        if (indicesRank == 0) at.linear = c64(0);
+        HLO_ASSIGN_OR_RETURN(Value * raw, gen(indices, at));
+        const int64_t dim = numbers->startIndexMap[k];
+        if (dim < 0 || dim >= operandRank) return unsupportedAt(gather, "start_index_map out of range");
+        const int64_t hi = operand.shape().dimensions(dim) - sliceSizes[static_cast<size_t>(dim)];
+        start[static_cast<size_t>(dim)] = clampIndex(m_b, indexToI64(m_b, raw, indexType), std::max<int64_t>(hi, 0));
+    }
+    Index source = makeIndex(operand.shape().dimensions());
+    size_t offset = 0;
+    for (int64_t d = 0; d < operandRank; ++d) {
+        Value* position = start[static_cast<size_t>(d)];
+        const bool collapsed = std::find(numbers->collapsedSliceDims.begin(), numbers->collapsedSliceDims.end(), d) !=
+                               numbers->collapsedSliceDims.end();
+        if (!collapsed) {
+            if (offset >= numbers->offsetDims.size()) return unsupportedAt(gather, "offset_dims mismatch");
+            position = m_b.CreateAdd(position, multiOf(index, static_cast<size_t>(numbers->offsetDims[offset++])));
+        }
+        source.multi.push_back(position);
+    }
+    if (operandRank == 0) source.linear = c64(0);
+    return gen(operand, source);
+}
+
+StatusOr<Value*> KernelGen::genDynamicSlice(const HloInstruction& slice, const Index& index) {
+    const HloInstruction& operand = *slice.operand(0);
+    const int64_t rank = operand.shape().rank();
+    if (slice.operandCount() != rank + 1) return unsupportedAt(slice, "dynamic-slice with an index vector operand");
+    Index source = makeIndex(operand.shape().dimensions());
+    for (int64_t d = 0; d < rank; ++d) {
+        const HloInstruction& start = *slice.operand(d + 1);
+        if (!start.shape().isScalar() || !primitive_util::isInteger(start.shape().elementType()))
+            return unsupportedAt(slice, "non-scalar or non-integer start index");
+        HLO_ASSIGN_OR_RETURN(Value * raw, gen(start, scalarIndex()));
+        const int64_t hi = operand.shape().dimensions(d) - slice.shape().dimensions(d);
+        Value* clamped = clampIndex(m_b, indexToI64(m_b, raw, start.shape().elementType()), std::max<int64_t>(hi, 0));
+        source.multi.push_back(m_b.CreateAdd(clamped, multiOf(index, static_cast<size_t>(d))));
+    }
+    if (rank == 0) source.linear = c64(0);
+    return gen(operand, source);
+}
+
 StatusOr<Value*> KernelGen::genUncached(const HloInstruction& instruction, const Index& index) {
     if (auto it = m_env.find(&instruction); it != m_env.end()) return it->second;
     if (auto it = m_leafPointers.find(&instruction); it != m_leafPointers.end())
@@ -321,6 +406,8 @@ StatusOr<Value*> KernelGen::genUncached(const HloInstruction& instruction, const
     }
     case HloOpcode::kPad: return genPad(instruction, index);
     case HloOpcode::kConcatenate: return genConcatenate(instruction, index);
+    case HloOpcode::kGather: return genGather(instruction, index);
+    case HloOpcode::kDynamicSlice: return genDynamicSlice(instruction, index);
     case HloOpcode::kReduce: {
         if (instruction.shape().isTuple()) return unsupportedAt(instruction, "variadic reduce used as an array");
         HLO_ASSIGN_OR_RETURN(std::vector<Value*> values, genReduce(instruction, index));
