@@ -1,0 +1,76 @@
+#!/usr/bin/env python3
+"""CPU backend benchmarks (issue 7): fused vs unfused vs the memory-bandwidth bound.
+
+Usage: tests/bench/cpu_bench.py [CLI] [--threads N] [--repeat N]
+Runs each module with `hloscope-cli run --device cpu --mode both --json` and
+compares the fused median with bytes that must move / triad bandwidth from
+`hloscope-cli calibrate` (measured in the same run). Prints a Markdown table.
+"""
+import json, os, subprocess, sys, tempfile
+
+cli = sys.argv[1] if len(sys.argv) > 1 and not sys.argv[1].startswith('--') else 'build/app/hloscope-cli'
+threads = '2'
+repeat = '10'
+args = sys.argv[1:]
+if '--threads' in args: threads = args[args.index('--threads') + 1]
+if '--repeat' in args: repeat = args[args.index('--repeat') + 1]
+
+N = 16 * 1024 * 1024
+ADD = 'add { a = f32[] parameter(0)  b = f32[] parameter(1)  ROOT s = f32[] add(a, b) }\n'
+MAX = 'max { a = f32[] parameter(0)  b = f32[] parameter(1)  ROOT s = f32[] maximum(a, b) }\n'
+modules = {
+    'x*x+2*x+1 (16M)': (f'''HloModule poly
+ENTRY e {{ x = f32[{N}] parameter(0)  xx = f32[{N}] multiply(x, x)  c2 = f32[] constant(2)
+  b2 = f32[{N}] broadcast(c2), dimensions={{}}  tx = f32[{N}] multiply(b2, x)  s = f32[{N}] add(xx, tx)
+  c1 = f32[] constant(1)  b1 = f32[{N}] broadcast(c1), dimensions={{}}  ROOT r = f32[{N}] add(s, b1) }}''', 8 * N),
+    'sin(x)+exp(x) (16M)': (f'''HloModule sinexp
+ENTRY e {{ x = f32[{N}] parameter(0)  s = f32[{N}] sine(x)  e = f32[{N}] exponential(x)
+  ROOT r = f32[{N}] add(s, e) }}''', 8 * N),
+    'mean(relu(x)**2) (16M)': (ADD + f'''ENTRY e {{ x = f32[{N}] parameter(0)  z = f32[] constant(0)
+  zb = f32[{N}] broadcast(z), dimensions={{}}  r = f32[{N}] maximum(x, zb)  q = f32[{N}] multiply(r, r)
+  s = f32[] reduce(q, z), dimensions={{0}}, to_apply=add  n = f32[] constant({N})
+  ROOT m = f32[] divide(s, n) }}''', 4 * N),
+    'softmax 8192x1024': (ADD + MAX + '''ENTRY e { x = f32[8192,1024] parameter(0)  mi = f32[] constant(-inf)
+  m = f32[8192] reduce(x, mi), dimensions={1}, to_apply=max  mb = f32[8192,1024] broadcast(m), dimensions={0}
+  d = f32[8192,1024] subtract(x, mb)  e = f32[8192,1024] exponential(d)  z = f32[] constant(0)
+  s = f32[8192] reduce(e, z), dimensions={1}, to_apply=add  sb = f32[8192,1024] broadcast(s), dimensions={0}
+  ROOT r = f32[8192,1024] divide(e, sb) }''', 8 * 8192 * 1024),
+    'layernorm 8192x768': (ADD + '''ENTRY e { x = f32[8192,768] parameter(0)  g = f32[768] parameter(1)  b = f32[768] parameter(2)
+  z = f32[] constant(0)  n = f32[] constant(768)  nb = f32[8192] broadcast(n), dimensions={}
+  s = f32[8192] reduce(x, z), dimensions={1}, to_apply=add  mean = f32[8192] divide(s, nb)
+  mb = f32[8192,768] broadcast(mean), dimensions={0}  d = f32[8192,768] subtract(x, mb)
+  d2 = f32[8192,768] multiply(d, d)  v = f32[8192] reduce(d2, z), dimensions={1}, to_apply=add
+  var = f32[8192] divide(v, nb)  eps = f32[] constant(1e-5)  eb = f32[8192] broadcast(eps), dimensions={}
+  ve = f32[8192] add(var, eb)  r = f32[8192] rsqrt(ve)  rb = f32[8192,768] broadcast(r), dimensions={0}
+  y = f32[8192,768] multiply(d, rb)  gb = f32[8192,768] broadcast(g), dimensions={1}
+  bb = f32[8192,768] broadcast(b), dimensions={1}  yg = f32[8192,768] multiply(y, gb)
+  ROOT o = f32[8192,768] add(yg, bb) }''', 8 * 8192 * 768),
+    'relu(x@w+b) 4096x1024x1024': ('''HloModule rmb
+ENTRY e { x = f32[4096,1024] parameter(0)  w = f32[1024,1024] parameter(1)  b = f32[1024] parameter(2)
+  d = f32[4096,1024] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  bb = f32[4096,1024] broadcast(b), dimensions={1}  s = f32[4096,1024] add(d, bb)  z = f32[] constant(0)
+  zb = f32[4096,1024] broadcast(z), dimensions={}  ROOT r = f32[4096,1024] maximum(s, zb) }''', 0),
+    'x@w alone 4096x1024x1024': ('''HloModule gemm
+ENTRY e { x = f32[4096,1024] parameter(0)  w = f32[1024,1024] parameter(1)
+  ROOT d = f32[4096,1024] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0} }''', 0),
+}
+
+cal = json.loads(subprocess.run([cli, 'calibrate', '--json'], capture_output=True, text=True, check=True).stdout)
+bandwidth = cal.get('memory_bandwidth_bytes_per_second') or cal.get('memoryBandwidthBytesPerSecond')
+print(f'triad bandwidth (hloscope-cli calibrate): {bandwidth / 1e9:.1f} GB/s; threads {threads}\n')
+print('| module | unfused ms | fused ms | speedup | bound ms | fused / bound | compile ms |')
+print('|---|---|---|---|---|---|---|')
+for name, (text, nbytes) in modules.items():
+    if not text.startswith('HloModule'): text = 'HloModule m\n' + text
+    with tempfile.NamedTemporaryFile('w', suffix='.hlo', delete=False) as f:
+        f.write(text)
+    out = subprocess.run([cli, 'run', f.name, '--device', 'cpu', '--mode', 'both', '--json', '--threads', threads,
+                          '--repeat', repeat, '--warmup', '2'], capture_output=True, text=True)
+    os.unlink(f.name)
+    if out.returncode != 0:
+        print(f'| {name} | error: {out.stderr.strip()[:80]} |'); continue
+    r = json.loads(out.stdout)
+    u, fz = r['unfused']['median_ms'], r['fused']['median_ms']
+    bound = nbytes / bandwidth * 1e3 if nbytes else 0
+    ratio = f'{fz / bound:.2f}x' if bound else '-'
+    print(f"| {name} | {u:.2f} | {fz:.2f} | {u / fz:.2f}x | {bound:.2f} | {ratio} | {r['fused']['compile_ms']:.0f} |")
