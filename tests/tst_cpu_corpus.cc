@@ -122,6 +122,13 @@ private slots:
                     ++skipped, ++skipReasons["over 20M elements"];
                     continue;
                 }
+                // Bitcasts an f32 sum to s32: any summation order but the
+                // interpreter's (ours vectorises with reassociation, as XLA's
+                // does) shows as an integer difference.
+                if (name == QStringLiteral("fusion/hlo_fusion_analysis_test_009.hlo")) {
+                    ++skipped, ++skipReasons["f32 sum bitcast to s32 (summation order)"];
+                    continue;
+                }
                 const std::vector<Literal> args = makeRandomArguments(*entry, 11);
                 auto reference = runBounded(**interpreter, **module, args, 20);
                 if (!reference.isOk()) {
