@@ -54,6 +54,9 @@ struct ModeReport {
         std::sort(v.begin(), v.end());
         return v.empty() ? 0 : v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
     }
+    double min() const { return *std::min_element(runMs.begin(), runMs.end()); }
+    double max() const { return *std::max_element(runMs.begin(), runMs.end()); }
+    std::string modeName() const { return std::string(executionModeName(mode)); }
 };
 
 std::optional<std::string> parseFlags(const std::vector<std::string>& args, RunFlags& flags) {
@@ -62,6 +65,12 @@ std::optional<std::string> parseFlags(const std::vector<std::string>& args, RunF
         auto value = [&]() -> std::optional<std::string> {
             if (i + 1 >= args.size()) return std::nullopt;
             return args[++i];
+        };
+        auto text = [&](const char* need, std::string* out) -> std::optional<std::string> {
+            const auto v = value();
+            if (!v) return std::string(arg) + " needs " + need;
+            *out = *v;
+            return std::nullopt;
         };
         auto number = [&](const char* what, int64_t low, int64_t* out) -> std::optional<std::string> {
             const auto v = value();
@@ -75,13 +84,9 @@ std::optional<std::string> parseFlags(const std::vector<std::string>& args, RunF
         };
         int64_t n = 0;
         if (arg == "--device") {
-            const auto v = value();
-            if (!v) return "--device needs a name";
-            flags.device = *v;
+            if (auto e = text("a name", &flags.device)) return e;
         } else if (arg == "--target") {
-            const auto v = value();
-            if (!v) return "--target needs a target";
-            flags.target = *v;
+            if (auto e = text("a target", &flags.target)) return e;
         } else if (arg == "--mode") {
             const auto v = value();
             if (!v || (*v != "fused" && *v != "unfused" && *v != "both"))
@@ -89,9 +94,7 @@ std::optional<std::string> parseFlags(const std::vector<std::string>& args, RunF
             flags.fused = *v != "unfused";
             flags.unfused = *v != "fused";
         } else if (arg == "--inputs") {
-            const auto v = value();
-            if (!v) return "--inputs needs random, zeros or a JSON file";
-            flags.inputs = *v;
+            if (auto e = text("random, zeros or a JSON file", &flags.inputs)) return e;
         } else if (arg == "--seed") {
             if (auto e = number("--seed", 0, &n)) return e;
             flags.seed = static_cast<uint64_t>(n);
@@ -151,8 +154,8 @@ StatusOr<ModeReport> measure(const RunFlags& flags, const std::string& target, E
 Json modeJson(const ModeReport& r) {
     Json j;
     j["median_ms"] = r.median();
-    j["min_ms"] = *std::min_element(r.runMs.begin(), r.runMs.end());
-    j["max_ms"] = *std::max_element(r.runMs.begin(), r.runMs.end());
+    j["min_ms"] = r.min();
+    j["max_ms"] = r.max();
     j["compile_ms"] = r.compileMs;
     j["pipeline_ms"] = r.prepareMs;
     j["kernels"] = r.kernels;
@@ -183,10 +186,8 @@ void printText(const std::string& name, const ExecutionDevice& device, const Run
     std::printf("%-8s %10s %10s %10s %10s %8s %12s\n", "mode", "median ms", "min ms", "max ms", "compile ms",
                 "kernels", "peak bytes");
     for (const ModeReport& r : reports)
-        std::printf("%-8s %10.3f %10.3f %10.3f %10.1f %8lld %12lld\n",
-                    std::string(executionModeName(r.mode)).c_str(), r.median(),
-                    *std::min_element(r.runMs.begin(), r.runMs.end()),
-                    *std::max_element(r.runMs.begin(), r.runMs.end()), r.compileMs,
+        std::printf("%-8s %10.3f %10.3f %10.3f %10.1f %8lld %12lld\n", r.modeName().c_str(), r.median(), r.min(),
+                    r.max(), r.compileMs,
                     static_cast<long long>(r.kernels), static_cast<long long>(r.peakBytes));
     if (reports.size() == 2 && reports[1].median() > 0)
         std::printf("measured speedup (unfused / fused): %.2fx\n", reports[0].median() / reports[1].median());
@@ -194,14 +195,15 @@ void printText(const std::string& name, const ExecutionDevice& device, const Run
         std::vector<MeasuredTime> top = r.kernelTimes;
         std::sort(top.begin(), top.end(), [](const auto& a, const auto& b) { return a.seconds > b.seconds; });
         if (top.size() > 5) top.resize(5);
-        std::printf("%s: slowest kernels:", std::string(executionModeName(r.mode)).c_str());
+        const std::string mode = r.modeName();
+        std::printf("%s: slowest kernels:", mode.c_str());
         for (const MeasuredTime& t : top) std::printf(" %s %.3f ms;", t.name.c_str(), t.seconds * 1e3);
         std::printf("\n");
         for (const std::string& f : r.fallbacks)
-            std::printf("%s: interpreter fallback: %s\n", std::string(executionModeName(r.mode)).c_str(), f.c_str());
+            std::printf("%s: interpreter fallback: %s\n", mode.c_str(), f.c_str());
         if (r.check)
             std::printf("%s: check: max abs error %g, max rel error %g: %s%s\n",
-                        std::string(executionModeName(r.mode)).c_str(), r.check->maxAbsError, r.check->maxRelError,
+                        mode.c_str(), r.check->maxAbsError, r.check->maxRelError,
                         r.check->passed ? "passed" : "FAILED: ", r.check->passed ? "" : r.check->detail.c_str());
     }
 }
@@ -276,7 +278,7 @@ int runRun(const std::vector<std::string>& args) {
                 worst.maxRelError = std::max(worst.maxRelError, r.check->maxRelError);
                 if (worst.passed && !r.check->passed) {
                     worst.passed = false;
-                    worst.detail = std::string(executionModeName(r.mode)) + ": " + r.check->detail;
+                    worst.detail = r.modeName() + ": " + r.check->detail;
                 }
             }
             j["check"] = checkJson(worst);

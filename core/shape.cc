@@ -167,6 +167,11 @@ bool Shape::compatible(const Shape& other) const {
     return m_dimensions == other.m_dimensions && m_dynamic == other.m_dynamic;
 }
 
+bool Shape::hasDefaultDenseLayout() const {
+    if (!m_layout) return true;
+    return m_layout->tiles().empty() && m_layout->minorToMajor() == Layout::descending(rank()).minorToMajor();
+}
+
 bool Shape::sameDimensions(const Shape& other) const {
     if (isTuple() != other.isTuple() || isBuffer() != other.isBuffer()) return false;
     if (isTuple() || isBuffer()) {

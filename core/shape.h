@@ -65,6 +65,9 @@ public:
     const std::vector<bool>& dynamicDimensions() const { return m_dynamic; }  // empty: all static
 
     bool hasLayout() const { return m_layout.has_value(); }
+    // No layout, or the descending (row-major) minor_to_major without tiles:
+    // storage in the logical row-major order a Literal uses.
+    bool hasDefaultDenseLayout() const;
     const Layout& layout() const { return *m_layout; }  // requires hasLayout()
     Layout& mutableLayout();  // creates an empty layout when none
     void setLayout(Layout layout) { m_layout = std::move(layout); }

@@ -28,16 +28,13 @@ namespace {
 
 const QString kCorpus = QStringLiteral(HLOSCOPE_CORPUS_DIR "/hlo/valid");
 
+// Collectives, and the ops whose results depend on other devices or the host.
 bool isCollective(HloOpcode opcode) {
     switch (opcode) {
-    case HloOpcode::kAllGather: case HloOpcode::kAllGatherStart: case HloOpcode::kAllReduce:
-    case HloOpcode::kAllReduceStart: case HloOpcode::kAllToAll: case HloOpcode::kRaggedAllToAll:
-    case HloOpcode::kCollectiveBroadcast: case HloOpcode::kCollectivePermute:
-    case HloOpcode::kCollectivePermuteStart: case HloOpcode::kReduceScatter: case HloOpcode::kCollectiveReduce:
     case HloOpcode::kReplicaId: case HloOpcode::kPartitionId: case HloOpcode::kSend: case HloOpcode::kRecv:
     case HloOpcode::kInfeed: case HloOpcode::kOutfeed:
         return true;
-    default: return false;
+    default: return hloOpcodeIsCollective(opcode);
     }
 }
 

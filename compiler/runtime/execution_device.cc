@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <mutex>
 
+#include "compiler/cost/cost_analysis.h"
 #include "compiler/runtime/interpreter_device.h"
 
 namespace hloscope {
@@ -54,6 +55,30 @@ void registerDevice(ExecutionDevicePtr device) {
                              [&](const ExecutionDevicePtr& d) { return d->name() == device->name(); });
     if (same != r.devices.end()) *same = std::move(device);
     else r.devices.push_back(std::move(device));
+}
+
+bool InstructionTimes::add(const HloInstruction& instruction, double seconds) {
+    auto [it, inserted] = m_slot.emplace(&instruction, m_times.size());
+    if (inserted) {
+        MeasuredTime time;
+        time.name = instruction.name();
+        time.opcode = std::string(hloOpcodeString(instruction.opcode()));
+        m_times.push_back(std::move(time));
+        m_instructions.push_back(&instruction);
+    }
+    MeasuredTime& time = m_times[it->second];
+    time.seconds += seconds;
+    ++time.count;
+    return inserted;
+}
+
+void InstructionTimes::moveInto(ExecutionResult& result) {
+    for (size_t i = 0; i < m_times.size(); ++i)
+        if (!CostAnalysis::isFree(*m_instructions[i])) result.kernelTimes.push_back(m_times[i]);
+    result.instructionTimes = std::move(m_times);
+    m_times.clear();
+    m_instructions.clear();
+    m_slot.clear();
 }
 
 std::vector<Literal> splitOutputs(Literal result) {

@@ -20,6 +20,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "core/hlo_module.h"
@@ -85,6 +86,23 @@ StatusOr<ExecutionDevicePtr> findDevice(const std::string& name);
 // Adds a device to the registry (later issues' backends; tests). A device
 // with the name of a registered one replaces it.
 void registerDevice(ExecutionDevicePtr device);
+
+// The per-instruction times a device measures during a run, in order of
+// first execution and summed over repeats (loop bodies, ...); moveInto
+// fills ExecutionResult::instructionTimes and, for the instructions that are
+// kernels (CostAnalysis::isFree false), kernelTimes.
+class InstructionTimes {
+public:
+    // Adds one execution; true the first time `instruction` is seen.
+    bool add(const HloInstruction& instruction, double seconds);
+    int64_t count() const { return static_cast<int64_t>(m_times.size()); }
+    void moveInto(ExecutionResult& result);
+
+private:
+    std::unordered_map<const HloInstruction*, size_t> m_slot;
+    std::vector<const HloInstruction*> m_instructions;
+    std::vector<MeasuredTime> m_times;
+};
 
 // Splits a result literal into outputs (tuple elements, or itself).
 std::vector<Literal> splitOutputs(Literal result);

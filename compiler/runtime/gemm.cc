@@ -5,7 +5,6 @@
 
 #include "compiler/runtime/thread_pool.h"
 #include "core/hlo_instruction.h"
-#include "core/layout.h"
 #include "core/shape.h"
 
 namespace hloscope {
@@ -33,13 +32,6 @@ bool hasAvx2() {
 #else
     return false;
 #endif
-}
-
-bool denseDefault(const Shape& shape) {
-    if (!shape.isArray()) return false;
-    if (!shape.hasLayout()) return true;
-    const Layout& layout = shape.layout();
-    return layout.tiles().empty() && layout.minorToMajor() == Layout::descending(shape.rank()).minorToMajor();
 }
 
 // Positions [from, from + count) hold exactly `dims` in order.
@@ -70,7 +62,7 @@ StatusOr<GemmPlan> planGemm(const HloInstruction& dot) {
         return notGemm(dot, "element type " + std::string(primitive_util::name(plan.type)));
     if (lhs.elementType() != plan.type || rhs.elementType() != plan.type)
         return notGemm(dot, "mixed element types");
-    if (!denseDefault(lhs) || !denseDefault(rhs) || !denseDefault(out))
+    if (!lhs.hasDefaultDenseLayout() || !rhs.hasDefaultDenseLayout() || !out.hasDefaultDenseLayout())
         return notGemm(dot, "an operand or the result is not in the default dense layout");
     const int64_t batchRank = static_cast<int64_t>(numbers->lhsBatchDimensions.size());
     if (!isBlock(numbers->lhsBatchDimensions, 0) || !isBlock(numbers->rhsBatchDimensions, 0))
@@ -115,33 +107,45 @@ StatusOr<GemmPlan> planGemm(const HloInstruction& dot) {
     return plan;
 }
 
-void runGemmRows(const GemmPlan& plan, const void* lhs, const void* rhs, void* out, int64_t begin, int64_t end) {
-    const bool avx2 = hasAvx2();
-    const size_t size = plan.type == PrimitiveType::F64 ? sizeof(double) : sizeof(float);
-    auto* destination = static_cast<char*>(out);
-    // Rows of the flattened [batch * m] output; a range may span batch elements.
+namespace {
+
+template <typename T>
+using GemmRowsKernel = void (*)(int64_t m, int64_t n, int64_t k, bool lt, bool rt, const T* lhs, const T* rhs,
+                                T* out, int64_t row, int64_t rows);
+
+// Rows [begin, end) of the flattened [batch * m] output into `out`; a range
+// may span batch elements.
+template <typename T>
+void gemmRowRange(GemmRowsKernel<T> kernel, const GemmPlan& plan, const T* lhs, const T* rhs, T* out, int64_t begin,
+                  int64_t end) {
     while (begin < end) {
         const int64_t b = begin / plan.m, row = begin % plan.m;
         const int64_t rows = std::min(end - begin, plan.m - row);
-        const auto* l = static_cast<const char*>(lhs) + static_cast<size_t>(b * plan.m * plan.k) * size;
-        const auto* r = static_cast<const char*>(rhs) + static_cast<size_t>(b * plan.k * plan.n) * size;
-        if (plan.type == PrimitiveType::F64) {
-            auto* f = &gemm_baseline::gemmRowsF64;
-#if defined(__x86_64__)
-            if (avx2) f = &gemm_avx2::gemmRowsF64;
-#endif
-            f(plan.m, plan.n, plan.k, plan.lhsTransposed, plan.rhsTransposed, reinterpret_cast<const double*>(l),
-              reinterpret_cast<const double*>(r), reinterpret_cast<double*>(destination), row, rows);
-        } else {
-            auto* f = &gemm_baseline::gemmRowsF32;
-#if defined(__x86_64__)
-            if (avx2) f = &gemm_avx2::gemmRowsF32;
-#endif
-            f(plan.m, plan.n, plan.k, plan.lhsTransposed, plan.rhsTransposed, reinterpret_cast<const float*>(l),
-              reinterpret_cast<const float*>(r), reinterpret_cast<float*>(destination), row, rows);
-        }
-        destination += static_cast<size_t>(rows * plan.n) * size;
+        kernel(plan.m, plan.n, plan.k, plan.lhsTransposed, plan.rhsTransposed, lhs + b * plan.m * plan.k,
+               rhs + b * plan.k * plan.n, out, row, rows);
+        out += rows * plan.n;
         begin += rows;
+    }
+}
+
+}  // namespace
+
+void runGemmRows(const GemmPlan& plan, const void* lhs, const void* rhs, void* out, int64_t begin, int64_t end) {
+    [[maybe_unused]] const bool avx2 = hasAvx2();
+    if (plan.type == PrimitiveType::F64) {
+        GemmRowsKernel<double> kernel = &gemm_baseline::gemmRowsF64;
+#if defined(__x86_64__)
+        if (avx2) kernel = &gemm_avx2::gemmRowsF64;
+#endif
+        gemmRowRange(kernel, plan, static_cast<const double*>(lhs), static_cast<const double*>(rhs),
+                     static_cast<double*>(out), begin, end);
+    } else {
+        GemmRowsKernel<float> kernel = &gemm_baseline::gemmRowsF32;
+#if defined(__x86_64__)
+        if (avx2) kernel = &gemm_avx2::gemmRowsF32;
+#endif
+        gemmRowRange(kernel, plan, static_cast<const float*>(lhs), static_cast<const float*>(rhs),
+                     static_cast<float*>(out), begin, end);
     }
 }
 

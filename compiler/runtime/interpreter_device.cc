@@ -2,9 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
-#include <unordered_map>
 
-#include "compiler/cost/cost_analysis.h"
 #include "core/hlo_evaluator.h"
 
 namespace hloscope {
@@ -36,8 +34,7 @@ StatusOr<ExecutionResult> InterpreterDevice::run(const HloModule& module,
     // The evaluator times every entry instruction it evaluates but parameters.
     const double total = static_cast<double>(
         std::max<int64_t>(static_cast<int64_t>(entry->instructions().size()) - entry->parameterCount(), 1));
-    int64_t done = 0;
-    std::unordered_map<const HloInstruction*, size_t> slot;  // instruction -> index in times
+    InstructionTimes times;
 
     HloEvaluatorOptions evaluatorOptions;
     evaluatorOptions.rngSeed = options.rngSeed;
@@ -45,19 +42,8 @@ StatusOr<ExecutionResult> InterpreterDevice::run(const HloModule& module,
     evaluatorOptions.cancel = options.cancel;
     evaluatorOptions.onInstructionTimed = [&](const HloInstruction& instruction, double seconds) {
         if (instruction.parent() != entry) return;
-        auto [it, inserted] = slot.emplace(&instruction, result.instructionTimes.size());
-        if (inserted) {
-            MeasuredTime time;
-            time.name = instruction.name();
-            time.opcode = std::string(hloOpcodeString(instruction.opcode()));
-            result.instructionTimes.push_back(std::move(time));
-            ++done;
-            if (options.progress)
-                options.progress(static_cast<double>(done) / total, instruction.name());
-        }
-        MeasuredTime& time = result.instructionTimes[it->second];
-        time.seconds += seconds;
-        ++time.count;
+        if (times.add(instruction, seconds) && options.progress)
+            options.progress(static_cast<double>(times.count()) / total, instruction.name());
     };
     if (options.progress) options.progress(0, {});
     HloEvaluator evaluator(std::move(evaluatorOptions));
@@ -71,13 +57,7 @@ StatusOr<ExecutionResult> InterpreterDevice::run(const HloModule& module,
         return value.status();
     }
     result.outputs = splitOutputs(std::move(*value));
-    for (const HloInstruction* instruction : [&] {
-             std::vector<const HloInstruction*> order(slot.size());
-             for (const auto& [i, index] : slot) order[index] = i;
-             return order;
-         }())
-        if (!CostAnalysis::isFree(*instruction))
-            result.kernelTimes.push_back(result.instructionTimes[slot.at(instruction)]);
+    times.moveInto(result);
     if (options.progress) options.progress(1, {});
     return result;
 }

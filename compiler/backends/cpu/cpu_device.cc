@@ -24,9 +24,14 @@ struct CpuDevice::Impl {
         std::shared_ptr<CpuExecutable> executable;
     };
     std::list<Entry> cache;
-    std::mutex poolMutex;
-    std::map<int, std::unique_ptr<ThreadPool>> pools;  // by thread count
-    std::mutex runMutex;  // a pool runs one job at a time
+    // By thread count; a pool runs one job at a time (its mutex).
+    struct Pool {
+        explicit Pool(int threads) : pool(threads) {}
+        ThreadPool pool;
+        std::mutex mutex;
+    };
+    std::mutex poolsMutex;
+    std::map<int, std::unique_ptr<Pool>> pools;
     std::string availability;
     bool ok = false;
 };
@@ -45,7 +50,7 @@ CpuDevice::CpuDevice() : m_impl(std::make_unique<Impl>()) {
 CpuDevice::~CpuDevice() = default;
 
 std::string CpuDevice::description() const {
-    return "CPU: LLVM " "ORC JIT for " + m_impl->availability + ", " +
+    return "CPU: LLVM ORC JIT for " + m_impl->availability + ", " +
            std::to_string(std::max(1u, std::thread::hardware_concurrency())) + " threads, GEMM " + gemmKernelName();
 }
 
@@ -78,11 +83,6 @@ StatusOr<std::shared_ptr<CpuExecutable>> CpuDevice::executableFor(const HloModul
     return executable;
 }
 
-void CpuDevice::clearCache() const {
-    std::lock_guard<std::mutex> lock(m_impl->cacheMutex);
-    m_impl->cache.clear();
-}
-
 StatusOr<ExecutionResult> CpuDevice::run(const HloModule& module, const std::vector<Literal>& args,
                                          const ExecutionOptions& options) const {
     std::string why;
@@ -93,15 +93,15 @@ StatusOr<ExecutionResult> CpuDevice::run(const HloModule& module, const std::vec
     HLO_ASSIGN_OR_RETURN(std::shared_ptr<CpuExecutable> executable, executableFor(module, &hit));
     const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     const int threads = options.threads > 0 ? options.threads : cores;
-    ThreadPool* pool = nullptr;
+    Impl::Pool* pool = nullptr;
     {
-        std::lock_guard<std::mutex> lock(m_impl->poolMutex);
+        std::lock_guard<std::mutex> lock(m_impl->poolsMutex);
         auto& slot = m_impl->pools[threads];
-        if (!slot) slot = std::make_unique<ThreadPool>(threads);
+        if (!slot) slot = std::make_unique<Impl::Pool>(threads);
         pool = slot.get();
     }
-    std::lock_guard<std::mutex> lock(m_impl->runMutex);
-    HLO_ASSIGN_OR_RETURN(ExecutionResult result, executable->run(args, options, pool));
+    std::lock_guard<std::mutex> lock(pool->mutex);
+    HLO_ASSIGN_OR_RETURN(ExecutionResult result, executable->run(args, options, &pool->pool));
     result.device = name();
     result.compileSeconds = hit ? 0.0 : executable->compileSeconds();
     return result;

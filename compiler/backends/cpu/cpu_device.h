@@ -33,7 +33,6 @@ public:
     // The executable for `module` (from the cache, or compiled now; `hit`
     // says which).
     StatusOr<std::shared_ptr<CpuExecutable>> executableFor(const HloModule& module, bool* hit = nullptr) const;
-    void clearCache() const;
 
     struct Impl;
 

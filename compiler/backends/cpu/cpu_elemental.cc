@@ -6,19 +6,7 @@
 
 #include "compiler/backends/cpu/cpu_codegen_internal.h"
 
-namespace hloscope::cpu_internal {
-namespace {
-
-using llvm::Value;
-
-Status notCompiled(const HloInstruction& instruction, const std::string& why) {
-    return Status(StatusCode::kUnimplemented, "%" + instruction.name() + ": " + why);
-}
-
-bool isFloat(PrimitiveType type) { return type == PrimitiveType::F32 || type == PrimitiveType::F64; }
-bool isUnsigned(PrimitiveType type) { return primitive_util::isUnsignedInteger(type); }
-
-}  // namespace
+namespace hloscope {
 
 bool isElementalOpcode(HloOpcode opcode) {
     switch (opcode) {
@@ -40,6 +28,32 @@ bool isElementalOpcode(HloOpcode opcode) {
     default: return false;
     }
 }
+
+bool isKernelOpcode(HloOpcode opcode) {
+    switch (opcode) {
+    case HloOpcode::kBroadcast: case HloOpcode::kTranspose: case HloOpcode::kSlice: case HloOpcode::kReverse:
+    case HloOpcode::kPad: case HloOpcode::kConcatenate: case HloOpcode::kIota: case HloOpcode::kCopy:
+    case HloOpcode::kReduce: case HloOpcode::kGather: case HloOpcode::kDynamicSlice: case HloOpcode::kReshape:
+        return true;
+    default: return isElementalOpcode(opcode);
+    }
+}
+
+}  // namespace hloscope
+
+namespace hloscope::cpu_internal {
+namespace {
+
+using llvm::Value;
+
+Status notCompiled(const HloInstruction& instruction, const std::string& why) {
+    return Status(StatusCode::kUnimplemented, "%" + instruction.name() + ": " + why);
+}
+
+bool isFloat(PrimitiveType type) { return type == PrimitiveType::F32 || type == PrimitiveType::F64; }
+bool isUnsigned(PrimitiveType type) { return primitive_util::isUnsignedInteger(type); }
+
+}  // namespace
 
 bool Elemental::supported(PrimitiveType type) {
     switch (type) {
@@ -118,32 +132,22 @@ StatusOr<Value*> Elemental::emitCompare(const HloInstruction& instruction, const
     if (!direction) return notCompiled(instruction, "compare without a direction");
     const ComparisonType comparison =
         instruction.extra() ? instruction.extra()->comparisonType : ComparisonType::kDefault;
-    Value* a = operands[0];
-    Value* b = operands[1];
+    using P = llvm::CmpInst::Predicate;
+    // Per direction (kEq, kNe, kGe, kGt, kLe, kLt): ordered float compares
+    // but NE (true for NaN, as C++'s !=), signed and unsigned integer ones.
+    static constexpr P kFloat[] = {P::FCMP_OEQ, P::FCMP_UNE, P::FCMP_OGE, P::FCMP_OGT, P::FCMP_OLE, P::FCMP_OLT};
+    static constexpr P kSigned[] = {P::ICMP_EQ, P::ICMP_NE, P::ICMP_SGE, P::ICMP_SGT, P::ICMP_SLE, P::ICMP_SLT};
+    static constexpr P kUnsigned[] = {P::ICMP_EQ, P::ICMP_NE, P::ICMP_UGE, P::ICMP_UGT, P::ICMP_ULE, P::ICMP_ULT};
+    const auto d = static_cast<size_t>(*direction);
     if (isFloat(type)) {
         if (comparison == ComparisonType::kTotalOrder)
             return notCompiled(instruction, "TOTALORDER float comparison");
-        switch (*direction) {
-        case ComparisonDirection::kEq: return m_b.CreateFCmpOEQ(a, b);
-        case ComparisonDirection::kNe: return m_b.CreateFCmpUNE(a, b);
-        case ComparisonDirection::kLt: return m_b.CreateFCmpOLT(a, b);
-        case ComparisonDirection::kLe: return m_b.CreateFCmpOLE(a, b);
-        case ComparisonDirection::kGt: return m_b.CreateFCmpOGT(a, b);
-        case ComparisonDirection::kGe: return m_b.CreateFCmpOGE(a, b);
-        }
+        return m_b.CreateCmp(kFloat[d], operands[0], operands[1]);
     }
     bool unsignedCompare = isUnsigned(type) || type == PrimitiveType::PRED;
     if (comparison == ComparisonType::kSigned) unsignedCompare = false;
     if (comparison == ComparisonType::kUnsigned) unsignedCompare = true;
-    switch (*direction) {
-    case ComparisonDirection::kEq: return m_b.CreateICmpEQ(a, b);
-    case ComparisonDirection::kNe: return m_b.CreateICmpNE(a, b);
-    case ComparisonDirection::kLt: return unsignedCompare ? m_b.CreateICmpULT(a, b) : m_b.CreateICmpSLT(a, b);
-    case ComparisonDirection::kLe: return unsignedCompare ? m_b.CreateICmpULE(a, b) : m_b.CreateICmpSLE(a, b);
-    case ComparisonDirection::kGt: return unsignedCompare ? m_b.CreateICmpUGT(a, b) : m_b.CreateICmpSGT(a, b);
-    case ComparisonDirection::kGe: return unsignedCompare ? m_b.CreateICmpUGE(a, b) : m_b.CreateICmpSGE(a, b);
-    }
-    return notCompiled(instruction, "unknown comparison direction");
+    return m_b.CreateCmp(unsignedCompare ? kUnsigned[d] : kSigned[d], operands[0], operands[1]);
 }
 
 StatusOr<Value*> Elemental::emitFloat(const HloInstruction& instruction, const std::vector<Value*>& operands) {

@@ -12,14 +12,12 @@
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Module.h>
 
+#include "compiler/backends/cpu/cpu_kernel_emitter.h"
 #include "core/hlo_instruction.h"
 #include "core/literal.h"
 #include "core/status.h"
 
 namespace hloscope::cpu_internal {
-
-// Opcodes Elemental::emit handles (given supported element types).
-bool isElementalOpcode(HloOpcode opcode);
 
 class Elemental {
 public:

@@ -2,22 +2,20 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 
 #include "compiler/backends/cpu/cpu_kernel_emitter.h"
 #include "compiler/backends/cpu/llvm_jit.h"
 #include "compiler/buffers/buffer_assignment.h"
-#include "compiler/cost/cost_analysis.h"
 #include "compiler/runtime/gemm.h"
 #include "compiler/runtime/thread_pool.h"
 #include "core/hlo_computation.h"
 #include "core/hlo_evaluator.h"
-#include "core/layout.h"
 
 namespace hloscope {
 namespace {
@@ -43,6 +41,29 @@ void collectLeaves(const Shape& shape, std::vector<const Shape*>& out) {
     }
 }
 
+size_t leafCount(const Shape& shape) {
+    if (!shape.isTuple()) return 1;
+    size_t count = 0;
+    for (const Shape& element : shape.tupleShapes()) count += leafCount(element);
+    return count;
+}
+
+// The depth-first number of the array leaf at `path` (a shape index), or
+// nullopt when the path does not end at a leaf.
+std::optional<size_t> leafNumber(const Shape& shape, const std::vector<int64_t>& path) {
+    const Shape* cursor = &shape;
+    size_t leaf = 0;
+    for (int64_t index : path) {
+        if (!cursor->isTuple() || index < 0 || index >= cursor->tupleCount()) return std::nullopt;
+        for (int64_t before = 0; before < index; ++before) leaf += leafCount(cursor->tupleShape(before));
+        cursor = &cursor->tupleShape(index);
+    }
+    if (cursor->isTuple()) return std::nullopt;
+    return leaf;
+}
+
+// Bytes of an array in Literal storage (sub-byte types one byte each, unlike
+// Shape::byteSize with a packed layout).
 int64_t denseBytes(const Shape& shape) {
     if (!shape.isArray()) return 0;
     return std::max<int64_t>(shape.elementCount(), 0) * primitive_util::byteWidth(shape.elementType());
@@ -112,7 +133,6 @@ struct Thunk {
     const HloInstruction* instruction = nullptr;
     std::vector<int> operands;         // slots of the operands
     std::vector<LeafBuffer> buffers;   // leaves this thunk defines (kernels, gemm, control flow)
-    bool isKernel = false;             // timed as a kernel (CostAnalysis::isFree false)
     // kKernel / kGemmEpilogue
     CpuKernelSpec spec;
     std::vector<int> leafOperands;     // per spec leaf: index into operands; -1: the dot (epilogue)
@@ -152,38 +172,18 @@ struct Program {
     std::vector<Literal> owned;  // fallback results and copies
 };
 
-bool isDenseDefault(const Shape& shape) {
-    if (!shape.isArray() || !shape.hasLayout()) return true;
-    return shape.layout().tiles().empty() &&
-           shape.layout().minorToMajor() == Layout::descending(shape.rank()).minorToMajor();
-}
-
-// Instructions compiled as a single-op kernel.
-bool isKernelOpcode(HloOpcode opcode) {
-    switch (opcode) {
-    case HloOpcode::kBroadcast: case HloOpcode::kTranspose: case HloOpcode::kSlice: case HloOpcode::kReverse:
-    case HloOpcode::kPad: case HloOpcode::kConcatenate: case HloOpcode::kIota: case HloOpcode::kCopy:
-    case HloOpcode::kReduce: case HloOpcode::kGather: case HloOpcode::kDynamicSlice: case HloOpcode::kReshape:
-        return true;
-    default: break;
-    }
-    switch (opcode) {
-    case HloOpcode::kAbs: case HloOpcode::kAdd: case HloOpcode::kAnd: case HloOpcode::kAtan2:
-    case HloOpcode::kCbrt: case HloOpcode::kCeil: case HloOpcode::kClamp: case HloOpcode::kClz:
-    case HloOpcode::kCompare: case HloOpcode::kConvert: case HloOpcode::kBitcastConvert: case HloOpcode::kCos:
-    case HloOpcode::kDivide: case HloOpcode::kErf: case HloOpcode::kExp: case HloOpcode::kExpm1:
-    case HloOpcode::kFloor: case HloOpcode::kIsFinite: case HloOpcode::kLog: case HloOpcode::kLog1p:
-    case HloOpcode::kLogistic: case HloOpcode::kMaximum: case HloOpcode::kMinimum: case HloOpcode::kMultiply:
-    case HloOpcode::kNegate: case HloOpcode::kNot: case HloOpcode::kOr: case HloOpcode::kPopulationCount:
-    case HloOpcode::kPower: case HloOpcode::kRemainder: case HloOpcode::kRoundNearestAfz:
-    case HloOpcode::kRoundNearestEven: case HloOpcode::kRsqrt: case HloOpcode::kSelect:
-    case HloOpcode::kShiftLeft: case HloOpcode::kShiftRightArithmetic: case HloOpcode::kShiftRightLogical:
-    case HloOpcode::kSign: case HloOpcode::kSin: case HloOpcode::kSqrt: case HloOpcode::kSubtract:
-    case HloOpcode::kTan: case HloOpcode::kTanh: case HloOpcode::kXor: case HloOpcode::kSinh:
-    case HloOpcode::kCosh: case HloOpcode::kAsin: case HloOpcode::kAcos: case HloOpcode::kAtan:
-    case HloOpcode::kAsinh: case HloOpcode::kAcosh: case HloOpcode::kAtanh:
-        return true;
-    default: return false;
+// The values a kernel computed by `root` stores: a tuple's elements, a
+// variadic reduce's components, or the root itself.
+void addKernelOutputs(CpuKernelSpec& spec, const HloInstruction& root) {
+    if (root.opcode() == HloOpcode::kTuple) {
+        for (const HloInstruction* element : root.operands()) spec.outputs.push_back(element);
+    } else if (root.shape().isTuple() && root.opcode() == HloOpcode::kReduce) {
+        for (int64_t k = 0; k < root.shape().tupleCount(); ++k) {
+            spec.outputs.push_back(&root);
+            spec.outputComponents.push_back(static_cast<int>(k));
+        }
+    } else {
+        spec.outputs.push_back(&root);
     }
 }
 
@@ -228,7 +228,6 @@ struct CpuExecutable::Impl {
     std::vector<std::string> fallbacks;
     int64_t kernels = 0;
     double compileSeconds = 0;
-    std::string ir;
     int64_t functionCounter = 0;
     std::mutex runMutex;
     // Entry outputs: flattened root leaves and their recycled storage.
@@ -256,9 +255,7 @@ struct RunContext {
     const ExecutionOptions& options;
     ThreadPool* pool;
     HloInstructionEvaluator evaluator;
-    ExecutionResult* result = nullptr;
-    std::unordered_map<const HloInstruction*, size_t> timeSlot;
-    int64_t entryDone = 0;
+    InstructionTimes times;  // of the entry's thunks
     int64_t entryTotal = 1;
     double lastProgress = -1;
     bool cancelled() const { return options.cancel && options.cancel->load(std::memory_order_relaxed); }
@@ -282,7 +279,6 @@ Status CpuExecutable::Impl::planThunk(Program& program, Thunk& thunk, CpuKernelE
     const Shape& shape = instruction.shape();
     auto slot = [&](const HloInstruction* operand) { return program.slotOf.at(operand); };
     for (const HloInstruction* operand : instruction.operands()) thunk.operands.push_back(slot(operand));
-    thunk.isKernel = !CostAnalysis::isFree(instruction);
     switch (opcode) {
     case HloOpcode::kParameter: thunk.kind = ThunkKind::kParameter; return Status::ok();
     case HloOpcode::kConstant: {
@@ -304,7 +300,7 @@ Status CpuExecutable::Impl::planThunk(Program& program, Thunk& thunk, CpuKernelE
         // of its own and may reuse the operand's once it is dead.
         const Shape& from = instruction.operand(0)->shape();
         if (shape.isArray() && from.isArray() && from.elementType() == shape.elementType() &&
-            from.elementCount() == shape.elementCount() && isDenseDefault(from) && isDenseDefault(shape)) {
+            from.elementCount() == shape.elementCount() && from.hasDefaultDenseLayout() && shape.hasDefaultDenseLayout()) {
             thunk.kind = ThunkKind::kAlias;
             return Status::ok();
         }
@@ -394,33 +390,16 @@ Status CpuExecutable::Impl::planThunk(Program& program, Thunk& thunk, CpuKernelE
                 failure = plan.status();
             }
         }
-        const HloInstruction* root = fused->root();
-        if (root->opcode() == HloOpcode::kTuple) {
-            for (const HloInstruction* element : root->operands()) thunk.spec.outputs.push_back(element);
-        } else if (root->shape().isTuple() && root->opcode() == HloOpcode::kReduce) {
-            for (int64_t k = 0; k < root->shape().tupleCount(); ++k) {
-                thunk.spec.outputs.push_back(root);
-                thunk.spec.outputComponents.push_back(static_cast<int>(k));
-            }
-        } else {
-            thunk.spec.outputs.push_back(root);
-        }
+        addKernelOutputs(thunk.spec, *fused->root());
     } else if (isKernelOpcode(opcode)) {
-        std::unordered_map<const HloInstruction*, int> seen;
+        std::unordered_set<const HloInstruction*> seen;
         for (int64_t i = 0; i < instruction.operandCount(); ++i) {
-            if (seen.emplace(instruction.operand(i), 0).second) {
+            if (seen.insert(instruction.operand(i)).second) {
                 thunk.spec.leaves.push_back(instruction.operand(i));
                 thunk.leafOperands.push_back(static_cast<int>(i));
             }
         }
-        if (shape.isTuple() && opcode == HloOpcode::kReduce) {
-            for (int64_t k = 0; k < shape.tupleCount(); ++k) {
-                thunk.spec.outputs.push_back(&instruction);
-                thunk.spec.outputComponents.push_back(static_cast<int>(k));
-            }
-        } else {
-            thunk.spec.outputs.push_back(&instruction);
-        }
+        addKernelOutputs(thunk.spec, instruction);
     } else {
         failure = Status(StatusCode::kUnimplemented,
                          std::string(hloOpcodeString(opcode)) + " is not compiled by the CPU backend");
@@ -554,7 +533,7 @@ StatusOr<Program*> CpuExecutable::Impl::buildProgram(const HloComputation& compu
 
 Status CpuExecutable::Impl::layOutBuffers(Program& program) {
     int64_t next = 0;
-    if (program.isEntry && !std::getenv("HLOSCOPE_CPU_NO_REUSE")) {
+    if (program.isEntry) {
         BufferAssignmentOptions options;
         options.tuplePointerBytes = 0;
         auto assignment = assignBuffers(*module, options);
@@ -570,28 +549,11 @@ Status CpuExecutable::Impl::layOutBuffers(Program& program) {
                 auto it = program.slotOf.find(buffer.instruction);
                 if (it == program.slotOf.end()) continue;
                 Thunk& thunk = program.thunks[static_cast<size_t>(it->second)];
-                // Leaf number of the buffer's shape index (depth first).
-                std::vector<const Shape*> leaves;
-                const Shape* shape = &buffer.instruction->shape();
-                size_t leaf = 0;
-                bool found = true;
-                const Shape* cursor = shape;
-                for (int64_t index : buffer.shapeIndex) {
-                    if (!cursor->isTuple() || index >= cursor->tupleCount()) {
-                        found = false;
-                        break;
-                    }
-                    for (int64_t before = 0; before < index; ++before) {
-                        leaves.clear();
-                        collectLeaves(cursor->tupleShape(before), leaves);
-                        leaf += leaves.size();
-                    }
-                    cursor = &cursor->tupleShape(index);
-                }
-                if (!found || cursor->isTuple() || leaf >= thunk.buffers.size()) continue;
+                const std::optional<size_t> leaf = leafNumber(buffer.instruction->shape(), buffer.shapeIndex);
+                if (!leaf || *leaf >= thunk.buffers.size()) continue;
                 const int64_t offset = allocationOffset[static_cast<size_t>(buffer.allocation)];
-                if (offset >= 0 && thunk.buffers[leaf].bytes <= alignUp(buffer.sizeBytes) + kAlignment)
-                    thunk.buffers[leaf].offset = offset;
+                if (offset >= 0 && thunk.buffers[*leaf].bytes <= alignUp(buffer.sizeBytes) + kAlignment)
+                    thunk.buffers[*leaf].offset = offset;
             }
         }
     }
@@ -642,19 +604,9 @@ Status CpuExecutable::Impl::assignOutputs() {
             return;
         case ThunkKind::kKernel: case ThunkKind::kGemm: case ThunkKind::kGemmEpilogue: case ThunkKind::kWhile:
         case ThunkKind::kCall: case ThunkKind::kConditional: {
-            const Shape* cursor = &thunk.instruction->shape();
-            size_t leaf = 0;
-            for (int64_t index : path) {
-                if (!cursor->isTuple() || index >= cursor->tupleCount()) return;
-                for (int64_t before = 0; before < index; ++before) {
-                    std::vector<const Shape*> leaves;
-                    collectLeaves(cursor->tupleShape(before), leaves);
-                    leaf += leaves.size();
-                }
-                cursor = &cursor->tupleShape(index);
-            }
-            if (cursor->isTuple() || leaf >= thunk.buffers.size()) return;
-            if (thunk.buffers[leaf].output < 0) thunk.buffers[leaf].output = output;
+            const std::optional<size_t> leaf = leafNumber(thunk.instruction->shape(), path);
+            if (leaf && *leaf < thunk.buffers.size() && thunk.buffers[*leaf].output < 0)
+                thunk.buffers[*leaf].output = output;
             return;
         }
         default: return;
@@ -707,9 +659,7 @@ StatusOr<std::unique_ptr<CpuExecutable>> CpuExecutable::compile(std::unique_ptr<
     impl->module = std::move(module);
     HLO_ASSIGN_OR_RETURN(impl->jit, CpuJit::create());
     CpuKernelEmitter emitter(*impl->jit, impl->module->name());
-    HLO_ASSIGN_OR_RETURN(Program * entry, impl->buildProgram(*impl->module->entryComputation(), true, emitter));
-    (void)entry;
-    impl->ir = emitter.irText();
+    HLO_RETURN_IF_ERROR(impl->buildProgram(*impl->module->entryComputation(), true, emitter).status());
     HLO_RETURN_IF_ERROR(emitter.compileInto(*impl->jit));
     HLO_RETURN_IF_ERROR(impl->resolveFunctions());
     HLO_RETURN_IF_ERROR(impl->assignOutputs());
@@ -725,7 +675,6 @@ const HloModule& CpuExecutable::module() const { return *m_impl->module; }
 double CpuExecutable::compileSeconds() const { return m_impl->compileSeconds; }
 const std::vector<std::string>& CpuExecutable::fallbacks() const { return m_impl->fallbacks; }
 int64_t CpuExecutable::kernelCount() const { return m_impl->kernels; }
-const std::string& CpuExecutable::irText() const { return m_impl->ir; }
 int64_t CpuExecutable::arenaBytes() const {
     int64_t total = 0;
     for (const auto& program : m_impl->programs) total += program->arenaBytes;
@@ -752,6 +701,29 @@ private:
         for (const LeafBuffer& buffer : thunk.buffers) leaves.push_back(bufferPointer(program, buffer));
         size_t next = 0;
         return valueOver(thunk.instruction->shape(), leaves, next);
+    }
+    // body(begin, end) over [0, n): on this thread when `small`, or with
+    // one thread; else in chunks of at least `grain` on the pool.
+    void forRange(int64_t n, int64_t grain, bool small, const std::function<void(int64_t, int64_t)>& body) {
+        if (small || !m_context.pool || m_context.threads() == 1) body(0, n);
+        else m_context.pool->parallelFor(n, grain, body);
+    }
+    // A kernel over all n output elements (each reducing `reduced`), in
+    // parallel above ~32K elements of work.
+    void runElements(CpuKernelFunction kernel, void* const* pointers, int64_t n, int64_t reduced) {
+        const double work = static_cast<double>(n) * static_cast<double>(reduced);
+        forRange(n, std::max<int64_t>(1, 16384 / reduced), work < 32768,
+                 [&](int64_t begin, int64_t end) { kernel(pointers, begin, end, 0, reduced); });
+    }
+    // The kernel's buffer table: its outputs, then its leaves (null for an
+    // epilogue's dot, which the caller fills in).
+    std::vector<void*> kernelPointers(Program& program, const Thunk& thunk) {
+        std::vector<void*> pointers;
+        for (const LeafBuffer& buffer : thunk.buffers) pointers.push_back(bufferPointer(program, buffer));
+        for (int operand : thunk.leafOperands)
+            pointers.push_back(operand < 0 ? nullptr
+                                           : program.values[static_cast<size_t>(thunk.operands[static_cast<size_t>(operand)])].data);
+        return pointers;
     }
     void runKernel(Program& program, Thunk& thunk);
     void runGemmEpilogue(Program& program, Thunk& thunk);
@@ -797,20 +769,14 @@ private:
 
 void Runner::runKernel(Program& program, Thunk& thunk) {
     const size_t outputs = thunk.spec.outputs.size();
-    std::vector<void*> pointers;
-    for (const LeafBuffer& buffer : thunk.buffers) pointers.push_back(bufferPointer(program, buffer));
-    for (int operand : thunk.leafOperands)
-        pointers.push_back(program.values[static_cast<size_t>(thunk.operands[static_cast<size_t>(operand)])].data);
+    const std::vector<void*> pointers = kernelPointers(program, thunk);
     const int64_t n = thunk.outputElements;
     const int64_t reduced = std::max<int64_t>(thunk.info.reducedElements, 1);
     if (n == 0) return;
     const int threads = m_context.threads();
     const double work = static_cast<double>(n) * static_cast<double>(reduced);
-    if (threads == 1 || work < 32768) {
-        thunk.kernel(pointers.data(), 0, n, 0, reduced);
-        return;
-    }
-    if (thunk.info.splittableReduction && thunk.combine && n < threads && reduced >= 4096) {
+    if (threads > 1 && work >= 32768 && thunk.info.splittableReduction && thunk.combine && n < threads &&
+        reduced >= 4096) {
         // Split the reduced elements: part 0 into the outputs, the others
         // into scratch, then combine.
         std::vector<std::vector<void*>> parts(static_cast<size_t>(threads), pointers);
@@ -838,18 +804,11 @@ void Runner::runKernel(Program& program, Thunk& thunk) {
         }
         return;
     }
-    const int64_t grain = std::max<int64_t>(1, 16384 / reduced);
-    m_context.pool->parallelFor(n, grain, [&](int64_t begin, int64_t end) {
-        thunk.kernel(pointers.data(), begin, end, 0, reduced);
-    });
+    runElements(thunk.kernel, pointers.data(), n, reduced);
 }
 
 void Runner::runGemmEpilogue(Program& program, Thunk& thunk) {
-    std::vector<void*> pointers;
-    for (const LeafBuffer& buffer : thunk.buffers) pointers.push_back(bufferPointer(program, buffer));
-    for (int operand : thunk.leafOperands)
-        pointers.push_back(operand < 0 ? nullptr
-                                       : program.values[static_cast<size_t>(thunk.operands[static_cast<size_t>(operand)])].data);
+    const std::vector<void*> pointers = kernelPointers(program, thunk);
     const GemmPlan& plan = thunk.plan;
     const uint8_t* lhs = program.values[static_cast<size_t>(thunk.gemmOperands[0])].data;
     const uint8_t* rhs = program.values[static_cast<size_t>(thunk.gemmOperands[1])].data;
@@ -875,8 +834,7 @@ void Runner::runGemmEpilogue(Program& program, Thunk& thunk) {
         }
     };
     const int64_t grain = std::max(block, gemmRowGrain(plan));
-    if (!m_context.pool || m_context.threads() == 1 || rows <= grain) body(0, rows);
-    else m_context.pool->parallelFor(rows, grain, body);
+    forRange(rows, grain, rows <= grain, body);
 }
 
 Status Runner::runThunk(Program& program, size_t slot, const std::vector<RtValue>& parameters) {
@@ -920,14 +878,7 @@ Status Runner::runThunk(Program& program, size_t slot, const std::vector<RtValue
             if (!thunk.permute[side]) continue;
             uint8_t* target = program.arena.get() + thunk.permuted[side].offset;
             void* buffers[2] = {target, const_cast<void*>(sides[side])};
-            const int64_t n = thunk.permutedElements[side];
-            if (!m_context.pool || m_context.threads() == 1 || n < 32768) {
-                thunk.permute[side](buffers, 0, n, 0, 1);
-            } else {
-                m_context.pool->parallelFor(n, 16384, [&](int64_t begin, int64_t end) {
-                    thunk.permute[side](buffers, begin, end, 0, 1);
-                });
-            }
+            runElements(thunk.permute[side], buffers, thunk.permutedElements[side], 1);
             sides[side] = target;
         }
         runGemm(thunk.plan, sides[0], sides[1], value.data, m_context.pool);
@@ -1016,22 +967,11 @@ Status Runner::runProgram(Program& program, const std::vector<RtValue>& paramete
         const auto start = measure ? Clock::now() : Clock::time_point{};
         HLO_RETURN_IF_ERROR(runThunk(program, slot, parameters));
         if (!measure) continue;
-        const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
-        ExecutionResult& result = *m_context.result;
-        auto [it, inserted] = m_context.timeSlot.emplace(thunk.instruction, result.instructionTimes.size());
-        if (inserted) {
-            MeasuredTime time;
-            time.name = thunk.instruction->name();
-            time.opcode = std::string(hloOpcodeString(thunk.instruction->opcode()));
-            result.instructionTimes.push_back(std::move(time));
-        }
-        MeasuredTime& time = result.instructionTimes[it->second];
-        time.seconds += seconds;
-        ++time.count;
-        ++m_context.entryDone;
+        m_context.times.add(*thunk.instruction, std::chrono::duration<double>(Clock::now() - start).count());
         if (m_context.options.progress) {
-            const double fraction = static_cast<double>(m_context.entryDone) / static_cast<double>(m_context.entryTotal);
-            if (fraction - m_context.lastProgress >= 0.01 || m_context.entryDone == m_context.entryTotal) {
+            const int64_t done = m_context.times.count();
+            const double fraction = static_cast<double>(done) / static_cast<double>(m_context.entryTotal);
+            if (fraction - m_context.lastProgress >= 0.01 || done == m_context.entryTotal) {
                 m_context.lastProgress = fraction;
                 m_context.options.progress(std::min(fraction, 1.0), thunk.instruction->name());
             }
@@ -1077,7 +1017,6 @@ StatusOr<ExecutionResult> CpuExecutable::run(const std::vector<Literal>& args, c
     evaluatorOptions.maxWhileIterations = options.maxWhileIterations;
     evaluatorOptions.cancel = options.cancel;
     RunContext context(options, pool, evaluatorOptions);
-    context.result = &result;
     context.entryTotal = std::max<int64_t>(
         1, static_cast<int64_t>(entry.thunks.size()) - computation.parameterCount());
     if (options.progress) options.progress(0, {});
@@ -1117,10 +1056,7 @@ StatusOr<ExecutionResult> CpuExecutable::run(const std::vector<Literal>& args, c
     result.wallSeconds = std::chrono::duration<double>(Clock::now() - start).count();
     for (auto& program : m_impl->programs)
         for (Literal& owned : program->owned) owned = Literal();
-    for (const MeasuredTime& time : result.instructionTimes) {
-        const HloInstruction* instruction = computation.findInstruction(time.name);
-        if (instruction && !CostAnalysis::isFree(*instruction)) result.kernelTimes.push_back(time);
-    }
+    context.times.moveInto(result);
     result.fallbacks = m_impl->fallbacks;
     if (options.progress) options.progress(1, {});
     return result;

@@ -61,8 +61,6 @@ public:
     const std::vector<std::string>& fallbacks() const;
     int64_t kernelCount() const;  // JIT'd kernels and GEMM thunks
     int64_t arenaBytes() const;   // temporaries of every thunk sequence
-    // The generated LLVM IR before optimisation (tests, --dump).
-    const std::string& irText() const;
 
     struct Impl;
 

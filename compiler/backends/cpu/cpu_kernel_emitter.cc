@@ -14,7 +14,6 @@
 #include "compiler/backends/cpu/cpu_elemental.h"
 #include "core/hlo_computation.h"
 #include "core/hlo_evaluator.h"
-#include "core/layout.h"
 
 namespace hloscope {
 
@@ -33,12 +32,6 @@ using llvm::Value;
 
 Status unsupportedAt(const HloInstruction& instruction, const std::string& why) {
     return Status(StatusCode::kUnimplemented, "%" + instruction.name() + ": " + why);
-}
-
-bool defaultLayout(const Shape& shape) {
-    if (!shape.hasLayout()) return true;
-    return shape.layout().tiles().empty() &&
-           shape.layout().minorToMajor() == Layout::descending(shape.rank()).minorToMajor();
 }
 
 // An index into an array of `dims`: the multi-dimensional index, the
@@ -94,16 +87,10 @@ private:
         if (output->opcode() == HloOpcode::kGetTupleElement) output = output->operand(0);
         return output->opcode() == HloOpcode::kReduce ? output : nullptr;
     }
-    // Output k's element type and its value at `index`.
-    PrimitiveType outputType(size_t k) const {
-        const HloInstruction* output = m_spec.outputs[k];
-        const int c = component(k);
-        return c >= 0 ? output->shape().tupleShape(c).elementType() : output->shape().elementType();
-    }
-    const std::vector<int64_t>& outputDims(size_t k) const {
-        const HloInstruction* output = m_spec.outputs[k];
-        const int c = component(k);
-        return c >= 0 ? output->shape().tupleShape(c).dimensions() : output->shape().dimensions();
+    // Output k's array shape (a variadic reduce's component, or the output's own).
+    const Shape& outputShape(size_t k) const {
+        const Shape& shape = m_spec.outputs[k]->shape();
+        return component(k) >= 0 ? shape.tupleShape(component(k)) : shape;
     }
     StatusOr<Value*> genUncached(const HloInstruction& instruction, const Index& index);
     StatusOr<std::vector<Value*>> genReduce(const HloInstruction& reduce, const Index& index);
@@ -366,8 +353,8 @@ StatusOr<Value*> KernelGen::genUncached(const HloInstruction& instruction, const
     case HloOpcode::kReshape: {
         const HloInstruction& operand = *instruction.operand(0);
         if (opcode == HloOpcode::kBitcast &&
-            (operand.shape().elementType() != shape.elementType() || !defaultLayout(operand.shape()) ||
-             !defaultLayout(shape)))
+            (operand.shape().elementType() != shape.elementType() || !operand.shape().hasDefaultDenseLayout() ||
+             !shape.hasDefaultDenseLayout()))
             return unsupportedAt(instruction, "bitcast that depends on layouts or element types");
         if (operand.shape().dimensions() == index.dims) return gen(operand, index);
         Index inner = makeIndex(operand.shape().dimensions());
@@ -603,7 +590,7 @@ Status KernelGen::emitCombiner(const std::string& name) {
         }
         for (int pass = 0; pass < 2; ++pass)
             for (size_t j = 0; j < slots.size(); ++j) {
-                const PrimitiveType type = outputType(slots[j]);
+                const PrimitiveType type = outputShape(slots[j]).elementType();
                 llvm::Type* memory = m_elemental.memoryType(type);
                 Value* base = pass == 0 ? acc[slots[j]] : part[slots[j]];
                 Value* address = m_b.CreateInBoundsGEP(memory, base, i);
@@ -612,7 +599,7 @@ Status KernelGen::emitCombiner(const std::string& name) {
             }
         HLO_ASSIGN_OR_RETURN(std::vector<Value*> combined, callScalar(*reduce->toApply(), args, false));
         for (size_t j = 0; j < slots.size(); ++j)
-            m_b.CreateStore(m_elemental.toMemory(outputType(slots[j]), combined[j]), addresses[j]);
+            m_b.CreateStore(m_elemental.toMemory(outputShape(slots[j]).elementType(), combined[j]), addresses[j]);
     }
     Value* next = m_b.CreateAdd(i, c64(1));
     i->addIncoming(next, m_b.GetInsertBlock());
@@ -632,12 +619,12 @@ StatusOr<CpuKernelInfo> KernelGen::run() {
                    : !shape.isArray())
             return unsupportedAt(*m_spec.outputs[k], "kernel output of shape " + shape.toString(false));
     }
-    const std::vector<int64_t> dims = outputDims(0);
+    const std::vector<int64_t> dims = outputShape(0).dimensions();
     CpuKernelInfo info;
     m_outputsAreReduces = true;
     for (size_t k = 0; k < m_spec.outputs.size(); ++k) {
         const HloInstruction* output = m_spec.outputs[k];
-        if (outputDims(k) != dims) return unsupportedAt(*output, "kernel outputs of different shapes");
+        if (outputShape(k).dimensions() != dims) return unsupportedAt(*output, "kernel outputs of different shapes");
         const HloInstruction* reduce = reduceOf(k);
         if (!reduce) {
             m_outputsAreReduces = false;
@@ -723,7 +710,7 @@ StatusOr<CpuKernelInfo> KernelGen::run() {
             function->eraseFromParent();
             return failure;
         }
-        const PrimitiveType elementType = outputType(k);
+        const PrimitiveType elementType = outputShape(k).elementType();
         Value* address = m_b.CreateInBoundsGEP(m_elemental.memoryType(elementType), outputPointers[k], index.linear);
         m_b.CreateStore(m_elemental.toMemory(elementType, value), address);
     }

@@ -62,6 +62,14 @@ using CpuKernelFunction = void (*)(void* const* buffers, int64_t begin, int64_t 
                                    int64_t reducedEnd);
 using CpuCombineFunction = void (*)(void* const* buffers, int64_t begin, int64_t end);
 
+// Opcodes a kernel can hold besides the shape and data-movement ops the
+// header lists: the elementwise ops with a scalar lowering (cpu_elemental.cc).
+bool isElementalOpcode(HloOpcode opcode);
+// Whether `opcode` as a single instruction makes a kernel (elementwise ops,
+// broadcast, transpose, slice, reverse, pad, concatenate, iota, copy,
+// reshape, reduce, gather, dynamic-slice). Types are checked when emitting.
+bool isKernelOpcode(HloOpcode opcode);
+
 struct CpuKernelSpec {
     std::string name;                            // function name, unique in the JIT
     std::vector<const HloInstruction*> outputs;  // arrays of equal dimensions

@@ -138,6 +138,4 @@ std::string CpuJit::targetTriple() const { return m_impl->triple; }
 std::string CpuJit::cpuName() const { return m_impl->cpu; }
 std::string CpuJit::cpuFeatures() const { return m_impl->features; }
 
-std::string hostCpuName() { return llvm::sys::getHostCPUName().str(); }
-
 }  // namespace hloscope

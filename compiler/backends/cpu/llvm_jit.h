@@ -44,7 +44,4 @@ private:
     std::unique_ptr<Impl> m_impl;
 };
 
-// llvm::sys::getHostCPUName() ("skylake-avx512", "znver3", ...).
-std::string hostCpuName();
-
 }  // namespace hloscope
