@@ -1,0 +1,133 @@
+// Private to cpu_executable.cc (compilation) and cpu_executable_run.cc
+// (the runtime): thunks, thunk sequences and CpuExecutable::Impl.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "compiler/backends/cpu/cpu_executable.h"
+#include "compiler/backends/cpu/cpu_kernel_emitter.h"
+#include "compiler/backends/cpu/llvm_jit.h"
+#include "compiler/runtime/gemm.h"
+#include "core/literal.h"
+
+namespace hloscope::cpu_exec {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr int64_t kAlignment = 64;
+inline int64_t alignUp(int64_t v) { return (v + kAlignment - 1) / kAlignment * kAlignment; }
+
+// A value at run time: an array's storage, or a tuple of values.
+struct RtValue {
+    uint8_t* data = nullptr;
+    std::vector<RtValue> elements;
+    bool isTuple = false;
+};
+
+// Array leaves of a shape, depth first.
+void collectLeaves(const Shape& shape, std::vector<const Shape*>& out);
+// Bytes of an array in Literal storage (sub-byte types one byte each, unlike
+// Shape::byteSize with a packed layout).
+int64_t denseBytes(const Shape& shape);
+
+enum class ThunkKind {
+    kParameter, kConstant, kTuple, kGetTupleElement, kAlias, kEmpty,
+    kKernel, kGemm, kGemmEpilogue, kWhile, kConditional, kCall, kFallback
+};
+
+struct Program;
+
+struct LeafBuffer {
+    int64_t offset = -1;  // in the program's arena
+    int64_t bytes = 0;
+    int output = -1;      // entry output storage index instead
+};
+
+struct Thunk {
+    ThunkKind kind = ThunkKind::kEmpty;
+    const HloInstruction* instruction = nullptr;
+    std::vector<int> operands;         // slots of the operands
+    std::vector<LeafBuffer> buffers;   // leaves this thunk defines (kernels, gemm, control flow)
+    // kKernel / kGemmEpilogue
+    CpuKernelSpec spec;
+    std::vector<int> leafOperands;     // per spec leaf: index into operands; -1: the dot (epilogue)
+    CpuKernelInfo info;
+    CpuKernelFunction kernel = nullptr;
+    CpuCombineFunction combine = nullptr;
+    int64_t outputElements = 0;
+    std::vector<int64_t> outputBytes;  // per kernel output
+    // kGemm / kGemmEpilogue
+    // Operands permuted into [batch, free, contracting] order first (a dot
+    // whose batch or contracting dimensions are elsewhere): per operand a
+    // transpose kernel writing `permutedBuffers[i]`; null kernel: as is.
+    CpuKernelFunction permute[2] = {nullptr, nullptr};
+    std::string permuteName[2];
+    LeafBuffer permuted[2];
+    int64_t permutedElements[2] = {0, 0};
+    GemmPlan plan;
+    std::vector<int> gemmOperands;     // lhs, rhs slots
+    int64_t dotElementBytes = 4;
+    // kConstant
+    Literal constant;
+    // control flow
+    std::vector<Program*> callees;     // while: condition, body; conditional: branches; call: callee
+    std::string fallbackReason;
+};
+
+struct Program {
+    const HloComputation* computation = nullptr;
+    bool isEntry = false;
+    std::vector<Thunk> thunks;  // thunk i defines slot i
+    std::unordered_map<const HloInstruction*, int> slotOf;
+    int rootSlot = -1;
+    int64_t arenaBytes = 0;
+    std::unique_ptr<uint8_t[]> arena;
+    // Frame (one activation at a time: HLO has no recursion).
+    std::vector<RtValue> values;
+    std::vector<Literal> owned;  // fallback results and copies
+};
+
+}  // namespace hloscope::cpu_exec
+
+namespace hloscope {
+
+struct CpuExecutable::Impl {
+    using Program = cpu_exec::Program;
+    using Thunk = cpu_exec::Thunk;
+
+    std::unique_ptr<HloModule> module;
+    std::unique_ptr<CpuJit> jit;
+    // Instructions made by the compiler (canonical dots, their transposes);
+    // destroyed before the module.
+    std::vector<std::unique_ptr<HloInstruction>> synthetic;
+    std::vector<std::unique_ptr<Program>> programs;  // [0] is the entry
+    std::unordered_map<const HloComputation*, Program*> programOf;
+    std::vector<std::string> fallbacks;
+    int64_t kernels = 0;
+    double compileSeconds = 0;
+    int64_t functionCounter = 0;
+    std::mutex runMutex;
+    // Entry outputs: flattened root leaves and their recycled storage.
+    std::vector<const Shape*> outputShapes;
+    std::vector<std::shared_ptr<std::vector<uint8_t>>> outputStorage;
+    std::vector<uint8_t*> outputPointers;
+    // Partial-reduction scratch, grown on demand.
+    std::vector<std::unique_ptr<uint8_t[]>> scratch;
+    std::vector<int64_t> scratchBytes;
+
+    StatusOr<Program*> buildProgram(const HloComputation& computation, bool isEntry, CpuKernelEmitter& emitter);
+    Status planThunk(Program& program, Thunk& thunk, CpuKernelEmitter& emitter);
+    Status planCanonicalDot(Thunk& thunk, CpuKernelEmitter& emitter);
+    void makeFallback(Thunk& thunk, const Status& why);
+    Status layOutBuffers(Program& program);
+    Status assignOutputs();
+    Status resolveFunctions();
+};
+
+}  // namespace hloscope

@@ -1,0 +1,456 @@
+// The CPU executable's runtime: thunk sequences executed on the thread
+// pool (compilation is in cpu_executable.cc).
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <functional>
+
+#include "compiler/backends/cpu/cpu_executable_internal.h"
+#include "compiler/runtime/thread_pool.h"
+#include "core/hlo_computation.h"
+#include "core/hlo_evaluator.h"
+
+namespace hloscope {
+namespace {
+
+using namespace cpu_exec;
+
+void leavesOf(const RtValue& value, std::vector<uint8_t*>& out) {
+    if (value.isTuple) {
+        for (const RtValue& element : value.elements) leavesOf(element, out);
+    } else {
+        out.push_back(value.data);
+    }
+}
+
+// A value over consecutive leaf pointers for `shape`.
+RtValue valueOver(const Shape& shape, const std::vector<uint8_t*>& leaves, size_t& next) {
+    RtValue value;
+    if (shape.isTuple()) {
+        value.isTuple = true;
+        for (const Shape& element : shape.tupleShapes()) value.elements.push_back(valueOver(element, leaves, next));
+    } else {
+        value.data = next < leaves.size() ? leaves[next] : nullptr;
+        ++next;
+    }
+    return value;
+}
+
+RtValue valueOfLiteral(const Literal& literal) {
+    RtValue value;
+    if (literal.isTuple()) {
+        value.isTuple = true;
+        for (const Literal& element : literal.tupleElements()) value.elements.push_back(valueOfLiteral(element));
+    } else if (literal.isValid() && literal.shape().isArray()) {
+        value.data = static_cast<uint8_t*>(const_cast<void*>(literal.untypedData()));
+    }
+    return value;
+}
+
+Literal literalOfValue(const Shape& shape, const RtValue& value) {
+    if (shape.isTuple()) {
+        std::vector<Literal> elements;
+        for (size_t i = 0; i < shape.tupleShapes().size(); ++i)
+            elements.push_back(literalOfValue(shape.tupleShapes()[i],
+                                              i < value.elements.size() ? value.elements[i] : RtValue{}));
+        return Literal::makeTuple(std::move(elements));
+    }
+    Literal literal(shape);
+    const int64_t bytes = denseBytes(shape);
+    if (shape.isArray() && bytes > 0 && value.data) std::memcpy(literal.untypedData(), value.data, static_cast<size_t>(bytes));
+    return literal;
+}
+
+struct RunContext {
+    RunContext(const ExecutionOptions& options_, ThreadPool* pool_, const HloEvaluatorOptions& evaluatorOptions)
+        : options(options_), pool(pool_), evaluator(evaluatorOptions) {}
+    const ExecutionOptions& options;
+    ThreadPool* pool;
+    HloInstructionEvaluator evaluator;
+    InstructionTimes times;  // of the entry's thunks
+    int64_t entryTotal = 1;
+    double lastProgress = -1;
+    bool cancelled() const { return options.cancel && options.cancel->load(std::memory_order_relaxed); }
+    int threads() const { return pool ? pool->threadCount() : 1; }
+};
+
+// Executes thunk sequences (recursively for control flow).
+class Runner {
+public:
+    Runner(CpuExecutable::Impl& impl, RunContext& context) : m_impl(impl), m_context(context) {}
+
+    Status runProgram(Program& program, const std::vector<RtValue>& parameters);
+
+private:
+    Status runThunk(Program& program, size_t slot, const std::vector<RtValue>& parameters);
+    uint8_t* bufferPointer(Program& program, const LeafBuffer& buffer) {
+        if (buffer.output >= 0) return m_impl.outputPointers[static_cast<size_t>(buffer.output)];
+        return program.arena.get() + buffer.offset;
+    }
+    RtValue ownValue(Program& program, const Thunk& thunk) {
+        std::vector<uint8_t*> leaves;
+        for (const LeafBuffer& buffer : thunk.buffers) leaves.push_back(bufferPointer(program, buffer));
+        size_t next = 0;
+        return valueOver(thunk.instruction->shape(), leaves, next);
+    }
+    // body(begin, end) over [0, n): on this thread when `small`, or with
+    // one thread; else in chunks of at least `grain` on the pool.
+    void forRange(int64_t n, int64_t grain, bool small, const std::function<void(int64_t, int64_t)>& body) {
+        if (small || !m_context.pool || m_context.threads() == 1) body(0, n);
+        else m_context.pool->parallelFor(n, grain, body);
+    }
+    // A kernel over all n output elements (each reducing `reduced`), in
+    // parallel above ~32K elements of work.
+    void runElements(CpuKernelFunction kernel, void* const* pointers, int64_t n, int64_t reduced) {
+        const double work = static_cast<double>(n) * static_cast<double>(reduced);
+        forRange(n, std::max<int64_t>(1, 16384 / reduced), work < 32768,
+                 [&](int64_t begin, int64_t end) { kernel(pointers, begin, end, 0, reduced); });
+    }
+    // The kernel's buffer table: its outputs, then its leaves (null for an
+    // epilogue's dot, which the caller fills in).
+    std::vector<void*> kernelPointers(Program& program, const Thunk& thunk) {
+        std::vector<void*> pointers;
+        for (const LeafBuffer& buffer : thunk.buffers) pointers.push_back(bufferPointer(program, buffer));
+        for (int operand : thunk.leafOperands)
+            pointers.push_back(operand < 0 ? nullptr
+                                           : program.values[static_cast<size_t>(thunk.operands[static_cast<size_t>(operand)])].data);
+        return pointers;
+    }
+    void runKernel(Program& program, Thunk& thunk);
+    void runGemmEpilogue(Program& program, Thunk& thunk);
+    // Copies `from` into the leaves of `to` (same shape). A source that is
+    // another leaf of `to` (a loop body swapping state elements) is staged
+    // first so no copy reads what an earlier one overwrote.
+    static void copyValue(const Shape& shape, const RtValue& from, const RtValue& to) {
+        std::vector<uint8_t*> a, b;
+        leavesOf(from, a);
+        leavesOf(to, b);
+        std::vector<const Shape*> shapes;
+        collectLeaves(shape, shapes);
+        const size_t count = std::min({shapes.size(), a.size(), b.size()});
+        bool crossed = false;
+        for (size_t i = 0; i < count && !crossed; ++i)
+            for (size_t j = 0; j < count; ++j)
+                if (j != i && a[i] && a[i] == b[j]) crossed = true;
+        std::vector<std::vector<uint8_t>> staged;
+        if (crossed)
+            for (size_t i = 0; i < count; ++i) {
+                const auto bytes = static_cast<size_t>(denseBytes(*shapes[i]));
+                staged.emplace_back(a[i] ? a[i] : nullptr, a[i] ? a[i] + bytes : nullptr);
+                a[i] = staged.back().empty() ? a[i] : staged.back().data();
+            }
+        for (size_t i = 0; i < count; ++i)
+            if (a[i] != b[i] && a[i] && b[i]) std::memcpy(b[i], a[i], static_cast<size_t>(denseBytes(*shapes[i])));
+    }
+    uint8_t* scratch(size_t index, int64_t bytes) {
+        if (m_impl.scratch.size() <= index) {
+            m_impl.scratch.resize(index + 1);
+            m_impl.scratchBytes.resize(index + 1, 0);
+        }
+        if (m_impl.scratchBytes[index] < bytes) {
+            m_impl.scratch[index].reset(new uint8_t[static_cast<size_t>(bytes)]);
+            m_impl.scratchBytes[index] = bytes;
+        }
+        return m_impl.scratch[index].get();
+    }
+
+    CpuExecutable::Impl& m_impl;
+    RunContext& m_context;
+};
+
+void Runner::runKernel(Program& program, Thunk& thunk) {
+    const size_t outputs = thunk.spec.outputs.size();
+    const std::vector<void*> pointers = kernelPointers(program, thunk);
+    const int64_t n = thunk.outputElements;
+    const int64_t reduced = std::max<int64_t>(thunk.info.reducedElements, 1);
+    if (n == 0) return;
+    const int threads = m_context.threads();
+    const double work = static_cast<double>(n) * static_cast<double>(reduced);
+    if (threads > 1 && work >= 32768 && thunk.info.splittableReduction && thunk.combine && n < threads &&
+        reduced >= 4096) {
+        // Split the reduced elements: part 0 into the outputs, the others
+        // into scratch, then combine.
+        std::vector<std::vector<void*>> parts(static_cast<size_t>(threads), pointers);
+        for (int t = 1; t < threads; ++t) {
+            int64_t total = 0;
+            for (size_t k = 0; k < outputs; ++k) total += alignUp(thunk.outputBytes[k]);
+            uint8_t* base = scratch(static_cast<size_t>(t), total);
+            int64_t offset = 0;
+            for (size_t k = 0; k < outputs; ++k) {
+                parts[static_cast<size_t>(t)][k] = base + offset;
+                offset += alignUp(thunk.outputBytes[k]);
+            }
+        }
+        m_context.pool->parallelFor(threads, 1, [&](int64_t begin, int64_t end) {
+            for (int64_t t = begin; t < end; ++t) {
+                const int64_t lo = reduced * t / threads, hi = reduced * (t + 1) / threads;
+                thunk.kernel(parts[static_cast<size_t>(t)].data(), 0, n, lo, hi);
+            }
+        });
+        for (int t = 1; t < threads; ++t) {
+            std::vector<void*> combine(pointers.begin(), pointers.begin() + static_cast<std::ptrdiff_t>(outputs));
+            combine.insert(combine.end(), parts[static_cast<size_t>(t)].begin(),
+                           parts[static_cast<size_t>(t)].begin() + static_cast<std::ptrdiff_t>(outputs));
+            thunk.combine(combine.data(), 0, n);
+        }
+        return;
+    }
+    runElements(thunk.kernel, pointers.data(), n, reduced);
+}
+
+void Runner::runGemmEpilogue(Program& program, Thunk& thunk) {
+    const std::vector<void*> pointers = kernelPointers(program, thunk);
+    const GemmPlan& plan = thunk.plan;
+    const uint8_t* lhs = program.values[static_cast<size_t>(thunk.gemmOperands[0])].data;
+    const uint8_t* rhs = program.values[static_cast<size_t>(thunk.gemmOperands[1])].data;
+    const int64_t rows = plan.batch * plan.m;
+    if (rows == 0 || plan.n == 0) return;
+    const size_t dotSlot = pointers.size() - 1;
+    const int64_t rowBytes = plan.n * thunk.dotElementBytes;
+    // Row blocks of about 128 KiB: the GEMM writes one into a per-thread
+    // scratch block and the epilogue reads it back from cache.
+    const int64_t block = std::max<int64_t>(1, std::min<int64_t>(gemmRowGrain(plan), (128 << 10) / std::max<int64_t>(rowBytes, 1)));
+    auto body = [&](int64_t begin, int64_t end) {
+        thread_local std::vector<uint8_t> scratchBlock;
+        if (scratchBlock.size() < static_cast<size_t>(block * rowBytes))
+            scratchBlock.resize(static_cast<size_t>(block * rowBytes));
+        std::vector<void*> local = pointers;
+        for (int64_t r0 = begin; r0 < end; r0 += block) {
+            const int64_t r1 = std::min(end, r0 + block);
+            runGemmRows(plan, lhs, rhs, scratchBlock.data(), r0, r1);
+            // The epilogue reads the dot at the output's linear index.
+            local[dotSlot] = reinterpret_cast<void*>(reinterpret_cast<uintptr_t>(scratchBlock.data()) -
+                                                     static_cast<uintptr_t>(r0 * rowBytes));
+            thunk.kernel(local.data(), r0 * plan.n, r1 * plan.n, 0, 1);
+        }
+    };
+    const int64_t grain = std::max(block, gemmRowGrain(plan));
+    forRange(rows, grain, rows <= grain, body);
+}
+
+Status Runner::runThunk(Program& program, size_t slot, const std::vector<RtValue>& parameters) {
+    Thunk& thunk = program.thunks[slot];
+    RtValue& value = program.values[slot];
+    auto operandValue = [&](size_t i) -> const RtValue& {
+        return program.values[static_cast<size_t>(thunk.operands[i])];
+    };
+    const HloInstruction& instruction = *thunk.instruction;
+    switch (thunk.kind) {
+    case ThunkKind::kParameter: {
+        const auto number = static_cast<size_t>(instruction.parameterNumber());
+        if (number >= parameters.size()) return internalError("%" + instruction.name() + ": no argument");
+        value = parameters[number];
+        return Status::ok();
+    }
+    case ThunkKind::kConstant: value = valueOfLiteral(thunk.constant); return Status::ok();
+    case ThunkKind::kTuple:
+        value = RtValue{};
+        value.isTuple = true;
+        for (size_t i = 0; i < thunk.operands.size(); ++i) value.elements.push_back(operandValue(i));
+        return Status::ok();
+    case ThunkKind::kGetTupleElement: {
+        const RtValue& tuple = operandValue(0);
+        const auto index = static_cast<size_t>(instruction.tupleIndex());
+        if (!tuple.isTuple || index >= tuple.elements.size())
+            return internalError("%" + instruction.name() + ": tuple index out of range");
+        value = tuple.elements[index];
+        return Status::ok();
+    }
+    case ThunkKind::kAlias: value = thunk.operands.empty() ? RtValue{} : operandValue(0); return Status::ok();
+    case ThunkKind::kEmpty: value = RtValue{}; return Status::ok();
+    case ThunkKind::kKernel:
+        value = ownValue(program, thunk);
+        runKernel(program, thunk);
+        return Status::ok();
+    case ThunkKind::kGemm: {
+        value = ownValue(program, thunk);
+        const void* sides[2] = {operandValue(0).data, operandValue(1).data};
+        for (int side = 0; side < 2; ++side) {
+            if (!thunk.permute[side]) continue;
+            uint8_t* target = program.arena.get() + thunk.permuted[side].offset;
+            void* buffers[2] = {target, const_cast<void*>(sides[side])};
+            runElements(thunk.permute[side], buffers, thunk.permutedElements[side], 1);
+            sides[side] = target;
+        }
+        runGemm(thunk.plan, sides[0], sides[1], value.data, m_context.pool);
+        return Status::ok();
+    }
+    case ThunkKind::kGemmEpilogue:
+        value = ownValue(program, thunk);
+        runGemmEpilogue(program, thunk);
+        return Status::ok();
+    case ThunkKind::kWhile: {
+        value = ownValue(program, thunk);
+        copyValue(instruction.shape(), operandValue(0), value);
+        Program& condition = *thunk.callees[0];
+        Program& body = *thunk.callees[1];
+        for (int64_t iteration = 0;; ++iteration) {
+            if (m_context.cancelled()) return Status(StatusCode::kCancelled, "run cancelled");
+            if (iteration >= m_context.options.maxWhileIterations)
+                return Status(StatusCode::kResourceExhausted,
+                              "%" + instruction.name() + ": more than " +
+                                  std::to_string(m_context.options.maxWhileIterations) + " iterations");
+            HLO_RETURN_IF_ERROR(runProgram(condition, {value}));
+            const RtValue& predicate = condition.values[static_cast<size_t>(condition.rootSlot)];
+            if (!predicate.data || *predicate.data == 0) break;
+            HLO_RETURN_IF_ERROR(runProgram(body, {value}));
+            copyValue(instruction.shape(), body.values[static_cast<size_t>(body.rootSlot)], value);
+        }
+        return Status::ok();
+    }
+    case ThunkKind::kCall: {
+        value = ownValue(program, thunk);
+        std::vector<RtValue> arguments;
+        for (size_t i = 0; i < thunk.operands.size(); ++i) arguments.push_back(operandValue(i));
+        Program& callee = *thunk.callees[0];
+        HLO_RETURN_IF_ERROR(runProgram(callee, arguments));
+        copyValue(instruction.shape(), callee.values[static_cast<size_t>(callee.rootSlot)], value);
+        return Status::ok();
+    }
+    case ThunkKind::kConditional: {
+        value = ownValue(program, thunk);
+        const RtValue& selector = operandValue(0);
+        const PrimitiveType type = instruction.operand(0)->shape().elementType();
+        const auto branches = static_cast<int64_t>(thunk.callees.size());
+        int64_t branch = 0;
+        if (type == PrimitiveType::PRED) {
+            branch = selector.data && *selector.data ? 0 : 1;
+        } else {
+            int32_t index = 0;
+            if (selector.data) std::memcpy(&index, selector.data, sizeof(index));
+            branch = index < 0 || index >= branches ? branches - 1 : index;
+        }
+        if (static_cast<size_t>(branch) + 1 >= thunk.operands.size())
+            return internalError("%" + instruction.name() + ": no operand for branch " + std::to_string(branch));
+        Program& callee = *thunk.callees[static_cast<size_t>(branch)];
+        HLO_RETURN_IF_ERROR(runProgram(callee, {operandValue(static_cast<size_t>(branch) + 1)}));
+        copyValue(instruction.shape(), callee.values[static_cast<size_t>(callee.rootSlot)], value);
+        return Status::ok();
+    }
+    case ThunkKind::kFallback: {
+        std::vector<Literal> operands;
+        operands.reserve(thunk.operands.size());
+        for (size_t i = 0; i < thunk.operands.size(); ++i)
+            operands.push_back(literalOfValue(instruction.operand(static_cast<int64_t>(i))->shape(), operandValue(i)));
+        std::vector<const Literal*> pointers;
+        for (const Literal& operand : operands) pointers.push_back(&operand);
+        HLO_ASSIGN_OR_RETURN(Literal result, m_context.evaluator.evaluate(instruction, pointers));
+        program.owned[slot] = std::move(result);
+        value = valueOfLiteral(program.owned[slot]);
+        if (!thunk.buffers.empty()) {
+            // Into its buffers when it has some (entry outputs written in place).
+            RtValue own = ownValue(program, thunk);
+            copyValue(instruction.shape(), value, own);
+            value = own;
+        }
+        return Status::ok();
+    }
+    }
+    return internalError("unknown thunk kind");
+}
+
+Status Runner::runProgram(Program& program, const std::vector<RtValue>& parameters) {
+    const bool timed = program.isEntry;
+    for (size_t slot = 0; slot < program.thunks.size(); ++slot) {
+        if (m_context.cancelled()) return Status(StatusCode::kCancelled, "run cancelled");
+        const Thunk& thunk = program.thunks[slot];
+        const bool measure = timed && thunk.kind != ThunkKind::kParameter;
+        const auto start = measure ? Clock::now() : Clock::time_point{};
+        HLO_RETURN_IF_ERROR(runThunk(program, slot, parameters));
+        if (!measure) continue;
+        m_context.times.add(*thunk.instruction, std::chrono::duration<double>(Clock::now() - start).count());
+        if (m_context.options.progress) {
+            const int64_t done = m_context.times.count();
+            const double fraction = static_cast<double>(done) / static_cast<double>(m_context.entryTotal);
+            if (fraction - m_context.lastProgress >= 0.01 || done == m_context.entryTotal) {
+                m_context.lastProgress = fraction;
+                m_context.options.progress(std::min(fraction, 1.0), thunk.instruction->name());
+            }
+        }
+    }
+    return Status::ok();
+}
+
+}  // namespace
+
+StatusOr<ExecutionResult> CpuExecutable::run(const std::vector<Literal>& args, const ExecutionOptions& options,
+                                             ThreadPool* pool) {
+    std::lock_guard<std::mutex> lock(m_impl->runMutex);
+    Program& entry = *m_impl->programs.front();
+    const HloComputation& computation = *entry.computation;
+    if (static_cast<int64_t>(args.size()) != computation.parameterCount())
+        return invalidArgument("module '" + m_impl->module->name() + "' takes " +
+                               std::to_string(computation.parameterCount()) + " argument(s), " +
+                               std::to_string(args.size()) + " given");
+    std::vector<RtValue> parameters;
+    for (int64_t i = 0; i < computation.parameterCount(); ++i) {
+        const Shape& expected = computation.parameter(i)->shape();
+        const Literal& arg = args[static_cast<size_t>(i)];
+        if (!arg.shape().sameDimensions(expected) || arg.shape().elementType() != expected.elementType())
+            return invalidArgument("argument " + std::to_string(i) + " has shape " + arg.shape().toString(false) +
+                                   " but parameter %" + computation.parameter(i)->name() + " expects " +
+                                   expected.toString(false));
+        parameters.push_back(valueOfLiteral(arg));
+    }
+    // Output storage: reused when the caller has dropped the last run's literals.
+    for (size_t k = 0; k < m_impl->outputShapes.size(); ++k) {
+        auto& storage = m_impl->outputStorage[k];
+        const auto bytes = static_cast<size_t>(denseBytes(*m_impl->outputShapes[k]));
+        if (!storage || storage.use_count() > 1 || storage->size() != bytes)
+            storage = std::make_shared<std::vector<uint8_t>>(bytes);
+        m_impl->outputPointers[k] = storage->data();
+    }
+
+    ExecutionResult result;
+    result.device = "cpu";
+    HloEvaluatorOptions evaluatorOptions;
+    evaluatorOptions.rngSeed = options.rngSeed;
+    evaluatorOptions.maxWhileIterations = options.maxWhileIterations;
+    evaluatorOptions.cancel = options.cancel;
+    RunContext context(options, pool, evaluatorOptions);
+    context.entryTotal = std::max<int64_t>(
+        1, static_cast<int64_t>(entry.thunks.size()) - computation.parameterCount());
+    if (options.progress) options.progress(0, {});
+    Runner runner(*m_impl, context);
+    const auto start = Clock::now();
+    Status status = runner.runProgram(entry, parameters);
+    if (!status.isOk()) {
+        for (auto& program : m_impl->programs)
+            for (Literal& owned : program->owned) owned = Literal();
+        return status;
+    }
+    // Outputs: in place where a kernel wrote them, copied otherwise; the
+    // root's tuple elements (nested tuples as tuple literals), as the
+    // interpreter returns them.
+    std::vector<uint8_t*> leaves;
+    leavesOf(entry.values[static_cast<size_t>(entry.rootSlot)], leaves);
+    size_t nextLeaf = 0;
+    std::function<Literal(const Shape&)> build = [&](const Shape& shape) -> Literal {
+        if (shape.isTuple()) {
+            std::vector<Literal> elements;
+            for (const Shape& element : shape.tupleShapes()) elements.push_back(build(element));
+            return Literal::makeTuple(std::move(elements));
+        }
+        const size_t k = nextLeaf++;
+        if (!shape.isArray() || k >= m_impl->outputShapes.size()) return Literal(shape);
+        uint8_t* target = m_impl->outputPointers[k];
+        const auto bytes = static_cast<size_t>(denseBytes(shape));
+        if (k < leaves.size() && leaves[k] != target && leaves[k] && bytes > 0) std::memcpy(target, leaves[k], bytes);
+        return Literal::fromStorage(shape, m_impl->outputStorage[k]);
+    };
+    const Shape& rootShape = computation.root()->shape();
+    if (rootShape.isTuple()) {
+        for (const Shape& element : rootShape.tupleShapes()) result.outputs.push_back(build(element));
+    } else {
+        result.outputs.push_back(build(rootShape));
+    }
+    result.wallSeconds = std::chrono::duration<double>(Clock::now() - start).count();
+    for (auto& program : m_impl->programs)
+        for (Literal& owned : program->owned) owned = Literal();
+    context.times.moveInto(result);
+    result.fallbacks = m_impl->fallbacks;
+    if (options.progress) options.progress(1, {});
+    return result;
+}
+
+}  // namespace hloscope
