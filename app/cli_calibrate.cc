@@ -54,6 +54,30 @@ double measureBandwidth(size_t elements, int repeats) {
     return 3.0 * static_cast<double>(elements) * sizeof(float) / seconds;
 }
 
+// The same triad with every core streaming its own contiguous part (first
+// touched by the thread that later uses it, so pages sit on its node);
+// bytes/s. This is the bound a multi-threaded kernel is measured against.
+double measureBandwidthAllCores(size_t elements, int repeats, int threads) {
+    ThreadPool pool(threads);
+    std::vector<float> a(elements), b(elements), c(elements);
+    const int64_t count = static_cast<int64_t>(elements);
+    const int64_t grain = std::max<int64_t>(1, count / pool.threadCount());
+    pool.parallelFor(count, grain, [&](int64_t begin, int64_t end) {
+        for (int64_t i = begin; i < end; ++i) a[size_t(i)] = 0.f, b[size_t(i)] = 1.f, c[size_t(i)] = 2.f;
+    });
+    const float s = 0.5f;
+    double seconds = bestSeconds(repeats, [&] {
+        pool.parallelFor(count, grain, [&](int64_t begin, int64_t end) {
+            float* __restrict pa = a.data();
+            const float* __restrict pb = b.data();
+            const float* __restrict pc = c.data();
+            for (int64_t i = begin; i < end; ++i) pa[i] = pb[i] + s * pc[i];
+        });
+        g_sink = g_sink + a[elements / 2];
+    });
+    return 3.0 * static_cast<double>(elements) * sizeof(float) / seconds;
+}
+
 // Independent multiply-add chains (16 accumulators of 8 lanes: the compiler
 // vectorises and keeps them in registers); flops/s of type T, one core.
 template <typename T>
@@ -141,6 +165,12 @@ int runCalibrate(const std::vector<std::string>& args) {
     target.memoryBandwidthBytesPerSecond = bandwidth;
     target.sources["$.memoryBandwidthBytesPerSecond"] =
         measured + ": single-core triad a = b + s*c over 3 arrays of " + (quick ? "32" : "128") + " MiB";
+    const unsigned hardware = std::max(1u, std::thread::hardware_concurrency());
+    target.memoryBandwidthAllCoresBytesPerSecond = measureBandwidthAllCores(
+        quick ? (size_t(1) << 23) : (size_t(1) << 25), repeats, static_cast<int>(hardware));
+    target.sources["$.memoryBandwidthAllCoresBytesPerSecond"] =
+        measured + ": the same triad split over " + std::to_string(hardware) +
+        " threads of the runtime's thread pool, each streaming its own first-touched part";
     const int64_t iterations = quick ? 2000000 : 10000000;
     const double f32 = measureFlops<float>(iterations, repeats);
     const double f64 = measureFlops<double>(iterations, repeats);
@@ -157,7 +187,6 @@ int runCalibrate(const std::vector<std::string>& args) {
         measured + ": the f32 rate (XLA CPU computes f16 elementwise work in f32)";
     target.transcendentalsPerSecond = measureTranscendentals(quick ? (size_t(1) << 20) : (size_t(1) << 22), repeats);
     target.sources["$.transcendentalsPerSecond"] = measured + ": single-core libm expf + sinf results per second";
-    const unsigned hardware = std::max(1u, std::thread::hardware_concurrency());
     target.kernelLaunchSeconds = measureDispatch(static_cast<int>(hardware), quick ? 2000 : 20000);
     target.sources["$.kernelLaunchSeconds"] =
         measured + ": median fixed cost of a tiny parallelFor on the runtime's spinning thread pool of " +

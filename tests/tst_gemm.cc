@@ -93,7 +93,11 @@ private slots:
             runGemm(*plan, args[0].untypedData(), args[1].untypedData(), out.untypedData(), p);
             const OutputCheck check = checkOutputs(reference->outputs, {out});
             QVERIFY2(check.passed, check.detail.c_str());
-            QVERIFY(check.maxRelError < 1e-3);
+            // Summation order differs by kernel (baseline, AVX2, AVX-512), so
+            // elements near zero can differ in relative terms; absolutely the
+            // results agree to float rounding of sums of order 10.
+            QVERIFY2(check.maxAbsError < 1e-4, ("max relative error " + std::to_string(check.maxRelError) + ", abs " +
+                                                std::to_string(check.maxAbsError)).c_str());
         }
     }
 
@@ -128,7 +132,7 @@ private slots:
 
     void kernelName() {
         const std::string name = gemmKernelName();
-        QVERIFY(name == "avx2+fma" || name == "baseline");
+        QVERIFY(name == "avx512" || name == "avx2+fma" || name == "baseline");
     }
 };
 

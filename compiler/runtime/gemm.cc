@@ -20,10 +20,22 @@ namespace hloscope {
 HLOSCOPE_GEMM_DECLARE(gemm_baseline)
 #if defined(__x86_64__)
 HLOSCOPE_GEMM_DECLARE(gemm_avx2)
+HLOSCOPE_GEMM_DECLARE(gemm_avx512)
 #endif
 #undef HLOSCOPE_GEMM_DECLARE
 
 namespace {
+
+bool hasAvx512() {
+#if defined(__x86_64__)
+    static const bool yes = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+                            __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw") &&
+                            __builtin_cpu_supports("fma");
+    return yes;
+#else
+    return false;
+#endif
+}
 
 bool hasAvx2() {
 #if defined(__x86_64__)
@@ -132,17 +144,20 @@ void gemmRowRange(GemmRowsKernel<T> kernel, const GemmPlan& plan, const T* lhs, 
 
 void runGemmRows(const GemmPlan& plan, const void* lhs, const void* rhs, void* out, int64_t begin, int64_t end) {
     [[maybe_unused]] const bool avx2 = hasAvx2();
+    [[maybe_unused]] const bool avx512 = hasAvx512();
     if (plan.type == PrimitiveType::F64) {
         GemmRowsKernel<double> kernel = &gemm_baseline::gemmRowsF64;
 #if defined(__x86_64__)
-        if (avx2) kernel = &gemm_avx2::gemmRowsF64;
+        if (avx512) kernel = &gemm_avx512::gemmRowsF64;
+        else if (avx2) kernel = &gemm_avx2::gemmRowsF64;
 #endif
         gemmRowRange(kernel, plan, static_cast<const double*>(lhs), static_cast<const double*>(rhs),
                      static_cast<double*>(out), begin, end);
     } else {
         GemmRowsKernel<float> kernel = &gemm_baseline::gemmRowsF32;
 #if defined(__x86_64__)
-        if (avx2) kernel = &gemm_avx2::gemmRowsF32;
+        if (avx512) kernel = &gemm_avx512::gemmRowsF32;
+        else if (avx2) kernel = &gemm_avx2::gemmRowsF32;
 #endif
         gemmRowRange(kernel, plan, static_cast<const float*>(lhs), static_cast<const float*>(rhs),
                      static_cast<float*>(out), begin, end);
@@ -167,6 +182,6 @@ void runGemm(const GemmPlan& plan, const void* lhs, const void* rhs, void* out, 
     else pool->parallelFor(rowsTotal, grain, body);
 }
 
-std::string gemmKernelName() { return hasAvx2() ? "avx2+fma" : "baseline"; }
+std::string gemmKernelName() { return hasAvx512() ? "avx512" : hasAvx2() ? "avx2+fma" : "baseline"; }
 
 }  // namespace hloscope

@@ -120,7 +120,7 @@ StatusOr<TargetDescription> targetDescriptionFromJson(std::string_view jsonText)
     Reader reader(&target);
     static const std::vector<std::string_view> known = {
         "name", "kind", "description", "matrixUnit", "peakTflops", "transcendentalsPerSecond",
-        "memoryBandwidthBytesPerSecond", "cacheBytes", "onChipMemoryBytes", "kernelLaunchSeconds",
+        "memoryBandwidthBytesPerSecond", "memoryBandwidthAllCoresBytesPerSecond", "cacheBytes", "onChipMemoryBytes", "kernelLaunchSeconds",
         "cores", "efficiency"};
     for (const auto& [key, unused] : root.items())
         if (std::find(known.begin(), known.end(), key) == known.end())
@@ -155,6 +155,10 @@ StatusOr<TargetDescription> targetDescriptionFromJson(std::string_view jsonText)
     HLO_ASSIGN_OR_RETURN(target.transcendentalsPerSecond, reader.number(root, "transcendentalsPerSecond", "$"));
     HLO_ASSIGN_OR_RETURN(target.memoryBandwidthBytesPerSecond,
                          reader.number(root, "memoryBandwidthBytesPerSecond", "$"));
+    if (root.contains("memoryBandwidthAllCoresBytesPerSecond")) {
+        HLO_ASSIGN_OR_RETURN(target.memoryBandwidthAllCoresBytesPerSecond,
+                             reader.number(root, "memoryBandwidthAllCoresBytesPerSecond", "$"));
+    }
     HLO_ASSIGN_OR_RETURN(target.cacheBytes, reader.number(root, "cacheBytes", "$", false));
     HLO_ASSIGN_OR_RETURN(target.onChipMemoryBytes, reader.number(root, "onChipMemoryBytes", "$", false));
     HLO_ASSIGN_OR_RETURN(target.kernelLaunchSeconds, reader.number(root, "kernelLaunchSeconds", "$", false));
@@ -199,6 +203,9 @@ std::string targetDescriptionToJson(const TargetDescription& target) {
         sourcedJson(target, "$.transcendentalsPerSecond", target.transcendentalsPerSecond);
     root["memoryBandwidthBytesPerSecond"] =
         sourcedJson(target, "$.memoryBandwidthBytesPerSecond", target.memoryBandwidthBytesPerSecond);
+    if (target.memoryBandwidthAllCoresBytesPerSecond > 0)
+        root["memoryBandwidthAllCoresBytesPerSecond"] = sourcedJson(
+            target, "$.memoryBandwidthAllCoresBytesPerSecond", target.memoryBandwidthAllCoresBytesPerSecond);
     root["cacheBytes"] = sourcedJson(target, "$.cacheBytes", target.cacheBytes);
     root["onChipMemoryBytes"] = sourcedJson(target, "$.onChipMemoryBytes", target.onChipMemoryBytes);
     root["kernelLaunchSeconds"] = sourcedJson(target, "$.kernelLaunchSeconds", target.kernelLaunchSeconds);

@@ -45,6 +45,9 @@ struct TargetDescription {
     std::map<std::string, double> vectorPeakTflops;
     double transcendentalsPerSecond = 0;
     double memoryBandwidthBytesPerSecond = 0;
+    // Triad bandwidth with every core streaming (0: not measured); what a
+    // multi-threaded kernel can reach. Optional in JSON.
+    double memoryBandwidthAllCoresBytesPerSecond = 0;
     double cacheBytes = 0;          // last-level cache / L2 / CMEM
     double onChipMemoryBytes = 0;   // shared memory per SM / VMEM / L1 per core
     double kernelLaunchSeconds = 0;
