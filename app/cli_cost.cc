@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "compiler/runtime/execution_modes.h"
 #include "app/cli_commands.h"
 #include "app/cli_util.h"
 #include "compiler/buffers/buffer_assignment.h"
@@ -38,10 +39,9 @@ StatusOr<std::unique_ptr<PipelineSession>> runPipeline(const std::string& file,
     // The family's pipeline with the fusion passes' cost model on `hardware`.
     HLO_ASSIGN_OR_RETURN(Pipeline pipeline, targetPipeline(pipelineFor(hardware)));
     for (PipelineStep& step : pipeline.steps)
-        if (step.pass == "fusion" || step.pass == "multi-output-fusion")
-            step.options.set("hardware", hardwareArg);
+        if (isFusionPassName(step.pass)) step.options.set("hardware", hardwareArg);
     for (PipelineStep& step : pipeline.steps) {
-        const bool fusionStep = step.pass == "fusion" || step.pass == "multi-output-fusion";
+        const bool fusionStep = isFusionPassName(step.pass);
         if (fusionStep && !fuse) step.enabled = false;
     }
     for (const std::string& option : options) HLO_RETURN_IF_ERROR(setPassOption(pipeline, option));

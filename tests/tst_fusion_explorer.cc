@@ -10,6 +10,7 @@
 #include <QTableView>
 #include <QtTest>
 
+#include "compiler/runtime/execution_modes.h"
 #include "compiler/cost/performance_model.h"
 #include "tests/panel_test_util.h"
 #include "views/fusion/fusion_explorer.h"
@@ -51,7 +52,7 @@ private slots:
         model.setState(m_bert);
         size_t expected = 0;
         for (const PassSnapshot& s : *m_bert->snapshots)
-            if (s.pass == "fusion" || s.pass == "multi-output-fusion") expected += s.decisions.size();
+            if (isFusionPassName(s.pass)) expected += s.decisions.size();
         QVERIFY(expected > 0);
         QCOMPARE(static_cast<size_t>(model.rowCount()), expected);
         QCOMPARE(model.columnCount(), int(FusionDecisionModel::kColumnCount));

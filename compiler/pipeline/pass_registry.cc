@@ -5,6 +5,7 @@
 #include "compiler/buffers/buffer_assignment_pass.h"
 #include "compiler/fusion/instruction_fusion.h"
 #include "compiler/fusion/multi_output_fusion.h"
+#include "compiler/fusion/row_fusion.h"
 #include "compiler/layout/layout_assignment.h"
 #include "compiler/passes/algebraic_simplifier.h"
 #include "compiler/passes/call_inliner.h"
@@ -33,6 +34,7 @@ std::vector<PassInfo> makeRegistry() {
         entry<DcePass>(),
         entry<FusionPass>(),
         entry<MultiOutputFusionPass>(),
+        entry<RowFusionPass>(),
         entry<TupleSimplifierPass>(),
         entry<WhileLoopInvariantCodeMotionPass>(),
     };

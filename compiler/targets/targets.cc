@@ -52,6 +52,9 @@ StatusOr<Pipeline> targetPipeline(std::string_view targetOrHardware) {
     // (XLA's CPU backend has none).
     add("fusion", fusionOptions);
     if (target != "cpu") add("multi-output-fusion", fusionOptions);
+    // On cpu, row reductions join the loops that broadcast them back (softmax,
+    // layer norm): the CPU emitter computes them once per row, in cache.
+    if (target == "cpu") add("row-fusion", fusionOptions);
     add("layout-assignment", PassOptions{{"target", target}});
     // Post-layout clean-up: copies and transposes layout assignment made
     // redundant.

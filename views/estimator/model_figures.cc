@@ -1,5 +1,7 @@
 #include "views/estimator/model_figures.h"
 
+#include "compiler/runtime/execution_modes.h"
+
 namespace hloscope {
 
 StatusOr<TargetDescription> targetForName(const std::string& target) {
@@ -9,9 +11,7 @@ StatusOr<TargetDescription> targetForName(const std::string& target) {
     return builtinTargetDescription(target);
 }
 
-bool isFusionPass(const std::string& pass) {
-    return pass == "fusion" || pass == "multi-output-fusion";
-}
+bool isFusionPass(const std::string& pass) { return isFusionPassName(pass); }
 
 StatusOr<ModelFigures> computeModelFigures(const DocumentState& state) {
     if (!state.snapshots || state.snapshots->empty())

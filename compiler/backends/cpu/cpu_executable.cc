@@ -211,17 +211,16 @@ Status CpuExecutable::Impl::planThunk(Program& program, Thunk& thunk, CpuKernelE
             thunk.leafOperands.push_back(static_cast<int>(fused->parameter(i)->parameterNumber()));
         }
         if (const HloInstruction* dot = epilogueDot(instruction)) {
-            auto plan = planGemm(*dot);
+            Status plan = planDotOperands(thunk, *dot, emitter);
             if (plan.isOk()) {
                 thunk.spec.leaves.push_back(dot);
                 thunk.leafOperands.push_back(-1);
-                thunk.plan = *plan;
                 thunk.gemmOperands = {thunk.operands[static_cast<size_t>(dot->operand(0)->parameterNumber())],
                                       thunk.operands[static_cast<size_t>(dot->operand(1)->parameterNumber())]};
                 thunk.dotElementBytes = primitive_util::byteWidth(dot->shape().elementType());
                 thunk.kind = ThunkKind::kGemmEpilogue;
             } else {
-                failure = plan.status();
+                failure = plan;
             }
         }
         addKernelOutputs(thunk.spec, *fused->root());
@@ -262,7 +261,29 @@ Status CpuExecutable::Impl::planThunk(Program& program, Thunk& thunk, CpuKernelE
 // contracting, free] (rhs) order by a JIT'd kernel, then multiplied as a
 // plain GEMM; the result order (batch, lhs free, rhs free) needs nothing.
 Status CpuExecutable::Impl::planCanonicalDot(Thunk& thunk, CpuKernelEmitter& emitter) {
-    const HloInstruction& dot = *thunk.instruction;
+    HLO_RETURN_IF_ERROR(planDotOperands(thunk, *thunk.instruction, emitter));
+    thunk.kind = ThunkKind::kGemm;
+    thunk.gemmOperands = {thunk.operands[0], thunk.operands[1]};
+    ++kernels;
+    return Status::ok();
+}
+
+Status CpuExecutable::Impl::planDotOperands(Thunk& thunk, const HloInstruction& dot, CpuKernelEmitter& emitter) {
+    if (auto plan = planGemm(dot); plan.isOk()) {
+        thunk.plan = *plan;
+        return Status::ok();
+    }
+    Status status = permuteDotOperands(thunk, dot, emitter);
+    if (!status.isOk())
+        for (int side = 0; side < 2; ++side) {
+            thunk.permuteName[side].clear();
+            thunk.permuted[side] = LeafBuffer{};
+            thunk.permutedElements[side] = 0;
+        }
+    return status;
+}
+
+Status CpuExecutable::Impl::permuteDotOperands(Thunk& thunk, const HloInstruction& dot, CpuKernelEmitter& emitter) {
     const DotDimensionNumbers* numbers = dot.dotDimensionNumbers();
     if (!numbers || !numbers->lhsRaggedDimensions.empty() || !numbers->rhsGroupDimensions.empty())
         return Status(StatusCode::kUnimplemented, "not a dot_general");
@@ -331,9 +352,6 @@ Status CpuExecutable::Impl::planCanonicalDot(Thunk& thunk, CpuKernelEmitter& emi
     canonicalDot->appendOperand(canonicalOperands[1]);
     HLO_ASSIGN_OR_RETURN(thunk.plan, planGemm(*canonicalDot));
     synthetic.push_back(std::move(canonicalDot));
-    thunk.kind = ThunkKind::kGemm;
-    thunk.gemmOperands = {thunk.operands[0], thunk.operands[1]};
-    ++kernels;
     return Status::ok();
 }
 

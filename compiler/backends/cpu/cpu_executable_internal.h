@@ -124,6 +124,10 @@ struct CpuExecutable::Impl {
     StatusOr<Program*> buildProgram(const HloComputation& computation, bool isEntry, CpuKernelEmitter& emitter);
     Status planThunk(Program& program, Thunk& thunk, CpuKernelEmitter& emitter);
     Status planCanonicalDot(Thunk& thunk, CpuKernelEmitter& emitter);
+    // thunk.plan for `dot` (the thunk's own or an epilogue fusion's), with
+    // transpose kernels for operands whose dimensions are not in GEMM order.
+    Status planDotOperands(Thunk& thunk, const HloInstruction& dot, CpuKernelEmitter& emitter);
+    Status permuteDotOperands(Thunk& thunk, const HloInstruction& dot, CpuKernelEmitter& emitter);
     void makeFallback(Thunk& thunk, const Status& why);
     Status layOutBuffers(Program& program);
     Status assignOutputs();

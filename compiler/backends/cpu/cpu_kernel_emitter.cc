@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <unordered_map>
+#include <unordered_set>
 
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/Function.h>
@@ -116,6 +117,21 @@ private:
     std::unordered_map<const HloInstruction*, Literal> m_constantValues;
     Value* m_reducedBegin = nullptr;
     Value* m_reducedEnd = nullptr;
+    // Row hoisting: a reduction whose index is the same for the whole row
+    // (row-fusion's softmax / layer-norm kernels) is computed once per row
+    // in the row's preamble, which ends at m_hoistEnd (no terminator until
+    // the element loop is emitted). Values defined in the preamble.
+    llvm::BasicBlock* m_hoistEnd = nullptr;
+    std::unordered_set<Value*> m_rowInvariant;
+    std::map<std::pair<const HloInstruction*, std::vector<Value*>>, std::vector<Value*>> m_hoisted;
+    bool rowInvariant(const Index& index) const {
+        if (index.dims.empty()) return true;
+        if (index.multi.empty()) return false;
+        for (Value* v : index.multi)
+            if (!llvm::isa<llvm::Constant>(v) && !m_rowInvariant.count(v)) return false;
+        return true;
+    }
+    StatusOr<std::vector<Value*>> genReduceLoop(const HloInstruction& reduce, const Index& index);
     bool m_outputsAreReduces = false;
     int m_nextId = 1;
 };
@@ -467,6 +483,35 @@ StatusOr<std::vector<Value*>> KernelGen::callScalar(const HloComputation& comput
 StatusOr<std::vector<Value*>> KernelGen::genReduce(const HloInstruction& reduce, const Index& index) {
     const auto key = std::make_pair(&reduce, index.id);
     if (auto it = m_cache.find(key); it != m_cache.end()) return it->second;
+    if (!m_hoistEnd || !rowInvariant(index)) {
+        HLO_ASSIGN_OR_RETURN(std::vector<Value*> results, genReduceLoop(reduce, index));
+        m_cache[key] = results;
+        return results;
+    }
+    // Once per row: emitted in a block chain of its own that is appended to
+    // the row preamble (a reduction it needs first appends itself before).
+    auto hoistedKey = std::make_pair(&reduce, index.multi);
+    if (auto it = m_hoisted.find(hoistedKey); it != m_hoisted.end()) return it->second;
+    llvm::IRBuilderBase::InsertPoint saved = m_b.saveIP();
+    llvm::BasicBlock* start = llvm::BasicBlock::Create(m_b.getContext(), "row.reduce", m_function);
+    m_b.SetInsertPoint(start);
+    // Only the row-invariant coordinates: a linear index the caller carried
+    // along (a reshape to a scalar keeps the element's) belongs to the row.
+    Index rowIndex = makeIndex(index.dims);
+    rowIndex.multi = index.multi;
+    if (index.dims.empty()) rowIndex.linear = c64(0);
+    auto results = genReduceLoop(reduce, rowIndex);
+    llvm::BasicBlock* finish = m_b.GetInsertBlock();
+    m_b.SetInsertPoint(m_hoistEnd);
+    m_b.CreateBr(start);
+    m_hoistEnd = finish;
+    m_b.restoreIP(saved);
+    if (!results.isOk()) return results.status();
+    m_hoisted[hoistedKey] = *results;
+    return *results;
+}
+
+StatusOr<std::vector<Value*>> KernelGen::genReduceLoop(const HloInstruction& reduce, const Index& index) {
     const HloComputation* reducer = reduce.toApply();
     if (!reducer) return unsupportedAt(reduce, "reduce without to_apply");
     const int64_t n = reduce.operandCount() / 2;
@@ -550,7 +595,6 @@ StatusOr<std::vector<Value*>> KernelGen::genReduce(const HloInstruction& reduce,
         phi->addIncoming(next[static_cast<size_t>(k)], latch);
         results.push_back(phi);
     }
-    m_cache[key] = results;
     return results;
 }
 
@@ -682,7 +726,10 @@ StatusOr<CpuKernelInfo> KernelGen::run() {
         }
     }
     Value* rowBase = m_b.CreateMul(row, c64(rowLength));
-    m_b.CreateBr(inner);
+    // The preamble stays open for hoisted reductions; closed below.
+    m_hoistEnd = outer;
+    m_rowInvariant = {row, rowBase};
+    for (Value* v : outerMulti) m_rowInvariant.insert(v);
 
     m_b.SetInsertPoint(inner);
     llvm::PHINode* column = m_b.CreatePHI(i64(), 2, "column");
@@ -717,6 +764,13 @@ StatusOr<CpuKernelInfo> KernelGen::run() {
     Value* nextColumn = m_b.CreateAdd(column, c64(1));
     column->addIncoming(nextColumn, m_b.GetInsertBlock());
     m_b.CreateCondBr(m_b.CreateICmpSLT(nextColumn, columnEnd), inner, latch);
+    // Close the row preamble (it may have grown by hoisted reductions).
+    m_b.SetInsertPoint(m_hoistEnd);
+    m_b.CreateBr(inner);
+    column->setIncomingBlock(0, m_hoistEnd);
+    m_hoistEnd = nullptr;
+    m_rowInvariant.clear();
+    m_hoisted.clear();
 
     m_b.SetInsertPoint(latch);
     Value* nextI = m_b.CreateAdd(i, count);

@@ -70,8 +70,9 @@ Status addModule(CpuJit& jit, std::unique_ptr<llvm::LLVMContext> context,
     llvm::raw_string_ostream stream(problems);
     if (llvm::verifyModule(*module, &stream)) {
         stream.flush();
-        return internalError("generated LLVM module '" + module->getName().str() +
-                             "' is invalid: " + problems);
+        const std::string name = module->getName().str();
+        module.reset();  // before its context (argument destruction order is unspecified)
+        return internalError("generated LLVM module '" + name + "' is invalid: " + problems.substr(0, 2000));
     }
     for (llvm::Function& function : *module) {
         if (function.isDeclaration()) continue;

@@ -1,0 +1,238 @@
+#include "compiler/fusion/row_fusion.h"
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "compiler/fusion/fusion_decision.h"
+
+namespace hloscope {
+
+using fusion::FusionBuilder;
+using fusion::FusionConfig;
+
+namespace {
+
+bool isFusion(const HloInstruction& instruction, std::string_view kind) {
+    return instruction.opcode() == HloOpcode::kFusion && instruction.fusedComputation() &&
+           instruction.fusionKind() == kind;
+}
+
+// Row-major (no layout, or the descending one): rows are contiguous.
+bool rowMajor(const Shape& shape) {
+    if (!shape.hasLayout() || shape.layout().minorToMajor().empty()) return true;
+    const std::vector<int64_t>& order = shape.layout().minorToMajor();
+    for (size_t i = 0; i < order.size(); ++i)
+        if (order[i] != static_cast<int64_t>(order.size() - 1 - i)) return false;
+    return true;
+}
+
+// A reduce of one array over exactly its last dimension.
+bool isRowReduce(const HloInstruction& instruction) {
+    if (instruction.opcode() != HloOpcode::kReduce || instruction.operandCount() != 2) return false;
+    if (!instruction.shape().isArray()) return false;
+    const Shape& input = instruction.operand(0)->shape();
+    return input.isArray() && input.rank() >= 1 && instruction.dimensions().size() == 1 &&
+           instruction.dimensions(0) == input.rank() - 1 && rowMajor(input) && rowMajor(instruction.shape());
+}
+
+// The row reduce behind `instruction` (itself, or a kInput fusion's root).
+const HloInstruction* rowReduceOf(const HloInstruction& instruction) {
+    if (isRowReduce(instruction)) return &instruction;
+    if (isFusion(instruction, "kInput")) {
+        const HloInstruction* root = instruction.fusedComputation()->root();
+        if (root && isRowReduce(*root)) return root;
+    }
+    return nullptr;
+}
+
+// Whether every instruction keeps the kernel's row index intact on its way to
+// a reduction: elementwise ops, broadcasts, constants, iotas, parameters and
+// row reductions. `what` names the first one that does not.
+bool rowLocal(const HloInstruction& instruction, std::string* what) {
+    auto ok = [&](const HloInstruction& x) {
+        switch (x.opcode()) {
+        case HloOpcode::kParameter:
+        case HloOpcode::kConstant:
+        case HloOpcode::kIota:
+        case HloOpcode::kBroadcast: return true;
+        case HloOpcode::kReduce: return isRowReduce(x);
+        default:
+            return hloOpcodeIsElementwise(x.opcode()) && x.opcode() != HloOpcode::kMap &&
+                   x.opcode() != HloOpcode::kRng && x.shape().isArray();
+        }
+    };
+    if (instruction.opcode() != HloOpcode::kFusion) {
+        if (ok(instruction)) return true;
+        *what = "%" + instruction.name() + " (" + std::string(hloOpcodeString(instruction.opcode())) + ")";
+        return false;
+    }
+    for (const auto& inner : instruction.fusedComputation()->instructions())
+        if (!ok(*inner)) {
+            *what = "%" + inner->name() + " (" + std::string(hloOpcodeString(inner->opcode())) + ") inside %" +
+                    instruction.name();
+            return false;
+        }
+    return true;
+}
+
+// The output dimensions of a loop consumer (its root's), or nullopt.
+std::optional<std::vector<int64_t>> loopDims(const HloInstruction& instruction) {
+    if (!instruction.shape().isArray()) return std::nullopt;
+    return instruction.shape().dimensions();
+}
+
+// Whether `consumer` reads `reduction` (of dimensions kept + [row]) only
+// through broadcasts along the kept dimensions onto `rowDims`, possibly after
+// elementwise ops on the kept dimensions (the mean = sum / n of a layer norm),
+// so its value is the same for a whole row.
+bool readsAsRowBroadcast(const HloInstruction& reduction, const HloInstruction& consumer,
+                         const std::vector<int64_t>& rowDims) {
+    const std::vector<int64_t> keptDims(rowDims.begin(), rowDims.end() - 1);
+    auto isRowBroadcast = [&](const HloInstruction& broadcast) {
+        if (broadcast.opcode() != HloOpcode::kBroadcast || broadcast.shape().dimensions() != rowDims)
+            return false;
+        const std::vector<int64_t>& dims = broadcast.dimensions();
+        if (dims.size() + 1 != rowDims.size()) return false;
+        for (size_t i = 0; i < dims.size(); ++i)
+            if (dims[i] != static_cast<int64_t>(i)) return false;
+        return true;
+    };
+    // Every path from `value` (of the kept dimensions) ends in a row broadcast.
+    std::function<bool(const HloInstruction&, int)> rowWise = [&](const HloInstruction& value, int depth) {
+        if (depth > 32 || value.users().empty()) return false;
+        for (const HloInstruction* user : value.users()) {
+            if (isRowBroadcast(*user)) continue;
+            if (!hloOpcodeIsElementwise(user->opcode()) || !user->shape().isArray() ||
+                user->shape().dimensions() != keptDims || !rowWise(*user, depth + 1))
+                return false;
+        }
+        return true;
+    };
+    if (consumer.opcode() == HloOpcode::kBroadcast) return isRowBroadcast(consumer);
+    const HloComputation* fused = consumer.fusedComputation();
+    bool any = false;
+    for (int64_t k = 0; k < consumer.operandCount() && k < fused->parameterCount(); ++k) {
+        if (consumer.operand(k) != &reduction) continue;
+        const HloInstruction* parameter = fused->parameter(k);
+        if (!parameter || !rowWise(*parameter, 0)) return false;
+        any = true;
+    }
+    return any;
+}
+
+bool holdsRowReduce(const HloInstruction& instruction) {
+    if (!isFusion(instruction, "kLoop")) return false;
+    for (const auto& inner : instruction.fusedComputation()->instructions())
+        if (inner->opcode() == HloOpcode::kReduce && inner.get() != instruction.fusedComputation()->root())
+            return true;
+    return false;
+}
+
+std::string dimsText(const std::vector<int64_t>& dims) {
+    std::string text = "[";
+    for (size_t i = 0; i < dims.size(); ++i) text += (i ? "," : "") + std::to_string(dims[i]);
+    return text + "]";
+}
+
+}  // namespace
+
+std::string_view RowFusionPass::description() {
+    return "Row fusion (cpu): merges a reduction over the last dimension into the loop fusion that broadcasts it "
+           "back over the same rows (softmax, layer norm), then the row-wise producers only that fusion reads, so "
+           "each row is reduced and transformed while it sits in cache and no intermediate goes to memory. Options "
+           "as fusion.";
+}
+
+StatusOr<std::unique_ptr<HloPass>> RowFusionPass::create(const PassOptions& options) {
+    HLO_ASSIGN_OR_RETURN(FusionConfig config, fusion::parseFusionConfig(options));
+    return std::unique_ptr<HloPass>(std::make_unique<RowFusionPass>(std::move(config)));
+}
+
+StatusOr<bool> RowFusionPass::run(HloModule& module) {
+    if (module.entryComputation() == nullptr)
+        return failedPrecondition("module " + module.name() + " has no entry computation");
+    FusionBuilder builder(module);
+    int64_t step = 0;
+    for (HloComputation* computation : fusion::fusibleComputations(module)) {
+        // One merge at a time, then a fresh look: a merge makes new pairs.
+        for (bool merged = true; merged;) {
+            merged = false;
+            for (HloInstruction* producer : fusion::postOrderOf(*computation)) {
+                if (builder.removed(producer) || producer->isRoot() || producer->userCount() == 0) continue;
+                const HloInstruction* reduce = rowReduceOf(*producer);
+                HloInstruction* consumer = producer->users().front();
+                // A row-wise producer of a fusion that already holds a row
+                // reduction (case 2), or a row reduction (case 1).
+                const bool joinsRows = !reduce && producer->userCount() == 1 && holdsRowReduce(*consumer) &&
+                                       (isFusion(*producer, "kLoop") ||
+                                        (producer->opcode() != HloOpcode::kFusion &&
+                                         (hloOpcodeIsElementwise(producer->opcode()) ||
+                                          producer->opcode() == HloOpcode::kBroadcast))) &&
+                                       producer->shape().isArray() &&
+                                       producer->shape().dimensions() == consumer->shape().dimensions();
+                if (!reduce && !joinsRows) continue;
+                PassDecision decision;
+                decision.step = step + 1;
+                decision.producer = producer->name();
+                decision.consumer = consumer->name();
+                const std::string p = "%" + producer->name(), c = "%" + consumer->name();
+                std::optional<FusionReason> reason;
+                std::string detail, what;
+                const std::vector<int64_t> rowDims =
+                    reduce ? reduce->operand(0)->shape().dimensions() : consumer->shape().dimensions();
+                if (m_config.forbidden(*producer, *consumer)) {
+                    reason = FusionReason::kForbiddenByUser;
+                    detail = "forbid= names " + p + ":" + c;
+                } else if (reduce && producer->userCount() != 1) {
+                    reason = FusionReason::kWouldDuplicateExpensiveWork;
+                    detail = p + " has " + std::to_string(producer->userCount()) +
+                             " users: merging it would reduce each row once per user";
+                } else if (reduce && !(isFusion(*consumer, "kLoop") || consumer->opcode() == HloOpcode::kBroadcast)) {
+                    continue;  // not a loop consumer: nothing to consider (fusion logged it)
+                } else if (reduce && (!loopDims(*consumer) || *loopDims(*consumer) != rowDims ||
+                                      !readsAsRowBroadcast(*producer, *consumer, rowDims))) {
+                    reason = FusionReason::kConsumerIsNotFusible;
+                    detail = c + " does not read " + p + " as a broadcast over rows of " + dimsText(rowDims);
+                } else if (!rowLocal(*producer, &what) || !rowLocal(*consumer, &what)) {
+                    reason = FusionReason::kNotFusibleOp;
+                    detail = what + " does not keep the row index: the reduction could not be computed once per row";
+                } else if (auto limit = fusion::checkLimits({producer, consumer}, m_config, &detail)) {
+                    reason = limit;
+                }
+                if (reason) {
+                    // Refusals are logged once per pair (the scan repeats after each merge).
+                    if (m_logged.insert({producer->name(), consumer->name()}).second) {
+                        decision.step = ++step;
+                        decision.reason = std::string(fusionReasonCode(*reason));
+                        decision.explanation = detail;
+                        recordDecision(std::move(decision));
+                    }
+                    continue;
+                }
+                decision.step = ++step;
+                decision.applied = true;
+                decision.reason = std::string(fusionReasonCode(
+                    m_config.forced(*producer, *consumer) ? FusionReason::kForcedByUser : FusionReason::kFused));
+                const int64_t rowLength = rowDims.empty() ? 1 : rowDims.back();
+                decision.explanation =
+                    reduce ? "each row of " + std::to_string(rowLength) + " elements is reduced inside " + c +
+                                 " while it is in cache: " + fusion::describeBytes(producer->shape()) +
+                                 " of reduction results no longer go through memory"
+                           : p + " is computed per row inside " + c + ", its only reader, instead of writing " +
+                                 fusion::describeBytes(producer->shape()) + " and reading it back";
+                recordDecision(std::move(decision));
+                HloInstruction* fused = builder.fuse(producer, consumer, /*producerGoesAway=*/true);
+                recordRewrite(reduce ? "row-reduction" : "row-producer", consumer, fused);
+                merged = true;
+                break;
+            }
+        }
+    }
+    const bool changed = builder.changed();
+    HLO_RETURN_IF_ERROR(builder.finish());
+    return changed;
+}
+
+}  // namespace hloscope

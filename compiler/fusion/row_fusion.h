@@ -1,0 +1,61 @@
+// RowFusionPass ("row-fusion"): merges row reductions into the loop fusions
+// that broadcast them back over the same rows, the pattern of softmax and
+// layer normalisation:
+//
+//   m = reduce(x), dimensions={last}        y = f(x, broadcast(m), ...)
+//
+// becomes one kLoop fusion that, per row of y, first computes the reduction
+// over that row of x (the row then sits in L1) and then the row of y, so
+// neither m nor the intermediates between reductions travel through memory.
+// Once a reduction is inside, a loop producer whose only user is that
+// fusion and that iterates over the same rows joins it too (the exp of a
+// softmax, the x - mean of a layer norm): recomputing it per row costs
+// arithmetic, storing it would cost a round trip to memory.
+//
+// Conditions (each refusal is logged with its reason):
+//   * the reduction R is a reduce, or a kInput fusion whose root is one, of a
+//     single array over exactly its last dimension, with no other user;
+//   * the consumer C is a kLoop fusion (or a broadcast) whose output has
+//     R's input dimensions, and reads R only through broadcasts along the
+//     kept dimensions (so R's value is the same for the whole row);
+//   * everything in R and C is elementwise, broadcast, constant, iota or
+//     such a row reduction: the kernel's row index must reach the
+//     reduction unchanged for the CPU emitter to hoist it out of the row
+//     (cpu_kernel_emitter.cc);
+//   * the fused kernel stays within max_operands / max_fused_instructions.
+// A reduction over other dimensions, or reached through a reshape or
+// transpose, is left alone.
+//
+// Decisions: one PassDecision per pair (fusion_decision.h codes).
+// Rewrite rules: "row-reduction", "row-producer".
+// Options: as FusionPass (target, max_operands, max_fused_instructions,
+// force, forbid). Ordering: after FusionPass (it merges its fusions); in the
+// cpu pipeline only, the one backend whose emitter hoists row reductions.
+#pragma once
+
+#include <memory>
+#include <set>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "compiler/fusion/fusion_util.h"
+#include "compiler/pipeline/hlo_pass.h"
+
+namespace hloscope {
+
+class RowFusionPass : public HloPass {
+public:
+    static constexpr std::string_view kName = "row-fusion";
+    static std::string_view description();
+    static StatusOr<std::unique_ptr<HloPass>> create(const PassOptions& options);
+    explicit RowFusionPass(fusion::FusionConfig config) : m_config(std::move(config)) {}
+    std::string_view name() const override { return kName; }
+    StatusOr<bool> run(HloModule& module) override;
+
+private:
+    fusion::FusionConfig m_config;
+    std::set<std::pair<std::string, std::string>> m_logged;  // refused pairs already logged
+};
+
+}  // namespace hloscope
