@@ -200,6 +200,63 @@ ENTRY e {
         QVERIFY(shapes.fallbacks.empty());
     }
 
+    // row-fusion's kernels: reductions inside a loop fusion, computed once per
+    // row in its preamble (a layer norm's second reduction needs the first);
+    // rows of odd length, element ranges split mid-row over 3 threads, and a
+    // reduction to a scalar reached through a reshape (not hoistable by row).
+    void rowReductionsInsideLoops() {
+        const ExecutionResult rows = expectMatch(*m_cpu, R"(HloModule m
+add { a = f32[] parameter(0)  b = f32[] parameter(1)  ROOT s = f32[] add(a, b) }
+max { a = f32[] parameter(0)  b = f32[] parameter(1)  ROOT s = f32[] maximum(a, b) }
+softmax {
+  x = f32[37,1001] parameter(0)
+  ninf = f32[] constant(-inf)
+  m = f32[37] reduce(x, ninf), dimensions={1}, to_apply=max
+  mb = f32[37,1001] broadcast(m), dimensions={0}
+  d = f32[37,1001] subtract(x, mb)
+  e = f32[37,1001] exponential(d)
+  z = f32[] constant(0)
+  s = f32[37] reduce(e, z), dimensions={1}, to_apply=add
+  sb = f32[37,1001] broadcast(s), dimensions={0}
+  ROOT r = f32[37,1001] divide(e, sb)
+}
+norm {
+  x = f32[5,7,131] parameter(0)
+  z = f32[] constant(0)
+  c = f32[] constant(131)
+  n = f32[5,7] broadcast(c), dimensions={}
+  s = f32[5,7] reduce(x, z), dimensions={2}, to_apply=add
+  mean = f32[5,7] divide(s, n)
+  mb = f32[5,7,131] broadcast(mean), dimensions={0,1}
+  d = f32[5,7,131] subtract(x, mb)
+  d2 = f32[5,7,131] multiply(d, d)
+  v = f32[5,7] reduce(d2, z), dimensions={2}, to_apply=add
+  var = f32[5,7] divide(v, n)
+  r = f32[5,7] rsqrt(var)
+  rb = f32[5,7,131] broadcast(r), dimensions={0,1}
+  ROOT y = f32[5,7,131] multiply(d, rb)
+}
+total {
+  x = f32[9,11] parameter(0)
+  z = f32[] constant(0)
+  s = f32[] reduce(x, z), dimensions={0,1}, to_apply=add
+  t = f32[1] reshape(s)
+  u = f32[] reshape(t)
+  ub = f32[9,11] broadcast(u), dimensions={}
+  ROOT r = f32[9,11] subtract(x, ub)
+}
+ENTRY e {
+  a = f32[37,1001] parameter(0)
+  b = f32[5,7,131] parameter(1)
+  c = f32[9,11] parameter(2)
+  sa = f32[37,1001] fusion(a), kind=kLoop, calls=softmax
+  nb = f32[5,7,131] fusion(b), kind=kLoop, calls=norm
+  tc = f32[9,11] fusion(c), kind=kLoop, calls=total
+  ROOT t = (f32[37,1001], f32[5,7,131], f32[9,11]) tuple(sa, nb, tc)
+})", 11, 3);
+        QVERIFY(rows.fallbacks.empty());
+    }
+
     void variadicArgmax() {
         const ExecutionResult result = expectMatch(*m_cpu, R"(HloModule m
 argmax {
