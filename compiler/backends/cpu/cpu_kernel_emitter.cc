@@ -13,6 +13,7 @@
 
 #include "compiler/backends/cpu/cpu_codegen_internal.h"
 #include "compiler/backends/cpu/cpu_elemental.h"
+#include "compiler/cost/cost_analysis.h"
 #include "core/hlo_computation.h"
 #include "core/hlo_evaluator.h"
 
@@ -132,6 +133,34 @@ private:
         return true;
     }
     StatusOr<std::vector<Value*>> genReduceLoop(const HloInstruction& reduce, const Index& index);
+    // A hoisted reduction's operand that the element loop needs again at
+    // the same positions (softmax's exp) is kept in a row buffer on the
+    // stack instead of being recomputed: operand -> buffer.
+    llvm::BasicBlock* m_entry = nullptr;
+    std::vector<int64_t> m_kernelDims;
+    std::vector<Value*> m_outerMulti;
+    int m_elementIndexId = -1;
+    Value* m_column = nullptr;
+    std::unordered_map<const HloInstruction*, Value*> m_rowBuffers;
+    Value* rowBufferFor(const HloInstruction& reduce, const Index& index);
+    Status hoistRowBroadcasts(const Index& element) {
+        if (m_kernelDims.size() < 2) return Status::ok();
+        std::vector<const HloInstruction*> stack(m_spec.outputs.begin(), m_spec.outputs.end());
+        std::unordered_set<const HloInstruction*> seen;
+        std::vector<const HloInstruction*> broadcasts;
+        while (!stack.empty()) {
+            const HloInstruction* x = stack.back();
+            stack.pop_back();
+            if (!seen.insert(x).second || m_leafPointers.count(x)) continue;
+            bool row = x->opcode() == HloOpcode::kBroadcast && x->shape().isArray() &&
+                       x->shape().dimensions() == m_kernelDims && x->dimensions().size() + 1 == m_kernelDims.size();
+            for (size_t i = 0; row && i < x->dimensions().size(); ++i) row = x->dimensions()[i] == static_cast<int64_t>(i);
+            if (row) broadcasts.push_back(x);
+            for (const HloInstruction* operand : x->operands()) stack.push_back(operand);
+        }
+        for (const HloInstruction* broadcast : broadcasts) HLO_RETURN_IF_ERROR(gen(*broadcast, element).status());
+        return Status::ok();
+    }
     bool m_outputsAreReduces = false;
     int m_nextId = 1;
 };
@@ -197,6 +226,14 @@ StatusOr<Value*> KernelGen::loadConstant(const HloInstruction& constant, const I
 StatusOr<Value*> KernelGen::gen(const HloInstruction& instruction, const Index& index) {
     const auto key = std::make_pair(&instruction, index.id);
     if (auto it = m_cache.find(key); it != m_cache.end()) return it->second.front();
+    if (index.id == m_elementIndexId && !m_rowBuffers.empty())
+        if (auto it = m_rowBuffers.find(&instruction); it != m_rowBuffers.end()) {
+            llvm::Type* type = m_elemental.memoryType(instruction.shape().elementType());
+            Value* stored = m_b.CreateLoad(type, m_b.CreateInBoundsGEP(type, it->second, m_column));
+            Value* value = m_elemental.fromMemory(instruction.shape().elementType(), stored);
+            m_cache[key] = {value};
+            return value;
+        }
     HLO_ASSIGN_OR_RETURN(Value * value, genUncached(instruction, index));
     m_cache[key] = {value};
     return value;
@@ -480,6 +517,41 @@ StatusOr<std::vector<Value*>> KernelGen::callScalar(const HloComputation& comput
     return results;
 }
 
+namespace {
+
+// Whether computing `instruction` (within its fused computation) involves a
+// transcendental function: worth keeping rather than recomputing.
+bool costsTranscendentals(const HloInstruction& instruction, int depth = 0) {
+    if (depth > 64) return false;
+    if (CostAnalysis::isTranscendental(instruction.opcode())) return true;
+    if (instruction.opcode() == HloOpcode::kReduce || instruction.opcode() == HloOpcode::kParameter) return false;
+    for (const HloInstruction* operand : instruction.operands())
+        if (costsTranscendentals(*operand, depth + 1)) return true;
+    return false;
+}
+
+constexpr int64_t kMaxRowBufferBytes = 64 << 10;
+
+}  // namespace
+
+Value* KernelGen::rowBufferFor(const HloInstruction& reduce, const Index& index) {
+    // Hoisted (m_hoistEnd), one input over the kernel's own rows, at this row.
+    if (!m_hoistEnd || !m_entry || reduce.operandCount() != 2 || m_kernelDims.empty()) return nullptr;
+    const HloInstruction& operand = *reduce.operand(0);
+    if (operand.shape().dimensions() != m_kernelDims || reduce.dimensions().size() != 1 ||
+        reduce.dimensions(0) != static_cast<int64_t>(m_kernelDims.size()) - 1 || index.multi != m_outerMulti)
+        return nullptr;
+    if (m_rowBuffers.count(&operand) || !costsTranscendentals(operand)) return nullptr;
+    const PrimitiveType type = operand.shape().elementType();
+    const int64_t rowLength = m_kernelDims.back();
+    if (rowLength * primitive_util::byteWidth(type) > kMaxRowBufferBytes) return nullptr;
+    llvm::IRBuilder<> entry(m_entry, m_entry->begin());
+    llvm::AllocaInst* buffer = entry.CreateAlloca(m_elemental.memoryType(type), c64(rowLength), "row.buffer");
+    buffer->setAlignment(llvm::Align(64));
+    m_rowBuffers[&operand] = buffer;
+    return buffer;
+}
+
 StatusOr<std::vector<Value*>> KernelGen::genReduce(const HloInstruction& reduce, const Index& index) {
     const auto key = std::make_pair(&reduce, index.id);
     if (auto it = m_cache.find(key); it != m_cache.end()) return it->second;
@@ -569,11 +641,17 @@ StatusOr<std::vector<Value*>> KernelGen::genReduceLoop(const HloInstruction& red
             if (!isReduced[d]) input.multi[d] = kept[next++];
         if (trailing) input.linear = m_b.CreateAdd(base, r);
     }
+    Value* rowBuffer = rowBufferFor(reduce, index);
     std::vector<Value*> args(accumulators.begin(), accumulators.end());
     for (int64_t k = 0; k < n; ++k) {
         const HloInstruction& operand = *reduce.operand(k);
         if (operand.shape().dimensions() != inDims) return unsupportedAt(reduce, "inputs of different shapes");
         HLO_ASSIGN_OR_RETURN(Value * value, gen(operand, input));
+        if (rowBuffer) {
+            const PrimitiveType type = operand.shape().elementType();
+            m_b.CreateStore(m_elemental.toMemory(type, value),
+                            m_b.CreateInBoundsGEP(m_elemental.memoryType(type), rowBuffer, r));
+        }
         args.push_back(value);
     }
     HLO_ASSIGN_OR_RETURN(std::vector<Value*> next, callScalar(*reducer, args, true));
@@ -692,6 +770,8 @@ StatusOr<CpuKernelInfo> KernelGen::run() {
     m_reducedEnd = function->getArg(4);
     llvm::BasicBlock* entry = llvm::BasicBlock::Create(context, "entry", function);
     m_b.SetInsertPoint(entry);
+    m_entry = entry;
+    m_kernelDims = dims;
     std::vector<Value*> outputPointers;
     const size_t outputCount = m_spec.outputs.size();
     for (size_t k = 0; k < outputCount + m_spec.leaves.size(); ++k) {
@@ -736,9 +816,18 @@ StatusOr<CpuKernelInfo> KernelGen::run() {
     column->addIncoming(column0, outer);
     Index index = makeIndex(dims);
     index.linear = m_b.CreateAdd(rowBase, column, "linear");
+    m_elementIndexId = index.id;
+    m_column = column;
+    m_outerMulti = outerMulti;
     if (!dims.empty()) {
         index.multi = outerMulti;
         index.multi.push_back(column);
+    }
+    // Row broadcasts first: the reductions under them are hoisted (and their
+    // row buffers set up) before the element loop asks for what they keep.
+    if (Status hoisted = hoistRowBroadcasts(index); !hoisted.isOk()) {
+        function->eraseFromParent();
+        return hoisted;
     }
     for (size_t k = 0; k < outputCount; ++k) {
         const HloInstruction& output = *m_spec.outputs[k];
@@ -771,6 +860,9 @@ StatusOr<CpuKernelInfo> KernelGen::run() {
     m_hoistEnd = nullptr;
     m_rowInvariant.clear();
     m_hoisted.clear();
+    m_rowBuffers.clear();
+    m_elementIndexId = -1;
+    m_entry = nullptr;
 
     m_b.SetInsertPoint(latch);
     Value* nextI = m_b.CreateAdd(i, count);
