@@ -10,6 +10,7 @@
 
 #include <cmath>
 
+#include "compiler/backends/cpu/cpu_device.h"
 #include "tests/panel_test_util.h"
 #include "views/execution/execution_panel.h"
 
@@ -98,6 +99,52 @@ private slots:
         QCOMPARE(finished.at(0).at(1).toString(), QStringLiteral("Cancelled."));
         QVERIFY(panel.measurements().isEmpty());
         QVERIFY(panel.runButton()->isEnabled());
+    }
+
+    // The CPU backend through the panel: both modes JIT-compiled and checked,
+    // per-kernel times for the graph's heat map (measuredTimes), and Cancel.
+    void runsOnTheCpuBackend() {
+        registerCpuBackend();
+        DocumentStatePtr state = makeState("softmax.hlo", "cpu");
+        QVERIFY(state);
+        ExecutionPanel panel;
+        const int cpu = panel.deviceCombo()->findData(QStringLiteral("cpu"));
+        QVERIFY(cpu >= 0);
+        panel.deviceCombo()->setCurrentIndex(cpu);
+        panel.setState(state);
+        panel.setMode(ExecutionPanel::Mode::kBoth);
+        QSignalSpy progress(&panel, &ExecutionPanel::progressChanged);
+        QSignalSpy finished(&panel, &ExecutionPanel::runFinished);
+        QSignalSpy times(&panel, &ExecutionPanel::measuredTimes);
+        panel.runButton()->click();
+        QVERIFY(panel.cancelButton()->isEnabled() || finished.count() == 1);
+        QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 1, 120000);
+        QVERIFY2(finished.at(0).at(0).toBool(), qPrintable(finished.at(0).at(1).toString()));
+        QVERIFY(progress.count() >= 1);
+        const auto results = panel.measurements();
+        QCOMPARE(results.size(), 2);
+        for (const auto& m : results) {
+            QVERIFY2(m.passed, qPrintable(m.detail));
+            QVERIFY(m.maxError < 1e-3);
+            QVERIFY(!m.kernelSeconds.isEmpty());
+        }
+        // Softmax is one row-fused kernel on the CPU.
+        QCOMPARE(results[1].kernelSeconds.size(), 1);
+        QVERIFY(results[1].kernelSeconds.cbegin().key().startsWith(QStringLiteral("fusion")));
+        QCOMPARE(times.count(), 1);
+        const auto hash = times.at(0).at(0).value<QHash<QString, double>>();
+        QVERIFY(!hash.isEmpty());
+        for (double seconds : hash) QVERIFY(seconds >= 0);
+
+        DocumentStatePtr bert = makeState("bert_encoder_forward.hlo", "cpu");
+        QVERIFY(bert);
+        panel.setState(bert);
+        QSignalSpy cancelled(&panel, &ExecutionPanel::runFinished);
+        connect(&panel, &ExecutionPanel::progressChanged, &panel, [&panel] { panel.cancel(); });
+        panel.run();
+        QTRY_VERIFY_WITH_TIMEOUT(cancelled.count() == 1, 120000);
+        QCOMPARE(cancelled.at(0).at(0).toBool(), false);
+        QCOMPARE(cancelled.at(0).at(1).toString(), QStringLiteral("Cancelled."));
     }
 
     void destroyingWhileRunningCancels() {
