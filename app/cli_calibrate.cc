@@ -40,24 +40,12 @@ double bestSeconds(int repeats, const std::function<void()>& body) {
     return best;
 }
 
-// Single-core triad a = b + s*c over arrays far larger than the caches; bytes/s (3 arrays).
-double measureBandwidth(size_t elements, int repeats) {
-    std::vector<float> a(elements, 0.f), b(elements, 1.f), c(elements, 2.f);
-    const float s = 0.5f;
-    double seconds = bestSeconds(repeats, [&] {
-        float* __restrict pa = a.data();
-        const float* __restrict pb = b.data();
-        const float* __restrict pc = c.data();
-        for (size_t i = 0; i < elements; ++i) pa[i] = pb[i] + s * pc[i];
-        g_sink = g_sink + pa[elements / 2];
-    });
-    return 3.0 * static_cast<double>(elements) * sizeof(float) / seconds;
-}
-
-// The same triad with every core streaming its own contiguous part (first
-// touched by the thread that later uses it, so pages sit on its node);
-// bytes/s. This is the bound a multi-threaded kernel is measured against.
-double measureBandwidthAllCores(size_t elements, int repeats, int threads) {
+// STREAM triad a = b + s*c over arrays far larger than the caches, split
+// over `threads` threads of the runtime's thread pool, each streaming its own
+// contiguous part (first touched by the thread that later uses it, so pages
+// sit on its node); bytes/s (3 arrays). One thread: the single-core figure;
+// every core: the bound a multi-threaded kernel is measured against.
+double measureBandwidth(size_t elements, int repeats, int threads) {
     ThreadPool pool(threads);
     std::vector<float> a(elements), b(elements), c(elements);
     const int64_t count = static_cast<int64_t>(elements);
@@ -161,13 +149,13 @@ int runCalibrate(const std::vector<std::string>& args) {
     target.hasMatrixUnit = false;
     target.sources["$.matrixUnit"] = "hloscope: CPUs have no matrix unit in this model (dots run at the vector rate)";
 
-    const double bandwidth = measureBandwidth(quick ? (size_t(1) << 23) : (size_t(1) << 25), repeats);
+    const size_t triadElements = quick ? (size_t(1) << 23) : (size_t(1) << 25);
+    const double bandwidth = measureBandwidth(triadElements, repeats, 1);
     target.memoryBandwidthBytesPerSecond = bandwidth;
     target.sources["$.memoryBandwidthBytesPerSecond"] =
         measured + ": single-core triad a = b + s*c over 3 arrays of " + (quick ? "32" : "128") + " MiB";
     const unsigned hardware = std::max(1u, std::thread::hardware_concurrency());
-    target.memoryBandwidthAllCoresBytesPerSecond = measureBandwidthAllCores(
-        quick ? (size_t(1) << 23) : (size_t(1) << 25), repeats, static_cast<int>(hardware));
+    target.memoryBandwidthAllCoresBytesPerSecond = measureBandwidth(triadElements, repeats, static_cast<int>(hardware));
     target.sources["$.memoryBandwidthAllCoresBytesPerSecond"] =
         measured + ": the same triad split over " + std::to_string(hardware) +
         " threads of the runtime's thread pool, each streaming its own first-touched part";

@@ -1,5 +1,5 @@
 // Small helpers shared by the pass suites: semantics of a test module
-// against its untouched parse, and rule counts.
+// against its untouched parse, rule counts, and occurrences in printed text.
 #pragma once
 
 #include <string>
@@ -21,6 +21,13 @@ inline std::string semantics(const std::string& hlo, const HloModule& after) {
         if (!reparsed.isOk()) return "the printed result does not parse: " + reparsed.status().toString();
     }
     return why;
+}
+
+// How often `what` occurs in `text` (overlapping occurrences count).
+inline int countOf(const std::string& text, const std::string& what) {
+    int n = 0;
+    for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    return n;
 }
 
 inline int ruleCount(const HloPass& pass, const std::string& rule) {

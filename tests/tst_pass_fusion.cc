@@ -139,12 +139,6 @@ StatusOr<std::unique_ptr<HloPass>> makeFusion(PassOptions options = {}) {
     return FusionPass::create(options);
 }
 
-int countOf(const std::string& text, const std::string& what) {
-    int n = 0;
-    for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-    return n;
-}
-
 std::vector<PassDecision> g_decisions;  // of the last checked run
 int g_fuseRewrites = 0;
 

@@ -58,12 +58,6 @@ StatusOr<std::unique_ptr<HloPass>> makeMof(PassOptions options = {}) {
     return MultiOutputFusionPass::create(options);
 }
 
-int countOf(const std::string& text, const std::string& what) {
-    int n = 0;
-    for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-    return n;
-}
-
 }  // namespace
 
 class TestPassMultiOutputFusion : public QObject {

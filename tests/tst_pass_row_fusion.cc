@@ -99,12 +99,6 @@ const char* kTransposed = R"(ENTRY e {
 }
 )";
 
-int countOf(const std::string& text, const std::string& what) {
-    int n = 0;
-    for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-    return n;
-}
-
 }  // namespace
 
 class TestPassRowFusion : public QObject {

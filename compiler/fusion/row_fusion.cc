@@ -2,7 +2,9 @@
 
 #include <functional>
 #include <optional>
+#include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "compiler/fusion/fusion_decision.h"
@@ -19,22 +21,14 @@ bool isFusion(const HloInstruction& instruction, std::string_view kind) {
            instruction.fusionKind() == kind;
 }
 
-// Row-major (no layout, or the descending one): rows are contiguous.
-bool rowMajor(const Shape& shape) {
-    if (!shape.hasLayout() || shape.layout().minorToMajor().empty()) return true;
-    const std::vector<int64_t>& order = shape.layout().minorToMajor();
-    for (size_t i = 0; i < order.size(); ++i)
-        if (order[i] != static_cast<int64_t>(order.size() - 1 - i)) return false;
-    return true;
-}
-
 // A reduce of one array over exactly its last dimension.
 bool isRowReduce(const HloInstruction& instruction) {
     if (instruction.opcode() != HloOpcode::kReduce || instruction.operandCount() != 2) return false;
     if (!instruction.shape().isArray()) return false;
     const Shape& input = instruction.operand(0)->shape();
     return input.isArray() && input.rank() >= 1 && instruction.dimensions().size() == 1 &&
-           instruction.dimensions(0) == input.rank() - 1 && rowMajor(input) && rowMajor(instruction.shape());
+           instruction.dimensions(0) == input.rank() - 1 && input.hasDefaultDenseLayout() &&
+           instruction.shape().hasDefaultDenseLayout();
 }
 
 // The row reduce behind `instruction` (itself, or a kInput fusion's root).
@@ -77,40 +71,26 @@ bool rowLocal(const HloInstruction& instruction, std::string* what) {
     return true;
 }
 
-// The output dimensions of a loop consumer (its root's), or nullopt.
-std::optional<std::vector<int64_t>> loopDims(const HloInstruction& instruction) {
-    if (!instruction.shape().isArray()) return std::nullopt;
-    return instruction.shape().dimensions();
-}
-
 // Whether `consumer` reads `reduction` (of dimensions kept + [row]) only
 // through broadcasts along the kept dimensions onto `rowDims`, possibly after
 // elementwise ops on the kept dimensions (the mean = sum / n of a layer norm),
 // so its value is the same for a whole row.
 bool readsAsRowBroadcast(const HloInstruction& reduction, const HloInstruction& consumer,
                          const std::vector<int64_t>& rowDims) {
+    using fusion::isRowBroadcast;
     const std::vector<int64_t> keptDims(rowDims.begin(), rowDims.end() - 1);
-    auto isRowBroadcast = [&](const HloInstruction& broadcast) {
-        if (broadcast.opcode() != HloOpcode::kBroadcast || broadcast.shape().dimensions() != rowDims)
-            return false;
-        const std::vector<int64_t>& dims = broadcast.dimensions();
-        if (dims.size() + 1 != rowDims.size()) return false;
-        for (size_t i = 0; i < dims.size(); ++i)
-            if (dims[i] != static_cast<int64_t>(i)) return false;
-        return true;
-    };
     // Every path from `value` (of the kept dimensions) ends in a row broadcast.
     std::function<bool(const HloInstruction&, int)> rowWise = [&](const HloInstruction& value, int depth) {
         if (depth > 32 || value.users().empty()) return false;
         for (const HloInstruction* user : value.users()) {
-            if (isRowBroadcast(*user)) continue;
+            if (isRowBroadcast(*user, rowDims)) continue;
             if (!hloOpcodeIsElementwise(user->opcode()) || !user->shape().isArray() ||
                 user->shape().dimensions() != keptDims || !rowWise(*user, depth + 1))
                 return false;
         }
         return true;
     };
-    if (consumer.opcode() == HloOpcode::kBroadcast) return isRowBroadcast(consumer);
+    if (consumer.opcode() == HloOpcode::kBroadcast) return isRowBroadcast(consumer, rowDims);
     const HloComputation* fused = consumer.fusedComputation();
     bool any = false;
     for (int64_t k = 0; k < consumer.operandCount() && k < fused->parameterCount(); ++k) {
@@ -138,6 +118,17 @@ std::string dimsText(const std::vector<int64_t>& dims) {
 
 }  // namespace
 
+bool fusion::isRowBroadcast(const HloInstruction& instruction, const std::vector<int64_t>& rowDims) {
+    if (instruction.opcode() != HloOpcode::kBroadcast || !instruction.shape().isArray() ||
+        instruction.shape().dimensions() != rowDims)
+        return false;
+    const std::vector<int64_t>& dims = instruction.dimensions();
+    if (dims.size() + 1 != rowDims.size()) return false;
+    for (size_t i = 0; i < dims.size(); ++i)
+        if (dims[i] != static_cast<int64_t>(i)) return false;
+    return true;
+}
+
 std::string_view RowFusionPass::description() {
     return "Row fusion (cpu): merges a reduction over the last dimension into the loop fusion that broadcasts it "
            "back over the same rows (softmax, layer norm), then the row-wise producers only that fusion reads, so "
@@ -155,6 +146,8 @@ StatusOr<bool> RowFusionPass::run(HloModule& module) {
         return failedPrecondition("module " + module.name() + " has no entry computation");
     FusionBuilder builder(module);
     int64_t step = 0;
+    // Refusals are logged once per pair: the scan repeats after each merge.
+    std::set<std::pair<std::string, std::string>> logged;
     for (HloComputation* computation : fusion::fusibleComputations(module)) {
         // One merge at a time, then a fresh look: a merge makes new pairs.
         for (bool merged = true; merged;) {
@@ -174,7 +167,6 @@ StatusOr<bool> RowFusionPass::run(HloModule& module) {
                                        producer->shape().dimensions() == consumer->shape().dimensions();
                 if (!reduce && !joinsRows) continue;
                 PassDecision decision;
-                decision.step = step + 1;
                 decision.producer = producer->name();
                 decision.consumer = consumer->name();
                 const std::string p = "%" + producer->name(), c = "%" + consumer->name();
@@ -191,7 +183,7 @@ StatusOr<bool> RowFusionPass::run(HloModule& module) {
                              " users: merging it would reduce each row once per user";
                 } else if (reduce && !(isFusion(*consumer, "kLoop") || consumer->opcode() == HloOpcode::kBroadcast)) {
                     continue;  // not a loop consumer: nothing to consider (fusion logged it)
-                } else if (reduce && (!loopDims(*consumer) || *loopDims(*consumer) != rowDims ||
+                } else if (reduce && (!consumer->shape().isArray() || consumer->shape().dimensions() != rowDims ||
                                       !readsAsRowBroadcast(*producer, *consumer, rowDims))) {
                     reason = FusionReason::kConsumerIsNotFusible;
                     detail = c + " does not read " + p + " as a broadcast over rows of " + dimsText(rowDims);
@@ -202,8 +194,7 @@ StatusOr<bool> RowFusionPass::run(HloModule& module) {
                     reason = limit;
                 }
                 if (reason) {
-                    // Refusals are logged once per pair (the scan repeats after each merge).
-                    if (m_logged.insert({producer->name(), consumer->name()}).second) {
+                    if (logged.insert({producer->name(), consumer->name()}).second) {
                         decision.step = ++step;
                         decision.reason = std::string(fusionReasonCode(*reason));
                         decision.explanation = detail;

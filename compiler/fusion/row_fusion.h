@@ -34,15 +34,20 @@
 #pragma once
 
 #include <memory>
-#include <set>
-#include <string>
 #include <string_view>
-#include <utility>
+#include <vector>
 
 #include "compiler/fusion/fusion_util.h"
 #include "compiler/pipeline/hlo_pass.h"
 
 namespace hloscope {
+
+namespace fusion {
+// A broadcast onto `rowDims` along all but the last dimension, in order: the
+// same value for a whole row (what row-fusion merges, and what the CPU
+// emitter hoists out of the row).
+bool isRowBroadcast(const HloInstruction& instruction, const std::vector<int64_t>& rowDims);
+}  // namespace fusion
 
 class RowFusionPass : public HloPass {
 public:
@@ -55,7 +60,6 @@ public:
 
 private:
     fusion::FusionConfig m_config;
-    std::set<std::pair<std::string, std::string>> m_logged;  // refused pairs already logged
 };
 
 }  // namespace hloscope

@@ -26,26 +26,6 @@ HLOSCOPE_GEMM_DECLARE(gemm_avx512)
 
 namespace {
 
-bool hasAvx512() {
-#if defined(__x86_64__)
-    static const bool yes = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
-                            __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw") &&
-                            __builtin_cpu_supports("fma");
-    return yes;
-#else
-    return false;
-#endif
-}
-
-bool hasAvx2() {
-#if defined(__x86_64__)
-    static const bool yes = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-    return yes;
-#else
-    return false;
-#endif
-}
-
 // Positions [from, from + count) hold exactly `dims` in order.
 bool isBlock(const std::vector<int64_t>& dims, int64_t from) {
     for (size_t i = 0; i < dims.size(); ++i)
@@ -142,26 +122,40 @@ void gemmRowRange(GemmRowsKernel<T> kernel, const GemmPlan& plan, const T* lhs, 
 
 }  // namespace
 
+namespace {
+
+// The widest kernels this CPU runs, chosen once.
+struct GemmKernels {
+    GemmRowsKernel<float> f32;
+    GemmRowsKernel<double> f64;
+    const char* name;
+};
+
+const GemmKernels& bestKernels() {
+    static const GemmKernels kernels = []() -> GemmKernels {
+#if defined(__x86_64__)
+        if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+            __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw") &&
+            __builtin_cpu_supports("fma"))
+            return {&gemm_avx512::gemmRowsF32, &gemm_avx512::gemmRowsF64, "avx512"};
+        if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+            return {&gemm_avx2::gemmRowsF32, &gemm_avx2::gemmRowsF64, "avx2+fma"};
+#endif
+        return {&gemm_baseline::gemmRowsF32, &gemm_baseline::gemmRowsF64, "baseline"};
+    }();
+    return kernels;
+}
+
+}  // namespace
+
 void runGemmRows(const GemmPlan& plan, const void* lhs, const void* rhs, void* out, int64_t begin, int64_t end) {
-    [[maybe_unused]] const bool avx2 = hasAvx2();
-    [[maybe_unused]] const bool avx512 = hasAvx512();
-    if (plan.type == PrimitiveType::F64) {
-        GemmRowsKernel<double> kernel = &gemm_baseline::gemmRowsF64;
-#if defined(__x86_64__)
-        if (avx512) kernel = &gemm_avx512::gemmRowsF64;
-        else if (avx2) kernel = &gemm_avx2::gemmRowsF64;
-#endif
-        gemmRowRange(kernel, plan, static_cast<const double*>(lhs), static_cast<const double*>(rhs),
+    const GemmKernels& kernels = bestKernels();
+    if (plan.type == PrimitiveType::F64)
+        gemmRowRange(kernels.f64, plan, static_cast<const double*>(lhs), static_cast<const double*>(rhs),
                      static_cast<double*>(out), begin, end);
-    } else {
-        GemmRowsKernel<float> kernel = &gemm_baseline::gemmRowsF32;
-#if defined(__x86_64__)
-        if (avx512) kernel = &gemm_avx512::gemmRowsF32;
-        else if (avx2) kernel = &gemm_avx2::gemmRowsF32;
-#endif
-        gemmRowRange(kernel, plan, static_cast<const float*>(lhs), static_cast<const float*>(rhs),
+    else
+        gemmRowRange(kernels.f32, plan, static_cast<const float*>(lhs), static_cast<const float*>(rhs),
                      static_cast<float*>(out), begin, end);
-    }
 }
 
 int64_t gemmRowGrain(const GemmPlan& plan) {
@@ -182,6 +176,6 @@ void runGemm(const GemmPlan& plan, const void* lhs, const void* rhs, void* out, 
     else pool->parallelFor(rowsTotal, grain, body);
 }
 
-std::string gemmKernelName() { return hasAvx512() ? "avx512" : hasAvx2() ? "avx2+fma" : "baseline"; }
+std::string gemmKernelName() { return bestKernels().name; }
 
 }  // namespace hloscope

@@ -11,8 +11,6 @@ StatusOr<TargetDescription> targetForName(const std::string& target) {
     return builtinTargetDescription(target);
 }
 
-bool isFusionPass(const std::string& pass) { return isFusionPassName(pass); }
-
 StatusOr<ModelFigures> computeModelFigures(const DocumentState& state) {
     if (!state.snapshots || state.snapshots->empty())
         return invalidArgument("the document has no module yet");
@@ -22,7 +20,7 @@ StatusOr<ModelFigures> computeModelFigures(const DocumentState& state) {
     figures.fusedSnapshot = static_cast<int>(snapshots.size()) - 1;
     figures.unfusedSnapshot = figures.fusedSnapshot;
     for (size_t i = 1; i < snapshots.size(); ++i)
-        if (isFusionPass(snapshots[i].pass)) {
+        if (isFusionPassName(snapshots[i].pass)) {
             figures.unfusedSnapshot = static_cast<int>(i) - 1;
             figures.fusionRan = true;
             break;

@@ -23,9 +23,6 @@ namespace hloscope {
 // empty: cpu).
 StatusOr<TargetDescription> targetForName(const std::string& target);
 
-// Whether a snapshot's pass is one of the fusion passes.
-bool isFusionPass(const std::string& pass);
-
 struct ModelFigures {
     TargetDescription target;
     int unfusedSnapshot = -1;  // index into the state's snapshots

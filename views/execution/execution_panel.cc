@@ -54,7 +54,7 @@ ExecutionPanel::Outcome runJob(const JobSpec& spec) {
     const int last = static_cast<int>(state.snapshots->size()) - 1;
     int unfused = last;
     for (int i = 1; i <= last; ++i)
-        if (isFusionPass((*state.snapshots)[static_cast<size_t>(i)].pass)) {
+        if (isFusionPassName((*state.snapshots)[static_cast<size_t>(i)].pass)) {
             unfused = i - 1;
             break;
         }

@@ -1,6 +1,6 @@
 #include "views/fusion/fusion_decision_model.h"
 
-#include "views/estimator/model_figures.h"
+#include "compiler/runtime/execution_modes.h"
 
 namespace hloscope {
 
@@ -13,7 +13,7 @@ void FusionDecisionModel::setState(const DocumentStatePtr& state) {
         const auto& snapshots = *state->snapshots;
         for (size_t i = 0; i < snapshots.size(); ++i) {
             const PassSnapshot& snapshot = snapshots[i];
-            if (!isFusionPass(snapshot.pass) && snapshot.decisions.empty()) continue;
+            if (!isFusionPassName(snapshot.pass) && snapshot.decisions.empty()) continue;
             for (const PassDecision& decision : snapshot.decisions)
                 m_rows.push_back({QString::fromStdString(snapshot.pass), static_cast<int>(i), decision});
         }

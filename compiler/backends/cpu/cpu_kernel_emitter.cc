@@ -14,6 +14,7 @@
 #include "compiler/backends/cpu/cpu_codegen_internal.h"
 #include "compiler/backends/cpu/cpu_elemental.h"
 #include "compiler/cost/cost_analysis.h"
+#include "compiler/fusion/row_fusion.h"
 #include "core/hlo_computation.h"
 #include "core/hlo_evaluator.h"
 
@@ -118,49 +119,35 @@ private:
     std::unordered_map<const HloInstruction*, Literal> m_constantValues;
     Value* m_reducedBegin = nullptr;
     Value* m_reducedEnd = nullptr;
-    // Row hoisting: a reduction whose index is the same for the whole row
-    // (row-fusion's softmax / layer-norm kernels) is computed once per row
-    // in the row's preamble, which ends at m_hoistEnd (no terminator until
-    // the element loop is emitted). Values defined in the preamble.
-    llvm::BasicBlock* m_hoistEnd = nullptr;
-    std::unordered_set<Value*> m_rowInvariant;
-    std::map<std::pair<const HloInstruction*, std::vector<Value*>>, std::vector<Value*>> m_hoisted;
+    // Row hoisting, while the element loop of run() is emitted: a reduction
+    // whose index is the same for the whole row (row-fusion's softmax /
+    // layer-norm kernels) is computed once per row in the row's preamble,
+    // which ends at `hoistEnd` (no terminator until the element loop is
+    // done); a hoisted reduction's transcendental operand that the element
+    // loop needs again at the same positions (softmax's exp) is kept in a
+    // stack row buffer instead of being recomputed. Reset per kernel.
+    struct RowScope {
+        llvm::BasicBlock* entry = nullptr;      // for the row buffers' allocas
+        llvm::BasicBlock* hoistEnd = nullptr;   // null: not inside run()'s row loop
+        std::vector<int64_t> dims;              // the kernel's output dimensions
+        std::vector<Value*> outer;              // the row's coordinates (all but the last)
+        Value* column = nullptr;
+        int elementIndexId = -1;
+        std::map<std::pair<const HloInstruction*, std::vector<Value*>>, std::vector<Value*>> hoisted;
+        std::unordered_map<const HloInstruction*, Value*> rowBuffers;  // operand -> buffer
+    } m_row;
     bool rowInvariant(const Index& index) const {
         if (index.dims.empty()) return true;
         if (index.multi.empty()) return false;
         for (Value* v : index.multi)
-            if (!llvm::isa<llvm::Constant>(v) && !m_rowInvariant.count(v)) return false;
+            if (!llvm::isa<llvm::Constant>(v) &&
+                std::find(m_row.outer.begin(), m_row.outer.end(), v) == m_row.outer.end())
+                return false;
         return true;
     }
     StatusOr<std::vector<Value*>> genReduceLoop(const HloInstruction& reduce, const Index& index);
-    // A hoisted reduction's operand that the element loop needs again at
-    // the same positions (softmax's exp) is kept in a row buffer on the
-    // stack instead of being recomputed: operand -> buffer.
-    llvm::BasicBlock* m_entry = nullptr;
-    std::vector<int64_t> m_kernelDims;
-    std::vector<Value*> m_outerMulti;
-    int m_elementIndexId = -1;
-    Value* m_column = nullptr;
-    std::unordered_map<const HloInstruction*, Value*> m_rowBuffers;
     Value* rowBufferFor(const HloInstruction& reduce, const Index& index);
-    Status hoistRowBroadcasts(const Index& element) {
-        if (m_kernelDims.size() < 2) return Status::ok();
-        std::vector<const HloInstruction*> stack(m_spec.outputs.begin(), m_spec.outputs.end());
-        std::unordered_set<const HloInstruction*> seen;
-        std::vector<const HloInstruction*> broadcasts;
-        while (!stack.empty()) {
-            const HloInstruction* x = stack.back();
-            stack.pop_back();
-            if (!seen.insert(x).second || m_leafPointers.count(x)) continue;
-            bool row = x->opcode() == HloOpcode::kBroadcast && x->shape().isArray() &&
-                       x->shape().dimensions() == m_kernelDims && x->dimensions().size() + 1 == m_kernelDims.size();
-            for (size_t i = 0; row && i < x->dimensions().size(); ++i) row = x->dimensions()[i] == static_cast<int64_t>(i);
-            if (row) broadcasts.push_back(x);
-            for (const HloInstruction* operand : x->operands()) stack.push_back(operand);
-        }
-        for (const HloInstruction* broadcast : broadcasts) HLO_RETURN_IF_ERROR(gen(*broadcast, element).status());
-        return Status::ok();
-    }
+    Status hoistRowBroadcasts(const Index& element);
     bool m_outputsAreReduces = false;
     int m_nextId = 1;
 };
@@ -226,10 +213,10 @@ StatusOr<Value*> KernelGen::loadConstant(const HloInstruction& constant, const I
 StatusOr<Value*> KernelGen::gen(const HloInstruction& instruction, const Index& index) {
     const auto key = std::make_pair(&instruction, index.id);
     if (auto it = m_cache.find(key); it != m_cache.end()) return it->second.front();
-    if (index.id == m_elementIndexId && !m_rowBuffers.empty())
-        if (auto it = m_rowBuffers.find(&instruction); it != m_rowBuffers.end()) {
+    if (index.id == m_row.elementIndexId && !m_row.rowBuffers.empty())
+        if (auto it = m_row.rowBuffers.find(&instruction); it != m_row.rowBuffers.end()) {
             llvm::Type* type = m_elemental.memoryType(instruction.shape().elementType());
-            Value* stored = m_b.CreateLoad(type, m_b.CreateInBoundsGEP(type, it->second, m_column));
+            Value* stored = m_b.CreateLoad(type, m_b.CreateInBoundsGEP(type, it->second, m_row.column));
             Value* value = m_elemental.fromMemory(instruction.shape().elementType(), stored);
             m_cache[key] = {value};
             return value;
@@ -521,12 +508,18 @@ namespace {
 
 // Whether computing `instruction` (within its fused computation) involves a
 // transcendental function: worth keeping rather than recomputing.
-bool costsTranscendentals(const HloInstruction& instruction, int depth = 0) {
-    if (depth > 64) return false;
-    if (CostAnalysis::isTranscendental(instruction.opcode())) return true;
-    if (instruction.opcode() == HloOpcode::kReduce || instruction.opcode() == HloOpcode::kParameter) return false;
-    for (const HloInstruction* operand : instruction.operands())
-        if (costsTranscendentals(*operand, depth + 1)) return true;
+bool costsTranscendentals(const HloInstruction& instruction) {
+    // Each instruction once: fused computations are DAGs with shared operands.
+    std::vector<const HloInstruction*> stack = {&instruction};
+    std::unordered_set<const HloInstruction*> seen;
+    while (!stack.empty()) {
+        const HloInstruction* x = stack.back();
+        stack.pop_back();
+        if (!seen.insert(x).second) continue;
+        if (CostAnalysis::isTranscendental(x->opcode())) return true;
+        if (x->opcode() == HloOpcode::kReduce || x->opcode() == HloOpcode::kParameter) continue;
+        for (const HloInstruction* operand : x->operands()) stack.push_back(operand);
+    }
     return false;
 }
 
@@ -535,27 +528,46 @@ constexpr int64_t kMaxRowBufferBytes = 64 << 10;
 }  // namespace
 
 Value* KernelGen::rowBufferFor(const HloInstruction& reduce, const Index& index) {
-    // Hoisted (m_hoistEnd), one input over the kernel's own rows, at this row.
-    if (!m_hoistEnd || !m_entry || reduce.operandCount() != 2 || m_kernelDims.empty()) return nullptr;
+    // Hoisted, one input over the kernel's own rows, at this row.
+    if (!m_row.hoistEnd || reduce.operandCount() != 2 || m_row.dims.empty()) return nullptr;
     const HloInstruction& operand = *reduce.operand(0);
-    if (operand.shape().dimensions() != m_kernelDims || reduce.dimensions().size() != 1 ||
-        reduce.dimensions(0) != static_cast<int64_t>(m_kernelDims.size()) - 1 || index.multi != m_outerMulti)
+    if (operand.shape().dimensions() != m_row.dims || reduce.dimensions().size() != 1 ||
+        reduce.dimensions(0) != static_cast<int64_t>(m_row.dims.size()) - 1 || index.multi != m_row.outer)
         return nullptr;
-    if (m_rowBuffers.count(&operand) || !costsTranscendentals(operand)) return nullptr;
+    if (m_row.rowBuffers.count(&operand) || !costsTranscendentals(operand)) return nullptr;
     const PrimitiveType type = operand.shape().elementType();
-    const int64_t rowLength = m_kernelDims.back();
+    const int64_t rowLength = m_row.dims.back();
     if (rowLength * primitive_util::byteWidth(type) > kMaxRowBufferBytes) return nullptr;
-    llvm::IRBuilder<> entry(m_entry, m_entry->begin());
+    llvm::IRBuilder<> entry(m_row.entry, m_row.entry->begin());
     llvm::AllocaInst* buffer = entry.CreateAlloca(m_elemental.memoryType(type), c64(rowLength), "row.buffer");
     buffer->setAlignment(llvm::Align(64));
-    m_rowBuffers[&operand] = buffer;
+    m_row.rowBuffers[&operand] = buffer;
     return buffer;
+}
+
+// Generates every row broadcast of the kernel (fusion::isRowBroadcast) at the
+// element index first, so the reductions under them are hoisted, and their
+// row buffers set up, before the element loop asks for what they keep.
+Status KernelGen::hoistRowBroadcasts(const Index& element) {
+    if (m_row.dims.size() < 2) return Status::ok();
+    std::vector<const HloInstruction*> stack(m_spec.outputs.begin(), m_spec.outputs.end());
+    std::unordered_set<const HloInstruction*> seen;
+    std::vector<const HloInstruction*> broadcasts;
+    while (!stack.empty()) {
+        const HloInstruction* x = stack.back();
+        stack.pop_back();
+        if (!seen.insert(x).second || m_leafPointers.count(x)) continue;
+        if (fusion::isRowBroadcast(*x, m_row.dims)) broadcasts.push_back(x);
+        for (const HloInstruction* operand : x->operands()) stack.push_back(operand);
+    }
+    for (const HloInstruction* broadcast : broadcasts) HLO_RETURN_IF_ERROR(gen(*broadcast, element).status());
+    return Status::ok();
 }
 
 StatusOr<std::vector<Value*>> KernelGen::genReduce(const HloInstruction& reduce, const Index& index) {
     const auto key = std::make_pair(&reduce, index.id);
     if (auto it = m_cache.find(key); it != m_cache.end()) return it->second;
-    if (!m_hoistEnd || !rowInvariant(index)) {
+    if (!m_row.hoistEnd || !rowInvariant(index)) {
         HLO_ASSIGN_OR_RETURN(std::vector<Value*> results, genReduceLoop(reduce, index));
         m_cache[key] = results;
         return results;
@@ -563,7 +575,7 @@ StatusOr<std::vector<Value*>> KernelGen::genReduce(const HloInstruction& reduce,
     // Once per row: emitted in a block chain of its own that is appended to
     // the row preamble (a reduction it needs first appends itself before).
     auto hoistedKey = std::make_pair(&reduce, index.multi);
-    if (auto it = m_hoisted.find(hoistedKey); it != m_hoisted.end()) return it->second;
+    if (auto it = m_row.hoisted.find(hoistedKey); it != m_row.hoisted.end()) return it->second;
     llvm::IRBuilderBase::InsertPoint saved = m_b.saveIP();
     llvm::BasicBlock* start = llvm::BasicBlock::Create(m_b.getContext(), "row.reduce", m_function);
     m_b.SetInsertPoint(start);
@@ -574,12 +586,12 @@ StatusOr<std::vector<Value*>> KernelGen::genReduce(const HloInstruction& reduce,
     if (index.dims.empty()) rowIndex.linear = c64(0);
     auto results = genReduceLoop(reduce, rowIndex);
     llvm::BasicBlock* finish = m_b.GetInsertBlock();
-    m_b.SetInsertPoint(m_hoistEnd);
+    m_b.SetInsertPoint(m_row.hoistEnd);
     m_b.CreateBr(start);
-    m_hoistEnd = finish;
+    m_row.hoistEnd = finish;
     m_b.restoreIP(saved);
     if (!results.isOk()) return results.status();
-    m_hoisted[hoistedKey] = *results;
+    m_row.hoisted[hoistedKey] = *results;
     return *results;
 }
 
@@ -770,8 +782,6 @@ StatusOr<CpuKernelInfo> KernelGen::run() {
     m_reducedEnd = function->getArg(4);
     llvm::BasicBlock* entry = llvm::BasicBlock::Create(context, "entry", function);
     m_b.SetInsertPoint(entry);
-    m_entry = entry;
-    m_kernelDims = dims;
     std::vector<Value*> outputPointers;
     const size_t outputCount = m_spec.outputs.size();
     for (size_t k = 0; k < outputCount + m_spec.leaves.size(); ++k) {
@@ -806,25 +816,24 @@ StatusOr<CpuKernelInfo> KernelGen::run() {
         }
     }
     Value* rowBase = m_b.CreateMul(row, c64(rowLength));
-    // The preamble stays open for hoisted reductions; closed below.
-    m_hoistEnd = outer;
-    m_rowInvariant = {row, rowBase};
-    for (Value* v : outerMulti) m_rowInvariant.insert(v);
 
     m_b.SetInsertPoint(inner);
     llvm::PHINode* column = m_b.CreatePHI(i64(), 2, "column");
     column->addIncoming(column0, outer);
     Index index = makeIndex(dims);
     index.linear = m_b.CreateAdd(rowBase, column, "linear");
-    m_elementIndexId = index.id;
-    m_column = column;
-    m_outerMulti = outerMulti;
     if (!dims.empty()) {
         index.multi = outerMulti;
         index.multi.push_back(column);
     }
-    // Row broadcasts first: the reductions under them are hoisted (and their
-    // row buffers set up) before the element loop asks for what they keep.
+    // The row preamble (`outer`) stays open for hoisted reductions; closed
+    // after the element loop.
+    m_row.entry = entry;
+    m_row.hoistEnd = outer;
+    m_row.dims = dims;
+    m_row.outer = outerMulti;
+    m_row.column = column;
+    m_row.elementIndexId = index.id;
     if (Status hoisted = hoistRowBroadcasts(index); !hoisted.isOk()) {
         function->eraseFromParent();
         return hoisted;
@@ -854,15 +863,10 @@ StatusOr<CpuKernelInfo> KernelGen::run() {
     column->addIncoming(nextColumn, m_b.GetInsertBlock());
     m_b.CreateCondBr(m_b.CreateICmpSLT(nextColumn, columnEnd), inner, latch);
     // Close the row preamble (it may have grown by hoisted reductions).
-    m_b.SetInsertPoint(m_hoistEnd);
+    m_b.SetInsertPoint(m_row.hoistEnd);
     m_b.CreateBr(inner);
-    column->setIncomingBlock(0, m_hoistEnd);
-    m_hoistEnd = nullptr;
-    m_rowInvariant.clear();
-    m_hoisted.clear();
-    m_rowBuffers.clear();
-    m_elementIndexId = -1;
-    m_entry = nullptr;
+    column->setIncomingBlock(0, m_row.hoistEnd);
+    m_row = RowScope{};
 
     m_b.SetInsertPoint(latch);
     Value* nextI = m_b.CreateAdd(i, count);
