@@ -1,7 +1,6 @@
 // hloscope-cli calibrate: measures this CPU with micro-benchmarks and writes
 // a cpu target description (every figure's source: "measured by
 // hloscope-cli calibrate on this machine").
-#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -15,11 +14,12 @@
 #include <mutex>
 #include <thread>
 
-#include "compiler/runtime/thread_pool.h"
 #include <vector>
 
 #include "app/cli_commands.h"
 #include "app/cli_util.h"
+#include "compiler/runtime/host_caches.h"
+#include "compiler/runtime/thread_pool.h"
 #include "compiler/targets/target_description.h"
 
 namespace hloscope::cli {
@@ -119,15 +119,6 @@ double measureDispatch(int threads, int dispatches) {
     return samples[samples.size() / 2];
 }
 
-double cacheSize(int name, double fallback) {
-#ifdef _SC_LEVEL3_CACHE_SIZE
-    long size = sysconf(name);
-    if (size > 0) return static_cast<double>(size);
-#else
-    (void)name;
-#endif
-    return fallback;
-}
 
 }  // namespace
 
@@ -181,12 +172,12 @@ int runCalibrate(const std::vector<std::string>& args) {
         std::to_string(hardware) + " threads (compiler/runtime/thread_pool.h)";
     target.cores = hardware;
     target.sources["$.cores"] = measured + ": std::thread::hardware_concurrency()";
-#ifdef _SC_LEVEL3_CACHE_SIZE
-    target.cacheBytes = cacheSize(_SC_LEVEL3_CACHE_SIZE, cacheSize(_SC_LEVEL2_CACHE_SIZE, 0));
-    target.onChipMemoryBytes = cacheSize(_SC_LEVEL1_DCACHE_SIZE, 0);
-#endif
-    target.sources["$.cacheBytes"] = measured + ": sysconf(_SC_LEVEL3_CACHE_SIZE) (0: not reported)";
-    target.sources["$.onChipMemoryBytes"] = measured + ": sysconf(_SC_LEVEL1_DCACHE_SIZE), L1 data cache per core";
+    const HostCaches caches = hostCaches();
+    target.cacheBytes = static_cast<double>(caches.lastLevelBytes());
+    target.onChipMemoryBytes = static_cast<double>(caches.l1dBytes);
+    target.sources["$.cacheBytes"] =
+        measured + ": the last-level cache one core sees (" + caches.source + "; 0: not reported)";
+    target.sources["$.onChipMemoryBytes"] = measured + ": the L1 data cache per core (" + caches.source + ")";
     const char* efficiencyNames[kOpClassCount] = {"elementwise", "transcendental", "reduction",
                                                   "dot", "convolution", "data_movement"};
     const double efficiency[kOpClassCount] = {1.0, 1.0, 0.8, 0.8, 0.6, 1.0};

@@ -13,8 +13,12 @@
 
 #include "compiler/backends/cpu/cpu_device.h"
 #include "compiler/backends/cpu/cpu_executable.h"
+#include "compiler/backends/cpu/cpu_kernel_emitter.h"
+#include "compiler/backends/cpu/llvm_jit.h"
+#include "compiler/runtime/thread_pool.h"
 #include "compiler/runtime/execution_modes.h"
 #include "compiler/runtime/fast_math.h"
+#include "core/hlo_computation.h"
 #include "core/hlo_evaluator.h"
 #include "core/hlo_parser.h"
 #include "core/hlo_printer.h"
@@ -255,6 +259,89 @@ ENTRY e {
   ROOT t = (f32[37,1001], f32[5,7,131], f32[9,11]) tuple(sa, nb, tc)
 })", 11, 3);
         QVERIFY(rows.fallbacks.empty());
+    }
+
+    // Non-temporal output stores (forced on for every kernel here; the
+    // runtime turns them on for outputs larger than the last-level cache):
+    // a long 1-D elementwise kernel cut into chunks, ranges split mid-chunk
+    // over 3 threads, odd lengths (partial cache lines at both ends), rows
+    // that fit a chunk with hoisted row work (softmax), a multi-output
+    // fusion of mixed element widths, and kernels where streaming does not
+    // apply (short rows, a long-row kernel with a reduction inside).
+    void streamingStoresMatch_data() {
+        QTest::addColumn<QString>("text");
+        QTest::newRow("long 1-D, chunks") << QStringLiteral(R"(HloModule m
+ENTRY e { x = f32[100003] parameter(0)  y = f32[100003] multiply(x, x)  ROOT r = f32[100003] add(y, x) })");
+        QTest::newRow("softmax rows") << QStringLiteral(R"(HloModule m
+add { a = f32[] parameter(0)  b = f32[] parameter(1)  ROOT s = f32[] add(a, b) }
+max { a = f32[] parameter(0)  b = f32[] parameter(1)  ROOT s = f32[] maximum(a, b) }
+ENTRY e { x = f32[37,1001] parameter(0)  ninf = f32[] constant(-inf)
+  m = f32[37] reduce(x, ninf), dimensions={1}, to_apply=max  mb = f32[37,1001] broadcast(m), dimensions={0}
+  d = f32[37,1001] subtract(x, mb)  e = f32[37,1001] exponential(d)  z = f32[] constant(0)
+  s = f32[37] reduce(e, z), dimensions={1}, to_apply=add  sb = f32[37,1001] broadcast(s), dimensions={0}
+  ROOT r = f32[37,1001] divide(e, sb) })");
+        QTest::newRow("mixed widths") << QStringLiteral(R"(HloModule m
+fused { p = f64[3,5000] parameter(0)  q = f64[3,5000] multiply(p, p)  c = f32[3,5000] convert(q)
+  z = f64[] constant(0.5)  zb = f64[3,5000] broadcast(z), dimensions={}  g = pred[3,5000] compare(p, zb), direction=GT
+  ROOT t = (f64[3,5000], f32[3,5000], pred[3,5000]) tuple(q, c, g) }
+ENTRY e { x = f64[3,5000] parameter(0)
+  ROOT f = (f64[3,5000], f32[3,5000], pred[3,5000]) fusion(x), kind=kLoop, calls=fused })");
+        QTest::newRow("short rows") << QStringLiteral(R"(HloModule m
+ENTRY e { x = f32[999,7] parameter(0)  ROOT r = f32[999,7] exponential(x) })");
+        QTest::newRow("long rows, reduce inside") << QStringLiteral(R"(HloModule m
+add { a = f32[] parameter(0)  b = f32[] parameter(1)  ROOT s = f32[] add(a, b) }
+ENTRY e { x = f32[3,9000] parameter(0)  z = f32[] constant(0)
+  s = f32[3] reduce(x, z), dimensions={1}, to_apply=add  sb = f32[3,9000] broadcast(s), dimensions={0}
+  ROOT r = f32[3,9000] subtract(x, sb) })");
+    }
+    void streamingStoresMatch() {
+        QFETCH(QString, text);
+        auto module = parse(text.toStdString());
+        std::vector<Literal> args = makeRandomArguments(*module->entryComputation(), 5);
+        auto interpreter = findDevice("interpreter");
+        const ExecutionResult reference = runOn(**interpreter, *module, args);
+        auto prepared = prepareForMode(parse(text.toStdString()), "cpu", ExecutionMode::kFused);
+        QVERIFY2(prepared.isOk(), prepared.status().toString().c_str());
+        CpuCompileOptions options;
+        options.streamingStoreBytes = 0;
+        auto executable = CpuExecutable::compile(std::move(*prepared), options);
+        QVERIFY2(executable.isOk(), executable.status().toString().c_str());
+        QVERIFY((*executable)->fallbacks().empty());
+        ThreadPool pool(3);
+        for (int run = 0; run < 2; ++run) {
+            auto result = (*executable)->run(args, ExecutionOptions{}, &pool);
+            QVERIFY2(result.isOk(), result.status().toString().c_str());
+            const OutputCheck check = checkOutputs(reference.outputs, result->outputs);
+            QVERIFY2(check.passed, check.detail.c_str());
+        }
+    }
+    // The emitter streams only where it applies.
+    void streamingStoresEmitted() {
+        auto jit = CpuJit::create();
+        QVERIFY2(jit.isOk(), jit.status().toString().c_str());
+        auto module = parse(R"(HloModule m
+ENTRY e { x = f32[64,1000] parameter(0)  y = f32[64,1000] exponential(x)  s = f32[64,4] slice(y), slice={[0:64], [0:4]}
+  ROOT t = (f32[64,1000], f32[64,4]) tuple(y, s) })");
+        const HloComputation& entry = *module->entryComputation();
+        const HloInstruction* x = entry.parameter(0);
+        auto emitted = [&](const HloInstruction* output) {
+            CpuKernelEmitter emitter(**jit, "m");
+            CpuKernelSpec spec;
+            spec.name = "k";
+            spec.outputs = {output};
+            spec.leaves = {x};
+            spec.streamOutputs = true;
+            auto info = emitter.emitKernel(spec);
+            if (!info.isOk()) qFatal("%s", info.status().toString().c_str());
+            return emitter.irText();
+        };
+        const bool x86 = (*jit)->targetTriple().rfind("x86_64", 0) == 0;
+        const std::string rows = emitted(entry.root()->operand(0));
+        QCOMPARE(rows.find("hloscope.stream_copy") != std::string::npos, x86);
+        QCOMPARE(rows.find("!nontemporal") != std::string::npos, x86);
+        QCOMPARE(rows.find("llvm.x86.sse.sfence") != std::string::npos, x86);
+        // 16-byte rows: mostly partial lines, so plain stores.
+        QVERIFY(emitted(entry.root()->operand(1)).find("stream_copy") == std::string::npos);
     }
 
     void variadicArgmax() {

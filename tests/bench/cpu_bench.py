@@ -1,19 +1,22 @@
 #!/usr/bin/env python3
 """CPU backend benchmarks (issue 7): fused vs unfused vs the memory-bandwidth bound.
 
-Usage: tests/bench/cpu_bench.py [CLI] [--threads N] [--repeat N]
+Usage: tests/bench/cpu_bench.py [CLI] [--threads N] [--repeat N] [--rounds N]
 Runs each module with `hloscope-cli run --device cpu --mode both --json` and
 compares the fused median with bytes that must move / triad bandwidth from
-`hloscope-cli calibrate` (measured in the same run). Prints a Markdown table.
+`hloscope-cli calibrate --quick`, measured just before each module; medians
+over the rounds. Prints a Markdown table.
 """
 import json, os, subprocess, sys, tempfile
 
 cli = sys.argv[1] if len(sys.argv) > 1 and not sys.argv[1].startswith('--') else 'build/app/hloscope-cli'
 threads = '2'
 repeat = '10'
+rounds = 3
 args = sys.argv[1:]
 if '--threads' in args: threads = args[args.index('--threads') + 1]
 if '--repeat' in args: repeat = args[args.index('--repeat') + 1]
+if '--rounds' in args: rounds = int(args[args.index('--rounds') + 1])
 
 N = 16 * 1024 * 1024
 ADD = 'add { a = f32[] parameter(0)  b = f32[] parameter(1)  ROOT s = f32[] add(a, b) }\n'
@@ -63,23 +66,52 @@ bert_cfg = dict(gen.BERT_BASE, layers=1, batch=8)
 bert_graph, bert_root = gen.build_bert_forward(bert_cfg)
 modules['BERT layer b8 s128 h768'] = (gen.emit_module(bert_graph, bert_root, 'jit_bert_layer')[0], 0)
 
-cal = json.loads(subprocess.run([cli, 'calibrate'], capture_output=True, text=True, check=True).stdout)
-bandwidth = cal['memoryBandwidthAllCoresBytesPerSecond']['value']
-print(f"triad bandwidth (hloscope-cli calibrate): all cores {bandwidth / 1e9:.1f} GB/s, "
-      f"one core {cal['memoryBandwidthBytesPerSecond']['value'] / 1e9:.1f} GB/s; threads {threads}\n")
+def triad():
+    """All-cores and one-core STREAM triad bandwidth, bytes/s (hloscope-cli calibrate --quick)."""
+    with tempfile.TemporaryDirectory() as d:
+        out = os.path.join(d, 'cpu.json')
+        subprocess.run([cli, 'calibrate', '--quick', '--output', out], capture_output=True, text=True, check=True)
+        cal = json.load(open(out))
+    return cal['memoryBandwidthAllCoresBytesPerSecond']['value'], cal['memoryBandwidthBytesPerSecond']['value']
+
+def median(values):
+    values = sorted(values)
+    return values[len(values) // 2]
+
+# Several rounds; in each, every module right after a triad measurement, so a
+# module's bound comes from the bandwidth of that moment (this VM's memory
+# bandwidth drifts by tens of percent within a minute). Per module: medians
+# over the rounds.
+results = {name: [] for name in modules}
+bandwidths = []
+for _ in range(rounds):
+    for name, (text, nbytes) in modules.items():
+        if not text.startswith('HloModule'): text = 'HloModule m\n' + text
+        bandwidth, one_core = triad()
+        bandwidths.append((bandwidth, one_core))
+        with tempfile.NamedTemporaryFile('w', suffix='.hlo', delete=False) as f:
+            f.write(text)
+        out = subprocess.run([cli, 'run', f.name, '--device', 'cpu', '--mode', 'both', '--json', '--threads', threads,
+                              '--repeat', repeat, '--warmup', '2'], capture_output=True, text=True)
+        os.unlink(f.name)
+        if out.returncode != 0:
+            results[name].append(('error', out.stderr.strip()[:80])); continue
+        r = json.loads(out.stdout)
+        results[name].append((r['unfused']['median_ms'], r['fused']['median_ms'], r['fused']['compile_ms'],
+                              nbytes / bandwidth * 1e3 if nbytes else 0))
+
+all_cores = sorted(b for b, _ in bandwidths)
+print(f"triad bandwidth (hloscope-cli calibrate --quick, {len(all_cores)} measurements): all cores "
+      f"{all_cores[0] / 1e9:.1f}-{all_cores[-1] / 1e9:.1f} GB/s (median {median(all_cores) / 1e9:.1f}); "
+      f"threads {threads}, {rounds} rounds of --repeat {repeat}\n")
 print('| module | unfused ms | fused ms | speedup | bound ms | fused / bound | compile ms |')
 print('|---|---|---|---|---|---|---|')
-for name, (text, nbytes) in modules.items():
-    if not text.startswith('HloModule'): text = 'HloModule m\n' + text
-    with tempfile.NamedTemporaryFile('w', suffix='.hlo', delete=False) as f:
-        f.write(text)
-    out = subprocess.run([cli, 'run', f.name, '--device', 'cpu', '--mode', 'both', '--json', '--threads', threads,
-                          '--repeat', repeat, '--warmup', '2'], capture_output=True, text=True)
-    os.unlink(f.name)
-    if out.returncode != 0:
-        print(f'| {name} | error: {out.stderr.strip()[:80]} |'); continue
-    r = json.loads(out.stdout)
-    u, fz = r['unfused']['median_ms'], r['fused']['median_ms']
-    bound = nbytes / bandwidth * 1e3 if nbytes else 0
-    ratio = f'{fz / bound:.2f}x' if bound else '-'
-    print(f"| {name} | {u:.2f} | {fz:.2f} | {u / fz:.2f}x | {bound:.2f} | {ratio} | {r['fused']['compile_ms']:.0f} |")
+for name, rows in results.items():
+    errors = [r for r in rows if r[0] == 'error']
+    if errors:
+        print(f'| {name} | error: {errors[0][1]} |'); continue
+    u = median([r[0] for r in rows]); fz = median([r[1] for r in rows])
+    compile_ms = median([r[2] for r in rows]); bound = median([r[3] for r in rows])
+    ratio = f"{median([r[1] / r[3] for r in rows]):.2f}x" if bound else '-'
+    bound_text = f'{bound:.2f}' if bound else '-'
+    print(f"| {name} | {u:.2f} | {fz:.2f} | {u / fz:.2f}x | {bound_text} | {ratio} | {compile_ms:.0f} |")

@@ -40,4 +40,13 @@ llvm::Value* emitFastSin(llvm::IRBuilderBase& b, llvm::Value* x);
 llvm::Value* emitFastCos(llvm::IRBuilderBase& b, llvm::Value* x);
 llvm::Value* emitFastErf(llvm::IRBuilderBase& b, llvm::Value* x);
 
+// Streaming stores (cpu_stream_store.cc): whether the module's target has
+// them (x86-64); the module's copy function, created on first use:
+// void(ptr dst, ptr src, i64 bytes), the whole 64-byte lines of dst written
+// with non-temporal stores, the partial lines at either end by memcpy; and
+// the fence that orders them before the kernel returns.
+bool supportsStreamingStores(const llvm::Module& module);
+llvm::Function* streamCopyFunction(llvm::Module& module);
+void emitStoreFence(llvm::IRBuilderBase& b);
+
 }  // namespace hloscope::cpu_internal

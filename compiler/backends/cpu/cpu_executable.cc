@@ -7,6 +7,7 @@
 
 #include "compiler/backends/cpu/cpu_executable_internal.h"
 #include "compiler/buffers/buffer_assignment.h"
+#include "compiler/runtime/host_caches.h"
 #include "core/hlo_computation.h"
 #include "core/hlo_evaluator.h"
 
@@ -240,7 +241,10 @@ Status CpuExecutable::Impl::planThunk(Program& program, Thunk& thunk, CpuKernelE
     if (failure.isOk() && thunk.spec.outputs.size() != thunk.buffers.size())
         failure = Status(StatusCode::kUnimplemented, "kernel outputs do not match the result's leaves");
     if (failure.isOk()) {
-        auto info = emitter.emit(thunk.spec);
+        int64_t outputBytes = 0;
+        for (const Shape* leaf : leaves) outputBytes += denseBytes(*leaf);
+        thunk.spec.streamOutputs = thunk.kind != ThunkKind::kGemmEpilogue && outputBytes >= streamingStoreBytes;
+        auto info = emitter.emitKernel(thunk.spec);
         if (info.isOk()) {
             thunk.info = *info;
             if (thunk.kind != ThunkKind::kGemmEpilogue) thunk.kind = ThunkKind::kKernel;
@@ -325,7 +329,7 @@ Status CpuExecutable::Impl::permuteDotOperands(Thunk& thunk, const HloInstructio
         spec.name = "kernel" + std::to_string(functionCounter++);
         spec.outputs = {transpose.get()};
         spec.leaves = {sides[side]};
-        HLO_RETURN_IF_ERROR(emitter.emit(spec).status());
+        HLO_RETURN_IF_ERROR(emitter.emitKernel(spec).status());
         thunk.permuteName[side] = spec.name;
         thunk.permuted[side] = LeafBuffer{-1, std::max<int64_t>(permutedShape.elementCount(), 0) *
                                                   primitive_util::byteWidth(shape.elementType()), -1};
@@ -504,11 +508,19 @@ Status CpuExecutable::Impl::resolveFunctions() {
     return Status::ok();
 }
 
-StatusOr<std::unique_ptr<CpuExecutable>> CpuExecutable::compile(std::unique_ptr<HloModule> module) {
+int64_t defaultStreamingStoreBytes() {
+    const int64_t bytes = hostCaches().lastLevelBytes();
+    return bytes > 0 ? bytes : int64_t{32} << 20;
+}
+
+StatusOr<std::unique_ptr<CpuExecutable>> CpuExecutable::compile(std::unique_ptr<HloModule> module,
+                                                                const CpuCompileOptions& options) {
     const auto start = Clock::now();
     if (!module || !module->entryComputation()) return invalidArgument("module has no entry computation");
     auto impl = std::make_unique<Impl>();
     impl->module = std::move(module);
+    impl->streamingStoreBytes =
+        options.streamingStoreBytes >= 0 ? options.streamingStoreBytes : defaultStreamingStoreBytes();
     HLO_ASSIGN_OR_RETURN(impl->jit, CpuJit::create());
     CpuKernelEmitter emitter(*impl->jit, impl->module->name());
     HLO_RETURN_IF_ERROR(impl->buildProgram(*impl->module->entryComputation(), true, emitter).status());

@@ -41,12 +41,24 @@ namespace hloscope {
 
 class ThreadPool;
 
+struct CpuCompileOptions {
+    // A kernel whose outputs total at least this many bytes writes them with
+    // non-temporal stores (CpuKernelSpec::streamOutputs); -1: the size of
+    // the last-level cache (compiler/runtime/host_caches.h; 32 MiB when
+    // unknown).
+    int64_t streamingStoreBytes = -1;
+};
+
+// The threshold CpuCompileOptions{} uses on this machine.
+int64_t defaultStreamingStoreBytes();
+
 class CpuExecutable {
 public:
     // Compiles `module` (already through the pipeline). Fails only for
     // malformed modules or an LLVM failure; unsupported instructions become
     // fallbacks.
-    static StatusOr<std::unique_ptr<CpuExecutable>> compile(std::unique_ptr<HloModule> module);
+    static StatusOr<std::unique_ptr<CpuExecutable>> compile(std::unique_ptr<HloModule> module,
+                                                            const CpuCompileOptions& options = {});
     ~CpuExecutable();
     CpuExecutable(const CpuExecutable&) = delete;
     CpuExecutable& operator=(const CpuExecutable&) = delete;

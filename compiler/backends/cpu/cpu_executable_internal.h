@@ -112,6 +112,7 @@ struct CpuExecutable::Impl {
     int64_t kernels = 0;
     double compileSeconds = 0;
     int64_t functionCounter = 0;
+    int64_t streamingStoreBytes = 0;  // resolved CpuCompileOptions::streamingStoreBytes
     std::mutex runMutex;
     // Entry outputs: flattened root leaves and their recycled storage.
     std::vector<const Shape*> outputShapes;

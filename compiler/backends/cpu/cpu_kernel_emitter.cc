@@ -150,6 +150,16 @@ private:
     Status hoistRowBroadcasts(const Index& element);
     bool m_outputsAreReduces = false;
     int m_nextId = 1;
+    // Streaming stores (CpuKernelSpec::streamOutputs), decided per kernel.
+    struct Streaming {
+        bool on = false;
+        bool splitRows = false;       // rows longer than a chunk: chunks at multiples of `capacity`
+        int64_t capacity = 0;         // elements per stack buffer
+        std::vector<Value*> buffers;  // per output
+        std::vector<int64_t> elementBytes;
+    } m_stream;
+    void planStreaming(const std::vector<int64_t>& dims);
+    bool hasReduceInside() const;
 };
 
 Value* KernelGen::linearOf(const Index& index) {
@@ -545,6 +555,46 @@ Value* KernelGen::rowBufferFor(const HloInstruction& reduce, const Index& index)
     return buffer;
 }
 
+bool KernelGen::hasReduceInside() const {
+    std::vector<const HloInstruction*> stack(m_spec.outputs.begin(), m_spec.outputs.end());
+    std::unordered_set<const HloInstruction*> seen;
+    while (!stack.empty()) {
+        const HloInstruction* x = stack.back();
+        stack.pop_back();
+        if (!seen.insert(x).second || m_leafPointers.count(x)) continue;
+        if (x->opcode() == HloOpcode::kReduce) return true;
+        for (const HloInstruction* operand : x->operands()) stack.push_back(operand);
+    }
+    return false;
+}
+
+// Chunks of at most 8 KiB per output (L1-resident between the element loop
+// and the copy). A row that fits is one chunk, so hoisted row work is
+// unaffected; longer rows are cut at multiples of the capacity, which only a
+// kernel without reductions inside may do (a hoisted reduction would be
+// recomputed per chunk).
+void KernelGen::planStreaming(const std::vector<int64_t>& dims) {
+    m_stream = Streaming{};
+    if (!m_spec.streamOutputs || m_outputsAreReduces || dims.empty() ||
+        !supportsStreamingStores(*m_impl.module))
+        return;
+    constexpr int64_t kChunkBytes = 8192;
+    constexpr int64_t kMinRowBytes = 256;
+    const llvm::DataLayout& layout = m_impl.module->getDataLayout();
+    int64_t widest = 1;
+    for (size_t k = 0; k < m_spec.outputs.size(); ++k) {
+        const int64_t bytes = static_cast<int64_t>(
+            layout.getTypeAllocSize(m_elemental.memoryType(outputShape(k).elementType())).getFixedValue());
+        m_stream.elementBytes.push_back(bytes);
+        widest = std::max(widest, bytes);
+    }
+    const int64_t rowLength = dims.back();
+    m_stream.capacity = kChunkBytes / widest;
+    m_stream.splitRows = rowLength > m_stream.capacity;
+    if (rowLength * widest < kMinRowBytes || (m_stream.splitRows && hasReduceInside())) return;
+    m_stream.on = true;
+}
+
 // Generates every row broadcast of the kernel (fusion::isRowBroadcast) at the
 // element index first, so the reductions under them are hoisted, and their
 // row buffers set up, before the element loop asks for what they keep.
@@ -739,6 +789,7 @@ Status KernelGen::emitCombiner(const std::string& name) {
     i->addIncoming(next, m_b.GetInsertBlock());
     m_b.CreateCondBr(m_b.CreateICmpSLT(next, m_function->getArg(2)), loop, done);
     m_b.SetInsertPoint(done);
+    if (m_stream.on) emitStoreFence(m_b);  // the streamed lines are visible before the kernel returns
     m_b.CreateRetVoid();
     return Status::ok();
 }
@@ -790,6 +841,15 @@ StatusOr<CpuKernelInfo> KernelGen::run() {
         if (k < outputCount) outputPointers.push_back(pointer);
         else m_leafPointers.emplace(m_spec.leaves[k - outputCount], pointer);
     }
+    planStreaming(dims);
+    if (m_stream.on) {
+        for (size_t k = 0; k < outputCount; ++k) {
+            llvm::AllocaInst* buffer = m_b.CreateAlloca(m_elemental.memoryType(outputShape(k).elementType()),
+                                                        c64(m_stream.capacity), "stream.buffer");
+            buffer->setAlignment(llvm::Align(64));
+            m_stream.buffers.push_back(buffer);
+        }
+    }
     llvm::BasicBlock* outer = llvm::BasicBlock::Create(context, "row", function);
     llvm::BasicBlock* inner = llvm::BasicBlock::Create(context, "element", function);
     llvm::BasicBlock* latch = llvm::BasicBlock::Create(context, "row.next", function);
@@ -805,6 +865,10 @@ StatusOr<CpuKernelInfo> KernelGen::run() {
     Value* leftInRow = m_b.CreateSub(c64(rowLength), column0);
     Value* leftInRange = m_b.CreateSub(end, i);
     Value* count = m_b.CreateSelect(m_b.CreateICmpSLT(leftInRow, leftInRange), leftInRow, leftInRange);
+    if (m_stream.splitRows && m_stream.on) {
+        Value* leftInChunk = m_b.CreateSub(c64(m_stream.capacity), m_b.CreateURem(i, c64(m_stream.capacity)));
+        count = m_b.CreateSelect(m_b.CreateICmpSLT(leftInChunk, count), leftInChunk, count, "count");
+    }
     Value* columnEnd = m_b.CreateAdd(column0, count);
     std::vector<Value*> outerMulti;
     if (dims.size() > 1) {
@@ -856,7 +920,10 @@ StatusOr<CpuKernelInfo> KernelGen::run() {
             return failure;
         }
         const PrimitiveType elementType = outputShape(k).elementType();
-        Value* address = m_b.CreateInBoundsGEP(m_elemental.memoryType(elementType), outputPointers[k], index.linear);
+        Value* address =
+            m_stream.on ? m_b.CreateInBoundsGEP(m_elemental.memoryType(elementType), m_stream.buffers[k],
+                                                m_b.CreateSub(column, column0))
+                        : m_b.CreateInBoundsGEP(m_elemental.memoryType(elementType), outputPointers[k], index.linear);
         m_b.CreateStore(m_elemental.toMemory(elementType, value), address);
     }
     Value* nextColumn = m_b.CreateAdd(column, c64(1));
@@ -869,10 +936,19 @@ StatusOr<CpuKernelInfo> KernelGen::run() {
     m_row = RowScope{};
 
     m_b.SetInsertPoint(latch);
+    if (m_stream.on) {
+        llvm::Function* copy = streamCopyFunction(*m_impl.module);
+        for (size_t k = 0; k < outputCount; ++k) {
+            const int64_t bytes = m_stream.elementBytes[k];
+            Value* target = m_b.CreateInBoundsGEP(m_b.getInt8Ty(), outputPointers[k], m_b.CreateMul(i, c64(bytes)));
+            m_b.CreateCall(copy, {target, m_stream.buffers[k], m_b.CreateMul(count, c64(bytes))});
+        }
+    }
     Value* nextI = m_b.CreateAdd(i, count);
     i->addIncoming(nextI, latch);
     m_b.CreateCondBr(m_b.CreateICmpSLT(nextI, end), outer, done);
     m_b.SetInsertPoint(done);
+    if (m_stream.on) emitStoreFence(m_b);  // the streamed lines are visible before the kernel returns
     m_b.CreateRetVoid();
 
     if (m_outputsAreReduces) {
@@ -901,7 +977,7 @@ CpuKernelEmitter::CpuKernelEmitter(const CpuJit& jit, const std::string& moduleN
 
 CpuKernelEmitter::~CpuKernelEmitter() = default;
 
-StatusOr<CpuKernelInfo> CpuKernelEmitter::emit(const CpuKernelSpec& spec) {
+StatusOr<CpuKernelInfo> CpuKernelEmitter::emitKernel(const CpuKernelSpec& spec) {
     if (m_impl->compiled) return internalError("CpuKernelEmitter: emit after compileInto");
     cpu_internal::KernelGen gen(*m_impl, spec);
     auto info = gen.run();

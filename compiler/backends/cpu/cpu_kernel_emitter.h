@@ -41,7 +41,7 @@
 // (same element type, default layouts), transpose, slice, reverse, pad,
 // concatenate, iota, constant, copy, reduce (any reducer of supported
 // scalar ops, variadic too) and get-tuple-element of a variadic reduce.
-// Anything else makes emit() return an error naming the instruction and why;
+// Anything else makes emitKernel() return an error naming the instruction and why;
 // nothing is left in the module then, and the runtime runs that kernel with
 // the interpreter instead (visibly).
 #pragma once
@@ -77,6 +77,13 @@ struct CpuKernelSpec {
     // Empty: all -1.
     std::vector<int> outputComponents;
     std::vector<const HloInstruction*> leaves;   // buffers[outputs.size() + i] holds leaves[i]
+    // Write the outputs with non-temporal stores (the runtime asks for it
+    // when they are far larger than the last-level cache): each row, or
+    // chunk of a long row, is computed into a stack buffer and streamed out
+    // in whole cache lines. Ignored where it does not apply: reduction
+    // kernels, non-x86 targets, rows shorter than 256 bytes, and long rows
+    // of a kernel with a reduction inside (its per-row work would repeat).
+    bool streamOutputs = false;
 };
 
 struct CpuKernelInfo {
@@ -97,7 +104,7 @@ public:
 
     // Emits the kernel (see the top comment), or an error (the instruction
     // and why) with nothing emitted.
-    StatusOr<CpuKernelInfo> emit(const CpuKernelSpec& spec);
+    StatusOr<CpuKernelInfo> emitKernel(const CpuKernelSpec& spec);  // not emit(): Qt defines that as a macro
     int64_t kernelCount() const;
     // The LLVM IR emitted so far (before optimisation), for tests and dumps.
     std::string irText() const;

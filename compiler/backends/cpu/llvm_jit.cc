@@ -1,5 +1,8 @@
 #include "compiler/backends/cpu/llvm_jit.h"
 
+#include <cctype>
+#include <cstdlib>
+#include <filesystem>
 #include <mutex>
 
 #include <llvm/Analysis/CGSCCPassManager.h>
@@ -10,6 +13,7 @@
 #include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
 #include <llvm/IR/Verifier.h>
 #include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/FileSystem.h>
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
@@ -61,6 +65,21 @@ void optimise(llvm::Module& module, llvm::TargetMachine* targetMachine) {
     pipeline.run(module, modules);
 }
 
+// Developer aid: with HLOSCOPE_CPU_DUMP_IR=DIR every optimised kernel module
+// is written to DIR/<module>.ll (feed it to llc-19 to read the assembly).
+void dumpIfRequested(const llvm::Module& module) {
+    const char* dir = std::getenv("HLOSCOPE_CPU_DUMP_IR");
+    if (dir == nullptr || *dir == '\0') return;
+    std::error_code ignored;
+    std::filesystem::create_directories(dir, ignored);
+    std::string name = module.getName().str();
+    for (char& c : name)
+        if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-') c = '_';
+    std::error_code error;
+    llvm::raw_fd_ostream out(std::string(dir) + "/" + name + ".ll", error, llvm::sys::fs::OF_Text);
+    if (!error) module.print(out, nullptr);
+}
+
 }  // namespace
 
 Status addModule(CpuJit& jit, std::unique_ptr<llvm::LLVMContext> context,
@@ -80,6 +99,7 @@ Status addModule(CpuJit& jit, std::unique_ptr<llvm::LLVMContext> context,
         if (!impl.features.empty()) function.addFnAttr("target-features", impl.features);
     }
     optimise(*module, impl.targetMachine.get());
+    dumpIfRequested(*module);
     llvm::orc::ThreadSafeModule safe(std::move(module), std::move(context));
     return toStatus(impl.jit->addIRModule(std::move(safe)), "adding a module to the CPU JIT");
 }
