@@ -344,6 +344,65 @@ ENTRY e { x = f32[64,1000] parameter(0)  y = f32[64,1000] exponential(x)  s = f3
         QVERIFY(emitted(entry.root()->operand(1)).find("stream_copy") == std::string::npos);
     }
 
+    // Convolutions run as im2col + GEMM (compiler/runtime/convolution.h):
+    // NHWC in place, other dim_labels scattered, strides, padding, both
+    // dilations, reversal, feature groups (depthwise), 1-D and 3-D, f64,
+    // fused with an elementwise consumer; what it does not map (bf16,
+    // batch_group_count) falls back visibly with the reason.
+    void convolutionsMatch_data() {
+        QTest::addColumn<QString>("conv");
+        QTest::addColumn<QString>("fallback");  // expected in the fallback reason; empty: none
+        auto row = [](const char* name, const char* text, const char* fallback = "") {
+            QTest::newRow(name) << QString::fromLatin1(text) << QString::fromLatin1(fallback);
+        };
+        row("nhwc same padding", R"(x = f32[2,9,11,5] parameter(0)  w = f32[3,3,5,7] parameter(1)
+  ROOT c = f32[2,9,11,7] convolution(x, w), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f)");
+        row("nchw strided", R"(x = f32[3,4,13,10] parameter(0)  w = f32[6,4,3,2] parameter(1)
+  ROOT c = f32[3,6,6,5] convolution(x, w), window={size=3x2 stride=2x2 pad=0_1x0_1}, dim_labels=bf01_oi01->bf01)");
+        row("dilations and reversal", R"(x = f32[2,7,6,3] parameter(0)  w = f32[2,3,3,4] parameter(1)
+  ROOT c = f32[2,13,5,4] convolution(x, w), window={size=2x3 pad=1_0x2_1 lhs_dilate=2x1 rhs_dilate=1x2 rhs_reversal=1x0}, dim_labels=b01f_01io->b01f)");
+        row("depthwise groups", R"(x = f32[2,8,8,6] parameter(0)  w = f32[3,3,1,6] parameter(1)
+  ROOT c = f32[2,8,8,6] convolution(x, w), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f, feature_group_count=6)");
+        row("grouped, output f first", R"(x = f32[2,5,5,4] parameter(0)  w = f32[2,2,2,6] parameter(1)
+  ROOT c = f32[6,2,4,4] convolution(x, w), window={size=2x2}, dim_labels=b01f_01io->fb01, feature_group_count=2)");
+        row("1-D f64", R"(x = f64[4,50,3] parameter(0)  w = f64[5,3,2] parameter(1)
+  ROOT c = f64[4,23,2] convolution(x, w), window={size=5 stride=2}, dim_labels=b0f_0io->b0f)");
+        row("3-D", R"(x = f32[1,5,6,7,2] parameter(0)  w = f32[2,2,3,2,3] parameter(1)
+  ROOT c = f32[1,4,5,5,3] convolution(x, w), window={size=2x2x3}, dim_labels=b012f_012io->b012f)");
+        row("bias and relu after", R"(x = f32[2,9,9,8] parameter(0)  w = f32[3,3,8,16] parameter(1)  b = f32[16] parameter(2)
+  c = f32[2,9,9,16] convolution(x, w), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f
+  bb = f32[2,9,9,16] broadcast(b), dimensions={3}  s = f32[2,9,9,16] add(c, bb)  z = f32[] constant(0)
+  zb = f32[2,9,9,16] broadcast(z), dimensions={}  ROOT r = f32[2,9,9,16] maximum(s, zb))");
+        row("bf16", R"(x = bf16[1,4,4,2] parameter(0)  w = bf16[2,2,2,3] parameter(1)
+  ROOT c = bf16[1,3,3,3] convolution(x, w), window={size=2x2}, dim_labels=b01f_01io->b01f)", "f32 and f64");
+        row("batch groups", R"(x = f32[4,5,5,3] parameter(0)  w = f32[2,2,3,6] parameter(1)
+  ROOT c = f32[2,4,4,6] convolution(x, w), window={size=2x2}, dim_labels=b01f_01io->b01f, batch_group_count=2)",
+            "batch_group_count");
+    }
+    void convolutionsMatch() {
+        QFETCH(QString, conv);
+        QFETCH(QString, fallback);
+        const std::string text = "HloModule m\nENTRY e {\n  " + conv.toStdString() + "\n}\n";
+        auto module = parse(text);
+        std::vector<Literal> args = makeRandomArguments(*module->entryComputation(), 9);
+        auto interpreter = findDevice("interpreter");
+        const ExecutionResult reference = runOn(**interpreter, *module, args);
+        for (ExecutionMode mode : {ExecutionMode::kUnfused, ExecutionMode::kFused}) {
+            auto prepared = prepareForMode(parse(text), "cpu", mode);
+            QVERIFY2(prepared.isOk(), prepared.status().toString().c_str());
+            const ExecutionResult actual = runOn(*m_cpu, **prepared, args, 3);
+            const OutputCheck check = checkOutputs(reference.outputs, actual.outputs);
+            QVERIFY2(check.passed, check.detail.c_str());
+            if (fallback.isEmpty()) {
+                QVERIFY2(actual.fallbacks.empty(), actual.fallbacks.empty() ? "" : actual.fallbacks.front().c_str());
+            } else {
+                QCOMPARE(actual.fallbacks.size(), size_t(1));
+                QVERIFY2(actual.fallbacks.front().find(fallback.toStdString()) != std::string::npos,
+                         actual.fallbacks.front().c_str());
+            }
+        }
+    }
+
     void variadicArgmax() {
         const ExecutionResult result = expectMatch(*m_cpu, R"(HloModule m
 argmax {

@@ -69,12 +69,14 @@ void addKernelOutputs(CpuKernelSpec& spec, const HloInstruction& root) {
 
 // The dot of a kOutput-style fusion whose other instructions form an
 // elementwise epilogue reading the dot at the output's own index, or nullptr.
-const HloInstruction* epilogueDot(const HloInstruction& fusion) {
+// The dot or convolution of a kOutput fusion whose other instructions are
+// an elementwise epilogue of it over its output's dimensions, or nullptr.
+const HloInstruction* epilogueProducer(const HloInstruction& fusion) {
     const HloComputation* fused = fusion.fusedComputation();
     if (!fused || !fusion.shape().isArray()) return nullptr;
     const HloInstruction* dot = nullptr;
     for (const auto& instruction : fused->instructions()) {
-        if (instruction->opcode() != HloOpcode::kDot) continue;
+        if (instruction->opcode() != HloOpcode::kDot && instruction->opcode() != HloOpcode::kConvolution) continue;
         if (dot) return nullptr;
         dot = instruction.get();
     }
@@ -203,6 +205,17 @@ Status CpuExecutable::Impl::planThunk(Program& program, Thunk& thunk, CpuKernelE
         ++kernels;
         return Status::ok();
     }
+    if (opcode == HloOpcode::kConvolution) {
+        auto plan = planConvolution(instruction);
+        if (!plan.isOk()) {
+            makeFallback(thunk, plan.status());
+            return Status::ok();
+        }
+        thunk.kind = ThunkKind::kConvolution;
+        thunk.convolution = std::make_shared<const ConvPlan>(std::move(*plan));
+        ++kernels;
+        return Status::ok();
+    }
     Status failure = Status::ok();
     if (opcode == HloOpcode::kFusion) {
         const HloComputation* fused = instruction.fusedComputation();
@@ -211,7 +224,22 @@ Status CpuExecutable::Impl::planThunk(Program& program, Thunk& thunk, CpuKernelE
             thunk.spec.leaves.push_back(fused->parameter(i));
             thunk.leafOperands.push_back(static_cast<int>(fused->parameter(i)->parameterNumber()));
         }
-        if (const HloInstruction* dot = epilogueDot(instruction)) {
+        const HloInstruction* producer = epilogueProducer(instruction);
+        if (producer && producer->opcode() == HloOpcode::kConvolution) {
+            auto plan = planConvolution(*producer);
+            if (plan.isOk()) {
+                thunk.spec.leaves.push_back(producer);
+                thunk.leafOperands.push_back(-1);
+                thunk.gemmOperands = {
+                    thunk.operands[static_cast<size_t>(producer->operand(0)->parameterNumber())],
+                    thunk.operands[static_cast<size_t>(producer->operand(1)->parameterNumber())]};
+                thunk.scratch.bytes = denseBytes(producer->shape());
+                thunk.convolution = std::make_shared<const ConvPlan>(std::move(*plan));
+                thunk.kind = ThunkKind::kConvolutionEpilogue;
+            } else {
+                failure = plan.status();
+            }
+        } else if (const HloInstruction* dot = producer) {
             Status plan = planDotOperands(thunk, *dot, emitter);
             if (plan.isOk()) {
                 thunk.spec.leaves.push_back(dot);
@@ -243,11 +271,12 @@ Status CpuExecutable::Impl::planThunk(Program& program, Thunk& thunk, CpuKernelE
     if (failure.isOk()) {
         int64_t outputBytes = 0;
         for (const Shape* leaf : leaves) outputBytes += denseBytes(*leaf);
-        thunk.spec.streamOutputs = thunk.kind != ThunkKind::kGemmEpilogue && outputBytes >= streamingStoreBytes;
+        thunk.spec.streamOutputs = thunk.kind == ThunkKind::kEmpty && outputBytes >= streamingStoreBytes;
         auto info = emitter.emitKernel(thunk.spec);
         if (info.isOk()) {
             thunk.info = *info;
-            if (thunk.kind != ThunkKind::kGemmEpilogue) thunk.kind = ThunkKind::kKernel;
+            if (thunk.kind != ThunkKind::kGemmEpilogue && thunk.kind != ThunkKind::kConvolutionEpilogue)
+                thunk.kind = ThunkKind::kKernel;
             thunk.outputElements = std::max<int64_t>(leaves.front()->elementCount(), 0);
             for (const Shape* leaf : leaves) thunk.outputBytes.push_back(denseBytes(*leaf));
             ++kernels;
@@ -426,6 +455,10 @@ Status CpuExecutable::Impl::layOutBuffers(Program& program) {
                 buffer.offset = next;
                 next += alignUp(buffer.bytes);
             }
+        if (thunk.scratch.bytes > 0) {
+            thunk.scratch.offset = next;
+            next += alignUp(thunk.scratch.bytes);
+        }
     }
     program.arenaBytes = next;
     program.arena.reset(next > 0 ? new uint8_t[static_cast<size_t>(next)] : nullptr);
@@ -458,7 +491,9 @@ Status CpuExecutable::Impl::assignOutputs() {
         case ThunkKind::kAlias:
             claim(thunk.operands[0], path, output);
             return;
-        case ThunkKind::kKernel: case ThunkKind::kGemm: case ThunkKind::kGemmEpilogue: case ThunkKind::kWhile:
+        case ThunkKind::kKernel: case ThunkKind::kGemm: case ThunkKind::kGemmEpilogue: case ThunkKind::kConvolution:
+        case ThunkKind::kConvolutionEpilogue:
+        case ThunkKind::kWhile:
         case ThunkKind::kCall: case ThunkKind::kConditional: {
             const std::optional<size_t> leaf = leafNumber(thunk.instruction->shape(), path);
             if (leaf && *leaf < thunk.buffers.size() && thunk.buffers[*leaf].output < 0)
@@ -497,7 +532,9 @@ Status CpuExecutable::Impl::resolveFunctions() {
                 }
     for (auto& program : programs)
         for (Thunk& thunk : program->thunks) {
-            if (thunk.kind != ThunkKind::kKernel && thunk.kind != ThunkKind::kGemmEpilogue) continue;
+            if (thunk.kind != ThunkKind::kKernel && thunk.kind != ThunkKind::kGemmEpilogue &&
+                thunk.kind != ThunkKind::kConvolutionEpilogue)
+                continue;
             HLO_ASSIGN_OR_RETURN(void* address, jit->lookup(thunk.spec.name));
             thunk.kernel = reinterpret_cast<CpuKernelFunction>(address);
             if (thunk.info.splittableReduction) {

@@ -13,6 +13,7 @@
 #include "compiler/backends/cpu/cpu_executable.h"
 #include "compiler/backends/cpu/cpu_kernel_emitter.h"
 #include "compiler/backends/cpu/llvm_jit.h"
+#include "compiler/runtime/convolution.h"
 #include "compiler/runtime/gemm.h"
 #include "core/literal.h"
 
@@ -38,7 +39,7 @@ int64_t denseBytes(const Shape& shape);
 
 enum class ThunkKind {
     kParameter, kConstant, kTuple, kGetTupleElement, kAlias, kEmpty,
-    kKernel, kGemm, kGemmEpilogue, kWhile, kConditional, kCall, kFallback
+    kKernel, kGemm, kGemmEpilogue, kConvolution, kConvolutionEpilogue, kWhile, kConditional, kCall, kFallback
 };
 
 struct Program;
@@ -54,7 +55,7 @@ struct Thunk {
     const HloInstruction* instruction = nullptr;
     std::vector<int> operands;         // slots of the operands
     std::vector<LeafBuffer> buffers;   // leaves this thunk defines (kernels, gemm, control flow)
-    // kKernel / kGemmEpilogue
+    // kKernel / kGemmEpilogue / kConvolutionEpilogue
     CpuKernelSpec spec;
     std::vector<int> leafOperands;     // per spec leaf: index into operands; -1: the dot (epilogue)
     CpuKernelInfo info;
@@ -73,6 +74,10 @@ struct Thunk {
     GemmPlan plan;
     std::vector<int> gemmOperands;     // lhs, rhs slots
     int64_t dotElementBytes = 4;
+    // kConvolution / kConvolutionEpilogue (the convolution's operands are
+    // gemmOperands; an epilogue's convolution result lives in `scratch`).
+    std::shared_ptr<const ConvPlan> convolution;
+    LeafBuffer scratch;
     // kConstant
     Literal constant;
     // control flow

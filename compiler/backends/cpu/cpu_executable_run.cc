@@ -118,6 +118,7 @@ private:
     }
     void runKernel(Program& program, Thunk& thunk);
     void runGemmEpilogue(Program& program, Thunk& thunk);
+    void runConvolutionEpilogue(Program& program, Thunk& thunk);
     // The GEMM's lhs and rhs: the operands, or their permuted copies (the
     // transpose kernels run here).
     struct GemmSides {
@@ -249,6 +250,27 @@ void Runner::runGemmEpilogue(Program& program, Thunk& thunk) {
     forRange(rows, grain, rows <= grain, body);
 }
 
+// The convolution into the thunk's scratch buffer, the epilogue kernel over
+// each block of output rows right after it (in-place plans), or over the
+// whole output afterwards.
+void Runner::runConvolutionEpilogue(Program& program, Thunk& thunk) {
+    std::vector<void*> pointers = kernelPointers(program, thunk);
+    uint8_t* result = program.arena.get() + thunk.scratch.offset;
+    pointers.back() = result;
+    const ConvPlan& plan = *thunk.convolution;
+    const void* lhs = program.values[static_cast<size_t>(thunk.gemmOperands[0])].data;
+    const void* rhs = program.values[static_cast<size_t>(thunk.gemmOperands[1])].data;
+    if (plan.outputInPlace) {
+        const int64_t features = plan.geometry.outFeatures;
+        runConvolution(plan, lhs, rhs, result, m_context.pool, [&](int64_t begin, int64_t end) {
+            thunk.kernel(pointers.data(), begin * features, end * features, 0, 1);
+        });
+        return;
+    }
+    runConvolution(plan, lhs, rhs, result, m_context.pool);
+    runElements(thunk.kernel, pointers.data(), thunk.outputElements, 1);
+}
+
 Status Runner::runThunk(Program& program, size_t slot, const std::vector<RtValue>& parameters) {
     Thunk& thunk = program.thunks[slot];
     RtValue& value = program.values[slot];
@@ -292,6 +314,14 @@ Status Runner::runThunk(Program& program, size_t slot, const std::vector<RtValue
     case ThunkKind::kGemmEpilogue:
         value = ownValue(program, thunk);
         runGemmEpilogue(program, thunk);
+        return Status::ok();
+    case ThunkKind::kConvolution:
+        value = ownValue(program, thunk);
+        runConvolution(*thunk.convolution, operandValue(0).data, operandValue(1).data, value.data, m_context.pool);
+        return Status::ok();
+    case ThunkKind::kConvolutionEpilogue:
+        value = ownValue(program, thunk);
+        runConvolutionEpilogue(program, thunk);
         return Status::ok();
     case ThunkKind::kWhile: {
         value = ownValue(program, thunk);
