@@ -403,6 +403,19 @@ ENTRY e { x = f32[64,1000] parameter(0)  y = f32[64,1000] exponential(x)  s = f3
         }
     }
 
+    // A kOutput epilogue over a wide output (a vocabulary projection) runs in
+    // 1024-column tiles, the last one partial, rows of 3 threads' blocks;
+    // the rhs transposed as in BERT's tied decoder.
+    void wideGemmEpilogueTiles() {
+        const ExecutionResult result = expectMatch(*m_cpu, R"(HloModule m
+fused { a = f32[70,48] parameter(0)  w = f32[5000,48] parameter(1)  b = f32[5000] parameter(2)
+  d = f32[70,5000] dot(a, w), lhs_contracting_dims={1}, rhs_contracting_dims={1}
+  bb = f32[70,5000] broadcast(b), dimensions={1}  ROOT s = f32[70,5000] add(d, bb) }
+ENTRY e { a = f32[70,48] parameter(0)  w = f32[5000,48] parameter(1)  b = f32[5000] parameter(2)
+  ROOT f = f32[70,5000] fusion(a, w, b), kind=kOutput, calls=fused })", 13, 3);
+        QVERIFY(result.fallbacks.empty());
+    }
+
     void variadicArgmax() {
         const ExecutionResult result = expectMatch(*m_cpu, R"(HloModule m
 argmax {

@@ -13,9 +13,9 @@ namespace hloscope {
 #define HLOSCOPE_GEMM_DECLARE(ns)                                                                                 \
     namespace ns {                                                                                                \
     void gemmRowsF32(int64_t m, int64_t n, int64_t k, bool lt, bool rt, const float* lhs, const float* rhs,       \
-                     float* out, int64_t row, int64_t rows);                                                      \
+                     float* out, int64_t row, int64_t rows, int64_t col, int64_t cols);                           \
     void gemmRowsF64(int64_t m, int64_t n, int64_t k, bool lt, bool rt, const double* lhs, const double* rhs,     \
-                     double* out, int64_t row, int64_t rows);                                                     \
+                     double* out, int64_t row, int64_t rows, int64_t col, int64_t cols);                          \
     }
 HLOSCOPE_GEMM_DECLARE(gemm_baseline)
 #if defined(__x86_64__)
@@ -103,19 +103,20 @@ namespace {
 
 template <typename T>
 using GemmRowsKernel = void (*)(int64_t m, int64_t n, int64_t k, bool lt, bool rt, const T* lhs, const T* rhs,
-                                T* out, int64_t row, int64_t rows);
+                                T* out, int64_t row, int64_t rows, int64_t col, int64_t cols);
 
-// Rows [begin, end) of the flattened [batch * m] output into `out`; a range
-// may span batch elements.
+// Rows [begin, end) x columns [col, col + cols) of the flattened [batch * m,
+// n] output into `out` (compact: cols values per row); a range may span
+// batch elements.
 template <typename T>
 void gemmRowRange(GemmRowsKernel<T> kernel, const GemmPlan& plan, const T* lhs, const T* rhs, T* out, int64_t begin,
-                  int64_t end) {
+                  int64_t end, int64_t col, int64_t cols) {
     while (begin < end) {
         const int64_t b = begin / plan.m, row = begin % plan.m;
         const int64_t rows = std::min(end - begin, plan.m - row);
         kernel(plan.m, plan.n, plan.k, plan.lhsTransposed, plan.rhsTransposed, lhs + b * plan.m * plan.k,
-               rhs + b * plan.k * plan.n, out, row, rows);
-        out += rows * plan.n;
+               rhs + b * plan.k * plan.n, out, row, rows, col, cols);
+        out += rows * cols;
         begin += rows;
     }
 }
@@ -148,14 +149,20 @@ const GemmKernels& bestKernels() {
 
 }  // namespace
 
-void runGemmRows(const GemmPlan& plan, const void* lhs, const void* rhs, void* out, int64_t begin, int64_t end) {
+void runGemmTile(const GemmPlan& plan, const void* lhs, const void* rhs, void* out, int64_t begin, int64_t end,
+                 int64_t colBegin, int64_t colEnd) {
     const GemmKernels& kernels = bestKernels();
+    const int64_t cols = colEnd - colBegin;
     if (plan.type == PrimitiveType::F64)
         gemmRowRange(kernels.f64, plan, static_cast<const double*>(lhs), static_cast<const double*>(rhs),
-                     static_cast<double*>(out), begin, end);
+                     static_cast<double*>(out), begin, end, colBegin, cols);
     else
         gemmRowRange(kernels.f32, plan, static_cast<const float*>(lhs), static_cast<const float*>(rhs),
-                     static_cast<float*>(out), begin, end);
+                     static_cast<float*>(out), begin, end, colBegin, cols);
+}
+
+void runGemmRows(const GemmPlan& plan, const void* lhs, const void* rhs, void* out, int64_t begin, int64_t end) {
+    runGemmTile(plan, lhs, rhs, out, begin, end, 0, plan.n);
 }
 
 int64_t gemmRowGrain(const GemmPlan& plan) {

@@ -53,6 +53,12 @@ void runGemm(const GemmPlan& plan, const void* lhs, const void* rhs, void* out, 
 // written to `out` (which holds just those rows: (end - begin) * n values),
 // so a caller can apply an epilogue to a block while it is hot in cache.
 void runGemmRows(const GemmPlan& plan, const void* lhs, const void* rhs, void* out, int64_t begin, int64_t end);
+// Rows [begin, end) x columns [colBegin, colEnd) of the flattened output,
+// written compactly to `out` ((end - begin) * (colEnd - colBegin) values):
+// an epilogue over a wide output tiles it, so that neither operand is
+// re-packed once per small row block.
+void runGemmTile(const GemmPlan& plan, const void* lhs, const void* rhs, void* out, int64_t begin, int64_t end,
+                 int64_t colBegin, int64_t colEnd);
 // The smallest row block worth a thread (about 1 MFLOP, at least 32 rows).
 int64_t gemmRowGrain(const GemmPlan& plan);
 

@@ -56,6 +56,14 @@ ENTRY e { x = f32[4096,1024] parameter(0)  w = f32[1024,1024] parameter(1)  b = 
     'x@w alone 4096x1024x1024': ('''HloModule gemm
 ENTRY e { x = f32[4096,1024] parameter(0)  w = f32[1024,1024] parameter(1)
   ROOT d = f32[4096,1024] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0} }''', 0),
+    'relu(conv3x3(x,w)+b) 8x56x56x64': ('''HloModule convr
+ENTRY e { x = f32[8,56,56,64] parameter(0)  w = f32[3,3,64,64] parameter(1)  b = f32[64] parameter(2)
+  c = f32[8,56,56,64] convolution(x, w), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f
+  bb = f32[8,56,56,64] broadcast(b), dimensions={3}  s = f32[8,56,56,64] add(c, bb)  z = f32[] constant(0)
+  zb = f32[8,56,56,64] broadcast(z), dimensions={}  ROOT r = f32[8,56,56,64] maximum(s, zb) }''', 0),
+    'conv3x3 alone 8x56x56x64': ('''HloModule conv
+ENTRY e { x = f32[8,56,56,64] parameter(0)  w = f32[3,3,64,64] parameter(1)
+  ROOT c = f32[8,56,56,64] convolution(x, w), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f }''', 0),
 }
 
 # The BERT-like encoder layer at the issue's size (batch 8, seq 128, hidden

@@ -226,28 +226,55 @@ void Runner::runGemmEpilogue(Program& program, Thunk& thunk) {
     const int64_t rows = plan.batch * plan.m;
     if (rows == 0 || plan.n == 0) return;
     const size_t dotSlot = pointers.size() - 1;
-    const int64_t rowBytes = plan.n * thunk.dotElementBytes;
-    // Row blocks of about 1 MiB (a core's L2 here): the GEMM writes one into
-    // a per-thread scratch block and the epilogue reads it back from cache.
-    // Smaller blocks cost more than they save: each GEMM call packs the whole
-    // rhs again (128 KiB blocks made relu(x@w+b) 4096x1024x1024 1.5x slower).
-    const int64_t block = std::max<int64_t>(gemmRowGrain(plan), (int64_t(1) << 20) / std::max<int64_t>(rowBytes, 1));
-    auto body = [&](int64_t begin, int64_t end) {
+    const int64_t elementBytes = thunk.dotElementBytes;
+    const int64_t grain = gemmRowGrain(plan);
+    // Output tiles the GEMM writes into a per-thread scratch block and the
+    // epilogue reads back from cache. Each GEMM call packs its whole rhs
+    // column range and lhs row range again, so tiles must not be small:
+    // full rows in blocks of about 1 MiB (a core's L2 here; 128 KiB blocks
+    // made relu(x@w+b) 4096x1024x1024 1.5x slower), and for wide outputs
+    // (a vocabulary projection: 30522 columns) 1024-column tiles of about
+    // 4 MiB, which re-pack each operand a few times instead of once per
+    // 32-row block (which made BERT's decoder GEMM 2.4x slower).
+    int64_t cols = plan.n;
+    int64_t blockRows = std::max<int64_t>(grain, (int64_t{1} << 20) / std::max<int64_t>(plan.n * elementBytes, 1));
+    if (plan.n * elementBytes * 256 > (int64_t{4} << 20)) {
+        cols = 1024;
+        blockRows = std::max<int64_t>(grain, (int64_t{4} << 20) / (cols * elementBytes));
+    }
+    // Enough tiles for every thread.
+    const int64_t colBlocks = (plan.n + cols - 1) / cols;
+    const int64_t threads = m_context.threads();
+    if (colBlocks < threads)
+        blockRows = std::max(grain, std::min(blockRows, (rows * colBlocks + threads - 1) / threads));
+    const int64_t rowBlocks = (rows + blockRows - 1) / blockRows;
+    auto body = [&](int64_t first, int64_t last) {
         thread_local std::vector<uint8_t> scratchBlock;
-        if (scratchBlock.size() < static_cast<size_t>(block * rowBytes))
-            scratchBlock.resize(static_cast<size_t>(block * rowBytes));
+        const auto bytes = static_cast<size_t>(blockRows * cols * elementBytes);
+        if (scratchBlock.size() < bytes) scratchBlock.resize(bytes);
+        const auto base = reinterpret_cast<uintptr_t>(scratchBlock.data());
         std::vector<void*> local = pointers;
-        for (int64_t r0 = begin; r0 < end; r0 += block) {
-            const int64_t r1 = std::min(end, r0 + block);
-            runGemmRows(plan, lhs, rhs, scratchBlock.data(), r0, r1);
+        for (int64_t item = first; item < last; ++item) {
+            const int64_t r0 = item / colBlocks * blockRows, r1 = std::min(rows, r0 + blockRows);
+            const int64_t c0 = item % colBlocks * cols, c1 = std::min(plan.n, c0 + cols);
+            runGemmTile(plan, lhs, rhs, scratchBlock.data(), r0, r1, c0, c1);
             // The epilogue reads the dot at the output's linear index.
-            local[dotSlot] = reinterpret_cast<void*>(reinterpret_cast<uintptr_t>(scratchBlock.data()) -
-                                                     static_cast<uintptr_t>(r0 * rowBytes));
-            thunk.kernel(local.data(), r0 * plan.n, r1 * plan.n, 0, 1);
+            if (c0 == 0 && c1 == plan.n) {
+                local[dotSlot] = reinterpret_cast<void*>(base - static_cast<uintptr_t>(r0 * plan.n * elementBytes));
+                thunk.kernel(local.data(), r0 * plan.n, r1 * plan.n, 0, 1);
+                continue;
+            }
+            const int64_t width = c1 - c0;
+            for (int64_t r = r0; r < r1; ++r) {
+                const int64_t linear = r * plan.n + c0;  // at scratch element (r - r0) * width
+                local[dotSlot] = reinterpret_cast<void*>(
+                    base + static_cast<uintptr_t>(((r - r0) * width - linear) * elementBytes));
+                thunk.kernel(local.data(), linear, linear + width, 0, 1);
+            }
         }
     };
-    const int64_t grain = std::max(block, gemmRowGrain(plan));
-    forRange(rows, grain, rows <= grain, body);
+    const int64_t items = rowBlocks * colBlocks;
+    forRange(items, 1, items == 1, body);
 }
 
 // The convolution into the thunk's scratch buffer, the epilogue kernel over
