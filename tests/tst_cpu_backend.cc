@@ -548,22 +548,28 @@ ENTRY e {
     }
 
     void outputsSurviveTheNextRun() {
+        // Output literals share the executable's storage copy-on-write: read
+        // them through const references, or the read itself detaches a copy.
         auto module = parse("HloModule m\nENTRY e {\n  p = f32[1000] parameter(0)\n  ROOT r = f32[1000] negate(p)\n}\n");
         Literal a = Literal::vector<float>(PrimitiveType::F32, std::vector<float>(1000, 1.0f));
         Literal b = Literal::vector<float>(PrimitiveType::F32, std::vector<float>(1000, 2.0f));
         ExecutionResult first = runOn(*m_cpu, *module, {a});
-        const void* firstStorage = first.outputs.front().untypedData();
+        const Literal& firstOut = first.outputs.front();
+        const void* firstStorage = firstOut.untypedData();
         ExecutionResult second = runOn(*m_cpu, *module, {b});
+        const Literal& secondOut = second.outputs.front();
         // Still held: not reused, not overwritten.
-        QCOMPARE(first.outputs.front().data<float>()[0], -1.0f);
-        QCOMPARE(second.outputs.front().data<float>()[0], -2.0f);
-        QVERIFY(second.outputs.front().untypedData() != firstStorage);
+        QCOMPARE(firstOut.data<float>()[0], -1.0f);
+        QCOMPARE(secondOut.data<float>()[0], -2.0f);
+        QVERIFY(secondOut.untypedData() != firstStorage);
+        QCOMPARE(firstOut.untypedData(), firstStorage);
         // Dropped: its storage is reused by the next run.
-        const void* secondStorage = second.outputs.front().untypedData();
+        const void* secondStorage = secondOut.untypedData();
         second = ExecutionResult();
-        ExecutionResult third = runOn(*m_cpu, *module, {a});
+        const ExecutionResult third = runOn(*m_cpu, *module, {a});
         QCOMPARE(third.outputs.front().untypedData(), secondStorage);
         QCOMPARE(third.outputs.front().data<float>()[999], -1.0f);
+        QCOMPARE(firstOut.data<float>()[999], -1.0f);
         // The second run of the same module text came from the kernel cache.
         QCOMPARE(third.compileSeconds, 0.0);
     }
