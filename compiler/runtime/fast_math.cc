@@ -15,11 +15,15 @@ inline float select(bool c, float a, float b) { return c ? a : b; }
 inline float fromBits(uint32_t bits) { return std::bit_cast<float>(bits); }
 inline uint32_t toBits(float x) { return std::bit_cast<uint32_t>(x); }
 
-// c[0] x^(N-1) + c[1] x^(N-2) + ... + c[N-1], by Horner's rule.
+// a * b + c rounded once (the backend emits llvm.fma: one instruction on
+// every x86-64 CPU since 2013, a libm call where there is none).
+inline float fma(float a, float b, float c) { return std::fma(a, b, c); }
+
+// c[0] x^(N-1) + c[1] x^(N-2) + ... + c[N-1], by Horner's rule with FMAs.
 template <size_t N>
 inline float horner(float x, const float (&c)[N]) {
     float p = c[0];
-    for (size_t i = 1; i < N; ++i) p = p * x + c[i];
+    for (size_t i = 1; i < N; ++i) p = fma(p, x, c[i]);
     return p;
 }
 
@@ -36,47 +40,57 @@ constexpr float kLn2Lo = -2.12194440e-4f;
 // exp for finite x already clamped to [-104, 89].
 inline float expCore(float x) {
     const float n = std::nearbyint(x * 1.44269504088896341f);
-    float r = x - n * kLn2Hi;
-    r = r - n * kLn2Lo;
-    const float r2 = r * r;
-    const float p = horner(r, {1.9875691500e-4f, 1.3981999507e-3f, 8.3334519073e-3f, 4.1665795894e-2f,
-                                1.6666665459e-1f, 5.0000001201e-1f}) * r2 + r + 1.0f;
-    // 2^n in two factors: n reaches -150 (denormal results) and +128 (overflow to inf).
+    float r = fma(-n, kLn2Hi, x);
+    r = fma(-n, kLn2Lo, r);
+    // 1 + r + r^2 P(r), all in one Horner chain.
+    const float p = fma(fma(horner(r, {1.9875691500e-4f, 1.3981999507e-3f, 8.3334519073e-3f, 4.1665795894e-2f,
+                                       1.6666665459e-1f, 5.0000001201e-1f}),
+                            r, 1.0f),
+                        r, 1.0f);
+    // p 2^n in two factors, as n reaches -150 (denormal results) and +128
+    // (overflow to inf): p (in [0.7, 1.5)) times 2^(n - n/2) by adding to its
+    // exponent (exact, stays normal), then times 2^(n/2), rounded once.
     const int32_t ni = static_cast<int32_t>(n);
-    const int32_t n1 = ni / 2;
-    return p * pow2(n1) * pow2(ni - n1);
+    const int32_t n1 = ni >> 1;  // floor(n / 2)
+    return fromBits(toBits(p) + (static_cast<uint32_t>(ni - n1) << 23)) * pow2(n1);
 }
 
-// sin (cosine = false) or cos of x, Cephes' octant reduction.
+// pi/2 in three floats: kPio2Hi is float(pi/2), the others what is left.
+constexpr float kPio2Hi = 1.57079637050628662109375f;
+constexpr float kPio2Mid = -4.37113882867379e-08f;
+constexpr float kPio2Lo = -1.7151245100058819e-15f;
+
+// sin (cosine = false) or cos of x: x = q pi/2 + z with |z| <= pi/4, then
+// Cephes' sine or cosine polynomial of z by the quadrant q.
 float sinCos(float x, bool cosine) {
-    const float ax = std::fabs(x);
-    // Octant number (capped: beyond 2^24 floats are integers apart and the
-    // reduction is meaningless anyway; the cap keeps the conversion defined).
-    int32_t j = static_cast<int32_t>(std::fmin(ax * 1.27323954473516f, 16777216.0f));  // 4/pi
-    j += j & 1;                                                 // to an even octant
-    const float y = static_cast<float>(j);
-    j &= 7;
-    // Sign: sin is odd, cos even; octants 4..7 negate.
-    bool negate = j > 3;
-    j = j > 3 ? j - 4 : j;
-    if (cosine) negate = negate != (j > 1);
-    else negate = negate != std::signbit(x);
-    // x - y pi/4 in double: pi/4 = kC1 + kC2 with kC1 = float(pi/4) (24 bits, so y kC1 is
-    // exact for y < 2^24); accurate for |x| up to about 1.3e7.
-    constexpr double kC1 = 0.785398185253143310546875;
-    constexpr double kC2 = -2.1855695000931213e-08;
-    const double yd = static_cast<double>(y);
-    const float z = static_cast<float>((static_cast<double>(ax) - yd * kC1) - yd * kC2);
+    // x clamped to +-2^24 (beyond, floats are 2 apart and any value in
+    // [-1, 1] is as good; NaN becomes -2^24 and is restored at the end).
+    // The quadrant: x * 2/pi rounded, then corrected by the nearest integer
+    // to a first z (past 2^21 the float product is too coarse to round to
+    // the right quadrant).
+    const float xc = std::fmin(std::fmax(x, -16777216.0f), 16777216.0f);
+    float q = std::nearbyint(xc * 0.636619772367581343f);
+    float z = fma(-q, kPio2Hi, xc);
+    z = fma(-q, kPio2Mid, z);
+    q = q + std::nearbyint(z * 0.636619772367581343f);
+    // z = x - q pi/2 by three FMAs: the first is exact for |x| < 2.7e7 (the
+    // product's bits below float(x)'s last place cancel), the others leave
+    // an error of about one ulp of z, so no double precision is needed.
+    z = fma(-q, kPio2Hi, xc);
+    z = fma(-q, kPio2Mid, z);
+    z = fma(-q, kPio2Lo, z);
+    // cos x = sin(x + pi/2): one quadrant on.
+    const int32_t quadrant = static_cast<int32_t>(q) + (cosine ? 1 : 0);
     const float zz = z * z;
-    const float c =
-        zz * zz * horner(zz, {2.443315711809948e-5f, -1.388731625493765e-3f, 4.166664568298827e-2f}) - 0.5f * zz + 1.0f;
-    const float s = z * zz * horner(zz, {-1.9515295891e-4f, 8.3321608736e-3f, -1.6666654611e-1f}) + z;
-    // sin uses the sine polynomial in octants 0, 3; cos in 0, 3 the cosine one.
-    const bool useCos = (j == 1 || j == 2) != cosine;
-    // Clamped: past the accurate range the polynomials could leave [-1, 1].
-    const float r = std::fmin(std::fmax(select(useCos, c, s), -1.0f), 1.0f);
-    const float signed_ = select(negate, -r, r);
-    return select(std::isfinite(x), signed_, kNan);
+    const float c = fma(zz * zz, horner(zz, {2.443315711809948e-5f, -1.388731625493765e-3f, 4.166664568298827e-2f}),
+                        fma(-0.5f, zz, 1.0f));
+    const float s = fma(z * zz, horner(zz, {-1.9515295891e-4f, 8.3321608736e-3f, -1.6666654611e-1f}), z);
+    // Quadrants 1 and 3 take the cosine polynomial, 2 and 3 negate. Both
+    // stay within [-1, 1] for |z| <= pi/4.
+    const float r = select((quadrant & 1) != 0, c, s);
+    const float signed_ = select((quadrant & 2) != 0, -r, r);
+    const float out = select(std::isfinite(x), signed_, kNan);
+    return cosine ? out : select(x == 0.0f, x, out);  // sin(-0) = -0
 }
 
 }  // namespace
@@ -101,9 +115,9 @@ float log(float x) {
                                 1.4249322787e-1f, -1.6668057665e-1f, 2.0000714765e-1f, -2.4999993993e-1f,
                                 3.3333331174e-1f});
     float y = m * z * p;
-    y = y + e * kLn2Lo;
-    y = y - 0.5f * z;
-    const float r = m + y + e * kLn2Hi;
+    y = fma(e, kLn2Lo, y);
+    y = fma(-0.5f, z, y);
+    const float r = fma(e, kLn2Hi, m + y);
     // Special inputs.
     float out = select(x == kInf, kInf, r);
     out = select(x == 0.0f, -kInf, out);
@@ -120,7 +134,7 @@ float tanh(float x) {
     const float x2 = x * x;
     const float p = horner(x2, {-5.70498872745e-3f, 2.06390887954e-2f, -5.37397155531e-2f, 1.33314422036e-1f,
                                  -3.33332819422e-1f});
-    const float small = p * x2 * x + x;
+    const float small = fma(p * x2, x, x);
     return select(std::isnan(x), x, select(z < 0.625f, small, big));
 }
 
@@ -143,11 +157,11 @@ float erf(float x) {
                                         -2.685381193529856e-2f, 1.128358514861418e-1f, -3.761262582423300e-1f,
                                         1.128379165726710f});
     // |x| >= 1: 1 - erfc(|x|), erfc = t * exp(-z^2 + Q(t)), t = 1 / (1 + z/2).
-    const float t = 1.0f / (1.0f + 0.5f * std::fmin(z, 10.0f));
+    const float t = 1.0f / fma(0.5f, std::fmin(z, 10.0f), 1.0f);
     const float q = horner(t, {0.17087277f, -0.82215223f, 1.48851587f, -1.13520398f, 0.27886807f, -0.18628806f,
                                 0.09678418f, 0.37409196f, 1.00002368f, -1.26551223f});
     const float zc = std::fmin(z, 10.0f);
-    const float erfc = t * expCore(std::fmax(-zc * zc + q, -104.0f));
+    const float erfc = t * expCore(std::fmax(fma(-zc, zc, q), -104.0f));
     float big = 1.0f - erfc;
     big = select(x < 0, -big, big);
     return select(std::isnan(x), x, select(z < 1.0f, small, big));

@@ -24,6 +24,10 @@ struct Math {
     Value* sub(Value* x, Value* y) { return b.CreateFSub(x, y); }
     Value* mul(Value* x, Value* y) { return b.CreateFMul(x, y); }
     Value* div(Value* x, Value* y) { return b.CreateFDiv(x, y); }
+    Value* fma(Value* x, Value* y, Value* z) {
+        return b.CreateIntrinsic(llvm::Intrinsic::fma, {x->getType()}, {x, y, z});
+    }
+    Value* neg(Value* x) { return b.CreateFNeg(x); }
     Value* sel(Value* c, Value* x, Value* y) { return b.CreateSelect(c, x, y); }
     Value* fabs(Value* x) { return b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x); }
     // std::fmin / std::fmax with a non-NaN constant: the NaN operand loses.
@@ -39,7 +43,7 @@ struct Math {
     Value* horner(Value* x, std::initializer_list<double> c) {
         auto it = c.begin();
         Value* p = f(*it++);
-        for (; it != c.end(); ++it) p = add(mul(p, x), f(*it));
+        for (; it != c.end(); ++it) p = fma(p, x, f(*it));
         return p;
     }
     // 2^k for an i32 k in [-126, 127].
@@ -50,15 +54,15 @@ struct Math {
 
     Value* expCore(Value* x) {
         Value* n = b.CreateUnaryIntrinsic(llvm::Intrinsic::nearbyint, mul(x, f(1.44269504088896341)));
-        Value* r = sub(x, mul(n, f(kLn2Hi)));
-        r = sub(r, mul(n, f(kLn2Lo)));
-        Value* r2 = mul(r, r);
+        Value* r = fma(neg(n), f(kLn2Hi), x);
+        r = fma(neg(n), f(kLn2Lo), r);
         Value* p = horner(r, {1.9875691500e-4, 1.3981999507e-3, 8.3334519073e-3, 4.1665795894e-2,
                               1.6666665459e-1, 5.0000001201e-1});
-        p = add(add(mul(p, r2), r), f(1.0));
+        p = fma(fma(p, r, f(1.0)), r, f(1.0));
         Value* ni = b.CreateFPToSI(n, b.getInt32Ty());
-        Value* n1 = b.CreateSDiv(ni, i(2));
-        return mul(mul(p, pow2(n1)), pow2(b.CreateSub(ni, n1)));
+        Value* n1 = b.CreateAShr(ni, i(1));
+        Value* scaled = fromBits(b.CreateAdd(bits(p), b.CreateShl(b.CreateSub(ni, n1), i(23))));
+        return mul(scaled, pow2(n1));
     }
 
     Value* exp(Value* x) {
@@ -82,9 +86,9 @@ struct Math {
                               1.4249322787e-1, -1.6668057665e-1, 2.0000714765e-1, -2.4999993993e-1,
                               3.3333331174e-1});
         Value* y = mul(mul(m, z), p);
-        y = add(y, mul(e, f(kLn2Lo)));
-        y = sub(y, mul(f(0.5), z));
-        Value* r = add(add(m, y), mul(e, f(kLn2Hi)));
+        y = fma(e, f(kLn2Lo), y);
+        y = fma(f(-0.5), z, y);
+        Value* r = fma(e, f(kLn2Hi), add(m, y));
         Value* out = sel(b.CreateFCmpOEQ(x, f(inf)), f(inf), r);
         out = sel(b.CreateFCmpOEQ(x, f(0.0)), f(-inf), out);
         Value* bad = b.CreateOr(b.CreateFCmpOLT(x, f(0.0)), isNan(x));
@@ -99,7 +103,7 @@ struct Math {
         Value* x2 = mul(x, x);
         Value* p = horner(x2, {-5.70498872745e-3, 2.06390887954e-2, -5.37397155531e-2, 1.33314422036e-1,
                                -3.33332819422e-1});
-        Value* small = add(mul(mul(p, x2), x), x);
+        Value* small = fma(mul(p, x2), x, x);
         return sel(isNan(x), x, sel(b.CreateFCmpOLT(z, f(0.625)), small, big));
     }
 
@@ -110,40 +114,30 @@ struct Math {
     }
 
     Value* sinCos(Value* x, bool cosine) {
-        Value* ax = fabs(x);
-        Value* jf = fmin(mul(ax, f(1.27323954473516)), f(16777216.0));
-        Value* j = b.CreateFPToSI(jf, b.getInt32Ty());
-        j = b.CreateAdd(j, b.CreateAnd(j, i(1)));
-        Value* y = b.CreateSIToFP(j, b.getFloatTy());
-        j = b.CreateAnd(j, i(7));
-        Value* upper = b.CreateICmpSGT(j, i(3));
-        Value* negate = upper;
-        j = sel(upper, b.CreateSub(j, i(4)), j);
-        if (cosine) {
-            negate = b.CreateXor(negate, b.CreateICmpSGT(j, i(1)));
-        } else {
-            Value* signBit = b.CreateICmpSLT(bits(x), i(0));
-            negate = b.CreateXor(negate, signBit);
-        }
-        constexpr double kC1 = 0.785398185253143310546875;
-        constexpr double kC2 = -2.1855695000931213e-08;
-        llvm::Type* f64 = b.getDoubleTy();
-        Value* yd = b.CreateFPExt(y, f64);
-        Value* axd = b.CreateFPExt(ax, f64);
-        Value* zd = b.CreateFSub(b.CreateFSub(axd, b.CreateFMul(yd, llvm::ConstantFP::get(f64, kC1))),
-                                 b.CreateFMul(yd, llvm::ConstantFP::get(f64, kC2)));
-        Value* z = b.CreateFPTrunc(zd, b.getFloatTy());
+        constexpr double kTwoOverPi = 0.636619772367581343;
+        constexpr double kPio2Hi = 1.57079637050628662109375;
+        constexpr double kPio2Mid = -4.37113882867379e-08;
+        constexpr double kPio2Lo = -1.7151245100058819e-15;
+        Value* xc = fmin(fmax(x, f(-16777216.0)), f(16777216.0));
+        Value* q = b.CreateUnaryIntrinsic(llvm::Intrinsic::nearbyint, mul(xc, f(kTwoOverPi)));
+        Value* z = fma(neg(q), f(kPio2Hi), xc);
+        z = fma(neg(q), f(kPio2Mid), z);
+        q = add(q, b.CreateUnaryIntrinsic(llvm::Intrinsic::nearbyint, mul(z, f(kTwoOverPi))));
+        z = fma(neg(q), f(kPio2Hi), xc);
+        z = fma(neg(q), f(kPio2Mid), z);
+        z = fma(neg(q), f(kPio2Lo), z);
+        Value* quadrant = b.CreateFPToSI(q, b.getInt32Ty());
+        if (cosine) quadrant = b.CreateAdd(quadrant, i(1));
         Value* zz = mul(z, z);
-        Value* c = add(sub(mul(mul(zz, zz), horner(zz, {2.443315711809948e-5, -1.388731625493765e-3,
-                                                         4.166664568298827e-2})),
-                           mul(f(0.5), zz)),
-                       f(1.0));
-        Value* s = add(mul(mul(z, zz), horner(zz, {-1.9515295891e-4, 8.3321608736e-3, -1.6666654611e-1})), z);
-        Value* octant12 = b.CreateOr(b.CreateICmpEQ(j, i(1)), b.CreateICmpEQ(j, i(2)));
-        Value* useCos = cosine ? b.CreateNot(octant12) : octant12;
-        Value* r = fmin(fmax(sel(useCos, c, s), f(-1.0)), f(1.0));
-        Value* signedR = sel(negate, b.CreateFNeg(r), r);
-        return sel(isFinite(x), signedR, f(std::numeric_limits<float>::quiet_NaN()));
+        Value* c = fma(mul(zz, zz), horner(zz, {2.443315711809948e-5, -1.388731625493765e-3, 4.166664568298827e-2}),
+                       fma(f(-0.5), zz, f(1.0)));
+        Value* s = fma(mul(z, zz), horner(zz, {-1.9515295891e-4, 8.3321608736e-3, -1.6666654611e-1}), z);
+        Value* odd = b.CreateICmpNE(b.CreateAnd(quadrant, i(1)), i(0));
+        Value* r = sel(odd, c, s);
+        Value* negate = b.CreateICmpNE(b.CreateAnd(quadrant, i(2)), i(0));
+        Value* signedR = sel(negate, neg(r), r);
+        Value* out = sel(isFinite(x), signedR, f(std::numeric_limits<float>::quiet_NaN()));
+        return cosine ? out : sel(b.CreateFCmpOEQ(x, f(0.0)), x, out);
     }
 
     Value* erf(Value* x) {
@@ -152,11 +146,11 @@ struct Math {
         Value* small = mul(x, horner(x2, {7.853861353153693e-5, -8.010193625184903e-4, 5.188327685732524e-3,
                                           -2.685381193529856e-2, 1.128358514861418e-1, -3.761262582423300e-1,
                                           1.128379165726710}));
-        Value* t = div(f(1.0), add(f(1.0), mul(f(0.5), fmin(z, f(10.0)))));
+        Value* t = div(f(1.0), fma(f(0.5), fmin(z, f(10.0)), f(1.0)));
         Value* q = horner(t, {0.17087277, -0.82215223, 1.48851587, -1.13520398, 0.27886807, -0.18628806,
                               0.09678418, 0.37409196, 1.00002368, -1.26551223});
         Value* zc = fmin(z, f(10.0));
-        Value* erfc = mul(t, expCore(fmax(add(b.CreateFNeg(mul(zc, zc)), q), f(-104.0))));
+        Value* erfc = mul(t, expCore(fmax(fma(neg(zc), zc, q), f(-104.0))));
         Value* big = sub(f(1.0), erfc);
         big = sel(b.CreateFCmpOLT(x, f(0.0)), b.CreateFNeg(big), big);
         return sel(isNan(x), x, sel(b.CreateFCmpOLT(z, f(1.0)), small, big));
