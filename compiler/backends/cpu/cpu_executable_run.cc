@@ -230,21 +230,36 @@ void Runner::runGemmEpilogue(Program& program, Thunk& thunk) {
     const int64_t grain = gemmRowGrain(plan);
     // Output tiles the GEMM writes into a per-thread scratch block and the
     // epilogue reads back from cache. Each GEMM call packs its whole rhs
-    // column range and lhs row range again, so tiles must not be small:
-    // full rows in blocks of about 1 MiB (a core's L2 here; 128 KiB blocks
-    // made relu(x@w+b) 4096x1024x1024 1.5x slower), and for wide outputs
-    // (a vocabulary projection: 30522 columns) 1024-column tiles of about
-    // 4 MiB, which re-pack each operand a few times instead of once per
-    // 32-row block (which made BERT's decoder GEMM 2.4x slower).
+    // column range and lhs row range again, so tiles must not be small
+    // (with 1 MiB row blocks BERT's 1024x768x3072 FFN GEMM packed its 9 MiB
+    // rhs 12 times and ran 1.2x slower than the plain dot; 128 KiB blocks
+    // made relu(x@w+b) 4096x1024x1024 1.5x slower): each thread's share of
+    // the rows in as few blocks of about kBlockBytes (and at least kMinRows
+    // rows) as cover it, so the blocks also divide evenly between the threads. Wide outputs (a
+    // vocabulary projection: 30522 columns) are cut into 1024-column tiles
+    // of about 4 MiB instead, which re-pack each operand a few times rather
+    // than once per small row block (which made BERT's decoder GEMM 2.4x
+    // slower).
+    constexpr int64_t kBlockBytes = int64_t{4} << 20;
+    const int64_t threads = m_context.threads();
     int64_t cols = plan.n;
-    int64_t blockRows = std::max<int64_t>(grain, (int64_t{1} << 20) / std::max<int64_t>(plan.n * elementBytes, 1));
-    if (plan.n * elementBytes * 256 > (int64_t{4} << 20)) {
+    int64_t blockRows = 0;
+    if (plan.n * elementBytes * 256 > kBlockBytes) {
         cols = 1024;
-        blockRows = std::max<int64_t>(grain, (int64_t{4} << 20) / (cols * elementBytes));
+        blockRows = std::max<int64_t>(grain, kBlockBytes / (cols * elementBytes));
+    } else {
+        // At least kMinRows rows per call: one rhs pack costs about as much
+        // as 40 rows of its GEMM here (bytes at ~10 GB/s against FMAs at
+        // ~190 GFLOP/s per core, whatever k and n), so 512-row blocks keep
+        // re-packing under 10%.
+        constexpr int64_t kMinRows = 512;
+        const int64_t share = (rows + threads - 1) / threads;
+        const int64_t target = std::max(kMinRows, kBlockBytes / std::max<int64_t>(plan.n * elementBytes, 1));
+        const int64_t pieces = std::max<int64_t>(1, (share + target - 1) / target);
+        blockRows = std::max(grain, (share + pieces - 1) / pieces);
     }
     // Enough tiles for every thread.
     const int64_t colBlocks = (plan.n + cols - 1) / cols;
-    const int64_t threads = m_context.threads();
     if (colBlocks < threads)
         blockRows = std::max(grain, std::min(blockRows, (rows * colBlocks + threads - 1) / threads));
     const int64_t rowBlocks = (rows + blockRows - 1) / blockRows;
