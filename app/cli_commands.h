@@ -19,6 +19,8 @@ int runCost(const std::vector<std::string>& args);     // cli_cost.cc
 int runExplain(const std::vector<std::string>& args);  // cli_cost.cc
 int runCalibrate(const std::vector<std::string>& args);  // cli_calibrate.cc
 int runRun(const std::vector<std::string>& args);        // cli_run.cc
+int runCalc(const std::vector<std::string>& args);       // cli_estimate.cc
+int runEstimate(const std::vector<std::string>& args);   // cli_estimate.cc
 
 // Usage text of the whole tool.
 std::string usage();

@@ -35,6 +35,8 @@ int main(int argc, char** argv) {
     if (command == "explain") return hloscope::cli::runExplain(args);
     if (command == "calibrate") return hloscope::cli::runCalibrate(args);
     if (command == "run") return hloscope::cli::runRun(args);
+    if (command == "calc") return hloscope::cli::runCalc(args);
+    if (command == "estimate") return hloscope::cli::runEstimate(args);
     std::fprintf(stderr, "hloscope-cli: unknown command '%s'\n\n%s", command.c_str(),
                  hloscope::cli::usage().c_str());
     return 2;

@@ -39,25 +39,7 @@ struct RunFlags {
     bool json = false;
 };
 
-struct ModeReport {
-    ExecutionMode mode = ExecutionMode::kFused;
-    std::vector<double> runMs;  // measured runs (after warm-up)
-    double compileMs = 0;       // the first run's code generation
-    double prepareMs = 0;       // the pipeline
-    int64_t kernels = 0;
-    int64_t peakBytes = 0;      // buffer assignment's peak of the prepared module
-    std::vector<MeasuredTime> kernelTimes;  // of the last run
-    std::vector<std::string> fallbacks;
-    std::optional<OutputCheck> check;
-    double median() const {
-        std::vector<double> v = runMs;
-        std::sort(v.begin(), v.end());
-        return v.empty() ? 0 : v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
-    }
-    double min() const { return *std::min_element(runMs.begin(), runMs.end()); }
-    double max() const { return *std::max_element(runMs.begin(), runMs.end()); }
-    std::string modeName() const { return std::string(executionModeName(mode)); }
-};
+std::string modeName(const ModeMeasurement& r) { return std::string(executionModeName(r.mode)); }
 
 std::optional<std::string> parseFlags(const std::vector<std::string>& args, RunFlags& flags) {
     for (size_t i = 0; i < args.size(); ++i) {
@@ -123,44 +105,17 @@ std::optional<std::string> parseFlags(const std::vector<std::string>& args, RunF
     return std::nullopt;
 }
 
-// Prepares, warms up and times one mode.
-StatusOr<ModeReport> measure(const RunFlags& flags, const std::string& target, ExecutionMode mode,
-                             const ExecutionDevice& device, const std::vector<Literal>& args,
-                             const std::vector<Literal>* reference) {
-    ModeReport report;
-    report.mode = mode;
-    const auto start = std::chrono::steady_clock::now();
-    HLO_ASSIGN_OR_RETURN(auto module, loadModuleFromFile(flags.file));
-    HLO_ASSIGN_OR_RETURN(module, prepareForMode(std::move(module), target, mode));
-    report.prepareMs = secondsSince(start) * 1e3;
-    report.peakBytes = peakMemoryBytes(*module);
-    ExecutionOptions options;
-    options.threads = flags.threads;
-    options.rngSeed = flags.seed;
-    for (int i = 0; i < flags.warmup + flags.repeat; ++i) {
-        HLO_ASSIGN_OR_RETURN(ExecutionResult result, device.run(*module, args, options));
-        if (i == 0) {
-            report.compileMs = result.compileSeconds * 1e3;
-            report.fallbacks = result.fallbacks;
-            if (reference) report.check = checkOutputs(*reference, result.outputs);
-        }
-        if (i >= flags.warmup) report.runMs.push_back(result.wallSeconds * 1e3);
-        report.kernels = static_cast<int64_t>(result.kernelTimes.size());
-        report.kernelTimes = std::move(result.kernelTimes);
-    }
-    return report;
-}
-
-Json modeJson(const ModeReport& r) {
+Json modeJson(const ModeMeasurement& r) {
     Json j;
-    j["median_ms"] = r.median();
-    j["min_ms"] = r.min();
-    j["max_ms"] = r.max();
-    j["compile_ms"] = r.compileMs;
-    j["pipeline_ms"] = r.prepareMs;
+    j["median_ms"] = r.medianSeconds() * 1e3;
+    j["min_ms"] = r.minSeconds() * 1e3;
+    j["max_ms"] = r.maxSeconds() * 1e3;
+    j["compile_ms"] = r.compileSeconds * 1e3;
+    j["pipeline_ms"] = r.pipelineSeconds * 1e3;
     j["kernels"] = r.kernels;
-    j["peak_bytes"] = r.peakBytes;
-    j["runs"] = r.runMs.size();
+    j["peak_bytes"] = r.assignedPeakBytes;
+    j["device_peak_bytes"] = r.devicePeakBytes;
+    j["runs"] = r.runSeconds.size();
     Json kernels = Json::array();
     for (const MeasuredTime& t : r.kernelTimes)
         kernels.push_back({{"name", t.name}, {"opcode", t.opcode}, {"ms", t.seconds * 1e3}, {"count", t.count}});
@@ -180,22 +135,23 @@ Json checkJson(const OutputCheck& c) {
 }
 
 void printText(const std::string& name, const ExecutionDevice& device, const RunFlags& flags,
-               const std::vector<ModeReport>& reports) {
+               const std::vector<ModeMeasurement>& reports) {
     std::printf("%s on %s (%s)%s\n", name.c_str(), device.name().c_str(), device.description().c_str(),
                 flags.threads ? (", " + std::to_string(flags.threads) + " threads").c_str() : "");
     std::printf("%-8s %10s %10s %10s %10s %8s %12s\n", "mode", "median ms", "min ms", "max ms", "compile ms",
                 "kernels", "peak bytes");
-    for (const ModeReport& r : reports)
-        std::printf("%-8s %10.3f %10.3f %10.3f %10.1f %8lld %12lld\n", r.modeName().c_str(), r.median(), r.min(),
-                    r.max(), r.compileMs,
-                    static_cast<long long>(r.kernels), static_cast<long long>(r.peakBytes));
-    if (reports.size() == 2 && reports[1].median() > 0)
-        std::printf("measured speedup (unfused / fused): %.2fx\n", reports[0].median() / reports[1].median());
-    for (const ModeReport& r : reports) {
+    for (const ModeMeasurement& r : reports)
+        std::printf("%-8s %10.3f %10.3f %10.3f %10.1f %8lld %12lld\n", modeName(r).c_str(), r.medianSeconds() * 1e3,
+                    r.minSeconds() * 1e3, r.maxSeconds() * 1e3, r.compileSeconds * 1e3,
+                    static_cast<long long>(r.kernels), static_cast<long long>(r.assignedPeakBytes));
+    if (reports.size() == 2 && reports[1].medianSeconds() > 0)
+        std::printf("measured speedup (unfused / fused): %.2fx\n",
+                    reports[0].medianSeconds() / reports[1].medianSeconds());
+    for (const ModeMeasurement& r : reports) {
         std::vector<MeasuredTime> top = r.kernelTimes;
         std::sort(top.begin(), top.end(), [](const auto& a, const auto& b) { return a.seconds > b.seconds; });
         if (top.size() > 5) top.resize(5);
-        const std::string mode = r.modeName();
+        const std::string mode = modeName(r);
         std::printf("%s: slowest kernels:", mode.c_str());
         for (const MeasuredTime& t : top) std::printf(" %s %.3f ms;", t.name.c_str(), t.seconds * 1e3);
         std::printf("\n");
@@ -246,11 +202,17 @@ int runRun(const std::vector<std::string>& args) {
         }
         reference = std::move(result->outputs);
     }
-    std::vector<ModeReport> reports;
+    std::vector<ModeMeasurement> reports;
+    MeasureOptions measureOptions;
+    measureOptions.warmup = flags.warmup;
+    measureOptions.repeat = flags.repeat;
+    measureOptions.threads = flags.threads;
+    measureOptions.seed = flags.seed;
     for (ExecutionMode mode : {ExecutionMode::kUnfused, ExecutionMode::kFused}) {
         if ((mode == ExecutionMode::kUnfused && !flags.unfused) || (mode == ExecutionMode::kFused && !flags.fused))
             continue;
-        auto report = measure(flags, target, mode, **device, *arguments, reference ? &*reference : nullptr);
+        auto report = measureMode(**input, target, mode, **device, *arguments, measureOptions,
+                                  reference ? &*reference : nullptr);
         if (!report.isOk()) {
             std::fprintf(stderr, "%s: %s: %s\n", name.c_str(), std::string(executionModeName(mode)).c_str(),
                          report.status().toString().c_str());
@@ -259,7 +221,7 @@ int runRun(const std::vector<std::string>& args) {
         reports.push_back(std::move(*report));
     }
     bool passed = true;
-    for (const ModeReport& r : reports) passed = passed && (!r.check || r.check->passed);
+    for (const ModeMeasurement& r : reports) passed = passed && (!r.check || r.check->passed);
     if (flags.json) {
         Json j;
         j["file"] = name;
@@ -268,17 +230,18 @@ int runRun(const std::vector<std::string>& args) {
         j["threads"] = flags.threads;
         j["repeat"] = flags.repeat;
         j["warmup"] = flags.warmup;
-        for (const ModeReport& r : reports) j[std::string(executionModeName(r.mode))] = modeJson(r);
-        if (reports.size() == 2 && reports[1].median() > 0) j["speedup"] = reports[0].median() / reports[1].median();
+        for (const ModeMeasurement& r : reports) j[modeName(r)] = modeJson(r);
+        if (reports.size() == 2 && reports[1].medianSeconds() > 0)
+            j["speedup"] = reports[0].medianSeconds() / reports[1].medianSeconds();
         if (flags.check) {
             // The worse of the modes run.
             OutputCheck worst;
-            for (const ModeReport& r : reports) {
+            for (const ModeMeasurement& r : reports) {
                 worst.maxAbsError = std::max(worst.maxAbsError, r.check->maxAbsError);
                 worst.maxRelError = std::max(worst.maxRelError, r.check->maxRelError);
                 if (worst.passed && !r.check->passed) {
                     worst.passed = false;
-                    worst.detail = r.modeName() + ": " + r.check->detail;
+                    worst.detail = modeName(r) + ": " + r.check->detail;
                 }
             }
             j["check"] = checkJson(worst);

@@ -84,6 +84,9 @@ private slots:
     void explainAnswersForPairs();
     void runOnTheInterpreter();
     void runErrors();
+    void calcArithmeticAndErrors();
+    void estimatePredictsAndMeasures();
+    void estimateErrors();
 
 private:
     QString write(const QString& name, const QByteArray& text);
@@ -565,6 +568,115 @@ void TestCli::runErrors() {
     Result cc = runCli({u"run"_s, custom, u"--device"_s, u"interpreter"_s});
     QCOMPARE(cc.exitCode, 1);
     QVERIFY2(cc.err.contains(u"cc"_s), qPrintable(cc.err));
+}
+
+void TestCli::calcArithmeticAndErrors() {
+    Result r = runCli({u"calc"_s, u"--baseline-time"_s, u"140ms"_s, u"--baseline-memory"_s, u"11GB"_s,
+                       u"--speedup"_s, u"1.4"_s, u"--memory-reduction"_s, u"1.25"_s, u"--json"_s});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    const QJsonObject j = QJsonDocument::fromJson(r.out.toUtf8()).object();
+    QCOMPARE(j.value(u"optimized_time"_s).toDouble(), 100.0);
+    QCOMPARE(j.value(u"time_saved"_s).toDouble(), 40.0);
+    QVERIFY(qAbs(j.value(u"time_saved_pct"_s).toDouble() - 100.0 * 40 / 140) < 1e-9);
+    QCOMPARE(j.value(u"optimized_memory"_s).toDouble(), 8.8);
+    QVERIFY(qAbs(j.value(u"memory_saved"_s).toDouble() - 2.2) < 1e-9);
+    QVERIFY(qAbs(j.value(u"memory_saved_pct"_s).toDouble() - 20.0) < 1e-9);
+    QCOMPARE(j.value(u"time_unit"_s).toString(), u"ms"_s);
+    QCOMPARE(j.value(u"memory_unit"_s).toString(), u"GB"_s);
+    // Seconds and megabytes; the text form.
+    Result text = runCli({u"calc"_s, u"--baseline-time"_s, u"2s"_s, u"--baseline-memory"_s, u"500MB"_s,
+                          u"--speedup"_s, u"4"_s, u"--memory-reduction"_s, u"2"_s});
+    QCOMPARE(text.exitCode, 0);
+    QVERIFY2(text.out.contains(u"optimized time:   0.5 s"_s) && text.out.contains(u"optimized memory: 250 MB"_s),
+             qPrintable(text.out));
+    // Every bad field is named; never NaN or inf.
+    Result bad = runCli({u"calc"_s, u"--baseline-time"_s, u"abc"_s, u"--baseline-memory"_s, u"-1"_s, u"--speedup"_s,
+                         u"0"_s, u"--memory-reduction"_s, u"inf"_s, u"--json"_s});
+    QCOMPARE(bad.exitCode, 2);
+    QVERIFY(bad.out.isEmpty());
+    for (const char* field : {"baseline time", "baseline memory", "speedup factor", "memory reduction factor"})
+        QVERIFY2(bad.err.contains(QLatin1String(field)), qPrintable(bad.err));
+    QCOMPARE(runCli({u"calc"_s, u"--speedup"_s, u"2"_s}).exitCode, 2);
+    QCOMPARE(runCli({u"calc"_s, u"--baseline-time"_s}).exitCode, 2);
+}
+
+void TestCli::estimatePredictsAndMeasures() {
+    const QString example = QStringLiteral(HLOSCOPE_SOURCE_DIR "/resources/examples/sin_plus_exp.hlo");
+    Result predicted = runCli({u"estimate"_s, example, u"--target"_s, u"h100"_s, u"--json"_s});
+    QVERIFY2(predicted.exitCode == 0, qPrintable(predicted.err));
+    QJsonObject j = QJsonDocument::fromJson(predicted.out.toUtf8()).object();
+    QCOMPARE(j.value(u"target"_s).toString(), u"h100"_s);
+    QVERIFY(j.value(u"device"_s).isNull() && !j.contains(u"measured"_s));
+    QJsonObject p = j.value(u"predicted"_s).toObject();
+    for (const char* key : {"unfused_ms", "fused_ms", "speedup", "peak_bytes_unfused", "peak_bytes_fused",
+                            "memory_reduction", "compile_ms", "break_even_runs"})
+        QVERIFY2(p.contains(QLatin1String(key)), key);
+    QVERIFY(p.value(u"unfused_ms"_s).toDouble() > p.value(u"fused_ms"_s).toDouble());
+    QVERIFY(qAbs(p.value(u"speedup"_s).toDouble() -
+                 p.value(u"unfused_ms"_s).toDouble() / p.value(u"fused_ms"_s).toDouble()) < 1e-9);
+    QVERIFY(j.value(u"error"_s).toObject().value(u"speedup_pct"_s).isNull());
+    // Three kernels unfused (sine, exponential, add), one fused.
+    const QJsonObject kernels = j.value(u"kernels"_s).toObject();
+    QCOMPARE(kernels.value(u"unfused"_s).toArray().size(), 3);
+    QCOMPARE(kernels.value(u"fused"_s).toArray().size(), 1);
+
+    // Measured on this machine's CPU, with a user's baseline scaled.
+    Result measured = runCli({u"estimate"_s, example, u"--measure"_s, u"--repeat"_s, u"3"_s, u"--baseline-time"_s,
+                              u"140ms"_s, u"--baseline-memory"_s, u"11GB"_s, u"--json"_s});
+    QVERIFY2(measured.exitCode == 0, qPrintable(measured.err));
+    j = QJsonDocument::fromJson(measured.out.toUtf8()).object();
+    QCOMPARE(j.value(u"device"_s).toString(), u"cpu"_s);
+    p = j.value(u"predicted"_s).toObject();
+    const QJsonObject m = j.value(u"measured"_s).toObject();
+    QVERIFY(m.value(u"unfused_ms"_s).toDouble() > 0 && m.value(u"fused_ms"_s).toDouble() > 0);
+    QVERIFY(m.value(u"peak_bytes_fused"_s).toDouble() > 0);
+    // Code generation is part of the measured compile time.
+    QVERIFY(m.value(u"compile_ms"_s).toDouble() > 0);
+    const double error = j.value(u"error"_s).toObject().value(u"speedup_pct"_s).toDouble();
+    const double want = (p.value(u"speedup"_s).toDouble() - m.value(u"speedup"_s).toDouble()) /
+                        m.value(u"speedup"_s).toDouble() * 100;
+    QVERIFY2(qAbs(error - want) < 1e-6, qPrintable(QString::number(error)));
+    const QJsonObject kernelError = j.value(u"error"_s).toObject().value(u"kernels"_s).toObject();
+    QCOMPARE(kernelError.value(u"count"_s).toInt(), 4);
+    const QJsonObject baseline = j.value(u"baseline"_s).toObject();
+    QCOMPARE(baseline.value(u"source"_s).toString(), u"measured"_s);
+    QVERIFY(qAbs(baseline.value(u"optimized_time"_s).toDouble() - 140.0 / m.value(u"speedup"_s).toDouble()) < 1e-3);
+    // CSV: a header, two module rows, four kernel rows.
+    Result csv = runCli({u"estimate"_s, example, u"--csv"_s});
+    QCOMPARE(csv.exitCode, 0);
+    const QStringList lines = csv.out.trimmed().split(u'\n');
+    QCOMPARE(lines.size(), 7);
+    QCOMPARE(lines.front(), u"scope,name,opcode,predicted_ms,measured_ms,error_pct"_s);
+    QVERIFY(lines[1].startsWith(u"module-unfused,"_s));
+    // Text names the break-even point.
+    Result text = runCli({u"estimate"_s, example});
+    QCOMPARE(text.exitCode, 0);
+    QVERIFY2(text.out.contains(u"break-even (predicted): "_s), qPrintable(text.out));
+}
+
+void TestCli::estimateErrors() {
+    const QString example = QStringLiteral(HLOSCOPE_SOURCE_DIR "/resources/examples/sin_plus_exp.hlo");
+    QCOMPARE(runCli({u"estimate"_s}).exitCode, 2);
+    QCOMPARE(runCli({u"estimate"_s, example, u"--json"_s, u"--csv"_s}).exitCode, 2);
+    QCOMPARE(runCli({u"estimate"_s, example, u"--baseline-time"_s, u"1s"_s}).exitCode, 2);
+    QCOMPARE(runCli({u"estimate"_s, example, u"--repeat"_s, u"0"_s}).exitCode, 2);
+    Result target = runCli({u"estimate"_s, example, u"--target"_s, u"nosuch"_s});
+    QCOMPARE(target.exitCode, 1);
+    QVERIFY2(target.err.contains(u"nosuch"_s), qPrintable(target.err));
+    // No GPU backend measures an h100 here.
+    Result gpu = runCli({u"estimate"_s, example, u"--target"_s, u"h100"_s, u"--measure"_s});
+    QCOMPARE(gpu.exitCode, 1);
+    QVERIFY2(gpu.err.contains(u"no device measures target 'h100'"_s), qPrintable(gpu.err));
+    Result device = runCli({u"estimate"_s, example, u"--device"_s, u"nosuch"_s});
+    QCOMPARE(device.exitCode, 1);
+    QVERIFY2(device.err.contains(u"nosuch"_s), qPrintable(device.err));
+    Result bad = runCli({u"estimate"_s, example, u"--baseline-time"_s, u"-3ms"_s, u"--baseline-memory"_s, u"1GB"_s});
+    QCOMPARE(bad.exitCode, 2);
+    QVERIFY2(bad.err.contains(u"baseline time"_s), qPrintable(bad.err));
+    const QString broken = write(u"broken.hlo"_s, kBadSyntax);
+    Result parse = runCli({u"estimate"_s, broken});
+    QCOMPARE(parse.exitCode, 1);
+    QVERIFY2(parse.err.contains(u"broken.hlo:5:"_s), qPrintable(parse.err));
 }
 
 QTEST_GUILESS_MAIN(TestCli)

@@ -13,7 +13,7 @@
 #include "compiler/buffers/buffer_assignment.h"
 #include "compiler/cost/performance_model.h"
 #include "tests/panel_test_util.h"
-#include "views/estimator/calculator.h"
+#include "compiler/estimator/calculator.h"
 #include "views/estimator/estimator_panel.h"
 #include "views/estimator/live_range_chart.h"
 

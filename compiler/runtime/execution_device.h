@@ -55,6 +55,9 @@ struct ExecutionResult {
     std::string device;                          // name() of the device that ran it
     double compileSeconds = 0;  // code generation in this run (0 when the device's cache had it)
     std::vector<std::string> fallbacks;  // "name: why" of instructions the device could not compile (run by the interpreter)
+    // Bytes the device held for the run (temporaries, outputs, scratch and
+    // the arguments); 0 when the device does not account for its memory.
+    int64_t peakBytes = 0;
 };
 
 class ExecutionDevice {

@@ -1,12 +1,16 @@
 #include "compiler/runtime/execution_modes.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <limits>
 
+#include "compiler/buffers/buffer_assignment.h"
 #include "compiler/pipeline/bisect.h"
 #include "compiler/pipeline/pipeline.h"
 #include "compiler/targets/targets.h"
+#include "core/hlo_parser.h"
+#include "core/hlo_printer.h"
 #include "core/primitive_type.h"
 
 namespace hloscope {
@@ -98,6 +102,52 @@ OutputCheck checkOutputs(const std::vector<Literal>& expected, const std::vector
         }
     }
     return check;
+}
+
+double ModeMeasurement::medianSeconds() const {
+    std::vector<double> v = runSeconds;
+    std::sort(v.begin(), v.end());
+    if (v.empty()) return 0;
+    return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+}
+
+double ModeMeasurement::minSeconds() const {
+    return runSeconds.empty() ? 0 : *std::min_element(runSeconds.begin(), runSeconds.end());
+}
+
+double ModeMeasurement::maxSeconds() const {
+    return runSeconds.empty() ? 0 : *std::max_element(runSeconds.begin(), runSeconds.end());
+}
+
+StatusOr<ModeMeasurement> measureMode(const HloModule& module, std::string_view target, ExecutionMode mode,
+                                      const ExecutionDevice& device, const std::vector<Literal>& args,
+                                      const MeasureOptions& options, const std::vector<Literal>* reference) {
+    ModeMeasurement report;
+    report.mode = mode;
+    const auto start = std::chrono::steady_clock::now();
+    HLO_ASSIGN_OR_RETURN(std::unique_ptr<HloModule> copy, parseHloModule(printModule(module)));
+    copy->setIsScheduled(module.isScheduled());
+    HLO_ASSIGN_OR_RETURN(copy, prepareForMode(std::move(copy), target, mode));
+    report.pipelineSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    report.assignedPeakBytes = peakMemoryBytes(*copy);
+    report.module = std::move(copy);
+    ExecutionOptions run;
+    run.threads = options.threads;
+    run.rngSeed = options.seed;
+    const int total = std::max(0, options.warmup) + std::max(1, options.repeat);
+    for (int i = 0; i < total; ++i) {
+        HLO_ASSIGN_OR_RETURN(ExecutionResult result, device.run(*report.module, args, run));
+        if (i == 0) {
+            report.compileSeconds = result.compileSeconds;
+            report.fallbacks = result.fallbacks;
+            if (reference) report.check = checkOutputs(*reference, result.outputs);
+        }
+        if (i >= total - std::max(1, options.repeat)) report.runSeconds.push_back(result.wallSeconds);
+        report.devicePeakBytes = std::max(report.devicePeakBytes, result.peakBytes);
+        report.kernels = static_cast<int64_t>(result.kernelTimes.size());
+        report.kernelTimes = std::move(result.kernelTimes);
+    }
+    return report;
 }
 
 }  // namespace hloscope

@@ -6,14 +6,19 @@
 //     ratio is the effect of fusion alone;
 //   * the check of a device's outputs against the reference interpreter's:
 //     the largest absolute and relative errors and the per-type tolerance
-//     verdict of compareWithTolerance.
+//     verdict of compareWithTolerance;
+//   * one mode measured: prepared, warmed up and timed over repeated runs
+//     (the CLI's `run` and `estimate --measure`).
 #pragma once
 
+#include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "compiler/runtime/execution_device.h"
 #include "core/hlo_module.h"
 #include "core/literal.h"
 #include "core/status.h"
@@ -41,5 +46,37 @@ struct OutputCheck {
 };
 
 OutputCheck checkOutputs(const std::vector<Literal>& expected, const std::vector<Literal>& actual);
+
+struct MeasureOptions {
+    int warmup = 1;   // runs before the timed ones (the first compiles)
+    int repeat = 5;   // timed runs, >= 1
+    int threads = 0;  // 0: the device's default
+    uint64_t seed = 0;  // rng ops
+};
+
+struct ModeMeasurement {
+    ExecutionMode mode = ExecutionMode::kFused;
+    std::vector<double> runSeconds;  // the timed runs
+    double pipelineSeconds = 0;      // the target's pass pipeline
+    double compileSeconds = 0;       // the device's code generation (first run)
+    int64_t kernels = 0;
+    int64_t assignedPeakBytes = 0;   // buffer assignment's peak of the prepared module
+    int64_t devicePeakBytes = 0;     // what the device allocated for a run (0: it does not say)
+    std::vector<MeasuredTime> kernelTimes;  // of the last run
+    std::vector<std::string> fallbacks;
+    std::optional<OutputCheck> check;       // when a reference was given
+    std::shared_ptr<const HloModule> module;  // as prepared
+
+    double medianSeconds() const;
+    double minSeconds() const;
+    double maxSeconds() const;
+};
+
+// Prepares a copy of `module` for `mode` on `target`, runs it
+// warmup + repeat times on `device` with `args` and, given `reference`
+// outputs, checks the first run's against them.
+StatusOr<ModeMeasurement> measureMode(const HloModule& module, std::string_view target, ExecutionMode mode,
+                                      const ExecutionDevice& device, const std::vector<Literal>& args,
+                                      const MeasureOptions& options, const std::vector<Literal>* reference = nullptr);
 
 }  // namespace hloscope

@@ -1,6 +1,6 @@
 // EstimatorPanel: "what would fusion buy me?" The calculator form (baseline
 // time ms/s and memory MB/GB, speedup and memory reduction factors ->
-// optimized values and savings; views/estimator/calculator.h does the
+// optimized values and savings; compiler/estimator/calculator.h does the
 // arithmetic) is filled from the performance model for the state's module
 // and target (predicted unfused vs fused time, predicted peak memory before
 // vs after fusion from buffer assignment) and every field can be
@@ -20,7 +20,7 @@
 #include <array>
 
 #include "views/document/document_state.h"
-#include "views/estimator/calculator.h"
+#include "compiler/estimator/calculator.h"
 #include "views/estimator/model_figures.h"
 #include "views/execution/execution_panel.h"
 

@@ -423,22 +423,29 @@ Status CpuExecutable::Impl::layOutBuffers(Program& program) {
         options.tuplePointerBytes = 0;
         auto assignment = assignBuffers(*module, options);
         if (assignment.isOk()) {
+            // Each allocation gets arena space only if a buffer in it is not
+            // an entry output written in place into the output storage.
             std::vector<int64_t> allocationOffset(assignment->allocations.size(), -1);
-            for (const BufferAllocation& allocation : assignment->allocations) {
-                if (allocation.isParameter || allocation.isConstant) continue;
-                allocationOffset[static_cast<size_t>(allocation.index)] = next;
-                next += alignUp(allocation.sizeBytes);
-            }
+            std::vector<std::pair<LeafBuffer*, size_t>> placed;  // leaf, allocation
             for (const LogicalBuffer& buffer : assignment->buffers) {
                 if (buffer.allocation < 0 || buffer.isTupleTable || buffer.isCalleeTemporary) continue;
+                const BufferAllocation& allocation = assignment->allocations[static_cast<size_t>(buffer.allocation)];
+                if (allocation.isParameter || allocation.isConstant) continue;
                 auto it = program.slotOf.find(buffer.instruction);
                 if (it == program.slotOf.end()) continue;
                 Thunk& thunk = program.thunks[static_cast<size_t>(it->second)];
                 const std::optional<size_t> leaf = leafNumber(buffer.instruction->shape(), buffer.shapeIndex);
                 if (!leaf || *leaf >= thunk.buffers.size()) continue;
-                const int64_t offset = allocationOffset[static_cast<size_t>(buffer.allocation)];
-                if (offset >= 0 && thunk.buffers[*leaf].bytes <= alignUp(buffer.sizeBytes) + kAlignment)
-                    thunk.buffers[*leaf].offset = offset;
+                LeafBuffer& target = thunk.buffers[*leaf];
+                if (target.output >= 0 || target.bytes > alignUp(buffer.sizeBytes) + kAlignment) continue;
+                placed.emplace_back(&target, static_cast<size_t>(buffer.allocation));
+            }
+            for (const auto& [leaf, allocation] : placed) {
+                if (allocationOffset[allocation] < 0) {
+                    allocationOffset[allocation] = next;
+                    next += alignUp(assignment->allocations[allocation].sizeBytes);
+                }
+                leaf->offset = allocationOffset[allocation];
             }
         }
     }

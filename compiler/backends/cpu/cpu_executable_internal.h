@@ -126,6 +126,8 @@ struct CpuExecutable::Impl {
     // Partial-reduction scratch, grown on demand.
     std::vector<std::unique_ptr<uint8_t[]>> scratch;
     std::vector<int64_t> scratchBytes;
+    // The largest set of per-thread GEMM epilogue tiles a run used.
+    int64_t tileScratchBytes = 0;
 
     StatusOr<Program*> buildProgram(const HloComputation& computation, bool isEntry, CpuKernelEmitter& emitter);
     Status planThunk(Program& program, Thunk& thunk, CpuKernelEmitter& emitter);

@@ -263,6 +263,7 @@ void Runner::runGemmEpilogue(Program& program, Thunk& thunk) {
     if (colBlocks < threads)
         blockRows = std::max(grain, std::min(blockRows, (rows * colBlocks + threads - 1) / threads));
     const int64_t rowBlocks = (rows + blockRows - 1) / blockRows;
+    m_impl.tileScratchBytes = std::max(m_impl.tileScratchBytes, blockRows * cols * elementBytes * threads);
     auto body = [&](int64_t first, int64_t last) {
         thread_local std::vector<uint8_t> scratchBlock;
         const auto bytes = static_cast<size_t>(blockRows * cols * elementBytes);
@@ -535,6 +536,12 @@ StatusOr<ExecutionResult> CpuExecutable::run(const std::vector<Literal>& args, c
         for (Literal& owned : program->owned) owned = Literal();
     context.times.moveInto(result);
     result.fallbacks = m_impl->fallbacks;
+    // What this executable holds for a run: its arenas, output storage,
+    // scratch (partial reductions, GEMM epilogue tiles) and the arguments.
+    result.peakBytes = arenaBytes() + m_impl->tileScratchBytes;
+    for (const auto& storage : m_impl->outputStorage) result.peakBytes += storage ? static_cast<int64_t>(storage->size()) : 0;
+    for (int64_t bytes : m_impl->scratchBytes) result.peakBytes += bytes;
+    for (const Literal& arg : args) result.peakBytes += arg.sizeInBytes();
     if (options.progress) options.progress(1, {});
     return result;
 }

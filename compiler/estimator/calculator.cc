@@ -1,4 +1,4 @@
-#include "views/estimator/calculator.h"
+#include "compiler/estimator/calculator.h"
 
 #include <cctype>
 #include <charconv>

@@ -1,0 +1,166 @@
+#include "compiler/estimator/estimate.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <unordered_map>
+
+#include "compiler/buffers/buffer_assignment.h"
+#include "compiler/cost/performance_model.h"
+#include "compiler/runtime/execution_device.h"
+#include "compiler/targets/target_description.h"
+#include "core/hlo_evaluator.h"
+#include "core/hlo_parser.h"
+#include "core/hlo_printer.h"
+
+namespace hloscope {
+namespace {
+
+std::optional<double> signedErrorPercent(double predicted, double measured) {
+    if (!(measured > 0) || !std::isfinite(predicted)) return std::nullopt;
+    return (predicted - measured) / measured * 100.0;
+}
+
+// The prepared module's kernels with their predicted times, and measured
+// ones matched by instruction name.
+std::vector<KernelEstimate> kernelsOf(const ModulePrediction& prediction, const std::vector<MeasuredTime>* measured) {
+    std::unordered_map<std::string, double> byName;
+    if (measured)
+        for (const MeasuredTime& time : *measured) byName[time.name] += time.seconds;
+    std::vector<KernelEstimate> kernels;
+    for (const KernelPrediction& kernel : prediction.kernels) {
+        if (!kernel.instruction || kernel.totalSeconds <= 0) continue;
+        KernelEstimate estimate;
+        estimate.name = kernel.instruction->name();
+        estimate.opcode = std::string(hloOpcodeString(kernel.instruction->opcode()));
+        estimate.predictedSeconds = kernel.totalSeconds * kernel.executions;
+        if (auto it = byName.find(estimate.name); it != byName.end()) estimate.measuredSeconds = it->second;
+        kernels.push_back(std::move(estimate));
+    }
+    return kernels;
+}
+
+struct Prepared {
+    std::shared_ptr<const HloModule> module;
+    double pipelineSeconds = 0;
+};
+
+StatusOr<Prepared> prepare(const HloModule& module, const std::string& target, ExecutionMode mode) {
+    const auto start = std::chrono::steady_clock::now();
+    HLO_ASSIGN_OR_RETURN(std::unique_ptr<HloModule> copy, parseHloModule(printModule(module)));
+    copy->setIsScheduled(module.isScheduled());
+    HLO_ASSIGN_OR_RETURN(copy, prepareForMode(std::move(copy), target, mode));
+    Prepared prepared;
+    prepared.pipelineSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    prepared.module = std::move(copy);
+    return prepared;
+}
+
+}  // namespace
+
+double EstimateFigures::speedup() const {
+    return unfusedSeconds > 0 && fusedSeconds > 0 ? unfusedSeconds / fusedSeconds : 0;
+}
+
+double EstimateFigures::memoryReduction() const {
+    return peakBytesUnfused > 0 && peakBytesFused > 0
+               ? static_cast<double>(peakBytesUnfused) / static_cast<double>(peakBytesFused)
+               : 0;
+}
+
+int64_t EstimateFigures::breakEvenRuns() const {
+    const double saved = unfusedSeconds - fusedSeconds;
+    if (!(saved > 0)) return -1;
+    // (Less a hair, so 1 s over savings of 0.3 - 0.2 s is 10 runs, not 11.)
+    const double runs = std::ceil(compileSeconds / saved * (1 - 1e-12));
+    if (!std::isfinite(runs) || runs > 9e18) return -1;
+    return std::max<int64_t>(1, static_cast<int64_t>(runs));
+}
+
+std::optional<double> KernelEstimate::errorPercent() const {
+    if (!measuredSeconds) return std::nullopt;
+    return signedErrorPercent(predictedSeconds, *measuredSeconds);
+}
+
+std::optional<double> Estimate::speedupErrorPercent() const {
+    if (!measured) return std::nullopt;
+    return signedErrorPercent(predicted.speedup(), measured->speedup());
+}
+
+std::optional<double> Estimate::memoryErrorPercent() const {
+    if (!measured) return std::nullopt;
+    return signedErrorPercent(predicted.memoryReduction(), measured->memoryReduction());
+}
+
+ErrorSummary Estimate::kernelErrors() const {
+    ErrorSummary summary;
+    std::vector<double> errors;
+    for (const auto* kernels : {&unfusedKernels, &fusedKernels})
+        for (const KernelEstimate& kernel : *kernels)
+            if (auto error = kernel.errorPercent()) {
+                errors.push_back(std::fabs(*error));
+                if (errors.back() >= summary.worstAbsPercent) {
+                    summary.worstAbsPercent = errors.back();
+                    summary.worstKernel = kernel.name;
+                }
+            }
+    summary.count = static_cast<int64_t>(errors.size());
+    if (errors.empty()) return summary;
+    std::sort(errors.begin(), errors.end());
+    const size_t n = errors.size();
+    summary.medianAbsPercent = n % 2 ? errors[n / 2] : (errors[n / 2 - 1] + errors[n / 2]) / 2;
+    return summary;
+}
+
+StatusOr<Estimate> estimateModule(const HloModule& module, const EstimateOptions& options) {
+    Estimate estimate;
+    HLO_ASSIGN_OR_RETURN(TargetDescription target, resolveTargetDescription(options.target));
+    estimate.target = target.name;
+
+    // Prepared modules: measured runs prepare them themselves.
+    Prepared unfused, fused;
+    std::optional<ModeMeasurement> unfusedRun, fusedRun;
+    if (!options.device.empty()) {
+        HLO_ASSIGN_OR_RETURN(ExecutionDevicePtr device, findDevice(options.device));
+        std::string whyNot;
+        if (!device->available(&whyNot))
+            return Status(StatusCode::kFailedPrecondition,
+                          "device '" + options.device + "' cannot run here: " + whyNot);
+        estimate.device = device->name();
+        const std::vector<Literal> args = makeRandomArguments(*module.entryComputation(), options.measure.seed);
+        HLO_ASSIGN_OR_RETURN(unfusedRun, measureMode(module, options.target, ExecutionMode::kUnfused, *device, args,
+                                                     options.measure));
+        HLO_ASSIGN_OR_RETURN(fusedRun, measureMode(module, options.target, ExecutionMode::kFused, *device, args,
+                                                   options.measure));
+        unfused = {unfusedRun->module, unfusedRun->pipelineSeconds};
+        fused = {fusedRun->module, fusedRun->pipelineSeconds};
+        estimate.fallbacks = fusedRun->fallbacks;
+    } else {
+        HLO_ASSIGN_OR_RETURN(unfused, prepare(module, options.target, ExecutionMode::kUnfused));
+        HLO_ASSIGN_OR_RETURN(fused, prepare(module, options.target, ExecutionMode::kFused));
+    }
+
+    const ModulePrediction unfusedPrediction = predictModule(*unfused.module, target);
+    const ModulePrediction fusedPrediction = predictModule(*fused.module, target);
+    estimate.predicted.unfusedSeconds = unfusedPrediction.totalSeconds;
+    estimate.predicted.fusedSeconds = fusedPrediction.totalSeconds;
+    estimate.predicted.peakBytesUnfused = peakMemoryBytes(*unfused.module);
+    estimate.predicted.peakBytesFused = peakMemoryBytes(*fused.module);
+    // What compiling costs without a device: the fused pipeline's own time.
+    estimate.predicted.compileSeconds = fused.pipelineSeconds;
+    estimate.unfusedKernels = kernelsOf(unfusedPrediction, unfusedRun ? &unfusedRun->kernelTimes : nullptr);
+    estimate.fusedKernels = kernelsOf(fusedPrediction, fusedRun ? &fusedRun->kernelTimes : nullptr);
+
+    if (unfusedRun && fusedRun) {
+        EstimateFigures measured;
+        measured.unfusedSeconds = unfusedRun->medianSeconds();
+        measured.fusedSeconds = fusedRun->medianSeconds();
+        measured.peakBytesUnfused = unfusedRun->devicePeakBytes;
+        measured.peakBytesFused = fusedRun->devicePeakBytes;
+        measured.compileSeconds = fusedRun->pipelineSeconds + fusedRun->compileSeconds;
+        estimate.measured = measured;
+    }
+    return estimate;
+}
+
+}  // namespace hloscope
