@@ -191,6 +191,20 @@ Commands:
         {"device", "threads", "unfused": {...}, "fused": {"median_ms", "min_ms",
         "max_ms", "compile_ms", "kernels", "peak_bytes", ...}, "check":
         {"max_abs_error", "max_rel_error", "passed"}} (a mode not run is absent).
+  calc --baseline-time T --baseline-memory M --speedup S --memory-reduction R [--json]
+        Optimized time = T / S and memory = M / R with the absolute and %
+        savings. T takes ms or s (140ms, 1.5s), M MB or GB (11GB); bad
+        fields are named (exit 2). --json prints {"optimized_time",
+        "optimized_memory", "time_saved", "time_saved_pct", "memory_saved",
+        "memory_saved_pct", "time_unit", "memory_unit"}.
+  estimate FILE [--target T] [--measure | --device NAME] [--repeat N] [--warmup N] [--threads N]
+                [--seed N] [--baseline-time T --baseline-memory M] [--json | --csv]
+        What fusion buys the module on the target (default cpu): predicted
+        unfused and fused time, peak memory, compile time and the break-even
+        run count; --measure also runs both on the target's device and
+        reports the measured figures and the prediction errors (module and
+        per kernel). A baseline is scaled by the measured (else predicted)
+        factors.
   calibrate [--output FILE] [--quick]
         Measure this CPU (single-core triad bandwidth, f32/f64 multiply-add
         throughput, expf/sinf throughput, thread-pool dispatch cost) and print
