@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <optional>
 #include <string>
 #include <vector>
@@ -14,6 +15,7 @@
 #include "app/cli_util.h"
 #include "compiler/estimator/calculator.h"
 #include "compiler/estimator/estimate.h"
+#include "compiler/estimator/estimate_report.h"
 #include "compiler/targets/target_description.h"
 #include "core/module_io.h"
 
@@ -74,7 +76,8 @@ void printCalculator(const CalculatorInput& input, const CalculatorResult& r) {
 }
 
 struct EstimateFlags {
-    std::string file;
+    std::vector<std::string> files;
+    std::string html;  // report path
     std::string target = "cpu";
     bool measure = false;
     std::string device;  // default: the target's
@@ -99,7 +102,7 @@ std::optional<std::string> parseEstimateFlags(const std::vector<std::string>& ar
         const std::string& arg = args[i];
         const bool takesValue = arg == "--target" || arg == "--device" || arg == "--baseline-time" ||
                                 arg == "--baseline-memory" || arg == "--repeat" || arg == "--warmup" ||
-                                arg == "--threads" || arg == "--seed";
+                                arg == "--threads" || arg == "--seed" || arg == "--html";
         if (takesValue && i + 1 >= args.size()) return arg + " needs a value";
         int64_t n = 0;
         if (arg == "--target") {
@@ -123,6 +126,8 @@ std::optional<std::string> parseEstimateFlags(const std::vector<std::string>& ar
         } else if (arg == "--seed") {
             if (auto e = numberFlag(arg, args[++i], 0, &n)) return e;
             flags.options.seed = static_cast<uint64_t>(n);
+        } else if (arg == "--html") {
+            flags.html = args[++i];
         } else if (arg == "--measure") {
             flags.measure = true;
         } else if (arg == "--json") {
@@ -131,13 +136,11 @@ std::optional<std::string> parseEstimateFlags(const std::vector<std::string>& ar
             flags.csv = true;
         } else if (arg.size() > 1 && arg[0] == '-') {
             return "unknown option '" + arg + "'";
-        } else if (!flags.file.empty()) {
-            return "exactly one input file expected";
         } else {
-            flags.file = arg;
+            flags.files.push_back(arg);
         }
     }
-    if (flags.file.empty()) return "no input file";
+    if (flags.files.empty()) return "no input file";
     if (flags.json && flags.csv) return "--json and --csv exclude each other";
     if (flags.baselineTime.has_value() != flags.baselineMemory.has_value())
         return "--baseline-time and --baseline-memory go together";
@@ -206,7 +209,6 @@ void printEstimate(const std::string& name, const Estimate& e) {
 }
 
 void printCsv(const std::string& name, const Estimate& e) {
-    std::printf("scope,name,opcode,predicted_ms,measured_ms,error_pct\n");
     auto cell = [](std::optional<double> v) { return v && std::isfinite(*v) ? std::to_string(*v) : std::string(); };
     auto module = [&](const char* scope, double predicted, std::optional<double> measured) {
         std::optional<double> error;
@@ -273,15 +275,47 @@ int runCalc(const std::vector<std::string>& args) {
     return kExitOk;
 }
 
+namespace {
+
+Json estimateJson(const ReportedEstimate& r) {
+    const Estimate& e = r.estimate;
+    Json j;
+    j["file"] = r.name;
+    j["target"] = e.target;
+    j["device"] = e.device.empty() ? Json(nullptr) : Json(e.device);
+    j["predicted"] = figuresJson(e.predicted);
+    if (e.measured) j["measured"] = figuresJson(*e.measured);
+    Json error;
+    error["speedup_pct"] = optionalNumber(e.speedupErrorPercent());
+    error["memory_reduction_pct"] = optionalNumber(e.memoryErrorPercent());
+    const ErrorSummary kernels = e.kernelErrors();
+    error["kernels"] = {{"count", kernels.count},
+                        {"median_abs_pct", kernels.count ? Json(kernels.medianAbsPercent) : Json(nullptr)},
+                        {"worst_abs_pct", kernels.count ? Json(kernels.worstAbsPercent) : Json(nullptr)},
+                        {"worst_kernel", kernels.worstKernel}};
+    j["error"] = std::move(error);
+    j["kernels"] = {{"unfused", kernelsJson(e.unfusedKernels)}, {"fused", kernelsJson(e.fusedKernels)}};
+    if (r.baseline) {
+        Json b = calculatorJson(*r.baselineInput, *r.baseline);
+        b["source"] = e.measured ? "measured" : "predicted";
+        j["baseline"] = std::move(b);
+    }
+    j["fallbacks"] = e.fallbacks;
+    return j;
+}
+
+std::string isoNow() {
+    const std::time_t now = std::time(nullptr);
+    char buffer[32];
+    std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+    return buffer;
+}
+
+}  // namespace
+
 int runEstimate(const std::vector<std::string>& args) {
     EstimateFlags flags;
     if (auto error = parseEstimateFlags(args, flags)) return usageError("estimate: " + *error);
-    const std::string name = displayName(flags.file);
-    auto module = loadModuleFromFile(flags.file);
-    if (!module.isOk()) {
-        std::fprintf(stderr, "%s\n", formatError(name, module.status()).c_str());
-        return kExitFailed;
-    }
     EstimateOptions options;
     options.target = flags.target;
     options.measure = flags.options;
@@ -302,63 +336,70 @@ int runEstimate(const std::vector<std::string>& args) {
             options.device = "cpu";
         }
     }
-    auto estimate = estimateModule(**module, options);
-    if (!estimate.isOk()) {
-        std::fprintf(stderr, "%s\n", formatError(name, estimate.status()).c_str());
-        return kExitFailed;
-    }
-    // A user's own baseline scaled by the measured factors when there are
-    // some, else the predicted ones.
-    std::optional<CalculatorInput> baselineInput;
-    std::optional<CalculatorResult> baseline;
-    if (flags.baselineTime) {
-        const EstimateFigures& factors = estimate->measured ? *estimate->measured : estimate->predicted;
-        CalculatorInput input;
-        input.baselineTime = splitTime(*flags.baselineTime, &input.timeUnit);
-        input.baselineMemory = splitMemory(*flags.baselineMemory, &input.memoryUnit);
-        input.speedup = std::to_string(factors.speedup());
-        input.memoryReduction = std::to_string(factors.memoryReduction());
-        CalculatorResult result = calculate(input);
-        if (!result.ok()) {
-            std::fprintf(stderr, "hloscope-cli: estimate: %s\n", result.errors().c_str());
-            return kExitUsage;
+    std::vector<ReportedEstimate> reports;
+    for (const std::string& file : flags.files) {
+        const std::string name = displayName(file);
+        auto module = loadModuleFromFile(file);
+        if (!module.isOk()) {
+            std::fprintf(stderr, "%s\n", formatError(name, module.status()).c_str());
+            return kExitFailed;
         }
-        baselineInput = input;
-        baseline = result;
+        auto estimate = estimateModule(**module, options);
+        if (!estimate.isOk()) {
+            std::fprintf(stderr, "%s\n", formatError(name, estimate.status()).c_str());
+            return kExitFailed;
+        }
+        ReportedEstimate report;
+        report.name = name;
+        report.estimate = std::move(*estimate);
+        // A user's own baseline scaled by the measured factors when there
+        // are some, else the predicted ones.
+        if (flags.baselineTime) {
+            const Estimate& e = report.estimate;
+            const EstimateFigures& factors = e.measured ? *e.measured : e.predicted;
+            CalculatorInput input;
+            input.baselineTime = splitTime(*flags.baselineTime, &input.timeUnit);
+            input.baselineMemory = splitMemory(*flags.baselineMemory, &input.memoryUnit);
+            input.speedup = std::to_string(factors.speedup());
+            input.memoryReduction = std::to_string(factors.memoryReduction());
+            CalculatorResult result = calculate(input);
+            if (!result.ok()) {
+                std::fprintf(stderr, "hloscope-cli: estimate: %s\n", result.errors().c_str());
+                return kExitUsage;
+            }
+            report.baselineInput = input;
+            report.baseline = result;
+        }
+        reports.push_back(std::move(report));
     }
     if (flags.json) {
-        Json j;
-        j["file"] = name;
-        j["target"] = estimate->target;
-        j["device"] = estimate->device.empty() ? Json(nullptr) : Json(estimate->device);
-        j["predicted"] = figuresJson(estimate->predicted);
-        if (estimate->measured) j["measured"] = figuresJson(*estimate->measured);
-        Json error;
-        error["speedup_pct"] = optionalNumber(estimate->speedupErrorPercent());
-        error["memory_reduction_pct"] = optionalNumber(estimate->memoryErrorPercent());
-        const ErrorSummary kernels = estimate->kernelErrors();
-        error["kernels"] = {{"count", kernels.count},
-                            {"median_abs_pct", kernels.count ? Json(kernels.medianAbsPercent) : Json(nullptr)},
-                            {"worst_abs_pct", kernels.count ? Json(kernels.worstAbsPercent) : Json(nullptr)},
-                            {"worst_kernel", kernels.worstKernel}};
-        j["error"] = std::move(error);
-        j["kernels"] = {{"unfused", kernelsJson(estimate->unfusedKernels)},
-                        {"fused", kernelsJson(estimate->fusedKernels)}};
-        if (baseline) {
-            Json b = calculatorJson(*baselineInput, *baseline);
-            b["source"] = estimate->measured ? "measured" : "predicted";
-            j["baseline"] = std::move(b);
+        if (reports.size() == 1) {
+            std::printf("%s\n", estimateJson(reports.front()).dump(2).c_str());
+        } else {
+            Json list = Json::array();
+            for (const ReportedEstimate& r : reports) list.push_back(estimateJson(r));
+            std::printf("%s\n", list.dump(2).c_str());
         }
-        j["fallbacks"] = estimate->fallbacks;
-        std::printf("%s\n", j.dump(2).c_str());
     } else if (flags.csv) {
-        printCsv(name, *estimate);
+        std::printf("scope,name,opcode,predicted_ms,measured_ms,error_pct\n");
+        for (const ReportedEstimate& r : reports) printCsv(r.name, r.estimate);
     } else {
-        printEstimate(name, *estimate);
-        if (baseline) {
-            std::printf("your baseline with the %s factors:\n", estimate->measured ? "measured" : "predicted");
-            printCalculator(*baselineInput, *baseline);
+        for (const ReportedEstimate& r : reports) {
+            printEstimate(r.name, r.estimate);
+            if (r.baseline) {
+                std::printf("your baseline with the %s factors:\n", r.estimate.measured ? "measured" : "predicted");
+                printCalculator(*r.baselineInput, *r.baseline);
+            }
         }
+    }
+    if (!flags.html.empty()) {
+        std::FILE* out = std::fopen(flags.html.c_str(), "wb");
+        const std::string html = estimateReportHtml(reports, isoNow());
+        if (!out || std::fwrite(html.data(), 1, html.size(), out) != html.size() || std::fclose(out) != 0) {
+            std::fprintf(stderr, "hloscope-cli: estimate: cannot write %s\n", flags.html.c_str());
+            return kExitFailed;
+        }
+        if (!flags.json && !flags.csv) std::printf("report written to %s\n", flags.html.c_str());
     }
     return kExitOk;
 }

@@ -3,6 +3,11 @@
 // ones come from the device run, break-even and error arithmetic, and every
 // error class (unknown target, unknown or unavailable device).
 #include <QtTest>
+#include <QGuiApplication>
+#include <QImage>
+#include <QPainter>
+#include <QRegularExpression>
+#include <QSvgRenderer>
 
 #include <cmath>
 
@@ -10,6 +15,7 @@
 #include "compiler/buffers/buffer_assignment.h"
 #include "compiler/cost/performance_model.h"
 #include "compiler/estimator/estimate.h"
+#include "compiler/estimator/estimate_report.h"
 #include "compiler/runtime/execution_modes.h"
 #include "compiler/targets/target_description.h"
 #include "core/module_io.h"
@@ -154,6 +160,51 @@ private slots:
                  int64_t(estimate->unfusedKernels.size() + estimate->fusedKernels.size()));
     }
 
+    void htmlReport() {
+        // Two measured modules: a summary row each, their sections, and
+        // charts that are valid SVG (rendered here).
+        std::vector<ReportedEstimate> reports;
+        for (const char* name : {"softmax", "sin_plus_exp"}) {
+            EstimateOptions options;
+            options.device = "cpu";
+            options.measure.repeat = 2;
+            auto estimate = estimateModule(*example(name), options);
+            QVERIFY2(estimate.isOk(), estimate.status().toString().c_str());
+            ReportedEstimate report;
+            report.name = std::string(name) + "<&>";  // escaped in the HTML
+            report.estimate = *estimate;
+            reports.push_back(report);
+        }
+        CalculatorInput input;
+        input.baselineTime = "140";
+        input.baselineMemory = "11";
+        input.speedup = "2";
+        input.memoryReduction = "2";
+        reports.front().baselineInput = input;
+        reports.front().baseline = calculate(input);
+        const QString html = QString::fromStdString(estimateReportHtml(reports, "2026-11-25T12:00:00Z"));
+        QVERIFY(html.startsWith(QStringLiteral("<!DOCTYPE html>")));
+        QVERIFY(html.contains(QStringLiteral("Generated 2026-11-25T12:00:00Z")));
+        QVERIFY(html.contains(QStringLiteral("softmax&lt;&amp;&gt;")));
+        QVERIFY(!html.contains(QStringLiteral("softmax<&>")));
+        QVERIFY(!html.contains(QStringLiteral("<script")) && !html.contains(QStringLiteral("src=")));
+        QVERIFY(html.contains(QStringLiteral("Your baseline: 140 ms, 11 MB &rarr; 70 ms")));
+        QVERIFY(html.contains(QStringLiteral("Predicted speedup against measured over 2 module(s)")));
+        QCOMPARE(html.count(QStringLiteral("<h2 id=")), 2);
+        const QRegularExpression svg(QStringLiteral("<svg.*?</svg>"), QRegularExpression::DotMatchesEverythingOption);
+        int charts = 0;
+        for (const QRegularExpressionMatch& match : svg.globalMatch(html)) {
+            QSvgRenderer renderer(match.captured(0).toUtf8());
+            QVERIFY2(renderer.isValid(), qPrintable(match.captured(0).left(200)));
+            QImage image(renderer.defaultSize(), QImage::Format_ARGB32);
+            image.fill(Qt::white);
+            QPainter painter(&image);
+            renderer.render(&painter);
+            ++charts;
+        }
+        QCOMPARE(charts, 4);  // time bars and kernel scatter per module
+    }
+
     void errors() {
         auto module = example("softmax");
         EstimateOptions badTarget;
@@ -168,5 +219,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestEstimate)
+QTEST_MAIN(TestEstimate)
 #include "tst_estimate.moc"
