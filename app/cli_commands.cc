@@ -197,14 +197,14 @@ Commands:
         fields are named (exit 2). --json prints {"optimized_time",
         "optimized_memory", "time_saved", "time_saved_pct", "memory_saved",
         "memory_saved_pct", "time_unit", "memory_unit"}.
-  estimate FILE [--target T] [--measure | --device NAME] [--repeat N] [--warmup N] [--threads N]
-                [--seed N] [--baseline-time T --baseline-memory M] [--json | --csv]
+  estimate FILE... [--target T] [--measure | --device NAME] [--repeat N] [--warmup N] [--threads N]
+                [--seed N] [--baseline-time T --baseline-memory M] [--json | --csv] [--html OUT.html]
         What fusion buys the module on the target (default cpu): predicted
         unfused and fused time, peak memory, compile time and the break-even
         run count; --measure also runs both on the target's device and
         reports the measured figures and the prediction errors (module and
         per kernel). A baseline is scaled by the measured (else predicted)
-        factors.
+        factors. --html writes one self-contained report for every FILE.
   calibrate [--output FILE] [--quick]
         Measure this CPU (single-core triad bandwidth, f32/f64 multiply-add
         throughput, expf/sinf throughput, thread-pool dispatch cost) and print
