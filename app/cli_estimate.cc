@@ -16,6 +16,7 @@
 #include "compiler/estimator/calculator.h"
 #include "compiler/estimator/estimate.h"
 #include "compiler/estimator/estimate_report.h"
+#include "compiler/estimator/history.h"
 #include "compiler/targets/target_description.h"
 #include "core/module_io.h"
 
@@ -84,6 +85,7 @@ struct EstimateFlags {
     std::optional<std::string> baselineTime, baselineMemory;
     bool json = false;
     bool csv = false;
+    bool history = true;  // store measured estimates
     MeasureOptions options;
 };
 
@@ -130,6 +132,8 @@ std::optional<std::string> parseEstimateFlags(const std::vector<std::string>& ar
             flags.html = args[++i];
         } else if (arg == "--measure") {
             flags.measure = true;
+        } else if (arg == "--no-history") {
+            flags.history = false;
         } else if (arg == "--json") {
             flags.json = true;
         } else if (arg == "--csv") {
@@ -336,6 +340,17 @@ int runEstimate(const std::vector<std::string>& args) {
             options.device = "cpu";
         }
     }
+    // Measured estimates go into the history (when one is configured); a
+    // history that cannot be opened is reported, never fatal.
+    std::unique_ptr<EstimateHistory> history;
+    if (flags.measure && flags.history) {
+        const std::string path = EstimateHistory::defaultPath();
+        if (!path.empty()) {
+            auto opened = EstimateHistory::open(path);
+            if (opened.isOk()) history = std::move(*opened);
+            else std::fprintf(stderr, "hloscope-cli: estimate: history not stored: %s\n", opened.status().message().c_str());
+        }
+    }
     std::vector<ReportedEstimate> reports;
     for (const std::string& file : flags.files) {
         const std::string name = displayName(file);
@@ -348,6 +363,12 @@ int runEstimate(const std::vector<std::string>& args) {
         if (!estimate.isOk()) {
             std::fprintf(stderr, "%s\n", formatError(name, estimate.status()).c_str());
             return kExitFailed;
+        }
+        if (history) {
+            auto stored = history->add(historyRecordOf(**module, name, *estimate));
+            if (!stored.isOk())
+                std::fprintf(stderr, "hloscope-cli: estimate: history not stored: %s\n",
+                             stored.status().message().c_str());
         }
         ReportedEstimate report;
         report.name = name;
@@ -372,12 +393,30 @@ int runEstimate(const std::vector<std::string>& args) {
         }
         reports.push_back(std::move(report));
     }
+    // How the model has done on this machine for this target, history included.
+    std::optional<HistoryAccuracy> accuracy;
+    if (history && !reports.empty()) {
+        auto summary = history->accuracy(reports.front().estimate.target, machineName());
+        if (summary.isOk()) accuracy = *summary;
+    }
+    Json historyJson;
+    if (accuracy)
+        historyJson = {{"path", history->path()},
+                       {"runs", accuracy->runs},
+                       {"median_abs_speedup_error_pct", accuracy->runs ? Json(accuracy->medianAbsPercent) : Json(nullptr)},
+                       {"worst_abs_speedup_error_pct", accuracy->runs ? Json(accuracy->worstAbsPercent) : Json(nullptr)}};
     if (flags.json) {
         if (reports.size() == 1) {
-            std::printf("%s\n", estimateJson(reports.front()).dump(2).c_str());
+            Json j = estimateJson(reports.front());
+            if (accuracy) j["history"] = historyJson;
+            std::printf("%s\n", j.dump(2).c_str());
         } else {
             Json list = Json::array();
-            for (const ReportedEstimate& r : reports) list.push_back(estimateJson(r));
+            for (const ReportedEstimate& r : reports) {
+                Json j = estimateJson(r);
+                if (accuracy) j["history"] = historyJson;
+                list.push_back(std::move(j));
+            }
             std::printf("%s\n", list.dump(2).c_str());
         }
     } else if (flags.csv) {
@@ -391,6 +430,11 @@ int runEstimate(const std::vector<std::string>& args) {
                 printCalculator(*r.baselineInput, *r.baseline);
             }
         }
+        if (accuracy && accuracy->runs > 0)
+            std::printf("model accuracy on this machine (%s): median speedup error %.1f%% over %lld runs, worst "
+                        "%.1f%% (history: %s)\n",
+                        reports.front().estimate.target.c_str(), accuracy->medianAbsPercent,
+                        static_cast<long long>(accuracy->runs), accuracy->worstAbsPercent, history->path().c_str());
     }
     if (!flags.html.empty()) {
         std::FILE* out = std::fopen(flags.html.c_str(), "wb");

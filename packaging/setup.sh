@@ -24,6 +24,7 @@ PACKAGES=(
     nlohmann-json3-dev
     llvm-19-dev
     libeigen3-dev
+    libsqlite3-dev
     xvfb
     xauth
 )

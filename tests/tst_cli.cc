@@ -95,6 +95,8 @@ private:
 
 void TestCli::initTestCase() {
     QVERIFY(m_dir.isValid());
+    // Measured estimates are stored here, not in the user's history.
+    qputenv("HLOSCOPE_HISTORY", m_dir.filePath(QStringLiteral("history.sqlite")).toUtf8());
     QVERIFY2(QFile::exists(QStringLiteral(HLOSCOPE_CLI_PATH)), HLOSCOPE_CLI_PATH);
 }
 
@@ -640,6 +642,20 @@ void TestCli::estimatePredictsAndMeasures() {
     QCOMPARE(kernelError.value(u"count"_s).toInt(), 4);
     const QJsonObject baseline = j.value(u"baseline"_s).toObject();
     QCOMPARE(baseline.value(u"source"_s).toString(), u"measured"_s);
+    // Stored in the history, which summarises the model's accuracy.
+    const QJsonObject history = j.value(u"history"_s).toObject();
+    QCOMPARE(history.value(u"path"_s).toString(), m_dir.filePath(u"history.sqlite"_s));
+    const int stored = history.value(u"runs"_s).toInt();
+    QVERIFY(stored >= 1);
+    Result again = runCli({u"estimate"_s, example, u"--measure"_s, u"--repeat"_s, u"1"_s});
+    QCOMPARE(again.exitCode, 0);
+    QVERIFY2(again.out.contains(u"model accuracy on this machine (cpu): median speedup error"_s) &&
+                 again.out.contains(QStringLiteral("over %1 runs").arg(stored + 1)),
+             qPrintable(again.out));
+    Result skipped = runCli({u"estimate"_s, example, u"--measure"_s, u"--repeat"_s, u"1"_s, u"--no-history"_s,
+                             u"--json"_s});
+    QCOMPARE(skipped.exitCode, 0);
+    QVERIFY(!QJsonDocument::fromJson(skipped.out.toUtf8()).object().contains(u"history"_s));
     QVERIFY(qAbs(baseline.value(u"optimized_time"_s).toDouble() - 140.0 / m.value(u"speedup"_s).toDouble()) < 1e-3);
     // CSV: a header, two module rows, four kernel rows.
     Result csv = runCli({u"estimate"_s, example, u"--csv"_s});

@@ -11,11 +11,14 @@
 
 #include <cmath>
 
+#include <sqlite3.h>
+
 #include "compiler/backends/cpu/cpu_device.h"
 #include "compiler/buffers/buffer_assignment.h"
 #include "compiler/cost/performance_model.h"
 #include "compiler/estimator/estimate.h"
 #include "compiler/estimator/estimate_report.h"
+#include "compiler/estimator/history.h"
 #include "compiler/runtime/execution_modes.h"
 #include "compiler/targets/target_description.h"
 #include "core/module_io.h"
@@ -203,6 +206,151 @@ private slots:
             ++charts;
         }
         QCOMPARE(charts, 4);  // time bars and kernel scatter per module
+    }
+
+    void historyStoresAndSummarises() {
+        QTemporaryDir dir;
+        const std::string path = dir.filePath(QStringLiteral("sub/history.sqlite")).toStdString();
+        auto history = EstimateHistory::open(path);  // creates the folder and the schema
+        QVERIFY2(history.isOk(), history.status().toString().c_str());
+        auto empty = (*history)->accuracy();
+        QVERIFY(empty.isOk());
+        QCOMPARE(empty->runs, int64_t(0));
+        // Predicted speedups 2, 3, 4 against measured 2 each: errors 0, 50, 100%.
+        for (int i = 0; i < 3; ++i) {
+            HistoryRecord r;
+            r.module = "m" + std::to_string(i);
+            r.fingerprint = "f";
+            r.target = i < 2 ? "cpu" : "h100";
+            r.device = "cpu";
+            r.machine = "here";
+            r.predictedUnfusedSeconds = 2.0 + i;
+            r.predictedFusedSeconds = 1.0;
+            r.measuredUnfusedSeconds = 4.0;
+            r.measuredFusedSeconds = 2.0;
+            r.measuredPeakFused = 100 + i;
+            r.compileSeconds = 0.5;
+            auto id = (*history)->add(r);
+            QVERIFY2(id.isOk(), id.status().toString().c_str());
+            QCOMPARE(*id, int64_t(i + 1));
+        }
+        auto all = (*history)->records();
+        QVERIFY(all.isOk());
+        QCOMPARE(all->size(), size_t(3));
+        QCOMPARE(all->at(2).measuredPeakFused, int64_t(102));
+        QCOMPARE(all->at(1).compileSeconds, 0.5);
+        QCOMPARE(QString::fromStdString(all->at(0).module), QStringLiteral("m0"));
+        auto cpu = (*history)->accuracy("cpu", "here");
+        QCOMPARE(cpu->runs, int64_t(2));
+        QCOMPARE(cpu->medianAbsPercent, 25.0);
+        QCOMPARE(cpu->worstAbsPercent, 50.0);
+        QCOMPARE((*history)->accuracy({}, "elsewhere")->runs, int64_t(0));
+        // Rows survive reopening; a record of a real estimate carries its figures.
+        history->reset();
+        auto again = EstimateHistory::open(path);
+        QVERIFY(again.isOk());
+        QCOMPARE((*again)->records()->size(), size_t(3));
+        Estimate e;
+        e.target = "cpu";
+        e.device = "cpu";
+        e.predicted.unfusedSeconds = 2;
+        e.predicted.fusedSeconds = 1;
+        EstimateFigures m;
+        m.unfusedSeconds = 3;
+        m.fusedSeconds = 1;
+        m.compileSeconds = 0.25;
+        e.measured = m;
+        auto module = example("softmax");
+        const HistoryRecord record = historyRecordOf(*module, "softmax", e);
+        QCOMPARE(record.fingerprint.size(), size_t(16));
+        QCOMPARE(record.fingerprint, historyRecordOf(*example("softmax"), "x", e).fingerprint);  // stable
+        QVERIFY(record.fingerprint != historyRecordOf(*example("mlp"), "x", e).fingerprint);
+        QCOMPARE(record.measuredUnfusedSeconds, 3.0);
+        QVERIFY(std::fabs(*record.speedupErrorPercent() - (2.0 - 3.0) / 3.0 * 100) < 1e-9);
+    }
+
+    void historyMigratesAndRefuses() {
+        QTemporaryDir dir;
+        // A version-1 file (times only), as the first release wrote it.
+        const std::string v1 = dir.filePath(QStringLiteral("v1.sqlite")).toStdString();
+        {
+            sqlite3* db = nullptr;
+            QCOMPARE(sqlite3_open(v1.c_str(), &db), SQLITE_OK);
+            const char* sql =
+                "CREATE TABLE runs (id INTEGER PRIMARY KEY, unix_time INTEGER NOT NULL, module TEXT NOT NULL, "
+                "fingerprint TEXT NOT NULL, target TEXT NOT NULL, device TEXT NOT NULL, machine TEXT NOT NULL, "
+                "predicted_unfused_s REAL NOT NULL, predicted_fused_s REAL NOT NULL, measured_unfused_s REAL NOT "
+                "NULL, measured_fused_s REAL NOT NULL);"
+                "INSERT INTO runs VALUES (1, 1700000000, 'old', 'f', 'cpu', 'cpu', 'here', 3, 1, 3, 1);"
+                "PRAGMA user_version = 1;";
+            QCOMPARE(sqlite3_exec(db, sql, nullptr, nullptr, nullptr), SQLITE_OK);
+            sqlite3_close(db);
+        }
+        auto migrated = EstimateHistory::open(v1);
+        QVERIFY2(migrated.isOk(), migrated.status().toString().c_str());
+        auto rows = (*migrated)->records();
+        QVERIFY(rows.isOk());
+        QCOMPARE(rows->size(), size_t(1));
+        QCOMPARE(rows->front().measuredPeakFused, int64_t(0));  // the new columns' default
+        QCOMPARE(*rows->front().speedupErrorPercent(), 0.0);
+        HistoryRecord r = rows->front();
+        r.measuredPeakFused = 7;
+        QVERIFY((*migrated)->add(r).isOk());
+        QCOMPARE((*migrated)->records()->back().measuredPeakFused, int64_t(7));
+        migrated->reset();
+        {
+            sqlite3* db = nullptr;
+            sqlite3_open(v1.c_str(), &db);
+            sqlite3_stmt* statement = nullptr;
+            sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &statement, nullptr);
+            QCOMPARE(sqlite3_step(statement), SQLITE_ROW);
+            QCOMPARE(sqlite3_column_int(statement, 0), EstimateHistory::kSchemaVersion);
+            sqlite3_finalize(statement);
+            // A write cut off before its commit (the process died): not there after.
+            QCOMPARE(sqlite3_exec(db,
+                                  "BEGIN; INSERT INTO runs (unix_time, module, fingerprint, target, device, machine, "
+                                  "predicted_unfused_s, predicted_fused_s, measured_unfused_s, measured_fused_s) "
+                                  "VALUES (1, 'torn', 'f', 'cpu', 'cpu', 'here', 1, 1, 1, 1);",
+                                  nullptr, nullptr, nullptr),
+                     SQLITE_OK);
+            sqlite3_close(db);  // closes with the transaction open: rolled back
+        }
+        auto reopened = EstimateHistory::open(v1);
+        QVERIFY(reopened.isOk());
+        QCOMPARE((*reopened)->records()->size(), size_t(2));
+        reopened->reset();
+        // A newer schema than this build knows is refused, not rewritten.
+        {
+            sqlite3* db = nullptr;
+            sqlite3_open(v1.c_str(), &db);
+            sqlite3_exec(db, "PRAGMA user_version = 99", nullptr, nullptr, nullptr);
+            sqlite3_close(db);
+        }
+        auto newer = EstimateHistory::open(v1);
+        QVERIFY(!newer.isOk());
+        QVERIFY2(QString::fromStdString(newer.status().message()).contains(QStringLiteral("newer")),
+                 newer.status().message().c_str());
+        // Not a database at all.
+        const QString junk = dir.filePath(QStringLiteral("junk.sqlite"));
+        QFile file(junk);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(QByteArray(4096, 'x'));
+        file.close();
+        auto bad = EstimateHistory::open(junk.toStdString());
+        QVERIFY(!bad.isOk());
+        QVERIFY2(QString::fromStdString(bad.status().message()).contains(junk), bad.status().message().c_str());
+    }
+
+    void historyPath() {
+        qputenv("HLOSCOPE_HISTORY", "/x/h.sqlite");
+        QCOMPARE(QString::fromStdString(EstimateHistory::defaultPath()), QStringLiteral("/x/h.sqlite"));
+        qputenv("HLOSCOPE_HISTORY", "off");
+        QVERIFY(EstimateHistory::defaultPath().empty());
+        qunsetenv("HLOSCOPE_HISTORY");
+        qputenv("XDG_DATA_HOME", "/data");
+        QCOMPARE(QString::fromStdString(EstimateHistory::defaultPath()),
+                 QStringLiteral("/data/hloscope/history.sqlite"));
+        qunsetenv("XDG_DATA_HOME");
     }
 
     void errors() {
