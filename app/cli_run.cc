@@ -12,6 +12,9 @@
 #include "app/cli_commands.h"
 #include "app/cli_util.h"
 #include "compiler/buffers/buffer_assignment.h"
+#include "compiler/estimator/estimate.h"
+#include "compiler/estimator/history.h"
+#include "compiler/targets/target_description.h"
 #include "compiler/runtime/execution_device.h"
 #include "compiler/runtime/execution_modes.h"
 #include "core/hlo_computation.h"
@@ -37,6 +40,7 @@ struct RunFlags {
     bool fused = true;
     bool check = false;
     bool json = false;
+    bool history = true;
 };
 
 std::string modeName(const ModeMeasurement& r) { return std::string(executionModeName(r.mode)); }
@@ -93,6 +97,8 @@ std::optional<std::string> parseFlags(const std::vector<std::string>& args, RunF
             flags.check = true;
         } else if (arg == "--json") {
             flags.json = true;
+        } else if (arg == "--no-history") {
+            flags.history = false;
         } else if (arg.size() > 1 && arg[0] == '-') {
             return "unknown option '" + arg + "'";
         } else if (!flags.file.empty()) {
@@ -219,6 +225,27 @@ int runRun(const std::vector<std::string>& args) {
             return kExitFailed;
         }
         reports.push_back(std::move(*report));
+    }
+    // Both modes measured on the device of the target's own kind: the
+    // estimator's history gets the run (the interpreter's times say nothing
+    // about a target's model). Never fatal.
+    const std::string kind = (*device)->kind();
+    if (flags.history && reports.size() == 2 && (kind == "cpu" || kind == "gpu" || kind == "tpu-sim")) {
+        auto description = resolveTargetDescription(target);
+        const std::string path = EstimateHistory::defaultPath();
+        if (description.isOk() && !path.empty() &&
+            std::string(pipelineFamily(description->kind)) == (kind == "tpu-sim" ? "tpu" : kind)) {
+            auto history = EstimateHistory::open(path);
+            Status stored = history.isOk() ? Status::ok() : history.status();
+            if (history.isOk()) {
+                const Estimate estimate =
+                    estimateFromMeasurements(reports[0], reports[1], *description, (*device)->name());
+                auto id = (*history)->add(historyRecordOf(**input, name, estimate));
+                if (!id.isOk()) stored = id.status();
+            }
+            if (!stored.isOk())
+                std::fprintf(stderr, "hloscope-cli: run: history not stored: %s\n", stored.message().c_str());
+        }
     }
     bool passed = true;
     for (const ModeMeasurement& r : reports) passed = passed && (!r.check || r.check->passed);

@@ -87,6 +87,7 @@ private slots:
     void calcArithmeticAndErrors();
     void estimatePredictsAndMeasures();
     void estimateErrors();
+    void runStoresHistory();
 
 private:
     QString write(const QString& name, const QByteArray& text);
@@ -693,6 +694,24 @@ void TestCli::estimateErrors() {
     Result parse = runCli({u"estimate"_s, broken});
     QCOMPARE(parse.exitCode, 1);
     QVERIFY2(parse.err.contains(u"broken.hlo:5:"_s), qPrintable(parse.err));
+}
+
+void TestCli::runStoresHistory() {
+    // Both modes on the cpu device are stored; the interpreter, one mode or
+    // --no-history are not. The estimate's accuracy line counts the row.
+    const QByteArray saved = qgetenv("HLOSCOPE_HISTORY");
+    const QString path = m_dir.filePath(u"run_history.sqlite"_s);
+    qputenv("HLOSCOPE_HISTORY", path.toUtf8());
+    const QString example = QStringLiteral(HLOSCOPE_SOURCE_DIR "/resources/examples/sin_plus_exp.hlo");
+    QCOMPARE(runCli({u"run"_s, example, u"--device"_s, u"cpu"_s, u"--repeat"_s, u"1"_s}).exitCode, 0);
+    QVERIFY(QFile::exists(path));
+    QCOMPARE(runCli({u"run"_s, example, u"--device"_s, u"interpreter"_s, u"--repeat"_s, u"1"_s}).exitCode, 0);
+    QCOMPARE(runCli({u"run"_s, example, u"--mode"_s, u"fused"_s, u"--repeat"_s, u"1"_s}).exitCode, 0);
+    QCOMPARE(runCli({u"run"_s, example, u"--repeat"_s, u"1"_s, u"--no-history"_s}).exitCode, 0);
+    Result estimate = runCli({u"estimate"_s, example, u"--measure"_s, u"--repeat"_s, u"1"_s});
+    qputenv("HLOSCOPE_HISTORY", saved);
+    QCOMPARE(estimate.exitCode, 0);
+    QVERIFY2(estimate.out.contains(u"over 2 runs"_s), qPrintable(estimate.out));
 }
 
 QTEST_GUILESS_MAIN(TestCli)

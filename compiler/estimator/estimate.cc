@@ -112,34 +112,13 @@ ErrorSummary Estimate::kernelErrors() const {
     return summary;
 }
 
-StatusOr<Estimate> estimateModule(const HloModule& module, const EstimateOptions& options) {
+namespace {
+
+// Predicted figures of the two preparations; measured ones when given.
+Estimate estimateOf(const Prepared& unfused, const Prepared& fused, const TargetDescription& target,
+                    const ModeMeasurement* unfusedRun, const ModeMeasurement* fusedRun) {
     Estimate estimate;
-    HLO_ASSIGN_OR_RETURN(TargetDescription target, resolveTargetDescription(options.target));
     estimate.target = target.name;
-
-    // Prepared modules: measured runs prepare them themselves.
-    Prepared unfused, fused;
-    std::optional<ModeMeasurement> unfusedRun, fusedRun;
-    if (!options.device.empty()) {
-        HLO_ASSIGN_OR_RETURN(ExecutionDevicePtr device, findDevice(options.device));
-        std::string whyNot;
-        if (!device->available(&whyNot))
-            return Status(StatusCode::kFailedPrecondition,
-                          "device '" + options.device + "' cannot run here: " + whyNot);
-        estimate.device = device->name();
-        const std::vector<Literal> args = makeRandomArguments(*module.entryComputation(), options.measure.seed);
-        HLO_ASSIGN_OR_RETURN(unfusedRun, measureMode(module, options.target, ExecutionMode::kUnfused, *device, args,
-                                                     options.measure));
-        HLO_ASSIGN_OR_RETURN(fusedRun, measureMode(module, options.target, ExecutionMode::kFused, *device, args,
-                                                   options.measure));
-        unfused = {unfusedRun->module, unfusedRun->pipelineSeconds};
-        fused = {fusedRun->module, fusedRun->pipelineSeconds};
-        estimate.fallbacks = fusedRun->fallbacks;
-    } else {
-        HLO_ASSIGN_OR_RETURN(unfused, prepare(module, options.target, ExecutionMode::kUnfused));
-        HLO_ASSIGN_OR_RETURN(fused, prepare(module, options.target, ExecutionMode::kFused));
-    }
-
     const ModulePrediction unfusedPrediction = predictModule(*unfused.module, target);
     const ModulePrediction fusedPrediction = predictModule(*fused.module, target);
     estimate.predicted.unfusedSeconds = unfusedPrediction.totalSeconds;
@@ -150,7 +129,6 @@ StatusOr<Estimate> estimateModule(const HloModule& module, const EstimateOptions
     estimate.predicted.compileSeconds = fused.pipelineSeconds;
     estimate.unfusedKernels = kernelsOf(unfusedPrediction, unfusedRun ? &unfusedRun->kernelTimes : nullptr);
     estimate.fusedKernels = kernelsOf(fusedPrediction, fusedRun ? &fusedRun->kernelTimes : nullptr);
-
     if (unfusedRun && fusedRun) {
         EstimateFigures measured;
         measured.unfusedSeconds = unfusedRun->medianSeconds();
@@ -159,8 +137,38 @@ StatusOr<Estimate> estimateModule(const HloModule& module, const EstimateOptions
         measured.peakBytesFused = fusedRun->devicePeakBytes;
         measured.compileSeconds = fusedRun->pipelineSeconds + fusedRun->compileSeconds;
         estimate.measured = measured;
+        estimate.fallbacks = fusedRun->fallbacks;
     }
     return estimate;
+}
+
+}  // namespace
+
+Estimate estimateFromMeasurements(const ModeMeasurement& unfused, const ModeMeasurement& fused,
+                                  const TargetDescription& target, const std::string& device) {
+    Estimate estimate = estimateOf({unfused.module, unfused.pipelineSeconds}, {fused.module, fused.pipelineSeconds},
+                                   target, &unfused, &fused);
+    estimate.device = device;
+    return estimate;
+}
+
+StatusOr<Estimate> estimateModule(const HloModule& module, const EstimateOptions& options) {
+    HLO_ASSIGN_OR_RETURN(TargetDescription target, resolveTargetDescription(options.target));
+    if (options.device.empty()) {
+        HLO_ASSIGN_OR_RETURN(Prepared unfused, prepare(module, options.target, ExecutionMode::kUnfused));
+        HLO_ASSIGN_OR_RETURN(Prepared fused, prepare(module, options.target, ExecutionMode::kFused));
+        return estimateOf(unfused, fused, target, nullptr, nullptr);
+    }
+    HLO_ASSIGN_OR_RETURN(ExecutionDevicePtr device, findDevice(options.device));
+    std::string whyNot;
+    if (!device->available(&whyNot))
+        return Status(StatusCode::kFailedPrecondition, "device '" + options.device + "' cannot run here: " + whyNot);
+    const std::vector<Literal> args = makeRandomArguments(*module.entryComputation(), options.measure.seed);
+    HLO_ASSIGN_OR_RETURN(ModeMeasurement unfused,
+                         measureMode(module, options.target, ExecutionMode::kUnfused, *device, args, options.measure));
+    HLO_ASSIGN_OR_RETURN(ModeMeasurement fused,
+                         measureMode(module, options.target, ExecutionMode::kFused, *device, args, options.measure));
+    return estimateFromMeasurements(unfused, fused, target, device->name());
 }
 
 }  // namespace hloscope

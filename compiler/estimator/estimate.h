@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "compiler/runtime/execution_modes.h"
+#include "compiler/targets/target_description.h"
 #include "core/hlo_module.h"
 #include "core/status.h"
 
@@ -79,5 +80,10 @@ struct EstimateOptions {
 };
 
 StatusOr<Estimate> estimateModule(const HloModule& module, const EstimateOptions& options);
+
+// The estimate of two measured preparations of one module (what `run`
+// measured on `device`), predicted on `target`.
+Estimate estimateFromMeasurements(const ModeMeasurement& unfused, const ModeMeasurement& fused,
+                                  const TargetDescription& target, const std::string& device);
 
 }  // namespace hloscope
