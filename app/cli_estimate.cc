@@ -5,11 +5,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "app/cli_commands.h"
 #include "app/cli_util.h"
@@ -32,8 +31,9 @@ std::string splitTime(const std::string& text, TimeUnit* unit) {
         *unit = TimeUnit::kMilliseconds;
         return text.substr(0, text.size() - 2);
     }
-    if (text.size() > 1 && text.back() == 's' && (std::isdigit(static_cast<unsigned char>(text[text.size() - 2])) ||
-                                                  text[text.size() - 2] == '.')) {
+    if (text.size() > 1 && text.back() == 's' &&
+        (std::isdigit(static_cast<unsigned char>(text[text.size() - 2])) ||
+         text[text.size() - 2] == '.')) {
         *unit = TimeUnit::kSeconds;
         return text.substr(0, text.size() - 1);
     }
@@ -70,10 +70,10 @@ Json calculatorJson(const CalculatorInput& input, const CalculatorResult& r) {
 
 void printCalculator(const CalculatorInput& input, const CalculatorResult& r) {
     const std::string t(timeUnitName(input.timeUnit)), m(memoryUnitName(input.memoryUnit));
-    std::printf("optimized time:   %g %s (saves %g %s, %.1f%%)\n", r.optimizedTime, t.c_str(), r.timeSaved,
-                t.c_str(), r.timeSavedPercent);
-    std::printf("optimized memory: %g %s (saves %g %s, %.1f%%)\n", r.optimizedMemory, m.c_str(), r.memorySaved,
-                m.c_str(), r.memorySavedPercent);
+    std::printf("optimized time:   %g %s (saves %g %s, %.1f%%)\n", r.optimizedTime, t.c_str(),
+                r.timeSaved, t.c_str(), r.timeSavedPercent);
+    std::printf("optimized memory: %g %s (saves %g %s, %.1f%%)\n", r.optimizedMemory, m.c_str(),
+                r.memorySaved, m.c_str(), r.memorySavedPercent);
 }
 
 struct EstimateFlags {
@@ -90,7 +90,8 @@ struct EstimateFlags {
 };
 
 // A number flag's value >= low.
-std::optional<std::string> numberFlag(const std::string& flag, const std::string& text, int64_t low, int64_t* out) {
+std::optional<std::string> numberFlag(const std::string& flag, const std::string& text, int64_t low,
+                                      int64_t* out) {
     char* end = nullptr;
     const long long n = std::strtoll(text.c_str(), &end, 10);
     if (text.empty() || *end != '\0' || n < low)
@@ -99,12 +100,14 @@ std::optional<std::string> numberFlag(const std::string& flag, const std::string
     return std::nullopt;
 }
 
-std::optional<std::string> parseEstimateFlags(const std::vector<std::string>& args, EstimateFlags& flags) {
+std::optional<std::string> parseEstimateFlags(const std::vector<std::string>& args,
+                                              EstimateFlags& flags) {
     for (size_t i = 0; i < args.size(); ++i) {
         const std::string& arg = args[i];
-        const bool takesValue = arg == "--target" || arg == "--device" || arg == "--baseline-time" ||
-                                arg == "--baseline-memory" || arg == "--repeat" || arg == "--warmup" ||
-                                arg == "--threads" || arg == "--seed" || arg == "--html";
+        const bool takesValue = arg == "--target" || arg == "--device" ||
+                                arg == "--baseline-time" || arg == "--baseline-memory" ||
+                                arg == "--repeat" || arg == "--warmup" || arg == "--threads" ||
+                                arg == "--seed" || arg == "--html";
         if (takesValue && i + 1 >= args.size()) return arg + " needs a value";
         int64_t n = 0;
         if (arg == "--target") {
@@ -172,11 +175,12 @@ Json figuresJson(const EstimateFigures& f) {
 Json kernelsJson(const std::vector<KernelEstimate>& kernels) {
     Json list = Json::array();
     for (const KernelEstimate& k : kernels)
-        list.push_back({{"name", k.name},
-                        {"opcode", k.opcode},
-                        {"predicted_ms", k.predictedSeconds * 1e3},
-                        {"measured_ms", k.measuredSeconds ? Json(*k.measuredSeconds * 1e3) : Json(nullptr)},
-                        {"error_pct", optionalNumber(k.errorPercent())}});
+        list.push_back(
+            {{"name", k.name},
+             {"opcode", k.opcode},
+             {"predicted_ms", k.predictedSeconds * 1e3},
+             {"measured_ms", k.measuredSeconds ? Json(*k.measuredSeconds * 1e3) : Json(nullptr)},
+             {"error_pct", optionalNumber(k.errorPercent())}});
     return list;
 }
 
@@ -187,14 +191,17 @@ std::string breakEvenText(const EstimateFigures& f) {
 }
 
 void printEstimate(const std::string& name, const Estimate& e) {
-    std::printf("%s on %s%s\n", name.c_str(), e.target.c_str(),
-                e.device.empty() ? " (predicted)" : (" (predicted; measured on " + e.device + ")").c_str());
+    std::printf(
+        "%s on %s%s\n", name.c_str(), e.target.c_str(),
+        e.device.empty() ? " (predicted)" : (" (predicted; measured on " + e.device + ")").c_str());
     std::printf("%-10s %12s %12s %9s %14s %14s %9s %12s\n", "", "unfused ms", "fused ms", "speedup",
                 "peak unfused", "peak fused", "mem red.", "compile ms");
     auto row = [](const char* label, const EstimateFigures& f) {
-        std::printf("%-10s %12.3f %12.3f %8.2fx %14lld %14lld %8.2fx %12.1f\n", label, f.unfusedSeconds * 1e3,
-                    f.fusedSeconds * 1e3, f.speedup(), static_cast<long long>(f.peakBytesUnfused),
-                    static_cast<long long>(f.peakBytesFused), f.memoryReduction(), f.compileSeconds * 1e3);
+        std::printf("%-10s %12.3f %12.3f %8.2fx %14lld %14lld %8.2fx %12.1f\n", label,
+                    f.unfusedSeconds * 1e3, f.fusedSeconds * 1e3, f.speedup(),
+                    static_cast<long long>(f.peakBytesUnfused),
+                    static_cast<long long>(f.peakBytesFused), f.memoryReduction(),
+                    f.compileSeconds * 1e3);
     };
     row("predicted", e.predicted);
     if (e.measured) row("measured", *e.measured);
@@ -202,23 +209,28 @@ void printEstimate(const std::string& name, const Estimate& e) {
     if (e.measured) {
         std::printf("break-even (measured):  %s\n", breakEvenText(*e.measured).c_str());
         if (auto error = e.speedupErrorPercent()) std::printf("speedup error: %+.1f%%\n", *error);
-        if (auto error = e.memoryErrorPercent()) std::printf("memory reduction error: %+.1f%%\n", *error);
+        if (auto error = e.memoryErrorPercent())
+            std::printf("memory reduction error: %+.1f%%\n", *error);
         const ErrorSummary kernels = e.kernelErrors();
         if (kernels.count > 0)
-            std::printf("kernel time error over %lld kernels: median |error| %.1f%%, worst %.1f%% (%s)\n",
-                        static_cast<long long>(kernels.count), kernels.medianAbsPercent, kernels.worstAbsPercent,
-                        kernels.worstKernel.c_str());
-        for (const std::string& f : e.fallbacks) std::printf("interpreter fallback: %s\n", f.c_str());
+            std::printf(
+                "kernel time error over %lld kernels: median |error| %.1f%%, worst %.1f%% (%s)\n",
+                static_cast<long long>(kernels.count), kernels.medianAbsPercent,
+                kernels.worstAbsPercent, kernels.worstKernel.c_str());
+        for (const std::string& f : e.fallbacks)
+            std::printf("interpreter fallback: %s\n", f.c_str());
     }
 }
 
 void printCsv(const std::string& name, const Estimate& e) {
-    auto cell = [](std::optional<double> v) { return v && std::isfinite(*v) ? std::to_string(*v) : std::string(); };
+    auto cell = [](std::optional<double> v) {
+        return v && std::isfinite(*v) ? std::to_string(*v) : std::string();
+    };
     auto module = [&](const char* scope, double predicted, std::optional<double> measured) {
         std::optional<double> error;
         if (measured && *measured > 0) error = (predicted - *measured) / *measured * 100;
-        std::printf("%s,%s,,%s,%s,%s\n", scope, name.c_str(), cell(predicted).c_str(), cell(measured).c_str(),
-                    cell(error).c_str());
+        std::printf("%s,%s,,%s,%s,%s\n", scope, name.c_str(), cell(predicted).c_str(),
+                    cell(measured).c_str(), cell(error).c_str());
     };
     module("module-unfused", e.predicted.unfusedSeconds * 1e3,
            e.measured ? std::optional<double>(e.measured->unfusedSeconds * 1e3) : std::nullopt);
@@ -228,7 +240,8 @@ void printCsv(const std::string& name, const Estimate& e) {
         for (const KernelEstimate& k : list)
             std::printf("%s,%s,%s,%s,%s,%s\n", scope, k.name.c_str(), k.opcode.c_str(),
                         cell(k.predictedSeconds * 1e3).c_str(),
-                        cell(k.measuredSeconds ? std::optional<double>(*k.measuredSeconds * 1e3) : std::nullopt)
+                        cell(k.measuredSeconds ? std::optional<double>(*k.measuredSeconds * 1e3)
+                                               : std::nullopt)
                             .c_str(),
                         cell(k.errorPercent()).c_str());
     };
@@ -268,14 +281,17 @@ int runCalc(const std::vector<std::string>& args) {
         }
     }
     if (!haveTime || !haveMemory || !haveSpeedup || !haveReduction)
-        return usageError("calc needs --baseline-time, --baseline-memory, --speedup and --memory-reduction");
+        return usageError(
+            "calc needs --baseline-time, --baseline-memory, --speedup and --memory-reduction");
     const CalculatorResult result = calculate(input);
     if (!result.ok()) {
         std::fprintf(stderr, "hloscope-cli: calc: %s\n", result.errors().c_str());
         return kExitUsage;
     }
-    if (json) std::printf("%s\n", calculatorJson(input, result).dump(2).c_str());
-    else printCalculator(input, result);
+    if (json)
+        std::printf("%s\n", calculatorJson(input, result).dump(2).c_str());
+    else
+        printCalculator(input, result);
     return kExitOk;
 }
 
@@ -293,12 +309,14 @@ Json estimateJson(const ReportedEstimate& r) {
     error["speedup_pct"] = optionalNumber(e.speedupErrorPercent());
     error["memory_reduction_pct"] = optionalNumber(e.memoryErrorPercent());
     const ErrorSummary kernels = e.kernelErrors();
-    error["kernels"] = {{"count", kernels.count},
-                        {"median_abs_pct", kernels.count ? Json(kernels.medianAbsPercent) : Json(nullptr)},
-                        {"worst_abs_pct", kernels.count ? Json(kernels.worstAbsPercent) : Json(nullptr)},
-                        {"worst_kernel", kernels.worstKernel}};
+    error["kernels"] = {
+        {"count", kernels.count},
+        {"median_abs_pct", kernels.count ? Json(kernels.medianAbsPercent) : Json(nullptr)},
+        {"worst_abs_pct", kernels.count ? Json(kernels.worstAbsPercent) : Json(nullptr)},
+        {"worst_kernel", kernels.worstKernel}};
     j["error"] = std::move(error);
-    j["kernels"] = {{"unfused", kernelsJson(e.unfusedKernels)}, {"fused", kernelsJson(e.fusedKernels)}};
+    j["kernels"] = {{"unfused", kernelsJson(e.unfusedKernels)},
+                    {"fused", kernelsJson(e.fusedKernels)}};
     if (r.baseline) {
         Json b = calculatorJson(*r.baselineInput, *r.baseline);
         b["source"] = e.measured ? "measured" : "predicted";
@@ -332,7 +350,8 @@ int runEstimate(const std::vector<std::string>& args) {
             const std::string family(pipelineFamily(target->kind));
             if (family != "cpu") {
                 std::fprintf(stderr,
-                             "hloscope-cli: estimate: no device measures target '%s' here (the %s backend is not "
+                             "hloscope-cli: estimate: no device measures target '%s' here (the %s "
+                             "backend is not "
                              "built); name one with --device or leave out --measure\n",
                              flags.target.c_str(), family.c_str());
                 return kExitFailed;
@@ -347,8 +366,11 @@ int runEstimate(const std::vector<std::string>& args) {
         const std::string path = EstimateHistory::defaultPath();
         if (!path.empty()) {
             auto opened = EstimateHistory::open(path);
-            if (opened.isOk()) history = std::move(*opened);
-            else std::fprintf(stderr, "hloscope-cli: estimate: history not stored: %s\n", opened.status().message().c_str());
+            if (opened.isOk())
+                history = std::move(*opened);
+            else
+                std::fprintf(stderr, "hloscope-cli: estimate: history not stored: %s\n",
+                             opened.status().message().c_str());
         }
     }
     std::vector<ReportedEstimate> reports;
@@ -403,8 +425,10 @@ int runEstimate(const std::vector<std::string>& args) {
     if (accuracy)
         historyJson = {{"path", history->path()},
                        {"runs", accuracy->runs},
-                       {"median_abs_speedup_error_pct", accuracy->runs ? Json(accuracy->medianAbsPercent) : Json(nullptr)},
-                       {"worst_abs_speedup_error_pct", accuracy->runs ? Json(accuracy->worstAbsPercent) : Json(nullptr)}};
+                       {"median_abs_speedup_error_pct",
+                        accuracy->runs ? Json(accuracy->medianAbsPercent) : Json(nullptr)},
+                       {"worst_abs_speedup_error_pct",
+                        accuracy->runs ? Json(accuracy->worstAbsPercent) : Json(nullptr)}};
     if (flags.json) {
         if (reports.size() == 1) {
             Json j = estimateJson(reports.front());
@@ -426,20 +450,25 @@ int runEstimate(const std::vector<std::string>& args) {
         for (const ReportedEstimate& r : reports) {
             printEstimate(r.name, r.estimate);
             if (r.baseline) {
-                std::printf("your baseline with the %s factors:\n", r.estimate.measured ? "measured" : "predicted");
+                std::printf("your baseline with the %s factors:\n",
+                            r.estimate.measured ? "measured" : "predicted");
                 printCalculator(*r.baselineInput, *r.baseline);
             }
         }
         if (accuracy && accuracy->runs > 0)
-            std::printf("model accuracy on this machine (%s): median speedup error %.1f%% over %lld runs, worst "
-                        "%.1f%% (history: %s)\n",
-                        reports.front().estimate.target.c_str(), accuracy->medianAbsPercent,
-                        static_cast<long long>(accuracy->runs), accuracy->worstAbsPercent, history->path().c_str());
+            std::printf(
+                "model accuracy on this machine (%s): median speedup error %.1f%% over %lld runs, "
+                "worst "
+                "%.1f%% (history: %s)\n",
+                reports.front().estimate.target.c_str(), accuracy->medianAbsPercent,
+                static_cast<long long>(accuracy->runs), accuracy->worstAbsPercent,
+                history->path().c_str());
     }
     if (!flags.html.empty()) {
         std::FILE* out = std::fopen(flags.html.c_str(), "wb");
         const std::string html = estimateReportHtml(reports, isoNow());
-        if (!out || std::fwrite(html.data(), 1, html.size(), out) != html.size() || std::fclose(out) != 0) {
+        if (!out || std::fwrite(html.data(), 1, html.size(), out) != html.size() ||
+            std::fclose(out) != 0) {
             std::fprintf(stderr, "hloscope-cli: estimate: cannot write %s\n", flags.html.c_str());
             return kExitFailed;
         }

@@ -2,16 +2,15 @@
 // performance model and buffer assignment on the prepared modules, measured
 // ones come from the device run, break-even and error arithmetic, and every
 // error class (unknown target, unknown or unavailable device).
-#include <QtTest>
+#include <sqlite3.h>
+
 #include <QGuiApplication>
 #include <QImage>
 #include <QPainter>
 #include <QRegularExpression>
 #include <QSvgRenderer>
-
+#include <QtTest>
 #include <cmath>
-
-#include <sqlite3.h>
 
 #include "compiler/backends/cpu/cpu_device.h"
 #include "compiler/buffers/buffer_assignment.h"
@@ -28,7 +27,8 @@ using namespace hloscope;
 namespace {
 
 std::unique_ptr<HloModule> example(const char* name) {
-    auto module = loadModuleFromFile(std::string(HLOSCOPE_SOURCE_DIR "/resources/examples/") + name + ".hlo");
+    auto module =
+        loadModuleFromFile(std::string(HLOSCOPE_SOURCE_DIR "/resources/examples/") + name + ".hlo");
     if (!module.isOk()) qFatal("%s", module.status().toString().c_str());
     return std::move(*module);
 }
@@ -104,7 +104,8 @@ private slots:
         QTest::addColumn<QString>("target");
         for (const char* name : {"softmax", "layernorm", "mlp"})
             for (const char* target : {"cpu", "h100", "tpu_v5e"})
-                QTest::newRow((std::string(name) + " " + target).c_str()) << QString(name) << QString(target);
+                QTest::newRow((std::string(name) + " " + target).c_str())
+                    << QString(name) << QString(target);
     }
     void predictedMatchesTheModel() {
         QFETCH(QString, name);
@@ -117,20 +118,25 @@ private slots:
         QVERIFY(!estimate->measured && estimate->device.empty());
         auto description = resolveTargetDescription(options.target);
         QVERIFY(description.isOk());
-        QCOMPARE(QString::fromStdString(estimate->target), QString::fromStdString(description->name));
+        QCOMPARE(QString::fromStdString(estimate->target),
+                 QString::fromStdString(description->name));
         for (ExecutionMode mode : {ExecutionMode::kUnfused, ExecutionMode::kFused}) {
-            auto prepared = prepareForMode(example(name.toStdString().c_str()), options.target, mode);
+            auto prepared =
+                prepareForMode(example(name.toStdString().c_str()), options.target, mode);
             QVERIFY(prepared.isOk());
             const ModulePrediction prediction = predictModule(**prepared, *description);
             const bool fused = mode == ExecutionMode::kFused;
             QCOMPARE(fused ? estimate->predicted.fusedSeconds : estimate->predicted.unfusedSeconds,
                      prediction.totalSeconds);
-            QCOMPARE(fused ? estimate->predicted.peakBytesFused : estimate->predicted.peakBytesUnfused,
-                     peakMemoryBytes(**prepared));
+            QCOMPARE(
+                fused ? estimate->predicted.peakBytesFused : estimate->predicted.peakBytesUnfused,
+                peakMemoryBytes(**prepared));
             double sum = 0;
-            for (const KernelEstimate& k : fused ? estimate->fusedKernels : estimate->unfusedKernels)
+            for (const KernelEstimate& k :
+                 fused ? estimate->fusedKernels : estimate->unfusedKernels)
                 sum += k.predictedSeconds;
-            QVERIFY(std::fabs(sum - prediction.totalSeconds) <= 1e-12 + 1e-9 * prediction.totalSeconds);
+            QVERIFY(std::fabs(sum - prediction.totalSeconds) <=
+                    1e-12 + 1e-9 * prediction.totalSeconds);
         }
         // Fusion helps these modules in the model, and the pipeline took some time.
         QVERIFY(estimate->predicted.speedup() > 1.0);
@@ -150,7 +156,8 @@ private slots:
         QVERIFY(estimate->measured);
         const EstimateFigures& m = *estimate->measured;
         QVERIFY(m.unfusedSeconds > 0 && m.fusedSeconds > 0);
-        // The device's allocations: what buffer assignment planned, give or take alignment and scratch.
+        // The device's allocations: what buffer assignment planned, give or take alignment and
+        // scratch.
         QVERIFY(m.peakBytesFused >= estimate->predicted.peakBytesFused * 0.95);
         QVERIFY(m.peakBytesFused <= estimate->predicted.peakBytesFused * 1.05);
         QVERIFY(std::fabs(*estimate->memoryErrorPercent()) < 5.0);
@@ -158,7 +165,8 @@ private slots:
         QVERIFY(m.compileSeconds > estimate->predicted.compileSeconds * 0.5);
         // Every kernel of both modes was timed.
         for (const auto* kernels : {&estimate->unfusedKernels, &estimate->fusedKernels})
-            for (const KernelEstimate& k : *kernels) QVERIFY2(k.measuredSeconds.has_value(), k.name.c_str());
+            for (const KernelEstimate& k : *kernels)
+                QVERIFY2(k.measuredSeconds.has_value(), k.name.c_str());
         QCOMPARE(estimate->kernelErrors().count,
                  int64_t(estimate->unfusedKernels.size() + estimate->fusedKernels.size()));
     }
@@ -185,16 +193,20 @@ private slots:
         input.memoryReduction = "2";
         reports.front().baselineInput = input;
         reports.front().baseline = calculate(input);
-        const QString html = QString::fromStdString(estimateReportHtml(reports, "2026-11-25T12:00:00Z"));
+        const QString html =
+            QString::fromStdString(estimateReportHtml(reports, "2026-11-25T12:00:00Z"));
         QVERIFY(html.startsWith(QStringLiteral("<!DOCTYPE html>")));
         QVERIFY(html.contains(QStringLiteral("Generated 2026-11-25T12:00:00Z")));
         QVERIFY(html.contains(QStringLiteral("softmax&lt;&amp;&gt;")));
         QVERIFY(!html.contains(QStringLiteral("softmax<&>")));
-        QVERIFY(!html.contains(QStringLiteral("<script")) && !html.contains(QStringLiteral("src=")));
+        QVERIFY(!html.contains(QStringLiteral("<script")) &&
+                !html.contains(QStringLiteral("src=")));
         QVERIFY(html.contains(QStringLiteral("Your baseline: 140 ms, 11 MB &rarr; 70 ms")));
-        QVERIFY(html.contains(QStringLiteral("Predicted speedup against measured over 2 module(s)")));
+        QVERIFY(
+            html.contains(QStringLiteral("Predicted speedup against measured over 2 module(s)")));
         QCOMPARE(html.count(QStringLiteral("<h2 id=")), 2);
-        const QRegularExpression svg(QStringLiteral("<svg.*?</svg>"), QRegularExpression::DotMatchesEverythingOption);
+        const QRegularExpression svg(QStringLiteral("<svg.*?</svg>"),
+                                     QRegularExpression::DotMatchesEverythingOption);
         int charts = 0;
         for (const QRegularExpressionMatch& match : svg.globalMatch(html)) {
             QSvgRenderer renderer(match.captured(0).toUtf8());
@@ -263,7 +275,8 @@ private slots:
         auto module = example("softmax");
         const HistoryRecord record = historyRecordOf(*module, "softmax", e);
         QCOMPARE(record.fingerprint.size(), size_t(16));
-        QCOMPARE(record.fingerprint, historyRecordOf(*example("softmax"), "x", e).fingerprint);  // stable
+        QCOMPARE(record.fingerprint,
+                 historyRecordOf(*example("softmax"), "x", e).fingerprint);  // stable
         QVERIFY(record.fingerprint != historyRecordOf(*example("mlp"), "x", e).fingerprint);
         QCOMPARE(record.measuredUnfusedSeconds, 3.0);
         QVERIFY(std::fabs(*record.speedupErrorPercent() - (2.0 - 3.0) / 3.0 * 100) < 1e-9);
@@ -277,11 +290,15 @@ private slots:
             sqlite3* db = nullptr;
             QCOMPARE(sqlite3_open(v1.c_str(), &db), SQLITE_OK);
             const char* sql =
-                "CREATE TABLE runs (id INTEGER PRIMARY KEY, unix_time INTEGER NOT NULL, module TEXT NOT NULL, "
-                "fingerprint TEXT NOT NULL, target TEXT NOT NULL, device TEXT NOT NULL, machine TEXT NOT NULL, "
-                "predicted_unfused_s REAL NOT NULL, predicted_fused_s REAL NOT NULL, measured_unfused_s REAL NOT "
+                "CREATE TABLE runs (id INTEGER PRIMARY KEY, unix_time INTEGER NOT NULL, module "
+                "TEXT NOT NULL, "
+                "fingerprint TEXT NOT NULL, target TEXT NOT NULL, device TEXT NOT NULL, machine "
+                "TEXT NOT NULL, "
+                "predicted_unfused_s REAL NOT NULL, predicted_fused_s REAL NOT NULL, "
+                "measured_unfused_s REAL NOT "
                 "NULL, measured_fused_s REAL NOT NULL);"
-                "INSERT INTO runs VALUES (1, 1700000000, 'old', 'f', 'cpu', 'cpu', 'here', 3, 1, 3, 1);"
+                "INSERT INTO runs VALUES (1, 1700000000, 'old', 'f', 'cpu', 'cpu', 'here', 3, 1, "
+                "3, 1);"
                 "PRAGMA user_version = 1;";
             QCOMPARE(sqlite3_exec(db, sql, nullptr, nullptr, nullptr), SQLITE_OK);
             sqlite3_close(db);
@@ -307,12 +324,15 @@ private slots:
             QCOMPARE(sqlite3_column_int(statement, 0), EstimateHistory::kSchemaVersion);
             sqlite3_finalize(statement);
             // A write cut off before its commit (the process died): not there after.
-            QCOMPARE(sqlite3_exec(db,
-                                  "BEGIN; INSERT INTO runs (unix_time, module, fingerprint, target, device, machine, "
-                                  "predicted_unfused_s, predicted_fused_s, measured_unfused_s, measured_fused_s) "
-                                  "VALUES (1, 'torn', 'f', 'cpu', 'cpu', 'here', 1, 1, 1, 1);",
-                                  nullptr, nullptr, nullptr),
-                     SQLITE_OK);
+            QCOMPARE(
+                sqlite3_exec(
+                    db,
+                    "BEGIN; INSERT INTO runs (unix_time, module, fingerprint, target, device, "
+                    "machine, "
+                    "predicted_unfused_s, predicted_fused_s, measured_unfused_s, measured_fused_s) "
+                    "VALUES (1, 'torn', 'f', 'cpu', 'cpu', 'here', 1, 1, 1, 1);",
+                    nullptr, nullptr, nullptr),
+                SQLITE_OK);
             sqlite3_close(db);  // closes with the transaction open: rolled back
         }
         auto reopened = EstimateHistory::open(v1);
@@ -338,12 +358,14 @@ private slots:
         file.close();
         auto bad = EstimateHistory::open(junk.toStdString());
         QVERIFY(!bad.isOk());
-        QVERIFY2(QString::fromStdString(bad.status().message()).contains(junk), bad.status().message().c_str());
+        QVERIFY2(QString::fromStdString(bad.status().message()).contains(junk),
+                 bad.status().message().c_str());
     }
 
     void historyPath() {
         qputenv("HLOSCOPE_HISTORY", "/x/h.sqlite");
-        QCOMPARE(QString::fromStdString(EstimateHistory::defaultPath()), QStringLiteral("/x/h.sqlite"));
+        QCOMPARE(QString::fromStdString(EstimateHistory::defaultPath()),
+                 QStringLiteral("/x/h.sqlite"));
         qputenv("HLOSCOPE_HISTORY", "off");
         QVERIFY(EstimateHistory::defaultPath().empty());
         qunsetenv("HLOSCOPE_HISTORY");
@@ -362,8 +384,9 @@ private slots:
         badDevice.device = "nosuch";
         auto result = estimateModule(*module, badDevice);
         QVERIFY(!result.isOk());
-        QVERIFY2(QString::fromStdString(result.status().message()).contains(QStringLiteral("nosuch")),
-                 result.status().message().c_str());
+        QVERIFY2(
+            QString::fromStdString(result.status().message()).contains(QStringLiteral("nosuch")),
+            result.status().message().c_str());
     }
 };
 

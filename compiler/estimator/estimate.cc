@@ -23,7 +23,8 @@ std::optional<double> signedErrorPercent(double predicted, double measured) {
 
 // The prepared module's kernels with their predicted times, and measured
 // ones matched by instruction name.
-std::vector<KernelEstimate> kernelsOf(const ModulePrediction& prediction, const std::vector<MeasuredTime>* measured) {
+std::vector<KernelEstimate> kernelsOf(const ModulePrediction& prediction,
+                                      const std::vector<MeasuredTime>* measured) {
     std::unordered_map<std::string, double> byName;
     if (measured)
         for (const MeasuredTime& time : *measured) byName[time.name] += time.seconds;
@@ -34,7 +35,8 @@ std::vector<KernelEstimate> kernelsOf(const ModulePrediction& prediction, const 
         estimate.name = kernel.instruction->name();
         estimate.opcode = std::string(hloOpcodeString(kernel.instruction->opcode()));
         estimate.predictedSeconds = kernel.totalSeconds * kernel.executions;
-        if (auto it = byName.find(estimate.name); it != byName.end()) estimate.measuredSeconds = it->second;
+        if (auto it = byName.find(estimate.name); it != byName.end())
+            estimate.measuredSeconds = it->second;
         kernels.push_back(std::move(estimate));
     }
     return kernels;
@@ -51,7 +53,8 @@ StatusOr<Prepared> prepare(const HloModule& module, const std::string& target, E
     copy->setIsScheduled(module.isScheduled());
     HLO_ASSIGN_OR_RETURN(copy, prepareForMode(std::move(copy), target, mode));
     Prepared prepared;
-    prepared.pipelineSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    prepared.pipelineSeconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     prepared.module = std::move(copy);
     return prepared;
 }
@@ -127,7 +130,8 @@ Estimate estimateOf(const Prepared& unfused, const Prepared& fused, const Target
     estimate.predicted.peakBytesFused = peakMemoryBytes(*fused.module);
     // What compiling costs without a device: the fused pipeline's own time.
     estimate.predicted.compileSeconds = fused.pipelineSeconds;
-    estimate.unfusedKernels = kernelsOf(unfusedPrediction, unfusedRun ? &unfusedRun->kernelTimes : nullptr);
+    estimate.unfusedKernels =
+        kernelsOf(unfusedPrediction, unfusedRun ? &unfusedRun->kernelTimes : nullptr);
     estimate.fusedKernels = kernelsOf(fusedPrediction, fusedRun ? &fusedRun->kernelTimes : nullptr);
     if (unfusedRun && fusedRun) {
         EstimateFigures measured;
@@ -146,8 +150,8 @@ Estimate estimateOf(const Prepared& unfused, const Prepared& fused, const Target
 
 Estimate estimateFromMeasurements(const ModeMeasurement& unfused, const ModeMeasurement& fused,
                                   const TargetDescription& target, const std::string& device) {
-    Estimate estimate = estimateOf({unfused.module, unfused.pipelineSeconds}, {fused.module, fused.pipelineSeconds},
-                                   target, &unfused, &fused);
+    Estimate estimate = estimateOf({unfused.module, unfused.pipelineSeconds},
+                                   {fused.module, fused.pipelineSeconds}, target, &unfused, &fused);
     estimate.device = device;
     return estimate;
 }
@@ -155,19 +159,25 @@ Estimate estimateFromMeasurements(const ModeMeasurement& unfused, const ModeMeas
 StatusOr<Estimate> estimateModule(const HloModule& module, const EstimateOptions& options) {
     HLO_ASSIGN_OR_RETURN(TargetDescription target, resolveTargetDescription(options.target));
     if (options.device.empty()) {
-        HLO_ASSIGN_OR_RETURN(Prepared unfused, prepare(module, options.target, ExecutionMode::kUnfused));
-        HLO_ASSIGN_OR_RETURN(Prepared fused, prepare(module, options.target, ExecutionMode::kFused));
+        HLO_ASSIGN_OR_RETURN(Prepared unfused,
+                             prepare(module, options.target, ExecutionMode::kUnfused));
+        HLO_ASSIGN_OR_RETURN(Prepared fused,
+                             prepare(module, options.target, ExecutionMode::kFused));
         return estimateOf(unfused, fused, target, nullptr, nullptr);
     }
     HLO_ASSIGN_OR_RETURN(ExecutionDevicePtr device, findDevice(options.device));
     std::string whyNot;
     if (!device->available(&whyNot))
-        return Status(StatusCode::kFailedPrecondition, "device '" + options.device + "' cannot run here: " + whyNot);
-    const std::vector<Literal> args = makeRandomArguments(*module.entryComputation(), options.measure.seed);
+        return Status(StatusCode::kFailedPrecondition,
+                      "device '" + options.device + "' cannot run here: " + whyNot);
+    const std::vector<Literal> args =
+        makeRandomArguments(*module.entryComputation(), options.measure.seed);
     HLO_ASSIGN_OR_RETURN(ModeMeasurement unfused,
-                         measureMode(module, options.target, ExecutionMode::kUnfused, *device, args, options.measure));
-    HLO_ASSIGN_OR_RETURN(ModeMeasurement fused,
-                         measureMode(module, options.target, ExecutionMode::kFused, *device, args, options.measure));
+                         measureMode(module, options.target, ExecutionMode::kUnfused, *device, args,
+                                     options.measure));
+    HLO_ASSIGN_OR_RETURN(
+        ModeMeasurement fused,
+        measureMode(module, options.target, ExecutionMode::kFused, *device, args, options.measure));
     return estimateFromMeasurements(unfused, fused, target, device->name());
 }
 

@@ -27,7 +27,8 @@ struct EstimateFigures {
     double fusedSeconds = 0;
     int64_t peakBytesUnfused = 0;
     int64_t peakBytesFused = 0;
-    double compileSeconds = 0;  // of the fused module (pipeline, plus code generation when measured)
+    double compileSeconds =
+        0;  // of the fused module (pipeline, plus code generation when measured)
 
     double speedup() const;          // unfused / fused; 0 when either is unknown
     double memoryReduction() const;  // unfused / fused peak; 0 when either is unknown
@@ -74,8 +75,9 @@ struct Estimate {
 };
 
 struct EstimateOptions {
-    std::string target = "cpu";  // a hardware name or target .json, as resolveTargetDescription takes it
-    std::string device;          // measure on this registered device; empty: predict only
+    std::string target =
+        "cpu";           // a hardware name or target .json, as resolveTargetDescription takes it
+    std::string device;  // measure on this registered device; empty: predict only
     MeasureOptions measure;
 };
 

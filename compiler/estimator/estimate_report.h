@@ -25,6 +25,7 @@ struct ReportedEstimate {
 };
 
 // `generated` is the time stamp printed in the header (ISO 8601).
-std::string estimateReportHtml(const std::vector<ReportedEstimate>& estimates, const std::string& generated);
+std::string estimateReportHtml(const std::vector<ReportedEstimate>& estimates,
+                               const std::string& generated);
 
 }  // namespace hloscope

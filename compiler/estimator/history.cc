@@ -19,7 +19,8 @@ namespace {
 constexpr const char* kCreateV1 =
     "CREATE TABLE runs (id INTEGER PRIMARY KEY, unix_time INTEGER NOT NULL, module TEXT NOT NULL, "
     "fingerprint TEXT NOT NULL, target TEXT NOT NULL, device TEXT NOT NULL, machine TEXT NOT NULL, "
-    "predicted_unfused_s REAL NOT NULL, predicted_fused_s REAL NOT NULL, measured_unfused_s REAL NOT NULL, "
+    "predicted_unfused_s REAL NOT NULL, predicted_fused_s REAL NOT NULL, measured_unfused_s REAL "
+    "NOT NULL, "
     "measured_fused_s REAL NOT NULL)";
 constexpr const char* kMigrateV1ToV2[] = {
     "ALTER TABLE runs ADD COLUMN predicted_peak_unfused INTEGER NOT NULL DEFAULT 0",
@@ -37,7 +38,9 @@ Status sqliteError(sqlite3* db, const std::string& path, const std::string& what
 
 class Statement {
 public:
-    Statement(sqlite3* db, const char* sql) { m_ok = sqlite3_prepare_v2(db, sql, -1, &m_statement, nullptr) == SQLITE_OK; }
+    Statement(sqlite3* db, const char* sql) {
+        m_ok = sqlite3_prepare_v2(db, sql, -1, &m_statement, nullptr) == SQLITE_OK;
+    }
     ~Statement() { sqlite3_finalize(m_statement); }
     Statement(const Statement&) = delete;
     Statement& operator=(const Statement&) = delete;
@@ -64,7 +67,8 @@ std::string hexHash(const std::string& text) {
 }  // namespace
 
 std::optional<double> HistoryRecord::speedupErrorPercent() const {
-    if (!(predictedFusedSeconds > 0) || !(measuredFusedSeconds > 0) || !(measuredUnfusedSeconds > 0))
+    if (!(predictedFusedSeconds > 0) || !(measuredFusedSeconds > 0) ||
+        !(measuredUnfusedSeconds > 0))
         return std::nullopt;
     const double predicted = predictedUnfusedSeconds / predictedFusedSeconds;
     const double measured = measuredUnfusedSeconds / measuredFusedSeconds;
@@ -104,9 +108,12 @@ std::string EstimateHistory::defaultPath() {
     if (const char* env = std::getenv("HLOSCOPE_HISTORY"); env && *env)
         return std::string(env) == "off" ? std::string() : std::string(env);
     std::string base;
-    if (const char* data = std::getenv("XDG_DATA_HOME"); data && *data) base = data;
-    else if (const char* home = std::getenv("HOME"); home && *home) base = std::string(home) + "/.local/share";
-    else return {};
+    if (const char* data = std::getenv("XDG_DATA_HOME"); data && *data)
+        base = data;
+    else if (const char* home = std::getenv("HOME"); home && *home)
+        base = std::string(home) + "/.local/share";
+    else
+        return {};
     return base + "/hloscope/history.sqlite";
 }
 
@@ -116,7 +123,8 @@ StatusOr<std::unique_ptr<EstimateHistory>> EstimateHistory::open(const std::stri
     if (!folder.empty()) std::filesystem::create_directories(folder, error);
     auto impl = std::make_unique<Impl>();
     impl->path = path;
-    if (sqlite3_open_v2(path.c_str(), &impl->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) != SQLITE_OK)
+    if (sqlite3_open_v2(path.c_str(), &impl->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
+                        nullptr) != SQLITE_OK)
         return sqliteError(impl->db, path, "cannot open the history database");
     sqlite3_busy_timeout(impl->db, 5000);
     int version = 0;
@@ -127,17 +135,20 @@ StatusOr<std::unique_ptr<EstimateHistory>> EstimateHistory::open(const std::stri
         version = sqlite3_column_int(statement.get(), 0);
     }
     if (version > kSchemaVersion)
-        return Status(StatusCode::kFailedPrecondition,
-                      path + ": history schema version " + std::to_string(version) +
-                          " is newer than this hloscope's (" + std::to_string(kSchemaVersion) + ")");
+        return Status(StatusCode::kFailedPrecondition, path + ": history schema version " +
+                                                           std::to_string(version) +
+                                                           " is newer than this hloscope's (" +
+                                                           std::to_string(kSchemaVersion) + ")");
     Impl& db = *impl;
     HLO_RETURN_IF_ERROR(db.transaction("creating or migrating the schema", [&]() -> Status {
         if (version < 1) HLO_RETURN_IF_ERROR(db.exec(kCreateV1, "creating the schema"));
         if (version < 2)
-            for (const char* sql : kMigrateV1ToV2) HLO_RETURN_IF_ERROR(db.exec(sql, "migrating to version 2"));
+            for (const char* sql : kMigrateV1ToV2)
+                HLO_RETURN_IF_ERROR(db.exec(sql, "migrating to version 2"));
         if (version < kSchemaVersion)
-            HLO_RETURN_IF_ERROR(db.exec(("PRAGMA user_version = " + std::to_string(kSchemaVersion)).c_str(),
-                                        "setting the schema version"));
+            HLO_RETURN_IF_ERROR(
+                db.exec(("PRAGMA user_version = " + std::to_string(kSchemaVersion)).c_str(),
+                        "setting the schema version"));
         return Status::ok();
     }));
     return std::unique_ptr<EstimateHistory>(new EstimateHistory(std::move(impl)));
@@ -146,24 +157,29 @@ StatusOr<std::unique_ptr<EstimateHistory>> EstimateHistory::open(const std::stri
 StatusOr<int64_t> EstimateHistory::add(const HistoryRecord& r) {
     int64_t id = 0;
     HLO_RETURN_IF_ERROR(m_impl->transaction("storing a run", [&]() -> Status {
-        Statement statement(m_impl->db,
-                            "INSERT INTO runs (unix_time, module, fingerprint, target, device, machine, "
-                            "predicted_unfused_s, predicted_fused_s, measured_unfused_s, measured_fused_s, "
-                            "predicted_peak_unfused, predicted_peak_fused, measured_peak_unfused, "
-                            "measured_peak_fused, compile_s) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+        Statement statement(
+            m_impl->db,
+            "INSERT INTO runs (unix_time, module, fingerprint, target, device, machine, "
+            "predicted_unfused_s, predicted_fused_s, measured_unfused_s, measured_fused_s, "
+            "predicted_peak_unfused, predicted_peak_fused, measured_peak_unfused, "
+            "measured_peak_fused, compile_s) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
         if (!statement.ok()) return sqliteError(m_impl->db, m_impl->path, "storing a run");
         sqlite3_stmt* s = statement.get();
         int column = 1;
-        sqlite3_bind_int64(s, column++, r.unixTime ? r.unixTime : static_cast<int64_t>(std::time(nullptr)));
-        for (const std::string* text : {&r.module, &r.fingerprint, &r.target, &r.device, &r.machine})
+        sqlite3_bind_int64(s, column++,
+                           r.unixTime ? r.unixTime : static_cast<int64_t>(std::time(nullptr)));
+        for (const std::string* text :
+             {&r.module, &r.fingerprint, &r.target, &r.device, &r.machine})
             sqlite3_bind_text(s, column++, text->c_str(), -1, SQLITE_TRANSIENT);
-        for (double value : {r.predictedUnfusedSeconds, r.predictedFusedSeconds, r.measuredUnfusedSeconds,
-                             r.measuredFusedSeconds})
+        for (double value : {r.predictedUnfusedSeconds, r.predictedFusedSeconds,
+                             r.measuredUnfusedSeconds, r.measuredFusedSeconds})
             sqlite3_bind_double(s, column++, value);
-        for (int64_t value : {r.predictedPeakUnfused, r.predictedPeakFused, r.measuredPeakUnfused, r.measuredPeakFused})
+        for (int64_t value : {r.predictedPeakUnfused, r.predictedPeakFused, r.measuredPeakUnfused,
+                              r.measuredPeakFused})
             sqlite3_bind_int64(s, column++, value);
         sqlite3_bind_double(s, column++, r.compileSeconds);
-        if (sqlite3_step(s) != SQLITE_DONE) return sqliteError(m_impl->db, m_impl->path, "storing a run");
+        if (sqlite3_step(s) != SQLITE_DONE)
+            return sqliteError(m_impl->db, m_impl->path, "storing a run");
         id = sqlite3_last_insert_rowid(m_impl->db);
         return Status::ok();
     }));
@@ -171,12 +187,13 @@ StatusOr<int64_t> EstimateHistory::add(const HistoryRecord& r) {
 }
 
 StatusOr<std::vector<HistoryRecord>> EstimateHistory::records(const std::string& target,
-                                                               const std::string& machine) const {
-    Statement statement(m_impl->db,
-                        "SELECT id, unix_time, module, fingerprint, target, device, machine, predicted_unfused_s, "
-                        "predicted_fused_s, measured_unfused_s, measured_fused_s, predicted_peak_unfused, "
-                        "predicted_peak_fused, measured_peak_unfused, measured_peak_fused, compile_s FROM runs "
-                        "WHERE (?1 = '' OR target = ?1) AND (?2 = '' OR machine = ?2) ORDER BY id");
+                                                              const std::string& machine) const {
+    Statement statement(
+        m_impl->db,
+        "SELECT id, unix_time, module, fingerprint, target, device, machine, predicted_unfused_s, "
+        "predicted_fused_s, measured_unfused_s, measured_fused_s, predicted_peak_unfused, "
+        "predicted_peak_fused, measured_peak_unfused, measured_peak_fused, compile_s FROM runs "
+        "WHERE (?1 = '' OR target = ?1) AND (?2 = '' OR machine = ?2) ORDER BY id");
     if (!statement.ok()) return sqliteError(m_impl->db, m_impl->path, "reading the history");
     sqlite3_stmt* s = statement.get();
     sqlite3_bind_text(s, 1, target.c_str(), -1, SQLITE_TRANSIENT);
@@ -192,11 +209,11 @@ StatusOr<std::vector<HistoryRecord>> EstimateHistory::records(const std::string&
             const unsigned char* value = sqlite3_column_text(s, column++);
             *text = value ? reinterpret_cast<const char*>(value) : "";
         }
-        for (double* value : {&r.predictedUnfusedSeconds, &r.predictedFusedSeconds, &r.measuredUnfusedSeconds,
-                              &r.measuredFusedSeconds})
+        for (double* value : {&r.predictedUnfusedSeconds, &r.predictedFusedSeconds,
+                              &r.measuredUnfusedSeconds, &r.measuredFusedSeconds})
             *value = sqlite3_column_double(s, column++);
-        for (int64_t* value : {&r.predictedPeakUnfused, &r.predictedPeakFused, &r.measuredPeakUnfused,
-                               &r.measuredPeakFused})
+        for (int64_t* value : {&r.predictedPeakUnfused, &r.predictedPeakFused,
+                               &r.measuredPeakUnfused, &r.measuredPeakFused})
             *value = sqlite3_column_int64(s, column++);
         r.compileSeconds = sqlite3_column_double(s, column++);
         rows.push_back(std::move(r));
@@ -205,7 +222,8 @@ StatusOr<std::vector<HistoryRecord>> EstimateHistory::records(const std::string&
     return rows;
 }
 
-StatusOr<HistoryAccuracy> EstimateHistory::accuracy(const std::string& target, const std::string& machine) const {
+StatusOr<HistoryAccuracy> EstimateHistory::accuracy(const std::string& target,
+                                                    const std::string& machine) const {
     HLO_ASSIGN_OR_RETURN(std::vector<HistoryRecord> rows, records(target, machine));
     std::vector<double> errors;
     for (const HistoryRecord& r : rows)
@@ -226,7 +244,8 @@ std::string machineName() {
     return buffer;
 }
 
-HistoryRecord historyRecordOf(const HloModule& module, const std::string& name, const Estimate& estimate) {
+HistoryRecord historyRecordOf(const HloModule& module, const std::string& name,
+                              const Estimate& estimate) {
     HistoryRecord r;
     r.unixTime = static_cast<int64_t>(std::time(nullptr));
     r.module = name;

@@ -27,13 +27,13 @@
 namespace hloscope {
 
 struct HistoryRecord {
-    int64_t id = 0;             // assigned when stored
-    int64_t unixTime = 0;       // seconds since 1970
-    std::string module;         // display name
-    std::string fingerprint;    // hex hash of the printed module
+    int64_t id = 0;           // assigned when stored
+    int64_t unixTime = 0;     // seconds since 1970
+    std::string module;       // display name
+    std::string fingerprint;  // hex hash of the printed module
     std::string target;
     std::string device;
-    std::string machine;        // host name
+    std::string machine;  // host name
     double predictedUnfusedSeconds = 0;
     double predictedFusedSeconds = 0;
     double measuredUnfusedSeconds = 0;
@@ -73,7 +73,8 @@ public:
     // Rows for `target` and `machine` (empty: any), oldest first.
     StatusOr<std::vector<HistoryRecord>> records(const std::string& target = {},
                                                  const std::string& machine = {}) const;
-    StatusOr<HistoryAccuracy> accuracy(const std::string& target = {}, const std::string& machine = {}) const;
+    StatusOr<HistoryAccuracy> accuracy(const std::string& target = {},
+                                       const std::string& machine = {}) const;
     const std::string& path() const;
 
 private:
@@ -83,7 +84,8 @@ private:
 };
 
 // A record of a measured estimate of `module` (display name `name`).
-HistoryRecord historyRecordOf(const HloModule& module, const std::string& name, const Estimate& estimate);
+HistoryRecord historyRecordOf(const HloModule& module, const std::string& name,
+                              const Estimate& estimate);
 // This machine's host name ("unknown" when it has none).
 std::string machineName();
 
