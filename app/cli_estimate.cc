@@ -1,6 +1,7 @@
 // hloscope-cli calc and estimate: the speedup/memory calculator, and what
 // fusion buys a module on a target, predicted by the model and (--measure)
 // measured on the target's device, with compile overhead and break-even.
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
