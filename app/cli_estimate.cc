@@ -228,8 +228,7 @@ void printCsv(const std::string& name, const Estimate& e) {
         return v && std::isfinite(*v) ? std::to_string(*v) : std::string();
     };
     auto module = [&](const char* scope, double predicted, std::optional<double> measured) {
-        std::optional<double> error;
-        if (measured && *measured > 0) error = (predicted - *measured) / *measured * 100;
+        const std::optional<double> error = measured ? signedErrorPercent(predicted, *measured) : std::nullopt;
         std::printf("%s,%s,,%s,%s,%s\n", scope, name.c_str(), cell(predicted).c_str(),
                     cell(measured).c_str(), cell(error).c_str());
     };

@@ -183,9 +183,10 @@ int runRun(const std::vector<std::string>& args) {
                      whyNot.c_str());
         return kExitFailed;
     }
-    // The device kind's pipeline unless told otherwise (the interpreter: cpu's).
-    std::string target = flags.target;
-    if (target.empty()) target = (*device)->kind() == "gpu" ? "gpu" : (*device)->kind() == "tpu-sim" ? "tpu" : "cpu";
+    // The device kind's pipeline family unless told otherwise (the interpreter: cpu's).
+    const std::string kind = (*device)->kind();
+    const std::string deviceFamily = kind == "gpu" ? "gpu" : kind == "tpu-sim" ? "tpu" : "cpu";
+    const std::string target = flags.target.empty() ? deviceFamily : flags.target;
     const std::string name = displayName(flags.file);
     auto input = loadModuleFromFile(flags.file);
     if (!input.isOk()) {
@@ -229,12 +230,10 @@ int runRun(const std::vector<std::string>& args) {
     // Both modes measured on the device of the target's own kind: the
     // estimator's history gets the run (the interpreter's times say nothing
     // about a target's model). Never fatal.
-    const std::string kind = (*device)->kind();
-    if (flags.history && reports.size() == 2 && (kind == "cpu" || kind == "gpu" || kind == "tpu-sim")) {
+    if (flags.history && reports.size() == 2 && kind != "reference") {
         auto description = resolveTargetDescription(target);
         const std::string path = EstimateHistory::defaultPath();
-        if (description.isOk() && !path.empty() &&
-            std::string(pipelineFamily(description->kind)) == (kind == "tpu-sim" ? "tpu" : kind)) {
+        if (description.isOk() && !path.empty() && pipelineFamily(description->kind) == deviceFamily) {
             auto history = EstimateHistory::open(path);
             Status stored = history.isOk() ? Status::ok() : history.status();
             if (history.isOk()) {

@@ -1,7 +1,6 @@
 #include "compiler/estimator/estimate.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <unordered_map>
 
@@ -10,16 +9,9 @@
 #include "compiler/runtime/execution_device.h"
 #include "compiler/targets/target_description.h"
 #include "core/hlo_evaluator.h"
-#include "core/hlo_parser.h"
-#include "core/hlo_printer.h"
 
 namespace hloscope {
 namespace {
-
-std::optional<double> signedErrorPercent(double predicted, double measured) {
-    if (!(measured > 0) || !std::isfinite(predicted)) return std::nullopt;
-    return (predicted - measured) / measured * 100.0;
-}
 
 // The prepared module's kernels with their predicted times, and measured
 // ones matched by instruction name.
@@ -42,24 +34,13 @@ std::vector<KernelEstimate> kernelsOf(const ModulePrediction& prediction,
     return kernels;
 }
 
-struct Prepared {
-    std::shared_ptr<const HloModule> module;
-    double pipelineSeconds = 0;
-};
-
-StatusOr<Prepared> prepare(const HloModule& module, const std::string& target, ExecutionMode mode) {
-    const auto start = std::chrono::steady_clock::now();
-    HLO_ASSIGN_OR_RETURN(std::unique_ptr<HloModule> copy, parseHloModule(printModule(module)));
-    copy->setIsScheduled(module.isScheduled());
-    HLO_ASSIGN_OR_RETURN(copy, prepareForMode(std::move(copy), target, mode));
-    Prepared prepared;
-    prepared.pipelineSeconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    prepared.module = std::move(copy);
-    return prepared;
-}
 
 }  // namespace
+
+std::optional<double> signedErrorPercent(double predicted, double measured) {
+    if (!(measured > 0) || !std::isfinite(predicted)) return std::nullopt;
+    return (predicted - measured) / measured * 100.0;
+}
 
 double EstimateFigures::speedup() const {
     return unfusedSeconds > 0 && fusedSeconds > 0 ? unfusedSeconds / fusedSeconds : 0;
@@ -108,17 +89,14 @@ ErrorSummary Estimate::kernelErrors() const {
                 }
             }
     summary.count = static_cast<int64_t>(errors.size());
-    if (errors.empty()) return summary;
-    std::sort(errors.begin(), errors.end());
-    const size_t n = errors.size();
-    summary.medianAbsPercent = n % 2 ? errors[n / 2] : (errors[n / 2 - 1] + errors[n / 2]) / 2;
+    summary.medianAbsPercent = median(std::move(errors));
     return summary;
 }
 
 namespace {
 
 // Predicted figures of the two preparations; measured ones when given.
-Estimate estimateOf(const Prepared& unfused, const Prepared& fused, const TargetDescription& target,
+Estimate estimateOf(const PreparedModule& unfused, const PreparedModule& fused, const TargetDescription& target,
                     const ModeMeasurement* unfusedRun, const ModeMeasurement* fusedRun) {
     Estimate estimate;
     estimate.target = target.name;
@@ -159,10 +137,10 @@ Estimate estimateFromMeasurements(const ModeMeasurement& unfused, const ModeMeas
 StatusOr<Estimate> estimateModule(const HloModule& module, const EstimateOptions& options) {
     HLO_ASSIGN_OR_RETURN(TargetDescription target, resolveTargetDescription(options.target));
     if (options.device.empty()) {
-        HLO_ASSIGN_OR_RETURN(Prepared unfused,
-                             prepare(module, options.target, ExecutionMode::kUnfused));
-        HLO_ASSIGN_OR_RETURN(Prepared fused,
-                             prepare(module, options.target, ExecutionMode::kFused));
+        HLO_ASSIGN_OR_RETURN(PreparedModule unfused,
+                             prepareCopyForMode(module, options.target, ExecutionMode::kUnfused));
+        HLO_ASSIGN_OR_RETURN(PreparedModule fused,
+                             prepareCopyForMode(module, options.target, ExecutionMode::kFused));
         return estimateOf(unfused, fused, target, nullptr, nullptr);
     }
     HLO_ASSIGN_OR_RETURN(ExecutionDevicePtr device, findDevice(options.device));

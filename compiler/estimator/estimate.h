@@ -22,6 +22,10 @@
 
 namespace hloscope {
 
+// (predicted - measured) / measured in %; nullopt unless measured > 0 and
+// predicted is finite.
+std::optional<double> signedErrorPercent(double predicted, double measured);
+
 struct EstimateFigures {
     double unfusedSeconds = 0;
     double fusedSeconds = 0;

@@ -215,13 +215,10 @@ std::string estimateReportHtml(const std::vector<ReportedEstimate>& estimates,
     }
     html += "</table>\n";
     if (!speedupErrors.empty()) {
-        std::sort(speedupErrors.begin(), speedupErrors.end());
-        const size_t n = speedupErrors.size();
-        const double median =
-            n % 2 ? speedupErrors[n / 2] : (speedupErrors[n / 2 - 1] + speedupErrors[n / 2]) / 2;
-        html += "<p>Predicted speedup against measured over " + std::to_string(n) +
-                " module(s): median |error| " + format("%.1f%%", median) + ", worst " +
-                format("%.1f%%", speedupErrors.back()) + ".</p>\n";
+        const double worst = *std::max_element(speedupErrors.begin(), speedupErrors.end());
+        html += "<p>Predicted speedup against measured over " + std::to_string(speedupErrors.size()) +
+                " module(s): median |error| " + format("%.1f%%", median(speedupErrors)) + ", worst " +
+                format("%.1f%%", worst) + ".</p>\n";
     }
     for (const ReportedEstimate& r : estimates) {
         const Estimate& e = r.estimate;

@@ -71,10 +71,8 @@ std::optional<double> HistoryRecord::speedupErrorPercent() const {
     if (!(predictedFusedSeconds > 0) || !(measuredFusedSeconds > 0) ||
         !(measuredUnfusedSeconds > 0))
         return std::nullopt;
-    const double predicted = predictedUnfusedSeconds / predictedFusedSeconds;
-    const double measured = measuredUnfusedSeconds / measuredFusedSeconds;
-    if (!std::isfinite(predicted) || !(measured > 0)) return std::nullopt;
-    return (predicted - measured) / measured * 100.0;
+    return signedErrorPercent(predictedUnfusedSeconds / predictedFusedSeconds,
+                              measuredUnfusedSeconds / measuredFusedSeconds);
 }
 
 struct EstimateHistory::Impl {
@@ -232,10 +230,8 @@ StatusOr<HistoryAccuracy> EstimateHistory::accuracy(const std::string& target,
     HistoryAccuracy accuracy;
     accuracy.runs = static_cast<int64_t>(errors.size());
     if (errors.empty()) return accuracy;
-    std::sort(errors.begin(), errors.end());
-    const size_t n = errors.size();
-    accuracy.medianAbsPercent = n % 2 ? errors[n / 2] : (errors[n / 2 - 1] + errors[n / 2]) / 2;
-    accuracy.worstAbsPercent = errors.back();
+    accuracy.worstAbsPercent = *std::max_element(errors.begin(), errors.end());
+    accuracy.medianAbsPercent = median(std::move(errors));
     return accuracy;
 }
 

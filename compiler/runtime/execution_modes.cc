@@ -104,12 +104,25 @@ OutputCheck checkOutputs(const std::vector<Literal>& expected, const std::vector
     return check;
 }
 
-double ModeMeasurement::medianSeconds() const {
-    std::vector<double> v = runSeconds;
-    std::sort(v.begin(), v.end());
-    if (v.empty()) return 0;
-    return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+StatusOr<PreparedModule> prepareCopyForMode(const HloModule& module, std::string_view target, ExecutionMode mode) {
+    const auto start = std::chrono::steady_clock::now();
+    HLO_ASSIGN_OR_RETURN(std::unique_ptr<HloModule> copy, parseHloModule(printModule(module)));
+    copy->setIsScheduled(module.isScheduled());
+    HLO_ASSIGN_OR_RETURN(copy, prepareForMode(std::move(copy), target, mode));
+    PreparedModule prepared;
+    prepared.pipelineSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    prepared.module = std::move(copy);
+    return prepared;
 }
+
+double median(std::vector<double> values) {
+    if (values.empty()) return 0;
+    std::sort(values.begin(), values.end());
+    const size_t n = values.size();
+    return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
+double ModeMeasurement::medianSeconds() const { return median(runSeconds); }
 
 double ModeMeasurement::minSeconds() const {
     return runSeconds.empty() ? 0 : *std::min_element(runSeconds.begin(), runSeconds.end());
@@ -124,13 +137,10 @@ StatusOr<ModeMeasurement> measureMode(const HloModule& module, std::string_view 
                                       const MeasureOptions& options, const std::vector<Literal>* reference) {
     ModeMeasurement report;
     report.mode = mode;
-    const auto start = std::chrono::steady_clock::now();
-    HLO_ASSIGN_OR_RETURN(std::unique_ptr<HloModule> copy, parseHloModule(printModule(module)));
-    copy->setIsScheduled(module.isScheduled());
-    HLO_ASSIGN_OR_RETURN(copy, prepareForMode(std::move(copy), target, mode));
-    report.pipelineSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    report.assignedPeakBytes = peakMemoryBytes(*copy);
-    report.module = std::move(copy);
+    HLO_ASSIGN_OR_RETURN(PreparedModule prepared, prepareCopyForMode(module, target, mode));
+    report.pipelineSeconds = prepared.pipelineSeconds;
+    report.assignedPeakBytes = peakMemoryBytes(*prepared.module);
+    report.module = std::move(prepared.module);
     ExecutionOptions run;
     run.threads = options.threads;
     run.rngSeed = options.seed;

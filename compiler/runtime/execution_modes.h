@@ -47,6 +47,17 @@ struct OutputCheck {
 
 OutputCheck checkOutputs(const std::vector<Literal>& expected, const std::vector<Literal>& actual);
 
+// A copy of `module` prepared for `mode` on `target`, and how long the
+// pipeline (copy included) took.
+struct PreparedModule {
+    std::shared_ptr<const HloModule> module;
+    double pipelineSeconds = 0;
+};
+StatusOr<PreparedModule> prepareCopyForMode(const HloModule& module, std::string_view target, ExecutionMode mode);
+
+// The median of `values` (mean of the middle two for an even count; 0 for none).
+double median(std::vector<double> values);
+
 struct MeasureOptions {
     int warmup = 1;   // runs before the timed ones (the first compiles)
     int repeat = 5;   // timed runs, >= 1
