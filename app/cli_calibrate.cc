@@ -1,6 +1,10 @@
 // hloscope-cli calibrate: measures this CPU with micro-benchmarks and writes
 // a cpu target description (every figure's source: "measured by
-// hloscope-cli calibrate on this machine").
+// hloscope-cli calibrate on this machine"): peaks and bandwidth with plain
+// loops, and what only the CPU backend can tell (its vectorised
+// transcendentals, GEMM and convolution rates, a kernel's fixed cost) by
+// running single-op modules on it. `calibrate --from-history` re-fits the
+// efficiency factors from the estimator's history (cli_calibrate_fit.cc).
 
 #include <algorithm>
 #include <atomic>
@@ -18,7 +22,12 @@
 
 #include "app/cli_commands.h"
 #include "app/cli_util.h"
+#include "compiler/backends/cpu/cpu_device.h"
+#include "compiler/backends/cpu/cpu_executable.h"
+#include "compiler/runtime/execution_modes.h"
 #include "compiler/runtime/host_caches.h"
+#include "core/hlo_evaluator.h"
+#include "core/hlo_parser.h"
 #include "compiler/runtime/thread_pool.h"
 #include "compiler/targets/target_description.h"
 
@@ -119,10 +128,54 @@ double measureDispatch(int threads, int dispatches) {
     return samples[samples.size() / 2];
 }
 
+// Runs single-op modules on the CPU backend and reads its kernel timings.
+class BackendProbe {
+public:
+    bool available() const { return m_device.available(nullptr); }
+
+    // Median over `rounds` runs of the summed kernel time of `hlo` with
+    // `threads` threads (after one compiling, warming run); 0 on failure.
+    // `overhead`: the median of the run's wall time less its kernels.
+    double kernelSeconds(const std::string& hlo, int threads, int rounds, double* overhead = nullptr) const {
+        auto module = parseHloModule(hlo);
+        if (!module.isOk()) {
+            std::fprintf(stderr, "calibrate: internal module: %s\n", module.status().message().c_str());
+            return 0;
+        }
+        const std::vector<Literal> args = makeRandomArguments(*(*module)->entryComputation(), 7);
+        ExecutionOptions options;
+        options.threads = threads;
+        std::vector<double> samples, rest;
+        for (int r = 0; r <= rounds; ++r) {
+            auto result = m_device.run(**module, args, options);
+            if (!result.isOk()) {
+                std::fprintf(stderr, "calibrate: %s\n", result.status().message().c_str());
+                return 0;
+            }
+            double seconds = 0;
+            for (const MeasuredTime& time : result->kernelTimes) seconds += time.seconds;
+            if (r > 0) samples.push_back(seconds);
+            if (r > 0) rest.push_back(std::max(0.0, result->wallSeconds - seconds));
+        }
+        if (overhead) *overhead = median(rest);
+        return median(samples);
+    }
+
+private:
+    CpuDevice m_device;
+};
+
+// A module applying `op` to one f32 array of `elements`.
+std::string unaryModule(const std::string& op, int64_t elements) {
+    const std::string shape = "f32[" + std::to_string(elements) + "]";
+    return "HloModule probe_" + op + "\n\nENTRY main {\n  p = " + shape + " parameter(0)\n  ROOT r = " + shape +
+           " " + op + "(p)\n}\n";
+}
 
 }  // namespace
 
 int runCalibrate(const std::vector<std::string>& args) {
+    if (std::find(args.begin(), args.end(), "--from-history") != args.end()) return runCalibrateFromHistory(args);
     std::string output;
     bool quick = false;
     for (size_t i = 0; i < args.size(); ++i) {
@@ -185,8 +238,114 @@ int runCalibrate(const std::vector<std::string>& args) {
         target.efficiency[static_cast<size_t>(i)] = efficiency[i];
         target.sources[std::string("$.efficiency.") + efficiencyNames[i]] =
             "hloscope modelling assumption (not measured): the peaks above are measured with the same kind of "
-            "loop, so elementwise and data movement run at 1.0; reductions and dots lose to horizontal adds "
-            "and blocking (0.8), convolutions to im2col-like overheads (0.6)";
+            "loop, so elementwise and data movement run at 1.0; reductions lose to horizontal adds (0.8); "
+            "hloscope-cli calibrate --from-history re-fits every factor from measured kernels";
+    }
+
+    // The runtime's figures: bandwidth by working set, and what the CPU
+    // backend's own kernels achieve (its loops are vectorised for this CPU,
+    // the plain loops above are not).
+    {
+        const double dispatch = target.kernelLaunchSeconds;
+        TargetDescription::CpuRuntime runtime;
+        runtime.parallelMinElements = static_cast<double>(kCpuParallelMinWork);
+        target.sources["$.cpuRuntime.parallelMinElements"] =
+            "the CPU backend's rule (compiler/backends/cpu/cpu_executable.h, kCpuParallelMinWork): kernels with "
+            "fewer elements of work run on the calling thread";
+        runtime.parallelDispatchSeconds = dispatch;
+        target.sources["$.cpuRuntime.parallelDispatchSeconds"] = target.sources["$.kernelLaunchSeconds"];
+        BackendProbe probe;
+        if (!probe.available()) {
+            std::fprintf(stderr, "calibrate: the CPU backend cannot run here; its figures keep the loop measurements\n");
+        } else {
+            const int rounds = quick ? 9 : 31;
+            double runOverhead = 0;
+            if (double tiny = probe.kernelSeconds(unaryModule("negate", 16), 1, rounds * 4, &runOverhead);
+                tiny > 0) {
+                target.kernelLaunchSeconds = tiny;
+                runtime.runSeconds = runOverhead;
+                target.sources["$.cpuRuntime.runSeconds"] =
+                    measured + ": median wall time of a run of a one-kernel module less the kernel's time";
+                target.sources["$.kernelLaunchSeconds"] =
+                    measured + ": median time the CPU backend reports for a 16-element negate kernel (its "
+                               "fixed cost on the calling thread)";
+            }
+            // Bandwidth by working set: an elementwise add of two arrays
+            // (working set 12 bytes per element) on one thread and on every
+            // core, repeated so that what fits stays in the caches.
+            const size_t largest = quick ? (size_t(64) << 20) : (size_t(256) << 20);
+            for (size_t bytes = size_t(16) << 10; bytes <= largest; bytes *= 4) {
+                const int64_t n = static_cast<int64_t>(bytes / 12);
+                const std::string add = "HloModule probe_add\n\nENTRY main {\n  a = f32[" + std::to_string(n) +
+                                        "] parameter(0)\n  b = f32[" + std::to_string(n) +
+                                        "] parameter(1)\n  ROOT r = f32[" + std::to_string(n) + "] add(a, b)\n}\n";
+                const int probeRounds = bytes >= (size_t(64) << 20) ? std::max(3, rounds / 4) : rounds;
+                const double one = probe.kernelSeconds(add, 1, probeRounds) - target.kernelLaunchSeconds;
+                const bool parallel = n >= kCpuParallelMinWork && hardware > 1;
+                double all = parallel ? probe.kernelSeconds(add, static_cast<int>(hardware), probeRounds) -
+                                            target.kernelLaunchSeconds - dispatch
+                                      : one;
+                if (one <= 0) continue;
+                if (all <= 0) all = one;
+                const double moved = 12.0 * static_cast<double>(n);
+                runtime.bandwidthCurve.push_back({moved, moved / one, moved / all});
+            }
+            target.sources["$.cpuRuntime.bandwidthCurve"] =
+                measured + ": the CPU backend's elementwise add of two f32 arrays at working sets of 16 KiB to " +
+                std::to_string(largest >> 20) + " MiB, repeated (rows: working set bytes, bytes/s on one thread, "
+                "bytes/s on " + std::to_string(hardware) + " threads; kernel and dispatch costs taken off)";
+            if (runtime.bandwidthCurve.empty()) {
+                std::fprintf(stderr, "calibrate: no bandwidth probe ran; the model keeps one bandwidth figure\n");
+            } else {
+                target.cpuRuntime = runtime;
+            }
+            const int64_t n = 16384;  // 64 KiB in, 64 KiB out: in the L2 cache
+            double total = 0;
+            const char* functions[] = {"exponential", "log", "sine", "tanh", "logistic"};
+            for (const char* op : functions) total += probe.kernelSeconds(unaryModule(op, n), 1, rounds);
+            const double perFunction = total / std::size(functions) - target.kernelLaunchSeconds;
+            if (perFunction > 0) {
+                target.transcendentalsPerSecond = static_cast<double>(n) / perFunction;
+                target.sources["$.transcendentalsPerSecond"] =
+                    measured + ": the CPU backend's vectorised exp, log, sin, tanh and logistic over 16K in-cache "
+                               "f32 elements on one thread (results/s, mean time of the five)";
+            }
+            double peak = target.vectorPeakTflops["f32"] * 1e12;
+            const std::string dot =
+                "HloModule probe_dot\n\nENTRY main {\n  a = f32[256,256] parameter(0)\n  b = f32[256,256] "
+                "parameter(1)\n  ROOT d = f32[256,256] dot(a, b), lhs_contracting_dims={1}, "
+                "rhs_contracting_dims={0}\n}\n";
+            if (double seconds = probe.kernelSeconds(dot, 1, rounds); seconds > 0) {
+                const double rate = 2.0 * 256 * 256 * 256 / seconds;
+                if (rate > peak) {
+                    // The GEMM's hand-vectorised FMAs beat the portable loop:
+                    // it is the best f32 rate this core showed.
+                    peak = rate;
+                    for (const char* type : {"f32", "bf16", "f16"}) {
+                        target.vectorPeakTflops[type] = rate / 1e12;
+                        target.sources[std::string("$.peakTflops.vector.") + type] =
+                            measured + ": the CPU backend's f32 GEMM (256x256x256, one thread), faster than the "
+                                       "portable multiply-add loop" +
+                            (std::string(type) == "f32" ? "" : " (XLA CPU computes this type in f32)");
+                    }
+                }
+                target.efficiency[static_cast<size_t>(OpClass::kDot)] = std::clamp(rate / peak, 0.01, 1.0);
+                target.sources["$.efficiency.dot"] =
+                    measured + ": the CPU backend's f32 GEMM (256x256x256, one thread) over the f32 peak";
+            }
+            const std::string convolution =
+                "HloModule probe_convolution\n\nENTRY main {\n  x = f32[1,32,32,64] parameter(0)\n  w = "
+                "f32[3,3,64,64] parameter(1)\n  ROOT c = f32[1,32,32,64] convolution(x, w), window={size=3x3 "
+                "pad=1_1x1_1}, dim_labels=b01f_01io->b01f\n}\n";
+            if (double seconds = probe.kernelSeconds(convolution, 1, rounds); seconds > 0) {
+                const double rate = 2.0 * 32 * 32 * 64 * 64 * 9 / seconds;
+                target.efficiency[static_cast<size_t>(OpClass::kConvolution)] =
+                    std::clamp(rate / peak, 0.01, 1.0);
+                target.sources["$.efficiency.convolution"] =
+                    measured + ": the CPU backend's f32 3x3 convolution (32x32x64 -> 64, one thread) over the "
+                               "f32 peak";
+            }
+        }
     }
     char host[256] = {};
     gethostname(host, sizeof(host) - 1);

@@ -206,10 +206,20 @@ Commands:
         per kernel). A baseline is scaled by the measured (else predicted)
         factors. --html writes one self-contained report for every FILE.
   calibrate [--output FILE] [--quick]
-        Measure this CPU (single-core triad bandwidth, f32/f64 multiply-add
-        throughput, expf/sinf throughput, thread-pool dispatch cost) and print
-        a cpu target description (JSON); also written to FILE and cached in
+        Measure this CPU (triad bandwidth, f32/f64 multiply-add throughput,
+        thread-pool dispatch cost; and with single-op modules on the CPU
+        backend: its bandwidth by working set on one and every core, its
+        vectorised transcendentals, GEMM and convolution rates, the fixed
+        cost of a kernel and of a run) and print a cpu target description
+        (JSON); also written to FILE and cached in
         $XDG_CACHE_HOME/hloscope/cpu-<hostname>.json for later runs.
+  calibrate --from-history [--target T] [--machine NAME|any] [--output FILE] [--dry-run] [--json]
+        Re-fit the target's efficiency factors (one per op class) to the
+        kernels measured by estimate --measure and run (the history
+        database), print each class's factor before and after and the median
+        kernel error before and after, and write the target: cpu (default)
+        back to this machine's calibration cache, any other target to
+        --output only. --dry-run writes nothing.
   conform FILE... [--quiet]
         Run StableHLO interpreter test files: every '// -----' case is
         imported, evaluated and its check.* operations applied. Prints

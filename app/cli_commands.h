@@ -18,6 +18,7 @@ int runPasses(const std::vector<std::string>& args);   // cli_opt.cc
 int runCost(const std::vector<std::string>& args);     // cli_cost.cc
 int runExplain(const std::vector<std::string>& args);  // cli_cost.cc
 int runCalibrate(const std::vector<std::string>& args);  // cli_calibrate.cc
+int runCalibrateFromHistory(const std::vector<std::string>& args);  // cli_calibrate_fit.cc
 int runRun(const std::vector<std::string>& args);        // cli_run.cc
 int runCalc(const std::vector<std::string>& args);       // cli_estimate.cc
 int runEstimate(const std::vector<std::string>& args);   // cli_estimate.cc

@@ -131,7 +131,7 @@ private slots:
             QCOMPARE(
                 fused ? estimate->predicted.peakBytesFused : estimate->predicted.peakBytesUnfused,
                 peakMemoryBytes(**prepared));
-            double sum = 0;
+            double sum = prediction.overheadSeconds;  // the run's fixed cost, beside its kernels
             for (const KernelEstimate& k :
                  fused ? estimate->fusedKernels : estimate->unfusedKernels)
                 sum += k.predictedSeconds;

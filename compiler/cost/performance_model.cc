@@ -131,6 +131,10 @@ ModulePrediction predict(const HloModule& module, const TargetDescription& targe
     ModulePrediction prediction;
     if (const HloComputation* entry = module.entryComputation())
         Walker(target, expandFusions).walk(*entry, 1, prediction);
+    if (target.cpuRuntime) {
+        prediction.overheadSeconds = target.cpuRuntime->runSeconds;
+        prediction.totalSeconds += prediction.overheadSeconds;
+    }
     return prediction;
 }
 
@@ -171,20 +175,44 @@ double recomputeFactor(const HloInstruction& producer, const HloInstruction& con
 
 }  // namespace
 
+double KernelTimeParts::seconds(const std::array<double, kOpClassCount>& efficiency) const {
+    const double classFactor = efficiency[static_cast<size_t>(opClass)];
+    const double transcendentalFactor = efficiency[static_cast<size_t>(OpClass::kTranscendental)];
+    const double compute = flopsSeconds / classFactor + transcendentalSeconds / transcendentalFactor;
+    return std::max(compute, trafficSeconds / classFactor) + launchSeconds;
+}
+
 KernelPrediction predictCost(const InstructionCost& cost, OpClass opClass, PrimitiveType elementType,
-                             const TargetDescription& target) {
+                             const TargetDescription& target, double workElements) {
     KernelPrediction kernel;
     kernel.cost = cost;
+    KernelTimeParts& parts = kernel.parts;
+    parts.opClass = opClass;
     const bool matrix = opClass == OpClass::kDot || opClass == OpClass::kConvolution;
+    double bandwidth = target.memoryBandwidthBytesPerSecond;
+    double cores = 1;
+    parts.launchSeconds = target.kernelLaunchSeconds;
+    if (const auto& runtime = target.cpuRuntime) {
+        if (workElements < 0)
+            workElements = cost.bytesAccessed() / std::max(1, primitive_util::byteWidth(elementType));
+        const bool parallel = target.cores > 1 && workElements >= runtime->parallelMinElements;
+        if (parallel) {
+            cores = static_cast<double>(target.cores);
+            parts.launchSeconds += runtime->parallelDispatchSeconds;
+        }
+        kernel.threads = static_cast<int64_t>(cores);
+        if (const double curve = runtime->bandwidthAt(cost.bytesAccessed(), parallel); curve > 0) bandwidth = curve;
+    }
+    const double peak = target.peakFlopsPerSecond(elementType, matrix) * cores;
+    if (cost.flops > 0) parts.flopsSeconds = cost.flops / peak;
+    if (cost.transcendentals > 0) parts.transcendentalSeconds = cost.transcendentals / (target.transcendentalsPerSecond * cores);
+    if (cost.bytesAccessed() > 0) parts.trafficSeconds = cost.bytesAccessed() / bandwidth;
+
     const double efficiency = target.efficiencyOf(opClass);
-    const double peak = target.peakFlopsPerSecond(elementType, matrix);
-    if (cost.flops > 0) kernel.computeSeconds += cost.flops / (peak * efficiency);
-    if (cost.transcendentals > 0)
-        kernel.computeSeconds += cost.transcendentals / (target.transcendentalsPerSecond *
-                                                         target.efficiencyOf(OpClass::kTranscendental));
-    if (cost.bytesAccessed() > 0)
-        kernel.memorySeconds = cost.bytesAccessed() / (target.memoryBandwidthBytesPerSecond * efficiency);
-    kernel.launchSeconds = target.kernelLaunchSeconds;
+    kernel.computeSeconds = parts.flopsSeconds / efficiency +
+                            parts.transcendentalSeconds / target.efficiencyOf(OpClass::kTranscendental);
+    kernel.memorySeconds = parts.trafficSeconds / efficiency;
+    kernel.launchSeconds = parts.launchSeconds;
     const double work = std::max(kernel.computeSeconds, kernel.memorySeconds);
     kernel.totalSeconds = work + kernel.launchSeconds;
     if (kernel.launchSeconds > work) kernel.boundBy = "launch";
@@ -200,8 +228,10 @@ KernelPrediction predictKernelDetailed(const HloInstruction& instruction, const 
         none.boundBy = "launch";
         return none;
     }
+    double work = elementsOf(instruction.shape());
+    for (const HloInstruction* operand : instruction.operands()) work = std::max(work, elementsOf(operand->shape()));
     KernelPrediction kernel = predictCost(kernelCost(instruction), CostAnalysis::opClassOf(instruction),
-                                          kernelElementType(instruction), target);
+                                          kernelElementType(instruction), target, work);
     kernel.instruction = &instruction;
     return kernel;
 }

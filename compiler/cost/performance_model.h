@@ -8,6 +8,12 @@
 //               + transcendentals / (transcendental rate * efficiency[transcendental])
 //   memory      = (bytes read + bytes written) / (bandwidth * efficiency[op class])
 //
+// On a CPU target with runtime figures (TargetDescription::cpuRuntime) a
+// kernel with enough work runs on every core (peaks times cores, the
+// all-cores bandwidth, plus the pool's dispatch cost), smaller ones on the
+// calling thread, and bandwidth depends on the kernel's working set (bytes
+// accessed), read off the calibrated curve: caches, then DRAM.
+//
 // The element type of a kernel is its dot/convolution operand type, else
 // its (first) output type. Instructions that are no kernel (parameters,
 // constants, bitcasts, tuples, get-tuple-elements, ...) cost nothing.
@@ -16,6 +22,7 @@
 // expensive branch.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -27,26 +34,45 @@
 
 namespace hloscope {
 
+// A kernel's time before efficiency factors: what calibration re-fits
+// (compiler/estimator/calibration.h). One execution.
+struct KernelTimeParts {
+    OpClass opClass = OpClass::kElementwise;
+    double flopsSeconds = 0;            // flops at the peak rate (times cores used)
+    double transcendentalSeconds = 0;   // transcendentals at the peak rate
+    double trafficSeconds = 0;          // bytes accessed at the bandwidth
+    double launchSeconds = 0;
+    // compute = flops / efficiency[class] + transcendentals / efficiency[transcendental],
+    // memory = traffic / efficiency[class]; max(compute, memory) + launch.
+    double seconds(const std::array<double, kOpClassCount>& efficiency) const;
+};
+
 struct KernelPrediction {
     const HloInstruction* instruction = nullptr;
     InstructionCost cost;
+    KernelTimeParts parts;
     double computeSeconds = 0;
     double memorySeconds = 0;
     double launchSeconds = 0;
     double totalSeconds = 0;         // one execution
     std::string boundBy;             // "compute" | "memory" | "launch"
     double executions = 1;           // trip counts of enclosing loops
+    int64_t threads = 1;             // cores the kernel is spread over (CPU runtime figures)
 };
 
 struct ModulePrediction {
     std::vector<KernelPrediction> kernels;
-    double totalSeconds = 0;         // sum of kernel time * executions
+    double totalSeconds = 0;         // sum of kernel time * executions, plus overheadSeconds
+    double overheadSeconds = 0;      // fixed cost of a run (TargetDescription::CpuRuntime::runSeconds)
     int64_t kernelCount = 0;         // kernel launches (executions summed)
 };
 
 // Time of one kernel with the given cost, class and element type.
+// `workElements` (elements the kernel loops over: its largest input or
+// output) decides whether a CPU kernel is spread over the cores; negative:
+// taken from the bytes accessed.
 KernelPrediction predictCost(const InstructionCost& cost, OpClass opClass, PrimitiveType elementType,
-                             const TargetDescription& target);
+                             const TargetDescription& target, double workElements = -1);
 // One instruction as one kernel (a fusion: its ofFusion cost); 0 for free instructions.
 double predictKernel(const HloInstruction& instruction, const TargetDescription& target);
 KernelPrediction predictKernelDetailed(const HloInstruction& instruction, const TargetDescription& target);

@@ -27,6 +27,8 @@ std::vector<KernelEstimate> kernelsOf(const ModulePrediction& prediction,
         estimate.name = kernel.instruction->name();
         estimate.opcode = std::string(hloOpcodeString(kernel.instruction->opcode()));
         estimate.predictedSeconds = kernel.totalSeconds * kernel.executions;
+        estimate.parts = kernel.parts;
+        estimate.executions = kernel.executions;
         if (auto it = byName.find(estimate.name); it != byName.end())
             estimate.measuredSeconds = it->second;
         kernels.push_back(std::move(estimate));
@@ -150,12 +152,11 @@ StatusOr<Estimate> estimateModule(const HloModule& module, const EstimateOptions
                       "device '" + options.device + "' cannot run here: " + whyNot);
     const std::vector<Literal> args =
         makeRandomArguments(*module.entryComputation(), options.measure.seed);
-    HLO_ASSIGN_OR_RETURN(ModeMeasurement unfused,
-                         measureMode(module, options.target, ExecutionMode::kUnfused, *device, args,
-                                     options.measure));
-    HLO_ASSIGN_OR_RETURN(
-        ModeMeasurement fused,
-        measureMode(module, options.target, ExecutionMode::kFused, *device, args, options.measure));
+    HLO_ASSIGN_OR_RETURN(std::vector<ModeMeasurement> measured,
+                         measureModes(module, options.target, {ExecutionMode::kUnfused, ExecutionMode::kFused},
+                                      *device, args, options.measure));
+    const ModeMeasurement& unfused = measured[0];
+    const ModeMeasurement& fused = measured[1];
     return estimateFromMeasurements(unfused, fused, target, device->name());
 }
 

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "compiler/cost/performance_model.h"
 #include "compiler/runtime/execution_modes.h"
 #include "compiler/targets/target_description.h"
 #include "core/hlo_module.h"
@@ -47,7 +48,9 @@ struct EstimateFigures {
 struct KernelEstimate {
     std::string name;
     std::string opcode;
-    double predictedSeconds = 0;
+    double predictedSeconds = 0;  // all executions
+    KernelTimeParts parts;        // one execution, before efficiency factors
+    double executions = 1;        // trip counts of enclosing loops
     std::optional<double> measuredSeconds;
     // (predicted - measured) / measured in %, when measured and nonzero.
     std::optional<double> errorPercent() const;

@@ -16,7 +16,7 @@
 namespace hloscope {
 namespace {
 
-// Version 1: times only. Version 2: peaks and compile time.
+// Version 1: times only. Version 2: peaks and compile time. Version 3: kernels.
 constexpr const char* kCreateV1 =
     "CREATE TABLE runs (id INTEGER PRIMARY KEY, unix_time INTEGER NOT NULL, module TEXT NOT NULL, "
     "fingerprint TEXT NOT NULL, target TEXT NOT NULL, device TEXT NOT NULL, machine TEXT NOT NULL, "
@@ -31,6 +31,19 @@ constexpr const char* kMigrateV1ToV2[] = {
     "ALTER TABLE runs ADD COLUMN compile_s REAL NOT NULL DEFAULT 0",
     "CREATE INDEX runs_target_machine ON runs (target, machine)",
 };
+constexpr const char* kMigrateV2ToV3[] = {
+    "CREATE TABLE kernels (run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE, "
+    "mode TEXT NOT NULL, name TEXT NOT NULL, opcode TEXT NOT NULL, op_class TEXT NOT NULL, "
+    "flops_s REAL NOT NULL, transcendental_s REAL NOT NULL, traffic_s REAL NOT NULL, "
+    "launch_s REAL NOT NULL, executions REAL NOT NULL, measured_s REAL NOT NULL)",
+    "CREATE INDEX kernels_run ON kernels (run_id)",
+};
+
+std::optional<OpClass> opClassNamed(const std::string& name) {
+    for (int i = 0; i < kOpClassCount; ++i)
+        if (opClassName(static_cast<OpClass>(i)) == name) return static_cast<OpClass>(i);
+    return std::nullopt;
+}
 
 Status sqliteError(sqlite3* db, const std::string& path, const std::string& what) {
     return Status(StatusCode::kInternal,
@@ -144,6 +157,9 @@ StatusOr<std::unique_ptr<EstimateHistory>> EstimateHistory::open(const std::stri
         if (version < 2)
             for (const char* sql : kMigrateV1ToV2)
                 HLO_RETURN_IF_ERROR(db.exec(sql, "migrating to version 2"));
+        if (version < 3)
+            for (const char* sql : kMigrateV2ToV3)
+                HLO_RETURN_IF_ERROR(db.exec(sql, "migrating to version 3"));
         if (version < kSchemaVersion)
             HLO_RETURN_IF_ERROR(
                 db.exec(("PRAGMA user_version = " + std::to_string(kSchemaVersion)).c_str(),
@@ -180,6 +196,25 @@ StatusOr<int64_t> EstimateHistory::add(const HistoryRecord& r) {
         if (sqlite3_step(s) != SQLITE_DONE)
             return sqliteError(m_impl->db, m_impl->path, "storing a run");
         id = sqlite3_last_insert_rowid(m_impl->db);
+        Statement kernel(m_impl->db,
+                         "INSERT INTO kernels (run_id, mode, name, opcode, op_class, flops_s, "
+                         "transcendental_s, traffic_s, launch_s, executions, measured_s) VALUES "
+                         "(?,?,?,?,?,?,?,?,?,?,?)");
+        if (!kernel.ok()) return sqliteError(m_impl->db, m_impl->path, "storing a run's kernels");
+        for (const HistoryKernel& k : r.kernels) {
+            sqlite3_stmt* row = kernel.get();
+            sqlite3_reset(row);
+            int c = 1;
+            sqlite3_bind_int64(row, c++, id);
+            const std::string opClass(opClassName(k.parts.opClass));
+            for (const std::string* text : {&k.mode, &k.name, &k.opcode, &opClass})
+                sqlite3_bind_text(row, c++, text->c_str(), -1, SQLITE_TRANSIENT);
+            for (double value : {k.parts.flopsSeconds, k.parts.transcendentalSeconds, k.parts.trafficSeconds,
+                                 k.parts.launchSeconds, k.executions, k.measuredSeconds})
+                sqlite3_bind_double(row, c++, value);
+            if (sqlite3_step(row) != SQLITE_DONE)
+                return sqliteError(m_impl->db, m_impl->path, "storing a run's kernels");
+        }
         return Status::ok();
     }));
     return id;
@@ -218,6 +253,43 @@ StatusOr<std::vector<HistoryRecord>> EstimateHistory::records(const std::string&
         rows.push_back(std::move(r));
     }
     if (step != SQLITE_DONE) return sqliteError(m_impl->db, m_impl->path, "reading the history");
+    return rows;
+}
+
+StatusOr<std::vector<EstimateHistory::RunKernel>> EstimateHistory::kernels(const std::string& target,
+                                                                           const std::string& machine) const {
+    Statement statement(m_impl->db,
+                        "SELECT k.run_id, k.mode, k.name, k.opcode, k.op_class, k.flops_s, k.transcendental_s, "
+                        "k.traffic_s, k.launch_s, k.executions, k.measured_s FROM kernels k JOIN runs r ON "
+                        "r.id = k.run_id WHERE (?1 = '' OR r.target = ?1) AND (?2 = '' OR r.machine = ?2) "
+                        "ORDER BY k.rowid");
+    if (!statement.ok()) return sqliteError(m_impl->db, m_impl->path, "reading the history's kernels");
+    sqlite3_stmt* s = statement.get();
+    sqlite3_bind_text(s, 1, target.c_str(), -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(s, 2, machine.c_str(), -1, SQLITE_TRANSIENT);
+    std::vector<RunKernel> rows;
+    int step = 0;
+    while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+        RunKernel row;
+        int column = 0;
+        row.runId = sqlite3_column_int64(s, column++);
+        std::string opClass;
+        for (std::string* text : {&row.kernel.mode, &row.kernel.name, &row.kernel.opcode, &opClass}) {
+            const unsigned char* value = sqlite3_column_text(s, column++);
+            *text = value ? reinterpret_cast<const char*>(value) : "";
+        }
+        const std::optional<OpClass> parsed = opClassNamed(opClass);
+        if (!parsed)
+            return Status(StatusCode::kInternal, m_impl->path + ": kernel '" + row.kernel.name +
+                                                     "' has an unknown op class '" + opClass + "'");
+        row.kernel.parts.opClass = *parsed;
+        for (double* value : {&row.kernel.parts.flopsSeconds, &row.kernel.parts.transcendentalSeconds,
+                              &row.kernel.parts.trafficSeconds, &row.kernel.parts.launchSeconds,
+                              &row.kernel.executions, &row.kernel.measuredSeconds})
+            *value = sqlite3_column_double(s, column++);
+        rows.push_back(std::move(row));
+    }
+    if (step != SQLITE_DONE) return sqliteError(m_impl->db, m_impl->path, "reading the history's kernels");
     return rows;
 }
 
@@ -261,6 +333,19 @@ HistoryRecord historyRecordOf(const HloModule& module, const std::string& name,
         r.measuredPeakFused = estimate.measured->peakBytesFused;
         r.compileSeconds = estimate.measured->compileSeconds;
     }
+    for (const auto& [mode, kernels] :
+         {std::pair{"unfused", &estimate.unfusedKernels}, std::pair{"fused", &estimate.fusedKernels}})
+        for (const KernelEstimate& k : *kernels) {
+            if (!k.measuredSeconds) continue;
+            HistoryKernel kernel;
+            kernel.mode = mode;
+            kernel.name = k.name;
+            kernel.opcode = k.opcode;
+            kernel.parts = k.parts;
+            kernel.executions = k.executions;
+            kernel.measuredSeconds = *k.measuredSeconds;
+            r.kernels.push_back(std::move(kernel));
+        }
     return r;
 }
 

@@ -6,7 +6,9 @@
 // One row per measured module and target: when, the module's name and
 // fingerprint (hash of its printed text), target, device, machine (host
 // name), predicted and measured unfused/fused time and peak memory, compile
-// times. Writes are transactions, so an interrupted write leaves the
+// times; and one row per measured kernel of either preparation: its op
+// class, its predicted time in parts before efficiency factors, and its
+// measured time (what `calibrate --from-history` fits the factors to). Writes are transactions, so an interrupted write leaves the
 // previous rows intact. The schema version is SQLite's user_version;
 // older versions are migrated forward on open, newer ones refused.
 //
@@ -26,6 +28,16 @@
 
 namespace hloscope {
 
+// One measured kernel of a stored run.
+struct HistoryKernel {
+    std::string mode;  // "unfused" or "fused"
+    std::string name;
+    std::string opcode;
+    KernelTimeParts parts;  // one execution, before efficiency factors
+    double executions = 1;
+    double measuredSeconds = 0;  // all executions
+};
+
 struct HistoryRecord {
     int64_t id = 0;           // assigned when stored
     int64_t unixTime = 0;     // seconds since 1970
@@ -43,6 +55,7 @@ struct HistoryRecord {
     int64_t measuredPeakUnfused = 0;
     int64_t measuredPeakFused = 0;
     double compileSeconds = 0;  // measured, fused
+    std::vector<HistoryKernel> kernels;  // stored with the run; read by kernels()
 
     // Signed % error of the predicted speedup (nullopt when not computable).
     std::optional<double> speedupErrorPercent() const;
@@ -66,13 +79,21 @@ public:
     EstimateHistory(const EstimateHistory&) = delete;
     EstimateHistory& operator=(const EstimateHistory&) = delete;
 
-    static constexpr int kSchemaVersion = 2;
+    static constexpr int kSchemaVersion = 3;
 
     // Stores one record in a transaction; returns its id.
     StatusOr<int64_t> add(const HistoryRecord& record);
     // Rows for `target` and `machine` (empty: any), oldest first.
     StatusOr<std::vector<HistoryRecord>> records(const std::string& target = {},
                                                  const std::string& machine = {}) const;
+    // The measured kernels of the rows for `target` and `machine` (empty:
+    // any), with the id of their run as HistoryKernel's owner.
+    struct RunKernel {
+        int64_t runId = 0;
+        HistoryKernel kernel;
+    };
+    StatusOr<std::vector<RunKernel>> kernels(const std::string& target = {},
+                                             const std::string& machine = {}) const;
     StatusOr<HistoryAccuracy> accuracy(const std::string& target = {},
                                        const std::string& machine = {}) const;
     const std::string& path() const;

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <unordered_map>
 
 #include "compiler/buffers/buffer_assignment.h"
 #include "compiler/pipeline/bisect.h"
@@ -132,32 +133,62 @@ double ModeMeasurement::maxSeconds() const {
     return runSeconds.empty() ? 0 : *std::max_element(runSeconds.begin(), runSeconds.end());
 }
 
-StatusOr<ModeMeasurement> measureMode(const HloModule& module, std::string_view target, ExecutionMode mode,
-                                      const ExecutionDevice& device, const std::vector<Literal>& args,
-                                      const MeasureOptions& options, const std::vector<Literal>* reference) {
-    ModeMeasurement report;
-    report.mode = mode;
-    HLO_ASSIGN_OR_RETURN(PreparedModule prepared, prepareCopyForMode(module, target, mode));
-    report.pipelineSeconds = prepared.pipelineSeconds;
-    report.assignedPeakBytes = peakMemoryBytes(*prepared.module);
-    report.module = std::move(prepared.module);
+StatusOr<std::vector<ModeMeasurement>> measureModes(const HloModule& module, std::string_view target,
+                                                    const std::vector<ExecutionMode>& modes,
+                                                    const ExecutionDevice& device, const std::vector<Literal>& args,
+                                                    const MeasureOptions& options,
+                                                    const std::vector<Literal>* reference) {
+    std::vector<ModeMeasurement> reports(modes.size());
+    for (size_t m = 0; m < modes.size(); ++m) {
+        ModeMeasurement& report = reports[m];
+        report.mode = modes[m];
+        HLO_ASSIGN_OR_RETURN(PreparedModule prepared, prepareCopyForMode(module, target, modes[m]));
+        report.pipelineSeconds = prepared.pipelineSeconds;
+        report.assignedPeakBytes = peakMemoryBytes(*prepared.module);
+        report.module = std::move(prepared.module);
+    }
     ExecutionOptions run;
     run.threads = options.threads;
     run.rngSeed = options.seed;
     const int total = std::max(0, options.warmup) + std::max(1, options.repeat);
+    // Each kernel's time: its median over the timed runs (one slow run, a
+    // page fault or a preempted thread, must not decide a kernel's figure).
+    std::vector<std::unordered_map<std::string, std::vector<double>>> kernelSamples(modes.size());
+    // Round by round, every mode once per round: a machine whose speed
+    // drifts (other tenants, frequency, page placement) slows all modes of
+    // a round alike, so their ratio stays fair.
     for (int i = 0; i < total; ++i) {
-        HLO_ASSIGN_OR_RETURN(ExecutionResult result, device.run(*report.module, args, run));
-        if (i == 0) {
-            report.compileSeconds = result.compileSeconds;
-            report.fallbacks = result.fallbacks;
-            if (reference) report.check = checkOutputs(*reference, result.outputs);
+        for (size_t m = 0; m < modes.size(); ++m) {
+            ModeMeasurement& report = reports[m];
+            HLO_ASSIGN_OR_RETURN(ExecutionResult result, device.run(*report.module, args, run));
+            if (i == 0) {
+                report.compileSeconds = result.compileSeconds;
+                report.fallbacks = result.fallbacks;
+                if (reference) report.check = checkOutputs(*reference, result.outputs);
+            }
+            if (i >= total - std::max(1, options.repeat)) {
+                report.runSeconds.push_back(result.wallSeconds);
+                for (const MeasuredTime& time : result.kernelTimes)
+                    kernelSamples[m][time.name].push_back(time.seconds);
+            }
+            report.devicePeakBytes = std::max(report.devicePeakBytes, result.peakBytes);
+            report.kernels = static_cast<int64_t>(result.kernelTimes.size());
+            report.kernelTimes = std::move(result.kernelTimes);
         }
-        if (i >= total - std::max(1, options.repeat)) report.runSeconds.push_back(result.wallSeconds);
-        report.devicePeakBytes = std::max(report.devicePeakBytes, result.peakBytes);
-        report.kernels = static_cast<int64_t>(result.kernelTimes.size());
-        report.kernelTimes = std::move(result.kernelTimes);
     }
-    return report;
+    for (size_t m = 0; m < modes.size(); ++m)
+        for (MeasuredTime& time : reports[m].kernelTimes)
+            if (auto it = kernelSamples[m].find(time.name); it != kernelSamples[m].end())
+                time.seconds = median(it->second);
+    return reports;
+}
+
+StatusOr<ModeMeasurement> measureMode(const HloModule& module, std::string_view target, ExecutionMode mode,
+                                      const ExecutionDevice& device, const std::vector<Literal>& args,
+                                      const MeasureOptions& options, const std::vector<Literal>* reference) {
+    HLO_ASSIGN_OR_RETURN(std::vector<ModeMeasurement> reports,
+                         measureModes(module, target, {mode}, device, args, options, reference));
+    return std::move(reports.front());
 }
 
 }  // namespace hloscope

@@ -73,7 +73,7 @@ struct ModeMeasurement {
     int64_t kernels = 0;
     int64_t assignedPeakBytes = 0;   // buffer assignment's peak of the prepared module
     int64_t devicePeakBytes = 0;     // what the device allocated for a run (0: it does not say)
-    std::vector<MeasuredTime> kernelTimes;  // of the last run
+    std::vector<MeasuredTime> kernelTimes;  // the last run's kernels, each with its median over the timed runs
     std::vector<std::string> fallbacks;
     std::optional<OutputCheck> check;       // when a reference was given
     std::shared_ptr<const HloModule> module;  // as prepared
@@ -89,5 +89,14 @@ struct ModeMeasurement {
 StatusOr<ModeMeasurement> measureMode(const HloModule& module, std::string_view target, ExecutionMode mode,
                                       const ExecutionDevice& device, const std::vector<Literal>& args,
                                       const MeasureOptions& options, const std::vector<Literal>* reference = nullptr);
+
+// measureMode for several modes at once, their runs interleaved (round i
+// runs every mode once), so that a machine whose speed drifts during the
+// measurement affects every mode alike; one report per mode, in order.
+StatusOr<std::vector<ModeMeasurement>> measureModes(const HloModule& module, std::string_view target,
+                                                    const std::vector<ExecutionMode>& modes,
+                                                    const ExecutionDevice& device, const std::vector<Literal>& args,
+                                                    const MeasureOptions& options,
+                                                    const std::vector<Literal>* reference = nullptr);
 
 }  // namespace hloscope

@@ -50,6 +50,39 @@ public:
         return &*value;
     }
 
+    // {"value": [[x, ...], ...], "source": "..."}: rows of `width` non-negative numbers.
+    StatusOr<std::vector<std::vector<double>>> table(const Json& parent, const std::string& key,
+                                                     const std::string& path, size_t width) {
+        const std::string here = path + "." + key;
+        auto it = parent.find(key);
+        if (it == parent.end()) return error(here, "missing");
+        if (!it->is_object()) return error(here, "expected an object {\"value\": [...], \"source\": \"...\"}");
+        auto source = it->find("source");
+        if (source == it->end() || !source->is_string() || source->get<std::string>().empty())
+            return error(here + ".source", "missing (every figure must cite its source)");
+        for (const auto& [name, unused] : it->items())
+            if (name != "value" && name != "source") return error(here + "." + name, "unknown key");
+        auto value = it->find("value");
+        if (value == it->end() || !value->is_array() || value->empty())
+            return error(here + ".value", "expected a non-empty array of rows");
+        std::vector<std::vector<double>> rows;
+        for (size_t r = 0; r < value->size(); ++r) {
+            const Json& row = (*value)[r];
+            const std::string rowPath = here + ".value[" + std::to_string(r) + "]";
+            if (!row.is_array() || row.size() != width)
+                return error(rowPath, "expected " + std::to_string(width) + " numbers");
+            std::vector<double> numbers;
+            for (const Json& x : row) {
+                if (!x.is_number() || !std::isfinite(x.get<double>()) || x.get<double>() <= 0)
+                    return error(rowPath, "expected positive numbers");
+                numbers.push_back(x.get<double>());
+            }
+            rows.push_back(std::move(numbers));
+        }
+        m_target->sources[here] = source->get<std::string>();
+        return rows;
+    }
+
     StatusOr<double> number(const Json& parent, const std::string& key, const std::string& path,
                             bool positive = true) {
         HLO_ASSIGN_OR_RETURN(const Json* value, sourced(parent, key, path));
@@ -121,7 +154,7 @@ StatusOr<TargetDescription> targetDescriptionFromJson(std::string_view jsonText)
     static const std::vector<std::string_view> known = {
         "name", "kind", "description", "matrixUnit", "peakTflops", "transcendentalsPerSecond",
         "memoryBandwidthBytesPerSecond", "memoryBandwidthAllCoresBytesPerSecond", "cacheBytes", "onChipMemoryBytes", "kernelLaunchSeconds",
-        "cores", "efficiency"};
+        "cores", "efficiency", "cpuRuntime"};
     for (const auto& [key, unused] : root.items())
         if (std::find(known.begin(), known.end(), key) == known.end())
             return reader.error("$." + key, "unknown key");
@@ -178,7 +211,45 @@ StatusOr<TargetDescription> targetDescriptionFromJson(std::string_view jsonText)
         if (factor > 1) return reader.error("$.efficiency." + key + ".value", "must be in (0, 1]");
         target.efficiency[i] = factor;
     }
+
+    if (auto runtime = root.find("cpuRuntime"); runtime != root.end()) {
+        if (!runtime->is_object()) return reader.error("$.cpuRuntime", "expected an object");
+        for (const auto& [key, unused] : runtime->items())
+            if (key != "bandwidthCurve" && key != "parallelMinElements" && key != "parallelDispatchSeconds" &&
+                key != "runSeconds")
+                return reader.error("$.cpuRuntime." + key, "unknown key");
+        TargetDescription::CpuRuntime figures;
+        HLO_ASSIGN_OR_RETURN(auto rows, reader.table(*runtime, "bandwidthCurve", "$.cpuRuntime", 3));
+        for (size_t r = 0; r < rows.size(); ++r) {
+            if (r > 0 && rows[r][0] <= rows[r - 1][0])
+                return reader.error("$.cpuRuntime.bandwidthCurve.value[" + std::to_string(r) + "]",
+                                    "working sets must ascend");
+            figures.bandwidthCurve.push_back({rows[r][0], rows[r][1], rows[r][2]});
+        }
+        HLO_ASSIGN_OR_RETURN(figures.parallelMinElements,
+                             reader.number(*runtime, "parallelMinElements", "$.cpuRuntime", false));
+        HLO_ASSIGN_OR_RETURN(figures.parallelDispatchSeconds,
+                             reader.number(*runtime, "parallelDispatchSeconds", "$.cpuRuntime", false));
+        HLO_ASSIGN_OR_RETURN(figures.runSeconds, reader.number(*runtime, "runSeconds", "$.cpuRuntime", false));
+        target.cpuRuntime = std::move(figures);
+    }
     return target;
+}
+
+double TargetDescription::CpuRuntime::bandwidthAt(double workingSetBytes, bool allCores) const {
+    if (bandwidthCurve.empty()) return 0;
+    auto rate = [&](const BandwidthPoint& p) { return allCores ? p.allCores : p.oneCore; };
+    if (workingSetBytes <= bandwidthCurve.front().workingSetBytes) return rate(bandwidthCurve.front());
+    if (workingSetBytes >= bandwidthCurve.back().workingSetBytes) return rate(bandwidthCurve.back());
+    for (size_t i = 1; i < bandwidthCurve.size(); ++i) {
+        const BandwidthPoint& hi = bandwidthCurve[i];
+        if (workingSetBytes > hi.workingSetBytes) continue;
+        const BandwidthPoint& lo = bandwidthCurve[i - 1];
+        const double t = std::log(workingSetBytes / lo.workingSetBytes) /
+                         std::log(hi.workingSetBytes / lo.workingSetBytes);
+        return std::exp(std::log(rate(lo)) + t * (std::log(rate(hi)) - std::log(rate(lo))));
+    }
+    return rate(bandwidthCurve.back());
 }
 
 std::string targetDescriptionToJson(const TargetDescription& target) {
@@ -216,6 +287,19 @@ std::string targetDescriptionToJson(const TargetDescription& target) {
         efficiency[key] = sourcedJson(target, "$.efficiency." + key, target.efficiency[i]);
     }
     root["efficiency"] = std::move(efficiency);
+    if (target.cpuRuntime) {
+        Json runtime = Json::object();
+        Json curve = Json::array();
+        for (const TargetDescription::BandwidthPoint& p : target.cpuRuntime->bandwidthCurve)
+            curve.push_back(Json::array({p.workingSetBytes, p.oneCore, p.allCores}));
+        runtime["bandwidthCurve"] = sourcedJson(target, "$.cpuRuntime.bandwidthCurve", std::move(curve));
+        runtime["parallelMinElements"] =
+            sourcedJson(target, "$.cpuRuntime.parallelMinElements", target.cpuRuntime->parallelMinElements);
+        runtime["parallelDispatchSeconds"] = sourcedJson(target, "$.cpuRuntime.parallelDispatchSeconds",
+                                                         target.cpuRuntime->parallelDispatchSeconds);
+        runtime["runSeconds"] = sourcedJson(target, "$.cpuRuntime.runSeconds", target.cpuRuntime->runSeconds);
+        root["cpuRuntime"] = std::move(runtime);
+    }
     return root.dump(2) + "\n";
 }
 

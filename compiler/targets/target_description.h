@@ -53,6 +53,31 @@ struct TargetDescription {
     double kernelLaunchSeconds = 0;
     int64_t cores = 1;              // CPU cores, SMs, TensorCores
     std::array<double, kOpClassCount> efficiency{1, 1, 1, 1, 1, 1};  // indexed by OpClass
+
+    // How a CPU backend runs its kernels (optional; JSON "cpuRuntime", written
+    // by `hloscope-cli calibrate`). When present, kernelLaunchSeconds is the
+    // fixed cost of one kernel on the calling thread, and the model spreads
+    // kernels of at least parallelMinElements elements of work over every
+    // core (compute at cores x the per-core peaks, plus
+    // parallelDispatchSeconds), reads a kernel's memory bandwidth off the
+    // curve at its working set (its bytes accessed), so kernels whose data
+    // sits in a cache run at the cache's rate, and adds runSeconds once per
+    // module run. Absent: one figure for all.
+    struct BandwidthPoint {
+        double workingSetBytes = 0;
+        double oneCore = 0;   // bytes/s, one thread
+        double allCores = 0;  // bytes/s, every core
+    };
+    struct CpuRuntime {
+        std::vector<BandwidthPoint> bandwidthCurve;  // ascending working sets
+        double parallelMinElements = 0;
+        double parallelDispatchSeconds = 0;
+        double runSeconds = 0;  // fixed cost of one module run beyond its kernels
+        // Bandwidth at `workingSetBytes`, log-log interpolated along the
+        // curve and clamped at its ends.
+        double bandwidthAt(double workingSetBytes, bool allCores) const;
+    };
+    std::optional<CpuRuntime> cpuRuntime;
     // JSON path of every number ("$.peakTflops.matrix.bf16") -> its source.
     std::map<std::string, std::string> sources;
 

@@ -41,6 +41,11 @@ namespace hloscope {
 
 class ThreadPool;
 
+// Kernels with fewer elements of work (output elements times the elements
+// each reduces) run on the calling thread; larger ones on the thread pool.
+// (calibrate writes it into the cpu target's runtime figures.)
+inline constexpr int64_t kCpuParallelMinWork = 32768;
+
 struct CpuCompileOptions {
     // A kernel whose outputs total at least this many bytes writes them with
     // non-temporal stores (CpuKernelSpec::streamOutputs); -1: the size of

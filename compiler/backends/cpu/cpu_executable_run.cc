@@ -103,7 +103,7 @@ private:
     // parallel above ~32K elements of work.
     void runElements(CpuKernelFunction kernel, void* const* pointers, int64_t n, int64_t reduced) {
         const double work = static_cast<double>(n) * static_cast<double>(reduced);
-        forRange(n, std::max<int64_t>(1, 16384 / reduced), work < 32768,
+        forRange(n, std::max<int64_t>(1, 16384 / reduced), work < static_cast<double>(kCpuParallelMinWork),
                  [&](int64_t begin, int64_t end) { kernel(pointers, begin, end, 0, reduced); });
     }
     // The kernel's buffer table: its outputs, then its leaves (null for an
@@ -185,7 +185,7 @@ void Runner::runKernel(Program& program, Thunk& thunk) {
     if (n == 0) return;
     const int threads = m_context.threads();
     const double work = static_cast<double>(n) * static_cast<double>(reduced);
-    if (threads > 1 && work >= 32768 && thunk.info.splittableReduction && thunk.combine && n < threads &&
+    if (threads > 1 && work >= static_cast<double>(kCpuParallelMinWork) && thunk.info.splittableReduction && thunk.combine && n < threads &&
         reduced >= 4096) {
         // Split the reduced elements: part 0 into the outputs, the others
         // into scratch, then combine.

@@ -1,0 +1,58 @@
+// Calibration from history: re-fits a target's efficiency factors (one per
+// op class, TargetDescription::efficiency) to the kernels the estimator has
+// measured on this machine (EstimateHistory::kernels), so the performance
+// model learns what the backend really achieves per class of work.
+//
+// Each kernel's prediction before efficiency factors (KernelTimeParts) is
+// fixed; the fit chooses the factors that minimise the weighted mean
+// |log(predicted / measured)| (a ratio error: a kernel 2x too slow and one
+// 2x too fast weigh the same; robust to the odd preempted run). Each run's
+// preparation (unfused or fused) weighs the same in total, so a module with
+// 200 kernels does not drown one with 3. Factors stay in (0, 1] (what a
+// target description allows) and a class keeps its factor unless at least
+// kMinKernelsPerClass kernels inform it (kernels whose predicted work is
+// below their launch cost inform nothing).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "compiler/cost/performance_model.h"
+#include "compiler/targets/target_description.h"
+
+namespace hloscope {
+
+struct CalibrationSample {
+    KernelTimeParts parts;        // one execution
+    double executions = 1;
+    double measuredSeconds = 0;   // all executions
+    double weight = 1;
+};
+
+struct ClassFit {
+    OpClass opClass = OpClass::kElementwise;
+    int64_t kernels = 0;        // samples informing this class
+    double before = 1;          // factor before the fit
+    double after = 1;           // fitted factor (== before when not fitted)
+    bool fitted = false;
+};
+
+struct CalibrationFit {
+    std::array<double, kOpClassCount> efficiency{};
+    std::vector<ClassFit> classes;   // one per op class
+    int64_t samples = 0;
+    double medianAbsErrorBefore = 0; // % over all samples, with the old factors
+    double medianAbsErrorAfter = 0;  // % with the fitted ones
+};
+
+inline constexpr int64_t kMinKernelsPerClass = 3;
+
+// Predicted seconds of a sample (all executions) with the given factors.
+double predictedSeconds(const CalibrationSample& sample, const std::array<double, kOpClassCount>& efficiency);
+
+// Fits the factors of `target` to the samples.
+CalibrationFit fitEfficiencies(const std::vector<CalibrationSample>& samples, const TargetDescription& target);
+
+}  // namespace hloscope
