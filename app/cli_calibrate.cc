@@ -294,10 +294,22 @@ int runCalibrate(const std::vector<std::string>& args) {
                 measured + ": the CPU backend's elementwise add of two f32 arrays at working sets of 16 KiB to " +
                 std::to_string(largest >> 20) + " MiB, repeated (rows: working set bytes, bytes/s on one thread, "
                 "bytes/s on " + std::to_string(hardware) + " threads; kernel and dispatch costs taken off)";
-            if (runtime.bandwidthCurve.empty()) {
-                std::fprintf(stderr, "calibrate: no bandwidth probe ran; the model keeps one bandwidth figure\n");
-            } else {
-                target.cpuRuntime = runtime;
+            // A row's fixed cost: a transpose writing 64K elements as 16K
+            // rows of 4 against a negate walking them linearly (the
+            // transpose works out its operand's index per row, and rows
+            // shorter than a vector run scalar).
+            {
+                const std::string rowsModule =
+                    "HloModule probe_rows\n\nENTRY main {\n  p = f32[4,16384] parameter(0)\n  ROOT r = "
+                    "f32[16384,4] transpose(p), dimensions={1,0}\n}\n";
+                const double rowed = probe.kernelSeconds(rowsModule, 1, rounds);
+                const double flat = probe.kernelSeconds(unaryModule("negate", 65536), 1, rounds);
+                if (flat > 0 && rowed > flat) {
+                    runtime.rowSeconds = (rowed - flat) / 16384;
+                    target.sources["$.cpuRuntime.rowSeconds"] =
+                        measured + ": a transpose writing 64K f32 elements as 16K rows of 4 against a linear "
+                                   "negate of as many, on the CPU backend, per row";
+                }
             }
             const int64_t n = 16384;  // 64 KiB in, 64 KiB out: in the L2 cache
             double total = 0;
@@ -344,6 +356,11 @@ int runCalibrate(const std::vector<std::string>& args) {
                 target.sources["$.efficiency.convolution"] =
                     measured + ": the CPU backend's f32 3x3 convolution (32x32x64 -> 64, one thread) over the "
                                "f32 peak";
+            }
+            if (runtime.bandwidthCurve.empty()) {
+                std::fprintf(stderr, "calibrate: no bandwidth probe ran; the model keeps one bandwidth figure\n");
+            } else {
+                target.cpuRuntime = runtime;
             }
         }
     }

@@ -49,6 +49,54 @@ InstructionCost kernelCost(const HloInstruction& instruction) {
                                                       : CostAnalysis::of(instruction);
 }
 
+bool movesIndices(HloOpcode opcode) {
+    switch (opcode) {
+        case HloOpcode::kBroadcast:
+        case HloOpcode::kTranspose:
+        case HloOpcode::kReverse:
+        case HloOpcode::kReshape:
+        case HloOpcode::kSlice:
+        case HloOpcode::kDynamicSlice:
+        case HloOpcode::kDynamicUpdateSlice:
+        case HloOpcode::kConcatenate:
+        case HloOpcode::kPad:
+        case HloOpcode::kGather:
+        case HloOpcode::kIota:
+        case HloOpcode::kCopy:
+            return true;
+        default:
+            return false;
+    }
+}
+
+// How much index arithmetic a kernel does per row of its loop nest: for
+// each instruction that maps the output's coordinates to an operand's (a
+// broadcast, transpose, slice, ... of it) one unit per dimension beyond the
+// first. Plain elementwise kernels walk their buffers linearly: 0.
+double indexWorkPerRow(const HloInstruction& instruction) {
+    auto work = [](const HloInstruction& i) {
+        return movesIndices(i.opcode()) && i.shape().isArray()
+                   ? static_cast<double>(std::max<int64_t>(1, i.shape().rank() - 1))
+                   : 0.0;
+    };
+    if (instruction.opcode() != HloOpcode::kFusion) return work(instruction);
+    double total = 0;
+    if (const HloComputation* fused = instruction.fusedComputation())
+        for (const auto& inner : fused->instructions()) total += work(*inner);
+    return total;
+}
+
+// Rows of a kernel's loop nest over `shape`: its elements over the
+// minor-most dimension (layout order; the last one without a layout).
+double loopRows(const Shape& shape) {
+    if (shape.isTuple()) return shape.tupleCount() > 0 ? loopRows(shape.tupleShape(0)) : 0;
+    if (!shape.isArray() || shape.rank() == 0) return 0;
+    int64_t minor = shape.rank() - 1;
+    if (shape.hasLayout() && !shape.layout().minorToMajor().empty()) minor = shape.layout().minorToMajor().front();
+    const double length = static_cast<double>(shape.dimensions()[static_cast<size_t>(minor)]);
+    return length > 0 ? elementsOf(shape) / length : 0;
+}
+
 int classRank(OpClass c) {
     switch (c) {
         case OpClass::kDot: return 5;
@@ -178,12 +226,12 @@ double recomputeFactor(const HloInstruction& producer, const HloInstruction& con
 double KernelTimeParts::seconds(const std::array<double, kOpClassCount>& efficiency) const {
     const double classFactor = efficiency[static_cast<size_t>(opClass)];
     const double transcendentalFactor = efficiency[static_cast<size_t>(OpClass::kTranscendental)];
-    const double compute = flopsSeconds / classFactor + transcendentalSeconds / transcendentalFactor;
+    const double compute = (flopsSeconds + rowSeconds) / classFactor + transcendentalSeconds / transcendentalFactor;
     return std::max(compute, trafficSeconds / classFactor) + launchSeconds;
 }
 
 KernelPrediction predictCost(const InstructionCost& cost, OpClass opClass, PrimitiveType elementType,
-                             const TargetDescription& target, double workElements) {
+                             const TargetDescription& target, double workElements, double rows) {
     KernelPrediction kernel;
     kernel.cost = cost;
     KernelTimeParts& parts = kernel.parts;
@@ -202,6 +250,7 @@ KernelPrediction predictCost(const InstructionCost& cost, OpClass opClass, Primi
         }
         kernel.threads = static_cast<int64_t>(cores);
         if (const double curve = runtime->bandwidthAt(cost.bytesAccessed(), parallel); curve > 0) bandwidth = curve;
+        parts.rowSeconds = rows * runtime->rowSeconds / cores;
     }
     const double peak = target.peakFlopsPerSecond(elementType, matrix) * cores;
     if (cost.flops > 0) parts.flopsSeconds = cost.flops / peak;
@@ -209,7 +258,7 @@ KernelPrediction predictCost(const InstructionCost& cost, OpClass opClass, Primi
     if (cost.bytesAccessed() > 0) parts.trafficSeconds = cost.bytesAccessed() / bandwidth;
 
     const double efficiency = target.efficiencyOf(opClass);
-    kernel.computeSeconds = parts.flopsSeconds / efficiency +
+    kernel.computeSeconds = (parts.flopsSeconds + parts.rowSeconds) / efficiency +
                             parts.transcendentalSeconds / target.efficiencyOf(OpClass::kTranscendental);
     kernel.memorySeconds = parts.trafficSeconds / efficiency;
     kernel.launchSeconds = parts.launchSeconds;
@@ -230,8 +279,11 @@ KernelPrediction predictKernelDetailed(const HloInstruction& instruction, const 
     }
     double work = elementsOf(instruction.shape());
     for (const HloInstruction* operand : instruction.operands()) work = std::max(work, elementsOf(operand->shape()));
-    KernelPrediction kernel = predictCost(kernelCost(instruction), CostAnalysis::opClassOf(instruction),
-                                          kernelElementType(instruction), target, work);
+    const OpClass opClass = CostAnalysis::opClassOf(instruction);
+    const bool rowed = opClass != OpClass::kDot && opClass != OpClass::kConvolution && opClass != OpClass::kReduction;
+    KernelPrediction kernel =
+        predictCost(kernelCost(instruction), opClass, kernelElementType(instruction), target, work,
+                    rowed ? loopRows(instruction.shape()) * indexWorkPerRow(instruction) : 0);
     kernel.instruction = &instruction;
     return kernel;
 }

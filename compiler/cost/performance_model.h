@@ -41,8 +41,9 @@ struct KernelTimeParts {
     double flopsSeconds = 0;            // flops at the peak rate (times cores used)
     double transcendentalSeconds = 0;   // transcendentals at the peak rate
     double trafficSeconds = 0;          // bytes accessed at the bandwidth
+    double rowSeconds = 0;              // index arithmetic per row of its loop nest (CPU runtime figures)
     double launchSeconds = 0;
-    // compute = flops / efficiency[class] + transcendentals / efficiency[transcendental],
+    // compute = (flops + rows) / efficiency[class] + transcendentals / efficiency[transcendental],
     // memory = traffic / efficiency[class]; max(compute, memory) + launch.
     double seconds(const std::array<double, kOpClassCount>& efficiency) const;
 };
@@ -70,9 +71,12 @@ struct ModulePrediction {
 // Time of one kernel with the given cost, class and element type.
 // `workElements` (elements the kernel loops over: its largest input or
 // output) decides whether a CPU kernel is spread over the cores; negative:
-// taken from the bytes accessed.
+// taken from the bytes accessed. `rows`: rows of its loop nest (output
+// elements over the minor-most dimension) times the index arithmetic per
+// row (in units of the target's rowSeconds); 0: none (a library call, a
+// linear elementwise loop).
 KernelPrediction predictCost(const InstructionCost& cost, OpClass opClass, PrimitiveType elementType,
-                             const TargetDescription& target, double workElements = -1);
+                             const TargetDescription& target, double workElements = -1, double rows = 0);
 // One instruction as one kernel (a fusion: its ofFusion cost); 0 for free instructions.
 double predictKernel(const HloInstruction& instruction, const TargetDescription& target);
 KernelPrediction predictKernelDetailed(const HloInstruction& instruction, const TargetDescription& target);

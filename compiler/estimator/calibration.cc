@@ -16,7 +16,7 @@ bool informs(const CalibrationSample& sample, OpClass opClass) {
     const KernelTimeParts& p = sample.parts;
     if (opClass == OpClass::kTranscendental) return p.transcendentalSeconds > p.launchSeconds;
     if (p.opClass != opClass) return false;
-    return std::max(p.flopsSeconds, p.trafficSeconds) > p.launchSeconds;
+    return std::max(p.flopsSeconds + p.rowSeconds, p.trafficSeconds) > p.launchSeconds;
 }
 
 double weightedLogError(const std::vector<CalibrationSample>& samples,

@@ -130,8 +130,11 @@ Estimate estimateOf(const PreparedModule& unfused, const PreparedModule& fused, 
 
 Estimate estimateFromMeasurements(const ModeMeasurement& unfused, const ModeMeasurement& fused,
                                   const TargetDescription& target, const std::string& device) {
+    // Predicted for the cores the runs had.
+    TargetDescription used = target;
+    if (unfused.threads > 0) used.cores = std::min<int64_t>(used.cores, unfused.threads);
     Estimate estimate = estimateOf({unfused.module, unfused.pipelineSeconds},
-                                   {fused.module, fused.pipelineSeconds}, target, &unfused, &fused);
+                                   {fused.module, fused.pipelineSeconds}, used, &unfused, &fused);
     estimate.device = device;
     return estimate;
 }

@@ -34,7 +34,7 @@ constexpr const char* kMigrateV1ToV2[] = {
 constexpr const char* kMigrateV2ToV3[] = {
     "CREATE TABLE kernels (run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE, "
     "mode TEXT NOT NULL, name TEXT NOT NULL, opcode TEXT NOT NULL, op_class TEXT NOT NULL, "
-    "flops_s REAL NOT NULL, transcendental_s REAL NOT NULL, traffic_s REAL NOT NULL, "
+    "flops_s REAL NOT NULL, transcendental_s REAL NOT NULL, traffic_s REAL NOT NULL, row_s REAL NOT NULL, "
     "launch_s REAL NOT NULL, executions REAL NOT NULL, measured_s REAL NOT NULL)",
     "CREATE INDEX kernels_run ON kernels (run_id)",
 };
@@ -198,8 +198,8 @@ StatusOr<int64_t> EstimateHistory::add(const HistoryRecord& r) {
         id = sqlite3_last_insert_rowid(m_impl->db);
         Statement kernel(m_impl->db,
                          "INSERT INTO kernels (run_id, mode, name, opcode, op_class, flops_s, "
-                         "transcendental_s, traffic_s, launch_s, executions, measured_s) VALUES "
-                         "(?,?,?,?,?,?,?,?,?,?,?)");
+                         "transcendental_s, traffic_s, row_s, launch_s, executions, measured_s) VALUES "
+                         "(?,?,?,?,?,?,?,?,?,?,?,?)");
         if (!kernel.ok()) return sqliteError(m_impl->db, m_impl->path, "storing a run's kernels");
         for (const HistoryKernel& k : r.kernels) {
             sqlite3_stmt* row = kernel.get();
@@ -210,7 +210,7 @@ StatusOr<int64_t> EstimateHistory::add(const HistoryRecord& r) {
             for (const std::string* text : {&k.mode, &k.name, &k.opcode, &opClass})
                 sqlite3_bind_text(row, c++, text->c_str(), -1, SQLITE_TRANSIENT);
             for (double value : {k.parts.flopsSeconds, k.parts.transcendentalSeconds, k.parts.trafficSeconds,
-                                 k.parts.launchSeconds, k.executions, k.measuredSeconds})
+                                 k.parts.rowSeconds, k.parts.launchSeconds, k.executions, k.measuredSeconds})
                 sqlite3_bind_double(row, c++, value);
             if (sqlite3_step(row) != SQLITE_DONE)
                 return sqliteError(m_impl->db, m_impl->path, "storing a run's kernels");
@@ -260,7 +260,7 @@ StatusOr<std::vector<EstimateHistory::RunKernel>> EstimateHistory::kernels(const
                                                                            const std::string& machine) const {
     Statement statement(m_impl->db,
                         "SELECT k.run_id, k.mode, k.name, k.opcode, k.op_class, k.flops_s, k.transcendental_s, "
-                        "k.traffic_s, k.launch_s, k.executions, k.measured_s FROM kernels k JOIN runs r ON "
+                        "k.traffic_s, k.row_s, k.launch_s, k.executions, k.measured_s FROM kernels k JOIN runs r ON "
                         "r.id = k.run_id WHERE (?1 = '' OR r.target = ?1) AND (?2 = '' OR r.machine = ?2) "
                         "ORDER BY k.rowid");
     if (!statement.ok()) return sqliteError(m_impl->db, m_impl->path, "reading the history's kernels");
@@ -284,7 +284,8 @@ StatusOr<std::vector<EstimateHistory::RunKernel>> EstimateHistory::kernels(const
                                                      "' has an unknown op class '" + opClass + "'");
         row.kernel.parts.opClass = *parsed;
         for (double* value : {&row.kernel.parts.flopsSeconds, &row.kernel.parts.transcendentalSeconds,
-                              &row.kernel.parts.trafficSeconds, &row.kernel.parts.launchSeconds,
+                              &row.kernel.parts.trafficSeconds, &row.kernel.parts.rowSeconds,
+                              &row.kernel.parts.launchSeconds,
                               &row.kernel.executions, &row.kernel.measuredSeconds})
             *value = sqlite3_column_double(s, column++);
         rows.push_back(std::move(row));

@@ -50,6 +50,10 @@ public:
 
     // Output rows [begin, end).
     void block(int64_t begin, int64_t end) {
+        if (m_plan.direct) {
+            directBlock(begin, end);
+            return;
+        }
         const int64_t count = end - begin;
         const int64_t groups = m_g.featureGroups;
         Scratch<T>& buffers = scratch<T>();
@@ -70,7 +74,70 @@ public:
     }
 
 private:
-    // W[group][window position][input feature][output feature of the group].
+    // Grouped convolutions with little work per group (depthwise: one input
+    // and one output feature per group), where a GEMM per group would be
+    // all overhead: each output row accumulates, window position by window
+    // position, every group's few products over a row of all features.
+    void directBlock(int64_t begin, int64_t end) {
+        const size_t sr = static_cast<size_t>(m_g.spatialRank);
+        const int64_t kin = m_g.kernelIn;
+        const int64_t groups = m_g.featureGroups;
+        const int64_t groupOut = m_plan.groupOut;
+        const int64_t features = m_g.outFeatures;
+        const int64_t featureStride = m_g.lhsStrides[static_cast<size_t>(m_dn.inputFeatureDimension)];
+        const int64_t batchStride = m_g.lhsStrides[static_cast<size_t>(m_dn.inputBatchDimension)];
+        const int64_t outBatchStride = m_g.outStrides[static_cast<size_t>(m_dn.outputBatchDimension)];
+        const int64_t outFeatureStride = m_g.outStrides[static_cast<size_t>(m_dn.outputFeatureDimension)];
+        thread_local std::vector<T> rowBuffer;
+        rowBuffer.resize(static_cast<size_t>(features));
+        std::vector<int64_t> spatial(sr, 0), win(sr, 0);
+        for (int64_t row = begin; row < end; ++row) {
+            int64_t batch = 0;
+            decode(row, batch, spatial);
+            T* acc = m_plan.outputInPlace ? m_out + row * features : rowBuffer.data();
+            std::fill(acc, acc + features, T(0));
+            const T* base = m_lhs + batch * batchStride;
+            std::fill(win.begin(), win.end(), 0);
+            int64_t position = 0;
+            do {
+                int64_t offset = 0;
+                bool valid = true;
+                for (size_t i = 0; i < sr && valid; ++i) {
+                    const int64_t pos =
+                        convolutionInputPosition(m_g.window[i], m_g.inSpatialSizes[i], spatial[i], win[i]);
+                    valid = pos >= 0;
+                    offset += pos * m_g.lhsStrides[static_cast<size_t>(m_dn.inputSpatialDimensions[i])];
+                }
+                const T* w = m_packed.data() + position * groups * kin * groupOut;
+                ++position;
+                if (!valid) continue;
+                const T* in = base + offset;
+                if (kin == 1 && groupOut == 1 && featureStride == 1) {
+                    depthwiseRow(acc, in, w, groups);
+                    continue;
+                }
+                for (int64_t g = 0; g < groups; ++g)
+                    for (int64_t c = 0; c < kin; ++c) {
+                        const T x = in[(g * kin + c) * featureStride];
+                        const T* wg = w + (g * kin + c) * groupOut;
+                        T* out = acc + g * groupOut;
+                        for (int64_t o = 0; o < groupOut; ++o) out[o] += x * wg[o];
+                    }
+            } while (advance(win, m_windowSizes));
+            if (m_plan.outputInPlace) continue;
+            int64_t target = batch * outBatchStride;
+            for (size_t i = 0; i < sr; ++i)
+                target += spatial[i] * m_g.outStrides[static_cast<size_t>(m_dn.outputSpatialDimensions[i])];
+            for (int64_t f = 0; f < features; ++f) m_out[target + f * outFeatureStride] = acc[f];
+        }
+    }
+
+    static void depthwiseRow(T* __restrict acc, const T* __restrict in, const T* __restrict w, int64_t n) {
+        for (int64_t g = 0; g < n; ++g) acc[g] += in[g] * w[g];
+    }
+
+    // Direct plans: W[window position][group][input feature][output feature of the group].
+    // GEMM plans: W[group][window position][input feature][output feature of the group].
     void packKernel() {
         const int64_t kin = m_g.kernelIn;
         const int64_t groupOut = m_plan.groupOut;
@@ -88,7 +155,9 @@ private:
             }
             for (int64_t group = 0; group < m_g.featureGroups; ++group)
                 for (int64_t ci = 0; ci < kin; ++ci) {
-                    T* row = m_packed.data() + (group * m_plan.k + position * kin + ci) * groupOut;
+                    const int64_t slot = m_plan.direct ? (position * m_g.featureGroups + group) * kin + ci
+                                                       : group * m_plan.k + position * kin + ci;
+                    T* row = m_packed.data() + slot * groupOut;
                     const T* src = m_rhs + offset + ci * inStride + group * groupOut * outStride;
                     for (int64_t o = 0; o < groupOut; ++o) row[o] = src[o * outStride];
                 }
@@ -217,11 +286,12 @@ StatusOr<ConvPlan> planConvolution(const HloInstruction& convolution) {
     plan.groupOut = geometry.outFeatures / geometry.featureGroups;
     plan.rows = geometry.outBatch * plan.spatialCount;
     const ConvolutionDimensionNumbers& dn = *geometry.dn;
-    bool nhwc = geometry.featureGroups == 1 && dn.outputBatchDimension == 0 &&
-                dn.outputFeatureDimension == geometry.spatialRank + 1;
+    bool nhwc = dn.outputBatchDimension == 0 && dn.outputFeatureDimension == geometry.spatialRank + 1;
     for (int64_t i = 0; i < geometry.spatialRank; ++i)
         nhwc = nhwc && dn.outputSpatialDimensions[static_cast<size_t>(i)] == i + 1;
-    plan.outputInPlace = nhwc;
+    // A GEMM per group pays off only with some work per group.
+    plan.direct = geometry.featureGroups > 1 && plan.k * plan.groupOut <= 64;
+    plan.outputInPlace = nhwc && (geometry.featureGroups == 1 || plan.direct);
     plan.geometry = std::move(geometry);
     return plan;
 }

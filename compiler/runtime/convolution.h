@@ -8,7 +8,10 @@
 // pool; a block's patch matrix (about 256 KiB) stays in cache for its GEMM.
 // When the output is [batch, spatial..., feature] (TensorFlow's NHWC) with
 // one feature group, the GEMM writes the output rows in place; otherwise a
-// block's result is scattered into the output's dimension order.
+// block's result is scattered into the output's dimension order. Grouped
+// convolutions with little work per group (depthwise ones: k x output
+// features per group <= 64) skip im2col and GEMM: each output row sums its
+// window's products directly, over all groups at once.
 //
 // planConvolution says whether a convolution maps onto this: f32 or f64
 // operands and result of one type, dense default layouts, any dim_labels,
@@ -37,7 +40,8 @@ struct ConvPlan {
     int64_t groupOut = 1;                     // output features per group
     int64_t spatialCount = 1;                 // output spatial positions per batch element
     int64_t rows = 0;                         // outBatch * spatialCount
-    bool outputInPlace = false;               // [batch, spatial..., feature], one group
+    bool outputInPlace = false;               // [batch, spatial..., feature], one group or direct
+    bool direct = false;                      // grouped, little work per group: no im2col/GEMM
     double flops() const {
         return 2.0 * static_cast<double>(rows) * static_cast<double>(k) *
                static_cast<double>(geometry.outFeatures);

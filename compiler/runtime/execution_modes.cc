@@ -142,6 +142,7 @@ StatusOr<std::vector<ModeMeasurement>> measureModes(const HloModule& module, std
     for (size_t m = 0; m < modes.size(); ++m) {
         ModeMeasurement& report = reports[m];
         report.mode = modes[m];
+        report.threads = options.threads;
         HLO_ASSIGN_OR_RETURN(PreparedModule prepared, prepareCopyForMode(module, target, modes[m]));
         report.pipelineSeconds = prepared.pipelineSeconds;
         report.assignedPeakBytes = peakMemoryBytes(*prepared.module);

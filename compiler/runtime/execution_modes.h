@@ -68,6 +68,7 @@ struct MeasureOptions {
 struct ModeMeasurement {
     ExecutionMode mode = ExecutionMode::kFused;
     std::vector<double> runSeconds;  // the timed runs
+    int threads = 0;                 // MeasureOptions::threads it ran with (0: the device's default)
     double pipelineSeconds = 0;      // the target's pass pipeline
     double compileSeconds = 0;       // the device's code generation (first run)
     int64_t kernels = 0;

@@ -216,7 +216,7 @@ StatusOr<TargetDescription> targetDescriptionFromJson(std::string_view jsonText)
         if (!runtime->is_object()) return reader.error("$.cpuRuntime", "expected an object");
         for (const auto& [key, unused] : runtime->items())
             if (key != "bandwidthCurve" && key != "parallelMinElements" && key != "parallelDispatchSeconds" &&
-                key != "runSeconds")
+                key != "runSeconds" && key != "rowSeconds")
                 return reader.error("$.cpuRuntime." + key, "unknown key");
         TargetDescription::CpuRuntime figures;
         HLO_ASSIGN_OR_RETURN(auto rows, reader.table(*runtime, "bandwidthCurve", "$.cpuRuntime", 3));
@@ -231,6 +231,7 @@ StatusOr<TargetDescription> targetDescriptionFromJson(std::string_view jsonText)
         HLO_ASSIGN_OR_RETURN(figures.parallelDispatchSeconds,
                              reader.number(*runtime, "parallelDispatchSeconds", "$.cpuRuntime", false));
         HLO_ASSIGN_OR_RETURN(figures.runSeconds, reader.number(*runtime, "runSeconds", "$.cpuRuntime", false));
+        HLO_ASSIGN_OR_RETURN(figures.rowSeconds, reader.number(*runtime, "rowSeconds", "$.cpuRuntime", false));
         target.cpuRuntime = std::move(figures);
     }
     return target;
@@ -298,6 +299,7 @@ std::string targetDescriptionToJson(const TargetDescription& target) {
         runtime["parallelDispatchSeconds"] = sourcedJson(target, "$.cpuRuntime.parallelDispatchSeconds",
                                                          target.cpuRuntime->parallelDispatchSeconds);
         runtime["runSeconds"] = sourcedJson(target, "$.cpuRuntime.runSeconds", target.cpuRuntime->runSeconds);
+        runtime["rowSeconds"] = sourcedJson(target, "$.cpuRuntime.rowSeconds", target.cpuRuntime->rowSeconds);
         root["cpuRuntime"] = std::move(runtime);
     }
     return root.dump(2) + "\n";

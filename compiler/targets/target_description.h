@@ -73,6 +73,10 @@ struct TargetDescription {
         double parallelMinElements = 0;
         double parallelDispatchSeconds = 0;
         double runSeconds = 0;  // fixed cost of one module run beyond its kernels
+        // Cost of starting one row of a kernel's loop nest (the output's
+        // minor-most dimension): index arithmetic the elements of a row
+        // share. Matters for kernels whose rows are a few elements long.
+        double rowSeconds = 0;
         // Bandwidth at `workingSetBytes`, log-log interpolated along the
         // curve and clamped at its ends.
         double bandwidthAt(double workingSetBytes, bool allCores) const;
