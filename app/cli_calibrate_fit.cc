@@ -43,9 +43,10 @@ Status writeFile(const std::string& path, const std::string& text) {
     return Status::ok();
 }
 
-char percentText(double value, char* buffer, size_t size) {
-    std::snprintf(buffer, size, "%.1f%%", value);
-    return buffer[0];
+std::string percentText(double value) {
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%.1f%%", value);
+    return buffer;
 }
 
 }  // namespace
@@ -125,9 +126,8 @@ int runCalibrateFromHistory(const std::vector<std::string>& args) {
     const CalibrationFit fit = fitEfficiencies(samples, *target);
     TargetDescription fitted = *target;
     fitted.efficiency = fit.efficiency;
-    char before[32], after[32];
-    percentText(fit.medianAbsErrorBefore, before, sizeof before);
-    percentText(fit.medianAbsErrorAfter, after, sizeof after);
+    const std::string before = percentText(fit.medianAbsErrorBefore);
+    const std::string after = percentText(fit.medianAbsErrorAfter);
     for (const ClassFit& c : fit.classes) {
         if (!c.fitted) continue;
         fitted.sources["$.efficiency." + std::string(opClassName(c.opClass))] =
@@ -184,7 +184,7 @@ int runCalibrateFromHistory(const std::vector<std::string>& args) {
         std::printf("  %-15s %8lld %8.3f %8.3f%s\n", std::string(opClassName(c.opClass)).c_str(),
                     static_cast<long long>(c.kernels), c.before, c.after,
                     c.fitted ? "" : "  (kept: too few kernels)");
-    std::printf("  median kernel |error|: %s -> %s\n", before, after);
+    std::printf("  median kernel |error|: %s -> %s\n", before.c_str(), after.c_str());
     for (const std::string& out : written) std::printf("  wrote %s\n", out.c_str());
     if (flags.dryRun) std::printf("  (dry run: nothing written)\n");
     return kExitOk;

@@ -6,6 +6,7 @@
 
 #include "compiler/buffers/buffer_assignment.h"
 #include "compiler/buffers/buffer_assignment_pass.h"
+#include "compiler/buffers/heap_layout.h"
 #include "core/hlo_parser.h"
 
 using namespace hloscope;
@@ -71,6 +72,43 @@ private slots:
         QCOMPARE(a.liveBytesOverTime[0].second, int64_t(1024));
         QCOMPARE(a.liveBytesOverTime[3].second, int64_t(3072));
         QCOMPARE(peakMemoryBytes(*module), int64_t(3072));
+    }
+
+    // The runtime holds the entry's outputs for the whole run: with that
+    // option the root's buffer is live from time 0.
+    void outputsHeldForTheRun() {
+        auto module = parse(kChain);
+        BufferAssignmentOptions options;
+        options.outputsLiveFromStart = true;
+        BufferAssignment a = assign(*module, options);
+        QCOMPARE(bufferOf(a, "d")->defineTime, int64_t(0));
+        // p and d all along, plus two chain buffers at the peak.
+        QCOMPARE(a.peakLiveBytes, int64_t(4 * 1024));
+        QCOMPARE(peakMemoryBytesWithOutputsHeld(*module), int64_t(4 * 1024));
+        QCOMPARE(peakMemoryBytes(*module), int64_t(3 * 1024));
+    }
+
+    // Heap packing: buffers alive together never share bytes, the others
+    // reuse them, and the heap of a chain is its peak.
+    void heapPacking() {
+        // Times: a [1,2], b [2,3], c [3,4], d [1,4] (bytes 100, 200, 100, 50).
+        const std::vector<HeapInterval> intervals = {{1, 2, 100}, {2, 3, 200}, {3, 4, 100}, {1, 4, 50}};
+        const HeapLayout layout = packHeap(intervals, 64);
+        QCOMPARE(layout.offsets.size(), intervals.size());
+        for (size_t i = 0; i < intervals.size(); ++i) {
+            QCOMPARE(layout.offsets[i] % 64, int64_t(0));
+            for (size_t j = i + 1; j < intervals.size(); ++j) {
+                const bool together = intervals[i].start <= intervals[j].end && intervals[j].start <= intervals[i].end;
+                const int64_t iEnd = layout.offsets[i] + (intervals[i].bytes + 63) / 64 * 64;
+                const int64_t jEnd = layout.offsets[j] + (intervals[j].bytes + 63) / 64 * 64;
+                const bool overlap = layout.offsets[i] < jEnd && layout.offsets[j] < iEnd;
+                QVERIFY2(!(together && overlap), qPrintable(QStringLiteral("%1 and %2 share bytes").arg(i).arg(j)));
+            }
+        }
+        // a and c never live together: c reuses a's bytes. Peak: b + a|c + d = 256 + 128 + 64.
+        QCOMPARE(layout.offsets[0], layout.offsets[2]);
+        QCOMPARE(layout.bytes, int64_t(448));
+        QCOMPARE(packHeap({}, 64).bytes, int64_t(0));
     }
 
     void parallelBranches() {

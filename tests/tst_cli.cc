@@ -88,6 +88,7 @@ private slots:
     void estimatePredictsAndMeasures();
     void estimateErrors();
     void runStoresHistory();
+    void calibrateFromHistory();
 
 private:
     QString write(const QString& name, const QByteArray& text);
@@ -712,6 +713,54 @@ void TestCli::runStoresHistory() {
     qputenv("HLOSCOPE_HISTORY", saved);
     QCOMPARE(estimate.exitCode, 0);
     QVERIFY2(estimate.out.contains(u"over 2 runs"_s), qPrintable(estimate.out));
+}
+
+void TestCli::calibrateFromHistory() {
+    // Fits the target's factors to the kernels estimate --measure stored;
+    // writes only where told; an empty or absent history is an error.
+    const QByteArray saved = qgetenv("HLOSCOPE_HISTORY");
+    const QString history = m_dir.filePath(u"fit_history.sqlite"_s);
+    qputenv("HLOSCOPE_HISTORY", history.toUtf8());
+    Result none = runCli({u"calibrate"_s, u"--from-history"_s, u"--dry-run"_s});
+    QCOMPARE(none.exitCode, 1);
+    QVERIFY2(none.err.contains(u"no history yet"_s), qPrintable(none.err));
+    const QString target = m_dir.filePath(u"target.json"_s);
+    QVERIFY(QFile::copy(QStringLiteral(HLOSCOPE_SOURCE_DIR "/resources/targets/cpu.json"), target));
+    for (const char* name : {"mlp", "softmax", "layernorm"}) {
+        const QString example = QStringLiteral(HLOSCOPE_SOURCE_DIR "/resources/examples/%1.hlo").arg(QLatin1String(name));
+        QCOMPARE(runCli({u"estimate"_s, example, u"--target"_s, target, u"--measure"_s, u"--repeat"_s, u"2"_s}).exitCode, 0);
+    }
+    const QString fitted = m_dir.filePath(u"fitted.json"_s);
+    Result fit = runCli({u"calibrate"_s, u"--from-history"_s, u"--target"_s, target, u"--output"_s, fitted, u"--json"_s});
+    QCOMPARE(fit.exitCode, 0);
+    QJsonParseError error;
+    const QJsonObject j = QJsonDocument::fromJson(fit.out.toUtf8(), &error).object();
+    QVERIFY2(error.error == QJsonParseError::NoError, qPrintable(fit.out));
+    QCOMPARE(j.value(u"runs"_s).toInt(), 3);
+    QVERIFY(j.value(u"kernels"_s).toInt() > 10);
+    QVERIFY(j.value(u"median_abs_error_pct_after"_s).toDouble() <= j.value(u"median_abs_error_pct_before"_s).toDouble());
+    const QJsonObject elementwise = j.value(u"efficiency"_s).toObject().value(u"elementwise"_s).toObject();
+    QVERIFY(elementwise.value(u"fitted"_s).toBool());
+    QVERIFY(elementwise.value(u"after"_s).toDouble() > 0 && elementwise.value(u"after"_s).toDouble() <= 1);
+    QCOMPARE(j.value(u"written"_s).toArray().size(), 1);
+    // The written target loads, with its fitted factor and where it came from.
+    QFile file(fitted);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QJsonObject written = QJsonDocument::fromJson(file.readAll()).object();
+    const QJsonObject factor = written.value(u"efficiency"_s).toObject().value(u"elementwise"_s).toObject();
+    QCOMPARE(factor.value(u"value"_s).toDouble(), elementwise.value(u"after"_s).toDouble());
+    QVERIFY(factor.value(u"source"_s).toString().startsWith(u"fitted by hloscope-cli calibrate --from-history"_s));
+    QCOMPARE(runCli({u"estimate"_s, QStringLiteral(HLOSCOPE_SOURCE_DIR "/resources/examples/mlp.hlo"), u"--target"_s, fitted}).exitCode, 0);
+    // A file target without --output: nothing to write to.
+    Result nowhere = runCli({u"calibrate"_s, u"--from-history"_s, u"--target"_s, target});
+    QCOMPARE(nowhere.exitCode, 2);
+    QVERIFY(nowhere.err.contains(u"--output"_s));
+    // Another machine's rows only: none.
+    Result elsewhere = runCli({u"calibrate"_s, u"--from-history"_s, u"--target"_s, target, u"--machine"_s,
+                               u"no-such-host"_s, u"--dry-run"_s});
+    QCOMPARE(elsewhere.exitCode, 1);
+    QVERIFY(elsewhere.err.contains(u"no measured kernels"_s));
+    qputenv("HLOSCOPE_HISTORY", saved);
 }
 
 QTEST_GUILESS_MAIN(TestCli)

@@ -17,6 +17,7 @@
 #include "compiler/cost/performance_model.h"
 #include "compiler/estimator/estimate.h"
 #include "compiler/estimator/estimate_report.h"
+#include "compiler/estimator/calibration.h"
 #include "compiler/estimator/history.h"
 #include "compiler/runtime/execution_modes.h"
 #include "compiler/targets/target_description.h"
@@ -130,7 +131,7 @@ private slots:
                      prediction.totalSeconds);
             QCOMPARE(
                 fused ? estimate->predicted.peakBytesFused : estimate->predicted.peakBytesUnfused,
-                peakMemoryBytes(**prepared));
+                peakMemoryBytesWithOutputsHeld(**prepared));
             double sum = prediction.overheadSeconds;  // the run's fixed cost, beside its kernels
             for (const KernelEstimate& k :
                  fused ? estimate->fusedKernels : estimate->unfusedKernels)
@@ -282,6 +283,109 @@ private slots:
         QVERIFY(std::fabs(*record.speedupErrorPercent() - (2.0 - 3.0) / 3.0 * 100) < 1e-9);
     }
 
+    // Measured kernels go into the history with their parts and come back.
+    void historyStoresKernels() {
+        QTemporaryDir dir;
+        auto history = EstimateHistory::open(dir.filePath(QStringLiteral("h.sqlite")).toStdString());
+        QVERIFY(history.isOk());
+        HistoryRecord r;
+        r.module = "m";
+        r.fingerprint = "f";
+        r.target = "cpu";
+        r.device = "cpu";
+        r.machine = "here";
+        HistoryKernel k;
+        k.mode = "fused";
+        k.name = "fusion.1";
+        k.opcode = "fusion";
+        k.parts.opClass = OpClass::kReduction;
+        k.parts.flopsSeconds = 1e-6;
+        k.parts.transcendentalSeconds = 2e-6;
+        k.parts.trafficSeconds = 3e-6;
+        k.parts.rowSeconds = 4e-7;
+        k.parts.launchSeconds = 5e-7;
+        k.executions = 3;
+        k.measuredSeconds = 2e-5;
+        r.kernels = {k};
+        auto id = (*history)->add(r);
+        QVERIFY(id.isOk());
+        QVERIFY((*history)->add(r).isOk());
+        auto rows = (*history)->kernels("cpu", "here");
+        QVERIFY2(rows.isOk(), rows.status().toString().c_str());
+        QCOMPARE(rows->size(), size_t(2));
+        const HistoryKernel& back = rows->front().kernel;
+        QCOMPARE(rows->front().runId, *id);
+        QCOMPARE(QString::fromStdString(back.name), QStringLiteral("fusion.1"));
+        QVERIFY(back.parts.opClass == OpClass::kReduction);
+        QCOMPARE(back.parts.rowSeconds, 4e-7);
+        QCOMPARE(back.parts.launchSeconds, 5e-7);
+        QCOMPARE(back.executions, 3.0);
+        QCOMPARE(back.measuredSeconds, 2e-5);
+        QCOMPARE((*history)->kernels("h100")->size(), size_t(0));
+        // A record of a measured estimate carries its measured kernels only.
+        Estimate e;
+        e.target = "cpu";
+        e.measured = EstimateFigures{};
+        KernelEstimate measured, unmeasured;
+        measured.name = "a";
+        measured.measuredSeconds = 1e-3;
+        unmeasured.name = "b";
+        e.fusedKernels = {measured, unmeasured};
+        const HistoryRecord record = historyRecordOf(*example("mlp"), "mlp", e);
+        QCOMPARE(record.kernels.size(), size_t(1));
+        QCOMPARE(QString::fromStdString(record.kernels.front().mode), QStringLiteral("fused"));
+    }
+
+    // The fit recovers the factors that produced the measurements, leaves
+    // classes without enough kernels alone and never leaves (0, 1].
+    void calibrationRecoversFactors() {
+        auto target = resolveTargetDescription("h100");
+        QVERIFY(target.isOk());
+        std::array<double, kOpClassCount> truth = target->efficiency;
+        truth[static_cast<size_t>(OpClass::kElementwise)] = 0.5;
+        truth[static_cast<size_t>(OpClass::kReduction)] = 0.25;
+        truth[static_cast<size_t>(OpClass::kTranscendental)] = 0.8;
+        std::vector<CalibrationSample> samples;
+        for (int i = 0; i < 12; ++i) {
+            CalibrationSample sample;
+            sample.parts.opClass = i % 3 == 0 ? OpClass::kElementwise : i % 3 == 1 ? OpClass::kReduction
+                                                                                  : OpClass::kTranscendental;
+            sample.parts.launchSeconds = 1e-6;
+            sample.parts.trafficSeconds = 1e-4 * (1 + i);
+            if (sample.parts.opClass == OpClass::kTranscendental) sample.parts.transcendentalSeconds = 3e-4 * (1 + i);
+            sample.executions = 2;
+            sample.measuredSeconds = predictedSeconds(sample, truth);
+            samples.push_back(sample);
+        }
+        CalibrationSample dot;  // two dot kernels: too few to move the dot factor
+        dot.parts.opClass = OpClass::kDot;
+        dot.parts.flopsSeconds = 1e-3;
+        dot.measuredSeconds = 1e-2;
+        samples.push_back(dot);
+        samples.push_back(dot);
+        const CalibrationFit fit = fitEfficiencies(samples, *target);
+        QCOMPARE(fit.samples, int64_t(14));
+        for (OpClass c : {OpClass::kElementwise, OpClass::kReduction, OpClass::kTranscendental}) {
+            const double got = fit.efficiency[static_cast<size_t>(c)];
+            const double want = truth[static_cast<size_t>(c)];
+            QVERIFY2(std::fabs(got / want - 1) < 0.01, qPrintable(QStringLiteral("%1: %2 vs %3")
+                                                                      .arg(QString::fromStdString(std::string(opClassName(c))))
+                                                                      .arg(got)
+                                                                      .arg(want)));
+        }
+        const ClassFit& dotFit = fit.classes[static_cast<size_t>(OpClass::kDot)];
+        QVERIFY(!dotFit.fitted);
+        QCOMPARE(dotFit.kernels, int64_t(2));
+        QCOMPARE(fit.efficiency[static_cast<size_t>(OpClass::kDot)], target->efficiency[static_cast<size_t>(OpClass::kDot)]);
+        QVERIFY(fit.medianAbsErrorAfter < 1.0);
+        QVERIFY(fit.medianAbsErrorAfter <= fit.medianAbsErrorBefore);
+        for (double factor : fit.efficiency) QVERIFY(factor > 0 && factor <= 1);
+        // Nothing to fit: the factors stay.
+        const CalibrationFit none = fitEfficiencies({}, *target);
+        QCOMPARE(none.samples, int64_t(0));
+        QVERIFY(none.efficiency == target->efficiency);
+    }
+
     void historyMigratesAndRefuses() {
         QTemporaryDir dir;
         // A version-1 file (times only), as the first release wrote it.
@@ -314,6 +418,7 @@ private slots:
         r.measuredPeakFused = 7;
         QVERIFY((*migrated)->add(r).isOk());
         QCOMPARE((*migrated)->records()->back().measuredPeakFused, int64_t(7));
+        QVERIFY((*migrated)->kernels().isOk());  // version 3's kernel table exists
         migrated->reset();
         {
             sqlite3* db = nullptr;

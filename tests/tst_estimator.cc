@@ -14,6 +14,7 @@
 #include "compiler/cost/performance_model.h"
 #include "tests/panel_test_util.h"
 #include "compiler/estimator/calculator.h"
+#include "compiler/estimator/history.h"
 #include "views/estimator/estimator_panel.h"
 #include "views/estimator/live_range_chart.h"
 
@@ -131,8 +132,8 @@ private slots:
         QVERIFY(cpu.isOk());
         const double unfused = predictModule(**before, *cpu).totalSeconds;
         const double fused = predictModule(*state->module, *cpu).totalSeconds;
-        const int64_t peakBefore = peakMemoryBytes(**before);
-        const int64_t peakAfter = peakMemoryBytes(*state->module);
+        const int64_t peakBefore = peakMemoryBytesWithOutputsHeld(**before);
+        const int64_t peakAfter = peakMemoryBytesWithOutputsHeld(*state->module);
         QVERIFY(unfused > fused);
         auto value = [&](EstimatorPanel::Field f) { return panel.field(f)->text().toDouble(); };
         QVERIFY(std::abs(value(EstimatorPanel::kBaselineTime) - unfused * 1e3) <= 1e-5 * unfused * 1e3);
@@ -181,6 +182,86 @@ private slots:
         QVERIFY(panel.errorText().isEmpty());
         QVERIFY(panel.liveRangeChart()->shownBuffers() > 0);
         QCOMPARE(panel.chartCount(), 5);
+    }
+
+    // The estimate line: predicted figures with the break-even point; with
+    // both modes measured, the measured ones and the signed errors; the
+    // history's accuracy; and a measured CPU run is stored in the history.
+    void estimateLineAndHistory() {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString historyPath = dir.filePath(QStringLiteral("history.sqlite"));
+        qputenv("HLOSCOPE_HISTORY", historyPath.toUtf8());
+        {
+            auto history = EstimateHistory::open(historyPath.toStdString());
+            QVERIFY(history.isOk());
+            HistoryRecord record;
+            record.module = "earlier.hlo";
+            record.fingerprint = "0";
+            record.target = "cpu";
+            record.device = "cpu";
+            record.machine = machineName();
+            record.predictedUnfusedSeconds = 2.0;
+            record.predictedFusedSeconds = 1.0;  // predicted 2x
+            record.measuredUnfusedSeconds = 2.5;
+            record.measuredFusedSeconds = 1.0;  // measured 2.5x: -20%
+            QVERIFY((*history)->add(record).isOk());
+        }
+        DocumentStatePtr state = makeState("mlp.hlo", "cpu");
+        QVERIFY(state);
+        EstimatorPanel panel;
+        QSignalSpy ready(&panel, &EstimatorPanel::figuresUpdated);
+        panel.setState(state);
+        QTRY_VERIFY_WITH_TIMEOUT(ready.count() == 1, 60000);
+        const ModelFigures& figures = *panel.figures();
+        QVERIFY(figures.accuracy && figures.accuracy->runs == 1);
+        QString text = panel.estimateText();
+        QVERIFY2(text.contains(QStringLiteral("<b>Predicted</b> (cpu)")), qPrintable(text));
+        QVERIFY(text.contains(QStringLiteral("pays off after")) || text.contains(QStringLiteral("never pays off")));
+        QVERIFY(text.contains(QStringLiteral("median |speedup error| 20.0% over 1 run")));
+        QVERIFY(!text.contains(QStringLiteral("<b>Measured</b>")));
+
+        QList<ExecutionMeasurement> measured;
+        for (const char* mode : {"unfused", "fused"}) {
+            ExecutionMeasurement m;
+            m.mode = QString::fromLatin1(mode);
+            m.device = QStringLiteral("cpu");
+            m.passed = true;
+            m.wallSeconds = m.mode == QStringLiteral("unfused") ? 0.003 : 0.002;
+            m.peakBytes = m.mode == QStringLiteral("unfused") ? 3000000 : 2000000;
+            m.compileSeconds = 0.05;
+            const ModulePrediction& prediction =
+                m.mode == QStringLiteral("unfused") ? figures.unfusedPrediction : figures.fusedPrediction;
+            for (const KernelPrediction& k : prediction.kernels)
+                if (k.instruction) m.kernelSeconds.insert(QString::fromStdString(k.instruction->name()), 1e-4);
+            measured.append(m);
+        }
+        panel.setMeasurements(measured);
+        text = panel.estimateText();
+        QVERIFY2(text.contains(QStringLiteral("<b>Measured</b> (cpu): 1.50x")), qPrintable(text));
+        QVERIFY(text.contains(QStringLiteral("1.50x smaller (3.000 MB &rarr; 2.000 MB)")));
+        const double predictedSpeedup = figures.predicted().speedup();
+        const double error = (predictedSpeedup - 1.5) / 1.5 * 100;
+        QVERIFY2(text.contains(QStringLiteral("speedup %1%2%").arg(error >= 0 ? "+" : "").arg(error, 0, 'f', 1)),
+                 qPrintable(text));
+        // The measured pair went into the history, kernels included.
+        QTRY_VERIFY_WITH_TIMEOUT(
+            [&] {
+                auto history = EstimateHistory::open(historyPath.toStdString());
+                return history.isOk() && (*history)->records().isOk() && (*history)->records()->size() == 2;
+            }(),
+            10000);
+        auto history = EstimateHistory::open(historyPath.toStdString());
+        QVERIFY(history.isOk());
+        auto kernels = (*history)->kernels();
+        QVERIFY(kernels.isOk());
+        QCOMPARE(kernels->size(), figures.unfusedPrediction.kernels.size() + figures.fusedPrediction.kernels.size());
+        // A run on another device (the interpreter) says nothing about the cpu model: not stored.
+        for (ExecutionMeasurement& m : measured) m.device = QStringLiteral("interpreter");
+        panel.setMeasurements(measured);
+        QTest::qWait(200);
+        QCOMPARE((*history)->records()->size(), size_t{2});
+        qunsetenv("HLOSCOPE_HISTORY");
     }
 
     void htmlReport() {

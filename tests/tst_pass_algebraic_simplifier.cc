@@ -178,6 +178,18 @@ ENTRY e {
   z = f32[4] broadcast(c), dimensions={}
   ROOT a = f32[4] add(p, z)
 })", "CHECK: ROOT %p = f32[4]{{.*}} parameter(0)\nCHECK-NOT: add(", "add-zero");
+    row("splat constant", R"(HloModule m
+ENTRY e {
+  p = f32[2,3] parameter(0)
+  c = f32[2,3] constant({{0.5, 0.5, 0.5}, {0.5, 0.5, 0.5}})
+  ROOT m = f32[2,3] multiply(p, c)
+})", "CHECK: multiply(f32[2,3] %p, f32[2,3] %broadcast\nCHECK: f32[] constant(0.5)\nCHECK: f32[2,3] broadcast(f32[] %constant{{.*}}), dimensions={}", "splat-constant-to-broadcast");
+    row("splat constant written as one value", R"(HloModule m
+ENTRY e {
+  p = s32[100,1000] parameter(0)
+  c = s32[100,1000] constant(7)
+  ROOT a = s32[100,1000] add(p, c)
+})", "CHECK: constant(7)\nCHECK: broadcast(", "splat-constant-to-broadcast");
     row("add-zero int lhs", R"(HloModule m
 ENTRY e {
   p = s32[4] parameter(0)
@@ -526,8 +538,15 @@ ENTRY e {
     row("float x - (-0.0)", R"(HloModule m
 ENTRY e {
   p = f32[4] parameter(0)
-  z = f32[4] constant({-0, -0, -0, -0})
+  c = f32[] constant(-0)
+  z = f32[4] broadcast(c), dimensions={}
   ROOT a = f32[4] subtract(p, z)
+})");
+    row("constant with different elements", R"(HloModule m
+ENTRY e {
+  p = f32[3] parameter(0)
+  c = f32[3] constant({1, 1, 2})
+  ROOT a = f32[3] multiply(p, c)
 })");
     row("float x * 0.0", R"(HloModule m
 ENTRY e {

@@ -350,6 +350,89 @@ ENTRY e {
         QVERIFY(intoDot.fusedSeconds > intoDot.unfusedSeconds);
     }
 
+    // The CPU runtime figures: JSON, the bandwidth curve, and how the model
+    // uses them (cores for big kernels, cache bandwidth by working set,
+    // dispatch and row costs, the run's fixed cost).
+    void cpuRuntimeFigures() {
+        const std::string runtime = R"(, "cpuRuntime": {
+          "bandwidthCurve": {"value": [[1000, 1e11, 1e11], [1e6, 1e11, 2e11], [1e8, 1e10, 2e10]], "source": "test"},
+          "parallelMinElements": {"value": 32768, "source": "test"},
+          "parallelDispatchSeconds": {"value": 2e-6, "source": "test"},
+          "runSeconds": {"value": 5e-7, "source": "test"},
+          "rowSeconds": {"value": 1e-9, "source": "test"}}
+        })";
+        std::string json = replaced(kTestTarget, R"("kind": "gpu")", R"("kind": "cpu")");
+        json = replaced(json, R"("cores": {"value": 1, "source": "test"})", R"("cores": {"value": 2, "source": "test"})");
+        json = json.substr(0, json.rfind('}')) + runtime;
+        auto parsed = targetDescriptionFromJson(json);
+        QVERIFY2(parsed.isOk(), parsed.status().toString().c_str());
+        const TargetDescription& target = *parsed;
+        QVERIFY(target.cpuRuntime.has_value());
+        const auto& figures = *target.cpuRuntime;
+        QCOMPARE(figures.bandwidthCurve.size(), size_t(3));
+        // Log-log interpolation, clamped at the ends.
+        QVERIFY(near(figures.bandwidthAt(10, false), 1e11));
+        QVERIFY(near(figures.bandwidthAt(1e9, true), 2e10));
+        QVERIFY(near(figures.bandwidthAt(1e7, false), std::sqrt(1e11 * 1e10)));
+        QVERIFY(near(figures.bandwidthAt(1e7, true), std::sqrt(2e11 * 2e10)));
+        // Round trip.
+        auto again = targetDescriptionFromJson(targetDescriptionToJson(target));
+        QVERIFY2(again.isOk(), again.status().toString().c_str());
+        QCOMPARE(again->cpuRuntime->bandwidthCurve.size(), size_t(3));
+        QCOMPARE(again->cpuRuntime->rowSeconds, 1e-9);
+        QCOMPARE(again->sources.at("$.cpuRuntime.bandwidthCurve"), std::string("test"));
+
+        // Small kernel: one core, in-cache bandwidth; big kernel: both cores,
+        // DRAM-side bandwidth, plus dispatch.
+        auto module = parse(R"(HloModule m
+ENTRY e {
+  a = f32[1000] parameter(0)
+  b = f32[1000] parameter(1)
+  small = f32[1000] add(a, b)
+  x = f32[8388608] parameter(2)
+  big = f32[8388608] negate(x)
+  ROOT t = (f32[1000], f32[8388608]) tuple(small, big)
+})");
+        QVERIFY(module);
+        const KernelPrediction small = predictKernelDetailed(*find(*module, "small"), target);
+        QCOMPARE(small.threads, int64_t(1));
+        QVERIFY(near(small.launchSeconds, 1e-6));
+        QVERIFY(near(small.parts.trafficSeconds, 12000 / figures.bandwidthAt(12000, false)));
+        const KernelPrediction big = predictKernelDetailed(*find(*module, "big"), target);
+        QCOMPARE(big.threads, int64_t(2));
+        QVERIFY(near(big.launchSeconds, 1e-6 + 2e-6));
+        const double bytes = 2.0 * 4 * 8388608;
+        QVERIFY(near(big.parts.trafficSeconds, bytes / figures.bandwidthAt(bytes, true)));
+        QVERIFY(near(big.parts.flopsSeconds, 8388608 / (0.0005e12 * 2)));  // both cores' peak
+        QCOMPARE(big.parts.rowSeconds, 0.0);  // a linear elementwise loop
+        const ModulePrediction whole = predictModule(*module, target);
+        QVERIFY(near(whole.overheadSeconds, 5e-7));
+        QVERIFY(near(whole.totalSeconds, small.totalSeconds + big.totalSeconds + 5e-7));
+
+        // A transpose works out its operand's index per row: rows x (rank - 1) units.
+        auto transposed = parse(R"(HloModule m
+ENTRY e {
+  a = f32[64,32,4] parameter(0)
+  ROOT t = f32[4,32,64]{2,1,0} transpose(a), dimensions={2,1,0}
+})");
+        QVERIFY(transposed);
+        const KernelPrediction t = predictKernelDetailed(*transposed->entryComputation()->root(), target);
+        QVERIFY(near(t.parts.rowSeconds, 4.0 * 32 * 2 * 1e-9));
+        // The parts give the kernel's time back with the target's factors.
+        QVERIFY(near(t.parts.seconds(target.efficiency), t.totalSeconds));
+        QVERIFY(near(big.parts.seconds(target.efficiency), big.totalSeconds));
+
+        // Errors name the path.
+        QVERIFY(QString::fromStdString(errorOf(replaced(json, "[1e6, 1e11, 2e11]", "[1e6, 1e11]")))
+                    .contains(QStringLiteral("$.cpuRuntime.bandwidthCurve.value[1]: expected 3 numbers")));
+        QVERIFY(QString::fromStdString(errorOf(replaced(json, "[1e6, 1e11, 2e11]", "[100, 1e11, 2e11]")))
+                    .contains(QStringLiteral("working sets must ascend")));
+        QVERIFY(QString::fromStdString(errorOf(replaced(json, R"("rowSeconds")", R"("rowCost")")))
+                    .contains(QStringLiteral("$.cpuRuntime.rowCost: unknown key")));
+        QVERIFY(QString::fromStdString(errorOf(replaced(json, R"("runSeconds": {"value": 5e-7, "source": "test"},)", "")))
+                    .contains(QStringLiteral("$.cpuRuntime.runSeconds: missing")));
+    }
+
     void cpuTargetCache() {
         QTemporaryDir dir;
         QVERIFY(dir.isValid());

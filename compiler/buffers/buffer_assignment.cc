@@ -247,8 +247,11 @@ StatusOr<Analyzer::Result> Analyzer::analyze(const HloComputation& computation, 
         result.outputBuffers = it->second;
         for (int64_t id : it->second) {
             if (id < 0) continue;
-            buffers[static_cast<size_t>(id)].lastUseTime = end;
-            if (isEntry) buffers[static_cast<size_t>(id)].isOutput = true;
+            LogicalBuffer& buffer = buffers[static_cast<size_t>(id)];
+            buffer.lastUseTime = end;
+            if (isEntry) buffer.isOutput = true;
+            if (isEntry && m_options.outputsLiveFromStart && !buffer.isEntryParameter && !buffer.isConstant)
+                buffer.defineTime = 0;
         }
         if (auto table = tables.find(root); table != tables.end()) {
             buffers[static_cast<size_t>(table->second)].lastUseTime = end;
@@ -392,6 +395,14 @@ StatusOr<BufferAssignment> assignBuffers(const HloModule& module,
 int64_t peakMemoryBytes(const HloModule& module) {
     BufferAssignmentOptions options;
     options.assignAllocations = false;
+    auto assignment = assignBuffers(module, options);
+    return assignment.isOk() ? assignment->peakLiveBytes : 0;
+}
+
+int64_t peakMemoryBytesWithOutputsHeld(const HloModule& module) {
+    BufferAssignmentOptions options;
+    options.assignAllocations = false;
+    options.outputsLiveFromStart = true;
     auto assignment = assignBuffers(module, options);
     return assignment.isOk() ? assignment->peakLiveBytes : 0;
 }

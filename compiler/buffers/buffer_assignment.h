@@ -82,6 +82,10 @@ struct BufferAssignment {
 struct BufferAssignmentOptions {
     int64_t tuplePointerBytes = 8;  // per tuple element; 0: tuples cost nothing
     bool assignAllocations = true;  // false: live ranges and peaks only
+    // The entry's outputs live from the start of the run, as when the
+    // runtime (hloscope's CPU backend, a caller-allocated result) holds
+    // their storage for the whole run; else from their definition.
+    bool outputsLiveFromStart = false;
 };
 
 StatusOr<BufferAssignment> assignBuffers(const HloModule& module,
@@ -95,5 +99,8 @@ std::vector<const HloInstruction*> executionSequence(const HloComputation& compu
 // peakLiveBytes of the entry schedule (no allocation step); 0 when the
 // module cannot be analysed.
 int64_t peakMemoryBytes(const HloModule& module);
+// The same with the entry's outputs held for the whole run (what a runtime
+// that allocates the result before running needs; the estimator's figure).
+int64_t peakMemoryBytesWithOutputsHeld(const HloModule& module);
 
 }  // namespace hloscope

@@ -11,12 +11,9 @@
 #include "core/hlo_evaluator.h"
 
 namespace hloscope {
-namespace {
 
-// The prepared module's kernels with their predicted times, and measured
-// ones matched by instruction name.
-std::vector<KernelEstimate> kernelsOf(const ModulePrediction& prediction,
-                                      const std::vector<MeasuredTime>* measured) {
+std::vector<KernelEstimate> kernelEstimatesOf(const ModulePrediction& prediction,
+                                              const std::vector<MeasuredTime>* measured) {
     std::unordered_map<std::string, double> byName;
     if (measured)
         for (const MeasuredTime& time : *measured) byName[time.name] += time.seconds;
@@ -35,9 +32,6 @@ std::vector<KernelEstimate> kernelsOf(const ModulePrediction& prediction,
     }
     return kernels;
 }
-
-
-}  // namespace
 
 std::optional<double> signedErrorPercent(double predicted, double measured) {
     if (!(measured > 0) || !std::isfinite(predicted)) return std::nullopt;
@@ -106,13 +100,13 @@ Estimate estimateOf(const PreparedModule& unfused, const PreparedModule& fused, 
     const ModulePrediction fusedPrediction = predictModule(*fused.module, target);
     estimate.predicted.unfusedSeconds = unfusedPrediction.totalSeconds;
     estimate.predicted.fusedSeconds = fusedPrediction.totalSeconds;
-    estimate.predicted.peakBytesUnfused = peakMemoryBytes(*unfused.module);
-    estimate.predicted.peakBytesFused = peakMemoryBytes(*fused.module);
+    estimate.predicted.peakBytesUnfused = peakMemoryBytesWithOutputsHeld(*unfused.module);
+    estimate.predicted.peakBytesFused = peakMemoryBytesWithOutputsHeld(*fused.module);
     // What compiling costs without a device: the fused pipeline's own time.
     estimate.predicted.compileSeconds = fused.pipelineSeconds;
     estimate.unfusedKernels =
-        kernelsOf(unfusedPrediction, unfusedRun ? &unfusedRun->kernelTimes : nullptr);
-    estimate.fusedKernels = kernelsOf(fusedPrediction, fusedRun ? &fusedRun->kernelTimes : nullptr);
+        kernelEstimatesOf(unfusedPrediction, unfusedRun ? &unfusedRun->kernelTimes : nullptr);
+    estimate.fusedKernels = kernelEstimatesOf(fusedPrediction, fusedRun ? &fusedRun->kernelTimes : nullptr);
     if (unfusedRun && fusedRun) {
         EstimateFigures measured;
         measured.unfusedSeconds = unfusedRun->medianSeconds();

@@ -2,7 +2,8 @@
 // far to trust it. Predicted figures come from the performance model
 // (compiler/cost/performance_model.h) on the module prepared unfused and
 // fused (compiler/runtime/execution_modes.h: the target's pipeline without
-// and with its fusion passes) and from buffer assignment's peaks; measured
+// and with its fusion passes) and from buffer assignment's peaks (the
+// entry's outputs held for the whole run, as the runtime holds them); measured
 // ones from running both preparations on an execution device. Compile
 // overhead is part of it: the fused pipeline's own time (plus the device's
 // code generation when measured) against the time fusion saves per run
@@ -89,6 +90,11 @@ struct EstimateOptions {
 };
 
 StatusOr<Estimate> estimateModule(const HloModule& module, const EstimateOptions& options);
+
+// A prepared module's kernels with their predicted times and, when given,
+// measured ones matched by instruction name (summed when a name repeats).
+std::vector<KernelEstimate> kernelEstimatesOf(const ModulePrediction& prediction,
+                                              const std::vector<MeasuredTime>* measured);
 
 // The estimate of two measured preparations of one module (what `run`
 // measured on `device`), predicted on `target`.

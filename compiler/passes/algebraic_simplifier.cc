@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <complex>
+#include <cstring>
 #include <limits>
 #include <unordered_set>
 
@@ -111,8 +112,57 @@ bool rewritable(const HloInstruction* instruction) {
     return true;
 }
 
+// A constant whose elements are all equal (a splat) becomes a broadcast of
+// its scalar, as XLA's simplifier does: the module no longer carries (and a
+// runtime no longer holds) its bytes, and fusion can fold the broadcast
+// into its users.
+RuleResult simplifyConstant(Context& context, HloInstruction* constant) {
+    const Shape& shape = constant->shape();
+    if (!shape.isArray() || shape.rank() == 0 || shape.elementCount() < 2) return {};
+    // Big constants written out element by element are rarely splats and
+    // costly to read: only those of at most 64K elements are read (a splat
+    // written as one value, "constant(0.5)" for an array, always).
+    const bool oneValue = constant->literalText().find('{') == std::string::npos;
+    std::string text;
+    if (oneValue) {
+        // The scalar it repeats, read as one (the array is never materialised).
+        auto element = Literal::parseValue(constant->literalText(), Shape(shape.elementType(), {}));
+        if (!element.isOk()) return {};
+        text = element->valueToString();
+        auto reparsed = Literal::parseValue(text, element->shape());
+        if (!reparsed.isOk() || !(*reparsed == *element)) return {};
+    } else {
+        if (shape.elementCount() > 65536) return {};
+        auto literal = literalOfConstant(*constant);
+        if (!literal.isOk() || !literal->shape().isArray()) return {};
+        const auto* bytes = static_cast<const uint8_t*>(literal->untypedData());
+        const int64_t size = literal->sizeInBytes();
+        const int64_t elementBytes = size / literal->elementCount();
+        if (elementBytes <= 0 || elementBytes * literal->elementCount() != size) return {};
+        for (int64_t offset = elementBytes; offset < size; offset += elementBytes)
+            if (std::memcmp(bytes, bytes + offset, static_cast<size_t>(elementBytes)) != 0) return {};
+        Literal element(Shape(shape.elementType(), {}));
+        std::memcpy(element.untypedData(), bytes, static_cast<size_t>(elementBytes));
+        text = element.valueToString();
+        auto reparsed = Literal::parseValue(text, element.shape());
+        if (!reparsed.isOk() || !(*reparsed == element)) return {};  // only what the text carries exactly
+    }
+    Shape scalarShape(shape.elementType(), {});
+    if (shape.hasLayout()) scalarShape.setLayout(Layout::descending(0));
+    HloInstruction* scalar = context.add(HloOpcode::kConstant, scalarShape, {}, "constant",
+                                         [&](HloInstruction& i) { i.setLiteralText(text); });
+    if (!scalar) return {};
+    HloInstruction* operands[] = {scalar};
+    HloInstruction* broadcast = context.add(HloOpcode::kBroadcast, shape, operands, "broadcast",
+                                            [](HloInstruction& i) { i.setDimensions({}); });
+    if (!broadcast) return {};
+    return Rewrite{"splat-constant-to-broadcast", broadcast};
+}
+
 RuleResult simplifyOne(Context& context, HloInstruction* instruction) {
     switch (instruction->opcode()) {
+        case HloOpcode::kConstant:
+            return simplifyConstant(context, instruction);
         case HloOpcode::kConvert:
             return simplifyConvert(context, instruction);
         case HloOpcode::kDot:

@@ -26,6 +26,7 @@
 #include <QtConcurrent/QtConcurrentRun>
 
 #include <algorithm>
+#include <limits>
 
 #include "views/estimator/live_range_chart.h"
 #include "views/fusion/fusion_decision_model.h"
@@ -119,6 +120,10 @@ EstimatorPanel::EstimatorPanel(QWidget* parent) : QWidget(parent) {
     m_resultLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_modelLabel = new QLabel(tr("No document."), this);
     m_modelLabel->setWordWrap(true);
+    m_estimateLabel = new QLabel(this);
+    m_estimateLabel->setObjectName(QStringLiteral("estimate"));
+    m_estimateLabel->setWordWrap(true);
+    m_estimateLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
 
     auto* calculatorBox = new QGroupBox(tr("Calculator"), this);
     auto* calculatorLayout = new QVBoxLayout(calculatorBox);
@@ -131,6 +136,7 @@ EstimatorPanel::EstimatorPanel(QWidget* parent) : QWidget(parent) {
     calculatorLayout->addWidget(m_error);
     calculatorLayout->addWidget(m_resultLabel);
     calculatorLayout->addWidget(m_modelLabel);
+    calculatorLayout->addWidget(m_estimateLabel);
 
     m_tabs = new QTabWidget(this);
     m_moduleChart = makeChartView(this);
@@ -198,8 +204,110 @@ void EstimatorPanel::selectInstruction(const QString& name) { m_selected = name;
 
 void EstimatorPanel::setMeasurements(const QList<ExecutionMeasurement>& measurements) {
     m_measurements = measurements;
+    storeInHistory();
     rebuildCharts();
 }
+
+std::optional<EstimateFigures> EstimatorPanel::measuredFigures() const {
+    const ExecutionMeasurement* unfused = measurementFor(m_measurements, QStringLiteral("unfused"));
+    const ExecutionMeasurement* fused = measurementFor(m_measurements, QStringLiteral("fused"));
+    if (!unfused || !fused || unfused->device != fused->device) return std::nullopt;
+    EstimateFigures measured;
+    measured.unfusedSeconds = unfused->wallSeconds;
+    measured.fusedSeconds = fused->wallSeconds;
+    measured.peakBytesUnfused = unfused->peakBytes;
+    measured.peakBytesFused = fused->peakBytes;
+    measured.compileSeconds = (m_figures ? m_figures->pipelineSeconds : 0) + fused->compileSeconds;
+    return measured;
+}
+
+// Both modes measured on the device of the target's own kind (the CPU
+// backend for the cpu target): the run goes into the estimator's history,
+// as `hloscope-cli run` and `estimate --measure` store theirs. Never fatal.
+void EstimatorPanel::storeInHistory() {
+    const std::optional<EstimateFigures> measured = measuredFigures();
+    if (!measured || !m_figures || !m_state) return;
+    const QString device = m_measurements.front().device;
+    if (m_figures->target.kind != TargetKind::kCpu || device != QStringLiteral("cpu")) return;
+    if (m_figures->historyPath.empty()) return;
+    Estimate estimate;
+    estimate.target = m_figures->target.name;
+    estimate.device = device.toStdString();
+    estimate.predicted = m_figures->predicted();
+    estimate.measured = measured;
+    auto timesOf = [](const ExecutionMeasurement* m) {
+        std::vector<MeasuredTime> times;
+        if (m)
+            for (auto it = m->kernelSeconds.constBegin(); it != m->kernelSeconds.constEnd(); ++it)
+                times.push_back({it.key().toStdString(), {}, it.value(), 1});
+        return times;
+    };
+    const std::vector<MeasuredTime> unfusedTimes = timesOf(measurementFor(m_measurements, QStringLiteral("unfused")));
+    const std::vector<MeasuredTime> fusedTimes = timesOf(measurementFor(m_measurements, QStringLiteral("fused")));
+    estimate.unfusedKernels = kernelEstimatesOf(m_figures->unfusedPrediction, &unfusedTimes);
+    estimate.fusedKernels = kernelEstimatesOf(m_figures->fusedPrediction, &fusedTimes);
+    const HistoryRecord record = historyRecordOf(*m_figures->unfused, m_state->displayName, estimate);
+    const std::string path = m_figures->historyPath;
+    // Off the GUI thread: SQLite waits for a busy database.
+    (void)QtConcurrent::run([record, path] {
+        if (auto history = EstimateHistory::open(path); history.isOk()) (void)(*history)->add(record);
+    });
+}
+
+void EstimatorPanel::updateEstimate() {
+    if (!m_figures) {
+        m_estimateLabel->setText(QString());
+        return;
+    }
+    auto ms = [](double seconds) { return FusionDecisionModel::formatSeconds(seconds); };
+    auto mb = [](int64_t bytes) { return QString::number(static_cast<double>(bytes) / 1e6, 'f', 3) + QStringLiteral(" MB"); };
+    auto payOff = [this](const EstimateFigures& f) {
+        const int64_t runs = f.breakEvenRuns();
+        return runs < 0 ? tr("never pays off (fusion saves no time per run)")
+                        : tr("pays off after %n run(s)", nullptr, static_cast<int>(std::min<int64_t>(runs, std::numeric_limits<int>::max())));
+    };
+    auto signedPercent = [](std::optional<double> value) {
+        return value ? QStringLiteral("%1%2%").arg(*value >= 0 ? QStringLiteral("+") : QString()).arg(*value, 0, 'f', 1)
+                     : QStringLiteral("-");
+    };
+    const EstimateFigures predicted = m_figures->predicted();
+    QString text = tr("<b>Predicted</b> (%1): %2x faster (%3 &rarr; %4), peak memory %5x smaller (%6 &rarr; %7); "
+                      "compile %8, %9.")
+                       .arg(q(m_figures->target.name))
+                       .arg(predicted.speedup(), 0, 'f', 2)
+                       .arg(ms(predicted.unfusedSeconds), ms(predicted.fusedSeconds))
+                       .arg(predicted.memoryReduction(), 0, 'f', 2)
+                       .arg(mb(predicted.peakBytesUnfused), mb(predicted.peakBytesFused), ms(predicted.compileSeconds),
+                            payOff(predicted));
+    if (const std::optional<EstimateFigures> measured = measuredFigures()) {
+        text += tr("<br><b>Measured</b> (%1): %2x (%3 &rarr; %4), peak memory %5; compile %6, %7. "
+                   "Prediction error: speedup %8, memory reduction %9.")
+                    .arg(m_measurements.front().device)
+                    .arg(measured->speedup(), 0, 'f', 2)
+                    .arg(ms(measured->unfusedSeconds), ms(measured->fusedSeconds))
+                    .arg(measured->peakBytesFused > 0
+                             ? QStringLiteral("%1x smaller (%2 &rarr; %3)")
+                                   .arg(measured->memoryReduction(), 0, 'f', 2)
+                                   .arg(mb(measured->peakBytesUnfused), mb(measured->peakBytesFused))
+                             : tr("not reported by this device"))
+                    .arg(ms(measured->compileSeconds), payOff(*measured),
+                         signedPercent(signedErrorPercent(predicted.speedup(), measured->speedup())),
+                         measured->peakBytesFused > 0
+                             ? signedPercent(signedErrorPercent(predicted.memoryReduction(), measured->memoryReduction()))
+                             : QStringLiteral("-"));
+    }
+    if (m_figures->accuracy && m_figures->accuracy->runs > 0)
+        text += tr("<br><b>Model accuracy on this machine</b> (history): median |speedup error| %1% over %n run(s), "
+                   "worst %2%.", nullptr, static_cast<int>(m_figures->accuracy->runs))
+                    .arg(m_figures->accuracy->medianAbsPercent, 0, 'f', 1)
+                    .arg(m_figures->accuracy->worstAbsPercent, 0, 'f', 1);
+    else
+        text += tr("<br><b>Model accuracy on this machine</b>: no measured runs in the history yet (run both modes "
+                   "on the CPU, or hloscope-cli estimate FILE --measure).");
+    m_estimateLabel->setText(text);
+}
+
+QString EstimatorPanel::estimateText() const { return m_estimateLabel->text(); }
 
 QString EstimatorPanel::modelValue(Field field) const {
     if (!m_figures) return {};
@@ -209,7 +317,7 @@ QString EstimatorPanel::modelValue(Field field) const {
                                              static_cast<TimeUnit>(m_timeUnit->currentIndex())),
                                'g', 6);
     case kBaselineMemory:
-        return QString::number(bytesToUnit(static_cast<double>(m_figures->unfusedBuffers->peakLiveBytes),
+        return QString::number(bytesToUnit(static_cast<double>(m_figures->unfusedPeakBytes),
                                            static_cast<MemoryUnit>(m_memoryUnit->currentIndex())),
                                'g', 6);
     case kSpeedup: return QString::number(m_figures->speedup() > 0 ? m_figures->speedup() : 1.0, 'g', 6);
@@ -256,8 +364,8 @@ void EstimatorPanel::updateSourceLabels() {
                 .arg(FusionDecisionModel::formatSeconds(m_figures->fusedPrediction.totalSeconds))
                 .arg(m_figures->fusedSnapshot)
                 .arg(m_figures->fusedPrediction.kernelCount)
-                .arg(static_cast<double>(m_figures->unfusedBuffers->peakLiveBytes) / 1e6, 0, 'f', 3)
-                .arg(static_cast<double>(m_figures->fusedBuffers->peakLiveBytes) / 1e6, 0, 'f', 3));
+                .arg(static_cast<double>(m_figures->unfusedPeakBytes) / 1e6, 0, 'f', 3)
+                .arg(static_cast<double>(m_figures->fusedPeakBytes) / 1e6, 0, 'f', 3));
     } else if (!m_figuresError.isEmpty()) {
         m_modelLabel->setText(tr("Performance model unavailable: %1").arg(m_figuresError));
     }
@@ -394,12 +502,16 @@ void EstimatorPanel::rebuildCharts() {
     }
     // Peak memory before/after fusion.
     {
-        QChart* chart = resetChart(m_memoryChart, tr("Peak live memory (MB, predicted by buffer assignment)"));
-        auto* predicted = new QBarSet(tr("predicted peak"));
-        *predicted << (m_figures ? static_cast<double>(m_figures->unfusedBuffers->peakLiveBytes) / 1e6 : 0)
-                   << (m_figures ? static_cast<double>(m_figures->fusedBuffers->peakLiveBytes) / 1e6 : 0);
+        QChart* chart = resetChart(m_memoryChart, tr("Peak memory (MB)"));
+        auto* predicted = new QBarSet(tr("predicted (buffer assignment)"));
+        *predicted << (m_figures ? static_cast<double>(m_figures->unfusedPeakBytes) / 1e6 : 0)
+                   << (m_figures ? static_cast<double>(m_figures->fusedPeakBytes) / 1e6 : 0);
+        auto* measured = new QBarSet(tr("measured (%1)").arg(device.isEmpty() ? tr("not run") : device));
+        *measured << (measuredUnfused ? static_cast<double>(measuredUnfused->peakBytes) / 1e6 : 0)
+                  << (measuredFused ? static_cast<double>(measuredFused->peakBytes) / 1e6 : 0);
         auto* series = new QBarSeries;
         series->append(predicted);
+        series->append(measured);
         chart->addSeries(series);
         auto* x = new QBarCategoryAxis;
         x->append({tr("before fusion"), tr("after fusion")});
@@ -414,6 +526,7 @@ void EstimatorPanel::rebuildCharts() {
         m_liveRanges->setAssignment(m_figures->fusedBuffers, m_figures->fused, tr("after fusion"));
     else
         m_liveRanges->clear();
+    updateEstimate();
 }
 
 QString EstimatorPanel::reportHtml() {
@@ -456,6 +569,7 @@ QString EstimatorPanel::reportHtml() {
     }
     html += QStringLiteral("</table>\n");
 
+    if (m_figures) html += QStringLiteral("<h2>Estimate</h2>\n<p>%1</p>\n").arg(m_estimateLabel->text());
     html += QStringLiteral("<h2>Module time</h2>\n<table><tr><th>Module</th><th>Predicted</th><th>Measured</th>"
                            "<th>Device</th><th>Max error</th><th>Check</th></tr>\n");
     for (const QString& mode : {QStringLiteral("unfused"), QStringLiteral("fused")}) {

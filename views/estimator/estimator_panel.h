@@ -6,10 +6,15 @@
 // vs after fusion from buffer assignment) and every field can be
 // overridden. Charts: predicted vs measured time per module and per kernel
 // (measurements from the execution panel, setMeasurements), a predicted vs
-// measured scatter, peak memory before/after and the buffer live ranges.
-// "Export HTML report" writes one self-contained file (figures inlined as
-// PNG data URIs). Every number is labelled predicted, measured or
-// user-entered.
+// measured scatter, peak memory before/after (predicted and measured) and
+// the buffer live ranges. The estimate line gives the predicted and
+// measured speedup and memory reduction with the prediction's signed
+// error, the compile overhead and its break-even run count, and how
+// accurate the model has been on this machine (the estimator's history,
+// compiler/estimator/history.h); a measurement of both modes on the
+// target's own device is stored in that history. "Export HTML report"
+// writes one self-contained file (figures inlined as PNG data URIs). Every
+// number is labelled predicted, measured or user-entered.
 #pragma once
 
 #include <QFutureWatcher>
@@ -18,9 +23,11 @@
 #include <QWidget>
 
 #include <array>
+#include <optional>
 
 #include "views/document/document_state.h"
 #include "compiler/estimator/calculator.h"
+#include "compiler/estimator/estimate.h"
 #include "views/estimator/model_figures.h"
 #include "views/execution/execution_panel.h"
 
@@ -51,6 +58,7 @@ public:
     QString fieldSource(Field field) const;
     QString errorText() const;    // the inline message; empty when the input is fine
     QString resultText() const;   // the optimized values and savings
+    QString estimateText() const; // predicted vs measured, errors, compile overhead, history accuracy
     CalculatorResult result() const { return m_result; }
     std::shared_ptr<const ModelFigures> figures() const { return m_figures; }
     QList<ExecutionMeasurement> measurements() const { return m_measurements; }
@@ -78,7 +86,10 @@ private:
     void fillField(Field field, bool force);
     void updateSourceLabels();
     void rebuildCharts();
+    void updateEstimate();
+    void storeInHistory();
     QString modelValue(Field field) const;
+    std::optional<EstimateFigures> measuredFigures() const;
 
     DocumentStatePtr m_state;
     std::shared_ptr<const ModelFigures> m_figures;
@@ -94,6 +105,7 @@ private:
     QLabel* m_error = nullptr;
     QLabel* m_resultLabel = nullptr;
     QLabel* m_modelLabel = nullptr;
+    QLabel* m_estimateLabel = nullptr;
     QTabWidget* m_tabs = nullptr;
     QChartView* m_moduleChart = nullptr;
     QChartView* m_kernelChart = nullptr;

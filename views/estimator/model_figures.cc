@@ -1,5 +1,7 @@
 #include "views/estimator/model_figures.h"
 
+#include <filesystem>
+
 #include "compiler/runtime/execution_modes.h"
 
 namespace hloscope {
@@ -47,6 +49,16 @@ StatusOr<ModelFigures> computeModelFigures(const DocumentState& state) {
         HLO_ASSIGN_OR_RETURN(BufferAssignment unfusedBuffers, assignBuffers(*figures.unfused));
         figures.unfusedBuffers = std::make_shared<const BufferAssignment>(std::move(unfusedBuffers));
     }
+    figures.unfusedPeakBytes = peakMemoryBytesWithOutputsHeld(*figures.unfused);
+    figures.fusedPeakBytes = peakMemoryBytesWithOutputsHeld(*figures.fused);
+    for (const PassSnapshot& snapshot : snapshots) figures.pipelineSeconds += snapshot.seconds;
+    // The history is optional: no file, or one that cannot be read, leaves
+    // the accuracy out.
+    figures.historyPath = EstimateHistory::defaultPath();
+    if (!figures.historyPath.empty() && std::filesystem::exists(figures.historyPath))
+        if (auto history = EstimateHistory::open(figures.historyPath); history.isOk())
+            if (auto accuracy = (*history)->accuracy(figures.target.name, machineName()); accuracy.isOk())
+                figures.accuracy = *accuracy;
     return figures;
 }
 

@@ -8,10 +8,13 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "compiler/buffers/buffer_assignment.h"
 #include "compiler/cost/performance_model.h"
+#include "compiler/estimator/estimate.h"
+#include "compiler/estimator/history.h"
 #include "compiler/targets/target_description.h"
 #include "views/document/document_state.h"
 
@@ -34,6 +37,26 @@ struct ModelFigures {
     std::shared_ptr<const BufferAssignment> unfusedBuffers;  // refers into *unfused
     std::shared_ptr<const BufferAssignment> fusedBuffers;    // refers into *fused
     bool fusionRan = false;  // a fusion pass is among the snapshots
+    // Peaks with the entry's outputs held for the whole run (the estimator's
+    // figures, what a runtime allocating the result up front holds).
+    int64_t unfusedPeakBytes = 0;
+    int64_t fusedPeakBytes = 0;
+    double pipelineSeconds = 0;  // the passes' time over the snapshots (the compile overhead before codegen)
+    // How accurate the model has been on this machine for this target (the
+    // estimator's history); empty when there is no history.
+    std::optional<HistoryAccuracy> accuracy;
+    std::string historyPath;
+
+    // The predicted figures as the estimator reports them.
+    EstimateFigures predicted() const {
+        EstimateFigures f;
+        f.unfusedSeconds = unfusedPrediction.totalSeconds;
+        f.fusedSeconds = fusedPrediction.totalSeconds;
+        f.peakBytesUnfused = unfusedPeakBytes;
+        f.peakBytesFused = fusedPeakBytes;
+        f.compileSeconds = pipelineSeconds;
+        return f;
+    }
 
     double speedup() const {
         return fusedPrediction.totalSeconds > 0
@@ -41,10 +64,7 @@ struct ModelFigures {
                    : 0;
     }
     double memoryReduction() const {
-        return fusedBuffers && unfusedBuffers && fusedBuffers->peakLiveBytes > 0
-                   ? static_cast<double>(unfusedBuffers->peakLiveBytes) /
-                         static_cast<double>(fusedBuffers->peakLiveBytes)
-                   : 0;
+        return fusedPeakBytes > 0 ? static_cast<double>(unfusedPeakBytes) / static_cast<double>(fusedPeakBytes) : 0;
     }
 };
 

@@ -100,6 +100,8 @@ ExecutionPanel::Outcome runJob(const JobSpec& spec) {
         m.device = QString::fromStdString(spec.device->name());
         m.snapshot = index;
         m.wallSeconds = result->wallSeconds;
+        m.peakBytes = result->peakBytes;
+        m.compileSeconds = result->compileSeconds;
         const OutputCheck check = checkOutputs(reference->outputs, result->outputs);
         m.maxError = check.maxAbsError;
         m.detail = QString::fromStdString(check.detail);

@@ -44,6 +44,8 @@ struct ExecutionMeasurement {
     QString detail;          // the mismatch, empty when passed
     QHash<QString, double> instructionSeconds;  // measured, per entry instruction
     QHash<QString, double> kernelSeconds;       // measured, kernels only
+    qint64 peakBytes = 0;        // what the device held for the run (0: it does not say)
+    double compileSeconds = 0;   // the device's code generation in this run (0: cached)
 };
 
 class ExecutionPanel : public QWidget {

@@ -7,6 +7,7 @@
 
 #include "compiler/backends/cpu/cpu_executable_internal.h"
 #include "compiler/buffers/buffer_assignment.h"
+#include "compiler/buffers/heap_layout.h"
 #include "compiler/runtime/host_caches.h"
 #include "core/hlo_computation.h"
 #include "core/hlo_evaluator.h"
@@ -233,7 +234,11 @@ Status CpuExecutable::Impl::planThunk(Program& program, Thunk& thunk, CpuKernelE
                 thunk.gemmOperands = {
                     thunk.operands[static_cast<size_t>(producer->operand(0)->parameterNumber())],
                     thunk.operands[static_cast<size_t>(producer->operand(1)->parameterNumber())]};
-                thunk.scratch.bytes = denseBytes(producer->shape());
+                // In place when the output holds the convolution's elements.
+                const bool inPlace = instruction.shape().isArray() &&
+                                     primitive_util::byteWidth(instruction.shape().elementType()) ==
+                                         primitive_util::byteWidth(producer->shape().elementType());
+                thunk.scratch.bytes = inPlace ? 0 : denseBytes(producer->shape());
                 thunk.convolution = std::make_shared<const ConvPlan>(std::move(*plan));
                 thunk.kind = ThunkKind::kConvolutionEpilogue;
             } else {
@@ -423,10 +428,13 @@ Status CpuExecutable::Impl::layOutBuffers(Program& program) {
         options.tuplePointerBytes = 0;
         auto assignment = assignBuffers(*module, options);
         if (assignment.isOk()) {
-            // Each allocation gets arena space only if a buffer in it is not
-            // an entry output written in place into the output storage.
-            std::vector<int64_t> allocationOffset(assignment->allocations.size(), -1);
-            std::vector<std::pair<LeafBuffer*, size_t>> placed;  // leaf, allocation
+            // The entry's buffers (other than parameters, constants and
+            // outputs written in place into the output storage), and each
+            // thunk's permuted operand copies and scratch (live only while it
+            // runs, time = its position + 1, as the assignment counts), packed
+            // by live range into one heap.
+            std::vector<HeapInterval> intervals;
+            std::vector<LeafBuffer*> leaves;
             for (const LogicalBuffer& buffer : assignment->buffers) {
                 if (buffer.allocation < 0 || buffer.isTupleTable || buffer.isCalleeTemporary) continue;
                 const BufferAllocation& allocation = assignment->allocations[static_cast<size_t>(buffer.allocation)];
@@ -437,16 +445,28 @@ Status CpuExecutable::Impl::layOutBuffers(Program& program) {
                 const std::optional<size_t> leaf = leafNumber(buffer.instruction->shape(), buffer.shapeIndex);
                 if (!leaf || *leaf >= thunk.buffers.size()) continue;
                 LeafBuffer& target = thunk.buffers[*leaf];
-                if (target.output >= 0 || target.bytes > alignUp(buffer.sizeBytes) + kAlignment) continue;
-                placed.emplace_back(&target, static_cast<size_t>(buffer.allocation));
+                if (target.output >= 0 || target.offset >= 0 || target.bytes > alignUp(buffer.sizeBytes) + kAlignment)
+                    continue;
+                intervals.push_back({buffer.defineTime, buffer.lastUseTime, std::max(target.bytes, buffer.sizeBytes)});
+                leaves.push_back(&target);
+                target.offset = 0;  // placed below
             }
-            for (const auto& [leaf, allocation] : placed) {
-                if (allocationOffset[allocation] < 0) {
-                    allocationOffset[allocation] = next;
-                    next += alignUp(assignment->allocations[allocation].sizeBytes);
+            for (size_t i = 0; i < program.thunks.size(); ++i) {
+                Thunk& thunk = program.thunks[i];
+                const auto time = static_cast<int64_t>(i) + 1;
+                for (LeafBuffer& buffer : thunk.permuted)
+                    if (buffer.bytes > 0) {
+                        intervals.push_back({time, time, buffer.bytes});
+                        leaves.push_back(&buffer);
+                    }
+                if (thunk.scratch.bytes > 0) {
+                    intervals.push_back({time, time, thunk.scratch.bytes});
+                    leaves.push_back(&thunk.scratch);
                 }
-                leaf->offset = allocationOffset[allocation];
             }
+            const HeapLayout heap = packHeap(intervals, kAlignment);
+            for (size_t i = 0; i < leaves.size(); ++i) leaves[i]->offset = heap.offsets[i];
+            next = heap.bytes;
         }
     }
     // Everything not placed by the assignment (called computations, while
@@ -458,11 +478,11 @@ Status CpuExecutable::Impl::layOutBuffers(Program& program) {
                 next += alignUp(std::max<int64_t>(buffer.bytes, 1));
             }
         for (LeafBuffer& buffer : thunk.permuted)
-            if (buffer.bytes > 0) {
+            if (buffer.bytes > 0 && buffer.offset < 0) {
                 buffer.offset = next;
                 next += alignUp(buffer.bytes);
             }
-        if (thunk.scratch.bytes > 0) {
+        if (thunk.scratch.bytes > 0 && thunk.scratch.offset < 0) {
             thunk.scratch.offset = next;
             next += alignUp(thunk.scratch.bytes);
         }

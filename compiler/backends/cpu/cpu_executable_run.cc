@@ -263,13 +263,31 @@ void Runner::runGemmEpilogue(Program& program, Thunk& thunk) {
     if (colBlocks < threads)
         blockRows = std::max(grain, std::min(blockRows, (rows * colBlocks + threads - 1) / threads));
     const int64_t rowBlocks = (rows + blockRows - 1) / blockRows;
-    m_impl.tileScratchBytes = std::max(m_impl.tileScratchBytes, blockRows * cols * elementBytes * threads);
+    // Full-width tiles of an output with the dot's element size: the GEMM
+    // writes the output's own rows and the epilogue rewrites them in place
+    // (it reads the dot only at each element's own index), no scratch.
+    const Shape& outputShape = thunk.instruction->shape();
+    uint8_t* inPlace = cols == plan.n && thunk.buffers.size() == 1 && outputShape.isArray() &&
+                               primitive_util::byteWidth(outputShape.elementType()) == elementBytes
+                           ? bufferPointer(program, thunk.buffers[0])
+                           : nullptr;
+    if (!inPlace)
+        m_impl.tileScratchBytes = std::max(m_impl.tileScratchBytes, blockRows * cols * elementBytes * threads);
     auto body = [&](int64_t first, int64_t last) {
+        std::vector<void*> local = pointers;
+        if (inPlace) {
+            for (int64_t item = first; item < last; ++item) {
+                const int64_t r0 = item * blockRows, r1 = std::min(rows, r0 + blockRows);
+                runGemmTile(plan, lhs, rhs, inPlace + r0 * plan.n * elementBytes, r0, r1, 0, plan.n);
+                local[dotSlot] = inPlace;
+                thunk.kernel(local.data(), r0 * plan.n, r1 * plan.n, 0, 1);
+            }
+            return;
+        }
         thread_local std::vector<uint8_t> scratchBlock;
         const auto bytes = static_cast<size_t>(blockRows * cols * elementBytes);
         if (scratchBlock.size() < bytes) scratchBlock.resize(bytes);
         const auto base = reinterpret_cast<uintptr_t>(scratchBlock.data());
-        std::vector<void*> local = pointers;
         for (int64_t item = first; item < last; ++item) {
             const int64_t r0 = item / colBlocks * blockRows, r1 = std::min(rows, r0 + blockRows);
             const int64_t c0 = item % colBlocks * cols, c1 = std::min(plan.n, c0 + cols);
@@ -298,7 +316,11 @@ void Runner::runGemmEpilogue(Program& program, Thunk& thunk) {
 // whole output afterwards.
 void Runner::runConvolutionEpilogue(Program& program, Thunk& thunk) {
     std::vector<void*> pointers = kernelPointers(program, thunk);
-    uint8_t* result = program.arena.get() + thunk.scratch.offset;
+    // No scratch planned: the convolution writes the output and the
+    // epilogue rewrites it in place (it reads the convolution only at each
+    // element's own index).
+    uint8_t* result = thunk.scratch.bytes > 0 ? program.arena.get() + thunk.scratch.offset
+                                              : bufferPointer(program, thunk.buffers[0]);
     pointers.back() = result;
     const ConvPlan& plan = *thunk.convolution;
     const void* lhs = program.values[static_cast<size_t>(thunk.gemmOperands[0])].data;
