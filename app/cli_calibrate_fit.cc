@@ -184,7 +184,7 @@ int runCalibrateFromHistory(const std::vector<std::string>& args) {
         std::printf("  %-15s %8lld %8.3f %8.3f%s\n", std::string(opClassName(c.opClass)).c_str(),
                     static_cast<long long>(c.kernels), c.before, c.after,
                     c.fitted ? "" : "  (kept: too few kernels)");
-    std::printf("  median kernel |error|: %s -> %s\n", before.c_str(), after.c_str());
+    std::printf("  median kernel |error| (each run weighted alike): %s -> %s\n", before.c_str(), after.c_str());
     for (const std::string& out : written) std::printf("  wrote %s\n", out.c_str());
     if (flags.dryRun) std::printf("  (dry run: nothing written)\n");
     return kExitOk;

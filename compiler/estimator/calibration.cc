@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 
-#include "compiler/runtime/execution_modes.h"
 
 namespace hloscope {
 namespace {
@@ -29,13 +28,25 @@ double weightedLogError(const std::vector<CalibrationSample>& samples,
     return total;
 }
 
+// The weighted median of |predicted / measured - 1| in %: each run's
+// preparation weighs the same, as in the fit.
 double medianAbsPercent(const std::vector<CalibrationSample>& samples,
                         const std::array<double, kOpClassCount>& efficiency) {
-    std::vector<double> errors;
-    errors.reserve(samples.size());
-    for (const CalibrationSample& sample : samples)
-        errors.push_back(std::fabs(predictedSeconds(sample, efficiency) / sample.measuredSeconds - 1) * 100);
-    return median(std::move(errors));
+    std::vector<std::pair<double, double>> errors;  // (|error| %, weight)
+    double total = 0;
+    for (const CalibrationSample& sample : samples) {
+        errors.emplace_back(std::fabs(predictedSeconds(sample, efficiency) / sample.measuredSeconds - 1) * 100,
+                            sample.weight);
+        total += sample.weight;
+    }
+    if (errors.empty()) return 0;
+    std::sort(errors.begin(), errors.end());
+    double seen = 0;
+    for (const auto& [error, weight] : errors) {
+        seen += weight;
+        if (seen >= total / 2) return error;
+    }
+    return errors.back().first;
 }
 
 }  // namespace

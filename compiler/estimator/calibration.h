@@ -43,8 +43,10 @@ struct CalibrationFit {
     std::array<double, kOpClassCount> efficiency{};
     std::vector<ClassFit> classes;   // one per op class
     int64_t samples = 0;
-    double medianAbsErrorBefore = 0; // % over all samples, with the old factors
-    double medianAbsErrorAfter = 0;  // % with the fitted ones
+    // Weighted median of |predicted / measured - 1| over the samples, in %
+    // (weights as in the fit): with the old factors, and with the fitted ones.
+    double medianAbsErrorBefore = 0;
+    double medianAbsErrorAfter = 0;
 };
 
 inline constexpr int64_t kMinKernelsPerClass = 3;
