@@ -7,12 +7,11 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <string>
 #include <utility>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "app/cli_commands.h"
 #include "app/cli_util.h"
@@ -57,14 +56,20 @@ int runCalibrateFromHistory(const std::vector<std::string>& args) {
         const std::string& arg = args[i];
         const bool hasValue = i + 1 < args.size();
         if (arg == "--from-history") continue;
-        if (arg == "--dry-run") flags.dryRun = true;
-        else if (arg == "--json") flags.json = true;
-        else if (arg == "--target" && hasValue) flags.target = args[++i];
-        else if (arg == "--machine" && hasValue) flags.machine = args[++i];
-        else if (arg == "--output" && hasValue) flags.output = args[++i];
+        if (arg == "--dry-run")
+            flags.dryRun = true;
+        else if (arg == "--json")
+            flags.json = true;
+        else if (arg == "--target" && hasValue)
+            flags.target = args[++i];
+        else if (arg == "--machine" && hasValue)
+            flags.machine = args[++i];
+        else if (arg == "--output" && hasValue)
+            flags.output = args[++i];
         else if (arg == "--target" || arg == "--machine" || arg == "--output")
             return usageError("calibrate: " + arg + " needs a value");
-        else return usageError("calibrate --from-history: unknown argument '" + arg + "'");
+        else
+            return usageError("calibrate --from-history: unknown argument '" + arg + "'");
     }
 
     auto target = resolveTargetDescription(flags.target);
@@ -74,9 +79,10 @@ int runCalibrateFromHistory(const std::vector<std::string>& args) {
     }
     const std::string path = EstimateHistory::defaultPath();
     if (path.empty()) {
-        std::fprintf(stderr,
-                     "hloscope-cli: calibrate: no history database (HLOSCOPE_HISTORY=off, or neither "
-                     "XDG_DATA_HOME nor HOME is set)\n");
+        std::fprintf(
+            stderr,
+            "hloscope-cli: calibrate: no history database (HLOSCOPE_HISTORY=off, or neither "
+            "XDG_DATA_HOME nor HOME is set)\n");
         return kExitFailed;
     }
     if (!std::filesystem::exists(path)) {
@@ -91,8 +97,9 @@ int runCalibrateFromHistory(const std::vector<std::string>& args) {
         std::fprintf(stderr, "%s\n", formatError("calibrate", history.status()).c_str());
         return kExitFailed;
     }
-    const std::string machine =
-        flags.machine == "any" ? std::string() : flags.machine.empty() ? machineName() : flags.machine;
+    const std::string machine = flags.machine == "any"  ? std::string()
+                                : flags.machine.empty() ? machineName()
+                                                        : flags.machine;
     auto rows = (*history)->kernels(target->name, machine);
     if (!rows.isOk()) {
         std::fprintf(stderr, "%s\n", formatError("calibrate", rows.status()).c_str());
@@ -116,10 +123,11 @@ int runCalibrateFromHistory(const std::vector<std::string>& args) {
         samples.push_back(sample);
     }
     if (samples.empty()) {
-        std::fprintf(stderr,
-                     "hloscope-cli: calibrate: %s holds no measured kernels for target %s on %s; measure "
-                     "some modules first (hloscope-cli estimate FILE --measure)\n",
-                     path.c_str(), target->name.c_str(), machine.empty() ? "any machine" : machine.c_str());
+        std::fprintf(
+            stderr,
+            "hloscope-cli: calibrate: %s holds no measured kernels for target %s on %s; measure "
+            "some modules first (hloscope-cli estimate FILE --measure)\n",
+            path.c_str(), target->name.c_str(), machine.empty() ? "any machine" : machine.c_str());
         return kExitFailed;
     }
 
@@ -133,8 +141,9 @@ int runCalibrateFromHistory(const std::vector<std::string>& args) {
         fitted.sources["$.efficiency." + std::string(opClassName(c.opClass))] =
             "fitted by hloscope-cli calibrate --from-history on " +
             (machine.empty() ? std::string("every machine in the history") : machine) + ": " +
-            std::to_string(c.kernels) + " measured kernels of this class among " + std::to_string(fit.samples) +
-            " from " + std::to_string(runs.size()) + " runs (median kernel |error| " + before + " -> " + after + ")";
+            std::to_string(c.kernels) + " measured kernels of this class among " +
+            std::to_string(fit.samples) + " from " + std::to_string(runs.size()) +
+            " runs (median kernel |error| " + before + " -> " + after + ")";
     }
 
     std::vector<std::string> written;
@@ -145,8 +154,11 @@ int runCalibrateFromHistory(const std::vector<std::string>& args) {
         if (fitted.kind == TargetKind::kCpu && flags.target == "cpu")
             if (std::string cache = cpuTargetCachePath(); !cache.empty()) paths.push_back(cache);
         if (paths.empty()) {
-            std::fprintf(stderr, "hloscope-cli: calibrate: target %s is not this machine's cpu: name the file to "
-                                 "write with --output (or --dry-run)\n", flags.target.c_str());
+            std::fprintf(
+                stderr,
+                "hloscope-cli: calibrate: target %s is not this machine's cpu: name the file to "
+                "write with --output (or --dry-run)\n",
+                flags.target.c_str());
             return kExitUsage;
         }
         for (const std::string& out : paths) {
@@ -169,22 +181,25 @@ int runCalibrateFromHistory(const std::vector<std::string>& args) {
         j["median_abs_error_pct_after"] = fit.medianAbsErrorAfter;
         Json classes = Json::object();
         for (const ClassFit& c : fit.classes)
-            classes[std::string(opClassName(c.opClass))] = {
-                {"kernels", c.kernels}, {"before", c.before}, {"after", c.after}, {"fitted", c.fitted}};
+            classes[std::string(opClassName(c.opClass))] = {{"kernels", c.kernels},
+                                                            {"before", c.before},
+                                                            {"after", c.after},
+                                                            {"fitted", c.fitted}};
         j["efficiency"] = std::move(classes);
         j["written"] = written;
         std::printf("%s\n", j.dump(2).c_str());
         return kExitOk;
     }
-    std::printf("calibrate --from-history: %s on %s: %lld kernels from %zu runs (%s)\n", fitted.name.c_str(),
-                machine.empty() ? "every machine" : machine.c_str(), static_cast<long long>(fit.samples),
-                runs.size(), path.c_str());
+    std::printf("calibrate --from-history: %s on %s: %lld kernels from %zu runs (%s)\n",
+                fitted.name.c_str(), machine.empty() ? "every machine" : machine.c_str(),
+                static_cast<long long>(fit.samples), runs.size(), path.c_str());
     std::printf("  %-15s %8s %8s %8s\n", "op class", "kernels", "before", "after");
     for (const ClassFit& c : fit.classes)
         std::printf("  %-15s %8lld %8.3f %8.3f%s\n", std::string(opClassName(c.opClass)).c_str(),
                     static_cast<long long>(c.kernels), c.before, c.after,
                     c.fitted ? "" : "  (kept: too few kernels)");
-    std::printf("  median kernel |error| (each run weighted alike): %s -> %s\n", before.c_str(), after.c_str());
+    std::printf("  median kernel |error| (each run weighted alike): %s -> %s\n", before.c_str(),
+                after.c_str());
     for (const std::string& out : written) std::printf("  wrote %s\n", out.c_str());
     if (flags.dryRun) std::printf("  (dry run: nothing written)\n");
     return kExitOk;

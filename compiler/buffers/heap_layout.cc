@@ -6,7 +6,9 @@
 namespace hloscope {
 namespace {
 
-int64_t alignUp(int64_t value, int64_t alignment) { return (value + alignment - 1) / alignment * alignment; }
+int64_t alignUp(int64_t value, int64_t alignment) {
+    return (value + alignment - 1) / alignment * alignment;
+}
 
 }  // namespace
 
@@ -16,7 +18,8 @@ HeapLayout packHeap(const std::vector<HeapInterval>& intervals, int64_t alignmen
     std::vector<size_t> order(intervals.size());
     std::iota(order.begin(), order.end(), size_t{0});
     std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-        if (intervals[a].bytes != intervals[b].bytes) return intervals[a].bytes > intervals[b].bytes;
+        if (intervals[a].bytes != intervals[b].bytes)
+            return intervals[a].bytes > intervals[b].bytes;
         return intervals[a].start < intervals[b].start;
     });
     struct Placed {
@@ -32,7 +35,8 @@ HeapLayout packHeap(const std::vector<HeapInterval>& intervals, int64_t alignmen
         overlapping.clear();
         for (const Placed& p : placed) {
             const HeapInterval& other = intervals[p.index];
-            if (other.start <= interval.end && interval.start <= other.end) overlapping.push_back(p);
+            if (other.start <= interval.end && interval.start <= other.end)
+                overlapping.push_back(p);
         }
         std::sort(overlapping.begin(), overlapping.end(),
                   [](const Placed& a, const Placed& b) { return a.offset < b.offset; });

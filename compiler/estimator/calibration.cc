@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 
-
 namespace hloscope {
 namespace {
 
@@ -35,8 +34,9 @@ double medianAbsPercent(const std::vector<CalibrationSample>& samples,
     std::vector<std::pair<double, double>> errors;  // (|error| %, weight)
     double total = 0;
     for (const CalibrationSample& sample : samples) {
-        errors.emplace_back(std::fabs(predictedSeconds(sample, efficiency) / sample.measuredSeconds - 1) * 100,
-                            sample.weight);
+        errors.emplace_back(
+            std::fabs(predictedSeconds(sample, efficiency) / sample.measuredSeconds - 1) * 100,
+            sample.weight);
         total += sample.weight;
     }
     if (errors.empty()) return 0;
@@ -51,11 +51,13 @@ double medianAbsPercent(const std::vector<CalibrationSample>& samples,
 
 }  // namespace
 
-double predictedSeconds(const CalibrationSample& sample, const std::array<double, kOpClassCount>& efficiency) {
+double predictedSeconds(const CalibrationSample& sample,
+                        const std::array<double, kOpClassCount>& efficiency) {
     return sample.parts.seconds(efficiency) * sample.executions;
 }
 
-CalibrationFit fitEfficiencies(const std::vector<CalibrationSample>& all, const TargetDescription& target) {
+CalibrationFit fitEfficiencies(const std::vector<CalibrationSample>& all,
+                               const TargetDescription& target) {
     std::vector<CalibrationSample> samples;
     for (const CalibrationSample& sample : all)
         if (sample.measuredSeconds > 0 && sample.weight > 0 && sample.executions > 0 &&

@@ -25,23 +25,23 @@
 namespace hloscope {
 
 struct CalibrationSample {
-    KernelTimeParts parts;        // one execution
+    KernelTimeParts parts;  // one execution
     double executions = 1;
-    double measuredSeconds = 0;   // all executions
+    double measuredSeconds = 0;  // all executions
     double weight = 1;
 };
 
 struct ClassFit {
     OpClass opClass = OpClass::kElementwise;
-    int64_t kernels = 0;        // samples informing this class
-    double before = 1;          // factor before the fit
-    double after = 1;           // fitted factor (== before when not fitted)
+    int64_t kernels = 0;  // samples informing this class
+    double before = 1;    // factor before the fit
+    double after = 1;     // fitted factor (== before when not fitted)
     bool fitted = false;
 };
 
 struct CalibrationFit {
     std::array<double, kOpClassCount> efficiency{};
-    std::vector<ClassFit> classes;   // one per op class
+    std::vector<ClassFit> classes;  // one per op class
     int64_t samples = 0;
     // Weighted median of |predicted / measured - 1| over the samples, in %
     // (weights as in the fit): with the old factors, and with the fitted ones.
@@ -52,9 +52,11 @@ struct CalibrationFit {
 inline constexpr int64_t kMinKernelsPerClass = 3;
 
 // Predicted seconds of a sample (all executions) with the given factors.
-double predictedSeconds(const CalibrationSample& sample, const std::array<double, kOpClassCount>& efficiency);
+double predictedSeconds(const CalibrationSample& sample,
+                        const std::array<double, kOpClassCount>& efficiency);
 
 // Fits the factors of `target` to the samples.
-CalibrationFit fitEfficiencies(const std::vector<CalibrationSample>& samples, const TargetDescription& target);
+CalibrationFit fitEfficiencies(const std::vector<CalibrationSample>& samples,
+                               const TargetDescription& target);
 
 }  // namespace hloscope
