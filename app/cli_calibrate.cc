@@ -12,8 +12,6 @@
 #include <cmath>
 #include <condition_variable>
 #include <cstdio>
-#include <filesystem>
-#include <fstream>
 #include <functional>
 #include <mutex>
 #include <thread>
@@ -172,6 +170,158 @@ std::string unaryModule(const std::string& op, int64_t elements) {
            " " + op + "(p)\n}\n";
 }
 
+
+// The backend's fixed costs: a 16-element kernel (its cost on the calling
+// thread) and the rest of its run.
+void probeFixedCosts(const BackendProbe& probe, int rounds, TargetDescription& target,
+                     TargetDescription::CpuRuntime& runtime, const std::string& measured) {
+    double runOverhead = 0;
+    const double tiny = probe.kernelSeconds(unaryModule("negate", 16), 1, rounds * 4, &runOverhead);
+    if (tiny <= 0) return;
+    target.kernelLaunchSeconds = tiny;
+    target.sources["$.kernelLaunchSeconds"] = measured +
+                                              ": median time the CPU backend reports for a 16-element negate kernel "
+                                              "(its fixed cost on the calling thread)";
+    runtime.runSeconds = runOverhead;
+    target.sources["$.cpuRuntime.runSeconds"] =
+        measured + ": median wall time of a run of a one-kernel module less the kernel's time";
+}
+
+// Bandwidth by working set: an elementwise add of two arrays (working set
+// 12 bytes per element) on one thread and on every core, repeated so that
+// what fits stays in the caches.
+void probeBandwidthCurve(const BackendProbe& probe, int rounds, bool quick, int threads, double dispatch,
+                         TargetDescription& target, TargetDescription::CpuRuntime& runtime,
+                         const std::string& measured) {
+    const size_t largest = quick ? (size_t(64) << 20) : (size_t(256) << 20);
+    for (size_t bytes = size_t(16) << 10; bytes <= largest; bytes *= 4) {
+        const int64_t n = static_cast<int64_t>(bytes / 12);
+        const std::string shape = "f32[" + std::to_string(n) + "]";
+        const std::string add = "HloModule probe_add\n\nENTRY main {\n  a = " + shape + " parameter(0)\n  b = " +
+                                shape + " parameter(1)\n  ROOT r = " + shape + " add(a, b)\n}\n";
+        const int probeRounds = bytes >= (size_t(64) << 20) ? std::max(3, rounds / 4) : rounds;
+        const double one = probe.kernelSeconds(add, 1, probeRounds) - target.kernelLaunchSeconds;
+        if (one <= 0) continue;
+        double all = one;
+        if (n >= kCpuParallelMinWork && threads > 1) {
+            all = probe.kernelSeconds(add, threads, probeRounds) - target.kernelLaunchSeconds - dispatch;
+            if (all <= 0) all = one;
+        }
+        const double moved = 12.0 * static_cast<double>(n);
+        runtime.bandwidthCurve.push_back({moved, moved / one, moved / all});
+    }
+    target.sources["$.cpuRuntime.bandwidthCurve"] =
+        measured + ": the CPU backend's elementwise add of two f32 arrays at working sets of 16 KiB to " +
+        std::to_string(largest >> 20) + " MiB, repeated (rows: working set bytes, bytes/s on one thread, bytes/s on " +
+        std::to_string(threads) + " threads; kernel and dispatch costs taken off)";
+}
+
+// A row's fixed cost: a transpose writing 64K elements as 16K rows of 4
+// against a negate walking them linearly (the transpose works out its
+// operand's index per row, and rows shorter than a vector run scalar).
+void probeRowCost(const BackendProbe& probe, int rounds, TargetDescription& target,
+                  TargetDescription::CpuRuntime& runtime, const std::string& measured) {
+    const std::string rowsModule =
+        "HloModule probe_rows\n\nENTRY main {\n  p = f32[4,16384] parameter(0)\n  ROOT r = "
+        "f32[16384,4] transpose(p), dimensions={1,0}\n}\n";
+    const double rowed = probe.kernelSeconds(rowsModule, 1, rounds);
+    const double flat = probe.kernelSeconds(unaryModule("negate", 65536), 1, rounds);
+    if (flat <= 0 || rowed <= flat) return;
+    runtime.rowSeconds = (rowed - flat) / 16384;
+    target.sources["$.cpuRuntime.rowSeconds"] = measured +
+                                                ": a transpose writing 64K f32 elements as 16K rows of 4 against a "
+                                                "linear negate of as many, on the CPU backend, per row";
+}
+
+// The backend's vectorised transcendentals over 16K in-cache elements
+// (64 KiB in, 64 KiB out: the L2 cache); false when they did not run.
+bool probeTranscendentals(const BackendProbe& probe, int rounds, TargetDescription& target,
+                          const std::string& measured) {
+    const int64_t n = 16384;
+    double total = 0;
+    const char* functions[] = {"exponential", "log", "sine", "tanh", "logistic"};
+    for (const char* op : functions) total += probe.kernelSeconds(unaryModule(op, n), 1, rounds);
+    const double perFunction = total / std::size(functions) - target.kernelLaunchSeconds;
+    if (perFunction <= 0) return false;
+    target.transcendentalsPerSecond = static_cast<double>(n) / perFunction;
+    target.sources["$.transcendentalsPerSecond"] =
+        measured + ": the CPU backend's vectorised exp, log, sin, tanh and logistic over 16K in-cache f32 elements "
+                   "on one thread (results/s, mean time of the five)";
+    return true;
+}
+
+// The GEMM's and convolution's rates, one thread, as efficiencies over the
+// f32 peak; the GEMM's rate becomes the peak when it beats the portable loop.
+void probeLibraryRates(const BackendProbe& probe, int rounds, TargetDescription& target,
+                       const std::string& measured) {
+    double peak = target.vectorPeakTflops["f32"] * 1e12;
+    const std::string dot =
+        "HloModule probe_dot\n\nENTRY main {\n  a = f32[256,256] parameter(0)\n  b = f32[256,256] "
+        "parameter(1)\n  ROOT d = f32[256,256] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n}\n";
+    if (const double seconds = probe.kernelSeconds(dot, 1, rounds); seconds > 0) {
+        const double rate = 2.0 * 256 * 256 * 256 / seconds;
+        if (rate > peak) {
+            // The GEMM's hand-vectorised FMAs beat the portable loop: it is
+            // the best f32 rate this core showed.
+            peak = rate;
+            for (const char* type : {"f32", "bf16", "f16"}) {
+                target.vectorPeakTflops[type] = rate / 1e12;
+                target.sources[std::string("$.peakTflops.vector.") + type] =
+                    measured + ": the CPU backend's f32 GEMM (256x256x256, one thread), faster than the portable "
+                               "multiply-add loop" +
+                    (std::string(type) == "f32" ? "" : " (XLA CPU computes this type in f32)");
+            }
+        }
+        target.efficiency[static_cast<size_t>(OpClass::kDot)] = std::clamp(rate / peak, 0.01, 1.0);
+        target.sources["$.efficiency.dot"] =
+            measured + ": the CPU backend's f32 GEMM (256x256x256, one thread) over the f32 peak";
+    }
+    const std::string convolution =
+        "HloModule probe_convolution\n\nENTRY main {\n  x = f32[1,32,32,64] parameter(0)\n  w = f32[3,3,64,64] "
+        "parameter(1)\n  ROOT c = f32[1,32,32,64] convolution(x, w), window={size=3x3 pad=1_1x1_1}, "
+        "dim_labels=b01f_01io->b01f\n}\n";
+    if (const double seconds = probe.kernelSeconds(convolution, 1, rounds); seconds > 0) {
+        const double rate = 2.0 * 32 * 32 * 64 * 64 * 9 / seconds;
+        target.efficiency[static_cast<size_t>(OpClass::kConvolution)] = std::clamp(rate / peak, 0.01, 1.0);
+        target.sources["$.efficiency.convolution"] =
+            measured + ": the CPU backend's f32 3x3 convolution (32x32x64 -> 64, one thread) over the f32 peak";
+    }
+}
+
+// Everything the CPU backend itself tells: its fixed costs, bandwidth
+// curve, row cost, transcendental and library rates, and the runtime
+// figures (cpuRuntime; kept out when no bandwidth probe ran). False when the
+// backend cannot run here or its transcendentals did not run.
+bool probeCpuBackend(TargetDescription& target, bool quick, int threads, const std::string& measured) {
+    BackendProbe probe;
+    if (!probe.available()) {
+        std::fprintf(stderr, "calibrate: the CPU backend cannot run here; its figures keep the loop measurements\n");
+        return false;
+    }
+    const int rounds = quick ? 9 : 31;
+    // kernelLaunchSeconds holds the pool's dispatch cost until the probe
+    // replaces it with a kernel's own.
+    const double dispatch = target.kernelLaunchSeconds;
+    const std::string dispatchSource = target.sources["$.kernelLaunchSeconds"];
+    TargetDescription::CpuRuntime runtime;
+    runtime.parallelMinElements = static_cast<double>(kCpuParallelMinWork);
+    target.sources["$.cpuRuntime.parallelMinElements"] =
+        "the CPU backend's rule (compiler/backends/cpu/cpu_executable.h, kCpuParallelMinWork): kernels with fewer "
+        "elements of work run on the calling thread";
+    runtime.parallelDispatchSeconds = dispatch;
+    target.sources["$.cpuRuntime.parallelDispatchSeconds"] = dispatchSource;
+    probeFixedCosts(probe, rounds, target, runtime, measured);
+    probeBandwidthCurve(probe, rounds, quick, threads, dispatch, target, runtime, measured);
+    probeRowCost(probe, rounds, target, runtime, measured);
+    const bool transcendentals = probeTranscendentals(probe, rounds, target, measured);
+    probeLibraryRates(probe, rounds, target, measured);
+    if (runtime.bandwidthCurve.empty())
+        std::fprintf(stderr, "calibrate: no bandwidth probe ran; the model keeps one bandwidth figure\n");
+    else
+        target.cpuRuntime = std::move(runtime);
+    return transcendentals;
+}
+
 }  // namespace
 
 int runCalibrate(const std::vector<std::string>& args) {
@@ -217,8 +367,6 @@ int runCalibrate(const std::vector<std::string>& args) {
         measured + ": the f32 rate (XLA CPU computes bf16 elementwise work in f32)";
     target.sources["$.peakTflops.vector.f16"] =
         measured + ": the f32 rate (XLA CPU computes f16 elementwise work in f32)";
-    target.transcendentalsPerSecond = measureTranscendentals(quick ? (size_t(1) << 20) : (size_t(1) << 22), repeats);
-    target.sources["$.transcendentalsPerSecond"] = measured + ": single-core libm expf + sinf results per second";
     target.kernelLaunchSeconds = measureDispatch(static_cast<int>(hardware), quick ? 2000 : 20000);
     target.sources["$.kernelLaunchSeconds"] =
         measured + ": median fixed cost of a tiny parallelFor on the runtime's spinning thread pool of " +
@@ -231,138 +379,22 @@ int runCalibrate(const std::vector<std::string>& args) {
     target.sources["$.cacheBytes"] =
         measured + ": the last-level cache one core sees (" + caches.source + "; 0: not reported)";
     target.sources["$.onChipMemoryBytes"] = measured + ": the L1 data cache per core (" + caches.source + ")";
-    const char* efficiencyNames[kOpClassCount] = {"elementwise", "transcendental", "reduction",
-                                                  "dot", "convolution", "data_movement"};
     const double efficiency[kOpClassCount] = {1.0, 1.0, 0.8, 0.8, 0.6, 1.0};
     for (int i = 0; i < kOpClassCount; ++i) {
         target.efficiency[static_cast<size_t>(i)] = efficiency[i];
-        target.sources[std::string("$.efficiency.") + efficiencyNames[i]] =
+        target.sources["$.efficiency." + std::string(opClassName(static_cast<OpClass>(i)))] =
             "hloscope modelling assumption (not measured): the peaks above are measured with the same kind of "
             "loop, so elementwise and data movement run at 1.0; reductions lose to horizontal adds (0.8); "
             "hloscope-cli calibrate --from-history re-fits every factor from measured kernels";
     }
 
-    // The runtime's figures: bandwidth by working set, and what the CPU
-    // backend's own kernels achieve (its loops are vectorised for this CPU,
-    // the plain loops above are not).
-    {
-        const double dispatch = target.kernelLaunchSeconds;
-        TargetDescription::CpuRuntime runtime;
-        runtime.parallelMinElements = static_cast<double>(kCpuParallelMinWork);
-        target.sources["$.cpuRuntime.parallelMinElements"] =
-            "the CPU backend's rule (compiler/backends/cpu/cpu_executable.h, kCpuParallelMinWork): kernels with "
-            "fewer elements of work run on the calling thread";
-        runtime.parallelDispatchSeconds = dispatch;
-        target.sources["$.cpuRuntime.parallelDispatchSeconds"] = target.sources["$.kernelLaunchSeconds"];
-        BackendProbe probe;
-        if (!probe.available()) {
-            std::fprintf(stderr, "calibrate: the CPU backend cannot run here; its figures keep the loop measurements\n");
-        } else {
-            const int rounds = quick ? 9 : 31;
-            double runOverhead = 0;
-            if (double tiny = probe.kernelSeconds(unaryModule("negate", 16), 1, rounds * 4, &runOverhead);
-                tiny > 0) {
-                target.kernelLaunchSeconds = tiny;
-                runtime.runSeconds = runOverhead;
-                target.sources["$.cpuRuntime.runSeconds"] =
-                    measured + ": median wall time of a run of a one-kernel module less the kernel's time";
-                target.sources["$.kernelLaunchSeconds"] =
-                    measured + ": median time the CPU backend reports for a 16-element negate kernel (its "
-                               "fixed cost on the calling thread)";
-            }
-            // Bandwidth by working set: an elementwise add of two arrays
-            // (working set 12 bytes per element) on one thread and on every
-            // core, repeated so that what fits stays in the caches.
-            const size_t largest = quick ? (size_t(64) << 20) : (size_t(256) << 20);
-            for (size_t bytes = size_t(16) << 10; bytes <= largest; bytes *= 4) {
-                const int64_t n = static_cast<int64_t>(bytes / 12);
-                const std::string add = "HloModule probe_add\n\nENTRY main {\n  a = f32[" + std::to_string(n) +
-                                        "] parameter(0)\n  b = f32[" + std::to_string(n) +
-                                        "] parameter(1)\n  ROOT r = f32[" + std::to_string(n) + "] add(a, b)\n}\n";
-                const int probeRounds = bytes >= (size_t(64) << 20) ? std::max(3, rounds / 4) : rounds;
-                const double one = probe.kernelSeconds(add, 1, probeRounds) - target.kernelLaunchSeconds;
-                const bool parallel = n >= kCpuParallelMinWork && hardware > 1;
-                double all = parallel ? probe.kernelSeconds(add, static_cast<int>(hardware), probeRounds) -
-                                            target.kernelLaunchSeconds - dispatch
-                                      : one;
-                if (one <= 0) continue;
-                if (all <= 0) all = one;
-                const double moved = 12.0 * static_cast<double>(n);
-                runtime.bandwidthCurve.push_back({moved, moved / one, moved / all});
-            }
-            target.sources["$.cpuRuntime.bandwidthCurve"] =
-                measured + ": the CPU backend's elementwise add of two f32 arrays at working sets of 16 KiB to " +
-                std::to_string(largest >> 20) + " MiB, repeated (rows: working set bytes, bytes/s on one thread, "
-                "bytes/s on " + std::to_string(hardware) + " threads; kernel and dispatch costs taken off)";
-            // A row's fixed cost: a transpose writing 64K elements as 16K
-            // rows of 4 against a negate walking them linearly (the
-            // transpose works out its operand's index per row, and rows
-            // shorter than a vector run scalar).
-            {
-                const std::string rowsModule =
-                    "HloModule probe_rows\n\nENTRY main {\n  p = f32[4,16384] parameter(0)\n  ROOT r = "
-                    "f32[16384,4] transpose(p), dimensions={1,0}\n}\n";
-                const double rowed = probe.kernelSeconds(rowsModule, 1, rounds);
-                const double flat = probe.kernelSeconds(unaryModule("negate", 65536), 1, rounds);
-                if (flat > 0 && rowed > flat) {
-                    runtime.rowSeconds = (rowed - flat) / 16384;
-                    target.sources["$.cpuRuntime.rowSeconds"] =
-                        measured + ": a transpose writing 64K f32 elements as 16K rows of 4 against a linear "
-                                   "negate of as many, on the CPU backend, per row";
-                }
-            }
-            const int64_t n = 16384;  // 64 KiB in, 64 KiB out: in the L2 cache
-            double total = 0;
-            const char* functions[] = {"exponential", "log", "sine", "tanh", "logistic"};
-            for (const char* op : functions) total += probe.kernelSeconds(unaryModule(op, n), 1, rounds);
-            const double perFunction = total / std::size(functions) - target.kernelLaunchSeconds;
-            if (perFunction > 0) {
-                target.transcendentalsPerSecond = static_cast<double>(n) / perFunction;
-                target.sources["$.transcendentalsPerSecond"] =
-                    measured + ": the CPU backend's vectorised exp, log, sin, tanh and logistic over 16K in-cache "
-                               "f32 elements on one thread (results/s, mean time of the five)";
-            }
-            double peak = target.vectorPeakTflops["f32"] * 1e12;
-            const std::string dot =
-                "HloModule probe_dot\n\nENTRY main {\n  a = f32[256,256] parameter(0)\n  b = f32[256,256] "
-                "parameter(1)\n  ROOT d = f32[256,256] dot(a, b), lhs_contracting_dims={1}, "
-                "rhs_contracting_dims={0}\n}\n";
-            if (double seconds = probe.kernelSeconds(dot, 1, rounds); seconds > 0) {
-                const double rate = 2.0 * 256 * 256 * 256 / seconds;
-                if (rate > peak) {
-                    // The GEMM's hand-vectorised FMAs beat the portable loop:
-                    // it is the best f32 rate this core showed.
-                    peak = rate;
-                    for (const char* type : {"f32", "bf16", "f16"}) {
-                        target.vectorPeakTflops[type] = rate / 1e12;
-                        target.sources[std::string("$.peakTflops.vector.") + type] =
-                            measured + ": the CPU backend's f32 GEMM (256x256x256, one thread), faster than the "
-                                       "portable multiply-add loop" +
-                            (std::string(type) == "f32" ? "" : " (XLA CPU computes this type in f32)");
-                    }
-                }
-                target.efficiency[static_cast<size_t>(OpClass::kDot)] = std::clamp(rate / peak, 0.01, 1.0);
-                target.sources["$.efficiency.dot"] =
-                    measured + ": the CPU backend's f32 GEMM (256x256x256, one thread) over the f32 peak";
-            }
-            const std::string convolution =
-                "HloModule probe_convolution\n\nENTRY main {\n  x = f32[1,32,32,64] parameter(0)\n  w = "
-                "f32[3,3,64,64] parameter(1)\n  ROOT c = f32[1,32,32,64] convolution(x, w), window={size=3x3 "
-                "pad=1_1x1_1}, dim_labels=b01f_01io->b01f\n}\n";
-            if (double seconds = probe.kernelSeconds(convolution, 1, rounds); seconds > 0) {
-                const double rate = 2.0 * 32 * 32 * 64 * 64 * 9 / seconds;
-                target.efficiency[static_cast<size_t>(OpClass::kConvolution)] =
-                    std::clamp(rate / peak, 0.01, 1.0);
-                target.sources["$.efficiency.convolution"] =
-                    measured + ": the CPU backend's f32 3x3 convolution (32x32x64 -> 64, one thread) over the "
-                               "f32 peak";
-            }
-            if (runtime.bandwidthCurve.empty()) {
-                std::fprintf(stderr, "calibrate: no bandwidth probe ran; the model keeps one bandwidth figure\n");
-            } else {
-                target.cpuRuntime = runtime;
-            }
-        }
+    // What the CPU backend's own kernels achieve (its loops are vectorised
+    // for this CPU, the plain loops above are not); libm's rate when the
+    // backend cannot run here.
+    if (!probeCpuBackend(target, quick, static_cast<int>(hardware), measured)) {
+        const size_t elements = quick ? (size_t(1) << 20) : (size_t(1) << 22);
+        target.transcendentalsPerSecond = measureTranscendentals(elements, repeats);
+        target.sources["$.transcendentalsPerSecond"] = measured + ": single-core libm expf + sinf results per second";
     }
     char host[256] = {};
     gethostname(host, sizeof(host) - 1);
@@ -380,12 +412,8 @@ int runCalibrate(const std::vector<std::string>& args) {
     if (!output.empty()) paths.push_back(output);
     if (std::string cache = cpuTargetCachePath(); !cache.empty()) paths.push_back(cache);
     for (const std::string& path : paths) {
-        std::error_code ec;
-        std::filesystem::path parent = std::filesystem::path(path).parent_path();
-        if (!parent.empty()) std::filesystem::create_directories(parent, ec);
-        std::ofstream file(path, std::ios::binary);
-        if (!file || !(file << json)) {
-            std::fprintf(stderr, "calibrate: cannot write '%s'\n", path.c_str());
+        if (Status written = writeTextFile(path, json); !written.isOk()) {
+            std::fprintf(stderr, "calibrate: %s\n", written.message().c_str());
             return 1;
         }
         std::fprintf(stderr, "calibrate: wrote %s\n", path.c_str());

@@ -5,7 +5,6 @@
 
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -32,15 +31,6 @@ struct FitFlags {
     bool dryRun = false;
     bool json = false;
 };
-
-Status writeFile(const std::string& path, const std::string& text) {
-    std::error_code ec;
-    const std::filesystem::path parent = std::filesystem::path(path).parent_path();
-    if (!parent.empty()) std::filesystem::create_directories(parent, ec);
-    std::ofstream file(path, std::ios::binary);
-    if (!file || !(file << text)) return ioError("cannot write '" + path + "'");
-    return Status::ok();
-}
 
 std::string percentText(double value) {
     char buffer[32];
@@ -162,7 +152,7 @@ int runCalibrateFromHistory(const std::vector<std::string>& args) {
             return kExitUsage;
         }
         for (const std::string& out : paths) {
-            if (Status status = writeFile(out, text); !status.isOk()) {
+            if (Status status = writeTextFile(out, text); !status.isOk()) {
                 std::fprintf(stderr, "%s\n", formatError("calibrate", status).c_str());
                 return kExitFailed;
             }

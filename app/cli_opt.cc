@@ -6,7 +6,6 @@
 #include <cstdio>
 #include <filesystem>
 #include <functional>
-#include <fstream>
 #include <optional>
 #include <string>
 #include <vector>
@@ -89,14 +88,6 @@ StatusOr<Pipeline> buildPipeline(const PipelineFlags& flags) {
     return pipeline;
 }
 
-Status writeFile(const std::filesystem::path& path, const std::string& text) {
-    std::ofstream out(path, std::ios::binary);
-    if (!out) return Status(StatusCode::kIoError, "cannot write " + path.string());
-    out.write(text.data(), static_cast<std::streamsize>(text.size()));
-    if (!out) return Status(StatusCode::kIoError, "cannot write " + path.string());
-    return Status::ok();
-}
-
 }  // namespace
 
 int runOpt(const std::vector<std::string>& args) {
@@ -158,14 +149,14 @@ int runOpt(const std::vector<std::string>& args) {
         }
         for (const PassSnapshot& snapshot : snapshots) {
             Status written =
-                writeFile(std::filesystem::path(*dumpDir) / snapshotFileName(snapshot), *snapshot.text);
+                writeTextFile((std::filesystem::path(*dumpDir) / snapshotFileName(snapshot)).string(), *snapshot.text);
             if (!written.isOk()) {
                 std::fprintf(stderr, "%s: error: %s\n", name.c_str(), written.message().c_str());
                 return kExitFailed;
             }
         }
         reportOptions.withFiles = true;
-        Status written = writeFile(std::filesystem::path(*dumpDir) / "passes.json",
+        Status written = writeTextFile((std::filesystem::path(*dumpDir) / "passes.json").string(),
                                    pipelineReportJson(snapshots, reportOptions));
         if (!written.isOk()) {
             std::fprintf(stderr, "%s: error: %s\n", name.c_str(), written.message().c_str());

@@ -184,9 +184,8 @@ int runRun(const std::vector<std::string>& args) {
         return kExitFailed;
     }
     // The device kind's pipeline family unless told otherwise (the interpreter: cpu's).
-    const std::string kind = (*device)->kind();
-    const std::string deviceFamily = kind == "gpu" ? "gpu" : kind == "tpu-sim" ? "tpu" : "cpu";
-    const std::string target = flags.target.empty() ? deviceFamily : flags.target;
+    const std::string_view hardware = hardwareFamily((*device)->kind());
+    const std::string target = flags.target.empty() ? std::string(hardware.empty() ? "cpu" : hardware) : flags.target;
     const std::string name = displayName(flags.file);
     auto input = loadModuleFromFile(flags.file);
     if (!input.isOk()) {
@@ -229,10 +228,10 @@ int runRun(const std::vector<std::string>& args) {
     // Both modes measured on the device of the target's own kind: the
     // estimator's history gets the run (the interpreter's times say nothing
     // about a target's model). Never fatal.
-    if (flags.history && reports.size() == 2 && kind != "reference") {
+    if (flags.history && reports.size() == 2 && !hardware.empty()) {
         auto description = resolveTargetDescription(target);
         const std::string path = EstimateHistory::defaultPath();
-        if (description.isOk() && !path.empty() && pipelineFamily(description->kind) == deviceFamily) {
+        if (description.isOk() && !path.empty() && pipelineFamily(description->kind) == hardware) {
             auto history = EstimateHistory::open(path);
             Status stored = history.isOk() ? Status::ok() : history.status();
             if (history.isOk()) {

@@ -1,6 +1,8 @@
 #include "app/cli_util.h"
 
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 
 #include "core/hlo_computation.h"
 #include "core/hlo_evaluator.h"
@@ -24,6 +26,16 @@ std::string formatError(const std::string& file, const Status& status) {
         return loc.toString() + ": error: " + status.message();
     }
     return file + ": error: " + status.message();
+}
+
+Status writeTextFile(const std::string& path, const std::string& text) {
+    std::error_code ignored;  // a folder that cannot be made shows as the write failing
+    const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+    if (!parent.empty()) std::filesystem::create_directories(parent, ignored);
+    std::ofstream out(path, std::ios::binary);
+    if (out) out.write(text.data(), static_cast<std::streamsize>(text.size()));
+    if (!out) return Status(StatusCode::kIoError, "cannot write " + path);
+    return Status::ok();
 }
 
 double secondsSince(std::chrono::steady_clock::time_point start) {

@@ -31,6 +31,10 @@ std::string formatError(const std::string& file, const Status& status);
 
 double secondsSince(std::chrono::steady_clock::time_point start);
 
+// Writes `text` to `path`, creating its folder when missing; an I/O error
+// naming the path on failure.
+Status writeTextFile(const std::string& path, const std::string& text);
+
 // Arguments for the entry computation: "random" (seeded), "zeros", or a JSON
 // file of literals (one per parameter, shapes checked; errors name the file).
 StatusOr<std::vector<Literal>> makeArguments(const HloComputation& entry, const std::string& inputs, uint64_t seed);

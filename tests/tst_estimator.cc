@@ -39,6 +39,15 @@ bool allFinite(const CalculatorResult& r) {
     return true;
 }
 
+// Shows the example on `panel` (target cpu) and waits for the model's figures.
+void showExample(EstimatorPanel& panel, const char* example) {
+    DocumentStatePtr state = makeState(example, "cpu");
+    QVERIFY(state);
+    QSignalSpy ready(&panel, &EstimatorPanel::figuresUpdated);
+    panel.setState(state);
+    QTRY_VERIFY_WITH_TIMEOUT(ready.count() == 1, 60000);
+}
+
 }  // namespace
 
 class TestEstimator : public QObject {
@@ -207,12 +216,9 @@ private slots:
             record.measuredFusedSeconds = 1.0;  // measured 2.5x: -20%
             QVERIFY((*history)->add(record).isOk());
         }
-        DocumentStatePtr state = makeState("mlp.hlo", "cpu");
-        QVERIFY(state);
         EstimatorPanel panel;
-        QSignalSpy ready(&panel, &EstimatorPanel::figuresUpdated);
-        panel.setState(state);
-        QTRY_VERIFY_WITH_TIMEOUT(ready.count() == 1, 60000);
+        showExample(panel, "mlp.hlo");
+        if (QTest::currentTestFailed()) return;
         const ModelFigures& figures = *panel.figures();
         QVERIFY(figures.accuracy && figures.accuracy->runs == 1);
         QString text = panel.estimateText();
@@ -226,6 +232,7 @@ private slots:
             ExecutionMeasurement m;
             m.mode = QString::fromLatin1(mode);
             m.device = QStringLiteral("cpu");
+            m.deviceKind = QStringLiteral("cpu");
             m.passed = true;
             m.wallSeconds = m.mode == QStringLiteral("unfused") ? 0.003 : 0.002;
             m.peakBytes = m.mode == QStringLiteral("unfused") ? 3000000 : 2000000;
@@ -257,7 +264,10 @@ private slots:
         QVERIFY(kernels.isOk());
         QCOMPARE(kernels->size(), figures.unfusedPrediction.kernels.size() + figures.fusedPrediction.kernels.size());
         // A run on another device (the interpreter) says nothing about the cpu model: not stored.
-        for (ExecutionMeasurement& m : measured) m.device = QStringLiteral("interpreter");
+        for (ExecutionMeasurement& m : measured) {
+            m.device = QStringLiteral("interpreter");
+            m.deviceKind = QStringLiteral("reference");
+        }
         panel.setMeasurements(measured);
         QTest::qWait(200);
         QCOMPARE((*history)->records()->size(), size_t{2});
@@ -265,12 +275,9 @@ private slots:
     }
 
     void htmlReport() {
-        DocumentStatePtr state = makeState("relu_matmul_bias.hlo", "cpu");
-        QVERIFY(state);
         EstimatorPanel panel;
-        QSignalSpy ready(&panel, &EstimatorPanel::figuresUpdated);
-        panel.setState(state);
-        QTRY_VERIFY_WITH_TIMEOUT(ready.count() == 1, 60000);
+        showExample(panel, "relu_matmul_bias.hlo");
+        if (QTest::currentTestFailed()) return;
         ExecutionMeasurement measured;
         measured.mode = QStringLiteral("fused");
         measured.device = QStringLiteral("interpreter");

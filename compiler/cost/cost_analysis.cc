@@ -43,6 +43,12 @@ std::string_view opClassName(OpClass opClass) {
     return "elementwise";
 }
 
+std::optional<OpClass> opClassNamed(std::string_view name) {
+    for (int i = 0; i < kOpClassCount; ++i)
+        if (opClassName(static_cast<OpClass>(i)) == name) return static_cast<OpClass>(i);
+    return std::nullopt;
+}
+
 namespace {
 
 double elements(const Shape& shape) {

@@ -71,6 +71,7 @@ struct ModuleCost {
 enum class OpClass { kElementwise, kTranscendental, kReduction, kDot, kConvolution, kDataMovement };
 inline constexpr int kOpClassCount = 6;
 std::string_view opClassName(OpClass opClass);  // "elementwise", "data_movement", ...
+std::optional<OpClass> opClassNamed(std::string_view name);  // its inverse; nullopt for other names
 
 class CostAnalysis {
 public:

@@ -49,6 +49,9 @@ InstructionCost kernelCost(const HloInstruction& instruction) {
                                                       : CostAnalysis::of(instruction);
 }
 
+// Instructions whose operand index is not the output's linear index. Not
+// CostAnalysis's data-movement class: bitcast-convert (elementwise in a
+// loop) and collectives are not index shuffles inside a CPU kernel.
 bool movesIndices(HloOpcode opcode) {
     switch (opcode) {
         case HloOpcode::kBroadcast:
@@ -280,7 +283,10 @@ KernelPrediction predictKernelDetailed(const HloInstruction& instruction, const 
     double work = elementsOf(instruction.shape());
     for (const HloInstruction* operand : instruction.operands()) work = std::max(work, elementsOf(operand->shape()));
     const OpClass opClass = CostAnalysis::opClassOf(instruction);
-    const bool rowed = opClass != OpClass::kDot && opClass != OpClass::kConvolution && opClass != OpClass::kReduction;
+    // Row costs: only a CPU runtime has them, and only loop kernels (not a
+    // library call, not a reduction's own loop).
+    const bool rowed = target.cpuRuntime && opClass != OpClass::kDot && opClass != OpClass::kConvolution &&
+                       opClass != OpClass::kReduction;
     KernelPrediction kernel =
         predictCost(kernelCost(instruction), opClass, kernelElementType(instruction), target, work,
                     rowed ? loopRows(instruction.shape()) * indexWorkPerRow(instruction) : 0);

@@ -39,12 +39,6 @@ constexpr const char* kMigrateV2ToV3[] = {
     "CREATE INDEX kernels_run ON kernels (run_id)",
 };
 
-std::optional<OpClass> opClassNamed(const std::string& name) {
-    for (int i = 0; i < kOpClassCount; ++i)
-        if (opClassName(static_cast<OpClass>(i)) == name) return static_cast<OpClass>(i);
-    return std::nullopt;
-}
-
 Status sqliteError(sqlite3* db, const std::string& path, const std::string& what) {
     return Status(StatusCode::kInternal,
                   path + ": " + what + ": " + (db ? sqlite3_errmsg(db) : "out of memory"));
@@ -76,6 +70,27 @@ std::string hexHash(const std::string& text) {
     char buffer[17];
     std::snprintf(buffer, sizeof buffer, "%016llx", static_cast<unsigned long long>(hash));
     return buffer;
+}
+
+std::string columnText(sqlite3_stmt* statement, int column) {
+    const unsigned char* value = sqlite3_column_text(statement, column);
+    return value ? reinterpret_cast<const char*>(value) : "";
+}
+
+// Runs `sql`, whose ?1 and ?2 filter by target and machine (empty: any),
+// and hands each row to `row`.
+Status selectFiltered(sqlite3* db, const std::string& path, const char* sql, const std::string& target,
+                      const std::string& machine, const std::string& what,
+                      const std::function<Status(sqlite3_stmt*)>& row) {
+    Statement statement(db, sql);
+    if (!statement.ok()) return sqliteError(db, path, what);
+    sqlite3_stmt* s = statement.get();
+    sqlite3_bind_text(s, 1, target.c_str(), -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(s, 2, machine.c_str(), -1, SQLITE_TRANSIENT);
+    int step = 0;
+    while ((step = sqlite3_step(s)) == SQLITE_ROW) HLO_RETURN_IF_ERROR(row(s));
+    if (step != SQLITE_DONE) return sqliteError(db, path, what);
+    return Status::ok();
 }
 
 }  // namespace
@@ -222,75 +237,62 @@ StatusOr<int64_t> EstimateHistory::add(const HistoryRecord& r) {
 
 StatusOr<std::vector<HistoryRecord>> EstimateHistory::records(const std::string& target,
                                                               const std::string& machine) const {
-    Statement statement(
-        m_impl->db,
+    std::vector<HistoryRecord> rows;
+    HLO_RETURN_IF_ERROR(selectFiltered(
+        m_impl->db, m_impl->path,
         "SELECT id, unix_time, module, fingerprint, target, device, machine, predicted_unfused_s, "
         "predicted_fused_s, measured_unfused_s, measured_fused_s, predicted_peak_unfused, "
         "predicted_peak_fused, measured_peak_unfused, measured_peak_fused, compile_s FROM runs "
-        "WHERE (?1 = '' OR target = ?1) AND (?2 = '' OR machine = ?2) ORDER BY id");
-    if (!statement.ok()) return sqliteError(m_impl->db, m_impl->path, "reading the history");
-    sqlite3_stmt* s = statement.get();
-    sqlite3_bind_text(s, 1, target.c_str(), -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(s, 2, machine.c_str(), -1, SQLITE_TRANSIENT);
-    std::vector<HistoryRecord> rows;
-    int step = 0;
-    while ((step = sqlite3_step(s)) == SQLITE_ROW) {
-        HistoryRecord r;
-        int column = 0;
-        r.id = sqlite3_column_int64(s, column++);
-        r.unixTime = sqlite3_column_int64(s, column++);
-        for (std::string* text : {&r.module, &r.fingerprint, &r.target, &r.device, &r.machine}) {
-            const unsigned char* value = sqlite3_column_text(s, column++);
-            *text = value ? reinterpret_cast<const char*>(value) : "";
-        }
-        for (double* value : {&r.predictedUnfusedSeconds, &r.predictedFusedSeconds,
-                              &r.measuredUnfusedSeconds, &r.measuredFusedSeconds})
-            *value = sqlite3_column_double(s, column++);
-        for (int64_t* value : {&r.predictedPeakUnfused, &r.predictedPeakFused,
-                               &r.measuredPeakUnfused, &r.measuredPeakFused})
-            *value = sqlite3_column_int64(s, column++);
-        r.compileSeconds = sqlite3_column_double(s, column++);
-        rows.push_back(std::move(r));
-    }
-    if (step != SQLITE_DONE) return sqliteError(m_impl->db, m_impl->path, "reading the history");
+        "WHERE (?1 = '' OR target = ?1) AND (?2 = '' OR machine = ?2) ORDER BY id",
+        target, machine, "reading the history", [&](sqlite3_stmt* s) {
+            HistoryRecord r;
+            int column = 0;
+            r.id = sqlite3_column_int64(s, column++);
+            r.unixTime = sqlite3_column_int64(s, column++);
+            for (std::string* text : {&r.module, &r.fingerprint, &r.target, &r.device, &r.machine})
+                *text = columnText(s, column++);
+            for (double* value : {&r.predictedUnfusedSeconds, &r.predictedFusedSeconds, &r.measuredUnfusedSeconds,
+                                  &r.measuredFusedSeconds})
+                *value = sqlite3_column_double(s, column++);
+            for (int64_t* value :
+                 {&r.predictedPeakUnfused, &r.predictedPeakFused, &r.measuredPeakUnfused, &r.measuredPeakFused})
+                *value = sqlite3_column_int64(s, column++);
+            r.compileSeconds = sqlite3_column_double(s, column++);
+            rows.push_back(std::move(r));
+            return Status::ok();
+        }));
     return rows;
 }
 
 StatusOr<std::vector<EstimateHistory::RunKernel>> EstimateHistory::kernels(const std::string& target,
                                                                            const std::string& machine) const {
-    Statement statement(m_impl->db,
-                        "SELECT k.run_id, k.mode, k.name, k.opcode, k.op_class, k.flops_s, k.transcendental_s, "
-                        "k.traffic_s, k.row_s, k.launch_s, k.executions, k.measured_s FROM kernels k JOIN runs r ON "
-                        "r.id = k.run_id WHERE (?1 = '' OR r.target = ?1) AND (?2 = '' OR r.machine = ?2) "
-                        "ORDER BY k.rowid");
-    if (!statement.ok()) return sqliteError(m_impl->db, m_impl->path, "reading the history's kernels");
-    sqlite3_stmt* s = statement.get();
-    sqlite3_bind_text(s, 1, target.c_str(), -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(s, 2, machine.c_str(), -1, SQLITE_TRANSIENT);
     std::vector<RunKernel> rows;
-    int step = 0;
-    while ((step = sqlite3_step(s)) == SQLITE_ROW) {
-        RunKernel row;
-        int column = 0;
-        row.runId = sqlite3_column_int64(s, column++);
-        std::string opClass;
-        for (std::string* text : {&row.kernel.mode, &row.kernel.name, &row.kernel.opcode, &opClass}) {
-            const unsigned char* value = sqlite3_column_text(s, column++);
-            *text = value ? reinterpret_cast<const char*>(value) : "";
-        }
-        const std::optional<OpClass> parsed = opClassNamed(opClass);
-        if (!parsed)
-            return Status(StatusCode::kInternal, m_impl->path + ": kernel '" + row.kernel.name +
-                                                     "' has an unknown op class '" + opClass + "'");
-        row.kernel.parts.opClass = *parsed;
-        for (double* value : {&row.kernel.parts.flopsSeconds, &row.kernel.parts.transcendentalSeconds,
-                              &row.kernel.parts.trafficSeconds, &row.kernel.parts.rowSeconds,
-                              &row.kernel.parts.launchSeconds,
-                              &row.kernel.executions, &row.kernel.measuredSeconds})
-            *value = sqlite3_column_double(s, column++);
-        rows.push_back(std::move(row));
-    }
-    if (step != SQLITE_DONE) return sqliteError(m_impl->db, m_impl->path, "reading the history's kernels");
+    HLO_RETURN_IF_ERROR(selectFiltered(
+        m_impl->db, m_impl->path,
+        "SELECT k.run_id, k.mode, k.name, k.opcode, k.op_class, k.flops_s, k.transcendental_s, k.traffic_s, "
+        "k.row_s, k.launch_s, k.executions, k.measured_s FROM kernels k JOIN runs r ON r.id = k.run_id "
+        "WHERE (?1 = '' OR r.target = ?1) AND (?2 = '' OR r.machine = ?2) ORDER BY k.rowid",
+        target, machine, "reading the history's kernels", [&](sqlite3_stmt* s) -> Status {
+            RunKernel row;
+            int column = 0;
+            row.runId = sqlite3_column_int64(s, column++);
+            row.kernel.mode = columnText(s, column++);
+            row.kernel.name = columnText(s, column++);
+            row.kernel.opcode = columnText(s, column++);
+            const std::string opClass = columnText(s, column++);
+            const std::optional<OpClass> parsed = opClassNamed(opClass);
+            if (!parsed)
+                return Status(StatusCode::kInternal, m_impl->path + ": kernel '" + row.kernel.name +
+                                                         "' has an unknown op class '" + opClass + "'");
+            row.kernel.parts.opClass = *parsed;
+            for (double* value : {&row.kernel.parts.flopsSeconds, &row.kernel.parts.transcendentalSeconds,
+                                  &row.kernel.parts.trafficSeconds, &row.kernel.parts.rowSeconds,
+                                  &row.kernel.parts.launchSeconds, &row.kernel.executions,
+                                  &row.kernel.measuredSeconds})
+                *value = sqlite3_column_double(s, column++);
+            rows.push_back(std::move(row));
+            return Status::ok();
+        }));
     return rows;
 }
 

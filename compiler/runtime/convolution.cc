@@ -86,7 +86,6 @@ private:
         const int64_t features = m_g.outFeatures;
         const int64_t featureStride = m_g.lhsStrides[static_cast<size_t>(m_dn.inputFeatureDimension)];
         const int64_t batchStride = m_g.lhsStrides[static_cast<size_t>(m_dn.inputBatchDimension)];
-        const int64_t outBatchStride = m_g.outStrides[static_cast<size_t>(m_dn.outputBatchDimension)];
         const int64_t outFeatureStride = m_g.outStrides[static_cast<size_t>(m_dn.outputFeatureDimension)];
         thread_local std::vector<T> rowBuffer;
         rowBuffer.resize(static_cast<size_t>(features));
@@ -100,17 +99,10 @@ private:
             std::fill(win.begin(), win.end(), 0);
             int64_t position = 0;
             do {
-                int64_t offset = 0;
-                bool valid = true;
-                for (size_t i = 0; i < sr && valid; ++i) {
-                    const int64_t pos =
-                        convolutionInputPosition(m_g.window[i], m_g.inSpatialSizes[i], spatial[i], win[i]);
-                    valid = pos >= 0;
-                    offset += pos * m_g.lhsStrides[static_cast<size_t>(m_dn.inputSpatialDimensions[i])];
-                }
+                const int64_t offset = inputOffset(spatial, win);
                 const T* w = m_packed.data() + position * groups * kin * groupOut;
                 ++position;
-                if (!valid) continue;
+                if (offset < 0) continue;  // padding or a dilation hole
                 const T* in = base + offset;
                 if (kin == 1 && groupOut == 1 && featureStride == 1) {
                     depthwiseRow(acc, in, w, groups);
@@ -125,9 +117,7 @@ private:
                     }
             } while (advance(win, m_windowSizes));
             if (m_plan.outputInPlace) continue;
-            int64_t target = batch * outBatchStride;
-            for (size_t i = 0; i < sr; ++i)
-                target += spatial[i] * m_g.outStrides[static_cast<size_t>(m_dn.outputSpatialDimensions[i])];
+            const int64_t target = outputOffset(batch, spatial);
             for (int64_t f = 0; f < features; ++f) m_out[target + f * outFeatureStride] = acc[f];
         }
     }
@@ -175,6 +165,27 @@ private:
         }
     }
 
+    // The input element (spatial part of its offset) that window position
+    // `win` of output position `spatial` reads; -1 on padding or a
+    // base-dilation hole.
+    int64_t inputOffset(const std::vector<int64_t>& spatial, const std::vector<int64_t>& win) const {
+        int64_t offset = 0;
+        for (size_t i = 0; i < spatial.size(); ++i) {
+            const int64_t pos = convolutionInputPosition(m_g.window[i], m_g.inSpatialSizes[i], spatial[i], win[i]);
+            if (pos < 0) return -1;
+            offset += pos * m_g.lhsStrides[static_cast<size_t>(m_dn.inputSpatialDimensions[i])];
+        }
+        return offset;
+    }
+
+    // Offset of output element (batch, spatial..., feature 0).
+    int64_t outputOffset(int64_t batch, const std::vector<int64_t>& spatial) const {
+        int64_t offset = batch * m_g.outStrides[static_cast<size_t>(m_dn.outputBatchDimension)];
+        for (size_t i = 0; i < spatial.size(); ++i)
+            offset += spatial[i] * m_g.outStrides[static_cast<size_t>(m_dn.outputSpatialDimensions[i])];
+        return offset;
+    }
+
     void gather(int64_t begin, int64_t end, int64_t group, T* patches) const {
         const size_t sr = static_cast<size_t>(m_g.spatialRank);
         const int64_t kin = m_g.kernelIn;
@@ -188,15 +199,8 @@ private:
             T* dst = patches + (row - begin) * m_plan.k;
             std::fill(win.begin(), win.end(), 0);
             do {
-                int64_t offset = 0;
-                bool valid = true;
-                for (size_t i = 0; i < sr && valid; ++i) {
-                    const int64_t pos =
-                        convolutionInputPosition(m_g.window[i], m_g.inSpatialSizes[i], spatial[i], win[i]);
-                    valid = pos >= 0;
-                    offset += pos * m_g.lhsStrides[static_cast<size_t>(m_dn.inputSpatialDimensions[i])];
-                }
-                if (!valid) std::fill(dst, dst + kin, T(0));
+                const int64_t offset = inputOffset(spatial, win);
+                if (offset < 0) std::fill(dst, dst + kin, T(0));
                 else if (featureStride == 1) std::memcpy(dst, base + offset, static_cast<size_t>(kin) * sizeof(T));
                 else
                     for (int64_t ci = 0; ci < kin; ++ci) dst[ci] = base[offset + ci * featureStride];
@@ -206,16 +210,12 @@ private:
     }
 
     void scatter(int64_t begin, int64_t end, int64_t group, const T* tile) const {
-        const size_t sr = static_cast<size_t>(m_g.spatialRank);
-        const int64_t batchStride = m_g.outStrides[static_cast<size_t>(m_dn.outputBatchDimension)];
         const int64_t featureStride = m_g.outStrides[static_cast<size_t>(m_dn.outputFeatureDimension)];
-        std::vector<int64_t> spatial(sr, 0);
+        std::vector<int64_t> spatial(static_cast<size_t>(m_g.spatialRank), 0);
         for (int64_t row = begin; row < end; ++row) {
             int64_t batch = 0;
             decode(row, batch, spatial);
-            int64_t offset = batch * batchStride + group * m_plan.groupOut * featureStride;
-            for (size_t i = 0; i < sr; ++i)
-                offset += spatial[i] * m_g.outStrides[static_cast<size_t>(m_dn.outputSpatialDimensions[i])];
+            const int64_t offset = outputOffset(batch, spatial) + group * m_plan.groupOut * featureStride;
             const T* src = tile + (row - begin) * m_plan.groupOut;
             for (int64_t o = 0; o < m_plan.groupOut; ++o) m_out[offset + o * featureStride] = src[o];
         }

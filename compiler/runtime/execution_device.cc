@@ -38,6 +38,13 @@ std::vector<ExecutionDevicePtr> availableDevices() {
     return result;
 }
 
+std::string_view hardwareFamily(std::string_view deviceKind) {
+    if (deviceKind == "cpu") return "cpu";
+    if (deviceKind == "gpu") return "gpu";
+    if (deviceKind == "tpu-sim") return "tpu";
+    return {};
+}
+
 StatusOr<ExecutionDevicePtr> findDevice(const std::string& name) {
     std::string known;
     for (const ExecutionDevicePtr& device : allDevices()) {

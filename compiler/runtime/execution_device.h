@@ -20,6 +20,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -86,6 +87,11 @@ std::vector<ExecutionDevicePtr> allDevices();
 std::vector<ExecutionDevicePtr> availableDevices();
 // The registered device named `name`, or an error listing the known names.
 StatusOr<ExecutionDevicePtr> findDevice(const std::string& name);
+// The pipeline family ("cpu", "gpu", "tpu") of the hardware a device of
+// `kind` (ExecutionDevice::kind()) is: what a target of that family
+// predicts. Empty for the reference interpreter, which models no hardware.
+std::string_view hardwareFamily(std::string_view deviceKind);
+
 // Adds a device to the registry (later issues' backends; tests). A device
 // with the name of a registered one replaces it.
 void registerDevice(ExecutionDevicePtr device);

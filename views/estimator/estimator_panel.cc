@@ -226,13 +226,13 @@ std::optional<EstimateFigures> EstimatorPanel::measuredFigures() const {
 // as `hloscope-cli run` and `estimate --measure` store theirs. Never fatal.
 void EstimatorPanel::storeInHistory() {
     const std::optional<EstimateFigures> measured = measuredFigures();
-    if (!measured || !m_figures || !m_state) return;
-    const QString device = m_measurements.front().device;
-    if (m_figures->target.kind != TargetKind::kCpu || device != QStringLiteral("cpu")) return;
-    if (m_figures->historyPath.empty()) return;
+    if (!measured || !m_figures || !m_state || m_figures->historyPath.empty()) return;
+    const ExecutionMeasurement& first = m_measurements.front();
+    const std::string_view hardware = hardwareFamily(first.deviceKind.toStdString());
+    if (hardware.empty() || hardware != pipelineFamily(m_figures->target.kind)) return;
     Estimate estimate;
     estimate.target = m_figures->target.name;
-    estimate.device = device.toStdString();
+    estimate.device = first.device.toStdString();
     estimate.predicted = m_figures->predicted();
     estimate.measured = measured;
     auto timesOf = [](const ExecutionMeasurement* m) {

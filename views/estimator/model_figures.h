@@ -58,14 +58,8 @@ struct ModelFigures {
         return f;
     }
 
-    double speedup() const {
-        return fusedPrediction.totalSeconds > 0
-                   ? unfusedPrediction.totalSeconds / fusedPrediction.totalSeconds
-                   : 0;
-    }
-    double memoryReduction() const {
-        return fusedPeakBytes > 0 ? static_cast<double>(unfusedPeakBytes) / static_cast<double>(fusedPeakBytes) : 0;
-    }
+    double speedup() const { return predicted().speedup(); }
+    double memoryReduction() const { return predicted().memoryReduction(); }
 };
 
 StatusOr<ModelFigures> computeModelFigures(const DocumentState& state);

@@ -98,6 +98,7 @@ ExecutionPanel::Outcome runJob(const JobSpec& spec) {
         ExecutionMeasurement m;
         m.mode = label;
         m.device = QString::fromStdString(spec.device->name());
+        m.deviceKind = QString::fromStdString(spec.device->kind());
         m.snapshot = index;
         m.wallSeconds = result->wallSeconds;
         m.peakBytes = result->peakBytes;

@@ -36,7 +36,8 @@ namespace hloscope {
 // One run of one module on one device, as measured.
 struct ExecutionMeasurement {
     QString mode;    // "unfused" or "fused"
-    QString device;  // ExecutionDevice::name()
+    QString device;      // ExecutionDevice::name()
+    QString deviceKind;  // ExecutionDevice::kind(): "reference", "cpu", ...
     int snapshot = -1;
     double wallSeconds = 0;  // measured
     double maxError = 0;     // max |result - reference| over every output element

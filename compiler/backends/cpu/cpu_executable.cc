@@ -226,6 +226,9 @@ Status CpuExecutable::Impl::planThunk(Program& program, Thunk& thunk, CpuKernelE
             thunk.leafOperands.push_back(static_cast<int>(fused->parameter(i)->parameterNumber()));
         }
         const HloInstruction* producer = epilogueProducer(instruction);
+        thunk.epilogueInPlace = producer && shape.isArray() &&
+                                primitive_util::byteWidth(shape.elementType()) ==
+                                    primitive_util::byteWidth(producer->shape().elementType());
         if (producer && producer->opcode() == HloOpcode::kConvolution) {
             auto plan = planConvolution(*producer);
             if (plan.isOk()) {
@@ -234,11 +237,7 @@ Status CpuExecutable::Impl::planThunk(Program& program, Thunk& thunk, CpuKernelE
                 thunk.gemmOperands = {
                     thunk.operands[static_cast<size_t>(producer->operand(0)->parameterNumber())],
                     thunk.operands[static_cast<size_t>(producer->operand(1)->parameterNumber())]};
-                // In place when the output holds the convolution's elements.
-                const bool inPlace = instruction.shape().isArray() &&
-                                     primitive_util::byteWidth(instruction.shape().elementType()) ==
-                                         primitive_util::byteWidth(producer->shape().elementType());
-                thunk.scratch.bytes = inPlace ? 0 : denseBytes(producer->shape());
+                thunk.scratch.bytes = thunk.epilogueInPlace ? 0 : denseBytes(producer->shape());
                 thunk.convolution = std::make_shared<const ConvPlan>(std::move(*plan));
                 thunk.kind = ThunkKind::kConvolutionEpilogue;
             } else {

@@ -74,8 +74,14 @@ struct Thunk {
     GemmPlan plan;
     std::vector<int> gemmOperands;     // lhs, rhs slots
     int64_t dotElementBytes = 4;
+    // kGemmEpilogue / kConvolutionEpilogue: the output holds elements of the
+    // dot's or convolution's size, so the library writes the output itself
+    // and the epilogue rewrites it in place (it reads its producer only at
+    // each element's own index); else the producer goes to scratch first.
+    bool epilogueInPlace = false;
     // kConvolution / kConvolutionEpilogue (the convolution's operands are
-    // gemmOperands; an epilogue's convolution result lives in `scratch`).
+    // gemmOperands; an epilogue's convolution result lives in `scratch`
+    // unless epilogueInPlace).
     std::shared_ptr<const ConvPlan> convolution;
     LeafBuffer scratch;
     // kConstant

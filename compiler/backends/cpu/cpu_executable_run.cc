@@ -263,23 +263,18 @@ void Runner::runGemmEpilogue(Program& program, Thunk& thunk) {
     if (colBlocks < threads)
         blockRows = std::max(grain, std::min(blockRows, (rows * colBlocks + threads - 1) / threads));
     const int64_t rowBlocks = (rows + blockRows - 1) / blockRows;
-    // Full-width tiles of an output with the dot's element size: the GEMM
-    // writes the output's own rows and the epilogue rewrites them in place
-    // (it reads the dot only at each element's own index), no scratch.
-    const Shape& outputShape = thunk.instruction->shape();
-    uint8_t* inPlace = cols == plan.n && thunk.buffers.size() == 1 && outputShape.isArray() &&
-                               primitive_util::byteWidth(outputShape.elementType()) == elementBytes
-                           ? bufferPointer(program, thunk.buffers[0])
-                           : nullptr;
+    // Full-width tiles of an in-place epilogue: the GEMM writes the output's
+    // own rows, which the epilogue then rewrites; no scratch.
+    uint8_t* inPlace = thunk.epilogueInPlace && cols == plan.n ? bufferPointer(program, thunk.buffers[0]) : nullptr;
     if (!inPlace)
         m_impl.tileScratchBytes = std::max(m_impl.tileScratchBytes, blockRows * cols * elementBytes * threads);
     auto body = [&](int64_t first, int64_t last) {
         std::vector<void*> local = pointers;
         if (inPlace) {
+            local[dotSlot] = inPlace;
             for (int64_t item = first; item < last; ++item) {
                 const int64_t r0 = item * blockRows, r1 = std::min(rows, r0 + blockRows);
                 runGemmTile(plan, lhs, rhs, inPlace + r0 * plan.n * elementBytes, r0, r1, 0, plan.n);
-                local[dotSlot] = inPlace;
                 thunk.kernel(local.data(), r0 * plan.n, r1 * plan.n, 0, 1);
             }
             return;
@@ -316,11 +311,8 @@ void Runner::runGemmEpilogue(Program& program, Thunk& thunk) {
 // whole output afterwards.
 void Runner::runConvolutionEpilogue(Program& program, Thunk& thunk) {
     std::vector<void*> pointers = kernelPointers(program, thunk);
-    // No scratch planned: the convolution writes the output and the
-    // epilogue rewrites it in place (it reads the convolution only at each
-    // element's own index).
-    uint8_t* result = thunk.scratch.bytes > 0 ? program.arena.get() + thunk.scratch.offset
-                                              : bufferPointer(program, thunk.buffers[0]);
+    uint8_t* result = thunk.epilogueInPlace ? bufferPointer(program, thunk.buffers[0])
+                                            : program.arena.get() + thunk.scratch.offset;
     pointers.back() = result;
     const ConvPlan& plan = *thunk.convolution;
     const void* lhs = program.values[static_cast<size_t>(thunk.gemmOperands[0])].data;
