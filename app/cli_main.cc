@@ -5,9 +5,11 @@
 
 #include "app/cli_commands.h"
 #include "compiler/backends/cpu/cpu_device.h"
+#include "compiler/backends/gpu/gpu_device.h"
 
 int main(int argc, char** argv) {
     hloscope::registerCpuBackend();
+    hloscope::registerGpuBackend();
     std::vector<std::string> args(argv + 1, argv + argc);
     if (args.empty()) {
         std::fputs(hloscope::cli::usage().c_str(), stderr);
@@ -35,6 +37,7 @@ int main(int argc, char** argv) {
     if (command == "explain") return hloscope::cli::runExplain(args);
     if (command == "calibrate") return hloscope::cli::runCalibrate(args);
     if (command == "run") return hloscope::cli::runRun(args);
+    if (command == "import-run") return hloscope::cli::runImportRun(args);
     if (command == "calc") return hloscope::cli::runCalc(args);
     if (command == "estimate") return hloscope::cli::runEstimate(args);
     std::fprintf(stderr, "hloscope-cli: unknown command '%s'\n\n%s", command.c_str(),

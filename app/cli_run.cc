@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "app/cli_commands.h"
+#include "app/cli_gpu.h"
 #include "app/cli_util.h"
 #include "compiler/buffers/buffer_assignment.h"
 #include "compiler/estimator/estimate.h"
@@ -41,6 +42,7 @@ struct RunFlags {
     bool check = false;
     bool json = false;
     bool history = true;
+    GpuEmitFlags gpu;  // --emit-plan, --sm, --no-cublas
 };
 
 std::string modeName(const ModeMeasurement& r) { return std::string(executionModeName(r.mode)); }
@@ -93,6 +95,12 @@ std::optional<std::string> parseFlags(const std::vector<std::string>& args, RunF
         } else if (arg == "--threads") {
             if (auto e = number("--threads", 1, &n)) return e;
             flags.threads = static_cast<int>(n);
+        } else if (arg == "--emit-plan") {
+            if (auto e = text("a directory", &flags.gpu.dir)) return e;
+        } else if (arg == "--sm") {
+            if (auto e = text("an SM version (sm_80, sm_86, sm_89, sm_90, sm_90a)", &flags.gpu.sm)) return e;
+        } else if (arg == "--no-cublas") {
+            flags.gpu.cublas = false;
         } else if (arg == "--check") {
             flags.check = true;
         } else if (arg == "--json") {
@@ -108,6 +116,7 @@ std::optional<std::string> parseFlags(const std::vector<std::string>& args, RunF
         }
     }
     if (flags.file.empty()) return "no input file";
+    if (!flags.gpu.dir.empty() && flags.device != "gpu") return "--emit-plan needs --device gpu";
     return std::nullopt;
 }
 
@@ -177,15 +186,12 @@ int runRun(const std::vector<std::string>& args) {
     if (auto error = parseFlags(args, flags)) return usageError("run: " + *error);
     auto device = findDevice(flags.device);
     if (!device.isOk()) return usageError("run: " + device.status().message());
-    std::string whyNot;
-    if (!(*device)->available(&whyNot)) {
-        std::fprintf(stderr, "hloscope-cli: run: device '%s' cannot run here: %s\n", flags.device.c_str(),
-                     whyNot.c_str());
-        return kExitFailed;
-    }
-    // The device kind's pipeline family unless told otherwise (the interpreter: cpu's).
+    // The device kind's pipeline family unless told otherwise (the
+    // interpreter: cpu's; the GPU: the H100's model of the gpu pipeline).
     const std::string_view hardware = hardwareFamily((*device)->kind());
-    const std::string target = flags.target.empty() ? std::string(hardware.empty() ? "cpu" : hardware) : flags.target;
+    const std::string target = !flags.target.empty() ? flags.target
+                               : hardware == "gpu"   ? std::string("h100")
+                                                     : std::string(hardware.empty() ? "cpu" : hardware);
     const std::string name = displayName(flags.file);
     auto input = loadModuleFromFile(flags.file);
     if (!input.isOk()) {
@@ -195,6 +201,24 @@ int runRun(const std::vector<std::string>& args) {
     auto arguments = makeArguments(*(*input)->entryComputation(), flags.inputs, flags.seed);
     if (!arguments.isOk()) {
         std::fprintf(stderr, "%s\n", formatError(name, arguments.status()).c_str());
+        return kExitFailed;
+    }
+    std::vector<ExecutionMode> modes;
+    if (flags.unfused) modes.push_back(ExecutionMode::kUnfused);
+    if (flags.fused) modes.push_back(ExecutionMode::kFused);
+    if (!flags.gpu.dir.empty()) {
+        flags.gpu.warmup = flags.warmup;
+        flags.gpu.repeat = flags.repeat;
+        flags.gpu.json = flags.json;
+        flags.gpu.synthetic = flags.inputs == "random";
+        flags.gpu.seed = flags.seed;
+        return emitGpuPlans(**input, name, *arguments, target, modes, flags.gpu);
+    }
+    std::string whyNot;
+    if (!(*device)->available(&whyNot)) {
+        std::fprintf(stderr, "hloscope-cli: run: device '%s' cannot run here: %s\n", flags.device.c_str(),
+                     whyNot.c_str());
+        if (hardware == "gpu") printGpuPrediction(**input, name, target);
         return kExitFailed;
     }
     std::optional<std::vector<Literal>> reference;
@@ -214,9 +238,6 @@ int runRun(const std::vector<std::string>& args) {
     measureOptions.repeat = flags.repeat;
     measureOptions.threads = flags.threads;
     measureOptions.seed = flags.seed;
-    std::vector<ExecutionMode> modes;
-    if (flags.unfused) modes.push_back(ExecutionMode::kUnfused);
-    if (flags.fused) modes.push_back(ExecutionMode::kFused);
     // The modes' runs interleave (measureModes), so drift hits both alike.
     auto measured = measureModes(**input, target, modes, **device, *arguments, measureOptions,
                                  reference ? &*reference : nullptr);

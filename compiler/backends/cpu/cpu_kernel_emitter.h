@@ -84,6 +84,10 @@ struct CpuKernelSpec {
     // kernels, non-x86 targets, rows shorter than 256 bytes, and long rows
     // of a kernel with a reduction inside (its per-row work would repeat).
     bool streamOutputs = false;
+    // Keep a hoisted row reduction's transcendental input in a stack row
+    // buffer for the element loop (see KernelGen); off for the GPU, whose
+    // threads compute one element each.
+    bool rowBuffers = true;
 };
 
 struct CpuKernelInfo {

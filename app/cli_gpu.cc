@@ -1,0 +1,296 @@
+// hloscope-cli's GPU pieces: `run --device gpu --emit-plan DIR` (execution
+// plans for a GPU machine), the predicted figures shown when no GPU is
+// found, and `import-run DIR` (a plan's results read back, checked against
+// the reference interpreter, and compared with the prediction).
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "app/cli_gpu.h"
+
+#include "app/cli_commands.h"
+#include "app/cli_util.h"
+#include "compiler/backends/gpu/gpu_plan.h"
+#include "compiler/buffers/buffer_assignment.h"
+#include "compiler/estimator/estimate.h"
+#include "compiler/estimator/history.h"
+#include "compiler/runtime/execution_modes.h"
+#include "compiler/targets/target_description.h"
+#include "core/hlo_computation.h"
+#include "core/hlo_parser.h"
+#include "core/hlo_printer.h"
+
+namespace hloscope::cli {
+namespace {
+
+namespace fs = std::filesystem;
+using Json = nlohmann::ordered_json;
+
+// The GPU target a device's results are predicted on: the A100's figures
+// for an A100, the H100's otherwise (H100, H200 and later).
+std::string gpuTargetFor(const std::string& deviceName) {
+    return deviceName.find("A100") != std::string::npos ? "a100" : "h100";
+}
+
+struct ImportedMode {
+    std::string dir;
+    GpuPlanFiles files;
+    GpuRunResults results;
+    OutputCheck check;
+    bool sampled = false;  // some output was checked on a sample of its elements
+    ModeMeasurement measurement;
+};
+
+StatusOr<ImportedMode> importMode(const std::string& dir) {
+    ImportedMode mode;
+    mode.dir = dir;
+    HLO_ASSIGN_OR_RETURN(mode.files, readGpuPlan(dir));
+    HLO_ASSIGN_OR_RETURN(mode.results, readGpuResults(mode.files.plan, dir));
+    auto original = parseHloModule(mode.files.moduleText);
+    if (!original.isOk()) return Status(original.status().code(), dir + "/module.hlo: " + original.status().message());
+    auto interpreter = findDevice("interpreter");
+    if (!interpreter.isOk()) return interpreter.status();
+    auto reference = (*interpreter)->run(**original, mode.files.inputs, {});
+    if (!reference.isOk())
+        return Status(reference.status().code(), "reference interpreter: " + reference.status().message());
+    // A sampled output is checked at its sampled elements.
+    std::vector<Literal> expected;
+    for (size_t i = 0; i < reference->outputs.size(); ++i)
+        expected.push_back(sampleLiteral(reference->outputs[i],
+                                         i < mode.results.sampleStrides.size() ? mode.results.sampleStrides[i] : 1));
+    mode.check = checkOutputs(expected, mode.results.outputs);
+    for (int64_t stride : mode.results.sampleStrides) mode.sampled = mode.sampled || stride > 1;
+    auto prepared = parseHloModule(mode.files.preparedText);
+    if (!prepared.isOk()) return Status(prepared.status().code(), dir + "/prepared.hlo: " + prepared.status().message());
+    ModeMeasurement& m = mode.measurement;
+    m.mode = mode.files.plan.mode == "unfused" ? ExecutionMode::kUnfused : ExecutionMode::kFused;
+    for (double ms : mode.results.runMs) m.runSeconds.push_back(ms * 1e-3);
+    if (m.runSeconds.empty()) m.runSeconds.push_back(mode.results.medianMs * 1e-3);
+    m.compileSeconds = mode.files.plan.compileSeconds;
+    m.kernels = mode.files.plan.kernels;
+    m.assignedPeakBytes = peakMemoryBytesWithOutputsHeld(**prepared);
+    m.devicePeakBytes = mode.files.plan.arenaBytes;
+    std::map<std::string, size_t> slot;
+    for (size_t i = 0; i < mode.results.steps.size() && i < mode.files.plan.steps.size(); ++i) {
+        const GpuPlanStep& step = mode.files.plan.steps[i];
+        auto [it, fresh] = slot.emplace(step.instruction, m.kernelTimes.size());
+        if (fresh) m.kernelTimes.push_back(MeasuredTime{step.instruction, step.opcode, 0, 1});
+        m.kernelTimes[it->second].seconds += mode.results.steps[i].medianMs * 1e-3;
+    }
+    m.check = mode.check;
+    m.module = std::shared_ptr<const HloModule>(std::move(*prepared));
+    return mode;
+}
+
+Json modeJson(const ImportedMode& mode) {
+    const GpuRunResults& r = mode.results;
+    Json j{{"median_ms", r.medianMs}, {"min_ms", r.minMs}, {"max_ms", r.maxMs},
+           {"compile_ms", mode.files.plan.compileSeconds * 1e3}, {"kernels", mode.files.plan.kernels},
+           {"peak_bytes", mode.measurement.assignedPeakBytes}, {"device_peak_bytes", mode.files.plan.arenaBytes},
+           {"runs", r.runMs.size()}, {"cublas", r.cublas}};
+    Json steps = Json::array();
+    for (const GpuStepTime& s : r.steps)
+        steps.push_back({{"name", s.name}, {"used", s.used}, {"ms", s.medianMs}});
+    j["steps"] = steps;
+    Json check{{"max_abs_error", std::isfinite(mode.check.maxAbsError) ? Json(mode.check.maxAbsError) : Json()},
+               {"max_rel_error", std::isfinite(mode.check.maxRelError) ? Json(mode.check.maxRelError) : Json()},
+               {"passed", mode.check.passed}};
+    if (!mode.check.passed) check["detail"] = mode.check.detail;
+    check["sampled"] = mode.sampled;
+    j["check"] = check;
+    return j;
+}
+
+}  // namespace
+
+int emitGpuPlans(const HloModule& module, const std::string& name, const std::vector<Literal>& args,
+                 const std::string& target, const std::vector<ExecutionMode>& modes, const GpuEmitFlags& flags) {
+    const std::string moduleText = printModule(module);
+    std::vector<int64_t> seeds;
+    std::vector<Literal> synthetic;
+    if (flags.synthetic) synthetic = syntheticArguments(*module.entryComputation(), flags.seed, seeds);
+    const std::vector<Literal>& inputs = flags.synthetic ? synthetic : args;
+    Json summary = Json::array();
+    for (ExecutionMode mode : modes) {
+        const std::string modeName(executionModeName(mode));
+        auto prepared = prepareCopyForMode(module, target, mode);
+        if (!prepared.isOk()) {
+            std::fprintf(stderr, "%s: %s: %s\n", name.c_str(), modeName.c_str(), prepared.status().toString().c_str());
+            return kExitFailed;
+        }
+        GpuPlanOptions options;
+        options.sm = flags.sm;
+        options.mode = modeName;
+        options.cublas = flags.cublas;
+        options.warmup = flags.warmup;
+        options.repeat = flags.repeat;
+        auto plan = buildGpuPlan(*prepared->module, options);
+        if (!plan.isOk()) {
+            std::fprintf(stderr, "%s: %s: GPU plan: %s\n", name.c_str(), modeName.c_str(),
+                         plan.status().toString().c_str());
+            return kExitFailed;
+        }
+        const std::string dir = modes.size() > 1 ? (fs::path(flags.dir) / modeName).string() : flags.dir;
+        Status written = writeGpuPlan(*plan, inputs, moduleText, printModule(*prepared->module), dir, seeds);
+        if (!written.isOk()) {
+            std::fprintf(stderr, "%s: %s\n", name.c_str(), written.message().c_str());
+            return kExitFailed;
+        }
+        int64_t gemms = 0;
+        for (const GpuPlanStep& step : plan->steps) gemms += step.kind == GpuStepKind::kGemm;
+        summary.push_back({{"mode", modeName}, {"dir", dir}, {"steps", plan->steps.size()},
+                           {"kernels", plan->kernels}, {"gemms", gemms}, {"arena_bytes", plan->arenaBytes},
+                           {"ptx_bytes", plan->ptx.size()}, {"sm", plan->sm},
+                           {"compile_ms", plan->compileSeconds * 1e3}});
+        if (!flags.json)
+            std::printf("%s: %s plan in %s: %zu steps (%lld kernels, %lld cuBLAS-capable GEMMs), arena %lld bytes, "
+                        "PTX %zu bytes for %s, generated in %.1f ms\n",
+                        name.c_str(), modeName.c_str(), dir.c_str(), plan->steps.size(),
+                        static_cast<long long>(plan->kernels), static_cast<long long>(gemms),
+                        static_cast<long long>(plan->arenaBytes), plan->ptx.size(), plan->sm.c_str(),
+                        plan->compileSeconds * 1e3);
+    }
+    if (flags.json) std::printf("%s\n", Json{{"file", name}, {"plans", summary}}.dump(2).c_str());
+    else
+        std::printf("run them on a GPU machine with: hloscope-gpu-runner DIR   (one per plan directory)\n"
+                    "then read the results back with: hloscope-cli import-run %s\n",
+                    flags.dir.c_str());
+    return kExitOk;
+}
+
+void printGpuPrediction(const HloModule& module, const std::string& name, const std::string& target) {
+    EstimateOptions options;
+    options.target = target;
+    auto estimate = estimateModule(module, options);
+    if (!estimate.isOk()) {
+        std::fprintf(stderr, "%s: no prediction on %s: %s\n", name.c_str(), target.c_str(),
+                     estimate.status().message().c_str());
+        return;
+    }
+    const EstimateFigures& p = estimate->predicted;
+    std::fprintf(stderr,
+                 "%s: predicted on %s: unfused %.3f ms, fused %.3f ms, speedup %.2fx; peak memory %lld -> %lld "
+                 "bytes (%.2fx)\n",
+                 name.c_str(), target.c_str(), p.unfusedSeconds * 1e3, p.fusedSeconds * 1e3, p.speedup(),
+                 static_cast<long long>(p.peakBytesUnfused), static_cast<long long>(p.peakBytesFused),
+                 p.memoryReduction());
+}
+
+int runImportRun(const std::vector<std::string>& args) {
+    std::string dir, target;
+    bool json = false, history = true;
+    for (size_t i = 0; i < args.size(); ++i) {
+        if (args[i] == "--json") json = true;
+        else if (args[i] == "--no-history") history = false;
+        else if (args[i] == "--target") {
+            if (i + 1 >= args.size()) return usageError("import-run: --target needs a target");
+            target = args[++i];
+        } else if (args[i].size() > 1 && args[i][0] == '-') return usageError("import-run: unknown option '" + args[i] + "'");
+        else if (!dir.empty()) return usageError("import-run: exactly one directory expected");
+        else dir = args[i];
+    }
+    if (dir.empty()) return usageError("import-run: no plan directory");
+    std::vector<std::string> dirs;
+    std::error_code error;
+    if (fs::exists(fs::path(dir) / "plan.json", error)) {
+        dirs.push_back(dir);
+    } else {
+        for (const char* mode : {"unfused", "fused"})
+            if (fs::exists(fs::path(dir) / mode / "plan.json", error)) dirs.push_back((fs::path(dir) / mode).string());
+    }
+    if (dirs.empty()) {
+        std::fprintf(stderr, "%s: no plan.json here or in unfused/ or fused/ (write plans with run --emit-plan)\n",
+                     dir.c_str());
+        return kExitFailed;
+    }
+    std::vector<ImportedMode> modes;
+    for (const std::string& d : dirs) {
+        auto mode = importMode(d);
+        if (!mode.isOk()) {
+            std::fprintf(stderr, "%s: %s\n", d.c_str(), mode.status().message().c_str());
+            return kExitFailed;
+        }
+        modes.push_back(std::move(*mode));
+    }
+    const std::map<std::string, std::string>& device = modes.front().results.device;
+    const std::string deviceName = device.count("name") ? device.at("name") : std::string("GPU");
+    if (target.empty()) target = gpuTargetFor(deviceName);
+    std::optional<Estimate> estimate;
+    if (modes.size() == 2) {
+        auto description = resolveTargetDescription(target);
+        if (description.isOk())
+            estimate = estimateFromMeasurements(modes[0].measurement, modes[1].measurement, *description, "gpu");
+        if (estimate && history) {
+            const std::string path = EstimateHistory::defaultPath();
+            auto original = parseHloModule(modes[0].files.moduleText);
+            if (!path.empty() && original.isOk()) {
+                auto store = EstimateHistory::open(path);
+                Status stored = store.isOk() ? Status::ok() : store.status();
+                if (store.isOk()) {
+                    auto id = (*store)->add(historyRecordOf(**original, modes[0].files.plan.module, *estimate));
+                    if (!id.isOk()) stored = id.status();
+                }
+                if (!stored.isOk())
+                    std::fprintf(stderr, "hloscope-cli: import-run: history not stored: %s\n", stored.message().c_str());
+            }
+        }
+    }
+    bool passed = true;
+    for (const ImportedMode& m : modes) passed = passed && m.check.passed;
+    if (json) {
+        Json j{{"module", modes.front().files.plan.module}, {"device", "gpu"}, {"target", target}};
+        Json info;
+        for (const auto& [key, value] : device) info[key] = value;
+        j["gpu"] = info;
+        for (const ImportedMode& m : modes) j[m.files.plan.mode] = modeJson(m);
+        if (modes.size() == 2 && modes[1].results.medianMs > 0)
+            j["speedup"] = modes[0].results.medianMs / modes[1].results.medianMs;
+        if (estimate) {
+            j["predicted"] = {{"unfused_ms", estimate->predicted.unfusedSeconds * 1e3},
+                              {"fused_ms", estimate->predicted.fusedSeconds * 1e3},
+                              {"speedup", estimate->predicted.speedup()}};
+            if (auto e = estimate->speedupErrorPercent()) j["predicted"]["speedup_error_pct"] = *e;
+        }
+        j["passed"] = passed;
+        std::printf("%s\n", j.dump(2).c_str());
+        return passed ? kExitOk : kExitFailed;
+    }
+    std::printf("%s on %s (compute capability %s, %s SMs, driver %s)%s\n", modes.front().files.plan.module.c_str(),
+                deviceName.c_str(), device.count("compute_capability") ? device.at("compute_capability").c_str() : "?",
+                device.count("sm_count") ? device.at("sm_count").c_str() : "?",
+                device.count("driver") ? device.at("driver").c_str() : "?",
+                modes.front().results.cublas.empty() ? ", no cuBLAS" : (", " + modes.front().results.cublas).c_str());
+    std::printf("%-8s %10s %10s %10s %10s %8s %12s\n", "mode", "median ms", "min ms", "max ms", "ptx ms", "kernels",
+                "arena bytes");
+    for (const ImportedMode& m : modes)
+        std::printf("%-8s %10.4f %10.4f %10.4f %10.1f %8lld %12lld\n", m.files.plan.mode.c_str(), m.results.medianMs,
+                    m.results.minMs, m.results.maxMs, m.files.plan.compileSeconds * 1e3,
+                    static_cast<long long>(m.files.plan.kernels), static_cast<long long>(m.files.plan.arenaBytes));
+    if (modes.size() == 2 && modes[1].results.medianMs > 0)
+        std::printf("measured speedup (unfused / fused): %.2fx\n", modes[0].results.medianMs / modes[1].results.medianMs);
+    if (estimate) {
+        std::printf("predicted on %s: unfused %.4f ms, fused %.4f ms, speedup %.2fx", target.c_str(),
+                    estimate->predicted.unfusedSeconds * 1e3, estimate->predicted.fusedSeconds * 1e3,
+                    estimate->predicted.speedup());
+        if (auto e = estimate->speedupErrorPercent()) std::printf(" (speedup error %+.1f%%)", *e);
+        std::printf("\n");
+    }
+    for (const ImportedMode& m : modes) {
+        std::vector<MeasuredTime> top = m.measurement.kernelTimes;
+        std::sort(top.begin(), top.end(), [](const auto& a, const auto& b) { return a.seconds > b.seconds; });
+        if (top.size() > 5) top.resize(5);
+        std::printf("%s: slowest kernels:", m.files.plan.mode.c_str());
+        for (const MeasuredTime& t : top) std::printf(" %s %.4f ms;", t.name.c_str(), t.seconds * 1e3);
+        std::printf("\n%s: check%s: max abs error %g, max rel error %g: %s%s\n", m.files.plan.mode.c_str(),
+                    m.sampled ? " (sampled outputs)" : "", m.check.maxAbsError, m.check.maxRelError,
+                    m.check.passed ? "passed" : "FAILED: ", m.check.passed ? "" : m.check.detail.c_str());
+    }
+    return passed ? kExitOk : kExitFailed;
+}
+
+}  // namespace hloscope::cli

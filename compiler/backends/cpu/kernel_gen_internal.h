@@ -1,0 +1,180 @@
+// Private to the LLVM backends (compiler/backends/cpu and gpu, LLVM-typed):
+// KernelGen, the element generator behind CpuKernelEmitter (see
+// cpu_kernel_emitter.h): an instruction's value at an index, computed from
+// its operands' values at mapped indices, reductions as loops. The CPU
+// emitter drives it over rows (run()); the GPU emitter
+// (compiler/backends/gpu) over one element per thread, with reductions split
+// across the threads of a block (reducedStep). Never include this from a
+// header that is not itself internal.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include <llvm/IR/GlobalVariable.h>
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+
+#include "compiler/backends/cpu/cpu_elemental.h"
+#include "compiler/backends/cpu/cpu_kernel_emitter.h"
+#include "core/hlo_instruction.h"
+#include "core/literal.h"
+#include "core/status.h"
+
+namespace hloscope {
+
+struct CpuKernelEmitter::Impl {
+    std::unique_ptr<llvm::LLVMContext> context;
+    std::unique_ptr<llvm::Module> module;
+    int64_t kernels = 0;
+    int64_t constants = 0;
+    bool compiled = false;
+};
+
+namespace cpu_internal {
+
+using llvm::Value;
+
+inline Status unsupportedAt(const HloInstruction& instruction, const std::string& why) {
+    return Status(StatusCode::kUnimplemented, "%" + instruction.name() + ": " + why);
+}
+
+// An index into an array of `dims`: the multi-dimensional index, the
+// row-major linear one, or both (see the header). `id` keys the value cache:
+// values generated at one index object are reused for equal ids only.
+struct Index {
+    std::vector<int64_t> dims;
+    std::vector<Value*> multi;  // empty when only `linear` is known (and rank > 0)
+    Value* linear = nullptr;
+    int id = 0;
+};
+
+class KernelGen {
+public:
+    KernelGen(CpuKernelEmitter::Impl& impl, const CpuKernelSpec& spec)
+        : m_impl(impl), m_spec(spec), m_b(*impl.context), m_elemental(m_b, *impl.module) {}
+    virtual ~KernelGen() = default;
+
+    StatusOr<CpuKernelInfo> run();
+
+protected:
+    llvm::Type* i64() { return m_b.getInt64Ty(); }
+    Value* c64(int64_t v) { return m_b.getInt64(static_cast<uint64_t>(v)); }
+    Index makeIndex(std::vector<int64_t> dims) {
+        Index index;
+        index.dims = std::move(dims);
+        index.id = m_nextId++;
+        return index;
+    }
+    Index scalarIndex() {
+        Index index = makeIndex({});
+        index.linear = c64(0);
+        return index;
+    }
+    Value* linearOf(const Index& index);
+    Value* multiOf(const Index& index, size_t d);
+    std::vector<Value*> multiAll(const Index& index) {
+        std::vector<Value*> out;
+        for (size_t d = 0; d < index.dims.size(); ++d) out.push_back(multiOf(index, d));
+        return out;
+    }
+    // The index of `operand` of an elementwise-class instruction of `index`'s
+    // dimensions: the same one, or the scalar index for a scalar operand.
+    StatusOr<Index> sameOrScalar(const HloInstruction& user, const HloInstruction& operand, const Index& index);
+
+    StatusOr<Value*> gen(const HloInstruction& instruction, const Index& index);
+    int component(size_t k) const {
+        return k < m_spec.outputComponents.size() ? m_spec.outputComponents[k] : -1;
+    }
+    // The reduce behind output k (itself, a get-tuple-element's operand, or a
+    // variadic reduce's component), or nullptr.
+    const HloInstruction* reduceOf(size_t k) const {
+        const HloInstruction* output = m_spec.outputs[k];
+        if (output->opcode() == HloOpcode::kGetTupleElement) output = output->operand(0);
+        return output->opcode() == HloOpcode::kReduce ? output : nullptr;
+    }
+    // Output k's array shape (a variadic reduce's component, or the output's own).
+    const Shape& outputShape(size_t k) const {
+        const Shape& shape = m_spec.outputs[k]->shape();
+        return component(k) >= 0 ? shape.tupleShape(component(k)) : shape;
+    }
+    StatusOr<Value*> genUncached(const HloInstruction& instruction, const Index& index);
+    // An op the shared generator does not know (dot, convolution, ...): a
+    // backend's own lowering, or an error naming the instruction.
+    virtual StatusOr<Value*> genOther(const HloInstruction& instruction, const Index& index);
+    StatusOr<std::vector<Value*>> genReduce(const HloInstruction& reduce, const Index& index);
+    StatusOr<std::vector<Value*>> callScalar(const HloComputation& computation, const std::vector<Value*>& args,
+                                             bool reassociate);
+    StatusOr<Value*> loadConstant(const HloInstruction& constant, const Index& index);
+    Value* load(const HloInstruction& leaf, Value* base, const Index& index);
+    StatusOr<Value*> genPad(const HloInstruction& pad, const Index& index);
+    StatusOr<Value*> genConcatenate(const HloInstruction& concat, const Index& index);
+    StatusOr<Value*> genGather(const HloInstruction& gather, const Index& index);
+    StatusOr<Value*> genDynamicSlice(const HloInstruction& slice, const Index& index);
+    Status emitCombiner(const std::string& name);
+
+    CpuKernelEmitter::Impl& m_impl;
+    const CpuKernelSpec& m_spec;
+    llvm::IRBuilder<> m_b;
+    Elemental m_elemental;
+    llvm::Function* m_function = nullptr;
+    std::unordered_map<const HloInstruction*, Value*> m_leafPointers;
+    std::unordered_map<const HloInstruction*, Value*> m_env;  // scalar computations' parameters
+    std::map<std::pair<const HloInstruction*, int>, std::vector<Value*>> m_cache;
+    std::unordered_map<const HloInstruction*, llvm::GlobalVariable*> m_constantGlobals;
+    std::unordered_map<const HloInstruction*, Literal> m_constantValues;
+    Value* m_reducedBegin = nullptr;
+    Value* m_reducedEnd = nullptr;
+    // The reduced loop of an output reduce visits [m_reducedBegin,
+    // m_reducedEnd) in steps of this (the GPU's threads of a block
+    // interleave: coalesced loads); inner reductions always step by 1.
+    int64_t m_reducedStep = 1;
+    // Row hoisting, while the element loop of run() is emitted: a reduction
+    // whose index is the same for the whole row (row-fusion's softmax /
+    // layer-norm kernels) is computed once per row in the row's preamble,
+    // which ends at `hoistEnd` (no terminator until the element loop is
+    // done); a hoisted reduction's transcendental operand that the element
+    // loop needs again at the same positions (softmax's exp) is kept in a
+    // stack row buffer instead of being recomputed. Reset per kernel.
+    struct RowScope {
+        llvm::BasicBlock* entry = nullptr;      // for the row buffers' allocas
+        llvm::BasicBlock* hoistEnd = nullptr;   // null: not inside run()'s row loop
+        std::vector<int64_t> dims;              // the kernel's output dimensions
+        std::vector<Value*> outer;              // the row's coordinates (all but the last)
+        Value* column = nullptr;
+        int elementIndexId = -1;
+        std::map<std::pair<const HloInstruction*, std::vector<Value*>>, std::vector<Value*>> hoisted;
+        std::unordered_map<const HloInstruction*, Value*> rowBuffers;  // operand -> buffer
+    } m_row;
+    bool rowInvariant(const Index& index) const {
+        if (index.dims.empty()) return true;
+        if (index.multi.empty()) return false;
+        for (Value* v : index.multi)
+            if (!llvm::isa<llvm::Constant>(v) &&
+                std::find(m_row.outer.begin(), m_row.outer.end(), v) == m_row.outer.end())
+                return false;
+        return true;
+    }
+    StatusOr<std::vector<Value*>> genReduceLoop(const HloInstruction& reduce, const Index& index);
+    Value* rowBufferFor(const HloInstruction& reduce, const Index& index);
+    Status hoistRowBroadcasts(const Index& element);
+    bool m_outputsAreReduces = false;
+    int m_nextId = 1;
+    // Streaming stores (CpuKernelSpec::streamOutputs), decided per kernel.
+    struct Streaming {
+        bool on = false;
+        bool splitRows = false;       // rows longer than a chunk: chunks at multiples of `capacity`
+        int64_t capacity = 0;         // elements per stack buffer
+        std::vector<Value*> buffers;  // per output
+        std::vector<int64_t> elementBytes;
+    } m_stream;
+    void planStreaming(const std::vector<int64_t>& dims);
+    bool hasReduceInside() const;
+};
+
+}  // namespace cpu_internal
+}  // namespace hloscope

@@ -1,0 +1,90 @@
+// GpuKernelEmitter: PTX for the GPU backend's kernels, from the same element
+// generator as the CPU backend (compiler/backends/cpu/kernel_gen_internal.h),
+// compiled by LLVM's NVPTX target for one SM version.
+//
+// Every kernel is a PTX .entry whose parameters are 64-bit global pointers,
+// in this order: [outputs..., leaves...] (plus, for a split reduction, one
+// scratch array per output), every buffer dense and row-major as on the CPU
+// (pred one byte per element). Two shapes of kernel:
+//   * loop: one thread per output element in a grid-stride loop over the
+//     row-major output index (consecutive threads write consecutive
+//     elements: coalesced); a reduce inside, or a reduction whose kept
+//     dimensions are minor and many (a column reduction: consecutive threads
+//     read consecutive elements), is a loop per thread;
+//   * block reduction (every output a reduce over the same number of
+//     elements): one block of `block[0]` threads per output element (and,
+//     when there are few outputs, `slices` blocks along grid.y each taking an
+//     interleaved share of the reduced elements); thread t accumulates the
+//     elements t, t + T, t + 2T, ... (coalesced for row reductions), the
+//     block combines its partials in a shared-memory tree with the reducer,
+//     and thread 0 writes the result, or the slice's partial to scratch,
+//     which the combine entry (a loop kernel over the outputs: [outputs...,
+//     scratch...]) reduces.
+// dot is generated element by element (a loop over the contracting elements
+// per output element), so kOutput fusions (dot + epilogue) are one kernel;
+// the plan (gpu_plan.h) sends plain GEMMs to cuBLAS when the runner finds it.
+// f32 transcendentals use the CPU's branch-free approximations; anything
+// that would need a libm call (f64 transcendentals, tan, atan2, ...) is an
+// error naming the instruction, as is every op the generator does not know.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "compiler/backends/cpu/cpu_kernel_emitter.h"
+#include "core/status.h"
+
+namespace hloscope {
+
+struct GpuLaunchDims {
+    std::array<int64_t, 3> grid = {1, 1, 1};
+    std::array<int64_t, 3> block = {1, 1, 1};
+    int64_t sharedBytes = 0;  // static shared memory of the entry (informational)
+};
+
+enum class GpuKernelKind { kLoop, kBlockReduction };
+
+struct GpuKernelInfo {
+    std::string entry;
+    GpuKernelKind kind = GpuKernelKind::kLoop;
+    GpuLaunchDims launch;
+    int64_t outputElements = 0;
+    int64_t reducedElements = 1;      // per output element (reductions)
+    int64_t slices = 1;               // blocks per output element of a block reduction
+    std::vector<int64_t> scratchBytes;  // per output, when slices > 1
+    std::string combineEntry;         // when slices > 1
+    GpuLaunchDims combineLaunch;
+};
+
+class GpuKernelEmitter {
+public:
+    // `sm`: "sm_80", "sm_86", "sm_89", "sm_90" or "sm_90a" (supportedSms()).
+    GpuKernelEmitter(const std::string& moduleName, const std::string& sm);
+    ~GpuKernelEmitter();
+    GpuKernelEmitter(const GpuKernelEmitter&) = delete;
+    GpuKernelEmitter& operator=(const GpuKernelEmitter&) = delete;
+
+    static const std::vector<std::string>& supportedSms();
+    static std::string defaultSm() { return "sm_90"; }
+
+    // Emits spec's kernel (outputs of equal dimensions; the name becomes the
+    // entry's), or an error (the instruction and why) with nothing left in
+    // the module.
+    StatusOr<GpuKernelInfo> emitKernel(const CpuKernelSpec& spec);
+    int64_t kernelCount() const;
+    // The LLVM IR emitted so far (before optimisation).
+    std::string irText() const;
+    // Verifies, optimises (O3 with the NVPTX target's passes) and returns the
+    // PTX text; the emitter cannot emit afterwards.
+    StatusOr<std::string> compileToPtx();
+
+    struct Impl;
+
+private:
+    std::unique_ptr<Impl> m_impl;
+};
+
+}  // namespace hloscope

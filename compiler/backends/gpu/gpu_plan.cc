@@ -1,0 +1,478 @@
+#include "compiler/backends/gpu/gpu_plan.h"
+
+#include <algorithm>
+#include <chrono>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "compiler/buffers/buffer_assignment.h"
+#include "compiler/buffers/heap_layout.h"
+#include "core/hlo_computation.h"
+#include "core/hlo_evaluator.h"
+
+namespace hloscope {
+namespace {
+
+Status notOnGpu(const HloInstruction& instruction, const std::string& why) {
+    return Status(StatusCode::kUnimplemented, "%" + instruction.name() + ": " + why);
+}
+
+int64_t product(const std::vector<int64_t>& dims) {
+    int64_t n = 1;
+    for (int64_t d : dims) n *= d;
+    return n;
+}
+
+int64_t denseBytes(const Shape& shape) {
+    return std::max<int64_t>(shape.elementCount(), 0) * primitive_util::byteWidth(shape.elementType());
+}
+
+void collectLeaves(const Shape& shape, std::vector<const Shape*>& out) {
+    if (shape.isTuple()) {
+        for (const Shape& element : shape.tupleShapes()) collectLeaves(element, out);
+    } else {
+        out.push_back(&shape);
+    }
+}
+
+size_t leafCount(const Shape& shape) {
+    std::vector<const Shape*> leaves;
+    collectLeaves(shape, leaves);
+    return leaves.size();
+}
+
+// The values a kernel computed by `root` stores (as the CPU backend's).
+void addKernelOutputs(CpuKernelSpec& spec, const HloInstruction& root) {
+    if (root.opcode() == HloOpcode::kTuple) {
+        for (const HloInstruction* element : root.operands()) spec.outputs.push_back(element);
+    } else if (root.shape().isTuple() && root.opcode() == HloOpcode::kReduce) {
+        for (int64_t k = 0; k < root.shape().tupleCount(); ++k) {
+            spec.outputs.push_back(&root);
+            spec.outputComponents.push_back(static_cast<int>(k));
+        }
+    } else {
+        spec.outputs.push_back(&root);
+    }
+}
+
+const Shape& specOutputShape(const CpuKernelSpec& spec, size_t k) {
+    const Shape& shape = spec.outputs[k]->shape();
+    const int c = k < spec.outputComponents.size() ? spec.outputComponents[k] : -1;
+    return c >= 0 ? shape.tupleShape(c) : shape;
+}
+
+// Elements each output reduces (0: not a reduce), the kernel-shape key.
+int64_t reducedCount(const HloInstruction* output) {
+    if (output->opcode() == HloOpcode::kGetTupleElement) output = output->operand(0);
+    if (output->opcode() != HloOpcode::kReduce) return 0;
+    int64_t count = 1;
+    for (int64_t d : output->dimensions()) count *= output->operand(0)->shape().dimensions(d);
+    return count;
+}
+
+// A float32 dot that is a (batched) matrix product: batch dimensions
+// leading in both operands, and after them each operand's free dimensions
+// and contracting dimensions in two contiguous runs (either order; the
+// contracting ones in the same order on both sides): row-major storage then
+// is [batch, m, k] or [batch, k, m] for lhs and [batch, k, n] or
+// [batch, n, k] for rhs, what the gemm step (cuBLAS) computes.
+struct GemmShape {
+    int64_t batch = 1, m = 0, n = 0, k = 0;
+    bool lhsTransposed = false, rhsTransposed = false;
+};
+std::optional<GemmShape> gemmShapeOf(const HloInstruction& dot) {
+    const DotDimensionNumbers* numbers = dot.dotDimensionNumbers();
+    if (!numbers || !numbers->lhsRaggedDimensions.empty() || !numbers->rhsGroupDimensions.empty()) return std::nullopt;
+    const Shape& lhs = dot.operand(0)->shape();
+    const Shape& rhs = dot.operand(1)->shape();
+    if (dot.shape().elementType() != PrimitiveType::F32 || lhs.elementType() != PrimitiveType::F32 ||
+        rhs.elementType() != PrimitiveType::F32)
+        return std::nullopt;
+    const int64_t nb = static_cast<int64_t>(numbers->lhsBatchDimensions.size());
+    const int64_t nc = static_cast<int64_t>(numbers->lhsContractingDimensions.size());
+    if (nc == 0 || numbers->rhsContractingDimensions.size() != static_cast<size_t>(nc)) return std::nullopt;
+    GemmShape gemm;
+    for (int64_t i = 0; i < nb; ++i) {
+        if (numbers->lhsBatchDimensions[static_cast<size_t>(i)] != i ||
+            numbers->rhsBatchDimensions[static_cast<size_t>(i)] != i)
+            return std::nullopt;
+        gemm.batch *= lhs.dimensions(i);
+    }
+    // Whether `contracting` is the run [start, start + nc) in order.
+    auto isRun = [&](const std::vector<int64_t>& contracting, int64_t start) {
+        for (int64_t i = 0; i < nc; ++i)
+            if (contracting[static_cast<size_t>(i)] != start + i) return false;
+        return true;
+    };
+    auto product = [](const Shape& shape, int64_t from, int64_t to) {
+        int64_t n = 1;
+        for (int64_t d = from; d < to; ++d) n *= shape.dimensions(d);
+        return n;
+    };
+    const int64_t lhsRank = lhs.rank(), rhsRank = rhs.rank();
+    if (isRun(numbers->lhsContractingDimensions, lhsRank - nc)) {
+        gemm.m = product(lhs, nb, lhsRank - nc);
+    } else if (isRun(numbers->lhsContractingDimensions, nb)) {
+        gemm.lhsTransposed = true;
+        gemm.m = product(lhs, nb + nc, lhsRank);
+    } else {
+        return std::nullopt;
+    }
+    if (isRun(numbers->rhsContractingDimensions, nb)) {
+        gemm.n = product(rhs, nb + nc, rhsRank);
+    } else if (isRun(numbers->rhsContractingDimensions, rhsRank - nc)) {
+        gemm.rhsTransposed = true;
+        gemm.n = product(rhs, nb, rhsRank - nc);
+    } else {
+        return std::nullopt;
+    }
+    gemm.k = 1;
+    for (int64_t d : numbers->lhsContractingDimensions) gemm.k *= lhs.dimensions(d);
+    if (gemm.batch * gemm.m * gemm.n * gemm.k == 0) return std::nullopt;
+    return gemm;
+}
+
+// The dot of a kOutput fusion whose other instructions are an elementwise
+// epilogue of it at the output's own index (as the CPU backend plans them).
+const HloInstruction* epilogueDot(const HloInstruction& fusion) {
+    const HloComputation* fused = fusion.fusedComputation();
+    if (!fused || !fusion.shape().isArray()) return nullptr;
+    const HloInstruction* dot = nullptr;
+    for (const auto& instruction : fused->instructions()) {
+        if (instruction->opcode() == HloOpcode::kConvolution) return nullptr;
+        if (instruction->opcode() != HloOpcode::kDot) continue;
+        if (dot) return nullptr;
+        dot = instruction.get();
+    }
+    if (!dot) return nullptr;
+    for (const HloInstruction* operand : dot->operands())
+        if (operand->opcode() != HloOpcode::kParameter) return nullptr;
+    if (dot == fused->root()) return dot;
+    if (dot->shape().dimensions() != fusion.shape().dimensions()) return nullptr;
+    std::unordered_set<const HloInstruction*> dependent{dot};
+    for (const HloInstruction* instruction : fused->postOrder()) {
+        bool depends = false;
+        for (const HloInstruction* operand : instruction->operands()) depends = depends || dependent.count(operand);
+        if (!depends) continue;
+        if (!instruction->isElementwise() || instruction->shape().dimensions() != dot->shape().dimensions())
+            return nullptr;
+        dependent.insert(instruction);
+    }
+    return dependent.count(fused->root()) ? dot : nullptr;
+}
+
+class PlanBuilder {
+public:
+    PlanBuilder(const HloModule& module, const GpuPlanOptions& options)
+        : m_module(module), m_options(options), m_emitter(module.name(), options.sm) {}
+
+    StatusOr<GpuPlan> build();
+
+private:
+    struct Interval {
+        int64_t start = 0, end = 0;
+    };
+    int newBuffer(const std::string& name, int64_t bytes, int64_t time) {
+        GpuPlanBuffer buffer;
+        buffer.id = static_cast<int>(m_plan.buffers.size());
+        buffer.bytes = bytes;
+        buffer.name = name;
+        m_plan.buffers.push_back(buffer);
+        m_live.push_back(Interval{time, time});
+        return buffer.id;
+    }
+    void use(int buffer, int64_t time) { m_live[static_cast<size_t>(buffer)].end = std::max(m_live[static_cast<size_t>(buffer)].end, time); }
+    std::string entryName() { return "kernel_" + std::to_string(m_entries++); }
+    Status planInstruction(const HloInstruction& instruction, int64_t time);
+    // Emits spec as kernel steps writing `outputs` (buffer per spec output)
+    // and reading `leafBuffers` (per spec leaf).
+    Status addKernel(const HloInstruction& instruction, CpuKernelSpec spec, const std::vector<int>& outputs,
+                     const std::vector<int>& leafBuffers, int64_t time);
+    StatusOr<GpuPlanStep> kernelStep(const HloInstruction& instruction, const CpuKernelSpec& spec,
+                                     const std::vector<int>& args, int64_t time, std::vector<GpuPlanStep>& extra);
+    Status planGemm(const HloInstruction& instruction, const HloInstruction& dot, const GemmShape& gemm,
+                    const std::vector<int>& operandBuffers, int outBuffer, int64_t time);
+
+    const HloModule& m_module;
+    const GpuPlanOptions& m_options;
+    GpuKernelEmitter m_emitter;
+    GpuPlan m_plan;
+    std::vector<Interval> m_live;
+    std::unordered_map<const HloInstruction*, std::vector<int>> m_leaves;  // array leaves' buffers
+    std::vector<int> m_pinned;  // inputs, constants, outputs: live the whole run
+    int m_entries = 0;
+};
+
+StatusOr<GpuPlanStep> PlanBuilder::kernelStep(const HloInstruction& instruction, const CpuKernelSpec& spec,
+                                              const std::vector<int>& args, int64_t time,
+                                              std::vector<GpuPlanStep>& extra) {
+    HLO_ASSIGN_OR_RETURN(GpuKernelInfo info, m_emitter.emitKernel(spec));
+    GpuPlanStep step;
+    step.kind = GpuStepKind::kKernel;
+    step.name = instruction.name();
+    step.opcode = std::string(hloOpcodeString(instruction.opcode()));
+    step.instruction = instruction.name();
+    step.entry = info.entry;
+    step.launch = info.launch;
+    step.args = args;
+    if (info.slices > 1) {
+        std::vector<int> scratch;
+        for (size_t k = 0; k < info.scratchBytes.size(); ++k)
+            scratch.push_back(newBuffer("%" + instruction.name() + ".partials." + std::to_string(k),
+                                        info.scratchBytes[k], time));
+        step.args.insert(step.args.end(), scratch.begin(), scratch.end());
+        GpuPlanStep combine;
+        combine.kind = GpuStepKind::kKernel;
+        combine.name = instruction.name() + ".combine";
+        combine.opcode = step.opcode;
+        combine.instruction = step.instruction;
+        combine.entry = info.combineEntry;
+        combine.launch = info.combineLaunch;
+        combine.args.assign(args.begin(), args.begin() + static_cast<std::ptrdiff_t>(spec.outputs.size()));
+        combine.args.insert(combine.args.end(), scratch.begin(), scratch.end());
+        extra.push_back(std::move(combine));
+    }
+    return step;
+}
+
+Status PlanBuilder::addKernel(const HloInstruction& instruction, CpuKernelSpec spec, const std::vector<int>& outputs,
+                              const std::vector<int>& leafBuffers, int64_t time) {
+    // One kernel per group of outputs with the same dimensions and reduction.
+    std::vector<std::pair<std::pair<std::vector<int64_t>, int64_t>, std::vector<size_t>>> groups;
+    for (size_t k = 0; k < spec.outputs.size(); ++k) {
+        auto key = std::make_pair(specOutputShape(spec, k).dimensions(), reducedCount(spec.outputs[k]));
+        auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == key; });
+        if (it == groups.end()) groups.push_back({key, {k}});
+        else it->second.push_back(k);
+    }
+    for (const auto& [key, members] : groups) {
+        CpuKernelSpec part;
+        part.name = entryName();
+        part.leaves = spec.leaves;
+        std::vector<int> args;
+        for (size_t k : members) {
+            part.outputs.push_back(spec.outputs[k]);
+            if (!spec.outputComponents.empty()) part.outputComponents.push_back(spec.outputComponents[k]);
+            args.push_back(outputs[k]);
+        }
+        if (product(key.first) == 0) continue;  // nothing to compute
+        args.insert(args.end(), leafBuffers.begin(), leafBuffers.end());
+        std::vector<GpuPlanStep> extra;
+        HLO_ASSIGN_OR_RETURN(GpuPlanStep step, kernelStep(instruction, part, args, time, extra));
+        if (groups.size() > 1) step.name += ".part" + std::to_string(members.front());
+        m_plan.steps.push_back(std::move(step));
+        for (GpuPlanStep& e : extra) m_plan.steps.push_back(std::move(e));
+        ++m_plan.kernels;
+    }
+    return Status::ok();
+}
+
+Status PlanBuilder::planGemm(const HloInstruction& instruction, const HloInstruction& dot, const GemmShape& gemm,
+                             const std::vector<int>& operandBuffers, int outBuffer, int64_t time) {
+    GpuPlanStep step;
+    step.kind = GpuStepKind::kGemm;
+    step.name = instruction.name();
+    step.opcode = std::string(hloOpcodeString(instruction.opcode()));
+    step.instruction = instruction.name();
+    step.batch = gemm.batch;
+    step.m = gemm.m;
+    step.n = gemm.n;
+    step.k = gemm.k;
+    step.lhsTransposed = gemm.lhsTransposed;
+    step.rhsTransposed = gemm.rhsTransposed;
+    step.lhs = operandBuffers[0];
+    step.rhs = operandBuffers[1];
+    step.out = outBuffer;
+    CpuKernelSpec spec;
+    spec.name = entryName();
+    spec.outputs = {&dot};
+    spec.leaves = {dot.operand(0), dot.operand(1)};
+    std::vector<int> args = {outBuffer, operandBuffers[0], operandBuffers[1]};
+    if (dot.operand(0) == dot.operand(1)) {
+        spec.leaves = {dot.operand(0)};
+        args = {outBuffer, operandBuffers[0]};
+    }
+    std::vector<GpuPlanStep> extra;
+    HLO_ASSIGN_OR_RETURN(GpuPlanStep fallback, kernelStep(instruction, spec, args, time, extra));
+    if (!extra.empty()) return notOnGpu(instruction, "split dot fallback (internal)");
+    step.fallback.push_back(std::move(fallback));
+    m_plan.steps.push_back(std::move(step));
+    ++m_plan.kernels;
+    return Status::ok();
+}
+
+Status PlanBuilder::planInstruction(const HloInstruction& instruction, int64_t time) {
+    const HloOpcode opcode = instruction.opcode();
+    const Shape& shape = instruction.shape();
+    std::vector<int> operandLeaves;
+    for (const HloInstruction* operand : instruction.operands()) {
+        auto it = m_leaves.find(operand);
+        if (it == m_leaves.end()) return internalError("%" + instruction.name() + ": operand %" + operand->name() + " has no buffer");
+        for (int b : it->second) use(b, time);
+    }
+    auto aliasOf = [&](const HloInstruction* operand) { m_leaves[&instruction] = m_leaves[operand]; };
+    switch (opcode) {
+    case HloOpcode::kParameter: {
+        if (!shape.isArray()) return notOnGpu(instruction, "tuple-shaped entry parameters are not supported on the GPU");
+        const int buffer = newBuffer("%" + instruction.name(), denseBytes(shape), 0);
+        m_pinned.push_back(buffer);
+        m_leaves[&instruction] = {buffer};
+        GpuPlanInput input;
+        input.parameter = instruction.parameterNumber();
+        input.name = instruction.name();
+        input.array = GpuPlanArray{buffer, shape.elementType(), shape.dimensions(), denseBytes(shape)};
+        m_plan.inputs.push_back(std::move(input));
+        return Status::ok();
+    }
+    case HloOpcode::kConstant: {
+        if (!shape.isArray()) return notOnGpu(instruction, "tuple constants are not supported on the GPU");
+        HLO_ASSIGN_OR_RETURN(Literal literal, literalOfConstant(instruction));
+        const int buffer = newBuffer("%" + instruction.name(), denseBytes(shape), 0);
+        m_pinned.push_back(buffer);
+        m_leaves[&instruction] = {buffer};
+        m_plan.constants.push_back(GpuPlanConstant{buffer, instruction.name(), std::move(literal)});
+        return Status::ok();
+    }
+    case HloOpcode::kTuple: {
+        std::vector<int> leaves;
+        for (const HloInstruction* operand : instruction.operands())
+            for (int b : m_leaves[operand]) leaves.push_back(b);
+        m_leaves[&instruction] = leaves;
+        return Status::ok();
+    }
+    case HloOpcode::kGetTupleElement: {
+        const HloInstruction& tuple = *instruction.operand(0);
+        size_t first = 0;
+        for (int64_t i = 0; i < instruction.tupleIndex(); ++i) first += leafCount(tuple.shape().tupleShape(i));
+        const std::vector<int>& all = m_leaves[&tuple];
+        const size_t count = leafCount(shape);
+        if (first + count > all.size()) return internalError("%" + instruction.name() + ": tuple index out of range");
+        m_leaves[&instruction] = std::vector<int>(all.begin() + static_cast<std::ptrdiff_t>(first),
+                                                  all.begin() + static_cast<std::ptrdiff_t>(first + count));
+        return Status::ok();
+    }
+    case HloOpcode::kAfterAll: m_leaves[&instruction] = {}; return Status::ok();
+    case HloOpcode::kOptimizationBarrier: case HloOpcode::kAddDependency: case HloOpcode::kDomain:
+        aliasOf(instruction.operand(0));
+        return Status::ok();
+    case HloOpcode::kBitcast: case HloOpcode::kReshape: case HloOpcode::kCopy: {
+        // Dense row-major storage: the same bytes (a copy is a value copy,
+        // and buffers are never written twice).
+        const Shape& from = instruction.operand(0)->shape();
+        if (shape.isArray() && from.isArray() && from.elementType() == shape.elementType() &&
+            from.elementCount() == shape.elementCount() &&
+            (opcode != HloOpcode::kCopy || from.dimensions() == shape.dimensions()) &&
+            (opcode == HloOpcode::kReshape || (from.hasDefaultDenseLayout() && shape.hasDefaultDenseLayout()))) {
+            aliasOf(instruction.operand(0));
+            return Status::ok();
+        }
+        break;
+    }
+    case HloOpcode::kWhile: case HloOpcode::kConditional: case HloOpcode::kCall:
+        return notOnGpu(instruction, std::string(hloOpcodeString(opcode)) +
+                                         " (control flow) is not supported by the GPU backend yet");
+    default: break;
+    }
+    for (const HloInstruction* operand : instruction.operands())
+        if (!operand->shape().isArray()) return notOnGpu(instruction, "operand %" + operand->name() + " is a tuple");
+    std::vector<const Shape*> leaves;
+    collectLeaves(shape, leaves);
+    std::vector<int> outputs;
+    for (size_t i = 0; i < leaves.size(); ++i)
+        outputs.push_back(newBuffer("%" + instruction.name() + (leaves.size() > 1 ? "." + std::to_string(i) : ""),
+                                    denseBytes(*leaves[i]), time));
+    m_leaves[&instruction] = outputs;
+    auto operandBuffer = [&](int64_t i) { return m_leaves[instruction.operand(i)].front(); };
+
+    CpuKernelSpec spec;
+    std::vector<int> leafBuffers;
+    if (opcode == HloOpcode::kDot) {
+        if (auto gemm = gemmShapeOf(instruction); gemm && m_options.cublas)
+            return planGemm(instruction, instruction, *gemm, {operandBuffer(0), operandBuffer(1)}, outputs[0], time);
+        std::unordered_set<const HloInstruction*> seen;
+        for (int64_t i = 0; i < instruction.operandCount(); ++i)
+            if (seen.insert(instruction.operand(i)).second) {
+                spec.leaves.push_back(instruction.operand(i));
+                leafBuffers.push_back(operandBuffer(i));
+            }
+        addKernelOutputs(spec, instruction);
+    } else if (opcode == HloOpcode::kFusion) {
+        const HloComputation* fused = instruction.fusedComputation();
+        if (!fused) return invalidArgument("%" + instruction.name() + ": fusion without a computation");
+        for (int64_t i = 0; i < fused->parameterCount(); ++i) {
+            spec.leaves.push_back(fused->parameter(i));
+            leafBuffers.push_back(operandBuffer(fused->parameter(i)->parameterNumber()));
+        }
+        const HloInstruction* dot = m_options.cublas ? epilogueDot(instruction) : nullptr;
+        auto gemm = dot ? gemmShapeOf(*dot) : std::nullopt;
+        if (dot && gemm) {
+            const std::vector<int> dotOperands = {operandBuffer(dot->operand(0)->parameterNumber()),
+                                                  operandBuffer(dot->operand(1)->parameterNumber())};
+            if (dot == fused->root())
+                return planGemm(instruction, *dot, *gemm, dotOperands, outputs[0], time);
+            // The product into a temporary, the epilogue reading it.
+            const int product = newBuffer("%" + instruction.name() + ".dot", denseBytes(dot->shape()), time);
+            HLO_RETURN_IF_ERROR(planGemm(instruction, *dot, *gemm, dotOperands, product, time));
+            m_plan.steps.back().name = instruction.name() + ".dot";
+            spec.leaves.push_back(dot);
+            leafBuffers.push_back(product);
+        }
+        addKernelOutputs(spec, *fused->root());
+    } else if (isKernelOpcode(opcode)) {
+        std::unordered_set<const HloInstruction*> seen;
+        for (int64_t i = 0; i < instruction.operandCount(); ++i)
+            if (seen.insert(instruction.operand(i)).second) {
+                spec.leaves.push_back(instruction.operand(i));
+                leafBuffers.push_back(operandBuffer(i));
+            }
+        addKernelOutputs(spec, instruction);
+    } else {
+        return notOnGpu(instruction, std::string(hloOpcodeString(opcode)) + " is not compiled by the GPU backend");
+    }
+    if (spec.outputs.size() != outputs.size())
+        return notOnGpu(instruction, "kernel outputs do not match the result's leaves");
+    return addKernel(instruction, std::move(spec), outputs, leafBuffers, time);
+}
+
+StatusOr<GpuPlan> PlanBuilder::build() {
+    const auto start = std::chrono::steady_clock::now();
+    const HloComputation* entry = m_module.entryComputation();
+    if (!entry) return invalidArgument("module '" + m_module.name() + "' has no entry computation");
+    m_plan.module = m_module.name();
+    m_plan.mode = m_options.mode;
+    m_plan.sm = m_options.sm;
+    m_plan.warmup = m_options.warmup;
+    m_plan.repeat = m_options.repeat;
+    const std::vector<const HloInstruction*> sequence = executionSequence(*entry, m_module.isScheduled());
+    int64_t time = 1;
+    for (const HloInstruction* instruction : sequence) HLO_RETURN_IF_ERROR(planInstruction(*instruction, time++));
+    const HloInstruction* root = entry->root();
+    std::vector<const Shape*> rootLeaves;
+    collectLeaves(root->shape(), rootLeaves);
+    const std::vector<int>& rootBuffers = m_leaves[root];
+    if (rootBuffers.size() != rootLeaves.size()) return internalError("the entry result's buffers do not match its shape");
+    for (size_t i = 0; i < rootLeaves.size(); ++i) {
+        m_pinned.push_back(rootBuffers[i]);
+        m_plan.outputs.push_back(GpuPlanArray{rootBuffers[i], rootLeaves[i]->elementType(),
+                                              rootLeaves[i]->dimensions(), denseBytes(*rootLeaves[i])});
+    }
+    for (int b : m_pinned) m_live[static_cast<size_t>(b)] = Interval{0, time};
+    std::vector<HeapInterval> intervals;
+    for (size_t i = 0; i < m_plan.buffers.size(); ++i)
+        intervals.push_back(HeapInterval{m_live[i].start, m_live[i].end, std::max<int64_t>(m_plan.buffers[i].bytes, 1)});
+    HeapLayout layout = packHeap(intervals, kGpuBufferAlignment);
+    for (size_t i = 0; i < m_plan.buffers.size(); ++i) m_plan.buffers[i].offset = layout.offsets[i];
+    m_plan.arenaBytes = std::max<int64_t>(layout.bytes, kGpuBufferAlignment);
+    HLO_ASSIGN_OR_RETURN(m_plan.ptx, m_emitter.compileToPtx());
+    m_plan.compileSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return std::move(m_plan);
+}
+
+}  // namespace
+
+StatusOr<GpuPlan> buildGpuPlan(const HloModule& module, const GpuPlanOptions& options) {
+    PlanBuilder builder(module, options);
+    return builder.build();
+}
+
+}  // namespace hloscope

@@ -1,0 +1,176 @@
+// GpuPlan: everything one GPU run needs, self-contained, so that it can run
+// next to the app or be copied to a GPU machine (hloscope-gpu-runner,
+// app/gpu_runner; the format is documented in docs/gpu_plan_format.md):
+// one PTX module with every kernel, the launch dimensions of each step, the
+// buffers (offsets in one device arena, packed by live range as
+// compiler/buffers/heap_layout does for the CPU), the inputs and large
+// constants as raw bytes, and the outputs to copy back.
+//
+// buildGpuPlan takes a module already through a `gpu` pipeline (fused or
+// unfused) and turns its entry computation, in buffer assignment's
+// execution order, into steps:
+//   * kernel   a fusion or single op, through GpuKernelEmitter (a fusion
+//              whose outputs differ in shape becomes one kernel per shape);
+//              split reductions add their combine kernel;
+//   * gemm     a float32 dot that is a plain (batched) matrix product, and
+//              the dot of a kOutput fusion (whose epilogue is then a kernel
+//              reading the product): the runner calls cuBLAS, or runs the
+//              step's fallback kernel (our own PTX) when cuBLAS is absent;
+//   * aliases  parameter, constant, tuple, get-tuple-element, bitcast,
+//              reshape (dense row-major storage makes them free) cost no step.
+// Control flow (while, conditional, call) and ops the emitter cannot compile
+// are errors naming the instruction: a GPU plan never falls back silently.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "compiler/backends/gpu/gpu_kernel_emitter.h"
+#include "core/hlo_module.h"
+#include "core/literal.h"
+#include "core/status.h"
+
+namespace hloscope {
+
+inline constexpr int kGpuPlanVersion = 1;
+inline constexpr int64_t kGpuBufferAlignment = 256;
+
+struct GpuPlanBuffer {
+    int id = 0;
+    int64_t offset = 0;
+    int64_t bytes = 0;
+    std::string name;  // "%instruction" (and ".k" for a leaf of a tuple)
+};
+
+struct GpuPlanArray {
+    int buffer = -1;
+    PrimitiveType type = PrimitiveType::F32;
+    std::vector<int64_t> dims;
+    int64_t bytes = 0;
+};
+
+struct GpuPlanInput {
+    int64_t parameter = 0;
+    std::string name;
+    GpuPlanArray array;
+    // >= 0: a float32 input the runner generates (gpu_synthetic.h) instead
+    // of reading a file.
+    int64_t syntheticSeed = -1;
+};
+
+struct GpuPlanConstant {
+    int buffer = -1;
+    std::string name;
+    Literal value;
+};
+
+enum class GpuStepKind { kKernel, kCopy, kMemset, kGemm };
+
+struct GpuPlanStep {
+    GpuStepKind kind = GpuStepKind::kKernel;
+    std::string name;         // the instruction it computes ("fusion.3"; a combine step: "fusion.3.combine")
+    std::string opcode;       // the instruction's opcode
+    std::string instruction;  // the instruction's name (step times are summed per instruction)
+    // kKernel
+    std::string entry;
+    GpuLaunchDims launch;
+    std::vector<int> args;    // buffer ids, one pointer parameter each
+    // kCopy / kMemset
+    int src = -1, dst = -1;
+    int64_t bytes = 0;
+    int value = 0;
+    // kGemm: row-major out[batch, m, n] = lhs[batch, m, k] . rhs[batch, k, n]
+    // (lhs stored [batch, k, m] when lhsTransposed, rhs [batch, n, k] when
+    // rhsTransposed).
+    int64_t batch = 1, m = 0, n = 0, k = 0;
+    int lhs = -1, rhs = -1, out = -1;
+    bool lhsTransposed = false, rhsTransposed = false;
+    std::vector<GpuPlanStep> fallback;  // one kernel step
+};
+
+struct GpuPlan {
+    std::string module;
+    std::string mode;  // "fused" / "unfused"
+    std::string sm;
+    std::string ptx;
+    int64_t arenaBytes = 0;
+    std::vector<GpuPlanBuffer> buffers;
+    std::vector<GpuPlanInput> inputs;
+    std::vector<GpuPlanConstant> constants;
+    std::vector<GpuPlanArray> outputs;  // the entry result's array leaves, depth first
+    std::vector<GpuPlanStep> steps;
+    int warmup = 3;
+    int repeat = 20;
+    int64_t kernels = 0;          // kernel and gemm steps
+    double compileSeconds = 0;    // PTX generation
+};
+
+struct GpuPlanOptions {
+    std::string sm = "sm_90";
+    std::string mode = "fused";
+    bool cublas = true;  // plain float32 dots as gemm steps (else kernels only)
+    int warmup = 3;
+    int repeat = 20;
+};
+
+// The plan of `module` (through a gpu pipeline), or an error naming the
+// first instruction it cannot run on the GPU and why.
+StatusOr<GpuPlan> buildGpuPlan(const HloModule& module, const GpuPlanOptions& options);
+
+// Writes `plan` into `dir` (created): plan.json, kernels.ptx, inputs/*.bin
+// from `args` (one per entry parameter, in order), constants/*.bin,
+// `moduleText` as module.hlo (the module the outputs are checked against)
+// and `preparedText` (the module as the pipeline left it, which the plan
+// runs; the estimator predicts from it) as prepared.hlo.
+// An input whose literal is marked synthetic (syntheticInputs(), below) is
+// written as "generate" with its seed rather than as a file.
+Status writeGpuPlan(const GpuPlan& plan, const std::vector<Literal>& args, const std::string& moduleText,
+                    const std::string& preparedText, const std::string& dir,
+                    const std::vector<int64_t>& syntheticSeeds = {});
+
+// Arguments for `entry`'s parameters: float32 ones synthetic (seed base +
+// parameter number; `seeds` gets them, -1 for the others), the others
+// random as makeRandomArguments makes them.
+std::vector<Literal> syntheticArguments(const HloComputation& entry, uint64_t base, std::vector<int64_t>& seeds);
+
+// A plan directory as written, read back (no PTX compilation): the plan's
+// description (ptx holds the text), the inputs as literals, module.hlo.
+struct GpuPlanFiles {
+    GpuPlan plan;
+    std::vector<Literal> inputs;
+    std::string moduleText;
+    std::string preparedText;
+};
+StatusOr<GpuPlanFiles> readGpuPlan(const std::string& dir);
+
+// What the runner measured (results.json and outputs/*.bin).
+struct GpuStepTime {
+    std::string name;
+    std::string kind;
+    std::string used;  // "kernel", "cublas", "copy", "memset"
+    double medianMs = 0, minMs = 0, maxMs = 0;
+};
+struct GpuRunResults {
+    std::map<std::string, std::string> device;  // name, compute_capability, sm_count, driver, clock_khz, ...
+    std::string cublas;                         // library used, empty when none
+    int warmup = 0, repeat = 0;
+    std::vector<double> runMs;
+    double medianMs = 0, minMs = 0, maxMs = 0;
+    double moduleLoadMs = 0;
+    std::vector<GpuStepTime> steps;
+    // Typed by the plan's outputs; a sampled output (runner --sample N) is a
+    // rank-1 array of its elements 0, stride, 2 * stride, ...
+    std::vector<Literal> outputs;
+    std::vector<int64_t> sampleStrides;  // per output; 1: complete
+};
+
+// Elements 0, stride, 2 * stride, ... of `literal` as a rank-1 literal
+// (the literal itself for stride 1).
+Literal sampleLiteral(const Literal& literal, int64_t stride);
+// `resultsDir`: where the runner wrote (the plan directory by default).
+StatusOr<GpuRunResults> readGpuResults(const GpuPlan& plan, const std::string& resultsDir);
+
+}  // namespace hloscope

@@ -1,0 +1,427 @@
+// Plan directories (writeGpuPlan / readGpuPlan) and the runner's results
+// (readGpuResults); the format: docs/gpu_plan_format.md.
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "compiler/backends/gpu/gpu_plan.h"
+#include "compiler/backends/gpu/gpu_synthetic.h"
+#include "core/hlo_computation.h"
+#include "core/hlo_evaluator.h"
+
+namespace hloscope {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+Status writeBytes(const fs::path& path, const void* data, int64_t bytes) {
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    if (!out) return Status(StatusCode::kInvalidArgument, path.string() + ": cannot write");
+    out.write(static_cast<const char*>(data), static_cast<std::streamsize>(bytes));
+    out.close();
+    if (!out) return Status(StatusCode::kInvalidArgument, path.string() + ": write failed");
+    return Status::ok();
+}
+
+StatusOr<std::shared_ptr<std::vector<uint8_t>>> readBytes(const fs::path& path, int64_t expected) {
+    std::error_code error;
+    const auto size = fs::file_size(path, error);
+    if (error) return invalidArgument(path.string() + ": cannot read (" + error.message() + ")");
+    if (static_cast<int64_t>(size) != expected)
+        return invalidArgument(path.string() + ": holds " + std::to_string(size) + " bytes, expected " +
+                               std::to_string(expected));
+    auto data = std::make_shared<std::vector<uint8_t>>(static_cast<size_t>(size));
+    std::ifstream in(path, std::ios::binary);
+    in.read(reinterpret_cast<char*>(data->data()), static_cast<std::streamsize>(size));
+    if (!in) return invalidArgument(path.string() + ": read failed");
+    return data;
+}
+
+StatusOr<std::string> readText(const fs::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return invalidArgument(path.string() + ": cannot read");
+    std::stringstream buffer;
+    buffer << in.rdbuf();
+    return buffer.str();
+}
+
+StatusOr<json> readJson(const fs::path& path) {
+    HLO_ASSIGN_OR_RETURN(std::string text, readText(path));
+    json j = json::parse(text, nullptr, false);
+    if (j.is_discarded() || !j.is_object()) {
+        // Where: re-parse with exceptions for the byte position.
+        try {
+            (void)json::parse(text);
+        } catch (const json::parse_error& e) {
+            int64_t line = 1, column = 1;
+            for (size_t i = 0; i + 1 < e.byte && i < text.size(); ++i) {
+                if (text[i] == '\n') {
+                    ++line;
+                    column = 1;
+                } else {
+                    ++column;
+                }
+            }
+            return invalidArgument(path.string() + ":" + std::to_string(line) + ":" + std::to_string(column) +
+                                   ": invalid JSON");
+        }
+        return invalidArgument(path.string() + ": not a JSON object");
+    }
+    return j;
+}
+
+const char* stepKindName(GpuStepKind kind) {
+    switch (kind) {
+    case GpuStepKind::kKernel: return "kernel";
+    case GpuStepKind::kCopy: return "copy";
+    case GpuStepKind::kMemset: return "memset";
+    case GpuStepKind::kGemm: return "gemm";
+    }
+    return "kernel";
+}
+
+json arrayJson(const GpuPlanArray& array) {
+    return json{{"buffer", array.buffer},
+                {"type", std::string(primitive_util::name(array.type))},
+                {"dims", array.dims},
+                {"bytes", array.bytes}};
+}
+
+json launchJson(const GpuLaunchDims& launch) {
+    return json{{"grid", launch.grid}, {"block", launch.block}, {"shared_bytes", launch.sharedBytes}};
+}
+
+json stepJson(const GpuPlanStep& step) {
+    json j{{"kind", stepKindName(step.kind)},
+           {"name", step.name},
+           {"opcode", step.opcode},
+           {"instruction", step.instruction}};
+    switch (step.kind) {
+    case GpuStepKind::kKernel:
+        j["entry"] = step.entry;
+        j["grid"] = step.launch.grid;
+        j["block"] = step.launch.block;
+        j["shared_bytes"] = step.launch.sharedBytes;
+        j["args"] = step.args;
+        break;
+    case GpuStepKind::kCopy:
+        j["src"] = step.src;
+        j["dst"] = step.dst;
+        j["bytes"] = step.bytes;
+        break;
+    case GpuStepKind::kMemset:
+        j["buffer"] = step.dst;
+        j["bytes"] = step.bytes;
+        j["value"] = step.value;
+        break;
+    case GpuStepKind::kGemm:
+        j["type"] = "f32";
+        j["batch"] = step.batch;
+        j["m"] = step.m;
+        j["n"] = step.n;
+        j["k"] = step.k;
+        j["lhs"] = step.lhs;
+        j["rhs"] = step.rhs;
+        j["out"] = step.out;
+        j["lhs_transposed"] = step.lhsTransposed;
+        j["rhs_transposed"] = step.rhsTransposed;
+        if (!step.fallback.empty()) j["fallback"] = stepJson(step.fallback.front());
+        break;
+    }
+    return j;
+}
+
+template <typename T>
+StatusOr<T> field(const json& j, const char* key, const std::string& where) {
+    auto it = j.find(key);
+    if (it == j.end()) return invalidArgument(where + ": missing \"" + key + "\"");
+    try {
+        return it->get<T>();
+    } catch (const json::exception&) {
+        return invalidArgument(where + ": \"" + key + "\" has the wrong type");
+    }
+}
+
+StatusOr<GpuPlanArray> readArray(const json& j, const std::string& where) {
+    GpuPlanArray array;
+    HLO_ASSIGN_OR_RETURN(array.buffer, field<int>(j, "buffer", where));
+    HLO_ASSIGN_OR_RETURN(std::string type, field<std::string>(j, "type", where));
+    auto parsed = primitive_util::parse(type);
+    if (!parsed) return invalidArgument(where + ": unknown element type '" + type + "'");
+    array.type = *parsed;
+    HLO_ASSIGN_OR_RETURN(array.dims, field<std::vector<int64_t>>(j, "dims", where));
+    HLO_ASSIGN_OR_RETURN(array.bytes, field<int64_t>(j, "bytes", where));
+    int64_t elements = 1;
+    for (int64_t d : array.dims) {
+        if (d < 0) return invalidArgument(where + ": negative dimension");
+        elements *= d;
+    }
+    if (elements * primitive_util::byteWidth(array.type) != array.bytes)
+        return invalidArgument(where + ": bytes do not match the type and dimensions");
+    return array;
+}
+
+StatusOr<GpuPlanStep> readStep(const json& j, const std::string& where) {
+    GpuPlanStep step;
+    HLO_ASSIGN_OR_RETURN(std::string kind, field<std::string>(j, "kind", where));
+    HLO_ASSIGN_OR_RETURN(step.name, field<std::string>(j, "name", where));
+    step.opcode = j.value("opcode", "");
+    step.instruction = j.value("instruction", step.name);
+    if (kind == "kernel") {
+        step.kind = GpuStepKind::kKernel;
+        HLO_ASSIGN_OR_RETURN(step.entry, field<std::string>(j, "entry", where));
+        HLO_ASSIGN_OR_RETURN(step.launch.grid, (field<std::array<int64_t, 3>>(j, "grid", where)));
+        HLO_ASSIGN_OR_RETURN(step.launch.block, (field<std::array<int64_t, 3>>(j, "block", where)));
+        step.launch.sharedBytes = j.value("shared_bytes", int64_t{0});
+        HLO_ASSIGN_OR_RETURN(step.args, field<std::vector<int>>(j, "args", where));
+    } else if (kind == "copy") {
+        step.kind = GpuStepKind::kCopy;
+        HLO_ASSIGN_OR_RETURN(step.src, field<int>(j, "src", where));
+        HLO_ASSIGN_OR_RETURN(step.dst, field<int>(j, "dst", where));
+        HLO_ASSIGN_OR_RETURN(step.bytes, field<int64_t>(j, "bytes", where));
+    } else if (kind == "memset") {
+        step.kind = GpuStepKind::kMemset;
+        HLO_ASSIGN_OR_RETURN(step.dst, field<int>(j, "buffer", where));
+        HLO_ASSIGN_OR_RETURN(step.bytes, field<int64_t>(j, "bytes", where));
+        HLO_ASSIGN_OR_RETURN(step.value, field<int>(j, "value", where));
+    } else if (kind == "gemm") {
+        step.kind = GpuStepKind::kGemm;
+        HLO_ASSIGN_OR_RETURN(step.batch, field<int64_t>(j, "batch", where));
+        HLO_ASSIGN_OR_RETURN(step.m, field<int64_t>(j, "m", where));
+        HLO_ASSIGN_OR_RETURN(step.n, field<int64_t>(j, "n", where));
+        HLO_ASSIGN_OR_RETURN(step.k, field<int64_t>(j, "k", where));
+        HLO_ASSIGN_OR_RETURN(step.lhs, field<int>(j, "lhs", where));
+        HLO_ASSIGN_OR_RETURN(step.rhs, field<int>(j, "rhs", where));
+        HLO_ASSIGN_OR_RETURN(step.out, field<int>(j, "out", where));
+        step.lhsTransposed = j.value("lhs_transposed", false);
+        step.rhsTransposed = j.value("rhs_transposed", false);
+        if (auto it = j.find("fallback"); it != j.end()) {
+            HLO_ASSIGN_OR_RETURN(GpuPlanStep fallback, readStep(*it, where + ".fallback"));
+            step.fallback.push_back(std::move(fallback));
+        }
+    } else {
+        return invalidArgument(where + ": unknown step kind '" + kind + "'");
+    }
+    return step;
+}
+
+std::string planPath(const std::string& dir) { return (fs::path(dir) / "plan.json").string(); }
+
+}  // namespace
+
+Status writeGpuPlan(const GpuPlan& plan, const std::vector<Literal>& args, const std::string& moduleText,
+                    const std::string& preparedText, const std::string& dir,
+                    const std::vector<int64_t>& syntheticSeeds) {
+    std::error_code error;
+    fs::create_directories(fs::path(dir) / "inputs", error);
+    if (!error) fs::create_directories(fs::path(dir) / "constants", error);
+    if (error) return invalidArgument(dir + ": cannot create the plan directory (" + error.message() + ")");
+    json j{{"format", "hloscope-gpu-plan"}, {"version", kGpuPlanVersion}, {"module", plan.module},
+           {"mode", plan.mode},             {"sm", plan.sm},                {"ptx", "kernels.ptx"},
+           {"module_text", "module.hlo"},   {"prepared_text", "prepared.hlo"},   {"arena_bytes", plan.arenaBytes}, {"warmup", plan.warmup},
+           {"repeat", plan.repeat},         {"kernels", plan.kernels},      {"compile_seconds", plan.compileSeconds}};
+    json buffers = json::array();
+    for (const GpuPlanBuffer& b : plan.buffers)
+        buffers.push_back({{"id", b.id}, {"offset", b.offset}, {"bytes", b.bytes}, {"name", b.name}});
+    j["buffers"] = buffers;
+    json inputs = json::array();
+    for (const GpuPlanInput& input : plan.inputs) {
+        const size_t p = static_cast<size_t>(input.parameter);
+        if (p >= args.size())
+            return invalidArgument("plan input %" + input.name + ": no argument for parameter " +
+                                   std::to_string(input.parameter));
+        if (args[p].sizeInBytes() != input.array.bytes)
+            return invalidArgument("plan input %" + input.name + ": the argument holds " +
+                                   std::to_string(args[p].sizeInBytes()) + " bytes, expected " +
+                                   std::to_string(input.array.bytes));
+        json entry = arrayJson(input.array);
+        entry["parameter"] = input.parameter;
+        entry["name"] = input.name;
+        if (p < syntheticSeeds.size() && syntheticSeeds[p] >= 0 && input.array.type == PrimitiveType::F32) {
+            entry["generate"] = {{"kind", "uniform"}, {"seed", syntheticSeeds[p]}};
+        } else {
+            const std::string file = "inputs/" + std::to_string(input.parameter) + ".bin";
+            HLO_RETURN_IF_ERROR(writeBytes(fs::path(dir) / file, args[p].untypedData(), input.array.bytes));
+            entry["file"] = file;
+        }
+        inputs.push_back(entry);
+    }
+    j["inputs"] = inputs;
+    json constants = json::array();
+    for (size_t i = 0; i < plan.constants.size(); ++i) {
+        const GpuPlanConstant& constant = plan.constants[i];
+        const std::string file = "constants/" + std::to_string(i) + ".bin";
+        HLO_RETURN_IF_ERROR(
+            writeBytes(fs::path(dir) / file, constant.value.untypedData(), constant.value.sizeInBytes()));
+        constants.push_back({{"buffer", constant.buffer}, {"name", constant.name}, {"file", file},
+                             {"bytes", constant.value.sizeInBytes()},
+                             {"type", std::string(primitive_util::name(constant.value.shape().elementType()))},
+                             {"dims", constant.value.shape().dimensions()}});
+    }
+    j["constants"] = constants;
+    json outputs = json::array();
+    for (size_t i = 0; i < plan.outputs.size(); ++i) {
+        json entry = arrayJson(plan.outputs[i]);
+        entry["index"] = i;
+        outputs.push_back(entry);
+    }
+    j["outputs"] = outputs;
+    json steps = json::array();
+    for (const GpuPlanStep& step : plan.steps) steps.push_back(stepJson(step));
+    j["steps"] = steps;
+    HLO_RETURN_IF_ERROR(writeBytes(fs::path(dir) / "kernels.ptx", plan.ptx.data(), static_cast<int64_t>(plan.ptx.size())));
+    HLO_RETURN_IF_ERROR(writeBytes(fs::path(dir) / "module.hlo", moduleText.data(), static_cast<int64_t>(moduleText.size())));
+    HLO_RETURN_IF_ERROR(
+        writeBytes(fs::path(dir) / "prepared.hlo", preparedText.data(), static_cast<int64_t>(preparedText.size())));
+    const std::string text = j.dump(1) + "\n";
+    return writeBytes(planPath(dir), text.data(), static_cast<int64_t>(text.size()));
+}
+
+StatusOr<GpuPlanFiles> readGpuPlan(const std::string& dir) {
+    const std::string where = planPath(dir);
+    HLO_ASSIGN_OR_RETURN(json j, readJson(where));
+    if (j.value("format", "") != "hloscope-gpu-plan")
+        return invalidArgument(where + ": not an hloscope GPU plan (\"format\" is not \"hloscope-gpu-plan\")");
+    if (j.value("version", 0) != kGpuPlanVersion)
+        return invalidArgument(where + ": plan format version " + std::to_string(j.value("version", 0)) +
+                               ", this build reads version " + std::to_string(kGpuPlanVersion));
+    GpuPlanFiles files;
+    GpuPlan& plan = files.plan;
+    HLO_ASSIGN_OR_RETURN(plan.module, field<std::string>(j, "module", where));
+    plan.mode = j.value("mode", "fused");
+    plan.sm = j.value("sm", "");
+    HLO_ASSIGN_OR_RETURN(plan.arenaBytes, field<int64_t>(j, "arena_bytes", where));
+    plan.warmup = j.value("warmup", 3);
+    plan.repeat = j.value("repeat", 20);
+    plan.kernels = j.value("kernels", int64_t{0});
+    plan.compileSeconds = j.value("compile_seconds", 0.0);
+    HLO_ASSIGN_OR_RETURN(json buffers, field<json>(j, "buffers", where));
+    for (size_t i = 0; i < buffers.size(); ++i) {
+        const std::string at = where + ": buffers[" + std::to_string(i) + "]";
+        GpuPlanBuffer b;
+        HLO_ASSIGN_OR_RETURN(b.id, field<int>(buffers[i], "id", at));
+        HLO_ASSIGN_OR_RETURN(b.offset, field<int64_t>(buffers[i], "offset", at));
+        HLO_ASSIGN_OR_RETURN(b.bytes, field<int64_t>(buffers[i], "bytes", at));
+        b.name = buffers[i].value("name", "");
+        if (b.id != static_cast<int>(i)) return invalidArgument(at + ": id " + std::to_string(b.id) + " out of order");
+        if (b.offset < 0 || b.bytes < 0 || b.offset + b.bytes > plan.arenaBytes)
+            return invalidArgument(at + ": lies outside the arena");
+        plan.buffers.push_back(b);
+    }
+    auto knownBuffer = [&](int id) { return id >= 0 && id < static_cast<int>(plan.buffers.size()); };
+    HLO_ASSIGN_OR_RETURN(json inputs, field<json>(j, "inputs", where));
+    for (size_t i = 0; i < inputs.size(); ++i) {
+        const std::string at = where + ": inputs[" + std::to_string(i) + "]";
+        GpuPlanInput input;
+        HLO_ASSIGN_OR_RETURN(input.parameter, field<int64_t>(inputs[i], "parameter", at));
+        input.name = inputs[i].value("name", "");
+        HLO_ASSIGN_OR_RETURN(input.array, readArray(inputs[i], at));
+        if (!knownBuffer(input.array.buffer)) return invalidArgument(at + ": unknown buffer");
+        std::shared_ptr<std::vector<uint8_t>> data;
+        if (auto generate = inputs[i].find("generate"); generate != inputs[i].end()) {
+            if (input.array.type != PrimitiveType::F32 || !generate->is_object() || !generate->contains("seed"))
+                return invalidArgument(at + ": \"generate\" needs a float32 input and a seed");
+            input.syntheticSeed = generate->value("seed", int64_t{0});
+            data = std::make_shared<std::vector<uint8_t>>(static_cast<size_t>(input.array.bytes));
+            fillSynthetic(reinterpret_cast<float*>(data->data()), static_cast<uint64_t>(input.array.bytes / 4),
+                          static_cast<uint64_t>(input.syntheticSeed));
+        } else {
+            HLO_ASSIGN_OR_RETURN(std::string file, field<std::string>(inputs[i], "file", at));
+            HLO_ASSIGN_OR_RETURN(data, readBytes(fs::path(dir) / file, input.array.bytes));
+        }
+        if (input.parameter != static_cast<int64_t>(files.inputs.size()))
+            return invalidArgument(at + ": parameters out of order");
+        files.inputs.push_back(Literal::fromStorage(Shape(input.array.type, input.array.dims), std::move(data)));
+        plan.inputs.push_back(std::move(input));
+    }
+    HLO_ASSIGN_OR_RETURN(json outputs, field<json>(j, "outputs", where));
+    for (size_t i = 0; i < outputs.size(); ++i) {
+        const std::string at = where + ": outputs[" + std::to_string(i) + "]";
+        HLO_ASSIGN_OR_RETURN(GpuPlanArray array, readArray(outputs[i], at));
+        if (!knownBuffer(array.buffer)) return invalidArgument(at + ": unknown buffer");
+        plan.outputs.push_back(std::move(array));
+    }
+    HLO_ASSIGN_OR_RETURN(json steps, field<json>(j, "steps", where));
+    for (size_t i = 0; i < steps.size(); ++i) {
+        HLO_ASSIGN_OR_RETURN(GpuPlanStep step, readStep(steps[i], where + ": steps[" + std::to_string(i) + "]"));
+        plan.steps.push_back(std::move(step));
+    }
+    HLO_ASSIGN_OR_RETURN(plan.ptx, readText(fs::path(dir) / j.value("ptx", "kernels.ptx")));
+    HLO_ASSIGN_OR_RETURN(files.moduleText, readText(fs::path(dir) / j.value("module_text", "module.hlo")));
+    HLO_ASSIGN_OR_RETURN(files.preparedText, readText(fs::path(dir) / j.value("prepared_text", "prepared.hlo")));
+    return files;
+}
+
+StatusOr<GpuRunResults> readGpuResults(const GpuPlan& plan, const std::string& resultsDir) {
+    const std::string where = (fs::path(resultsDir) / "results.json").string();
+    HLO_ASSIGN_OR_RETURN(json j, readJson(where));
+    if (j.value("format", "") != "hloscope-gpu-results")
+        return invalidArgument(where + ": not hloscope GPU results (\"format\" is not \"hloscope-gpu-results\")");
+    GpuRunResults results;
+    if (auto device = j.find("device"); device != j.end() && device->is_object())
+        for (auto it = device->begin(); it != device->end(); ++it)
+            results.device[it.key()] = it->is_string() ? it->get<std::string>() : it->dump();
+    if (auto cublas = j.find("cublas"); cublas != j.end() && cublas->is_string()) results.cublas = *cublas;
+    results.warmup = j.value("warmup", 0);
+    results.repeat = j.value("repeat", 0);
+    results.runMs = j.value("run_ms", std::vector<double>{});
+    HLO_ASSIGN_OR_RETURN(results.medianMs, field<double>(j, "median_ms", where));
+    results.minMs = j.value("min_ms", results.medianMs);
+    results.maxMs = j.value("max_ms", results.medianMs);
+    results.moduleLoadMs = j.value("module_load_ms", 0.0);
+    for (const json& step : j.value("steps", json::array())) {
+        GpuStepTime time;
+        time.name = step.value("name", "");
+        time.kind = step.value("kind", "");
+        time.used = step.value("used", "");
+        time.medianMs = step.value("median_ms", 0.0);
+        time.minMs = step.value("min_ms", time.medianMs);
+        time.maxMs = step.value("max_ms", time.medianMs);
+        results.steps.push_back(std::move(time));
+    }
+    const json outputs = j.value("outputs", json::array());
+    for (size_t i = 0; i < plan.outputs.size(); ++i) {
+        const GpuPlanArray& array = plan.outputs[i];
+        int64_t stride = 1;
+        if (i < outputs.size() && outputs[i].is_object()) stride = std::max<int64_t>(outputs[i].value("sample_stride", int64_t{1}), 1);
+        int64_t elements = 1;
+        for (int64_t d : array.dims) elements *= d;
+        const int64_t kept = stride > 1 ? (elements + stride - 1) / stride : elements;
+        const fs::path file = fs::path(resultsDir) / "outputs" / (std::to_string(i) + ".bin");
+        HLO_ASSIGN_OR_RETURN(auto data, readBytes(file, kept * primitive_util::byteWidth(array.type)));
+        const Shape shape = stride > 1 ? Shape(array.type, {kept}) : Shape(array.type, array.dims);
+        results.outputs.push_back(Literal::fromStorage(shape, std::move(data)));
+        results.sampleStrides.push_back(stride);
+    }
+    return results;
+}
+
+Literal sampleLiteral(const Literal& literal, int64_t stride) {
+    if (stride <= 1 || !literal.shape().isArray()) return literal;
+    const int64_t elements = literal.elementCount();
+    const int64_t kept = (elements + stride - 1) / stride;
+    const int width = primitive_util::byteWidth(literal.shape().elementType());
+    auto data = std::make_shared<std::vector<uint8_t>>(static_cast<size_t>(kept * width));
+    const auto* from = static_cast<const uint8_t*>(literal.untypedData());
+    for (int64_t i = 0; i < kept; ++i)
+        std::memcpy(data->data() + i * width, from + i * stride * width, static_cast<size_t>(width));
+    return Literal::fromStorage(Shape(literal.shape().elementType(), {kept}), std::move(data));
+}
+
+std::vector<Literal> syntheticArguments(const HloComputation& entry, uint64_t base, std::vector<int64_t>& seeds) {
+    std::vector<Literal> args = makeRandomArguments(entry, base);
+    seeds.assign(args.size(), -1);
+    for (size_t p = 0; p < args.size(); ++p) {
+        if (!args[p].shape().isArray() || args[p].shape().elementType() != PrimitiveType::F32) continue;
+        seeds[p] = static_cast<int64_t>(base + p);
+        fillSynthetic(static_cast<float*>(args[p].untypedData()), static_cast<uint64_t>(args[p].elementCount()),
+                      static_cast<uint64_t>(seeds[p]));
+    }
+    return args;
+}
+
+}  // namespace hloscope
