@@ -250,9 +250,18 @@ private:
             if (indexKey) f.count(indexKey);
             const PlanBuffer& buffer = bufferRef(f, "buffer");
             u.buffer = buffer.id;
-            u.file = f.text("file");
             u.bytes = f.count("bytes");
             checkFits(f, "the upload", u.bytes, buffer);
+            if (const json* generate = f.find("generate")) {
+                Fields g(*generate, f.where() + ".generate");
+                if (f.text("type", "f32") != "f32") f.fail("\"generate\" needs a float32 input");
+                if (u.bytes % 4 != 0) f.fail("\"generate\" needs a whole number of float32 values");
+                u.generateSeed = g.integer("seed");
+                u.file = "(generated)";
+                uploads.push_back(std::move(u));
+                continue;
+            }
+            u.file = f.text("file");
             u.path = resolve(u.file);
             std::error_code ec;
             uint64_t size = fs::is_regular_file(u.path, ec) ? fs::file_size(u.path, ec) : 0;
@@ -283,6 +292,15 @@ private:
             o.buffer = buffer.id;
             o.bytes = f.count("bytes");
             checkFits(f, "the output", o.bytes, buffer);
+            o.elements = 1;
+            if (const json* dims = f.find("dims"); dims && dims->is_array()) {
+                for (const json& d : *dims)
+                    o.elements *= d.is_number_unsigned() ? d.get<uint64_t>() : 0;
+            } else {
+                o.elements = o.bytes;  // untyped: bytes
+            }
+            if (o.elements != 0 && o.bytes % o.elements != 0)
+                f.fail("\"bytes\" is not a whole number of elements of \"dims\"");
             m_plan.outputs.push_back(o);
         }
     }

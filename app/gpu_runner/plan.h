@@ -29,6 +29,9 @@ struct PlanUpload {
     std::string file;  // as written in the plan
     std::string path;  // resolved against the plan directory
     uint64_t bytes = 0;
+    // >= 0: no file; float32 values generated with this seed (synthetic inputs,
+    // compiler/backends/gpu/gpu_synthetic.h).
+    int64_t generateSeed = -1;
 };
 
 // An output: the first `bytes` bytes of buffer `buffer`, written to outputs/<index>.bin.
@@ -36,6 +39,7 @@ struct PlanOutput {
     int64_t index = 0;
     int64_t buffer = 0;
     uint64_t bytes = 0;
+    uint64_t elements = 0;  // the product of "dims" (bytes / elements is the element size)
 };
 
 // A kernel launch: an .entry of the plan's PTX module, each argument one 64-bit device pointer

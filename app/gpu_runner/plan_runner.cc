@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cublas.h"
+#include "gpu_synthetic.h"
 #include "device.h"
 #include "plan.h"
 #include "runner.h"
@@ -177,7 +178,14 @@ void PlanExecutor::uploadArena() {
     m_stream.synchronize("zeroing the arena");
     for (const auto* list : {&m_plan.inputs, &m_plan.constants}) {
         for (const PlanUpload& upload : *list) {
-            std::vector<char> data = readBinary(upload.path, upload.bytes);
+            std::vector<char> data;
+            if (upload.generateSeed >= 0) {
+                data.resize(upload.bytes);
+                hloscope::fillSynthetic(reinterpret_cast<float*>(data.data()), upload.bytes / 4,
+                                        static_cast<uint64_t>(upload.generateSeed));
+            } else {
+                data = readBinary(upload.path, upload.bytes);
+            }
             if (data.empty()) continue;
             check(m_api, m_api.cuMemcpyHtoD(address(upload.buffer), data.data(), data.size()),
                   upload.where + " (" + upload.file + "): cuMemcpyHtoD");
@@ -344,8 +352,19 @@ ojson PlanExecutor::writeOutputs(const fs::path& dir) {
             check(m_api, m_api.cuMemcpyDtoH(data.data(), address(output.buffer), data.size()),
                   "copying output " + std::to_string(output.index) + " back: cuMemcpyDtoH");
         }
+        uint64_t stride = 1;
+        if (m_options.sample > 0 && output.elements > m_options.sample) {
+            stride = (output.elements + m_options.sample - 1) / m_options.sample;
+            const uint64_t width = output.bytes / output.elements;
+            const uint64_t kept = (output.elements + stride - 1) / stride;
+            for (uint64_t i = 0; i < kept; ++i)
+                std::copy_n(data.data() + i * stride * width, width, data.data() + i * width);
+            data.resize(kept * width);
+        }
         writeBinary(dir / file, data.data(), data.size());
-        list.push_back({{"index", output.index}, {"file", file}, {"bytes", output.bytes}});
+        ojson entry = {{"index", output.index}, {"file", file}, {"bytes", data.size()}};
+        if (stride > 1) entry["sample_stride"] = stride;
+        list.push_back(entry);
     }
     return list;
 }

@@ -25,6 +25,9 @@ struct RunOptions {
     int device = 0;
     bool useCublas = true;
     bool quiet = false;
+    // > 0: outputs with more elements are written as every stride-th
+    // element (stride = ceil(elements / sample)), results.json says the stride.
+    uint64_t sample = 0;
 };
 
 struct ProbeOptions {

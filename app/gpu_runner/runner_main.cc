@@ -16,7 +16,7 @@ using namespace hloscope::gpu;
 
 constexpr const char* kUsage =
     "usage: hloscope-gpu-runner PLAN_DIR [--output DIR] [--repeat N] [--warmup N]\n"
-    "                           [--device ORDINAL] [--no-cublas] [--quiet]\n"
+    "                           [--device ORDINAL] [--no-cublas] [--sample N] [--quiet]\n"
     "       hloscope-gpu-runner --probe OUT.json [--bytes N] [--device ORDINAL]\n"
     "       hloscope-gpu-runner --info [--device ORDINAL]\n"
     "       hloscope-gpu-runner --help | --version\n"
@@ -24,7 +24,8 @@ constexpr const char* kUsage =
     "Runs the GPU execution plan in PLAN_DIR (plan.json, kernels.ptx, inputs/, constants/):\n"
     "warm-up runs, timed runs, then per-step timed runs; writes outputs/<index>.bin and\n"
     "results.json into PLAN_DIR (or --output DIR). --repeat and --warmup override the plan's\n"
-    "counts; --no-cublas runs gemm steps with their fallback kernels.\n"
+    "counts; --no-cublas runs gemm steps with their fallback kernels; --sample N writes an\n"
+    "output of more than N elements as every stride-th element (results.json: sample_stride).\n"
     "\n"
     "--probe measures copy bandwidth (copy engine and a copy kernel, over --bytes N bytes,\n"
     "default 1 GiB, at most a quarter of the free memory; K, M, G suffixes allowed) and kernel\n"
@@ -126,6 +127,9 @@ CommandLine parseCommandLine(const std::vector<std::string>& args) {
         } else if (arg == "--no-cublas") {
             runOnlyOption = true;
             cl.run.useCublas = false;
+        } else if (arg == "--sample") {
+            runOnlyOption = true;
+            cl.run.sample = static_cast<uint64_t>(parseInt(arg, value(), 1));
         } else if (arg == "--quiet" || arg == "-q") {
             cl.run.quiet = true;
         } else if (arg.size() > 1 && arg[0] == '-') {

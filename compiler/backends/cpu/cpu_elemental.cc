@@ -150,6 +150,21 @@ StatusOr<Value*> Elemental::emitCompare(const HloInstruction& instruction, const
     return m_b.CreateCmp(unsignedCompare ? kUnsigned[d] : kSigned[d], operands[0], operands[1]);
 }
 
+// pow(x, y) for f32 without libm: exp(y * log|x|) from the fast
+// approximations, with the sign of x for odd integer y, NaN for negative x
+// and non-integer y (what powf gives; x = 1 and y = 0 are the caller's).
+Value* Elemental::devicePower(Value* x, Value* y) {
+    llvm::Type* t = x->getType();
+    auto c = [&](double v) { return llvm::ConstantFP::get(t, v); };
+    Value* magnitude = emitFastExp(m_b, m_b.CreateFMul(y, emitFastLog(m_b, m_b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x))));
+    Value* integer = m_b.CreateFCmpOEQ(m_b.CreateUnaryIntrinsic(llvm::Intrinsic::trunc, y), y);
+    Value* half = m_b.CreateFMul(y, c(0.5));
+    Value* odd = m_b.CreateAnd(integer, m_b.CreateFCmpONE(m_b.CreateUnaryIntrinsic(llvm::Intrinsic::trunc, half), half));
+    Value* signed_ = m_b.CreateSelect(odd, m_b.CreateBinaryIntrinsic(llvm::Intrinsic::copysign, magnitude, x), magnitude);
+    Value* invalid = m_b.CreateAnd(m_b.CreateFCmpOLT(x, c(0.0)), m_b.CreateNot(integer));
+    return m_b.CreateSelect(invalid, llvm::ConstantFP::getNaN(t), signed_);
+}
+
 StatusOr<Value*> Elemental::emitFloat(const HloInstruction& instruction, const std::vector<Value*>& operands) {
     using llvm::Intrinsic::ID;
     const PrimitiveType type = instruction.shape().elementType();
@@ -169,7 +184,12 @@ StatusOr<Value*> Elemental::emitFloat(const HloInstruction& instruction, const s
     case HloOpcode::kMinimum: return m_b.CreateBinaryIntrinsic(llvm::Intrinsic::minimum, x, y);
     case HloOpcode::kPower: {
         Value* one = m_b.CreateOr(m_b.CreateFCmpOEQ(x, c(1.0)), m_b.CreateFCmpOEQ(y, c(0.0)));
-        return m_b.CreateSelect(one, c(1.0), m_b.CreateBinaryIntrinsic(llvm::Intrinsic::pow, x, y));
+        if (m_deviceCode && !f32)
+            return Status(StatusCode::kUnimplemented,
+                          "%" + instruction.name() + ": power of " +
+                              std::string(primitive_util::name(type)) + " is not compiled for the GPU (no libm there)");
+        Value* power = m_deviceCode ? devicePower(x, y) : m_b.CreateBinaryIntrinsic(llvm::Intrinsic::pow, x, y);
+        return m_b.CreateSelect(one, c(1.0), power);
     }
     case HloOpcode::kAtan2: return callLibm("atan2", t, {x, y});
     case HloOpcode::kAbs: return unary(llvm::Intrinsic::fabs);

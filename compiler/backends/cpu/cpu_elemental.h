@@ -23,6 +23,10 @@ class Elemental {
 public:
     Elemental(llvm::IRBuilderBase& b, llvm::Module& module) : m_b(b), m_module(module) {}
 
+    // Code for a device without libm (the GPU): f32 power from the fast
+    // exp/log approximations, no pow intrinsic for other types (an error).
+    void setDeviceCode(bool on) { m_deviceCode = on; }
+
     // pred, s8..s64, u8..u64, f32, f64.
     static bool supported(PrimitiveType type);
     llvm::Type* registerType(PrimitiveType type);
@@ -46,8 +50,11 @@ private:
     StatusOr<llvm::Value*> emitInteger(const HloInstruction& instruction, const std::vector<llvm::Value*>& operands);
     StatusOr<llvm::Value*> emitCompare(const HloInstruction& instruction, const std::vector<llvm::Value*>& operands);
 
+    llvm::Value* devicePower(llvm::Value* x, llvm::Value* y);
+
     llvm::IRBuilderBase& m_b;
     llvm::Module& m_module;
+    bool m_deviceCode = false;
 };
 
 }  // namespace hloscope::cpu_internal

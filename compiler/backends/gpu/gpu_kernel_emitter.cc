@@ -66,7 +66,9 @@ constexpr int64_t kMaxGrid = int64_t{1} << 24;
 
 class GpuKernelGen : public cpu_internal::KernelGen {
 public:
-    GpuKernelGen(CpuKernelEmitter::Impl& impl, const CpuKernelSpec& spec) : KernelGen(impl, spec) {}
+    GpuKernelGen(CpuKernelEmitter::Impl& impl, const CpuKernelSpec& spec) : KernelGen(impl, spec) {
+        m_elemental.setDeviceCode(true);
+    }
 
     StatusOr<GpuKernelInfo> emit();
 
@@ -75,14 +77,26 @@ protected:
 
 private:
     Value* special(llvm::Intrinsic::ID id) { return m_b.CreateZExt(m_b.CreateIntrinsic(id, {}, {}), i64()); }
-    // A kernel entry with `count` global-pointer parameters, as generic
-    // pointers (the optimiser's address-space inference turns the accesses
-    // back into global ones).
+    // A kernel entry with `count` global-pointer parameters (accessed as
+    // global pointers: ld.global, and 16-byte vectors where aligned).
     std::vector<Value*> beginEntry(const std::string& name, size_t count, int64_t maxThreads);
     void bindLeaves(const std::vector<Value*>& params);
     StatusOr<Value*> outputValue(size_t k, const Index& index);
     StatusOr<GpuKernelInfo> emitLoop(const std::vector<int64_t>& dims, GpuKernelInfo info);
+    // One element per thread in a grid-stride loop.
+    StatusOr<GpuKernelInfo> emitLoopStrided(const std::vector<int64_t>& dims, GpuKernelInfo info, int64_t block);
     StatusOr<GpuKernelInfo> emitBlockReduction(GpuKernelInfo info);
+    StatusOr<GpuKernelInfo> emitWarpReduction(GpuKernelInfo info);
+    StatusOr<GpuKernelInfo> emitScatter(GpuKernelInfo info);
+    // *address = reducer(*address, value), atomically.
+    Status emitAtomicCombine(const HloComputation& reducer, PrimitiveType type, Value* address, Value* value);
+    // `value` (of `type`) from the lane `delta` above (or, butterfly, the
+    // lane xor `delta`) of the warp.
+    Value* shuffle(Value* value, PrimitiveType type, int64_t delta, bool butterfly);
+    // Combines each output's partials across `width` lanes (a power of two
+    // <= 32) with the reducer; lane 0 ends with the result.
+    Status warpCombine(const std::map<const HloInstruction*, std::vector<size_t>>& groups,
+                       std::vector<Value*>& partials, int64_t width);
     Status emitCombine(const GpuKernelInfo& info);
     // Output slots grouped by their reduce (a variadic reduce's components in
     // tuple order), as the combiners need them.
@@ -111,8 +125,11 @@ std::vector<Value*> GpuKernelGen::beginEntry(const std::string& name, size_t cou
     m_b.SetInsertPoint(entry);
     std::vector<Value*> pointers;
     for (size_t i = 0; i < count; ++i) {
-        m_function->getArg(static_cast<unsigned>(i))->addAttr(llvm::Attribute::NoAlias);
-        pointers.push_back(m_b.CreateAddrSpaceCast(m_function->getArg(static_cast<unsigned>(i)), m_b.getPtrTy()));
+        llvm::Argument* argument = m_function->getArg(static_cast<unsigned>(i));
+        argument->addAttr(llvm::Attribute::NoAlias);
+        // Plan buffers start at multiples of 256 bytes (kGpuBufferAlignment).
+        argument->addAttr(llvm::Attribute::getWithAlignment(m_b.getContext(), llvm::Align(256)));
+        pointers.push_back(argument);
     }
     return pointers;
 }
@@ -167,6 +184,7 @@ StatusOr<GpuKernelInfo> GpuKernelGen::emit() {
     GpuKernelInfo info;
     info.entry = m_spec.name;
     info.outputElements = product(dims);
+    if (m_spec.outputs.size() == 1 && m_spec.outputs[0]->opcode() == HloOpcode::kScatter) return emitScatter(info);
     bool allReduces = true;
     bool trailing = true;
     int64_t reduced = 0;
@@ -195,7 +213,10 @@ StatusOr<GpuKernelInfo> GpuKernelGen::emit() {
     if (allReduces && reduced >= 32 && !columnWise && info.outputElements < (int64_t{1} << 31)) {
         info.reducedElements = reduced;
         auto groups = reduceGroups();
-        if (groups.isOk()) return emitBlockReduction(info);
+        // Many outputs, or rows a warp handles quickly: a warp per output;
+        // else a block per output (split over blocks when there are few).
+        const bool warpPerOutput = trailing && (info.outputElements >= 1024 || reduced <= 2048);
+        if (groups.isOk()) return warpPerOutput ? emitWarpReduction(info) : emitBlockReduction(info);
     }
     return emitLoop(dims, info);
 }
@@ -203,7 +224,63 @@ StatusOr<GpuKernelInfo> GpuKernelGen::emit() {
 StatusOr<GpuKernelInfo> GpuKernelGen::emitLoop(const std::vector<int64_t>& dims, GpuKernelInfo info) {
     info.kind = GpuKernelKind::kLoop;
     const int64_t n = info.outputElements;
-    const int64_t block = n >= kLoopBlock ? kLoopBlock : std::max<int64_t>(32, roundUpPow2(std::max<int64_t>(n, 1)));
+    // Large element counts divisible by 4: each thread computes 4 adjacent
+    // elements in one pass (no grid-stride loop), so that the loads and
+    // stores of element-wise chains become 16-byte vector accesses.
+    const int64_t unroll = n % 4 == 0 && n >= 4 * kLoopBlock * 64 ? 4 : 1;
+    const int64_t threadsNeeded = n / unroll;
+    const int64_t block = threadsNeeded >= kLoopBlock ? kLoopBlock
+                                                      : std::max<int64_t>(32, roundUpPow2(std::max<int64_t>(threadsNeeded, 1)));
+    info.launch.block = {block, 1, 1};
+    const int64_t blocksNeeded = std::max<int64_t>(ceilDiv(threadsNeeded, block), 1);
+    info.launch.grid = {unroll > 1 ? blocksNeeded : std::min(blocksNeeded, kMaxGrid), 1, 1};
+    if (unroll > 1 && blocksNeeded > (int64_t{1} << 31) - 1) return emitLoopStrided(dims, info, block);
+    if (unroll == 1) return emitLoopStrided(dims, info, block);
+    m_outputsAreReduces = false;  // reduces inside loop kernels run over all their elements
+    const size_t outputCount = m_spec.outputs.size();
+    std::vector<Value*> params = beginEntry(m_spec.name, outputCount + m_spec.leaves.size(), block);
+    bindLeaves(params);
+    llvm::LLVMContext& context = m_b.getContext();
+    Value* thread = m_b.CreateAdd(m_b.CreateMul(special(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x),
+                                                special(llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x)),
+                                  special(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x));
+    Value* first = m_b.CreateShl(thread, 2, "first");
+    llvm::BasicBlock* body = llvm::BasicBlock::Create(context, "elements", m_function);
+    llvm::BasicBlock* done = llvm::BasicBlock::Create(context, "done", m_function);
+    m_b.CreateCondBr(m_b.CreateICmpSLT(first, c64(n)), body, done);
+    m_b.SetInsertPoint(body);
+    // Every value first, then the stores: adjacent stores vectorise.
+    std::vector<std::vector<Value*>> values(outputCount);
+    std::vector<Value*> positions;
+    for (int64_t u = 0; u < unroll; ++u) {
+        Index index = makeIndex(dims);
+        index.linear = u == 0 ? first : m_b.CreateAdd(first, c64(u), "", /*HasNUW=*/true, /*HasNSW=*/true);
+        positions.push_back(index.linear);
+        for (size_t k = 0; k < outputCount; ++k) {
+            auto value = outputValue(k, index);
+            if (!value.isOk()) {
+                erasePartial();
+                return value.status();
+            }
+            values[k].push_back(*value);
+        }
+    }
+    for (size_t k = 0; k < outputCount; ++k) {
+        const PrimitiveType type = outputShape(k).elementType();
+        for (int64_t u = 0; u < unroll; ++u)
+            m_b.CreateStore(m_elemental.toMemory(type, values[k][static_cast<size_t>(u)]),
+                            m_b.CreateInBoundsGEP(m_elemental.memoryType(type), params[k],
+                                                  positions[static_cast<size_t>(u)]));
+    }
+    m_b.CreateBr(done);
+    m_b.SetInsertPoint(done);
+    m_b.CreateRetVoid();
+    return info;
+}
+
+StatusOr<GpuKernelInfo> GpuKernelGen::emitLoopStrided(const std::vector<int64_t>& dims, GpuKernelInfo info,
+                                                      int64_t block) {
+    const int64_t n = info.outputElements;
     info.launch.block = {block, 1, 1};
     info.launch.grid = {std::clamp<int64_t>(ceilDiv(n, block), 1, kMaxGrid), 1, 1};
     m_outputsAreReduces = false;  // reduces inside loop kernels run over all their elements
@@ -243,11 +320,105 @@ StatusOr<GpuKernelInfo> GpuKernelGen::emitLoop(const std::vector<int64_t>& dims,
     return info;
 }
 
+Value* GpuKernelGen::shuffle(Value* value, PrimitiveType type, int64_t delta, bool butterfly) {
+    llvm::Type* i32 = m_b.getInt32Ty();
+    const llvm::Intrinsic::ID id =
+        butterfly ? llvm::Intrinsic::nvvm_shfl_sync_bfly_i32 : llvm::Intrinsic::nvvm_shfl_sync_down_i32;
+    auto shuffle32 = [&](Value* bits) {
+        return m_b.CreateIntrinsic(id, {}, {m_b.getInt32(0xffffffffu), bits, m_b.getInt32(static_cast<uint32_t>(delta)),
+                                            m_b.getInt32(0x1f)});
+    };
+    Value* memory = m_elemental.toMemory(type, value);
+    const unsigned bits = static_cast<unsigned>(m_impl.module->getDataLayout().getTypeSizeInBits(memory->getType()));
+    llvm::Type* integer = m_b.getIntNTy(bits);
+    Value* asInteger = memory->getType()->isIntegerTy() ? memory : m_b.CreateBitCast(memory, integer);
+    Value* result = nullptr;
+    if (bits <= 32) {
+        result = m_b.CreateTrunc(shuffle32(m_b.CreateZExt(asInteger, i32)), integer);
+    } else {  // 64 bits: two halves
+        Value* low = shuffle32(m_b.CreateTrunc(asInteger, i32));
+        Value* high = shuffle32(m_b.CreateTrunc(m_b.CreateLShr(asInteger, 32), i32));
+        result = m_b.CreateOr(m_b.CreateZExt(low, integer), m_b.CreateShl(m_b.CreateZExt(high, integer), 32));
+    }
+    if (!memory->getType()->isIntegerTy()) result = m_b.CreateBitCast(result, memory->getType());
+    return m_elemental.fromMemory(type, result);
+}
+
+Status GpuKernelGen::warpCombine(const std::map<const HloInstruction*, std::vector<size_t>>& groups,
+                                 std::vector<Value*>& partials, int64_t width) {
+    for (int64_t delta = width / 2; delta >= 1; delta /= 2) {
+        for (const auto& [reduce, slots] : groups) {
+            std::vector<Value*> args;
+            for (size_t k : slots) args.push_back(partials[k]);
+            for (size_t k : slots) args.push_back(shuffle(partials[k], outputShape(k).elementType(), delta, false));
+            HLO_ASSIGN_OR_RETURN(std::vector<Value*> combined, callScalar(*reduce->toApply(), args, false));
+            for (size_t j = 0; j < slots.size(); ++j) partials[slots[j]] = combined[j];
+        }
+    }
+    return Status::ok();
+}
+
+// One warp per output element, eight outputs per block: lane l accumulates
+// the reduced elements l, l + 32, ... (coalesced for row reductions), the
+// warp combines with shuffles, lane 0 writes. No shared memory, no barrier.
+StatusOr<GpuKernelInfo> GpuKernelGen::emitWarpReduction(GpuKernelInfo info) {
+    info.kind = GpuKernelKind::kWarpReduction;
+    const int64_t outputs = info.outputElements;
+    constexpr int64_t kWarps = 8;
+    info.launch.block = {32 * kWarps, 1, 1};
+    info.launch.grid = {ceilDiv(outputs, kWarps), 1, 1};
+    const size_t outputCount = m_spec.outputs.size();
+    HLO_ASSIGN_OR_RETURN(auto groups, reduceGroups());
+    std::vector<Value*> params = beginEntry(m_spec.name, outputCount + m_spec.leaves.size(), 32 * kWarps);
+    bindLeaves(params);
+    llvm::LLVMContext& context = m_b.getContext();
+    Value* t = special(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x);
+    Value* lane = m_b.CreateAnd(t, c64(31), "lane");
+    Value* o = m_b.CreateAdd(m_b.CreateMul(special(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x), c64(kWarps)),
+                             m_b.CreateLShr(t, 5), "output");
+    llvm::BasicBlock* body = llvm::BasicBlock::Create(context, "warp", m_function);
+    llvm::BasicBlock* done = llvm::BasicBlock::Create(context, "done", m_function);
+    m_b.CreateCondBr(m_b.CreateICmpSLT(o, c64(outputs)), body, done);  // uniform per warp
+    m_b.SetInsertPoint(body);
+    m_outputsAreReduces = true;
+    m_reducedBegin = lane;
+    m_reducedEnd = c64(info.reducedElements);
+    m_reducedStep = 32;
+    Index index = makeIndex(outputShape(0).dimensions());
+    index.linear = outputShape(0).dimensions().empty() ? c64(0) : o;
+    std::vector<Value*> partials;
+    for (size_t k = 0; k < outputCount; ++k) {
+        auto value = outputValue(k, index);
+        if (!value.isOk()) {
+            erasePartial();
+            return value.status();
+        }
+        partials.push_back(*value);
+    }
+    if (Status combined = warpCombine(groups, partials, 32); !combined.isOk()) {
+        erasePartial();
+        return combined;
+    }
+    llvm::BasicBlock* write = llvm::BasicBlock::Create(context, "write", m_function);
+    m_b.CreateCondBr(m_b.CreateICmpEQ(lane, c64(0)), write, done);
+    m_b.SetInsertPoint(write);
+    for (size_t k = 0; k < outputCount; ++k) {
+        const PrimitiveType type = outputShape(k).elementType();
+        m_b.CreateStore(m_elemental.toMemory(type, partials[k]),
+                        m_b.CreateInBoundsGEP(m_elemental.memoryType(type), params[k], o));
+    }
+    m_b.CreateBr(done);
+    m_b.SetInsertPoint(done);
+    m_b.CreateRetVoid();
+    return info;
+}
+
 StatusOr<GpuKernelInfo> GpuKernelGen::emitBlockReduction(GpuKernelInfo info) {
     info.kind = GpuKernelKind::kBlockReduction;
     const int64_t outputs = info.outputElements;
     const int64_t reduced = info.reducedElements;
     const int64_t threads = reduced >= 256 ? 256 : std::max<int64_t>(32, roundUpPow2(reduced));
+    const int64_t warps = threads / 32;
     // Few outputs: split each one's elements over several blocks (at least
     // 16 elements per thread), for about 1024 blocks in all.
     int64_t slices = 1;
@@ -270,76 +441,82 @@ StatusOr<GpuKernelInfo> GpuKernelGen::emitBlockReduction(GpuKernelInfo info) {
     Value* o = special(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x);
     Value* s = special(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_y);
     Value* t = special(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x);
+    Value* lane = m_b.CreateAnd(t, c64(31), "lane");
+    Value* warp = m_b.CreateLShr(t, 5, "warp");
     m_outputsAreReduces = true;
     m_reducedBegin = m_b.CreateAdd(m_b.CreateMul(s, c64(threads)), t);
     m_reducedEnd = c64(reduced);
     m_reducedStep = threads * slices;
     Index index = makeIndex(outputShape(0).dimensions());
     index.linear = outputShape(0).dimensions().empty() ? c64(0) : o;
-    // Each thread's partial, into shared memory.
-    std::vector<llvm::GlobalVariable*> shared;
+    // Each thread's partial, combined within its warp by shuffles.
+    std::vector<Value*> partials;
     for (size_t k = 0; k < outputCount; ++k) {
         auto value = outputValue(k, index);
         if (!value.isOk()) {
             erasePartial();
             return value.status();
         }
+        partials.push_back(*value);
+    }
+    if (Status combined = warpCombine(groups, partials, 32); !combined.isOk()) {
+        erasePartial();
+        return combined;
+    }
+    // The warps' results through shared memory to warp 0, which combines them.
+    std::vector<llvm::GlobalVariable*> shared;
+    for (size_t k = 0; k < outputCount; ++k) {
         const PrimitiveType type = outputShape(k).elementType();
         llvm::Type* memory = m_elemental.memoryType(type);
-        auto* array = llvm::ArrayType::get(memory, static_cast<uint64_t>(threads));
+        auto* array = llvm::ArrayType::get(memory, static_cast<uint64_t>(warps));
         auto* variable = new llvm::GlobalVariable(*m_impl.module, array, false, llvm::GlobalValue::InternalLinkage,
-                                                  llvm::UndefValue::get(array), m_spec.name + ".partials." + std::to_string(k),
-                                                  nullptr, llvm::GlobalValue::NotThreadLocal, kSharedSpace);
+                                                  llvm::UndefValue::get(array),
+                                                  m_spec.name + ".partials." + std::to_string(k), nullptr,
+                                                  llvm::GlobalValue::NotThreadLocal, kSharedSpace);
         variable->setAlignment(llvm::Align(8));
         shared.push_back(variable);
-        info.launch.sharedBytes += threads * primitive_util::byteWidth(type);
-        m_b.CreateStore(m_elemental.toMemory(type, *value), m_b.CreateInBoundsGEP(array, variable, {c64(0), t}));
+        info.launch.sharedBytes += warps * primitive_util::byteWidth(type);
     }
     auto slot = [&](size_t k, Value* position) {
         auto* array = llvm::cast<llvm::ArrayType>(shared[k]->getValueType());
         return m_b.CreateInBoundsGEP(array, shared[k], {c64(0), position});
     };
-    auto loadShared = [&](size_t k, Value* position) {
+    llvm::BasicBlock* publish = llvm::BasicBlock::Create(context, "publish", m_function);
+    llvm::BasicBlock* gathered = llvm::BasicBlock::Create(context, "gathered", m_function);
+    m_b.CreateCondBr(m_b.CreateICmpEQ(lane, c64(0)), publish, gathered);
+    m_b.SetInsertPoint(publish);
+    for (size_t k = 0; k < outputCount; ++k)
+        m_b.CreateStore(m_elemental.toMemory(outputShape(k).elementType(), partials[k]), slot(k, warp));
+    m_b.CreateBr(gathered);
+    m_b.SetInsertPoint(gathered);
+    m_b.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier0, {}, {});
+    llvm::BasicBlock* last = llvm::BasicBlock::Create(context, "warp0", m_function);
+    llvm::BasicBlock* done = llvm::BasicBlock::Create(context, "done", m_function);
+    m_b.CreateCondBr(m_b.CreateICmpEQ(warp, c64(0)), last, done);
+    m_b.SetInsertPoint(last);
+    // Lanes past the warp count read a valid slot; only lanes < warps reach lane 0.
+    Value* from = m_b.CreateAnd(lane, c64(warps - 1));
+    std::vector<Value*> warpResults;
+    for (size_t k = 0; k < outputCount; ++k) {
         const PrimitiveType type = outputShape(k).elementType();
-        return m_elemental.fromMemory(type, m_b.CreateLoad(m_elemental.memoryType(type), slot(k, position)));
-    };
-    // The tree: log2(threads) halvings, a barrier before each.
-    for (int64_t width = threads / 2; width >= 1; width /= 2) {
-        m_b.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier0, {}, {});
-        llvm::BasicBlock* combine = llvm::BasicBlock::Create(context, "tree.combine", m_function);
-        llvm::BasicBlock* after = llvm::BasicBlock::Create(context, "tree.next", m_function);
-        m_b.CreateCondBr(m_b.CreateICmpULT(t, c64(width)), combine, after);
-        m_b.SetInsertPoint(combine);
-        Value* other = m_b.CreateAdd(t, c64(width));
-        for (const auto& [reduce, slotsOf] : groups) {
-            std::vector<Value*> args;
-            for (size_t k : slotsOf) args.push_back(loadShared(k, t));
-            for (size_t k : slotsOf) args.push_back(loadShared(k, other));
-            auto combined = callScalar(*reduce->toApply(), args, false);
-            if (!combined.isOk()) {
-                erasePartial();
-                return combined.status();
-            }
-            for (size_t j = 0; j < slotsOf.size(); ++j)
-                m_b.CreateStore(m_elemental.toMemory(outputShape(slotsOf[j]).elementType(), (*combined)[j]),
-                                slot(slotsOf[j], t));
-        }
-        m_b.CreateBr(after);
-        m_b.SetInsertPoint(after);
+        warpResults.push_back(
+            m_elemental.fromMemory(type, m_b.CreateLoad(m_elemental.memoryType(type), slot(k, from))));
+    }
+    if (Status combined = warpCombine(groups, warpResults, warps); !combined.isOk()) {
+        erasePartial();
+        return combined;
     }
     llvm::BasicBlock* write = llvm::BasicBlock::Create(context, "write", m_function);
-    llvm::BasicBlock* done = llvm::BasicBlock::Create(context, "done", m_function);
-    m_b.CreateCondBr(m_b.CreateICmpEQ(t, c64(0)), write, done);
+    m_b.CreateCondBr(m_b.CreateICmpEQ(lane, c64(0)), write, done);
     m_b.SetInsertPoint(write);
     for (size_t k = 0; k < outputCount; ++k) {
         const PrimitiveType type = outputShape(k).elementType();
         llvm::Type* memory = m_elemental.memoryType(type);
-        Value* value = m_b.CreateLoad(memory, slot(k, c64(0)));
         Value* address = slices > 1
                              ? m_b.CreateInBoundsGEP(memory, params[outputCount + m_spec.leaves.size() + k],
                                                      m_b.CreateAdd(m_b.CreateMul(o, c64(slices)), s))
                              : m_b.CreateInBoundsGEP(memory, params[k], o);
-        m_b.CreateStore(value, address);
+        m_b.CreateStore(m_elemental.toMemory(type, warpResults[k]), address);
     }
     m_b.CreateBr(done);
     m_b.SetInsertPoint(done);
@@ -427,6 +604,180 @@ Status GpuKernelGen::emitCombine(const GpuKernelInfo& info) {
     return Status::ok();
 }
 
+// Atomic read-modify-write: add as one atomic instruction, overwrite as a
+// store, any other reducer in a compare-and-swap loop.
+Status GpuKernelGen::emitAtomicCombine(const HloComputation& reducer, PrimitiveType type, Value* address,
+                                       Value* value) {
+    const HloInstruction* root = reducer.root();
+    if (reducer.parameterCount() != 2) return unsupportedAt(*root, "scatter combiner with other than two parameters");
+    llvm::Type* memory = m_elemental.memoryType(type);
+    const bool isFloat = primitive_util::isFloatingPoint(type);
+    if (root == reducer.parameter(1)) {
+        m_b.CreateStore(m_elemental.toMemory(type, value), address);
+        return Status::ok();
+    }
+    const bool plainAdd = root->opcode() == HloOpcode::kAdd && root->operandCount() == 2 &&
+                          root->operand(0)->opcode() == HloOpcode::kParameter &&
+                          root->operand(1)->opcode() == HloOpcode::kParameter &&
+                          root->operand(0) != root->operand(1);
+    const unsigned bits = static_cast<unsigned>(m_impl.module->getDataLayout().getTypeSizeInBits(memory));
+    if (plainAdd && (type == PrimitiveType::F32 || type == PrimitiveType::F64 ||
+                     (primitive_util::isInteger(type) && bits >= 32))) {
+        m_b.CreateAtomicRMW(isFloat ? llvm::AtomicRMWInst::FAdd : llvm::AtomicRMWInst::Add, address,
+                            m_elemental.toMemory(type, value), llvm::MaybeAlign(bits / 8),
+                            llvm::AtomicOrdering::Monotonic);
+        return Status::ok();
+    }
+    if (bits != 32 && bits != 64)
+        return unsupportedAt(*root, "scatter combiner on " + std::string(primitive_util::name(type)) +
+                                        " elements (atomic updates need 32 or 64 bits)");
+    llvm::Type* integer = m_b.getIntNTy(bits);
+    auto toBits = [&](Value* v) {
+        Value* stored = m_elemental.toMemory(type, v);
+        return stored->getType()->isIntegerTy() ? stored : m_b.CreateBitCast(stored, integer);
+    };
+    auto fromBits = [&](Value* v) {
+        return m_elemental.fromMemory(type, memory->isIntegerTy() ? v : m_b.CreateBitCast(v, memory));
+    };
+    llvm::LLVMContext& context = m_b.getContext();
+    Value* initial = m_b.CreateLoad(integer, address);
+    llvm::BasicBlock* before = m_b.GetInsertBlock();
+    llvm::BasicBlock* loop = llvm::BasicBlock::Create(context, "cas", m_function);
+    llvm::BasicBlock* exit = llvm::BasicBlock::Create(context, "cas.done", m_function);
+    m_b.CreateBr(loop);
+    m_b.SetInsertPoint(loop);
+    llvm::PHINode* old = m_b.CreatePHI(integer, 2, "old");
+    old->addIncoming(initial, before);
+    HLO_ASSIGN_OR_RETURN(std::vector<Value*> combined, callScalar(reducer, {fromBits(old), value}, false));
+    Value* exchange = m_b.CreateAtomicCmpXchg(address, old, toBits(combined.front()), llvm::MaybeAlign(bits / 8),
+                                              llvm::AtomicOrdering::Monotonic, llvm::AtomicOrdering::Monotonic);
+    Value* seen = m_b.CreateExtractValue(exchange, 0);
+    old->addIncoming(seen, m_b.GetInsertBlock());
+    m_b.CreateCondBr(m_b.CreateExtractValue(exchange, 1), exit, loop);
+    m_b.SetInsertPoint(exit);
+    return Status::ok();
+}
+
+// scatter (one operand, no batching dimensions) into an output the plan has
+// initialised with the operand: one thread per update element, which finds
+// its operand position (XLA's rule: a window that does not fit is skipped)
+// and combines atomically.
+StatusOr<GpuKernelInfo> GpuKernelGen::emitScatter(GpuKernelInfo info) {
+    const HloInstruction& scatter = *m_spec.outputs[0];
+    const ScatterDimensionNumbers* numbers = scatter.scatterDimensionNumbers();
+    if (!numbers || scatter.operandCount() != 3 || !scatter.toApply())
+        return unsupportedAt(scatter, "only scatters of one operand are compiled by the GPU backend");
+    if (!numbers->inputBatchingDims.empty()) return unsupportedAt(scatter, "scatter with batching dimensions");
+    const HloInstruction& operand = *scatter.operand(0);
+    const HloInstruction& indices = *scatter.operand(1);
+    const HloInstruction& updates = *scatter.operand(2);
+    const PrimitiveType type = scatter.shape().elementType();
+    const PrimitiveType indexType = indices.shape().elementType();
+    if (!primitive_util::isInteger(indexType)) return unsupportedAt(scatter, "non-integer scatter indices");
+    const std::vector<int64_t>& opDims = operand.shape().dimensions();
+    const std::vector<int64_t>& updDims = updates.shape().dimensions();
+    const int64_t opRank = static_cast<int64_t>(opDims.size());
+    const int64_t indicesRank = indices.shape().rank();
+    const bool implicitVector = numbers->indexVectorDim >= indicesRank;
+    std::vector<int64_t> windowOperandDims;
+    for (int64_t d = 0; d < opRank; ++d)
+        if (std::find(numbers->insertedWindowDims.begin(), numbers->insertedWindowDims.end(), d) ==
+            numbers->insertedWindowDims.end())
+            windowOperandDims.push_back(d);
+    if (windowOperandDims.size() != numbers->updateWindowDims.size())
+        return unsupportedAt(scatter, "update_window_dims do not match the operand");
+    std::vector<int64_t> extent(static_cast<size_t>(opRank), 1);
+    for (size_t i = 0; i < windowOperandDims.size(); ++i)
+        extent[static_cast<size_t>(windowOperandDims[i])] = updDims[static_cast<size_t>(numbers->updateWindowDims[i])];
+
+    info.kind = GpuKernelKind::kLoop;
+    const int64_t n = product(updDims);
+    info.outputElements = n;
+    const int64_t block = n >= kLoopBlock ? kLoopBlock : std::max<int64_t>(32, roundUpPow2(std::max<int64_t>(n, 1)));
+    info.launch.block = {block, 1, 1};
+    info.launch.grid = {std::clamp<int64_t>(ceilDiv(n, block), 1, kMaxGrid), 1, 1};
+    m_outputsAreReduces = false;
+    std::vector<Value*> params = beginEntry(m_spec.name, 1 + m_spec.leaves.size(), block);
+    bindLeaves(params);
+    llvm::LLVMContext& context = m_b.getContext();
+    llvm::BasicBlock* entry = m_b.GetInsertBlock();
+    Value* start = m_b.CreateAdd(m_b.CreateMul(special(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x),
+                                               special(llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x)),
+                                 special(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x));
+    Value* stride = m_b.CreateMul(special(llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_x),
+                                  special(llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x));
+    llvm::BasicBlock* body = llvm::BasicBlock::Create(context, "update", m_function);
+    llvm::BasicBlock* done = llvm::BasicBlock::Create(context, "done", m_function);
+    m_b.CreateCondBr(m_b.CreateICmpSLT(start, c64(n)), body, done);
+    m_b.SetInsertPoint(body);
+    llvm::PHINode* u = m_b.CreatePHI(i64(), 2, "u");
+    u->addIncoming(start, entry);
+    Index update = makeIndex(updDims);
+    update.linear = updDims.empty() ? c64(0) : u;
+    std::vector<Value*> scatterPositions;
+    for (size_t d = 0; d < updDims.size(); ++d)
+        if (std::find(numbers->updateWindowDims.begin(), numbers->updateWindowDims.end(), static_cast<int64_t>(d)) ==
+            numbers->updateWindowDims.end())
+            scatterPositions.push_back(multiOf(update, d));
+    std::vector<Value*> startAt(static_cast<size_t>(opRank), c64(0));
+    for (size_t k = 0; k < numbers->scatterDimsToOperandDims.size(); ++k) {
+        Index at = makeIndex(indices.shape().dimensions());
+        size_t next = 0;
+        for (int64_t d = 0; d < indicesRank; ++d) {
+            if (!implicitVector && d == numbers->indexVectorDim) at.multi.push_back(c64(static_cast<int64_t>(k)));
+            else at.multi.push_back(next < scatterPositions.size() ? scatterPositions[next++] : c64(0));
+        }
+        if (indicesRank == 0) at.linear = c64(0);
+        auto raw = gen(indices, at);
+        if (!raw.isOk()) {
+            erasePartial();
+            return raw.status();
+        }
+        const int64_t dim = numbers->scatterDimsToOperandDims[k];
+        if (dim < 0 || dim >= opRank) {
+            erasePartial();
+            return unsupportedAt(scatter, "scatter_dims_to_operand_dims out of range");
+        }
+        startAt[static_cast<size_t>(dim)] = primitive_util::isSignedInteger(indexType)
+                                                ? m_b.CreateSExtOrTrunc(*raw, i64())
+                                                : m_b.CreateZExtOrTrunc(*raw, i64());
+    }
+    Value* fits = m_b.getTrue();
+    Value* linear = c64(0);
+    size_t window = 0;
+    for (int64_t d = 0; d < opRank; ++d) {
+        Value* first = startAt[static_cast<size_t>(d)];
+        fits = m_b.CreateAnd(fits, m_b.CreateAnd(m_b.CreateICmpSGE(first, c64(0)),
+                                                 m_b.CreateICmpSLE(first, c64(opDims[static_cast<size_t>(d)] -
+                                                                              extent[static_cast<size_t>(d)]))));
+        Value* position = first;
+        if (window < windowOperandDims.size() && windowOperandDims[window] == d)
+            position = m_b.CreateAdd(position, multiOf(update, static_cast<size_t>(numbers->updateWindowDims[window++])));
+        linear = m_b.CreateAdd(m_b.CreateMul(linear, c64(opDims[static_cast<size_t>(d)])), position);
+    }
+    llvm::BasicBlock* apply = llvm::BasicBlock::Create(context, "apply", m_function);
+    llvm::BasicBlock* next = llvm::BasicBlock::Create(context, "next", m_function);
+    m_b.CreateCondBr(fits, apply, next);
+    m_b.SetInsertPoint(apply);
+    auto value = gen(updates, update);
+    Status combined = value.isOk() ? emitAtomicCombine(*scatter.toApply(), type,
+                                                       m_b.CreateInBoundsGEP(m_elemental.memoryType(type), params[0], linear),
+                                                       *value)
+                                   : value.status();
+    if (!combined.isOk()) {
+        erasePartial();
+        return combined;
+    }
+    m_b.CreateBr(next);
+    m_b.SetInsertPoint(next);
+    Value* following = m_b.CreateAdd(u, stride);
+    u->addIncoming(following, next);
+    m_b.CreateCondBr(m_b.CreateICmpSLT(following, c64(n)), body, done);
+    m_b.SetInsertPoint(done);
+    m_b.CreateRetVoid();
+    return info;
+}
+
 // dot: the sum over the contracting elements of lhs * rhs at the mapped
 // indices (output dimensions: batch, lhs free, rhs free), accumulated in the
 // result type.
@@ -508,12 +859,29 @@ StatusOr<Value*> GpuKernelGen::genOther(const HloInstruction& instruction, const
     return next;
 }
 
-// Functions the kernels call that are not intrinsics (libm): PTX cannot
-// link them.
+// Intrinsics the NVPTX target selects (or expands) itself; any other would
+// become a library call, which PTX cannot link, or stop LLVM.
+bool nvptxSelects(llvm::StringRef name) {
+    static const char* const kPrefixes[] = {
+        "llvm.nvvm.",  "llvm.fabs.",    "llvm.sqrt.",     "llvm.fma.",      "llvm.fmuladd.",  "llvm.minnum.",
+        "llvm.maxnum.", "llvm.minimum.", "llvm.maximum.", "llvm.floor.",    "llvm.ceil.",     "llvm.trunc.",
+        "llvm.rint.",  "llvm.nearbyint.", "llvm.round.",  "llvm.roundeven.", "llvm.copysign.", "llvm.ctpop.",
+        "llvm.ctlz.",  "llvm.cttz.",    "llvm.abs.",      "llvm.smax.",     "llvm.smin.",     "llvm.umax.",
+        "llvm.umin.",  "llvm.fptosi.sat.", "llvm.fptoui.sat.", "llvm.memcpy.", "llvm.memset.", "llvm.lifetime.",
+        "llvm.assume", "llvm.fshl.",    "llvm.fshr.",     "llvm.bswap.",    "llvm.is.fpclass.", "llvm.bitreverse.",
+        "llvm.experimental.noalias.scope.decl", "llvm.vector.reduce."};
+    for (const char* prefix : kPrefixes)
+        if (name.starts_with(prefix)) return true;
+    return false;
+}
+
+// Functions the kernels call that PTX cannot provide: libm, and intrinsics
+// that would become libm calls.
 std::vector<std::string> externalCalls(const llvm::Module& module) {
     std::vector<std::string> names;
     for (const llvm::Function& function : module)
-        if (function.isDeclaration() && !function.isIntrinsic() && !function.use_empty())
+        if (function.isDeclaration() && !function.use_empty() &&
+            (!function.isIntrinsic() || !nvptxSelects(function.getName())))
             names.push_back(function.getName().str());
     return names;
 }

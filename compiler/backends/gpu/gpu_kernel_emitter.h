@@ -8,18 +8,25 @@
 // (pred one byte per element). Two shapes of kernel:
 //   * loop: one thread per output element in a grid-stride loop over the
 //     row-major output index (consecutive threads write consecutive
-//     elements: coalesced); a reduce inside, or a reduction whose kept
+//     elements: coalesced), or, for large element counts divisible by 4,
+//     four adjacent elements per thread in one pass (16-byte vector loads
+//     and stores for element-wise chains); a reduce inside, or a reduction whose kept
 //     dimensions are minor and many (a column reduction: consecutive threads
 //     read consecutive elements), is a loop per thread;
+//   * warp reduction (every output a reduce over the same trailing
+//     dimensions, many outputs or short rows): one warp per output element,
+//     eight per block; lane l accumulates the elements l, l + 32, ...
+//     (coalesced), the warp combines its partials with shuffles (the reducer
+//     applied to values exchanged by shfl.sync), lane 0 writes;
 //   * block reduction (every output a reduce over the same number of
-//     elements): one block of `block[0]` threads per output element (and,
-//     when there are few outputs, `slices` blocks along grid.y each taking an
-//     interleaved share of the reduced elements); thread t accumulates the
-//     elements t, t + T, t + 2T, ... (coalesced for row reductions), the
-//     block combines its partials in a shared-memory tree with the reducer,
-//     and thread 0 writes the result, or the slice's partial to scratch,
-//     which the combine entry (a loop kernel over the outputs: [outputs...,
-//     scratch...]) reduces.
+//     elements, otherwise): one block of `block[0]` threads per output
+//     element (and, when there are few outputs, `slices` blocks along grid.y
+//     each taking an interleaved share of the reduced elements); thread t
+//     accumulates the elements t, t + T, t + 2T, ..., each warp combines by
+//     shuffles, warp 0 combines the warps' results (shared memory, one
+//     barrier), and thread 0 writes the result, or the slice's partial to
+//     scratch, which the combine entry (a loop kernel over the outputs:
+//     [outputs..., scratch...]) reduces.
 // dot is generated element by element (a loop over the contracting elements
 // per output element), so kOutput fusions (dot + epilogue) are one kernel;
 // the plan (gpu_plan.h) sends plain GEMMs to cuBLAS when the runner finds it.
@@ -45,7 +52,7 @@ struct GpuLaunchDims {
     int64_t sharedBytes = 0;  // static shared memory of the entry (informational)
 };
 
-enum class GpuKernelKind { kLoop, kBlockReduction };
+enum class GpuKernelKind { kLoop, kWarpReduction, kBlockReduction };
 
 struct GpuKernelInfo {
     std::string entry;

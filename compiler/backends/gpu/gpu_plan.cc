@@ -132,6 +132,16 @@ std::optional<GemmShape> gemmShapeOf(const HloInstruction& dot) {
     return gemm;
 }
 
+// The fused parameter behind `operand`, through copies of the same
+// dimensions (layout changes, which dense row-major buffers do not have),
+// or nullptr.
+const HloInstruction* parameterBehind(const HloInstruction* operand) {
+    while (operand->opcode() == HloOpcode::kCopy &&
+           operand->operand(0)->shape().dimensions() == operand->shape().dimensions())
+        operand = operand->operand(0);
+    return operand->opcode() == HloOpcode::kParameter ? operand : nullptr;
+}
+
 // The dot of a kOutput fusion whose other instructions are an elementwise
 // epilogue of it at the output's own index (as the CPU backend plans them).
 const HloInstruction* epilogueDot(const HloInstruction& fusion) {
@@ -146,7 +156,7 @@ const HloInstruction* epilogueDot(const HloInstruction& fusion) {
     }
     if (!dot) return nullptr;
     for (const HloInstruction* operand : dot->operands())
-        if (operand->opcode() != HloOpcode::kParameter) return nullptr;
+        if (!parameterBehind(operand)) return nullptr;
     if (dot == fused->root()) return dot;
     if (dot->shape().dimensions() != fusion.shape().dimensions()) return nullptr;
     std::unordered_set<const HloInstruction*> dependent{dot};
@@ -192,6 +202,17 @@ private:
                                      const std::vector<int>& args, int64_t time, std::vector<GpuPlanStep>& extra);
     Status planGemm(const HloInstruction& instruction, const HloInstruction& dot, const GemmShape& gemm,
                     const std::vector<int>& operandBuffers, int outBuffer, int64_t time);
+    // A float32 dot whose batch or contracting dimensions are not where a
+    // GEMM wants them (attention's [b, s, h, d] x [b, s, h, d]): each operand
+    // transposed into [batch, free, contracting] / [batch, contracting, free]
+    // order by a kernel into a temporary, then a gemm step, as the CPU
+    // backend does. Nothing planned (false) when it does not apply.
+    StatusOr<bool> planPermutedGemm(const HloInstruction& instruction, const HloInstruction& dot,
+                                    const std::vector<int>& operandBuffers, int outBuffer, int64_t time);
+    HloInstruction* synthetic(std::unique_ptr<HloInstruction> instruction) {
+        m_synthetic.push_back(std::move(instruction));
+        return m_synthetic.back().get();
+    }
 
     const HloModule& m_module;
     const GpuPlanOptions& m_options;
@@ -200,6 +221,9 @@ private:
     std::vector<Interval> m_live;
     std::unordered_map<const HloInstruction*, std::vector<int>> m_leaves;  // array leaves' buffers
     std::vector<int> m_pinned;  // inputs, constants, outputs: live the whole run
+    // Instructions the plan makes (stand-ins for operands, transposes,
+    // canonical dots); they only feed the kernel emitter, never the module.
+    std::vector<std::unique_ptr<HloInstruction>> m_synthetic;
     int m_entries = 0;
 };
 
@@ -301,6 +325,79 @@ Status PlanBuilder::planGemm(const HloInstruction& instruction, const HloInstruc
     return Status::ok();
 }
 
+StatusOr<bool> PlanBuilder::planPermutedGemm(const HloInstruction& instruction, const HloInstruction& dot,
+                                              const std::vector<int>& operandBuffers, int outBuffer, int64_t time) {
+    const DotDimensionNumbers* numbers = dot.dotDimensionNumbers();
+    if (!numbers || !numbers->lhsRaggedDimensions.empty() || !numbers->rhsGroupDimensions.empty()) return false;
+    if (dot.shape().elementType() != PrimitiveType::F32) return false;
+    const std::vector<int64_t>* batch[2] = {&numbers->lhsBatchDimensions, &numbers->rhsBatchDimensions};
+    const std::vector<int64_t>* contracting[2] = {&numbers->lhsContractingDimensions,
+                                                  &numbers->rhsContractingDimensions};
+    HloInstruction* canonical[2] = {nullptr, nullptr};
+    int buffers[2] = {operandBuffers[0], operandBuffers[1]};
+    for (int side = 0; side < 2; ++side) {
+        const Shape& shape = dot.operand(side)->shape();
+        if (!shape.isArray() || shape.elementType() != PrimitiveType::F32) return false;
+        std::vector<int64_t> order(batch[side]->begin(), batch[side]->end());
+        std::vector<int64_t> free;
+        for (int64_t d = 0; d < shape.rank(); ++d)
+            if (std::find(batch[side]->begin(), batch[side]->end(), d) == batch[side]->end() &&
+                std::find(contracting[side]->begin(), contracting[side]->end(), d) == contracting[side]->end())
+                free.push_back(d);
+        if (side == 0) order.insert(order.end(), free.begin(), free.end());
+        order.insert(order.end(), contracting[side]->begin(), contracting[side]->end());
+        if (side == 1) order.insert(order.end(), free.begin(), free.end());
+        // The operand as a leaf of its own (its buffer), never the module's instruction.
+        HloInstruction* standIn = synthetic(std::make_unique<HloInstruction>(
+            HloOpcode::kParameter, dot.name() + ".operand" + std::to_string(side), Shape(shape.elementType(), shape.dimensions())));
+        bool identity = true;
+        for (size_t i = 0; i < order.size(); ++i) identity = identity && order[i] == static_cast<int64_t>(i);
+        if (identity) {
+            canonical[side] = standIn;
+            continue;
+        }
+        std::vector<int64_t> dims;
+        for (int64_t d : order) dims.push_back(shape.dimensions(d));
+        HloInstruction* transpose = synthetic(std::make_unique<HloInstruction>(
+            HloOpcode::kTranspose, dot.name() + ".transposed" + std::to_string(side), Shape(shape.elementType(), dims)));
+        transpose->setDimensions(order);
+        transpose->appendOperand(standIn);
+        const int permuted = newBuffer("%" + transpose->name(), denseBytes(transpose->shape()), time);
+        CpuKernelSpec spec;
+        spec.name = entryName();
+        spec.outputs = {transpose};
+        spec.leaves = {standIn};
+        std::vector<GpuPlanStep> extra;
+        HLO_ASSIGN_OR_RETURN(GpuPlanStep step, kernelStep(instruction, spec, {permuted, buffers[side]}, time, extra));
+        step.name = instruction.name() + ".transpose" + std::to_string(side);
+        m_plan.steps.push_back(std::move(step));
+        ++m_plan.kernels;
+        canonical[side] = transpose;
+        buffers[side] = permuted;
+    }
+    const int64_t batchRank = static_cast<int64_t>(numbers->lhsBatchDimensions.size());
+    const int64_t contractingRank = static_cast<int64_t>(numbers->lhsContractingDimensions.size());
+    DotDimensionNumbers numbersOut;
+    for (int64_t i = 0; i < batchRank; ++i) {
+        numbersOut.lhsBatchDimensions.push_back(i);
+        numbersOut.rhsBatchDimensions.push_back(i);
+    }
+    const int64_t lhsRank = canonical[0]->shape().rank();
+    for (int64_t i = 0; i < contractingRank; ++i) {
+        numbersOut.lhsContractingDimensions.push_back(lhsRank - contractingRank + i);
+        numbersOut.rhsContractingDimensions.push_back(batchRank + i);
+    }
+    HloInstruction* canonicalDot = synthetic(std::make_unique<HloInstruction>(
+        HloOpcode::kDot, dot.name() + ".canonical", Shape(dot.shape().elementType(), dot.shape().dimensions())));
+    canonicalDot->mutableExtra().dotDimensionNumbers = numbersOut;
+    canonicalDot->appendOperand(canonical[0]);
+    canonicalDot->appendOperand(canonical[1]);
+    auto gemm = gemmShapeOf(*canonicalDot);
+    if (!gemm) return internalError("%" + dot.name() + ": the permuted dot is not a GEMM (internal)");
+    HLO_RETURN_IF_ERROR(planGemm(instruction, *canonicalDot, *gemm, {buffers[0], buffers[1]}, outBuffer, time));
+    return true;
+}
+
 Status PlanBuilder::planInstruction(const HloInstruction& instruction, int64_t time) {
     const HloOpcode opcode = instruction.opcode();
     const Shape& shape = instruction.shape();
@@ -386,9 +483,53 @@ Status PlanBuilder::planInstruction(const HloInstruction& instruction, int64_t t
 
     CpuKernelSpec spec;
     std::vector<int> leafBuffers;
+    // scatter, alone or as a fusion's root: the output initialised with the
+    // operand by a loop kernel, then the scatter kernel's atomic updates.
+    const HloInstruction* scatterRoot =
+        opcode == HloOpcode::kScatter ? &instruction
+        : opcode == HloOpcode::kFusion && instruction.fusedComputation() &&
+                instruction.fusedComputation()->root()->opcode() == HloOpcode::kScatter
+            ? instruction.fusedComputation()->root()
+            : nullptr;
+    if (scatterRoot) {
+        if (!shape.isArray()) return notOnGpu(instruction, "scatter of several operands is not supported on the GPU");
+        if (opcode == HloOpcode::kFusion) {
+            const HloComputation* fused = instruction.fusedComputation();
+            for (int64_t i = 0; i < fused->parameterCount(); ++i) {
+                spec.leaves.push_back(fused->parameter(i));
+                leafBuffers.push_back(operandBuffer(fused->parameter(i)->parameterNumber()));
+            }
+        } else {
+            std::unordered_set<const HloInstruction*> seen;
+            for (int64_t i = 0; i < instruction.operandCount(); ++i)
+                if (seen.insert(instruction.operand(i)).second) {
+                    spec.leaves.push_back(instruction.operand(i));
+                    leafBuffers.push_back(operandBuffer(i));
+                }
+        }
+        std::vector<int> args = {outputs[0]};
+        args.insert(args.end(), leafBuffers.begin(), leafBuffers.end());
+        for (const HloInstruction* output : {static_cast<const HloInstruction*>(scatterRoot->operand(0)), scatterRoot}) {
+            CpuKernelSpec part = spec;
+            part.name = entryName();
+            part.outputs = {output};
+            std::vector<GpuPlanStep> extra;
+            HLO_ASSIGN_OR_RETURN(GpuPlanStep step, kernelStep(instruction, part, args, time, extra));
+            step.name = instruction.name() + (output == scatterRoot ? "" : ".init");
+            m_plan.steps.push_back(std::move(step));
+            for (GpuPlanStep& e : extra) m_plan.steps.push_back(std::move(e));
+            ++m_plan.kernels;
+        }
+        return Status::ok();
+    }
     if (opcode == HloOpcode::kDot) {
         if (auto gemm = gemmShapeOf(instruction); gemm && m_options.cublas)
             return planGemm(instruction, instruction, *gemm, {operandBuffer(0), operandBuffer(1)}, outputs[0], time);
+        if (m_options.cublas) {
+            HLO_ASSIGN_OR_RETURN(bool planned, planPermutedGemm(instruction, instruction,
+                                                                {operandBuffer(0), operandBuffer(1)}, outputs[0], time));
+            if (planned) return Status::ok();
+        }
         std::unordered_set<const HloInstruction*> seen;
         for (int64_t i = 0; i < instruction.operandCount(); ++i)
             if (seen.insert(instruction.operand(i)).second) {
@@ -404,18 +545,28 @@ Status PlanBuilder::planInstruction(const HloInstruction& instruction, int64_t t
             leafBuffers.push_back(operandBuffer(fused->parameter(i)->parameterNumber()));
         }
         const HloInstruction* dot = m_options.cublas ? epilogueDot(instruction) : nullptr;
-        auto gemm = dot ? gemmShapeOf(*dot) : std::nullopt;
-        if (dot && gemm) {
-            const std::vector<int> dotOperands = {operandBuffer(dot->operand(0)->parameterNumber()),
-                                                  operandBuffer(dot->operand(1)->parameterNumber())};
-            if (dot == fused->root())
-                return planGemm(instruction, *dot, *gemm, dotOperands, outputs[0], time);
-            // The product into a temporary, the epilogue reading it.
-            const int product = newBuffer("%" + instruction.name() + ".dot", denseBytes(dot->shape()), time);
-            HLO_RETURN_IF_ERROR(planGemm(instruction, *dot, *gemm, dotOperands, product, time));
-            m_plan.steps.back().name = instruction.name() + ".dot";
-            spec.leaves.push_back(dot);
-            leafBuffers.push_back(product);
+        if (dot && dot->shape().elementType() == PrimitiveType::F32) {
+            const std::vector<int> dotOperands = {operandBuffer(parameterBehind(dot->operand(0))->parameterNumber()),
+                                                  operandBuffer(parameterBehind(dot->operand(1))->parameterNumber())};
+            const bool root = dot == fused->root();
+            // The product into the output (a dot alone) or a temporary the epilogue reads.
+            const int product = root ? outputs[0] : newBuffer("%" + instruction.name() + ".dot", denseBytes(dot->shape()), time);
+            bool planned = false;
+            if (auto gemm = gemmShapeOf(*dot)) {
+                HLO_RETURN_IF_ERROR(planGemm(instruction, *dot, *gemm, dotOperands, product, time));
+                planned = true;
+            } else {
+                HLO_ASSIGN_OR_RETURN(planned, planPermutedGemm(instruction, *dot, dotOperands, product, time));
+            }
+            if (planned && root) return Status::ok();
+            if (planned) {
+                m_plan.steps.back().name = instruction.name() + ".dot";
+                spec.leaves.push_back(dot);
+                leafBuffers.push_back(product);
+            } else if (!root) {
+                m_plan.buffers.pop_back();  // the unused temporary
+                m_live.pop_back();
+            }
         }
         addKernelOutputs(spec, *fused->root());
     } else if (isKernelOpcode(opcode)) {
