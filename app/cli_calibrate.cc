@@ -326,6 +326,7 @@ bool probeCpuBackend(TargetDescription& target, bool quick, int threads, const s
 
 int runCalibrate(const std::vector<std::string>& args) {
     if (std::find(args.begin(), args.end(), "--from-history") != args.end()) return runCalibrateFromHistory(args);
+    if (std::find(args.begin(), args.end(), "--gpu-probe") != args.end()) return runCalibrateGpuProbe(args);
     std::string output;
     bool quick = false;
     for (size_t i = 0; i < args.size(); ++i) {

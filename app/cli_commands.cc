@@ -179,6 +179,7 @@ Commands:
         predicted times; why no decision exists when none does.
   run FILE [--device NAME] [--target T] [--mode fused|unfused|both] [--inputs random|zeros|FILE.json]
            [--seed N] [--repeat N] [--warmup N] [--threads N] [--check] [--json]
+           [--emit-plan DIR [--sm SM] [--no-cublas]]
         Execute the module on a device (default cpu; 'interpreter' is the
         reference): unfused (the target pipeline without its fusion passes,
         one kernel per op) and fused (the whole pipeline), --warmup runs
@@ -191,6 +192,20 @@ Commands:
         {"device", "threads", "unfused": {...}, "fused": {"median_ms", "min_ms",
         "max_ms", "compile_ms", "kernels", "peak_bytes", ...}, "check":
         {"max_abs_error", "max_rel_error", "passed"}} (a mode not run is absent).
+        --device gpu runs on this machine's NVIDIA GPU through hloscope-gpu-runner
+        (the gpu pipeline, predicted on h100 unless --target; without a GPU it
+        says "no GPU found" and prints the predicted figures). --emit-plan DIR
+        writes the GPU plans (DIR/unfused, DIR/fused: PTX for --sm sm_80|sm_86|
+        sm_89|sm_90|sm_90a (default sm_90), launch dimensions, buffers, inputs;
+        random float inputs as a seed the runner expands) for a GPU machine,
+        no GPU needed; --no-cublas uses our own dot kernels instead of cuBLAS.
+  import-run DIR [--target T] [--json] [--no-history]
+        Read back what hloscope-gpu-runner measured for plans written by
+        run --emit-plan (DIR, or DIR/unfused and DIR/fused): times per mode
+        and per kernel, the outputs checked against the reference interpreter
+        (on the runner's sample when it wrote --sample N), the measured and
+        predicted speedup (on the device's target: h100, h200, a100), stored
+        in the estimator's history. Exit 1 when a check fails.
   calc --baseline-time T --baseline-memory M --speedup S --memory-reduction R [--json]
         Optimized time = T / S and memory = M / R with the absolute and %
         savings. T takes ms or s (140ms, 1.5s), M MB or GB (11GB); bad
@@ -220,6 +235,10 @@ Commands:
         kernel error before and after, and write the target: cpu (default)
         back to this machine's calibration cache, any other target to
         --output only. --dry-run writes nothing.
+  calibrate --gpu-probe PROBE.json [--base h100|a100|FILE] [--name NAME] [--output FILE]
+        A GPU target description: the base target's published figures with
+        what hloscope-gpu-runner --probe measured on the GPU (copy bandwidth,
+        kernel launch overhead, SM count, L2), each with its source.
   conform FILE... [--quiet]
         Run StableHLO interpreter test files: every '// -----' case is
         imported, evaluated and its check.* operations applied. Prints

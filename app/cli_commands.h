@@ -21,6 +21,7 @@ int runCalibrate(const std::vector<std::string>& args);  // cli_calibrate.cc
 int runCalibrateFromHistory(const std::vector<std::string>& args);  // cli_calibrate_fit.cc
 int runRun(const std::vector<std::string>& args);        // cli_run.cc
 int runImportRun(const std::vector<std::string>& args);  // cli_gpu.cc
+int runCalibrateGpuProbe(const std::vector<std::string>& args);  // cli_gpu.cc
 int runCalc(const std::vector<std::string>& args);       // cli_estimate.cc
 int runEstimate(const std::vector<std::string>& args);   // cli_estimate.cc
 

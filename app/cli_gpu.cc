@@ -15,6 +15,7 @@
 
 #include "app/cli_commands.h"
 #include "app/cli_util.h"
+#include "compiler/backends/gpu/gpu_import.h"
 #include "compiler/backends/gpu/gpu_plan.h"
 #include "compiler/buffers/buffer_assignment.h"
 #include "compiler/estimator/estimate.h"
@@ -24,6 +25,7 @@
 #include "core/hlo_computation.h"
 #include "core/hlo_parser.h"
 #include "core/hlo_printer.h"
+#include "core/module_io.h"
 
 namespace hloscope::cli {
 namespace {
@@ -31,61 +33,7 @@ namespace {
 namespace fs = std::filesystem;
 using Json = nlohmann::ordered_json;
 
-// The GPU target a device's results are predicted on: the A100's figures
-// for an A100, the H100's otherwise (H100, H200 and later).
-std::string gpuTargetFor(const std::string& deviceName) {
-    return deviceName.find("A100") != std::string::npos ? "a100" : "h100";
-}
-
-struct ImportedMode {
-    std::string dir;
-    GpuPlanFiles files;
-    GpuRunResults results;
-    OutputCheck check;
-    bool sampled = false;  // some output was checked on a sample of its elements
-    ModeMeasurement measurement;
-};
-
-StatusOr<ImportedMode> importMode(const std::string& dir) {
-    ImportedMode mode;
-    mode.dir = dir;
-    HLO_ASSIGN_OR_RETURN(mode.files, readGpuPlan(dir));
-    HLO_ASSIGN_OR_RETURN(mode.results, readGpuResults(mode.files.plan, dir));
-    auto original = parseHloModule(mode.files.moduleText);
-    if (!original.isOk()) return Status(original.status().code(), dir + "/module.hlo: " + original.status().message());
-    auto interpreter = findDevice("interpreter");
-    if (!interpreter.isOk()) return interpreter.status();
-    auto reference = (*interpreter)->run(**original, mode.files.inputs, {});
-    if (!reference.isOk())
-        return Status(reference.status().code(), "reference interpreter: " + reference.status().message());
-    // A sampled output is checked at its sampled elements.
-    std::vector<Literal> expected;
-    for (size_t i = 0; i < reference->outputs.size(); ++i)
-        expected.push_back(sampleLiteral(reference->outputs[i],
-                                         i < mode.results.sampleStrides.size() ? mode.results.sampleStrides[i] : 1));
-    mode.check = checkOutputs(expected, mode.results.outputs);
-    for (int64_t stride : mode.results.sampleStrides) mode.sampled = mode.sampled || stride > 1;
-    auto prepared = parseHloModule(mode.files.preparedText);
-    if (!prepared.isOk()) return Status(prepared.status().code(), dir + "/prepared.hlo: " + prepared.status().message());
-    ModeMeasurement& m = mode.measurement;
-    m.mode = mode.files.plan.mode == "unfused" ? ExecutionMode::kUnfused : ExecutionMode::kFused;
-    for (double ms : mode.results.runMs) m.runSeconds.push_back(ms * 1e-3);
-    if (m.runSeconds.empty()) m.runSeconds.push_back(mode.results.medianMs * 1e-3);
-    m.compileSeconds = mode.files.plan.compileSeconds;
-    m.kernels = mode.files.plan.kernels;
-    m.assignedPeakBytes = peakMemoryBytesWithOutputsHeld(**prepared);
-    m.devicePeakBytes = mode.files.plan.arenaBytes;
-    std::map<std::string, size_t> slot;
-    for (size_t i = 0; i < mode.results.steps.size() && i < mode.files.plan.steps.size(); ++i) {
-        const GpuPlanStep& step = mode.files.plan.steps[i];
-        auto [it, fresh] = slot.emplace(step.instruction, m.kernelTimes.size());
-        if (fresh) m.kernelTimes.push_back(MeasuredTime{step.instruction, step.opcode, 0, 1});
-        m.kernelTimes[it->second].seconds += mode.results.steps[i].medianMs * 1e-3;
-    }
-    m.check = mode.check;
-    m.module = std::shared_ptr<const HloModule>(std::move(*prepared));
-    return mode;
-}
+using ImportedMode = ImportedGpuRun;
 
 Json modeJson(const ImportedMode& mode) {
     const GpuRunResults& r = mode.results;
@@ -195,31 +143,15 @@ int runImportRun(const std::vector<std::string>& args) {
         else dir = args[i];
     }
     if (dir.empty()) return usageError("import-run: no plan directory");
-    std::vector<std::string> dirs;
-    std::error_code error;
-    if (fs::exists(fs::path(dir) / "plan.json", error)) {
-        dirs.push_back(dir);
-    } else {
-        for (const char* mode : {"unfused", "fused"})
-            if (fs::exists(fs::path(dir) / mode / "plan.json", error)) dirs.push_back((fs::path(dir) / mode).string());
-    }
-    if (dirs.empty()) {
-        std::fprintf(stderr, "%s: no plan.json here or in unfused/ or fused/ (write plans with run --emit-plan)\n",
-                     dir.c_str());
+    auto imported = importGpuRuns(dir);
+    if (!imported.isOk()) {
+        std::fprintf(stderr, "%s\n", imported.status().message().c_str());
         return kExitFailed;
     }
-    std::vector<ImportedMode> modes;
-    for (const std::string& d : dirs) {
-        auto mode = importMode(d);
-        if (!mode.isOk()) {
-            std::fprintf(stderr, "%s: %s\n", d.c_str(), mode.status().message().c_str());
-            return kExitFailed;
-        }
-        modes.push_back(std::move(*mode));
-    }
+    std::vector<ImportedMode> modes = std::move(*imported);
     const std::map<std::string, std::string>& device = modes.front().results.device;
     const std::string deviceName = device.count("name") ? device.at("name") : std::string("GPU");
-    if (target.empty()) target = gpuTargetFor(deviceName);
+    if (target.empty()) target = gpuTargetForDevice(deviceName);
     std::optional<Estimate> estimate;
     if (modes.size() == 2) {
         auto description = resolveTargetDescription(target);
@@ -291,6 +223,91 @@ int runImportRun(const std::vector<std::string>& args) {
                     m.check.passed ? "passed" : "FAILED: ", m.check.passed ? "" : m.check.detail.c_str());
     }
     return passed ? kExitOk : kExitFailed;
+}
+
+}  // namespace hloscope::cli
+
+namespace hloscope::cli {
+
+// calibrate --gpu-probe PROBE.json [--base h100|a100|FILE] [--name NAME] [--output FILE]:
+// a GPU target description from the base one with the figures the runner
+// measured (hloscope-gpu-runner --probe): memory bandwidth (device-to-device
+// copy), kernel launch overhead (back-to-back launches), SM count and L2.
+int runCalibrateGpuProbe(const std::vector<std::string>& args) {
+    std::string probePath, base = "h100", name, output;
+    for (size_t i = 0; i < args.size(); ++i) {
+        auto value = [&](std::string* out) {
+            if (i + 1 >= args.size()) return false;
+            *out = args[++i];
+            return true;
+        };
+        if (args[i] == "--gpu-probe") {
+            if (!value(&probePath)) return usageError("calibrate: --gpu-probe needs the runner's probe JSON");
+        } else if (args[i] == "--base") {
+            if (!value(&base)) return usageError("calibrate: --base needs a GPU target");
+        } else if (args[i] == "--name") {
+            if (!value(&name)) return usageError("calibrate: --name needs a name");
+        } else if (args[i] == "--output") {
+            if (!value(&output)) return usageError("calibrate: --output needs a file");
+        } else {
+            return usageError("calibrate: unknown option '" + args[i] + "' with --gpu-probe");
+        }
+    }
+    auto text = readFileToString(probePath);
+    if (!text.isOk()) {
+        std::fprintf(stderr, "%s\n", text.status().message().c_str());
+        return kExitFailed;
+    }
+    const nlohmann::json probe = nlohmann::json::parse(*text, nullptr, false);
+    if (probe.is_discarded() || probe.value("format", "") != "hloscope-gpu-probe") {
+        std::fprintf(stderr, "%s: not the output of hloscope-gpu-runner --probe\n", probePath.c_str());
+        return kExitFailed;
+    }
+    auto target = resolveTargetDescription(base);
+    if (!target.isOk() || target->kind != TargetKind::kGpu) {
+        std::fprintf(stderr, "calibrate: --base %s: %s\n", base.c_str(),
+                     target.isOk() ? "not a GPU target" : target.status().message().c_str());
+        return kExitFailed;
+    }
+    const nlohmann::json device = probe.value("device", nlohmann::json::object());
+    const std::string deviceName = device.value("name", std::string("GPU"));
+    const std::string where = "measured by hloscope-gpu-runner --probe on " + deviceName + " (driver " +
+                              device.value("driver", std::string("?")) + ")";
+    const double bandwidth = probe.value("copy_bandwidth_gbs", 0.0) * 1e9;
+    const double launch = probe.value("launch_overhead_us", 0.0) * 1e-6;
+    if (bandwidth <= 0 || launch <= 0) {
+        std::fprintf(stderr, "%s: no copy bandwidth or launch overhead in the probe\n", probePath.c_str());
+        return kExitFailed;
+    }
+    const std::string baseName = target->name;
+    target->name = name.empty() ? target->name : name;
+    target->description = deviceName + ", one GPU: the published " + baseName +
+                          " figures for compute, with this GPU's measured memory bandwidth, launch overhead, SM "
+                          "count and L2 (" + where + ")";
+    target->memoryBandwidthBytesPerSecond = bandwidth;
+    target->sources["$.memoryBandwidthBytesPerSecond"] =
+        where + ": device-to-device copy of " + std::to_string(probe.value("bytes", int64_t{0})) +
+        " bytes, bytes read plus written per second, best of 10";
+    target->kernelLaunchSeconds = launch;
+    target->sources["$.kernelLaunchSeconds"] = where + ": mean time per launch of an empty kernel, 10000 launches back to back on one stream";
+    if (const int64_t sms = device.value("sm_count", int64_t{0}); sms > 0) {
+        target->cores = sms;
+        target->sources["$.cores"] = where + ": CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT";
+    }
+    if (const int64_t l2 = device.value("l2_bytes", int64_t{0}); l2 > 0) {
+        target->cacheBytes = static_cast<double>(l2);
+        target->sources["$.cacheBytes"] = where + ": CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE";
+    }
+    const std::string json = targetDescriptionToJson(*target);
+    if (!output.empty()) {
+        Status written = writeTextFile(output, json);
+        if (!written.isOk()) {
+            std::fprintf(stderr, "%s\n", written.message().c_str());
+            return kExitFailed;
+        }
+    }
+    std::printf("%s", json.c_str());
+    return kExitOk;
 }
 
 }  // namespace hloscope::cli

@@ -84,6 +84,9 @@ private slots:
     void explainAnswersForPairs();
     void runOnTheInterpreter();
     void runErrors();
+    void gpuWithoutDriverPredicts();
+    void gpuPlansAndImportErrors();
+    void calibrateFromGpuProbe();
     void calcArithmeticAndErrors();
     void estimatePredictsAndMeasures();
     void estimateErrors();
@@ -572,6 +575,61 @@ void TestCli::runErrors() {
     Result cc = runCli({u"run"_s, custom, u"--device"_s, u"interpreter"_s});
     QCOMPARE(cc.exitCode, 1);
     QVERIFY2(cc.err.contains(u"cc"_s), qPrintable(cc.err));
+}
+
+// No GPU (a driver that cannot load): "no GPU found", exit 1, and the
+// predicted GPU figures still shown.
+void TestCli::gpuWithoutDriverPredicts() {
+    qputenv("HLOSCOPE_GPU_RUNNER", HLOSCOPE_GPU_RUNNER_PATH);
+    qputenv("HLOSCOPE_CUDA_LIBRARY", "/nonexistent/libcuda.so.1");
+    const QString example = QStringLiteral(HLOSCOPE_SOURCE_DIR "/resources/examples/softmax.hlo");
+    Result r = runCli({u"run"_s, example, u"--device"_s, u"gpu"_s, u"--no-history"_s});
+    QCOMPARE(r.exitCode, 1);
+    QVERIFY2(r.err.contains(u"no GPU found"_s), qPrintable(r.err));
+    QVERIFY2(r.err.contains(u"predicted on h100: unfused"_s), qPrintable(r.err));
+    qunsetenv("HLOSCOPE_CUDA_LIBRARY");
+    qunsetenv("HLOSCOPE_GPU_RUNNER");
+}
+
+// Plans need no GPU; import-run explains what is missing.
+void TestCli::gpuPlansAndImportErrors() {
+    QTemporaryDir dir;
+    const QString example = QStringLiteral(HLOSCOPE_SOURCE_DIR "/resources/examples/mlp.hlo");
+    Result r = runCli({u"run"_s, example, u"--device"_s, u"gpu"_s, u"--emit-plan"_s, dir.path(), u"--sm"_s, u"sm_80"_s});
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY(QFile::exists(dir.filePath(u"fused/plan.json"_s)));
+    QVERIFY(QFile::exists(dir.filePath(u"unfused/kernels.ptx"_s)));
+    QVERIFY(r.out.contains(u"hloscope-gpu-runner"_s));
+    r = runCli({u"run"_s, example, u"--emit-plan"_s, dir.path()});
+    QCOMPARE(r.exitCode, 2);  // needs --device gpu
+    r = runCli({u"run"_s, example, u"--device"_s, u"gpu"_s, u"--emit-plan"_s, dir.path(), u"--sm"_s, u"sm_70"_s});
+    QCOMPARE(r.exitCode, 1);
+    QVERIFY(r.err.contains(u"sm_70"_s));
+    r = runCli({u"import-run"_s, dir.path()});  // plans, but no results yet
+    QCOMPARE(r.exitCode, 1);
+    QVERIFY2(r.err.contains(u"results.json"_s), qPrintable(r.err));
+    QTemporaryDir empty;
+    r = runCli({u"import-run"_s, empty.path()});
+    QCOMPARE(r.exitCode, 1);
+    QVERIFY(r.err.contains(u"no plan.json"_s));
+    QCOMPARE(runCli({u"import-run"_s}).exitCode, 2);
+}
+
+// The probe the runner measured on an H200 becomes a target description.
+void TestCli::calibrateFromGpuProbe() {
+    QTemporaryDir dir;
+    const QString out = dir.filePath(u"gpu.json"_s);
+    Result r = runCli({u"calibrate"_s, u"--gpu-probe"_s,
+                       QStringLiteral(HLOSCOPE_SOURCE_DIR "/tests/bench/gpu/h200_probe.json"), u"--name"_s,
+                       u"mygpu"_s, u"--output"_s, out});
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY(r.out.contains(u"\"name\": \"mygpu\""_s));
+    QVERIFY(r.out.contains(u"measured by hloscope-gpu-runner --probe on NVIDIA H200"_s));
+    QVERIFY(QFile::exists(out));
+    r = runCli({u"cost"_s, QStringLiteral(HLOSCOPE_SOURCE_DIR "/resources/examples/softmax.hlo"), u"--target"_s, out});
+    QCOMPARE(r.exitCode, 0);
+    r = runCli({u"calibrate"_s, u"--gpu-probe"_s, QStringLiteral(HLOSCOPE_SOURCE_DIR "/resources/examples/mlp.hlo")});
+    QCOMPARE(r.exitCode, 1);
 }
 
 void TestCli::calcArithmeticAndErrors() {

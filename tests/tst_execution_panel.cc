@@ -1,6 +1,8 @@
 // ExecutionPanel: runs through the panel on the interpreter device (both
 // modes, progress and finished signals, results checked against the
-// reference), cancel, measured times, and the max-error helper.
+// reference), cancel, measured times, and the max-error helper; the GPU
+// listed but greyed out without a driver, GPU plans exported for another
+// machine and its results imported back.
 #include <QComboBox>
 #include <QProgressBar>
 #include <QPushButton>
@@ -10,7 +12,15 @@
 
 #include <cmath>
 
+#include <QTemporaryDir>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+
 #include "compiler/backends/cpu/cpu_device.h"
+#include "compiler/backends/gpu/gpu_device.h"
+#include "compiler/backends/gpu/gpu_plan.h"
+#include "core/hlo_parser.h"
 #include "tests/panel_test_util.h"
 #include "views/execution/execution_panel.h"
 
@@ -145,6 +155,73 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(cancelled.count() == 1, 120000);
         QCOMPARE(cancelled.at(0).at(0).toBool(), false);
         QCOMPARE(cancelled.at(0).at(1).toString(), QStringLiteral("Cancelled."));
+    }
+
+    void gpuWithoutDriverIsGreyedOut() {
+        qputenv("HLOSCOPE_GPU_RUNNER", HLOSCOPE_GPU_RUNNER_PATH);
+        qputenv("HLOSCOPE_CUDA_LIBRARY", "/nonexistent/libcuda.so.1");
+        registerGpuBackend();
+        ExecutionPanel panel;
+        const int index = panel.deviceCombo()->findData(QStringLiteral("gpu"));
+        QVERIFY(index >= 0);
+        QVERIFY(panel.deviceCombo()->itemText(index).contains(QStringLiteral("unavailable")));
+        QVERIFY(panel.deviceCombo()->itemData(index, Qt::ToolTipRole).toString().startsWith(QStringLiteral("no GPU found")));
+        QCOMPARE(panel.deviceCombo()->itemData(index, Qt::UserRole - 1).toInt(), 0);  // not selectable
+    }
+
+    // Plans written for a GPU machine; results as the runner would write them
+    // (the interpreter's outputs) read back, checked and shown.
+    void exportsGpuPlansAndImportsResults() {
+        DocumentStatePtr state = makeState("polynomial.hlo", "gpu");
+        QVERIFY(state);
+        ExecutionPanel panel;
+        panel.setState(state);
+        panel.setMode(ExecutionPanel::Mode::kBoth);
+        QVERIFY(panel.exportPlanButton()->isEnabled());
+        QTemporaryDir dir;
+        QSignalSpy finished(&panel, &ExecutionPanel::runFinished);
+        panel.exportGpuPlans(dir.path());
+        QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 1, 60000);
+        QVERIFY2(finished.at(0).at(0).toBool(), qPrintable(finished.at(0).at(1).toString()));
+        QVERIFY(panel.statusText().contains(QStringLiteral("GPU plans written")));
+        for (const char* mode : {"unfused", "fused"}) {
+            const std::string planDir = dir.filePath(QString::fromLatin1(mode)).toStdString();
+            auto files = readGpuPlan(planDir);
+            QVERIFY2(files.isOk(), files.status().toString().c_str());
+            auto module = parseHloModule(files->moduleText);
+            QVERIFY(module.isOk());
+            auto interpreter = findDevice("interpreter");
+            auto reference = (*interpreter)->run(**module, files->inputs, {});
+            QVERIFY(reference.isOk());
+            std::filesystem::create_directories(planDir + "/outputs");
+            for (size_t i = 0; i < reference->outputs.size(); ++i)
+                std::ofstream(planDir + "/outputs/" + std::to_string(i) + ".bin", std::ios::binary)
+                    .write(static_cast<const char*>(reference->outputs[i].untypedData()),
+                           reference->outputs[i].sizeInBytes());
+            nlohmann::json steps = nlohmann::json::array();
+            for (const GpuPlanStep& step : files->plan.steps) steps.push_back({{"name", step.name}, {"median_ms", 0.01}});
+            std::ofstream(planDir + "/results.json")
+                << nlohmann::json{{"format", "hloscope-gpu-results"}, {"median_ms", 0.02}, {"run_ms", {0.02}},
+                                  {"device", {{"name", "Test GPU"}}}, {"steps", steps}}
+                       .dump();
+        }
+        QSignalSpy measurements(&panel, &ExecutionPanel::measurementsReady);
+        panel.importGpuResults(dir.path());
+        QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 2, 60000);
+        QVERIFY2(finished.at(1).at(0).toBool(), qPrintable(finished.at(1).at(1).toString()));
+        QCOMPARE(measurements.count(), 1);
+        QCOMPARE(panel.measurements().size(), 2);
+        QCOMPARE(panel.measurements().at(0).mode, QStringLiteral("unfused"));
+        QCOMPARE(panel.measurements().at(1).device, QStringLiteral("gpu (Test GPU, imported)"));
+        QCOMPARE(panel.measurements().at(1).deviceKind, QStringLiteral("gpu"));
+        QVERIFY(panel.measurements().at(1).passed);
+        QCOMPARE(panel.resultTable()->rowCount(), 2);
+        // A directory without plans: a clear failure.
+        QTemporaryDir empty;
+        panel.importGpuResults(empty.path());
+        QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 3, 60000);
+        QVERIFY(!finished.at(2).at(0).toBool());
+        QVERIFY(panel.statusText().contains(QStringLiteral("no plan.json")));
     }
 
     void destroyingWhileRunningCancels() {

@@ -1,5 +1,7 @@
 #include "views/execution/execution_panel.h"
 
+#include <QFileDialog>
+
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -21,6 +23,7 @@
 #include "compiler/runtime/execution_modes.h"
 #include "core/hlo_evaluator.h"
 #include "views/estimator/model_figures.h"
+#include "views/execution/gpu_plan_jobs.h"
 #include "views/fusion/fusion_decision_model.h"
 
 namespace hloscope {
@@ -51,16 +54,7 @@ ExecutionPanel::Outcome runJob(const JobSpec& spec) {
         outcome.error = QObject::tr("no module to run");
         return outcome;
     }
-    const int last = static_cast<int>(state.snapshots->size()) - 1;
-    int unfused = last;
-    for (int i = 1; i <= last; ++i)
-        if (isFusionPassName((*state.snapshots)[static_cast<size_t>(i)].pass)) {
-            unfused = i - 1;
-            break;
-        }
-    std::vector<std::pair<QString, int>> runs;
-    if (spec.mode != ExecutionPanel::Mode::kFused) runs.emplace_back(QStringLiteral("unfused"), unfused);
-    if (spec.mode != ExecutionPanel::Mode::kUnfused) runs.emplace_back(QStringLiteral("fused"), last);
+    const std::vector<std::pair<QString, int>> runs = snapshotsForMode(state, spec.mode);
 
     const int phases = static_cast<int>(runs.size()) + 1;
     auto phaseOptions = [&](int phase, const QString& label) {
@@ -133,6 +127,12 @@ ExecutionPanel::ExecutionPanel(QWidget* parent) : QWidget(parent) {
     m_runButton = new QPushButton(tr("Run"), this);
     m_cancelButton = new QPushButton(tr("Cancel"), this);
     m_cancelButton->setEnabled(false);
+    m_exportButton = new QPushButton(tr("Export GPU plan..."), this);
+    m_exportButton->setToolTip(tr("Write PTX, launch dimensions, buffers and inputs of the unfused and fused module "
+                                  "for hloscope-gpu-runner on a GPU machine"));
+    m_importButton = new QPushButton(tr("Import GPU results..."), this);
+    m_importButton->setToolTip(tr("Read back what hloscope-gpu-runner measured and check its outputs against the "
+                                  "reference interpreter"));
     m_progress = new QProgressBar(this);
     m_progress->setRange(0, 100);
     m_progress->setValue(0);
@@ -160,8 +160,14 @@ ExecutionPanel::ExecutionPanel(QWidget* parent) : QWidget(parent) {
     controls->addWidget(m_seedSpin);
     controls->addWidget(m_runButton);
     controls->addWidget(m_cancelButton);
+    auto* remote = new QHBoxLayout;
+    remote->addWidget(new QLabel(tr("GPU on another machine:"), this));
+    remote->addWidget(m_exportButton);
+    remote->addWidget(m_importButton);
+    remote->addStretch(1);
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(controls);
+    layout->addLayout(remote);
     layout->addWidget(m_progress);
     layout->addWidget(m_status);
     layout->addWidget(m_results, 1);
@@ -172,11 +178,20 @@ ExecutionPanel::ExecutionPanel(QWidget* parent) : QWidget(parent) {
     connect(m_watcher, &QFutureWatcher<Outcome>::finished, this, &ExecutionPanel::onFinished);
     connect(m_runButton, &QPushButton::clicked, this, &ExecutionPanel::run);
     connect(m_cancelButton, &QPushButton::clicked, this, &ExecutionPanel::cancel);
+    connect(m_exportButton, &QPushButton::clicked, this, [this] {
+        const QString dir = QFileDialog::getExistingDirectory(this, tr("Export GPU plan into"));
+        if (!dir.isEmpty()) exportGpuPlans(dir);
+    });
+    connect(m_importButton, &QPushButton::clicked, this, [this] {
+        const QString dir = QFileDialog::getExistingDirectory(this, tr("Import GPU results from"));
+        if (!dir.isEmpty()) importGpuResults(dir);
+    });
     connect(m_times, &QTableWidget::cellDoubleClicked, this, [this](int row, int) {
         if (QTableWidgetItem* item = m_times->item(row, 0)) emit instructionSelected(item->text());
     });
     refreshDevices();
     m_runButton->setEnabled(false);
+    m_exportButton->setEnabled(false);
 }
 
 ExecutionPanel::~ExecutionPanel() {
@@ -216,6 +231,7 @@ void ExecutionPanel::setState(DocumentStatePtr state) {
     m_state = std::move(state);
     const bool hasModule = m_state && m_state->snapshots && !m_state->snapshots->empty();
     m_runButton->setEnabled(hasModule && !isRunning());
+    m_exportButton->setEnabled(hasModule && !isRunning());
 }
 
 void ExecutionPanel::selectInstruction(const QString& name) {
@@ -283,6 +299,36 @@ void ExecutionPanel::run() {
     m_watcher->setFuture(QtConcurrent::run([spec] { return runJob(spec); }));
 }
 
+void ExecutionPanel::startJob(std::function<Outcome()> job, const QString& what) {
+    m_cancel = std::make_shared<std::atomic<bool>>(false);
+    m_runButton->setEnabled(false);
+    m_exportButton->setEnabled(false);
+    m_importButton->setEnabled(false);
+    m_progress->setValue(0);
+    m_status->setText(what);
+    emit runStarted();
+    m_watcher->setFuture(QtConcurrent::run(std::move(job)));
+}
+
+void ExecutionPanel::exportGpuPlans(const QString& dir) {
+    if (isRunning()) return;
+    if (!m_state || !m_state->snapshots || m_state->snapshots->empty()) {
+        m_status->setText(tr("Open a module first."));
+        emit runFinished(false, m_status->text());
+        return;
+    }
+    DocumentStatePtr state = m_state;
+    const Mode mode = this->mode();
+    const uint64_t seed = static_cast<uint64_t>(m_seedSpin->value());
+    startJob([state, mode, seed, dir] { return exportGpuPlansJob(state, mode, seed, dir, QStringLiteral("sm_90")); },
+             tr("Writing GPU plans..."));
+}
+
+void ExecutionPanel::importGpuResults(const QString& dir) {
+    if (isRunning()) return;
+    startJob([dir] { return importGpuResultsJob(dir); }, tr("Reading GPU results..."));
+}
+
 void ExecutionPanel::cancel() {
     if (m_cancel && isRunning()) {
         m_cancel->store(true);
@@ -294,6 +340,8 @@ void ExecutionPanel::onFinished() {
     const Outcome outcome = m_watcher->result();
     m_cancelButton->setEnabled(false);
     m_runButton->setEnabled(m_state != nullptr);
+    m_exportButton->setEnabled(m_state != nullptr);
+    m_importButton->setEnabled(true);
     bool ok = outcome.error.isEmpty();
     QString message;
     if (outcome.cancelled) {
@@ -301,6 +349,8 @@ void ExecutionPanel::onFinished() {
         ok = false;
     } else if (!outcome.error.isEmpty()) {
         message = tr("Failed: %1").arg(outcome.error);
+    } else if (outcome.measurements.isEmpty()) {
+        message = outcome.note;
     } else {
         m_measurements = outcome.measurements;
         m_results->setRowCount(0);

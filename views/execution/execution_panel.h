@@ -19,6 +19,7 @@
 #include <QWidget>
 
 #include <atomic>
+#include <functional>
 #include <memory>
 
 #include "compiler/runtime/execution_device.h"
@@ -62,6 +63,8 @@ public:
     QSpinBox* seedSpin() const { return m_seedSpin; }
     QPushButton* runButton() const { return m_runButton; }
     QPushButton* cancelButton() const { return m_cancelButton; }
+    QPushButton* exportPlanButton() const { return m_exportButton; }
+    QPushButton* importResultsButton() const { return m_importButton; }
     QProgressBar* progressBar() const { return m_progress; }
     QTableWidget* resultTable() const { return m_results; }
     QString statusText() const;
@@ -80,6 +83,13 @@ public slots:
     void selectInstruction(const QString& name);
     void run();
     void cancel();
+    // For a GPU on another machine (gpu_plan_jobs.h), on the worker thread:
+    // writes GPU plans of the module (the mode combo's modes, the seed's
+    // synthetic inputs) into `dir` (dir/unfused, dir/fused for both), or
+    // reads a GPU machine's results from `dir` and shows them as
+    // measurements, checked against the interpreter.
+    void exportGpuPlans(const QString& dir);
+    void importGpuResults(const QString& dir);
 
 signals:
     void instructionSelected(const QString& name);
@@ -96,6 +106,7 @@ public:
         QList<ExecutionMeasurement> measurements;
         QString error;  // empty when every run completed
         bool cancelled = false;
+        QString note;   // what a job without measurements did (a plan export)
     };
 
 private:
@@ -112,6 +123,9 @@ private:
     QSpinBox* m_seedSpin = nullptr;
     QPushButton* m_runButton = nullptr;
     QPushButton* m_cancelButton = nullptr;
+    QPushButton* m_exportButton = nullptr;
+    QPushButton* m_importButton = nullptr;
+    void startJob(std::function<Outcome()> job, const QString& what);
     QProgressBar* m_progress = nullptr;
     QLabel* m_status = nullptr;
     QTableWidget* m_results = nullptr;

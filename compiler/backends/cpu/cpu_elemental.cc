@@ -50,7 +50,10 @@ Status notCompiled(const HloInstruction& instruction, const std::string& why) {
     return Status(StatusCode::kUnimplemented, "%" + instruction.name() + ": " + why);
 }
 
-bool isFloat(PrimitiveType type) { return type == PrimitiveType::F32 || type == PrimitiveType::F64; }
+// f16 and bf16 compute in f32 registers and are rounded back after every op
+// (XLA's CPU and GPU emitters do the same); memory holds their 16 bits.
+bool isNarrow(PrimitiveType type) { return type == PrimitiveType::F16 || type == PrimitiveType::BF16; }
+bool isFloat(PrimitiveType type) { return type == PrimitiveType::F32 || type == PrimitiveType::F64 || isNarrow(type); }
 bool isUnsigned(PrimitiveType type) { return primitive_util::isUnsignedInteger(type); }
 
 }  // namespace
@@ -59,7 +62,8 @@ bool Elemental::supported(PrimitiveType type) {
     switch (type) {
     case PrimitiveType::PRED: case PrimitiveType::S8: case PrimitiveType::S16: case PrimitiveType::S32:
     case PrimitiveType::S64: case PrimitiveType::U8: case PrimitiveType::U16: case PrimitiveType::U32:
-    case PrimitiveType::U64: case PrimitiveType::F32: case PrimitiveType::F64:
+    case PrimitiveType::U64: case PrimitiveType::F32: case PrimitiveType::F64: case PrimitiveType::F16:
+    case PrimitiveType::BF16:
         return true;
     default: return false;
     }
@@ -68,22 +72,40 @@ bool Elemental::supported(PrimitiveType type) {
 llvm::Type* Elemental::registerType(PrimitiveType type) {
     switch (type) {
     case PrimitiveType::PRED: return m_b.getInt1Ty();
-    case PrimitiveType::F32: return m_b.getFloatTy();
+    case PrimitiveType::F32: case PrimitiveType::F16: case PrimitiveType::BF16: return m_b.getFloatTy();
     case PrimitiveType::F64: return m_b.getDoubleTy();
     default: return m_b.getIntNTy(static_cast<unsigned>(primitive_util::bitWidth(type)));
     }
 }
 
 llvm::Type* Elemental::memoryType(PrimitiveType type) {
+    if (isNarrow(type)) return m_b.getInt16Ty();
     return type == PrimitiveType::PRED ? m_b.getInt8Ty() : registerType(type);
 }
 
 Value* Elemental::fromMemory(PrimitiveType type, Value* loaded) {
+    if (type == PrimitiveType::F16) return m_b.CreateFPExt(m_b.CreateBitCast(loaded, m_b.getHalfTy()), m_b.getFloatTy());
+    if (type == PrimitiveType::BF16)
+        return m_b.CreateBitCast(m_b.CreateShl(m_b.CreateZExt(loaded, m_b.getInt32Ty()), 16), m_b.getFloatTy());
     return type == PrimitiveType::PRED ? m_b.CreateICmpNE(loaded, m_b.getInt8(0)) : loaded;
 }
 
 Value* Elemental::toMemory(PrimitiveType type, Value* value) {
+    if (type == PrimitiveType::F16) return m_b.CreateBitCast(m_b.CreateFPTrunc(value, m_b.getHalfTy()), m_b.getInt16Ty());
+    if (type == PrimitiveType::BF16) {
+        // Round to nearest even on the bits; NaN stays a (quiet) NaN.
+        Value* bits = m_b.CreateBitCast(value, m_b.getInt32Ty());
+        Value* lsb = m_b.CreateAnd(m_b.CreateLShr(bits, 16), m_b.getInt32(1));
+        Value* rounded = m_b.CreateLShr(m_b.CreateAdd(bits, m_b.CreateAdd(lsb, m_b.getInt32(0x7fff))), 16);
+        Value* quietNan = m_b.CreateOr(m_b.CreateLShr(bits, 16), m_b.getInt32(0x40));
+        Value* result = m_b.CreateSelect(m_b.CreateFCmpUNO(value, value), quietNan, rounded);
+        return m_b.CreateTrunc(result, m_b.getInt16Ty());
+    }
     return type == PrimitiveType::PRED ? m_b.CreateZExt(value, m_b.getInt8Ty()) : value;
+}
+
+Value* Elemental::roundTo(PrimitiveType type, Value* value) {
+    return isNarrow(type) ? fromMemory(type, toMemory(type, value)) : value;
 }
 
 Value* Elemental::constant(PrimitiveType type, const Literal& literal, int64_t index) {
@@ -93,7 +115,7 @@ Value* Elemental::constant(PrimitiveType type, const Literal& literal, int64_t i
 }
 
 Value* Elemental::fromIndex(PrimitiveType type, Value* position) {
-    if (isFloat(type)) return m_b.CreateUIToFP(position, registerType(type));
+    if (isFloat(type)) return roundTo(type, m_b.CreateUIToFP(position, registerType(type)));
     if (type == PrimitiveType::PRED) return m_b.CreateICmpNE(position, m_b.getInt64(0));
     return m_b.CreateTrunc(position, registerType(type));
 }
@@ -107,13 +129,18 @@ Value* Elemental::convert(PrimitiveType from, PrimitiveType to, Value* value) {
     }
     if (from == PrimitiveType::PRED)
         return isFloat(to) ? m_b.CreateUIToFP(value, target) : m_b.CreateZExt(value, target);
-    if (isFloat(from) && isFloat(to))
-        return from == PrimitiveType::F32 ? m_b.CreateFPExt(value, target) : m_b.CreateFPTrunc(value, target);
+    if (isFloat(from) && isFloat(to)) {
+        Value* resized = value->getType() == target                ? value
+                         : value->getType()->isDoubleTy() ? m_b.CreateFPTrunc(value, target)
+                                                          : m_b.CreateFPExt(value, target);
+        return roundTo(to, resized);
+    }
     if (isFloat(from)) {
         const auto id = isUnsigned(to) ? llvm::Intrinsic::fptoui_sat : llvm::Intrinsic::fptosi_sat;
         return m_b.CreateIntrinsic(id, {target, value->getType()}, {value});
     }
-    if (isFloat(to)) return isUnsigned(from) ? m_b.CreateUIToFP(value, target) : m_b.CreateSIToFP(value, target);
+    if (isFloat(to))
+        return roundTo(to, isUnsigned(from) ? m_b.CreateUIToFP(value, target) : m_b.CreateSIToFP(value, target));
     return isUnsigned(from) ? m_b.CreateZExtOrTrunc(value, target) : m_b.CreateSExtOrTrunc(value, target);
 }
 
@@ -169,7 +196,7 @@ StatusOr<Value*> Elemental::emitFloat(const HloInstruction& instruction, const s
     using llvm::Intrinsic::ID;
     const PrimitiveType type = instruction.shape().elementType();
     llvm::Type* t = registerType(type);
-    const bool f32 = type == PrimitiveType::F32;
+    const bool f32 = type == PrimitiveType::F32 || isNarrow(type);  // narrow types compute in f32
     Value* x = operands[0];
     Value* y = operands.size() > 1 ? operands[1] : nullptr;
     auto unary = [&](ID id) { return m_b.CreateUnaryIntrinsic(id, x); };
@@ -317,7 +344,7 @@ StatusOr<Value*> Elemental::emit(const HloInstruction& instruction, const std::v
         if (from == PrimitiveType::PRED || type == PrimitiveType::PRED ||
             primitive_util::bitWidth(from) != primitive_util::bitWidth(type))
             return notCompiled(instruction, "bitcast-convert between different widths");
-        return m_b.CreateBitCast(operands[0], registerType(type));
+        return fromMemory(type, m_b.CreateBitCast(toMemory(from, operands[0]), memoryType(type)));
     }
     case HloOpcode::kIsFinite: {
         Value* magnitude = m_b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, operands[0]);
@@ -337,7 +364,10 @@ StatusOr<Value*> Elemental::emit(const HloInstruction& instruction, const std::v
     }
     default: break;
     }
-    if (isFloat(type)) return emitFloat(instruction, operands);
+    if (isFloat(type)) {
+        HLO_ASSIGN_OR_RETURN(Value * result, emitFloat(instruction, operands));
+        return m_roundNarrow ? roundTo(type, result) : result;
+    }
     return emitInteger(instruction, operands);
 }
 

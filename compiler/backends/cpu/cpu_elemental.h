@@ -7,6 +7,7 @@
 // memory holds pred as one byte.
 #pragma once
 
+#include <utility>
 #include <vector>
 
 #include <llvm/IR/IRBuilder.h>
@@ -27,12 +28,19 @@ public:
     // exp/log approximations, no pow intrinsic for other types (an error).
     void setDeviceCode(bool on) { m_deviceCode = on; }
 
-    // pred, s8..s64, u8..u64, f32, f64.
+    // pred, s8..s64, u8..u64, f16, bf16 (in f32 registers, rounded after
+    // every op; 16 bits in memory), f32, f64.
     static bool supported(PrimitiveType type);
     llvm::Type* registerType(PrimitiveType type);
     llvm::Type* memoryType(PrimitiveType type);
     llvm::Value* fromMemory(PrimitiveType type, llvm::Value* loaded);
     llvm::Value* toMemory(PrimitiveType type, llvm::Value* value);
+    // A register value rounded to `type`'s precision (f16, bf16; others as is).
+    llvm::Value* roundTo(PrimitiveType type, llvm::Value* value);
+    // While false, ops on f16/bf16 keep their f32 results unrounded (a
+    // reduction's accumulation, rounded once at its end, as the reference
+    // interpreter accumulates); returns the previous setting.
+    bool setRoundNarrow(bool on) { return std::exchange(m_roundNarrow, on); }
     // Element `index` of a literal of `type`, as a constant.
     llvm::Value* constant(PrimitiveType type, const Literal& literal, int64_t index);
     // An i64 position converted to `type` (iota).
@@ -55,6 +63,7 @@ private:
     llvm::IRBuilderBase& m_b;
     llvm::Module& m_module;
     bool m_deviceCode = false;
+    bool m_roundNarrow = true;
 };
 
 }  // namespace hloscope::cpu_internal

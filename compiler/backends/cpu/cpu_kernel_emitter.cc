@@ -354,6 +354,8 @@ StatusOr<std::vector<Value*>> KernelGen::callScalar(const HloComputation& comput
         m_env[computation.parameter(i)] = args[static_cast<size_t>(i)];
     }
     llvm::IRBuilderBase::FastMathFlagGuard guard(m_b);
+    // A reduction's accumulation (reassociable) keeps f16/bf16 sums in f32.
+    const bool rounding = m_elemental.setRoundNarrow(!reassociate);
     if (reassociate) {
         llvm::FastMathFlags flags;
         flags.setAllowReassoc();
@@ -379,6 +381,7 @@ StatusOr<std::vector<Value*>> KernelGen::callScalar(const HloComputation& comput
         else status = value.status();
     }
     for (int64_t i = 0; i < computation.parameterCount(); ++i) m_env.erase(computation.parameter(i));
+    m_elemental.setRoundNarrow(rounding);
     if (!status.isOk()) return status;
     return results;
 }
@@ -602,7 +605,7 @@ StatusOr<std::vector<Value*>> KernelGen::genReduceLoop(const HloInstruction& red
         llvm::PHINode* phi = m_b.CreatePHI(inits[static_cast<size_t>(k)]->getType(), 2, "reduced");
         phi->addIncoming(inits[static_cast<size_t>(k)], guardBlock);
         phi->addIncoming(next[static_cast<size_t>(k)], latch);
-        results.push_back(phi);
+        results.push_back(m_elemental.roundTo(reduce.operand(k)->shape().elementType(), phi));
     }
     return results;
 }
