@@ -179,7 +179,7 @@ Commands:
         predicted times; why no decision exists when none does.
   run FILE [--device NAME] [--target T] [--mode fused|unfused|both] [--inputs random|zeros|FILE.json]
            [--seed N] [--repeat N] [--warmup N] [--threads N] [--check] [--json]
-           [--emit-plan DIR [--sm SM] [--no-cublas]]
+           [--emit-plan DIR [--sm SM] [--elemental-dots]]
         Execute the module on a device (default cpu; 'interpreter' is the
         reference): unfused (the target pipeline without its fusion passes,
         one kernel per op) and fused (the whole pipeline), --warmup runs
@@ -198,7 +198,9 @@ Commands:
         writes the GPU plans (DIR/unfused, DIR/fused: PTX for --sm sm_80|sm_86|
         sm_89|sm_90|sm_90a (default sm_90), launch dimensions, buffers, inputs;
         random float inputs as a seed the runner expands) for a GPU machine,
-        no GPU needed; --no-cublas uses our own dot kernels instead of cuBLAS.
+        no GPU needed; --elemental-dots computes dots inside the kernels element by element
+        (no GEMM steps); the runner's --no-cublas runs GEMM steps on our own
+        tiled kernel.
   import-run DIR [--target T] [--json] [--no-history]
         Read back what hloscope-gpu-runner measured for plans written by
         run --emit-plan (DIR, or DIR/unfused and DIR/fused): times per mode

@@ -74,7 +74,7 @@ int emitGpuPlans(const HloModule& module, const std::string& name, const std::ve
         GpuPlanOptions options;
         options.sm = flags.sm;
         options.mode = modeName;
-        options.cublas = flags.cublas;
+        options.gemmSteps = flags.gemmSteps;
         options.warmup = flags.warmup;
         options.repeat = flags.repeat;
         auto plan = buildGpuPlan(*prepared->module, options);

@@ -13,7 +13,7 @@ namespace hloscope::cli {
 struct GpuEmitFlags {
     std::string dir;          // --emit-plan DIR
     std::string sm = "sm_90";  // --sm
-    bool cublas = true;       // --no-cublas turns GEMM steps into our own kernels
+    bool gemmSteps = true;    // --elemental-dots: dots inside kernels, no GEMM steps
     int warmup = 3;
     int repeat = 20;
     bool json = false;

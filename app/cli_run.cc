@@ -42,7 +42,7 @@ struct RunFlags {
     bool check = false;
     bool json = false;
     bool history = true;
-    GpuEmitFlags gpu;  // --emit-plan, --sm, --no-cublas
+    GpuEmitFlags gpu;  // --emit-plan, --sm, --elemental-dots
 };
 
 std::string modeName(const ModeMeasurement& r) { return std::string(executionModeName(r.mode)); }
@@ -99,8 +99,8 @@ std::optional<std::string> parseFlags(const std::vector<std::string>& args, RunF
             if (auto e = text("a directory", &flags.gpu.dir)) return e;
         } else if (arg == "--sm") {
             if (auto e = text("an SM version (sm_80, sm_86, sm_89, sm_90, sm_90a)", &flags.gpu.sm)) return e;
-        } else if (arg == "--no-cublas") {
-            flags.gpu.cublas = false;
+        } else if (arg == "--elemental-dots") {
+            flags.gpu.gemmSteps = false;
         } else if (arg == "--check") {
             flags.check = true;
         } else if (arg == "--json") {

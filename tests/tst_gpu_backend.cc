@@ -65,7 +65,8 @@ void checkPlanConsistent(const GpuPlan& plan) {
         QVERIFY2(plan.ptx.find(".entry " + step.entry + "(") != std::string::npos, step.entry.c_str());
         for (int a : step.args) QVERIFY(known(a));
         for (int64_t g : step.launch.grid) QVERIFY(g >= 1);
-        QVERIFY(step.launch.block[0] >= 32 && step.launch.block[0] <= 1024);
+        const int64_t threads = step.launch.block[0] * step.launch.block[1] * step.launch.block[2];
+        QVERIFY(threads >= 32 && threads <= 1024);
     };
     for (const GpuPlanStep& step : plan.steps) {
         if (step.kind == GpuStepKind::kKernel) checkKernel(step);
@@ -211,8 +212,9 @@ void TestGpuBackend::reductionShapes() {
     QVERIFY(columns.ptx.find("shfl") == std::string::npos);
 }
 
-// relu(x @ w + b): the dot a cuBLAS GEMM (its fallback kernel in the PTX),
-// bias and relu a loop kernel; without cuBLAS the dot is our own kernel.
+// relu(x @ w + b): the dot a GEMM step (cuBLAS in the runner, our tiled
+// kernel as its fallback), bias and relu a loop kernel; with elemental dots
+// the dot is a kernel of its own, element by element.
 void TestGpuBackend::gemmSteps() {
     auto module = loadModuleFromFile((kExamples + "/relu_matmul_bias.hlo").toStdString());
     QVERIFY(module.isOk());
@@ -222,9 +224,17 @@ void TestGpuBackend::gemmSteps() {
     const GpuPlanStep& gemm = *std::find_if(plan.steps.begin(), plan.steps.end(),
                                             [](const GpuPlanStep& s) { return s.kind == GpuStepKind::kGemm; });
     QVERIFY(gemm.m > 0 && gemm.n > 0 && gemm.k > 0);
+    // The fallback: our tiled GEMM (16x16 threads, 64x64 tiles, shared memory).
+    const GpuPlanStep& tiled = gemm.fallback.front();
+    QCOMPARE(tiled.launch.block[0], int64_t{16});
+    QCOMPARE(tiled.launch.block[1], int64_t{16});
+    QCOMPARE(tiled.launch.grid[0], (gemm.n + 63) / 64);
+    QCOMPARE(tiled.launch.grid[1], (gemm.m + 63) / 64);
+    QVERIFY(plan.ptx.find("ld.shared.v4.f32") != std::string::npos);
+    QVERIFY(plan.ptx.find("fma.rn.f32") != std::string::npos);
     checkPlanConsistent(plan);
     GpuPlanOptions noCublas;
-    noCublas.cublas = false;
+    noCublas.gemmSteps = false;
     const GpuPlan own = planOf(*fused, noCublas);
     QCOMPARE(countSteps(own, GpuStepKind::kGemm), 0);
     QCOMPARE(own.steps.size(), plan.steps.size());  // the dot is our own kernel

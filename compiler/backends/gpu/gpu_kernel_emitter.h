@@ -66,6 +66,14 @@ struct GpuKernelInfo {
     GpuLaunchDims combineLaunch;
 };
 
+// A float32 (batched) matrix product out[b, m, n] = sum_k lhs[b, m, k] *
+// rhs[b, k, n], lhs stored [b, k, m] when lhsTransposed, rhs [b, n, k] when
+// rhsTransposed (the plan's gemm step).
+struct GpuGemmShape {
+    int64_t batch = 1, m = 0, n = 0, k = 0;
+    bool lhsTransposed = false, rhsTransposed = false;
+};
+
 class GpuKernelEmitter {
 public:
     // `sm`: "sm_80", "sm_86", "sm_89", "sm_90" or "sm_90a" (supportedSms()).
@@ -81,6 +89,11 @@ public:
     // entry's), or an error (the instruction and why) with nothing left in
     // the module.
     StatusOr<GpuKernelInfo> emitKernel(const CpuKernelSpec& spec);
+    // Our own GEMM kernel (the fallback of a gemm step when cuBLAS is absent):
+    // 64x64 output tiles per block of 16x16 threads, 4x4 outputs per thread,
+    // lhs and rhs staged through shared memory 16 elements of k at a time;
+    // parameters [out, lhs, rhs].
+    StatusOr<GpuKernelInfo> emitGemm(const std::string& name, const GpuGemmShape& shape);
     int64_t kernelCount() const;
     // The LLVM IR emitted so far (before optimisation).
     std::string irText() const;

@@ -307,18 +307,17 @@ Status PlanBuilder::planGemm(const HloInstruction& instruction, const HloInstruc
     step.lhs = operandBuffers[0];
     step.rhs = operandBuffers[1];
     step.out = outBuffer;
-    CpuKernelSpec spec;
-    spec.name = entryName();
-    spec.outputs = {&dot};
-    spec.leaves = {dot.operand(0), dot.operand(1)};
-    std::vector<int> args = {outBuffer, operandBuffers[0], operandBuffers[1]};
-    if (dot.operand(0) == dot.operand(1)) {
-        spec.leaves = {dot.operand(0)};
-        args = {outBuffer, operandBuffers[0]};
-    }
-    std::vector<GpuPlanStep> extra;
-    HLO_ASSIGN_OR_RETURN(GpuPlanStep fallback, kernelStep(instruction, spec, args, time, extra));
-    if (!extra.empty()) return notOnGpu(instruction, "split dot fallback (internal)");
+    // The fallback: our tiled GEMM kernel.
+    GpuGemmShape shape{gemm.batch, gemm.m, gemm.n, gemm.k, gemm.lhsTransposed, gemm.rhsTransposed};
+    HLO_ASSIGN_OR_RETURN(GpuKernelInfo info, m_emitter.emitGemm(entryName(), shape));
+    GpuPlanStep fallback;
+    fallback.kind = GpuStepKind::kKernel;
+    fallback.name = step.name;
+    fallback.opcode = step.opcode;
+    fallback.instruction = step.instruction;
+    fallback.entry = info.entry;
+    fallback.launch = info.launch;
+    fallback.args = {outBuffer, operandBuffers[0], operandBuffers[1]};
     step.fallback.push_back(std::move(fallback));
     m_plan.steps.push_back(std::move(step));
     ++m_plan.kernels;
@@ -523,9 +522,9 @@ Status PlanBuilder::planInstruction(const HloInstruction& instruction, int64_t t
         return Status::ok();
     }
     if (opcode == HloOpcode::kDot) {
-        if (auto gemm = gemmShapeOf(instruction); gemm && m_options.cublas)
+        if (auto gemm = gemmShapeOf(instruction); gemm && m_options.gemmSteps)
             return planGemm(instruction, instruction, *gemm, {operandBuffer(0), operandBuffer(1)}, outputs[0], time);
-        if (m_options.cublas) {
+        if (m_options.gemmSteps) {
             HLO_ASSIGN_OR_RETURN(bool planned, planPermutedGemm(instruction, instruction,
                                                                 {operandBuffer(0), operandBuffer(1)}, outputs[0], time));
             if (planned) return Status::ok();
@@ -544,7 +543,7 @@ Status PlanBuilder::planInstruction(const HloInstruction& instruction, int64_t t
             spec.leaves.push_back(fused->parameter(i));
             leafBuffers.push_back(operandBuffer(fused->parameter(i)->parameterNumber()));
         }
-        const HloInstruction* dot = m_options.cublas ? epilogueDot(instruction) : nullptr;
+        const HloInstruction* dot = m_options.gemmSteps ? epilogueDot(instruction) : nullptr;
         if (dot && dot->shape().elementType() == PrimitiveType::F32) {
             const std::vector<int> dotOperands = {operandBuffer(parameterBehind(dot->operand(0))->parameterNumber()),
                                                   operandBuffer(parameterBehind(dot->operand(1))->parameterNumber())};

@@ -111,7 +111,9 @@ struct GpuPlan {
 struct GpuPlanOptions {
     std::string sm = "sm_90";
     std::string mode = "fused";
-    bool cublas = true;  // plain float32 dots as gemm steps (else kernels only)
+    // Float32 dots as gemm steps (cuBLAS in the runner, our tiled GEMM kernel
+    // without it); false: dots generated element by element inside kernels.
+    bool gemmSteps = true;
     int warmup = 3;
     int repeat = 20;
 };
