@@ -113,6 +113,7 @@ private slots:
     void scatterUsesAtomics();
     void errorsNameTheInstruction();
     void planRoundTrip();
+    void tuplesWithTokensAndParameterOrder();
     void resultsCheckedAgainstInterpreter();
     void noGpuFound();
 };
@@ -340,6 +341,24 @@ void TestGpuBackend::planRoundTrip() {
     auto broken = readGpuPlan(dir.path().toStdString());
     QVERIFY(!broken.isOk());
     QVERIFY2(broken.status().message().find("plan.json:1:") != std::string::npos, broken.status().message().c_str());
+}
+
+// Tokens hold no buffer (a tuple's array leaves keep their places); inputs
+// are listed by parameter number whatever order the schedule uses them in.
+void TestGpuBackend::tuplesWithTokensAndParameterOrder() {
+    auto module = parse("HloModule m, is_scheduled=true\nENTRY %e (p0: f32[3], p1: f32[3]) -> f32[3] {\n"
+                        "  %p1 = f32[3] parameter(1)\n  %p0 = f32[3] parameter(0)\n  %k = f32[] constant(42)\n"
+                        "  %t = token[] after-all()\n"
+                        "  %tuple = (f32[3], token[], f32[3], f32[]) tuple(%p0, %t, %p1, %k)\n"
+                        "  %a = f32[3] get-tuple-element(%tuple), index=0\n"
+                        "  %b = f32[3] get-tuple-element(%tuple), index=2\n"
+                        "  ROOT %d = f32[3] subtract(%a, %b)\n}\n");
+    const GpuPlan plan = planOf(*module);
+    QCOMPARE(plan.inputs.size(), size_t{2});
+    QCOMPARE(plan.inputs[0].parameter, int64_t{0});
+    QCOMPARE(plan.inputs[1].parameter, int64_t{1});
+    const GpuPlanStep& subtract = stepNamed(plan, "d");
+    QCOMPARE(subtract.args, (std::vector<int>{plan.outputs[0].buffer, plan.inputs[0].array.buffer, plan.inputs[1].array.buffer}));
 }
 
 // What the runner would write (results.json, outputs/*.bin), from the

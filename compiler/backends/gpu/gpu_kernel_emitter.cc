@@ -856,7 +856,7 @@ StatusOr<Value*> GpuKernelGen::genOther(const HloInstruction& instruction, const
     acc->addIncoming(next, latch);
     m_b.CreateCondBr(m_b.CreateICmpSLT(r1, c64(count)), loop, exit);
     m_b.SetInsertPoint(exit);
-    return next;
+    return m_elemental.roundTo(resultType, next);  // f16/bf16 results: accumulated in f32, rounded once
 }
 
 // Intrinsics the NVPTX target selects (or expands) itself; any other would

@@ -27,10 +27,12 @@ int64_t denseBytes(const Shape& shape) {
     return std::max<int64_t>(shape.elementCount(), 0) * primitive_util::byteWidth(shape.elementType());
 }
 
+// Array leaves, depth first (tokens and other non-array leaves hold no
+// buffer).
 void collectLeaves(const Shape& shape, std::vector<const Shape*>& out) {
     if (shape.isTuple()) {
         for (const Shape& element : shape.tupleShapes()) collectLeaves(element, out);
-    } else {
+    } else if (shape.isArray()) {
         out.push_back(&shape);
     }
 }
@@ -612,6 +614,8 @@ StatusOr<GpuPlan> PlanBuilder::build() {
         intervals.push_back(HeapInterval{m_live[i].start, m_live[i].end, std::max<int64_t>(m_plan.buffers[i].bytes, 1)});
     HeapLayout layout = packHeap(intervals, kGpuBufferAlignment);
     for (size_t i = 0; i < m_plan.buffers.size(); ++i) m_plan.buffers[i].offset = layout.offsets[i];
+    std::sort(m_plan.inputs.begin(), m_plan.inputs.end(),
+              [](const GpuPlanInput& a, const GpuPlanInput& b) { return a.parameter < b.parameter; });
     m_plan.arenaBytes = std::max<int64_t>(layout.bytes, kGpuBufferAlignment);
     HLO_ASSIGN_OR_RETURN(m_plan.ptx, m_emitter.compileToPtx());
     m_plan.compileSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -333,9 +333,11 @@ StatusOr<GpuPlanFiles> readGpuPlan(const std::string& dir) {
             HLO_ASSIGN_OR_RETURN(std::string file, field<std::string>(inputs[i], "file", at));
             HLO_ASSIGN_OR_RETURN(data, readBytes(fs::path(dir) / file, input.array.bytes));
         }
-        if (input.parameter != static_cast<int64_t>(files.inputs.size()))
-            return invalidArgument(at + ": parameters out of order");
-        files.inputs.push_back(Literal::fromStorage(Shape(input.array.type, input.array.dims), std::move(data)));
+        if (input.parameter < 0 || input.parameter >= static_cast<int64_t>(inputs.size()))
+            return invalidArgument(at + ": parameter " + std::to_string(input.parameter) + " out of range");
+        if (files.inputs.size() < inputs.size()) files.inputs.resize(inputs.size());
+        files.inputs[static_cast<size_t>(input.parameter)] =
+            Literal::fromStorage(Shape(input.array.type, input.array.dims), std::move(data));
         plan.inputs.push_back(std::move(input));
     }
     HLO_ASSIGN_OR_RETURN(json outputs, field<json>(j, "outputs", where));
