@@ -331,6 +331,10 @@ StatusOr<bool> PlanBuilder::planPermutedGemm(const HloInstruction& instruction, 
     const DotDimensionNumbers* numbers = dot.dotDimensionNumbers();
     if (!numbers || !numbers->lhsRaggedDimensions.empty() || !numbers->rhsGroupDimensions.empty()) return false;
     if (dot.shape().elementType() != PrimitiveType::F32) return false;
+    // An outer product (no contracting dimension) or an empty one is no GEMM.
+    if (numbers->lhsContractingDimensions.empty() || dot.shape().elementCount() == 0) return false;
+    for (int side = 0; side < 2; ++side)
+        if (!dot.operand(side)->shape().isArray() || dot.operand(side)->shape().elementCount() == 0) return false;
     const std::vector<int64_t>* batch[2] = {&numbers->lhsBatchDimensions, &numbers->rhsBatchDimensions};
     const std::vector<int64_t>* contracting[2] = {&numbers->lhsContractingDimensions,
                                                   &numbers->rhsContractingDimensions};
