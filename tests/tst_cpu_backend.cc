@@ -489,6 +489,23 @@ ENTRY e {
   ROOT o = (f32[10,6], f32[3,5], f32[6,10], f32[10,10], f32[9,22], f32[3,20], f32[5,3,10], f32[2,4]) tuple(t, s, a, c, pd, r, g, ds)
 })");
         QVERIFY(result.fallbacks.empty());
+        // dynamic-update-slice: in range, clamped from above and from below,
+        // fused behind an exponential.
+        const ExecutionResult updated = expectMatch(*m_cpu, R"(HloModule m
+ENTRY e {
+  x = f32[6,10] parameter(0)
+  u = f32[2,4] parameter(1)
+  e = f32[2,4] exponential(u)
+  i0 = s32[] constant(3)
+  i1 = s32[] constant(5)
+  d = f32[6,10] dynamic-update-slice(x, e, i0, i1)
+  hi = s32[] constant(100)
+  lo = s32[] constant(-7)
+  d2 = f32[6,10] dynamic-update-slice(x, u, hi, lo)
+  n = f32[6,10] negate(d2)
+  ROOT o = (f32[6,10], f32[6,10]) tuple(d, n)
+})");
+        QVERIFY(updated.fallbacks.empty());
     }
 
     void controlFlow() {

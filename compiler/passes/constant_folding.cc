@@ -122,7 +122,9 @@ StatusOr<bool> ConstantFoldingPass::run(HloModule& module) {
                 !instruction->controlSuccessors().empty())
                 continue;
             const int64_t elements = shape.elementCount();
-            if (elements > m_maxElements) continue;
+            // Nothing to gain from an empty array, whose text can still be huge
+            // (f32[1000000000000,0] prints a million million braces).
+            if (elements > m_maxElements || elements == 0) continue;
             if (instruction->opcode() == HloOpcode::kIota && elements > kMaxExpandingElements)
                 continue;
             if (instruction->opcode() == HloOpcode::kBroadcast &&

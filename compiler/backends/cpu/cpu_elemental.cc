@@ -34,6 +34,7 @@ bool isKernelOpcode(HloOpcode opcode) {
     case HloOpcode::kBroadcast: case HloOpcode::kTranspose: case HloOpcode::kSlice: case HloOpcode::kReverse:
     case HloOpcode::kPad: case HloOpcode::kConcatenate: case HloOpcode::kIota: case HloOpcode::kCopy:
     case HloOpcode::kReduce: case HloOpcode::kGather: case HloOpcode::kDynamicSlice: case HloOpcode::kReshape:
+    case HloOpcode::kDynamicUpdateSlice:
         return true;
     default: return isElementalOpcode(opcode);
     }

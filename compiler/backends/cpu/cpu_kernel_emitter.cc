@@ -237,6 +237,56 @@ StatusOr<Value*> KernelGen::genDynamicSlice(const HloInstruction& slice, const I
     return gen(operand, source);
 }
 
+// dynamic-update-slice at `index`: the update's element where the index lies
+// in the update's window (its start clamped so the window fits, as XLA
+// clamps), the operand's elsewhere.
+StatusOr<Value*> KernelGen::genDynamicUpdateSlice(const HloInstruction& dus, const Index& index) {
+    const HloInstruction& operand = *dus.operand(0);
+    const HloInstruction& update = *dus.operand(1);
+    const int64_t rank = operand.shape().rank();
+    if (dus.operandCount() != rank + 2) return unsupportedAt(dus, "dynamic-update-slice with an index vector operand");
+    if (update.shape().elementCount() == 0) return gen(operand, index);
+    Value* inside = m_b.getTrue();
+    Index at = makeIndex(update.shape().dimensions());
+    for (int64_t d = 0; d < rank; ++d) {
+        const HloInstruction& start = *dus.operand(d + 2);
+        if (!start.shape().isScalar() || !primitive_util::isInteger(start.shape().elementType()))
+            return unsupportedAt(dus, "non-scalar or non-integer start index");
+        HLO_ASSIGN_OR_RETURN(Value * raw, gen(start, scalarIndex()));
+        const int64_t size = update.shape().dimensions(d);
+        const int64_t hi = operand.shape().dimensions(d) - size;
+        Value* first = clampIndex(m_b, indexToI64(m_b, raw, start.shape().elementType()), std::max<int64_t>(hi, 0));
+        Value* offset = m_b.CreateSub(multiOf(index, static_cast<size_t>(d)), first);
+        // Unsigned: a negative offset is out of the window too.
+        inside = m_b.CreateAnd(inside, m_b.CreateICmpULT(offset, c64(size)));
+        at.multi.push_back(offset);
+    }
+    if (rank == 0) at.linear = c64(0);
+    // Both sides are generated in their own blocks, so neither reads memory
+    // outside its own array.
+    llvm::BasicBlock* fromUpdate = llvm::BasicBlock::Create(m_b.getContext(), "dus.update", m_function);
+    llvm::BasicBlock* fromOperand = llvm::BasicBlock::Create(m_b.getContext(), "dus.operand", m_function);
+    llvm::BasicBlock* join = llvm::BasicBlock::Create(m_b.getContext(), "dus.join", m_function);
+    m_b.CreateCondBr(inside, fromUpdate, fromOperand);
+    m_b.SetInsertPoint(fromUpdate);
+    Index updateAt = at;  // a fresh id: values cached in this block stay in it
+    updateAt.id = m_nextId++;
+    HLO_ASSIGN_OR_RETURN(Value * updated, gen(update, updateAt));
+    llvm::BasicBlock* updateEnd = m_b.GetInsertBlock();
+    m_b.CreateBr(join);
+    m_b.SetInsertPoint(fromOperand);
+    Index operandAt = index;
+    operandAt.id = m_nextId++;
+    HLO_ASSIGN_OR_RETURN(Value * kept, gen(operand, operandAt));
+    llvm::BasicBlock* operandEnd = m_b.GetInsertBlock();
+    m_b.CreateBr(join);
+    m_b.SetInsertPoint(join);
+    llvm::PHINode* value = m_b.CreatePHI(updated->getType(), 2, "dus");
+    value->addIncoming(updated, updateEnd);
+    value->addIncoming(kept, operandEnd);
+    return value;
+}
+
 StatusOr<Value*> KernelGen::genUncached(const HloInstruction& instruction, const Index& index) {
     if (auto it = m_env.find(&instruction); it != m_env.end()) return it->second;
     if (auto it = m_leafPointers.find(&instruction); it != m_leafPointers.end())
@@ -310,6 +360,7 @@ StatusOr<Value*> KernelGen::genUncached(const HloInstruction& instruction, const
     case HloOpcode::kConcatenate: return genConcatenate(instruction, index);
     case HloOpcode::kGather: return genGather(instruction, index);
     case HloOpcode::kDynamicSlice: return genDynamicSlice(instruction, index);
+    case HloOpcode::kDynamicUpdateSlice: return genDynamicUpdateSlice(instruction, index);
     case HloOpcode::kReduce: {
         if (instruction.shape().isTuple()) return unsupportedAt(instruction, "variadic reduce used as an array");
         HLO_ASSIGN_OR_RETURN(std::vector<Value*> values, genReduce(instruction, index));

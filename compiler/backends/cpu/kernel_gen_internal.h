@@ -115,6 +115,7 @@ protected:
     StatusOr<Value*> genConcatenate(const HloInstruction& concat, const Index& index);
     StatusOr<Value*> genGather(const HloInstruction& gather, const Index& index);
     StatusOr<Value*> genDynamicSlice(const HloInstruction& slice, const Index& index);
+    StatusOr<Value*> genDynamicUpdateSlice(const HloInstruction& dus, const Index& index);
     Status emitCombiner(const std::string& name);
 
     CpuKernelEmitter::Impl& m_impl;
