@@ -2,6 +2,8 @@
 // plans for a GPU machine), the predicted figures shown when no GPU is
 // found, and `import-run DIR` (a plan's results read back, checked against
 // the reference interpreter, and compared with the prediction).
+#include "app/cli_gpu.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -10,8 +12,6 @@
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include "app/cli_gpu.h"
 
 #include "app/cli_commands.h"
 #include "app/cli_util.h"
@@ -37,16 +37,23 @@ using ImportedMode = ImportedGpuRun;
 
 Json modeJson(const ImportedMode& mode) {
     const GpuRunResults& r = mode.results;
-    Json j{{"median_ms", r.medianMs}, {"min_ms", r.minMs}, {"max_ms", r.maxMs},
-           {"compile_ms", mode.files.plan.compileSeconds * 1e3}, {"kernels", mode.files.plan.kernels},
-           {"peak_bytes", mode.measurement.assignedPeakBytes}, {"device_peak_bytes", mode.files.plan.arenaBytes},
-           {"runs", r.runMs.size()}, {"cublas", r.cublas}};
+    Json j{{"median_ms", r.medianMs},
+           {"min_ms", r.minMs},
+           {"max_ms", r.maxMs},
+           {"compile_ms", mode.files.plan.compileSeconds * 1e3},
+           {"kernels", mode.files.plan.kernels},
+           {"peak_bytes", mode.measurement.assignedPeakBytes},
+           {"device_peak_bytes", mode.files.plan.arenaBytes},
+           {"runs", r.runMs.size()},
+           {"cublas", r.cublas}};
     Json steps = Json::array();
     for (const GpuStepTime& s : r.steps)
         steps.push_back({{"name", s.name}, {"used", s.used}, {"ms", s.medianMs}});
     j["steps"] = steps;
-    Json check{{"max_abs_error", std::isfinite(mode.check.maxAbsError) ? Json(mode.check.maxAbsError) : Json()},
-               {"max_rel_error", std::isfinite(mode.check.maxRelError) ? Json(mode.check.maxRelError) : Json()},
+    Json check{{"max_abs_error",
+                std::isfinite(mode.check.maxAbsError) ? Json(mode.check.maxAbsError) : Json()},
+               {"max_rel_error",
+                std::isfinite(mode.check.maxRelError) ? Json(mode.check.maxRelError) : Json()},
                {"passed", mode.check.passed}};
     if (!mode.check.passed) check["detail"] = mode.check.detail;
     check["sampled"] = mode.sampled;
@@ -57,18 +64,21 @@ Json modeJson(const ImportedMode& mode) {
 }  // namespace
 
 int emitGpuPlans(const HloModule& module, const std::string& name, const std::vector<Literal>& args,
-                 const std::string& target, const std::vector<ExecutionMode>& modes, const GpuEmitFlags& flags) {
+                 const std::string& target, const std::vector<ExecutionMode>& modes,
+                 const GpuEmitFlags& flags) {
     const std::string moduleText = printModule(module);
     std::vector<int64_t> seeds;
     std::vector<Literal> synthetic;
-    if (flags.synthetic) synthetic = syntheticArguments(*module.entryComputation(), flags.seed, seeds);
+    if (flags.synthetic)
+        synthetic = syntheticArguments(*module.entryComputation(), flags.seed, seeds);
     const std::vector<Literal>& inputs = flags.synthetic ? synthetic : args;
     Json summary = Json::array();
     for (ExecutionMode mode : modes) {
         const std::string modeName(executionModeName(mode));
         auto prepared = prepareCopyForMode(module, target, mode);
         if (!prepared.isOk()) {
-            std::fprintf(stderr, "%s: %s: %s\n", name.c_str(), modeName.c_str(), prepared.status().toString().c_str());
+            std::fprintf(stderr, "%s: %s: %s\n", name.c_str(), modeName.c_str(),
+                         prepared.status().toString().c_str());
             return kExitFailed;
         }
         GpuPlanOptions options;
@@ -83,35 +93,47 @@ int emitGpuPlans(const HloModule& module, const std::string& name, const std::ve
                          plan.status().toString().c_str());
             return kExitFailed;
         }
-        const std::string dir = modes.size() > 1 ? (fs::path(flags.dir) / modeName).string() : flags.dir;
-        Status written = writeGpuPlan(*plan, inputs, moduleText, printModule(*prepared->module), dir, seeds);
+        const std::string dir =
+            modes.size() > 1 ? (fs::path(flags.dir) / modeName).string() : flags.dir;
+        Status written =
+            writeGpuPlan(*plan, inputs, moduleText, printModule(*prepared->module), dir, seeds);
         if (!written.isOk()) {
             std::fprintf(stderr, "%s: %s\n", name.c_str(), written.message().c_str());
             return kExitFailed;
         }
         int64_t gemms = 0;
         for (const GpuPlanStep& step : plan->steps) gemms += step.kind == GpuStepKind::kGemm;
-        summary.push_back({{"mode", modeName}, {"dir", dir}, {"steps", plan->steps.size()},
-                           {"kernels", plan->kernels}, {"gemms", gemms}, {"arena_bytes", plan->arenaBytes},
-                           {"ptx_bytes", plan->ptx.size()}, {"sm", plan->sm},
+        summary.push_back({{"mode", modeName},
+                           {"dir", dir},
+                           {"steps", plan->steps.size()},
+                           {"kernels", plan->kernels},
+                           {"gemms", gemms},
+                           {"arena_bytes", plan->arenaBytes},
+                           {"ptx_bytes", plan->ptx.size()},
+                           {"sm", plan->sm},
                            {"compile_ms", plan->compileSeconds * 1e3}});
         if (!flags.json)
-            std::printf("%s: %s plan in %s: %zu steps (%lld kernels, %lld cuBLAS-capable GEMMs), arena %lld bytes, "
-                        "PTX %zu bytes for %s, generated in %.1f ms\n",
-                        name.c_str(), modeName.c_str(), dir.c_str(), plan->steps.size(),
-                        static_cast<long long>(plan->kernels), static_cast<long long>(gemms),
-                        static_cast<long long>(plan->arenaBytes), plan->ptx.size(), plan->sm.c_str(),
-                        plan->compileSeconds * 1e3);
+            std::printf(
+                "%s: %s plan in %s: %zu steps (%lld kernels, %lld cuBLAS-capable GEMMs), arena "
+                "%lld bytes, "
+                "PTX %zu bytes for %s, generated in %.1f ms\n",
+                name.c_str(), modeName.c_str(), dir.c_str(), plan->steps.size(),
+                static_cast<long long>(plan->kernels), static_cast<long long>(gemms),
+                static_cast<long long>(plan->arenaBytes), plan->ptx.size(), plan->sm.c_str(),
+                plan->compileSeconds * 1e3);
     }
-    if (flags.json) std::printf("%s\n", Json{{"file", name}, {"plans", summary}}.dump(2).c_str());
+    if (flags.json)
+        std::printf("%s\n", Json{{"file", name}, {"plans", summary}}.dump(2).c_str());
     else
-        std::printf("run them on a GPU machine with: hloscope-gpu-runner DIR   (one per plan directory)\n"
-                    "then read the results back with: hloscope-cli import-run %s\n",
-                    flags.dir.c_str());
+        std::printf(
+            "run them on a GPU machine with: hloscope-gpu-runner DIR   (one per plan directory)\n"
+            "then read the results back with: hloscope-cli import-run %s\n",
+            flags.dir.c_str());
     return kExitOk;
 }
 
-void printGpuPrediction(const HloModule& module, const std::string& name, const std::string& target) {
+void printGpuPrediction(const HloModule& module, const std::string& name,
+                        const std::string& target) {
     EstimateOptions options;
     options.target = target;
     auto estimate = estimateModule(module, options);
@@ -122,25 +144,31 @@ void printGpuPrediction(const HloModule& module, const std::string& name, const 
     }
     const EstimateFigures& p = estimate->predicted;
     std::fprintf(stderr,
-                 "%s: predicted on %s: unfused %.3f ms, fused %.3f ms, speedup %.2fx; peak memory %lld -> %lld "
+                 "%s: predicted on %s: unfused %.3f ms, fused %.3f ms, speedup %.2fx; peak memory "
+                 "%lld -> %lld "
                  "bytes (%.2fx)\n",
-                 name.c_str(), target.c_str(), p.unfusedSeconds * 1e3, p.fusedSeconds * 1e3, p.speedup(),
-                 static_cast<long long>(p.peakBytesUnfused), static_cast<long long>(p.peakBytesFused),
-                 p.memoryReduction());
+                 name.c_str(), target.c_str(), p.unfusedSeconds * 1e3, p.fusedSeconds * 1e3,
+                 p.speedup(), static_cast<long long>(p.peakBytesUnfused),
+                 static_cast<long long>(p.peakBytesFused), p.memoryReduction());
 }
 
 int runImportRun(const std::vector<std::string>& args) {
     std::string dir, target;
     bool json = false, history = true;
     for (size_t i = 0; i < args.size(); ++i) {
-        if (args[i] == "--json") json = true;
-        else if (args[i] == "--no-history") history = false;
+        if (args[i] == "--json")
+            json = true;
+        else if (args[i] == "--no-history")
+            history = false;
         else if (args[i] == "--target") {
             if (i + 1 >= args.size()) return usageError("import-run: --target needs a target");
             target = args[++i];
-        } else if (args[i].size() > 1 && args[i][0] == '-') return usageError("import-run: unknown option '" + args[i] + "'");
-        else if (!dir.empty()) return usageError("import-run: exactly one directory expected");
-        else dir = args[i];
+        } else if (args[i].size() > 1 && args[i][0] == '-')
+            return usageError("import-run: unknown option '" + args[i] + "'");
+        else if (!dir.empty())
+            return usageError("import-run: exactly one directory expected");
+        else
+            dir = args[i];
     }
     if (dir.empty()) return usageError("import-run: no plan directory");
     auto imported = importGpuRuns(dir);
@@ -156,7 +184,8 @@ int runImportRun(const std::vector<std::string>& args) {
     if (modes.size() == 2) {
         auto description = resolveTargetDescription(target);
         if (description.isOk())
-            estimate = estimateFromMeasurements(modes[0].measurement, modes[1].measurement, *description, "gpu");
+            estimate = estimateFromMeasurements(modes[0].measurement, modes[1].measurement,
+                                                *description, "gpu");
         if (estimate && history) {
             const std::string path = EstimateHistory::defaultPath();
             auto original = parseHloModule(modes[0].files.moduleText);
@@ -164,11 +193,13 @@ int runImportRun(const std::vector<std::string>& args) {
                 auto store = EstimateHistory::open(path);
                 Status stored = store.isOk() ? Status::ok() : store.status();
                 if (store.isOk()) {
-                    auto id = (*store)->add(historyRecordOf(**original, modes[0].files.plan.module, *estimate));
+                    auto id = (*store)->add(
+                        historyRecordOf(**original, modes[0].files.plan.module, *estimate));
                     if (!id.isOk()) stored = id.status();
                 }
                 if (!stored.isOk())
-                    std::fprintf(stderr, "hloscope-cli: import-run: history not stored: %s\n", stored.message().c_str());
+                    std::fprintf(stderr, "hloscope-cli: import-run: history not stored: %s\n",
+                                 stored.message().c_str());
             }
         }
     }
@@ -192,35 +223,43 @@ int runImportRun(const std::vector<std::string>& args) {
         std::printf("%s\n", j.dump(2).c_str());
         return passed ? kExitOk : kExitFailed;
     }
-    std::printf("%s on %s (compute capability %s, %s SMs, driver %s)%s\n", modes.front().files.plan.module.c_str(),
-                deviceName.c_str(), device.count("compute_capability") ? device.at("compute_capability").c_str() : "?",
+    std::printf("%s on %s (compute capability %s, %s SMs, driver %s)%s\n",
+                modes.front().files.plan.module.c_str(), deviceName.c_str(),
+                device.count("compute_capability") ? device.at("compute_capability").c_str() : "?",
                 device.count("sm_count") ? device.at("sm_count").c_str() : "?",
                 device.count("driver") ? device.at("driver").c_str() : "?",
-                modes.front().results.cublas.empty() ? ", no cuBLAS" : (", " + modes.front().results.cublas).c_str());
-    std::printf("%-8s %10s %10s %10s %10s %8s %12s\n", "mode", "median ms", "min ms", "max ms", "ptx ms", "kernels",
-                "arena bytes");
+                modes.front().results.cublas.empty()
+                    ? ", no cuBLAS"
+                    : (", " + modes.front().results.cublas).c_str());
+    std::printf("%-8s %10s %10s %10s %10s %8s %12s\n", "mode", "median ms", "min ms", "max ms",
+                "ptx ms", "kernels", "arena bytes");
     for (const ImportedMode& m : modes)
-        std::printf("%-8s %10.4f %10.4f %10.4f %10.1f %8lld %12lld\n", m.files.plan.mode.c_str(), m.results.medianMs,
-                    m.results.minMs, m.results.maxMs, m.files.plan.compileSeconds * 1e3,
-                    static_cast<long long>(m.files.plan.kernels), static_cast<long long>(m.files.plan.arenaBytes));
+        std::printf("%-8s %10.4f %10.4f %10.4f %10.1f %8lld %12lld\n", m.files.plan.mode.c_str(),
+                    m.results.medianMs, m.results.minMs, m.results.maxMs,
+                    m.files.plan.compileSeconds * 1e3, static_cast<long long>(m.files.plan.kernels),
+                    static_cast<long long>(m.files.plan.arenaBytes));
     if (modes.size() == 2 && modes[1].results.medianMs > 0)
-        std::printf("measured speedup (unfused / fused): %.2fx\n", modes[0].results.medianMs / modes[1].results.medianMs);
+        std::printf("measured speedup (unfused / fused): %.2fx\n",
+                    modes[0].results.medianMs / modes[1].results.medianMs);
     if (estimate) {
-        std::printf("predicted on %s: unfused %.4f ms, fused %.4f ms, speedup %.2fx", target.c_str(),
-                    estimate->predicted.unfusedSeconds * 1e3, estimate->predicted.fusedSeconds * 1e3,
-                    estimate->predicted.speedup());
+        std::printf("predicted on %s: unfused %.4f ms, fused %.4f ms, speedup %.2fx",
+                    target.c_str(), estimate->predicted.unfusedSeconds * 1e3,
+                    estimate->predicted.fusedSeconds * 1e3, estimate->predicted.speedup());
         if (auto e = estimate->speedupErrorPercent()) std::printf(" (speedup error %+.1f%%)", *e);
         std::printf("\n");
     }
     for (const ImportedMode& m : modes) {
         std::vector<MeasuredTime> top = m.measurement.kernelTimes;
-        std::sort(top.begin(), top.end(), [](const auto& a, const auto& b) { return a.seconds > b.seconds; });
+        std::sort(top.begin(), top.end(),
+                  [](const auto& a, const auto& b) { return a.seconds > b.seconds; });
         if (top.size() > 5) top.resize(5);
         std::printf("%s: slowest kernels:", m.files.plan.mode.c_str());
-        for (const MeasuredTime& t : top) std::printf(" %s %.4f ms;", t.name.c_str(), t.seconds * 1e3);
-        std::printf("\n%s: check%s: max abs error %g, max rel error %g: %s%s\n", m.files.plan.mode.c_str(),
-                    m.sampled ? " (sampled outputs)" : "", m.check.maxAbsError, m.check.maxRelError,
-                    m.check.passed ? "passed" : "FAILED: ", m.check.passed ? "" : m.check.detail.c_str());
+        for (const MeasuredTime& t : top)
+            std::printf(" %s %.4f ms;", t.name.c_str(), t.seconds * 1e3);
+        std::printf(
+            "\n%s: check%s: max abs error %g, max rel error %g: %s%s\n", m.files.plan.mode.c_str(),
+            m.sampled ? " (sampled outputs)" : "", m.check.maxAbsError, m.check.maxRelError,
+            m.check.passed ? "passed" : "FAILED: ", m.check.passed ? "" : m.check.detail.c_str());
     }
     return passed ? kExitOk : kExitFailed;
 }
@@ -242,7 +281,8 @@ int runCalibrateGpuProbe(const std::vector<std::string>& args) {
             return true;
         };
         if (args[i] == "--gpu-probe") {
-            if (!value(&probePath)) return usageError("calibrate: --gpu-probe needs the runner's probe JSON");
+            if (!value(&probePath))
+                return usageError("calibrate: --gpu-probe needs the runner's probe JSON");
         } else if (args[i] == "--base") {
             if (!value(&base)) return usageError("calibrate: --base needs a GPU target");
         } else if (args[i] == "--name") {
@@ -260,7 +300,8 @@ int runCalibrateGpuProbe(const std::vector<std::string>& args) {
     }
     const nlohmann::json probe = nlohmann::json::parse(*text, nullptr, false);
     if (probe.is_discarded() || probe.value("format", "") != "hloscope-gpu-probe") {
-        std::fprintf(stderr, "%s: not the output of hloscope-gpu-runner --probe\n", probePath.c_str());
+        std::fprintf(stderr, "%s: not the output of hloscope-gpu-runner --probe\n",
+                     probePath.c_str());
         return kExitFailed;
     }
     auto target = resolveTargetDescription(base);
@@ -271,25 +312,30 @@ int runCalibrateGpuProbe(const std::vector<std::string>& args) {
     }
     const nlohmann::json device = probe.value("device", nlohmann::json::object());
     const std::string deviceName = device.value("name", std::string("GPU"));
-    const std::string where = "measured by hloscope-gpu-runner --probe on " + deviceName + " (driver " +
-                              device.value("driver", std::string("?")) + ")";
+    const std::string where = "measured by hloscope-gpu-runner --probe on " + deviceName +
+                              " (driver " + device.value("driver", std::string("?")) + ")";
     const double bandwidth = probe.value("copy_bandwidth_gbs", 0.0) * 1e9;
     const double launch = probe.value("launch_overhead_us", 0.0) * 1e-6;
     if (bandwidth <= 0 || launch <= 0) {
-        std::fprintf(stderr, "%s: no copy bandwidth or launch overhead in the probe\n", probePath.c_str());
+        std::fprintf(stderr, "%s: no copy bandwidth or launch overhead in the probe\n",
+                     probePath.c_str());
         return kExitFailed;
     }
     const std::string baseName = target->name;
     target->name = name.empty() ? target->name : name;
-    target->description = deviceName + ", one GPU: the published " + baseName +
-                          " figures for compute, with this GPU's measured memory bandwidth, launch overhead, SM "
-                          "count and L2 (" + where + ")";
+    target->description =
+        deviceName + ", one GPU: the published " + baseName +
+        " figures for compute, with this GPU's measured memory bandwidth, launch overhead, SM "
+        "count and L2 (" +
+        where + ")";
     target->memoryBandwidthBytesPerSecond = bandwidth;
     target->sources["$.memoryBandwidthBytesPerSecond"] =
         where + ": device-to-device copy of " + std::to_string(probe.value("bytes", int64_t{0})) +
         " bytes, bytes read plus written per second, best of 10";
     target->kernelLaunchSeconds = launch;
-    target->sources["$.kernelLaunchSeconds"] = where + ": mean time per launch of an empty kernel, 10000 launches back to back on one stream";
+    target->sources["$.kernelLaunchSeconds"] =
+        where +
+        ": mean time per launch of an empty kernel, 10000 launches back to back on one stream";
     if (const int64_t sms = device.value("sm_count", int64_t{0}); sms > 0) {
         target->cores = sms;
         target->sources["$.cores"] = where + ": CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT";

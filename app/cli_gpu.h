@@ -11,9 +11,9 @@
 namespace hloscope::cli {
 
 struct GpuEmitFlags {
-    std::string dir;          // --emit-plan DIR
+    std::string dir;           // --emit-plan DIR
     std::string sm = "sm_90";  // --sm
-    bool gemmSteps = true;    // --elemental-dots: dots inside kernels, no GEMM steps
+    bool gemmSteps = true;     // --elemental-dots: dots inside kernels, no GEMM steps
     int warmup = 3;
     int repeat = 20;
     bool json = false;
@@ -26,10 +26,12 @@ struct GpuEmitFlags {
 // Writes one plan per mode (DIR/<mode>/ when several, else DIR) for a GPU
 // machine; exit code.
 int emitGpuPlans(const HloModule& module, const std::string& name, const std::vector<Literal>& args,
-                 const std::string& target, const std::vector<ExecutionMode>& modes, const GpuEmitFlags& flags);
+                 const std::string& target, const std::vector<ExecutionMode>& modes,
+                 const GpuEmitFlags& flags);
 
 // The predicted unfused/fused figures on `target`, to stderr (when no GPU
 // can run the module).
-void printGpuPrediction(const HloModule& module, const std::string& name, const std::string& target);
+void printGpuPrediction(const HloModule& module, const std::string& name,
+                        const std::string& target);
 
 }  // namespace hloscope::cli

@@ -6,12 +6,10 @@
 // results read back and checked against the interpreter (complete and
 // sampled), and the device's "no GPU found" without a driver. The runs on a
 // real GPU are in README (they need the device machine).
-#include <QtTest>
-
 #include <QProcess>
 #include <QStandardPaths>
 #include <QTemporaryDir>
-
+#include <QtTest>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -60,9 +58,11 @@ GpuPlan fusedPlan(const std::string& text, GpuPlanOptions options = {}) {
 // names exists and lies inside the arena.
 void checkPlanConsistent(const GpuPlan& plan) {
     auto known = [&](int id) { return id >= 0 && id < static_cast<int>(plan.buffers.size()); };
-    for (const GpuPlanBuffer& b : plan.buffers) QVERIFY(b.offset % kGpuBufferAlignment == 0 && b.offset + b.bytes <= plan.arenaBytes);
+    for (const GpuPlanBuffer& b : plan.buffers)
+        QVERIFY(b.offset % kGpuBufferAlignment == 0 && b.offset + b.bytes <= plan.arenaBytes);
     auto checkKernel = [&](const GpuPlanStep& step) {
-        QVERIFY2(plan.ptx.find(".entry " + step.entry + "(") != std::string::npos, step.entry.c_str());
+        QVERIFY2(plan.ptx.find(".entry " + step.entry + "(") != std::string::npos,
+                 step.entry.c_str());
         for (int a : step.args) QVERIFY(known(a));
         for (int64_t g : step.launch.grid) QVERIFY(g >= 1);
         const int64_t threads = step.launch.block[0] * step.launch.block[1] * step.launch.block[2];
@@ -151,8 +151,9 @@ void TestGpuBackend::ptxForEveryExample() {
 }
 
 void TestGpuBackend::smVersions() {
-    const std::string text = "HloModule m\nENTRY %e (x: f32[64]) -> f32[64] {\n  %x = f32[64] parameter(0)\n"
-                             "  ROOT %y = f32[64] exponential(%x)\n}\n";
+    const std::string text =
+        "HloModule m\nENTRY %e (x: f32[64]) -> f32[64] {\n  %x = f32[64] parameter(0)\n"
+        "  ROOT %y = f32[64] exponential(%x)\n}\n";
     for (const char* sm : {"sm_80", "sm_86", "sm_89", "sm_90"}) {
         GpuPlanOptions options;
         options.sm = sm;
@@ -174,7 +175,8 @@ void TestGpuBackend::smVersions() {
 // Large element-wise chains: 4 elements per thread, 16-byte loads/stores.
 void TestGpuBackend::vectorisedLoops() {
     const std::string text =
-        "HloModule m\nENTRY %e (x: f32[1048576]) -> f32[1048576] {\n  %x = f32[1048576] parameter(0)\n"
+        "HloModule m\nENTRY %e (x: f32[1048576]) -> f32[1048576] {\n  %x = f32[1048576] "
+        "parameter(0)\n"
         "  %m = f32[1048576] multiply(%x, %x)\n  ROOT %y = f32[1048576] add(%m, %x)\n}\n";
     const GpuPlan plan = fusedPlan(text);
     QCOMPARE(plan.steps.size(), size_t{1});
@@ -186,29 +188,32 @@ void TestGpuBackend::vectorisedLoops() {
 
 void TestGpuBackend::reductionShapes() {
     // Many rows: a warp per row, 8 rows per block, shuffles and no barrier.
-    const GpuPlan rows = fusedPlan(std::string("HloModule m\n") + kAdd +
-                                   "ENTRY %e (x: f32[4096,1024]) -> f32[4096] {\n  %x = f32[4096,1024] parameter(0)\n"
-                                   "  %z = f32[] constant(0)\n  ROOT %r = f32[4096] reduce(%x, %z), dimensions={1}, "
-                                   "to_apply=%add\n}\n");
+    const GpuPlan rows = fusedPlan(
+        std::string("HloModule m\n") + kAdd +
+        "ENTRY %e (x: f32[4096,1024]) -> f32[4096] {\n  %x = f32[4096,1024] parameter(0)\n"
+        "  %z = f32[] constant(0)\n  ROOT %r = f32[4096] reduce(%x, %z), dimensions={1}, "
+        "to_apply=%add\n}\n");
     QCOMPARE(rows.steps.size(), size_t{1});
     QCOMPARE(rows.steps[0].launch.grid[0], int64_t{4096 / 8});
     QVERIFY(rows.ptx.find("shfl.sync.down") != std::string::npos);
     QVERIFY(rows.ptx.find("bar.sync") == std::string::npos);
     // A full reduction: blocks split the elements, then a combine kernel.
-    const GpuPlan all = fusedPlan(std::string("HloModule m\n") + kAdd +
-                                  "ENTRY %e (x: f32[1024,1024]) -> f32[] {\n  %x = f32[1024,1024] parameter(0)\n"
-                                  "  %z = f32[] constant(0)\n  ROOT %r = f32[] reduce(%x, %z), dimensions={0,1}, "
-                                  "to_apply=%add\n}\n");
+    const GpuPlan all =
+        fusedPlan(std::string("HloModule m\n") + kAdd +
+                  "ENTRY %e (x: f32[1024,1024]) -> f32[] {\n  %x = f32[1024,1024] parameter(0)\n"
+                  "  %z = f32[] constant(0)\n  ROOT %r = f32[] reduce(%x, %z), dimensions={0,1}, "
+                  "to_apply=%add\n}\n");
     QCOMPARE(all.steps.size(), size_t{2});
     QVERIFY(all.steps[0].launch.grid[1] > 1);
     QCOMPARE(all.steps[1].name, std::string("r.combine"));
     QVERIFY(all.ptx.find("bar.sync") != std::string::npos);
     checkPlanConsistent(all);
     // A column reduction with many outputs: a coalesced loop per output.
-    const GpuPlan columns = fusedPlan(std::string("HloModule m\n") + kAdd +
-                                      "ENTRY %e (x: f32[256,8192]) -> f32[8192] {\n  %x = f32[256,8192] parameter(0)\n"
-                                      "  %z = f32[] constant(0)\n  ROOT %r = f32[8192] reduce(%x, %z), dimensions={0}, "
-                                      "to_apply=%add\n}\n");
+    const GpuPlan columns =
+        fusedPlan(std::string("HloModule m\n") + kAdd +
+                  "ENTRY %e (x: f32[256,8192]) -> f32[8192] {\n  %x = f32[256,8192] parameter(0)\n"
+                  "  %z = f32[] constant(0)\n  ROOT %r = f32[8192] reduce(%x, %z), dimensions={0}, "
+                  "to_apply=%add\n}\n");
     QCOMPARE(columns.steps.size(), size_t{1});
     QVERIFY(columns.ptx.find("shfl") == std::string::npos);
 }
@@ -222,8 +227,9 @@ void TestGpuBackend::gemmSteps() {
     auto fused = prepared(**module, ExecutionMode::kFused);
     const GpuPlan plan = planOf(*fused);
     QCOMPARE(countSteps(plan, GpuStepKind::kGemm), 1);
-    const GpuPlanStep& gemm = *std::find_if(plan.steps.begin(), plan.steps.end(),
-                                            [](const GpuPlanStep& s) { return s.kind == GpuStepKind::kGemm; });
+    const GpuPlanStep& gemm =
+        *std::find_if(plan.steps.begin(), plan.steps.end(),
+                      [](const GpuPlanStep& s) { return s.kind == GpuStepKind::kGemm; });
     QVERIFY(gemm.m > 0 && gemm.n > 0 && gemm.k > 0);
     // The fallback: our tiled GEMM (16x16 threads, 64x64 tiles, shared memory).
     const GpuPlanStep& tiled = gemm.fallback.front();
@@ -261,16 +267,17 @@ void TestGpuBackend::permutedDotBecomesGemm() {
 }
 
 void TestGpuBackend::scatterUsesAtomics() {
-    const std::string module = std::string("HloModule m\n") + kAdd +
-                               "%max (a: f32[], b: f32[]) -> f32[] {\n  %a = f32[] parameter(0)\n  %b = f32[] "
-                               "parameter(1)\n  ROOT %c = f32[] maximum(%a, %b)\n}\n"
-                               "ENTRY %e (t: f32[8,4], i: s32[6,1], u: f32[6,4]) -> (f32[8,4], f32[8,4]) {\n"
-                               "  %t = f32[8,4] parameter(0)\n  %i = s32[6,1] parameter(1)\n  %u = f32[6,4] parameter(2)\n"
-                               "  %s = f32[8,4] scatter(%t, %i, %u), update_window_dims={1}, inserted_window_dims={0}, "
-                               "scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=%add\n"
-                               "  %x = f32[8,4] scatter(%t, %i, %u), update_window_dims={1}, inserted_window_dims={0}, "
-                               "scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=%max\n"
-                               "  ROOT %r = (f32[8,4], f32[8,4]) tuple(%s, %x)\n}\n";
+    const std::string module =
+        std::string("HloModule m\n") + kAdd +
+        "%max (a: f32[], b: f32[]) -> f32[] {\n  %a = f32[] parameter(0)\n  %b = f32[] "
+        "parameter(1)\n  ROOT %c = f32[] maximum(%a, %b)\n}\n"
+        "ENTRY %e (t: f32[8,4], i: s32[6,1], u: f32[6,4]) -> (f32[8,4], f32[8,4]) {\n"
+        "  %t = f32[8,4] parameter(0)\n  %i = s32[6,1] parameter(1)\n  %u = f32[6,4] parameter(2)\n"
+        "  %s = f32[8,4] scatter(%t, %i, %u), update_window_dims={1}, inserted_window_dims={0}, "
+        "scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=%add\n"
+        "  %x = f32[8,4] scatter(%t, %i, %u), update_window_dims={1}, inserted_window_dims={0}, "
+        "scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=%max\n"
+        "  ROOT %r = (f32[8,4], f32[8,4]) tuple(%s, %x)\n}\n";
     const GpuPlan plan = planOf(*parse(module));
     QCOMPARE(stepNamed(plan, "s.init").kind, GpuStepKind::kKernel);
     QCOMPARE(stepNamed(plan, "s").kind, GpuStepKind::kKernel);
@@ -285,15 +292,19 @@ void TestGpuBackend::errorsNameTheInstruction() {
         const char* expected;
     };
     const Case cases[] = {
-        {"HloModule m\n%c (p: s32[]) -> pred[] {\n  %p = s32[] parameter(0)\n  %k = s32[] constant(3)\n"
-         "  ROOT %l = pred[] compare(%p, %k), direction=LT\n}\n%b (p: s32[]) -> s32[] {\n  %p = s32[] parameter(0)\n"
-         "  %o = s32[] constant(1)\n  ROOT %n = s32[] add(%p, %o)\n}\nENTRY %e (x: s32[]) -> s32[] {\n"
+        {"HloModule m\n%c (p: s32[]) -> pred[] {\n  %p = s32[] parameter(0)\n  %k = s32[] "
+         "constant(3)\n"
+         "  ROOT %l = pred[] compare(%p, %k), direction=LT\n}\n%b (p: s32[]) -> s32[] {\n  %p = "
+         "s32[] parameter(0)\n"
+         "  %o = s32[] constant(1)\n  ROOT %n = s32[] add(%p, %o)\n}\nENTRY %e (x: s32[]) -> s32[] "
+         "{\n"
          "  %x = s32[] parameter(0)\n  ROOT %w = s32[] while(%x), condition=%c, body=%b\n}\n",
          "%w: while (control flow)"},
         {"HloModule m\nENTRY %e (x: f64[16]) -> f64[16] {\n  %x = f64[16] parameter(0)\n"
          "  ROOT %t = f64[16] tan(%x)\n}\n",
          "library function 'tan'"},
-        {"HloModule m\nENTRY %e (x: f64[16], y: f64[16]) -> f64[16] {\n  %x = f64[16] parameter(0)\n"
+        {"HloModule m\nENTRY %e (x: f64[16], y: f64[16]) -> f64[16] {\n  %x = f64[16] "
+         "parameter(0)\n"
          "  %y = f64[16] parameter(1)\n  ROOT %p = f64[16] power(%x, %y)\n}\n",
          "%p: power of f64"},
         {"HloModule m\nENTRY %e (x: f32[16]) -> f32[16] {\n  %x = f32[16] parameter(0)\n"
@@ -303,15 +314,19 @@ void TestGpuBackend::errorsNameTheInstruction() {
     for (const Case& c : cases) {
         auto plan = buildGpuPlan(*parse(c.text), {});
         QVERIFY(!plan.isOk());
-        QVERIFY2(plan.status().message().find(c.expected) != std::string::npos, plan.status().message().c_str());
+        QVERIFY2(plan.status().message().find(c.expected) != std::string::npos,
+                 plan.status().message().c_str());
     }
 }
 
 // Written, read back: the same description; synthetic inputs regenerated
 // bit for bit, the others from their files.
 void TestGpuBackend::planRoundTrip() {
-    auto module = parse("HloModule m\nENTRY %e (x: f32[300], k: s32[300]) -> f32[300] {\n  %x = f32[300] parameter(0)\n"
-                        "  %k = s32[300] parameter(1)\n  %c = f32[300] convert(%k)\n  ROOT %y = f32[300] add(%x, %c)\n}\n");
+    auto module = parse(
+        "HloModule m\nENTRY %e (x: f32[300], k: s32[300]) -> f32[300] {\n  %x = f32[300] "
+        "parameter(0)\n"
+        "  %k = s32[300] parameter(1)\n  %c = f32[300] convert(%k)\n  ROOT %y = f32[300] add(%x, "
+        "%c)\n}\n");
     auto fused = prepared(*module, ExecutionMode::kFused);
     const GpuPlan plan = planOf(*fused);
     std::vector<int64_t> seeds;
@@ -319,7 +334,8 @@ void TestGpuBackend::planRoundTrip() {
     QCOMPARE(seeds, (std::vector<int64_t>{11, -1}));
     QCOMPARE(static_cast<const float*>(args[0].untypedData())[5], syntheticValue(11, 5));
     QTemporaryDir dir;
-    Status written = writeGpuPlan(plan, args, printModule(*module), printModule(*fused), dir.path().toStdString(), seeds);
+    Status written = writeGpuPlan(plan, args, printModule(*module), printModule(*fused),
+                                  dir.path().toStdString(), seeds);
     QVERIFY2(written.isOk(), written.toString().c_str());
     QVERIFY(!QFile::exists(dir.filePath("inputs/0.bin")));  // generated on the GPU machine
     QVERIFY(QFile::exists(dir.filePath("inputs/1.bin")));
@@ -340,32 +356,36 @@ void TestGpuBackend::planRoundTrip() {
     std::ofstream(dir.filePath("plan.json").toStdString()) << "{\"format\": \"hloscope-gpu-plan\",";
     auto broken = readGpuPlan(dir.path().toStdString());
     QVERIFY(!broken.isOk());
-    QVERIFY2(broken.status().message().find("plan.json:1:") != std::string::npos, broken.status().message().c_str());
+    QVERIFY2(broken.status().message().find("plan.json:1:") != std::string::npos,
+             broken.status().message().c_str());
 }
 
 // Tokens hold no buffer (a tuple's array leaves keep their places); inputs
 // are listed by parameter number whatever order the schedule uses them in.
 void TestGpuBackend::tuplesWithTokensAndParameterOrder() {
-    auto module = parse("HloModule m, is_scheduled=true\nENTRY %e (p0: f32[3], p1: f32[3]) -> f32[3] {\n"
-                        "  %p1 = f32[3] parameter(1)\n  %p0 = f32[3] parameter(0)\n  %k = f32[] constant(42)\n"
-                        "  %t = token[] after-all()\n"
-                        "  %tuple = (f32[3], token[], f32[3], f32[]) tuple(%p0, %t, %p1, %k)\n"
-                        "  %a = f32[3] get-tuple-element(%tuple), index=0\n"
-                        "  %b = f32[3] get-tuple-element(%tuple), index=2\n"
-                        "  ROOT %d = f32[3] subtract(%a, %b)\n}\n");
+    auto module = parse(
+        "HloModule m, is_scheduled=true\nENTRY %e (p0: f32[3], p1: f32[3]) -> f32[3] {\n"
+        "  %p1 = f32[3] parameter(1)\n  %p0 = f32[3] parameter(0)\n  %k = f32[] constant(42)\n"
+        "  %t = token[] after-all()\n"
+        "  %tuple = (f32[3], token[], f32[3], f32[]) tuple(%p0, %t, %p1, %k)\n"
+        "  %a = f32[3] get-tuple-element(%tuple), index=0\n"
+        "  %b = f32[3] get-tuple-element(%tuple), index=2\n"
+        "  ROOT %d = f32[3] subtract(%a, %b)\n}\n");
     const GpuPlan plan = planOf(*module);
     QCOMPARE(plan.inputs.size(), size_t{2});
     QCOMPARE(plan.inputs[0].parameter, int64_t{0});
     QCOMPARE(plan.inputs[1].parameter, int64_t{1});
     const GpuPlanStep& subtract = stepNamed(plan, "d");
-    QCOMPARE(subtract.args, (std::vector<int>{plan.outputs[0].buffer, plan.inputs[0].array.buffer, plan.inputs[1].array.buffer}));
+    QCOMPARE(subtract.args, (std::vector<int>{plan.outputs[0].buffer, plan.inputs[0].array.buffer,
+                                              plan.inputs[1].array.buffer}));
 }
 
 // What the runner would write (results.json, outputs/*.bin), from the
 // interpreter's outputs: checked complete, sampled, and corrupted.
 void TestGpuBackend::resultsCheckedAgainstInterpreter() {
-    auto module = parse("HloModule m\nENTRY %e (x: f32[1000]) -> f32[1000] {\n  %x = f32[1000] parameter(0)\n"
-                        "  ROOT %y = f32[1000] sine(%x)\n}\n");
+    auto module = parse(
+        "HloModule m\nENTRY %e (x: f32[1000]) -> f32[1000] {\n  %x = f32[1000] parameter(0)\n"
+        "  ROOT %y = f32[1000] sine(%x)\n}\n");
     const GpuPlan plan = planOf(*prepared(*module, ExecutionMode::kFused));
     auto interpreter = findDevice("interpreter");
     QVERIFY(interpreter.isOk());
@@ -379,8 +399,11 @@ void TestGpuBackend::resultsCheckedAgainstInterpreter() {
         const Literal written = sampleLiteral(reference->outputs[0], stride);
         std::ofstream(dir.filePath("outputs/0.bin").toStdString(), std::ios::binary)
             .write(static_cast<const char*>(written.untypedData()), written.sizeInBytes());
-        nlohmann::json results{{"format", "hloscope-gpu-results"}, {"version", 1}, {"median_ms", 0.5},
-                               {"run_ms", {0.5, 0.6}}, {"device", {{"name", "NVIDIA H200"}}},
+        nlohmann::json results{{"format", "hloscope-gpu-results"},
+                               {"version", 1},
+                               {"median_ms", 0.5},
+                               {"run_ms", {0.5, 0.6}},
+                               {"device", {{"name", "NVIDIA H200"}}},
                                {"steps", {{{"name", plan.steps[0].name}, {"median_ms", 0.4}}}},
                                {"outputs", {{{"index", 0}, {"sample_stride", stride}}}}};
         std::ofstream(dir.filePath("results.json").toStdString()) << results.dump();
@@ -412,7 +435,8 @@ void TestGpuBackend::noGpuFound() {
         QVERIFY(!device.available(&why));
         QVERIFY2(why.rfind("no GPU found", 0) == 0, why.c_str());
         QVERIFY(device.description().find("no GPU found") != std::string::npos);
-        auto module = parse("HloModule m\nENTRY %e (x: f32[4]) -> f32[4] {\n  ROOT %x = f32[4] parameter(0)\n}\n");
+        auto module = parse(
+            "HloModule m\nENTRY %e (x: f32[4]) -> f32[4] {\n  ROOT %x = f32[4] parameter(0)\n}\n");
         auto result = device.run(*module, {Literal(Shape(PrimitiveType::F32, {4}))}, {});
         QVERIFY(!result.isOk());
         QCOMPARE(result.status().code(), StatusCode::kFailedPrecondition);

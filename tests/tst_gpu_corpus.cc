@@ -10,7 +10,6 @@
 // the corpus is absent. (Running the plans needs a GPU: README has the
 // device runs.)
 #include <QtTest>
-
 #include <map>
 
 #include "compiler/backends/gpu/gpu_plan.h"
@@ -33,7 +32,8 @@ std::string reasonOf(const std::string& message) {
         const size_t colon = reason.find(": ");
         if (colon != std::string::npos) reason = reason.substr(colon + 2);
     }
-    if (reason.rfind("operand %", 0) == 0) reason = "operand of type " + reason.substr(reason.find(" of type ") + 9, 6);
+    if (reason.rfind("operand %", 0) == 0)
+        reason = "operand of type " + reason.substr(reason.find(" of type ") + 9, 6);
     return reason.substr(0, 70);
 }
 
@@ -49,7 +49,8 @@ void TestGpuCorpus::everyModuleGetsPtxOrANamedReason() {
     if (!QDir(kCorpus).exists()) QSKIP("../shared/corpus is absent: GPU corpus test skipped");
     QStringList files;
     for (const char* folder : {"xla_tests", "evaluator", "fusion"})
-        for (const QString& name : QDir(kCorpus + "/" + folder).entryList({"*.hlo"}, QDir::Files, QDir::Name))
+        for (const QString& name :
+             QDir(kCorpus + "/" + folder).entryList({"*.hlo"}, QDir::Files, QDir::Name))
             files << kCorpus + "/" + folder + "/" + name;
     int covered = 0, unsupported = 0, skipped = 0;
     std::map<std::string, int> reasons;
@@ -71,24 +72,32 @@ void TestGpuCorpus::everyModuleGetsPtxOrANamedReason() {
             if (!plan.isOk()) {
                 all = false;
                 const std::string& message = plan.status().message();
-                QVERIFY2(plan.status().code() == StatusCode::kUnimplemented && message.rfind('%', 0) == 0,
-                         qPrintable(file + ": " + QString::fromStdString(plan.status().toString())));
+                QVERIFY2(
+                    plan.status().code() == StatusCode::kUnimplemented &&
+                        message.rfind('%', 0) == 0,
+                    qPrintable(file + ": " + QString::fromStdString(plan.status().toString())));
                 ++reasons[reasonOf(message)];
                 break;
             }
             for (const GpuPlanStep& step : plan->steps)
                 if (step.kind == GpuStepKind::kKernel)
-                    QVERIFY2(plan->ptx.find(".entry " + step.entry + "(") != std::string::npos, qPrintable(file));
+                    QVERIFY2(plan->ptx.find(".entry " + step.entry + "(") != std::string::npos,
+                             qPrintable(file));
         }
         (all ? covered : unsupported) += 1;
     }
-    qInfo("GPU plans (PTX) for %d of %d corpus modules in both modes; %d unsupported, %d skipped (parse/verify)",
-          covered, static_cast<int>(files.size()), unsupported, skipped);
+    qInfo(
+        "GPU plans (PTX) for %d of %d corpus modules in both modes; %d unsupported, %d skipped "
+        "(parse/verify)",
+        covered, static_cast<int>(files.size()), unsupported, skipped);
     std::vector<std::pair<int, std::string>> sorted;
     for (const auto& [reason, count] : reasons) sorted.emplace_back(count, reason);
     std::sort(sorted.rbegin(), sorted.rend());
     for (const auto& [count, reason] : sorted) qInfo("  %4d  %s", count, reason.c_str());
-    QVERIFY2(covered >= kCoverageFloor, qPrintable(QStringLiteral("coverage %1 below the floor %2").arg(covered).arg(kCoverageFloor)));
+    QVERIFY2(
+        covered >= kCoverageFloor,
+        qPrintable(
+            QStringLiteral("coverage %1 below the floor %2").arg(covered).arg(kCoverageFloor)));
 }
 
 QTEST_GUILESS_MAIN(TestGpuCorpus)

@@ -87,7 +87,7 @@ class TestPerformanceModel : public QObject {
     Q_OBJECT
 private slots:
     void shippedTargetsLoad() {
-        QCOMPARE(builtinTargetNames(), (std::vector<std::string>{"a100", "cpu", "h100", "tpu_v4", "tpu_v5e"}));
+        QCOMPARE(builtinTargetNames(), (std::vector<std::string>{"a100", "cpu", "h100", "h200", "tpu_v4", "tpu_v5e"}));
         for (const std::string& name : builtinTargetNames()) {
             auto target = builtinTargetDescription(name);
             QVERIFY2(target.isOk(), target.status().toString().c_str());
@@ -308,7 +308,7 @@ ENTRY e {
         const HloInstruction* add = find(*m, "add");
         const HloInstruction* mul = find(*m, "mul");
         const auto targets = shippedTargets();
-        QCOMPARE(targets.size(), size_t(5));
+        QCOMPARE(targets.size(), size_t(6));
         for (const TargetDescription& target : targets) {
             FusionEstimate estimate = estimateFusion(*add, *mul, target);
             QVERIFY2(estimate.fusedSeconds < estimate.unfusedSeconds, target.name.c_str());

@@ -13,10 +13,11 @@ namespace hloscope {
 
 // The (mode label, snapshot index) pairs a run of `mode` measures: unfused
 // is the snapshot before the first fusion pass, fused the latest.
-std::vector<std::pair<QString, int>> snapshotsForMode(const DocumentState& state, ExecutionPanel::Mode mode);
+std::vector<std::pair<QString, int>> snapshotsForMode(const DocumentState& state,
+                                                      ExecutionPanel::Mode mode);
 
-ExecutionPanel::Outcome exportGpuPlansJob(const DocumentStatePtr& state, ExecutionPanel::Mode mode, uint64_t seed,
-                                          const QString& dir, const QString& sm);
+ExecutionPanel::Outcome exportGpuPlansJob(const DocumentStatePtr& state, ExecutionPanel::Mode mode,
+                                          uint64_t seed, const QString& dir, const QString& sm);
 ExecutionPanel::Outcome importGpuResultsJob(const QString& dir);
 
 }  // namespace hloscope

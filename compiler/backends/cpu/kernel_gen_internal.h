@@ -8,16 +8,16 @@
 // header that is not itself internal.
 #pragma once
 
+#include <llvm/IR/GlobalVariable.h>
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+
 #include <map>
 #include <memory>
 #include <string>
 #include <unordered_map>
 #include <vector>
-
-#include <llvm/IR/GlobalVariable.h>
-#include <llvm/IR/IRBuilder.h>
-#include <llvm/IR/LLVMContext.h>
-#include <llvm/IR/Module.h>
 
 #include "compiler/backends/cpu/cpu_elemental.h"
 #include "compiler/backends/cpu/cpu_kernel_emitter.h"
@@ -84,7 +84,8 @@ protected:
     }
     // The index of `operand` of an elementwise-class instruction of `index`'s
     // dimensions: the same one, or the scalar index for a scalar operand.
-    StatusOr<Index> sameOrScalar(const HloInstruction& user, const HloInstruction& operand, const Index& index);
+    StatusOr<Index> sameOrScalar(const HloInstruction& user, const HloInstruction& operand,
+                                 const Index& index);
 
     StatusOr<Value*> gen(const HloInstruction& instruction, const Index& index);
     int component(size_t k) const {
@@ -107,8 +108,8 @@ protected:
     // backend's own lowering, or an error naming the instruction.
     virtual StatusOr<Value*> genOther(const HloInstruction& instruction, const Index& index);
     StatusOr<std::vector<Value*>> genReduce(const HloInstruction& reduce, const Index& index);
-    StatusOr<std::vector<Value*>> callScalar(const HloComputation& computation, const std::vector<Value*>& args,
-                                             bool reassociate);
+    StatusOr<std::vector<Value*>> callScalar(const HloComputation& computation,
+                                             const std::vector<Value*>& args, bool reassociate);
     StatusOr<Value*> loadConstant(const HloInstruction& constant, const Index& index);
     Value* load(const HloInstruction& leaf, Value* base, const Index& index);
     StatusOr<Value*> genPad(const HloInstruction& pad, const Index& index);
@@ -142,13 +143,14 @@ protected:
     // loop needs again at the same positions (softmax's exp) is kept in a
     // stack row buffer instead of being recomputed. Reset per kernel.
     struct RowScope {
-        llvm::BasicBlock* entry = nullptr;      // for the row buffers' allocas
-        llvm::BasicBlock* hoistEnd = nullptr;   // null: not inside run()'s row loop
-        std::vector<int64_t> dims;              // the kernel's output dimensions
-        std::vector<Value*> outer;              // the row's coordinates (all but the last)
+        llvm::BasicBlock* entry = nullptr;     // for the row buffers' allocas
+        llvm::BasicBlock* hoistEnd = nullptr;  // null: not inside run()'s row loop
+        std::vector<int64_t> dims;             // the kernel's output dimensions
+        std::vector<Value*> outer;             // the row's coordinates (all but the last)
         Value* column = nullptr;
         int elementIndexId = -1;
-        std::map<std::pair<const HloInstruction*, std::vector<Value*>>, std::vector<Value*>> hoisted;
+        std::map<std::pair<const HloInstruction*, std::vector<Value*>>, std::vector<Value*>>
+            hoisted;
         std::unordered_map<const HloInstruction*, Value*> rowBuffers;  // operand -> buffer
     } m_row;
     bool rowInvariant(const Index& index) const {

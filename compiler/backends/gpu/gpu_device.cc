@@ -13,9 +13,8 @@
 #include <functional>
 #include <list>
 #include <mutex>
-#include <sstream>
-
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "compiler/backends/gpu/gpu_kernel_emitter.h"
 #include "compiler/backends/gpu/gpu_plan.h"
@@ -88,7 +87,8 @@ std::string findGpuRunner() {
     const fs::path self = fs::read_symlink("/proc/self/exe", error);
     if (!error) {
         for (const fs::path& candidate :
-             {self.parent_path() / "hloscope-gpu-runner", self.parent_path() / "../bin/hloscope-gpu-runner",
+             {self.parent_path() / "hloscope-gpu-runner",
+              self.parent_path() / "../bin/hloscope-gpu-runner",
               self.parent_path() / "../app/gpu_runner/hloscope-gpu-runner",
               self.parent_path() / "../../app/gpu_runner/hloscope-gpu-runner"})
             if (fs::exists(candidate, error) && access(candidate.c_str(), X_OK) == 0)
@@ -112,15 +112,18 @@ StatusOr<ProcessOutput> runProgram(const std::vector<std::string>& argv) {
     const std::string outPath = scratch.path() + "/out", errPath = scratch.path() + "/err";
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, 1, outPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    posix_spawn_file_actions_addopen(&actions, 2, errPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    posix_spawn_file_actions_addopen(&actions, 1, outPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                     0600);
+    posix_spawn_file_actions_addopen(&actions, 2, errPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                     0600);
     std::vector<char*> args;
     for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);
     pid_t pid = 0;
     const int spawned = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
     posix_spawn_file_actions_destroy(&actions);
-    if (spawned != 0) return invalidArgument("cannot start " + argv[0] + ": " + std::strerror(spawned));
+    if (spawned != 0)
+        return invalidArgument("cannot start " + argv[0] + ": " + std::strerror(spawned));
     int status = 0;
     while (waitpid(pid, &status, 0) < 0)
         if (errno != EINTR) return internalError("waiting for " + argv[0] + " failed");
@@ -150,8 +153,10 @@ struct GpuDevice::Impl {
     void probe() {
         runner = findGpuRunner();
         if (runner.empty()) {
-            why = "no GPU found: hloscope-gpu-runner is not installed beside hloscope-cli, on PATH or in "
-                  "$HLOSCOPE_GPU_RUNNER";
+            why =
+                "no GPU found: hloscope-gpu-runner is not installed beside hloscope-cli, on PATH "
+                "or in "
+                "$HLOSCOPE_GPU_RUNNER";
             return;
         }
         auto output = runProgram({runner, "--info"});
@@ -174,8 +179,8 @@ struct GpuDevice::Impl {
             info[it.key()] = it->is_string() ? it->get<std::string>() : it->dump();
         const std::string sm_ = smForComputeCapability(info["compute_capability"]);
         if (sm_.empty()) {
-            why = "the GPU (" + info["name"] + ", compute capability " + info["compute_capability"] +
-                  ") is older than sm_80, which the GPU backend needs";
+            why = "the GPU (" + info["name"] + ", compute capability " +
+                  info["compute_capability"] + ") is older than sm_80, which the GPU backend needs";
             return;
         }
         sm = sm_;
@@ -215,8 +220,8 @@ std::string GpuDevice::description() const {
     std::call_once(m_impl->probed, [this] { m_impl->probe(); });
     if (!m_impl->ok) return "GPU: " + m_impl->why;
     auto& info = m_impl->info;
-    return "GPU: " + info["name"] + " (" + m_impl->sm + ", " + info["sm_count"] + " SMs, driver " + info["driver"] +
-           ") through " + m_impl->runner;
+    return "GPU: " + info["name"] + " (" + m_impl->sm + ", " + info["sm_count"] + " SMs, driver " +
+           info["driver"] + ") through " + m_impl->runner;
 }
 
 bool GpuDevice::available(std::string* whyNot) const {
@@ -239,19 +244,24 @@ StatusOr<ExecutionResult> GpuDevice::run(const HloModule& module, const std::vec
                                          const ExecutionOptions& options) const {
     std::string why;
     if (!available(&why)) return Status(StatusCode::kFailedPrecondition, why);
-    if (options.cancel && options.cancel->load()) return Status(StatusCode::kCancelled, "run cancelled");
+    if (options.cancel && options.cancel->load())
+        return Status(StatusCode::kCancelled, "run cancelled");
     if (options.progress) options.progress(0, "generating PTX");
     bool hit = false;
     HLO_ASSIGN_OR_RETURN(std::shared_ptr<const GpuPlan> plan, m_impl->planFor(module, &hit));
     TemporaryDirectory dir;
-    if (dir.path().empty()) return internalError("cannot create a temporary directory for the GPU plan");
-    HLO_RETURN_IF_ERROR(writeGpuPlan(*plan, args, printModule(module), printModule(module), dir.path()));
-    if (options.cancel && options.cancel->load()) return Status(StatusCode::kCancelled, "run cancelled");
+    if (dir.path().empty())
+        return internalError("cannot create a temporary directory for the GPU plan");
+    HLO_RETURN_IF_ERROR(
+        writeGpuPlan(*plan, args, printModule(module), printModule(module), dir.path()));
+    if (options.cancel && options.cancel->load())
+        return Status(StatusCode::kCancelled, "run cancelled");
     if (options.progress) options.progress(0.3, "running on the GPU");
     HLO_ASSIGN_OR_RETURN(ProcessOutput output, runProgram({m_impl->runner, dir.path(), "--quiet"}));
     if (output.exitCode != 0)
-        return Status(StatusCode::kInternal, "hloscope-gpu-runner failed (exit " + std::to_string(output.exitCode) +
-                                                 "): " + firstLine(output.err.empty() ? output.out : output.err));
+        return Status(StatusCode::kInternal,
+                      "hloscope-gpu-runner failed (exit " + std::to_string(output.exitCode) +
+                          "): " + firstLine(output.err.empty() ? output.out : output.err));
     HLO_ASSIGN_OR_RETURN(GpuRunResults results, readGpuResults(*plan, dir.path()));
     ExecutionResult result;
     result.outputs = std::move(results.outputs);
@@ -265,7 +275,8 @@ StatusOr<ExecutionResult> GpuDevice::run(const HloModule& module, const std::vec
     for (size_t i = 0; i < results.steps.size() && i < plan->steps.size(); ++i) {
         const std::string& instruction = plan->steps[i].instruction;
         auto [it, fresh] = slotOf.emplace(instruction, result.kernelTimes.size());
-        if (fresh) result.kernelTimes.push_back(MeasuredTime{instruction, plan->steps[i].opcode, 0, 1});
+        if (fresh)
+            result.kernelTimes.push_back(MeasuredTime{instruction, plan->steps[i].opcode, 0, 1});
         result.kernelTimes[it->second].seconds += results.steps[i].medianMs * 1e-3;
     }
     result.instructionTimes = result.kernelTimes;

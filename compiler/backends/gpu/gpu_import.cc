@@ -14,20 +14,26 @@ StatusOr<ImportedGpuRun> importGpuRun(const std::string& dir) {
     HLO_ASSIGN_OR_RETURN(run.files, readGpuPlan(dir));
     HLO_ASSIGN_OR_RETURN(run.results, readGpuResults(run.files.plan, dir));
     auto original = parseHloModule(run.files.moduleText);
-    if (!original.isOk()) return Status(original.status().code(), dir + "/module.hlo: " + original.status().message());
+    if (!original.isOk())
+        return Status(original.status().code(),
+                      dir + "/module.hlo: " + original.status().message());
     HLO_ASSIGN_OR_RETURN(ExecutionDevicePtr interpreter, findDevice("interpreter"));
     auto reference = interpreter->run(**original, run.files.inputs, {});
     if (!reference.isOk())
-        return Status(reference.status().code(), "reference interpreter: " + reference.status().message());
+        return Status(reference.status().code(),
+                      "reference interpreter: " + reference.status().message());
     std::vector<Literal> expected;
     for (size_t i = 0; i < reference->outputs.size(); ++i) {
-        const int64_t stride = i < run.results.sampleStrides.size() ? run.results.sampleStrides[i] : 1;
+        const int64_t stride =
+            i < run.results.sampleStrides.size() ? run.results.sampleStrides[i] : 1;
         run.sampled = run.sampled || stride > 1;
         expected.push_back(sampleLiteral(reference->outputs[i], stride));
     }
     run.check = checkOutputs(expected, run.results.outputs);
     auto prepared = parseHloModule(run.files.preparedText);
-    if (!prepared.isOk()) return Status(prepared.status().code(), dir + "/prepared.hlo: " + prepared.status().message());
+    if (!prepared.isOk())
+        return Status(prepared.status().code(),
+                      dir + "/prepared.hlo: " + prepared.status().message());
     ModeMeasurement& m = run.measurement;
     m.mode = run.files.plan.mode == "unfused" ? ExecutionMode::kUnfused : ExecutionMode::kFused;
     for (double ms : run.results.runMs) m.runSeconds.push_back(ms * 1e-3);
@@ -56,10 +62,13 @@ StatusOr<std::vector<ImportedGpuRun>> importGpuRuns(const std::string& dir) {
         dirs.push_back(dir);
     } else {
         for (const char* mode : {"unfused", "fused"})
-            if (fs::exists(fs::path(dir) / mode / "plan.json", error)) dirs.push_back((fs::path(dir) / mode).string());
+            if (fs::exists(fs::path(dir) / mode / "plan.json", error))
+                dirs.push_back((fs::path(dir) / mode).string());
     }
     if (dirs.empty())
-        return invalidArgument(dir + ": no plan.json here or in unfused/ or fused/ (write plans with run --emit-plan)");
+        return invalidArgument(
+            dir +
+            ": no plan.json here or in unfused/ or fused/ (write plans with run --emit-plan)");
     std::vector<ImportedGpuRun> runs;
     for (const std::string& d : dirs) {
         auto run = importGpuRun(d);

@@ -20,8 +20,8 @@ struct ImportedGpuRun {
     GpuPlanFiles files;
     GpuRunResults results;
     OutputCheck check;
-    bool sampled = false;          // some output was checked on a sample of its elements
-    ModeMeasurement measurement;   // module: the prepared module the plan ran
+    bool sampled = false;         // some output was checked on a sample of its elements
+    ModeMeasurement measurement;  // module: the prepared module the plan ran
 };
 
 // One plan directory.

@@ -1,10 +1,5 @@
 #include "compiler/backends/gpu/gpu_kernel_emitter.h"
 
-#include <algorithm>
-#include <map>
-#include <mutex>
-#include <set>
-
 #include <llvm/ADT/SmallString.h>
 #include <llvm/Analysis/CGSCCPassManager.h>
 #include <llvm/Analysis/LoopAnalysisManager.h>
@@ -21,6 +16,11 @@
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
 #include <llvm/Target/TargetOptions.h>
+
+#include <algorithm>
+#include <map>
+#include <mutex>
+#include <set>
 
 #include "compiler/backends/cpu/kernel_gen_internal.h"
 #include "core/hlo_computation.h"
@@ -76,20 +76,35 @@ protected:
     StatusOr<Value*> genOther(const HloInstruction& instruction, const Index& index) override;
 
 private:
-    Value* special(llvm::Intrinsic::ID id) { return m_b.CreateZExt(m_b.CreateIntrinsic(id, {}, {}), i64()); }
+    Value* special(llvm::Intrinsic::ID id) {
+        return m_b.CreateZExt(m_b.CreateIntrinsic(id, {}, {}), i64());
+    }
     // A kernel entry with `count` global-pointer parameters (accessed as
     // global pointers: ld.global, and 16-byte vectors where aligned).
     std::vector<Value*> beginEntry(const std::string& name, size_t count, int64_t maxThreads);
     void bindLeaves(const std::vector<Value*>& params);
+    // A grid-stride loop over [0, n): `position` is this thread's element;
+    // the body goes between begin and end; after end, the insert point is the
+    // block after the loop.
+    struct GridLoop {
+        llvm::PHINode* position = nullptr;
+        llvm::BasicBlock* body = nullptr;
+        llvm::BasicBlock* done = nullptr;
+        Value* stride = nullptr;
+    };
+    GridLoop beginGridLoop(int64_t n, const char* name);
+    void endGridLoop(GridLoop& loop, int64_t n);
     StatusOr<Value*> outputValue(size_t k, const Index& index);
     StatusOr<GpuKernelInfo> emitLoop(const std::vector<int64_t>& dims, GpuKernelInfo info);
     // One element per thread in a grid-stride loop.
-    StatusOr<GpuKernelInfo> emitLoopStrided(const std::vector<int64_t>& dims, GpuKernelInfo info, int64_t block);
+    StatusOr<GpuKernelInfo> emitLoopStrided(const std::vector<int64_t>& dims, GpuKernelInfo info,
+                                            int64_t block);
     StatusOr<GpuKernelInfo> emitBlockReduction(GpuKernelInfo info);
     StatusOr<GpuKernelInfo> emitWarpReduction(GpuKernelInfo info);
     StatusOr<GpuKernelInfo> emitScatter(GpuKernelInfo info);
     // *address = reducer(*address, value), atomically.
-    Status emitAtomicCombine(const HloComputation& reducer, PrimitiveType type, Value* address, Value* value);
+    Status emitAtomicCombine(const HloComputation& reducer, PrimitiveType type, Value* address,
+                             Value* value);
     // `value` (of `type`) from the lane `delta` above (or, butterfly, the
     // lane xor `delta`) of the warp.
     Value* shuffle(Value* value, PrimitiveType type, int64_t delta, bool butterfly);
@@ -106,17 +121,20 @@ private:
     std::vector<llvm::Function*> m_created;
 };
 
-std::vector<Value*> GpuKernelGen::beginEntry(const std::string& name, size_t count, int64_t maxThreads) {
+std::vector<Value*> GpuKernelGen::beginEntry(const std::string& name, size_t count,
+                                             int64_t maxThreads) {
     llvm::LLVMContext& context = m_b.getContext();
     std::vector<llvm::Type*> params(count, m_b.getPtrTy(kGlobalSpace));
     auto* type = llvm::FunctionType::get(m_b.getVoidTy(), params, false);
-    m_function = llvm::Function::Create(type, llvm::GlobalValue::ExternalLinkage, name, *m_impl.module);
+    m_function =
+        llvm::Function::Create(type, llvm::GlobalValue::ExternalLinkage, name, *m_impl.module);
     m_function->setCallingConv(llvm::CallingConv::PTX_Kernel);
     m_created.push_back(m_function);
     llvm::NamedMDNode* annotations = m_impl.module->getOrInsertNamedMetadata("nvvm.annotations");
     auto annotate = [&](const char* key, int64_t value) {
-        llvm::Metadata* fields[] = {llvm::ValueAsMetadata::get(m_function), llvm::MDString::get(context, key),
-                                    llvm::ConstantAsMetadata::get(m_b.getInt32(static_cast<uint32_t>(value)))};
+        llvm::Metadata* fields[] = {
+            llvm::ValueAsMetadata::get(m_function), llvm::MDString::get(context, key),
+            llvm::ConstantAsMetadata::get(m_b.getInt32(static_cast<uint32_t>(value)))};
         annotations->addOperand(llvm::MDNode::get(context, fields));
     };
     annotate("kernel", 1);
@@ -134,10 +152,35 @@ std::vector<Value*> GpuKernelGen::beginEntry(const std::string& name, size_t cou
     return pointers;
 }
 
+GpuKernelGen::GridLoop GpuKernelGen::beginGridLoop(int64_t n, const char* name) {
+    GridLoop loop;
+    llvm::BasicBlock* entry = m_b.GetInsertBlock();
+    Value* start = m_b.CreateAdd(m_b.CreateMul(special(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x),
+                                               special(llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x)),
+                                 special(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x));
+    loop.stride = m_b.CreateMul(special(llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_x),
+                                special(llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x));
+    loop.body = llvm::BasicBlock::Create(m_b.getContext(), name, m_function);
+    loop.done = llvm::BasicBlock::Create(m_b.getContext(), "done", m_function);
+    m_b.CreateCondBr(m_b.CreateICmpSLT(start, c64(n)), loop.body, loop.done);
+    m_b.SetInsertPoint(loop.body);
+    loop.position = m_b.CreatePHI(i64(), 2, "i");
+    loop.position->addIncoming(start, entry);
+    return loop;
+}
+
+void GpuKernelGen::endGridLoop(GridLoop& loop, int64_t n) {
+    Value* next = m_b.CreateAdd(loop.position, loop.stride);
+    loop.position->addIncoming(next, m_b.GetInsertBlock());
+    m_b.CreateCondBr(m_b.CreateICmpSLT(next, c64(n)), loop.body, loop.done);
+    m_b.SetInsertPoint(loop.done);
+}
+
 void GpuKernelGen::bindLeaves(const std::vector<Value*>& params) {
     m_leafPointers.clear();
     const size_t outputs = m_spec.outputs.size();
-    for (size_t i = 0; i < m_spec.leaves.size(); ++i) m_leafPointers.emplace(m_spec.leaves[i], params[outputs + i]);
+    for (size_t i = 0; i < m_spec.leaves.size(); ++i)
+        m_leafPointers.emplace(m_spec.leaves[i], params[outputs + i]);
 }
 
 StatusOr<Value*> GpuKernelGen::outputValue(size_t k, const Index& index) {
@@ -165,7 +208,8 @@ StatusOr<std::map<const HloInstruction*, std::vector<size_t>>> GpuKernelGen::red
             const int expected = output->opcode() == HloOpcode::kGetTupleElement
                                      ? static_cast<int>(output->tupleIndex())
                                      : std::max(component(slots[j]), 0);
-            if (expected != static_cast<int>(j)) return unsupportedAt(*reduce, "variadic outputs out of order");
+            if (expected != static_cast<int>(j))
+                return unsupportedAt(*reduce, "variadic outputs out of order");
         }
     }
     return groups;
@@ -176,21 +220,25 @@ StatusOr<GpuKernelInfo> GpuKernelGen::emit() {
     for (size_t k = 0; k < m_spec.outputs.size(); ++k) {
         const Shape& shape = m_spec.outputs[k]->shape();
         const int c = component(k);
-        if (c >= 0 ? (!shape.isTuple() || c >= shape.tupleCount() || !shape.tupleShape(c).isArray() || !reduceOf(k))
+        if (c >= 0 ? (!shape.isTuple() || c >= shape.tupleCount() ||
+                      !shape.tupleShape(c).isArray() || !reduceOf(k))
                    : !shape.isArray())
-            return unsupportedAt(*m_spec.outputs[k], "kernel output of shape " + shape.toString(false));
+            return unsupportedAt(*m_spec.outputs[k],
+                                 "kernel output of shape " + shape.toString(false));
     }
     const std::vector<int64_t> dims = outputShape(0).dimensions();
     GpuKernelInfo info;
     info.entry = m_spec.name;
     info.outputElements = product(dims);
-    if (m_spec.outputs.size() == 1 && m_spec.outputs[0]->opcode() == HloOpcode::kScatter) return emitScatter(info);
+    if (m_spec.outputs.size() == 1 && m_spec.outputs[0]->opcode() == HloOpcode::kScatter)
+        return emitScatter(info);
     bool allReduces = true;
     bool trailing = true;
     int64_t reduced = 0;
     for (size_t k = 0; k < m_spec.outputs.size(); ++k) {
         const HloInstruction* output = m_spec.outputs[k];
-        if (outputShape(k).dimensions() != dims) return unsupportedAt(*output, "kernel outputs of different shapes");
+        if (outputShape(k).dimensions() != dims)
+            return unsupportedAt(*output, "kernel outputs of different shapes");
         const HloInstruction* reduce = reduceOf(k);
         if (!reduce) {
             allReduces = false;
@@ -216,12 +264,14 @@ StatusOr<GpuKernelInfo> GpuKernelGen::emit() {
         // Many outputs, or rows a warp handles quickly: a warp per output;
         // else a block per output (split over blocks when there are few).
         const bool warpPerOutput = trailing && (info.outputElements >= 1024 || reduced <= 2048);
-        if (groups.isOk()) return warpPerOutput ? emitWarpReduction(info) : emitBlockReduction(info);
+        if (groups.isOk())
+            return warpPerOutput ? emitWarpReduction(info) : emitBlockReduction(info);
     }
     return emitLoop(dims, info);
 }
 
-StatusOr<GpuKernelInfo> GpuKernelGen::emitLoop(const std::vector<int64_t>& dims, GpuKernelInfo info) {
+StatusOr<GpuKernelInfo> GpuKernelGen::emitLoop(const std::vector<int64_t>& dims,
+                                               GpuKernelInfo info) {
     info.kind = GpuKernelKind::kLoop;
     const int64_t n = info.outputElements;
     // Large element counts divisible by 4: each thread computes 4 adjacent
@@ -229,21 +279,25 @@ StatusOr<GpuKernelInfo> GpuKernelGen::emitLoop(const std::vector<int64_t>& dims,
     // stores of element-wise chains become 16-byte vector accesses.
     const int64_t unroll = n % 4 == 0 && n >= 4 * kLoopBlock * 64 ? 4 : 1;
     const int64_t threadsNeeded = n / unroll;
-    const int64_t block = threadsNeeded >= kLoopBlock ? kLoopBlock
-                                                      : std::max<int64_t>(32, roundUpPow2(std::max<int64_t>(threadsNeeded, 1)));
+    const int64_t block =
+        threadsNeeded >= kLoopBlock
+            ? kLoopBlock
+            : std::max<int64_t>(32, roundUpPow2(std::max<int64_t>(threadsNeeded, 1)));
     info.launch.block = {block, 1, 1};
     const int64_t blocksNeeded = std::max<int64_t>(ceilDiv(threadsNeeded, block), 1);
     info.launch.grid = {unroll > 1 ? blocksNeeded : std::min(blocksNeeded, kMaxGrid), 1, 1};
-    if (unroll > 1 && blocksNeeded > (int64_t{1} << 31) - 1) return emitLoopStrided(dims, info, block);
+    if (unroll > 1 && blocksNeeded > (int64_t{1} << 31) - 1)
+        return emitLoopStrided(dims, info, block);
     if (unroll == 1) return emitLoopStrided(dims, info, block);
     m_outputsAreReduces = false;  // reduces inside loop kernels run over all their elements
     const size_t outputCount = m_spec.outputs.size();
     std::vector<Value*> params = beginEntry(m_spec.name, outputCount + m_spec.leaves.size(), block);
     bindLeaves(params);
     llvm::LLVMContext& context = m_b.getContext();
-    Value* thread = m_b.CreateAdd(m_b.CreateMul(special(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x),
-                                                special(llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x)),
-                                  special(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x));
+    Value* thread =
+        m_b.CreateAdd(m_b.CreateMul(special(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x),
+                                    special(llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x)),
+                      special(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x));
     Value* first = m_b.CreateShl(thread, 2, "first");
     llvm::BasicBlock* body = llvm::BasicBlock::Create(context, "elements", m_function);
     llvm::BasicBlock* done = llvm::BasicBlock::Create(context, "done", m_function);
@@ -254,7 +308,8 @@ StatusOr<GpuKernelInfo> GpuKernelGen::emitLoop(const std::vector<int64_t>& dims,
     std::vector<Value*> positions;
     for (int64_t u = 0; u < unroll; ++u) {
         Index index = makeIndex(dims);
-        index.linear = u == 0 ? first : m_b.CreateAdd(first, c64(u), "", /*HasNUW=*/true, /*HasNSW=*/true);
+        index.linear =
+            u == 0 ? first : m_b.CreateAdd(first, c64(u), "", /*HasNUW=*/true, /*HasNSW=*/true);
         positions.push_back(index.linear);
         for (size_t k = 0; k < outputCount; ++k) {
             auto value = outputValue(k, index);
@@ -278,8 +333,8 @@ StatusOr<GpuKernelInfo> GpuKernelGen::emitLoop(const std::vector<int64_t>& dims,
     return info;
 }
 
-StatusOr<GpuKernelInfo> GpuKernelGen::emitLoopStrided(const std::vector<int64_t>& dims, GpuKernelInfo info,
-                                                      int64_t block) {
+StatusOr<GpuKernelInfo> GpuKernelGen::emitLoopStrided(const std::vector<int64_t>& dims,
+                                                      GpuKernelInfo info, int64_t block) {
     const int64_t n = info.outputElements;
     info.launch.block = {block, 1, 1};
     info.launch.grid = {std::clamp<int64_t>(ceilDiv(n, block), 1, kMaxGrid), 1, 1};
@@ -287,19 +342,8 @@ StatusOr<GpuKernelInfo> GpuKernelGen::emitLoopStrided(const std::vector<int64_t>
     const size_t outputCount = m_spec.outputs.size();
     std::vector<Value*> params = beginEntry(m_spec.name, outputCount + m_spec.leaves.size(), block);
     bindLeaves(params);
-    llvm::LLVMContext& context = m_b.getContext();
-    llvm::BasicBlock* entry = m_b.GetInsertBlock();
-    Value* start = m_b.CreateAdd(m_b.CreateMul(special(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x),
-                                               special(llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x)),
-                                 special(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x));
-    Value* stride = m_b.CreateMul(special(llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_x),
-                                  special(llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x));
-    llvm::BasicBlock* body = llvm::BasicBlock::Create(context, "element", m_function);
-    llvm::BasicBlock* done = llvm::BasicBlock::Create(context, "done", m_function);
-    m_b.CreateCondBr(m_b.CreateICmpSLT(start, c64(n)), body, done);
-    m_b.SetInsertPoint(body);
-    llvm::PHINode* i = m_b.CreatePHI(i64(), 2, "i");
-    i->addIncoming(start, entry);
+    GridLoop loop = beginGridLoop(n, "element");
+    llvm::PHINode* i = loop.position;
     Index index = makeIndex(dims);
     index.linear = dims.empty() ? c64(0) : i;
     for (size_t k = 0; k < outputCount; ++k) {
@@ -312,33 +356,35 @@ StatusOr<GpuKernelInfo> GpuKernelGen::emitLoopStrided(const std::vector<int64_t>
         m_b.CreateStore(m_elemental.toMemory(type, *value),
                         m_b.CreateInBoundsGEP(m_elemental.memoryType(type), params[k], i));
     }
-    Value* next = m_b.CreateAdd(i, stride);
-    i->addIncoming(next, m_b.GetInsertBlock());
-    m_b.CreateCondBr(m_b.CreateICmpSLT(next, c64(n)), body, done);
-    m_b.SetInsertPoint(done);
+    endGridLoop(loop, n);
     m_b.CreateRetVoid();
     return info;
 }
 
 Value* GpuKernelGen::shuffle(Value* value, PrimitiveType type, int64_t delta, bool butterfly) {
     llvm::Type* i32 = m_b.getInt32Ty();
-    const llvm::Intrinsic::ID id =
-        butterfly ? llvm::Intrinsic::nvvm_shfl_sync_bfly_i32 : llvm::Intrinsic::nvvm_shfl_sync_down_i32;
+    const llvm::Intrinsic::ID id = butterfly ? llvm::Intrinsic::nvvm_shfl_sync_bfly_i32
+                                             : llvm::Intrinsic::nvvm_shfl_sync_down_i32;
     auto shuffle32 = [&](Value* bits) {
-        return m_b.CreateIntrinsic(id, {}, {m_b.getInt32(0xffffffffu), bits, m_b.getInt32(static_cast<uint32_t>(delta)),
-                                            m_b.getInt32(0x1f)});
+        return m_b.CreateIntrinsic(
+            id, {},
+            {m_b.getInt32(0xffffffffu), bits, m_b.getInt32(static_cast<uint32_t>(delta)),
+             m_b.getInt32(0x1f)});
     };
     Value* memory = m_elemental.toMemory(type, value);
-    const unsigned bits = static_cast<unsigned>(m_impl.module->getDataLayout().getTypeSizeInBits(memory->getType()));
+    const unsigned bits =
+        static_cast<unsigned>(m_impl.module->getDataLayout().getTypeSizeInBits(memory->getType()));
     llvm::Type* integer = m_b.getIntNTy(bits);
-    Value* asInteger = memory->getType()->isIntegerTy() ? memory : m_b.CreateBitCast(memory, integer);
+    Value* asInteger =
+        memory->getType()->isIntegerTy() ? memory : m_b.CreateBitCast(memory, integer);
     Value* result = nullptr;
     if (bits <= 32) {
         result = m_b.CreateTrunc(shuffle32(m_b.CreateZExt(asInteger, i32)), integer);
     } else {  // 64 bits: two halves
         Value* low = shuffle32(m_b.CreateTrunc(asInteger, i32));
         Value* high = shuffle32(m_b.CreateTrunc(m_b.CreateLShr(asInteger, 32), i32));
-        result = m_b.CreateOr(m_b.CreateZExt(low, integer), m_b.CreateShl(m_b.CreateZExt(high, integer), 32));
+        result = m_b.CreateOr(m_b.CreateZExt(low, integer),
+                              m_b.CreateShl(m_b.CreateZExt(high, integer), 32));
     }
     if (!memory->getType()->isIntegerTy()) result = m_b.CreateBitCast(result, memory->getType());
     return m_elemental.fromMemory(type, result);
@@ -350,8 +396,10 @@ Status GpuKernelGen::warpCombine(const std::map<const HloInstruction*, std::vect
         for (const auto& [reduce, slots] : groups) {
             std::vector<Value*> args;
             for (size_t k : slots) args.push_back(partials[k]);
-            for (size_t k : slots) args.push_back(shuffle(partials[k], outputShape(k).elementType(), delta, false));
-            HLO_ASSIGN_OR_RETURN(std::vector<Value*> combined, callScalar(*reduce->toApply(), args, false));
+            for (size_t k : slots)
+                args.push_back(shuffle(partials[k], outputShape(k).elementType(), delta, false));
+            HLO_ASSIGN_OR_RETURN(std::vector<Value*> combined,
+                                 callScalar(*reduce->toApply(), args, false));
             for (size_t j = 0; j < slots.size(); ++j) partials[slots[j]] = combined[j];
         }
     }
@@ -369,13 +417,15 @@ StatusOr<GpuKernelInfo> GpuKernelGen::emitWarpReduction(GpuKernelInfo info) {
     info.launch.grid = {ceilDiv(outputs, kWarps), 1, 1};
     const size_t outputCount = m_spec.outputs.size();
     HLO_ASSIGN_OR_RETURN(auto groups, reduceGroups());
-    std::vector<Value*> params = beginEntry(m_spec.name, outputCount + m_spec.leaves.size(), 32 * kWarps);
+    std::vector<Value*> params =
+        beginEntry(m_spec.name, outputCount + m_spec.leaves.size(), 32 * kWarps);
     bindLeaves(params);
     llvm::LLVMContext& context = m_b.getContext();
     Value* t = special(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x);
     Value* lane = m_b.CreateAnd(t, c64(31), "lane");
-    Value* o = m_b.CreateAdd(m_b.CreateMul(special(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x), c64(kWarps)),
-                             m_b.CreateLShr(t, 5), "output");
+    Value* o = m_b.CreateAdd(
+        m_b.CreateMul(special(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x), c64(kWarps)),
+        m_b.CreateLShr(t, 5), "output");
     llvm::BasicBlock* body = llvm::BasicBlock::Create(context, "warp", m_function);
     llvm::BasicBlock* done = llvm::BasicBlock::Create(context, "done", m_function);
     m_b.CreateCondBr(m_b.CreateICmpSLT(o, c64(outputs)), body, done);  // uniform per warp
@@ -423,7 +473,8 @@ StatusOr<GpuKernelInfo> GpuKernelGen::emitBlockReduction(GpuKernelInfo info) {
     // 16 elements per thread), for about 1024 blocks in all.
     int64_t slices = 1;
     if (outputs < 512)
-        slices = std::clamp<int64_t>(std::min(ceilDiv(reduced, threads * 16), ceilDiv(1024, outputs)), 1, 65535);
+        slices = std::clamp<int64_t>(
+            std::min(ceilDiv(reduced, threads * 16), ceilDiv(1024, outputs)), 1, 65535);
     info.slices = slices;
     info.launch.block = {threads, 1, 1};
     info.launch.grid = {outputs, slices, 1};
@@ -434,8 +485,8 @@ StatusOr<GpuKernelInfo> GpuKernelGen::emitBlockReduction(GpuKernelInfo info) {
                                         primitive_util::byteWidth(outputShape(k).elementType()));
     HLO_ASSIGN_OR_RETURN(auto groups, reduceGroups());
 
-    std::vector<Value*> params =
-        beginEntry(m_spec.name, outputCount + m_spec.leaves.size() + (slices > 1 ? outputCount : 0), threads);
+    std::vector<Value*> params = beginEntry(
+        m_spec.name, outputCount + m_spec.leaves.size() + (slices > 1 ? outputCount : 0), threads);
     bindLeaves(params);
     llvm::LLVMContext& context = m_b.getContext();
     Value* o = special(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x);
@@ -469,10 +520,10 @@ StatusOr<GpuKernelInfo> GpuKernelGen::emitBlockReduction(GpuKernelInfo info) {
         const PrimitiveType type = outputShape(k).elementType();
         llvm::Type* memory = m_elemental.memoryType(type);
         auto* array = llvm::ArrayType::get(memory, static_cast<uint64_t>(warps));
-        auto* variable = new llvm::GlobalVariable(*m_impl.module, array, false, llvm::GlobalValue::InternalLinkage,
-                                                  llvm::UndefValue::get(array),
-                                                  m_spec.name + ".partials." + std::to_string(k), nullptr,
-                                                  llvm::GlobalValue::NotThreadLocal, kSharedSpace);
+        auto* variable = new llvm::GlobalVariable(
+            *m_impl.module, array, false, llvm::GlobalValue::InternalLinkage,
+            llvm::UndefValue::get(array), m_spec.name + ".partials." + std::to_string(k), nullptr,
+            llvm::GlobalValue::NotThreadLocal, kSharedSpace);
         variable->setAlignment(llvm::Align(8));
         shared.push_back(variable);
         info.launch.sharedBytes += warps * primitive_util::byteWidth(type);
@@ -486,7 +537,8 @@ StatusOr<GpuKernelInfo> GpuKernelGen::emitBlockReduction(GpuKernelInfo info) {
     m_b.CreateCondBr(m_b.CreateICmpEQ(lane, c64(0)), publish, gathered);
     m_b.SetInsertPoint(publish);
     for (size_t k = 0; k < outputCount; ++k)
-        m_b.CreateStore(m_elemental.toMemory(outputShape(k).elementType(), partials[k]), slot(k, warp));
+        m_b.CreateStore(m_elemental.toMemory(outputShape(k).elementType(), partials[k]),
+                        slot(k, warp));
     m_b.CreateBr(gathered);
     m_b.SetInsertPoint(gathered);
     m_b.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier0, {}, {});
@@ -499,8 +551,8 @@ StatusOr<GpuKernelInfo> GpuKernelGen::emitBlockReduction(GpuKernelInfo info) {
     std::vector<Value*> warpResults;
     for (size_t k = 0; k < outputCount; ++k) {
         const PrimitiveType type = outputShape(k).elementType();
-        warpResults.push_back(
-            m_elemental.fromMemory(type, m_b.CreateLoad(m_elemental.memoryType(type), slot(k, from))));
+        warpResults.push_back(m_elemental.fromMemory(
+            type, m_b.CreateLoad(m_elemental.memoryType(type), slot(k, from))));
     }
     if (Status combined = warpCombine(groups, warpResults, warps); !combined.isOk()) {
         erasePartial();
@@ -512,10 +564,10 @@ StatusOr<GpuKernelInfo> GpuKernelGen::emitBlockReduction(GpuKernelInfo info) {
     for (size_t k = 0; k < outputCount; ++k) {
         const PrimitiveType type = outputShape(k).elementType();
         llvm::Type* memory = m_elemental.memoryType(type);
-        Value* address = slices > 1
-                             ? m_b.CreateInBoundsGEP(memory, params[outputCount + m_spec.leaves.size() + k],
-                                                     m_b.CreateAdd(m_b.CreateMul(o, c64(slices)), s))
-                             : m_b.CreateInBoundsGEP(memory, params[k], o);
+        Value* address = slices > 1 ? m_b.CreateInBoundsGEP(
+                                          memory, params[outputCount + m_spec.leaves.size() + k],
+                                          m_b.CreateAdd(m_b.CreateMul(o, c64(slices)), s))
+                                    : m_b.CreateInBoundsGEP(memory, params[k], o);
         m_b.CreateStore(m_elemental.toMemory(type, warpResults[k]), address);
     }
     m_b.CreateBr(done);
@@ -529,7 +581,8 @@ StatusOr<GpuKernelInfo> GpuKernelGen::emitBlockReduction(GpuKernelInfo info) {
             return combine;
         }
         info.combineEntry = m_spec.name + "_combine";
-        const int64_t block = outputs >= kLoopBlock ? kLoopBlock : std::max<int64_t>(32, roundUpPow2(outputs));
+        const int64_t block =
+            outputs >= kLoopBlock ? kLoopBlock : std::max<int64_t>(32, roundUpPow2(outputs));
         info.combineLaunch.block = {block, 1, 1};
         info.combineLaunch.grid = {std::clamp<int64_t>(ceilDiv(outputs, block), 1, kMaxGrid), 1, 1};
     }
@@ -544,18 +597,8 @@ Status GpuKernelGen::emitCombine(const GpuKernelInfo& info) {
     std::vector<Value*> params = beginEntry(m_spec.name + "_combine", 2 * outputCount, block);
     HLO_ASSIGN_OR_RETURN(auto groups, reduceGroups());
     llvm::LLVMContext& context = m_b.getContext();
-    llvm::BasicBlock* entry = m_b.GetInsertBlock();
-    Value* start = m_b.CreateAdd(m_b.CreateMul(special(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x),
-                                               special(llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x)),
-                                 special(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x));
-    Value* stride = m_b.CreateMul(special(llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_x),
-                                  special(llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x));
-    llvm::BasicBlock* body = llvm::BasicBlock::Create(context, "output", m_function);
-    llvm::BasicBlock* done = llvm::BasicBlock::Create(context, "done", m_function);
-    m_b.CreateCondBr(m_b.CreateICmpSLT(start, c64(n)), body, done);
-    m_b.SetInsertPoint(body);
-    llvm::PHINode* i = m_b.CreatePHI(i64(), 2, "i");
-    i->addIncoming(start, entry);
+    GridLoop loop = beginGridLoop(n, "output");
+    llvm::PHINode* i = loop.position;
     Value* base = m_b.CreateMul(i, c64(info.slices));
     auto partial = [&](size_t k, Value* slice) {
         const PrimitiveType type = outputShape(k).elementType();
@@ -583,33 +626,34 @@ Status GpuKernelGen::emitCombine(const GpuKernelInfo& info) {
             args.push_back(phi);
         }
         for (size_t k : slots) args.push_back(partial(k, slice));
-        HLO_ASSIGN_OR_RETURN(std::vector<Value*> combined, callScalar(*reduce->toApply(), args, false));
+        HLO_ASSIGN_OR_RETURN(std::vector<Value*> combined,
+                             callScalar(*reduce->toApply(), args, false));
         Value* nextSlice = m_b.CreateAdd(slice, c64(1));
         llvm::BasicBlock* latch = m_b.GetInsertBlock();
         slice->addIncoming(nextSlice, latch);
-        for (size_t j = 0; j < accumulators.size(); ++j) accumulators[j]->addIncoming(combined[j], latch);
+        for (size_t j = 0; j < accumulators.size(); ++j)
+            accumulators[j]->addIncoming(combined[j], latch);
         m_b.CreateCondBr(m_b.CreateICmpSLT(nextSlice, c64(info.slices)), loop, exit);
         m_b.SetInsertPoint(exit);
         for (size_t j = 0; j < slots.size(); ++j) {
             const PrimitiveType type = outputShape(slots[j]).elementType();
-            m_b.CreateStore(m_elemental.toMemory(type, combined[j]),
-                            m_b.CreateInBoundsGEP(m_elemental.memoryType(type), params[slots[j]], i));
+            m_b.CreateStore(
+                m_elemental.toMemory(type, combined[j]),
+                m_b.CreateInBoundsGEP(m_elemental.memoryType(type), params[slots[j]], i));
         }
     }
-    Value* next = m_b.CreateAdd(i, stride);
-    i->addIncoming(next, m_b.GetInsertBlock());
-    m_b.CreateCondBr(m_b.CreateICmpSLT(next, c64(n)), body, done);
-    m_b.SetInsertPoint(done);
+    endGridLoop(loop, n);
     m_b.CreateRetVoid();
     return Status::ok();
 }
 
 // Atomic read-modify-write: add as one atomic instruction, overwrite as a
 // store, any other reducer in a compare-and-swap loop.
-Status GpuKernelGen::emitAtomicCombine(const HloComputation& reducer, PrimitiveType type, Value* address,
-                                       Value* value) {
+Status GpuKernelGen::emitAtomicCombine(const HloComputation& reducer, PrimitiveType type,
+                                       Value* address, Value* value) {
     const HloInstruction* root = reducer.root();
-    if (reducer.parameterCount() != 2) return unsupportedAt(*root, "scatter combiner with other than two parameters");
+    if (reducer.parameterCount() != 2)
+        return unsupportedAt(*root, "scatter combiner with other than two parameters");
     llvm::Type* memory = m_elemental.memoryType(type);
     const bool isFloat = primitive_util::isFloatingPoint(type);
     if (root == reducer.parameter(1)) {
@@ -620,7 +664,8 @@ Status GpuKernelGen::emitAtomicCombine(const HloComputation& reducer, PrimitiveT
                           root->operand(0)->opcode() == HloOpcode::kParameter &&
                           root->operand(1)->opcode() == HloOpcode::kParameter &&
                           root->operand(0) != root->operand(1);
-    const unsigned bits = static_cast<unsigned>(m_impl.module->getDataLayout().getTypeSizeInBits(memory));
+    const unsigned bits =
+        static_cast<unsigned>(m_impl.module->getDataLayout().getTypeSizeInBits(memory));
     if (plainAdd && (type == PrimitiveType::F32 || type == PrimitiveType::F64 ||
                      (primitive_util::isInteger(type) && bits >= 32))) {
         m_b.CreateAtomicRMW(isFloat ? llvm::AtomicRMWInst::FAdd : llvm::AtomicRMWInst::Add, address,
@@ -629,7 +674,8 @@ Status GpuKernelGen::emitAtomicCombine(const HloComputation& reducer, PrimitiveT
         return Status::ok();
     }
     if (bits != 32 && bits != 64)
-        return unsupportedAt(*root, "scatter combiner on " + std::string(primitive_util::name(type)) +
+        return unsupportedAt(*root, "scatter combiner on " +
+                                        std::string(primitive_util::name(type)) +
                                         " elements (atomic updates need 32 or 64 bits)");
     llvm::Type* integer = m_b.getIntNTy(bits);
     auto toBits = [&](Value* v) {
@@ -637,7 +683,8 @@ Status GpuKernelGen::emitAtomicCombine(const HloComputation& reducer, PrimitiveT
         return stored->getType()->isIntegerTy() ? stored : m_b.CreateBitCast(stored, integer);
     };
     auto fromBits = [&](Value* v) {
-        return m_elemental.fromMemory(type, memory->isIntegerTy() ? v : m_b.CreateBitCast(v, memory));
+        return m_elemental.fromMemory(type,
+                                      memory->isIntegerTy() ? v : m_b.CreateBitCast(v, memory));
     };
     llvm::LLVMContext& context = m_b.getContext();
     Value* initial = m_b.CreateLoad(integer, address);
@@ -648,9 +695,11 @@ Status GpuKernelGen::emitAtomicCombine(const HloComputation& reducer, PrimitiveT
     m_b.SetInsertPoint(loop);
     llvm::PHINode* old = m_b.CreatePHI(integer, 2, "old");
     old->addIncoming(initial, before);
-    HLO_ASSIGN_OR_RETURN(std::vector<Value*> combined, callScalar(reducer, {fromBits(old), value}, false));
-    Value* exchange = m_b.CreateAtomicCmpXchg(address, old, toBits(combined.front()), llvm::MaybeAlign(bits / 8),
-                                              llvm::AtomicOrdering::Monotonic, llvm::AtomicOrdering::Monotonic);
+    HLO_ASSIGN_OR_RETURN(std::vector<Value*> combined,
+                         callScalar(reducer, {fromBits(old), value}, false));
+    Value* exchange =
+        m_b.CreateAtomicCmpXchg(address, old, toBits(combined.front()), llvm::MaybeAlign(bits / 8),
+                                llvm::AtomicOrdering::Monotonic, llvm::AtomicOrdering::Monotonic);
     Value* seen = m_b.CreateExtractValue(exchange, 0);
     old->addIncoming(seen, m_b.GetInsertBlock());
     m_b.CreateCondBr(m_b.CreateExtractValue(exchange, 1), exit, loop);
@@ -666,14 +715,17 @@ StatusOr<GpuKernelInfo> GpuKernelGen::emitScatter(GpuKernelInfo info) {
     const HloInstruction& scatter = *m_spec.outputs[0];
     const ScatterDimensionNumbers* numbers = scatter.scatterDimensionNumbers();
     if (!numbers || scatter.operandCount() != 3 || !scatter.toApply())
-        return unsupportedAt(scatter, "only scatters of one operand are compiled by the GPU backend");
-    if (!numbers->inputBatchingDims.empty()) return unsupportedAt(scatter, "scatter with batching dimensions");
+        return unsupportedAt(scatter,
+                             "only scatters of one operand are compiled by the GPU backend");
+    if (!numbers->inputBatchingDims.empty())
+        return unsupportedAt(scatter, "scatter with batching dimensions");
     const HloInstruction& operand = *scatter.operand(0);
     const HloInstruction& indices = *scatter.operand(1);
     const HloInstruction& updates = *scatter.operand(2);
     const PrimitiveType type = scatter.shape().elementType();
     const PrimitiveType indexType = indices.shape().elementType();
-    if (!primitive_util::isInteger(indexType)) return unsupportedAt(scatter, "non-integer scatter indices");
+    if (!primitive_util::isInteger(indexType))
+        return unsupportedAt(scatter, "non-integer scatter indices");
     const std::vector<int64_t>& opDims = operand.shape().dimensions();
     const std::vector<int64_t>& updDims = updates.shape().dimensions();
     const int64_t opRank = static_cast<int64_t>(opDims.size());
@@ -688,44 +740,39 @@ StatusOr<GpuKernelInfo> GpuKernelGen::emitScatter(GpuKernelInfo info) {
         return unsupportedAt(scatter, "update_window_dims do not match the operand");
     std::vector<int64_t> extent(static_cast<size_t>(opRank), 1);
     for (size_t i = 0; i < windowOperandDims.size(); ++i)
-        extent[static_cast<size_t>(windowOperandDims[i])] = updDims[static_cast<size_t>(numbers->updateWindowDims[i])];
+        extent[static_cast<size_t>(windowOperandDims[i])] =
+            updDims[static_cast<size_t>(numbers->updateWindowDims[i])];
 
     info.kind = GpuKernelKind::kLoop;
     const int64_t n = product(updDims);
     info.outputElements = n;
-    const int64_t block = n >= kLoopBlock ? kLoopBlock : std::max<int64_t>(32, roundUpPow2(std::max<int64_t>(n, 1)));
+    const int64_t block =
+        n >= kLoopBlock ? kLoopBlock : std::max<int64_t>(32, roundUpPow2(std::max<int64_t>(n, 1)));
     info.launch.block = {block, 1, 1};
     info.launch.grid = {std::clamp<int64_t>(ceilDiv(n, block), 1, kMaxGrid), 1, 1};
     m_outputsAreReduces = false;
     std::vector<Value*> params = beginEntry(m_spec.name, 1 + m_spec.leaves.size(), block);
     bindLeaves(params);
     llvm::LLVMContext& context = m_b.getContext();
-    llvm::BasicBlock* entry = m_b.GetInsertBlock();
-    Value* start = m_b.CreateAdd(m_b.CreateMul(special(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x),
-                                               special(llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x)),
-                                 special(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x));
-    Value* stride = m_b.CreateMul(special(llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_x),
-                                  special(llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x));
-    llvm::BasicBlock* body = llvm::BasicBlock::Create(context, "update", m_function);
-    llvm::BasicBlock* done = llvm::BasicBlock::Create(context, "done", m_function);
-    m_b.CreateCondBr(m_b.CreateICmpSLT(start, c64(n)), body, done);
-    m_b.SetInsertPoint(body);
-    llvm::PHINode* u = m_b.CreatePHI(i64(), 2, "u");
-    u->addIncoming(start, entry);
+    GridLoop loop = beginGridLoop(n, "update");
+    llvm::PHINode* u = loop.position;
     Index update = makeIndex(updDims);
     update.linear = updDims.empty() ? c64(0) : u;
     std::vector<Value*> scatterPositions;
     for (size_t d = 0; d < updDims.size(); ++d)
-        if (std::find(numbers->updateWindowDims.begin(), numbers->updateWindowDims.end(), static_cast<int64_t>(d)) ==
-            numbers->updateWindowDims.end())
+        if (std::find(numbers->updateWindowDims.begin(), numbers->updateWindowDims.end(),
+                      static_cast<int64_t>(d)) == numbers->updateWindowDims.end())
             scatterPositions.push_back(multiOf(update, d));
     std::vector<Value*> startAt(static_cast<size_t>(opRank), c64(0));
     for (size_t k = 0; k < numbers->scatterDimsToOperandDims.size(); ++k) {
         Index at = makeIndex(indices.shape().dimensions());
         size_t next = 0;
         for (int64_t d = 0; d < indicesRank; ++d) {
-            if (!implicitVector && d == numbers->indexVectorDim) at.multi.push_back(c64(static_cast<int64_t>(k)));
-            else at.multi.push_back(next < scatterPositions.size() ? scatterPositions[next++] : c64(0));
+            if (!implicitVector && d == numbers->indexVectorDim)
+                at.multi.push_back(c64(static_cast<int64_t>(k)));
+            else
+                at.multi.push_back(next < scatterPositions.size() ? scatterPositions[next++]
+                                                                  : c64(0));
         }
         if (indicesRank == 0) at.linear = c64(0);
         auto raw = gen(indices, at);
@@ -747,33 +794,36 @@ StatusOr<GpuKernelInfo> GpuKernelGen::emitScatter(GpuKernelInfo info) {
     size_t window = 0;
     for (int64_t d = 0; d < opRank; ++d) {
         Value* first = startAt[static_cast<size_t>(d)];
-        fits = m_b.CreateAnd(fits, m_b.CreateAnd(m_b.CreateICmpSGE(first, c64(0)),
-                                                 m_b.CreateICmpSLE(first, c64(opDims[static_cast<size_t>(d)] -
-                                                                              extent[static_cast<size_t>(d)]))));
+        fits = m_b.CreateAnd(
+            fits, m_b.CreateAnd(m_b.CreateICmpSGE(first, c64(0)),
+                                m_b.CreateICmpSLE(first, c64(opDims[static_cast<size_t>(d)] -
+                                                             extent[static_cast<size_t>(d)]))));
         Value* position = first;
         if (window < windowOperandDims.size() && windowOperandDims[window] == d)
-            position = m_b.CreateAdd(position, multiOf(update, static_cast<size_t>(numbers->updateWindowDims[window++])));
-        linear = m_b.CreateAdd(m_b.CreateMul(linear, c64(opDims[static_cast<size_t>(d)])), position);
+            position = m_b.CreateAdd(
+                position,
+                multiOf(update, static_cast<size_t>(numbers->updateWindowDims[window++])));
+        linear =
+            m_b.CreateAdd(m_b.CreateMul(linear, c64(opDims[static_cast<size_t>(d)])), position);
     }
     llvm::BasicBlock* apply = llvm::BasicBlock::Create(context, "apply", m_function);
     llvm::BasicBlock* next = llvm::BasicBlock::Create(context, "next", m_function);
     m_b.CreateCondBr(fits, apply, next);
     m_b.SetInsertPoint(apply);
     auto value = gen(updates, update);
-    Status combined = value.isOk() ? emitAtomicCombine(*scatter.toApply(), type,
-                                                       m_b.CreateInBoundsGEP(m_elemental.memoryType(type), params[0], linear),
-                                                       *value)
-                                   : value.status();
+    Status combined =
+        value.isOk()
+            ? emitAtomicCombine(
+                  *scatter.toApply(), type,
+                  m_b.CreateInBoundsGEP(m_elemental.memoryType(type), params[0], linear), *value)
+            : value.status();
     if (!combined.isOk()) {
         erasePartial();
         return combined;
     }
     m_b.CreateBr(next);
     m_b.SetInsertPoint(next);
-    Value* following = m_b.CreateAdd(u, stride);
-    u->addIncoming(following, next);
-    m_b.CreateCondBr(m_b.CreateICmpSLT(following, c64(n)), body, done);
-    m_b.SetInsertPoint(done);
+    endGridLoop(loop, n);
     m_b.CreateRetVoid();
     return info;
 }
@@ -792,9 +842,11 @@ StatusOr<Value*> GpuKernelGen::genOther(const HloInstruction& instruction, const
     const HloInstruction& rhs = *instruction.operand(1);
     const PrimitiveType resultType = instruction.shape().elementType();
     if (!primitive_util::isFloatingPoint(resultType) && !primitive_util::isInteger(resultType))
-        return unsupportedAt(instruction, "dot of element type " + std::string(primitive_util::name(resultType)));
+        return unsupportedAt(
+            instruction, "dot of element type " + std::string(primitive_util::name(resultType)));
     const HloInstruction* sides[2] = {&lhs, &rhs};
-    const std::vector<int64_t>* batch[2] = {&numbers->lhsBatchDimensions, &numbers->rhsBatchDimensions};
+    const std::vector<int64_t>* batch[2] = {&numbers->lhsBatchDimensions,
+                                            &numbers->rhsBatchDimensions};
     const std::vector<int64_t>* contracting[2] = {&numbers->lhsContractingDimensions,
                                                   &numbers->rhsContractingDimensions};
     std::vector<int64_t> contractingSizes;
@@ -806,14 +858,15 @@ StatusOr<Value*> GpuKernelGen::genOther(const HloInstruction& instruction, const
     for (int side = 0; side < 2; ++side)
         for (int64_t d = 0; d < sides[side]->shape().rank(); ++d)
             if (std::find(batch[side]->begin(), batch[side]->end(), d) == batch[side]->end() &&
-                std::find(contracting[side]->begin(), contracting[side]->end(), d) == contracting[side]->end())
+                std::find(contracting[side]->begin(), contracting[side]->end(), d) ==
+                    contracting[side]->end())
                 freeDims[static_cast<size_t>(side)].push_back(d);
     std::vector<Value*> out = multiAll(index);
     llvm::LLVMContext& context = m_b.getContext();
     llvm::BasicBlock* before = m_b.GetInsertBlock();
     llvm::Type* accType = m_elemental.registerType(resultType);
     Value* zero = primitive_util::isFloatingPoint(resultType) ? llvm::ConstantFP::get(accType, 0.0)
-                                                                   : llvm::ConstantInt::get(accType, 0);
+                                                              : llvm::ConstantInt::get(accType, 0);
     if (count == 0) return zero;
     llvm::BasicBlock* loop = llvm::BasicBlock::Create(context, "dot.loop", m_function);
     llvm::BasicBlock* exit = llvm::BasicBlock::Create(context, "dot.exit", m_function);
@@ -842,7 +895,8 @@ StatusOr<Value*> GpuKernelGen::genOther(const HloInstruction& instruction, const
         for (size_t i = 0; i < contracting[side]->size(); ++i)
             inner.multi[static_cast<size_t>((*contracting[side])[i])] = contractingIndex[i];
         for (size_t i = 0; i < freeDims[static_cast<size_t>(side)].size(); ++i)
-            inner.multi[static_cast<size_t>(freeDims[static_cast<size_t>(side)][i])] = out[freeStart + i];
+            inner.multi[static_cast<size_t>(freeDims[static_cast<size_t>(side)][i])] =
+                out[freeStart + i];
         freeStart += freeDims[static_cast<size_t>(side)].size();
         HLO_ASSIGN_OR_RETURN(Value * value, gen(operand, inner));
         values[side] = m_elemental.convert(operand.shape().elementType(), resultType, value);
@@ -856,20 +910,51 @@ StatusOr<Value*> GpuKernelGen::genOther(const HloInstruction& instruction, const
     acc->addIncoming(next, latch);
     m_b.CreateCondBr(m_b.CreateICmpSLT(r1, c64(count)), loop, exit);
     m_b.SetInsertPoint(exit);
-    return m_elemental.roundTo(resultType, next);  // f16/bf16 results: accumulated in f32, rounded once
+    return m_elemental.roundTo(resultType,
+                               next);  // f16/bf16 results: accumulated in f32, rounded once
 }
 
 // Intrinsics the NVPTX target selects (or expands) itself; any other would
 // become a library call, which PTX cannot link, or stop LLVM.
 bool nvptxSelects(llvm::StringRef name) {
-    static const char* const kPrefixes[] = {
-        "llvm.nvvm.",  "llvm.fabs.",    "llvm.sqrt.",     "llvm.fma.",      "llvm.fmuladd.",  "llvm.minnum.",
-        "llvm.maxnum.", "llvm.minimum.", "llvm.maximum.", "llvm.floor.",    "llvm.ceil.",     "llvm.trunc.",
-        "llvm.rint.",  "llvm.nearbyint.", "llvm.round.",  "llvm.roundeven.", "llvm.copysign.", "llvm.ctpop.",
-        "llvm.ctlz.",  "llvm.cttz.",    "llvm.abs.",      "llvm.smax.",     "llvm.smin.",     "llvm.umax.",
-        "llvm.umin.",  "llvm.fptosi.sat.", "llvm.fptoui.sat.", "llvm.memcpy.", "llvm.memset.", "llvm.lifetime.",
-        "llvm.assume", "llvm.fshl.",    "llvm.fshr.",     "llvm.bswap.",    "llvm.is.fpclass.", "llvm.bitreverse.",
-        "llvm.experimental.noalias.scope.decl", "llvm.vector.reduce."};
+    static const char* const kPrefixes[] = {"llvm.nvvm.",
+                                            "llvm.fabs.",
+                                            "llvm.sqrt.",
+                                            "llvm.fma.",
+                                            "llvm.fmuladd.",
+                                            "llvm.minnum.",
+                                            "llvm.maxnum.",
+                                            "llvm.minimum.",
+                                            "llvm.maximum.",
+                                            "llvm.floor.",
+                                            "llvm.ceil.",
+                                            "llvm.trunc.",
+                                            "llvm.rint.",
+                                            "llvm.nearbyint.",
+                                            "llvm.round.",
+                                            "llvm.roundeven.",
+                                            "llvm.copysign.",
+                                            "llvm.ctpop.",
+                                            "llvm.ctlz.",
+                                            "llvm.cttz.",
+                                            "llvm.abs.",
+                                            "llvm.smax.",
+                                            "llvm.smin.",
+                                            "llvm.umax.",
+                                            "llvm.umin.",
+                                            "llvm.fptosi.sat.",
+                                            "llvm.fptoui.sat.",
+                                            "llvm.memcpy.",
+                                            "llvm.memset.",
+                                            "llvm.lifetime.",
+                                            "llvm.assume",
+                                            "llvm.fshl.",
+                                            "llvm.fshr.",
+                                            "llvm.bswap.",
+                                            "llvm.is.fpclass.",
+                                            "llvm.bitreverse.",
+                                            "llvm.experimental.noalias.scope.decl",
+                                            "llvm.vector.reduce."};
     for (const char* prefix : kPrefixes)
         if (name.starts_with(prefix)) return true;
     return false;
@@ -912,8 +997,9 @@ GpuKernelEmitter::GpuKernelEmitter(const std::string& moduleName, const std::str
     m_impl->code.module = std::make_unique<llvm::Module>(moduleName, *m_impl->code.context);
     const auto& sms = supportedSms();
     if (std::find(sms.begin(), sms.end(), sm) == sms.end()) {
-        m_impl->machineStatus = invalidArgument("unsupported GPU architecture '" + sm +
-                                                "' (expected sm_80, sm_86, sm_89, sm_90 or sm_90a)");
+        m_impl->machineStatus =
+            invalidArgument("unsupported GPU architecture '" + sm +
+                            "' (expected sm_80, sm_86, sm_89, sm_90 or sm_90a)");
         return;
     }
     std::string error;
@@ -923,8 +1009,8 @@ GpuKernelEmitter::GpuKernelEmitter(const std::string& moduleName, const std::str
         return;
     }
     llvm::TargetOptions options;
-    m_impl->machine.reset(target->createTargetMachine(kTriple, sm, "", options, std::nullopt,
-                                                      std::nullopt, llvm::CodeGenOptLevel::Aggressive));
+    m_impl->machine.reset(target->createTargetMachine(
+        kTriple, sm, "", options, std::nullopt, std::nullopt, llvm::CodeGenOptLevel::Aggressive));
     if (!m_impl->machine) {
         m_impl->machineStatus = internalError("cannot create the NVPTX target machine for " + sm);
         return;
@@ -944,7 +1030,8 @@ StatusOr<GpuKernelInfo> GpuKernelEmitter::emitKernel(const CpuKernelSpec& spec) 
     gpuSpec.streamOutputs = false;
     gpuSpec.rowBuffers = false;
     std::set<std::string> before;
-    for (const std::string& name : gpu_internal::externalCalls(*m_impl->code.module)) before.insert(name);
+    for (const std::string& name : gpu_internal::externalCalls(*m_impl->code.module))
+        before.insert(name);
     gpu_internal::GpuKernelGen gen(m_impl->code, gpuSpec);
     auto info = gen.emit();
     if (!info.isOk()) return info.status();
@@ -963,7 +1050,8 @@ StatusOr<GpuKernelInfo> GpuKernelEmitter::emitKernel(const CpuKernelSpec& spec) 
     return info;
 }
 
-StatusOr<GpuKernelInfo> GpuKernelEmitter::emitGemm(const std::string& name, const GpuGemmShape& shape) {
+StatusOr<GpuKernelInfo> GpuKernelEmitter::emitGemm(const std::string& name,
+                                                   const GpuGemmShape& shape) {
     HLO_RETURN_IF_ERROR(m_impl->machineStatus);
     if (m_impl->code.compiled) return internalError("GpuKernelEmitter: emit after compileToPtx");
     if (shape.batch <= 0 || shape.m <= 0 || shape.n <= 0 || shape.k <= 0 || shape.batch > 65535)
@@ -976,24 +1064,30 @@ StatusOr<GpuKernelInfo> GpuKernelEmitter::emitGemm(const std::string& name, cons
     llvm::Type* f32 = b.getFloatTy();
     llvm::Type* i64 = b.getInt64Ty();
     auto c = [&](int64_t v) { return b.getInt64(static_cast<uint64_t>(v)); };
-    auto* type = llvm::FunctionType::get(b.getVoidTy(), {b.getPtrTy(1), b.getPtrTy(1), b.getPtrTy(1)}, false);
-    llvm::Function* function = llvm::Function::Create(type, llvm::GlobalValue::ExternalLinkage, name, module);
+    auto* type = llvm::FunctionType::get(b.getVoidTy(),
+                                         {b.getPtrTy(1), b.getPtrTy(1), b.getPtrTy(1)}, false);
+    llvm::Function* function =
+        llvm::Function::Create(type, llvm::GlobalValue::ExternalLinkage, name, module);
     function->setCallingConv(llvm::CallingConv::PTX_Kernel);
     for (unsigned i = 0; i < 3; ++i) {
         function->getArg(i)->addAttr(llvm::Attribute::NoAlias);
         function->getArg(i)->addAttr(llvm::Attribute::getWithAlignment(context, llvm::Align(256)));
     }
     llvm::NamedMDNode* annotations = module.getOrInsertNamedMetadata("nvvm.annotations");
-    for (auto [key, value] : {std::pair<const char*, int64_t>{"kernel", 1}, {"maxntidx", kThreads}, {"maxntidy", kThreads}}) {
-        llvm::Metadata* fields[] = {llvm::ValueAsMetadata::get(function), llvm::MDString::get(context, key),
-                                    llvm::ConstantAsMetadata::get(b.getInt32(static_cast<uint32_t>(value)))};
+    for (auto [key, value] : {std::pair<const char*, int64_t>{"kernel", 1},
+                              {"maxntidx", kThreads},
+                              {"maxntidy", kThreads}}) {
+        llvm::Metadata* fields[] = {
+            llvm::ValueAsMetadata::get(function), llvm::MDString::get(context, key),
+            llvm::ConstantAsMetadata::get(b.getInt32(static_cast<uint32_t>(value)))};
         annotations->addOperand(llvm::MDNode::get(context, fields));
     }
     auto* tileType = llvm::ArrayType::get(f32, kDepth * kTile);
     auto sharedTile = [&](const char* which) {
-        auto* v = new llvm::GlobalVariable(module, tileType, false, llvm::GlobalValue::InternalLinkage,
-                                           llvm::UndefValue::get(tileType), name + which, nullptr,
-                                           llvm::GlobalValue::NotThreadLocal, kSharedSpace);
+        auto* v =
+            new llvm::GlobalVariable(module, tileType, false, llvm::GlobalValue::InternalLinkage,
+                                     llvm::UndefValue::get(tileType), name + which, nullptr,
+                                     llvm::GlobalValue::NotThreadLocal, kSharedSpace);
         v->setAlignment(llvm::Align(16));
         return v;
     };
@@ -1001,21 +1095,28 @@ StatusOr<GpuKernelInfo> GpuKernelEmitter::emitGemm(const std::string& name, cons
     llvm::GlobalVariable* tileB = sharedTile(".b");  // [kk][nn]
     llvm::BasicBlock* entry = llvm::BasicBlock::Create(context, "entry", function);
     b.SetInsertPoint(entry);
-    auto special = [&](llvm::Intrinsic::ID id) { return b.CreateZExt(b.CreateIntrinsic(id, {}, {}), i64); };
+    auto special = [&](llvm::Intrinsic::ID id) {
+        return b.CreateZExt(b.CreateIntrinsic(id, {}, {}), i64);
+    };
     Value* tx = special(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x);
     Value* ty = special(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_y);
     Value* n0 = b.CreateMul(special(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x), c(kTile));
     Value* m0 = b.CreateMul(special(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_y), c(kTile));
     Value* batch = special(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_z);
     Value* t = b.CreateAdd(b.CreateMul(ty, c(kThreads)), tx);  // 0..255
-    Value* lhs = b.CreateInBoundsGEP(f32, function->getArg(1), b.CreateMul(batch, c(shape.m * shape.k)));
-    Value* rhs = b.CreateInBoundsGEP(f32, function->getArg(2), b.CreateMul(batch, c(shape.k * shape.n)));
-    Value* out = b.CreateInBoundsGEP(f32, function->getArg(0), b.CreateMul(batch, c(shape.m * shape.n)));
+    Value* lhs =
+        b.CreateInBoundsGEP(f32, function->getArg(1), b.CreateMul(batch, c(shape.m * shape.k)));
+    Value* rhs =
+        b.CreateInBoundsGEP(f32, function->getArg(2), b.CreateMul(batch, c(shape.k * shape.n)));
+    Value* out =
+        b.CreateInBoundsGEP(f32, function->getArg(0), b.CreateMul(batch, c(shape.m * shape.n)));
     Value* zero = llvm::ConstantFP::get(f32, 0.0);
     // Loads element (row, column) of a row-major [rows, columns] matrix, 0 outside.
     auto guardedLoad = [&](Value* base, Value* row, Value* column, int64_t rows, int64_t columns) {
-        Value* inside = b.CreateAnd(b.CreateICmpULT(row, c(rows)), b.CreateICmpULT(column, c(columns)));
-        Value* position = b.CreateSelect(inside, b.CreateAdd(b.CreateMul(row, c(columns)), column), c(0));
+        Value* inside =
+            b.CreateAnd(b.CreateICmpULT(row, c(rows)), b.CreateICmpULT(column, c(columns)));
+        Value* position =
+            b.CreateSelect(inside, b.CreateAdd(b.CreateMul(row, c(columns)), column), c(0));
         Value* loaded = b.CreateLoad(f32, b.CreateInBoundsGEP(f32, base, position));
         return b.CreateSelect(inside, loaded, zero);
     };
@@ -1033,7 +1134,7 @@ StatusOr<GpuKernelInfo> GpuKernelEmitter::emitGemm(const std::string& name, cons
     // Stage the tiles: 1024 elements each, 4 per thread, consecutive threads
     // on consecutive addresses of the stored matrix.
     for (int64_t r = 0; r < 4; ++r) {
-        Value* mm, *kkA, *value;
+        Value *mm, *kkA, *value;
         if (!shape.lhsTransposed) {  // stored [m, k]: k fastest
             kkA = b.CreateAnd(t, c(kDepth - 1));
             mm = b.CreateAdd(b.CreateLShr(t, 4), c(16 * r));
@@ -1043,8 +1144,10 @@ StatusOr<GpuKernelInfo> GpuKernelEmitter::emitGemm(const std::string& name, cons
             kkA = b.CreateAdd(b.CreateLShr(t, 6), c(4 * r));
             value = guardedLoad(lhs, b.CreateAdd(k0, kkA), b.CreateAdd(m0, mm), shape.k, shape.m);
         }
-        b.CreateStore(value, b.CreateInBoundsGEP(tileType, tileA, {c(0), b.CreateAdd(b.CreateMul(kkA, c(kTile)), mm)}));
-        Value* nn, *kkB;
+        b.CreateStore(value,
+                      b.CreateInBoundsGEP(tileType, tileA,
+                                          {c(0), b.CreateAdd(b.CreateMul(kkA, c(kTile)), mm)}));
+        Value *nn, *kkB;
         if (!shape.rhsTransposed) {  // stored [k, n]: n fastest
             nn = b.CreateAnd(t, c(kTile - 1));
             kkB = b.CreateAdd(b.CreateLShr(t, 6), c(4 * r));
@@ -1054,7 +1157,9 @@ StatusOr<GpuKernelInfo> GpuKernelEmitter::emitGemm(const std::string& name, cons
             nn = b.CreateAdd(b.CreateLShr(t, 4), c(16 * r));
             value = guardedLoad(rhs, b.CreateAdd(n0, nn), b.CreateAdd(k0, kkB), shape.n, shape.k);
         }
-        b.CreateStore(value, b.CreateInBoundsGEP(tileType, tileB, {c(0), b.CreateAdd(b.CreateMul(kkB, c(kTile)), nn)}));
+        b.CreateStore(value,
+                      b.CreateInBoundsGEP(tileType, tileB,
+                                          {c(0), b.CreateAdd(b.CreateMul(kkB, c(kTile)), nn)}));
     }
     b.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier0, {}, {});
     std::vector<Value*> sums(acc.begin(), acc.end());
@@ -1064,13 +1169,18 @@ StatusOr<GpuKernelInfo> GpuKernelEmitter::emitGemm(const std::string& name, cons
         Value* a[kPer];
         Value* bv[kPer];
         for (int64_t i = 0; i < kPer; ++i) {
-            a[i] = b.CreateLoad(f32, b.CreateInBoundsGEP(tileType, tileA, {c(0), b.CreateAdd(rowBase, c(kk * kTile + i))}));
-            bv[i] = b.CreateLoad(f32, b.CreateInBoundsGEP(tileType, tileB, {c(0), b.CreateAdd(columnBase, c(kk * kTile + i))}));
+            a[i] = b.CreateLoad(
+                f32, b.CreateInBoundsGEP(tileType, tileA,
+                                         {c(0), b.CreateAdd(rowBase, c(kk * kTile + i))}));
+            bv[i] = b.CreateLoad(
+                f32, b.CreateInBoundsGEP(tileType, tileB,
+                                         {c(0), b.CreateAdd(columnBase, c(kk * kTile + i))}));
         }
         for (int64_t i = 0; i < kPer; ++i)
             for (int64_t j = 0; j < kPer; ++j)
-                sums[static_cast<size_t>(i * kPer + j)] = b.CreateIntrinsic(
-                    llvm::Intrinsic::fma, {f32}, {a[i], bv[j], sums[static_cast<size_t>(i * kPer + j)]});
+                sums[static_cast<size_t>(i * kPer + j)] =
+                    b.CreateIntrinsic(llvm::Intrinsic::fma, {f32},
+                                      {a[i], bv[j], sums[static_cast<size_t>(i * kPer + j)]});
     }
     b.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier0, {}, {});
     Value* k1 = b.CreateAdd(k0, c(kDepth));
@@ -1084,11 +1194,13 @@ StatusOr<GpuKernelInfo> GpuKernelEmitter::emitGemm(const std::string& name, cons
             Value* column = b.CreateAdd(n0, b.CreateAdd(columnBase, c(j)));
             llvm::BasicBlock* write = llvm::BasicBlock::Create(context, "write", function);
             llvm::BasicBlock* next = llvm::BasicBlock::Create(context, "next", function);
-            b.CreateCondBr(b.CreateAnd(b.CreateICmpULT(row, c(shape.m)), b.CreateICmpULT(column, c(shape.n))), write,
-                           next);
+            b.CreateCondBr(
+                b.CreateAnd(b.CreateICmpULT(row, c(shape.m)), b.CreateICmpULT(column, c(shape.n))),
+                write, next);
             b.SetInsertPoint(write);
-            b.CreateStore(sums[static_cast<size_t>(i * kPer + j)],
-                          b.CreateInBoundsGEP(f32, out, b.CreateAdd(b.CreateMul(row, c(shape.n)), column)));
+            b.CreateStore(
+                sums[static_cast<size_t>(i * kPer + j)],
+                b.CreateInBoundsGEP(f32, out, b.CreateAdd(b.CreateMul(row, c(shape.n)), column)));
             b.CreateBr(next);
             b.SetInsertPoint(next);
         }
@@ -1123,8 +1235,8 @@ StatusOr<std::string> GpuKernelEmitter::compileToPtx() {
     llvm::raw_string_ostream problemStream(problems);
     if (llvm::verifyModule(module, &problemStream)) {
         problemStream.flush();
-        return internalError("generated NVPTX module '" + module.getName().str() + "' is invalid: " +
-                             problems.substr(0, 2000));
+        return internalError("generated NVPTX module '" + module.getName().str() +
+                             "' is invalid: " + problems.substr(0, 2000));
     }
     {
         llvm::LoopAnalysisManager loops;
@@ -1137,13 +1249,15 @@ StatusOr<std::string> GpuKernelEmitter::compileToPtx() {
         builder.registerFunctionAnalyses(functions);
         builder.registerLoopAnalyses(loops);
         builder.crossRegisterProxies(loops, functions, sccs, modules);
-        llvm::ModulePassManager pipeline = builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
+        llvm::ModulePassManager pipeline =
+            builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
         pipeline.run(module, modules);
     }
     llvm::SmallString<0> ptx;
     llvm::raw_svector_ostream stream(ptx);
     llvm::legacy::PassManager codegen;
-    if (m_impl->machine->addPassesToEmitFile(codegen, stream, nullptr, llvm::CodeGenFileType::AssemblyFile))
+    if (m_impl->machine->addPassesToEmitFile(codegen, stream, nullptr,
+                                             llvm::CodeGenFileType::AssemblyFile))
         return internalError("the NVPTX target cannot emit PTX");
     codegen.run(module);
     return std::string(ptx.str());

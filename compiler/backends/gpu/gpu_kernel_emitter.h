@@ -59,10 +59,10 @@ struct GpuKernelInfo {
     GpuKernelKind kind = GpuKernelKind::kLoop;
     GpuLaunchDims launch;
     int64_t outputElements = 0;
-    int64_t reducedElements = 1;      // per output element (reductions)
-    int64_t slices = 1;               // blocks per output element of a block reduction
+    int64_t reducedElements = 1;        // per output element (reductions)
+    int64_t slices = 1;                 // blocks per output element of a block reduction
     std::vector<int64_t> scratchBytes;  // per output, when slices > 1
-    std::string combineEntry;         // when slices > 1
+    std::string combineEntry;           // when slices > 1
     GpuLaunchDims combineLaunch;
 };
 

@@ -24,7 +24,8 @@ int64_t product(const std::vector<int64_t>& dims) {
 }
 
 int64_t denseBytes(const Shape& shape) {
-    return std::max<int64_t>(shape.elementCount(), 0) * primitive_util::byteWidth(shape.elementType());
+    return std::max<int64_t>(shape.elementCount(), 0) *
+           primitive_util::byteWidth(shape.elementType());
 }
 
 // Array leaves, depth first (tokens and other non-array leaves hold no
@@ -84,15 +85,17 @@ struct GemmShape {
 };
 std::optional<GemmShape> gemmShapeOf(const HloInstruction& dot) {
     const DotDimensionNumbers* numbers = dot.dotDimensionNumbers();
-    if (!numbers || !numbers->lhsRaggedDimensions.empty() || !numbers->rhsGroupDimensions.empty()) return std::nullopt;
+    if (!numbers || !numbers->lhsRaggedDimensions.empty() || !numbers->rhsGroupDimensions.empty())
+        return std::nullopt;
     const Shape& lhs = dot.operand(0)->shape();
     const Shape& rhs = dot.operand(1)->shape();
-    if (dot.shape().elementType() != PrimitiveType::F32 || lhs.elementType() != PrimitiveType::F32 ||
-        rhs.elementType() != PrimitiveType::F32)
+    if (dot.shape().elementType() != PrimitiveType::F32 ||
+        lhs.elementType() != PrimitiveType::F32 || rhs.elementType() != PrimitiveType::F32)
         return std::nullopt;
     const int64_t nb = static_cast<int64_t>(numbers->lhsBatchDimensions.size());
     const int64_t nc = static_cast<int64_t>(numbers->lhsContractingDimensions.size());
-    if (nc == 0 || numbers->rhsContractingDimensions.size() != static_cast<size_t>(nc)) return std::nullopt;
+    if (nc == 0 || numbers->rhsContractingDimensions.size() != static_cast<size_t>(nc))
+        return std::nullopt;
     GemmShape gemm;
     for (int64_t i = 0; i < nb; ++i) {
         if (numbers->lhsBatchDimensions[static_cast<size_t>(i)] != i ||
@@ -164,9 +167,11 @@ const HloInstruction* epilogueDot(const HloInstruction& fusion) {
     std::unordered_set<const HloInstruction*> dependent{dot};
     for (const HloInstruction* instruction : fused->postOrder()) {
         bool depends = false;
-        for (const HloInstruction* operand : instruction->operands()) depends = depends || dependent.count(operand);
+        for (const HloInstruction* operand : instruction->operands())
+            depends = depends || dependent.count(operand);
         if (!depends) continue;
-        if (!instruction->isElementwise() || instruction->shape().dimensions() != dot->shape().dimensions())
+        if (!instruction->isElementwise() ||
+            instruction->shape().dimensions() != dot->shape().dimensions())
             return nullptr;
         dependent.insert(instruction);
     }
@@ -193,24 +198,31 @@ private:
         m_live.push_back(Interval{time, time});
         return buffer.id;
     }
-    void use(int buffer, int64_t time) { m_live[static_cast<size_t>(buffer)].end = std::max(m_live[static_cast<size_t>(buffer)].end, time); }
+    void use(int buffer, int64_t time) {
+        m_live[static_cast<size_t>(buffer)].end =
+            std::max(m_live[static_cast<size_t>(buffer)].end, time);
+    }
     std::string entryName() { return "kernel_" + std::to_string(m_entries++); }
     Status planInstruction(const HloInstruction& instruction, int64_t time);
     // Emits spec as kernel steps writing `outputs` (buffer per spec output)
     // and reading `leafBuffers` (per spec leaf).
-    Status addKernel(const HloInstruction& instruction, CpuKernelSpec spec, const std::vector<int>& outputs,
-                     const std::vector<int>& leafBuffers, int64_t time);
+    Status addKernel(const HloInstruction& instruction, CpuKernelSpec spec,
+                     const std::vector<int>& outputs, const std::vector<int>& leafBuffers,
+                     int64_t time);
     StatusOr<GpuPlanStep> kernelStep(const HloInstruction& instruction, const CpuKernelSpec& spec,
-                                     const std::vector<int>& args, int64_t time, std::vector<GpuPlanStep>& extra);
-    Status planGemm(const HloInstruction& instruction, const HloInstruction& dot, const GemmShape& gemm,
-                    const std::vector<int>& operandBuffers, int outBuffer, int64_t time);
+                                     const std::vector<int>& args, int64_t time,
+                                     std::vector<GpuPlanStep>& extra);
+    Status planGemm(const HloInstruction& instruction, const HloInstruction& dot,
+                    const GemmShape& gemm, const std::vector<int>& operandBuffers, int outBuffer,
+                    int64_t time);
     // A float32 dot whose batch or contracting dimensions are not where a
     // GEMM wants them (attention's [b, s, h, d] x [b, s, h, d]): each operand
     // transposed into [batch, free, contracting] / [batch, contracting, free]
     // order by a kernel into a temporary, then a gemm step, as the CPU
     // backend does. Nothing planned (false) when it does not apply.
     StatusOr<bool> planPermutedGemm(const HloInstruction& instruction, const HloInstruction& dot,
-                                    const std::vector<int>& operandBuffers, int outBuffer, int64_t time);
+                                    const std::vector<int>& operandBuffers, int outBuffer,
+                                    int64_t time);
     HloInstruction* synthetic(std::unique_ptr<HloInstruction> instruction) {
         m_synthetic.push_back(std::move(instruction));
         return m_synthetic.back().get();
@@ -229,7 +241,8 @@ private:
     int m_entries = 0;
 };
 
-StatusOr<GpuPlanStep> PlanBuilder::kernelStep(const HloInstruction& instruction, const CpuKernelSpec& spec,
+StatusOr<GpuPlanStep> PlanBuilder::kernelStep(const HloInstruction& instruction,
+                                              const CpuKernelSpec& spec,
                                               const std::vector<int>& args, int64_t time,
                                               std::vector<GpuPlanStep>& extra) {
     HLO_ASSIGN_OR_RETURN(GpuKernelInfo info, m_emitter.emitKernel(spec));
@@ -254,22 +267,28 @@ StatusOr<GpuPlanStep> PlanBuilder::kernelStep(const HloInstruction& instruction,
         combine.instruction = step.instruction;
         combine.entry = info.combineEntry;
         combine.launch = info.combineLaunch;
-        combine.args.assign(args.begin(), args.begin() + static_cast<std::ptrdiff_t>(spec.outputs.size()));
+        combine.args.assign(args.begin(),
+                            args.begin() + static_cast<std::ptrdiff_t>(spec.outputs.size()));
         combine.args.insert(combine.args.end(), scratch.begin(), scratch.end());
         extra.push_back(std::move(combine));
     }
     return step;
 }
 
-Status PlanBuilder::addKernel(const HloInstruction& instruction, CpuKernelSpec spec, const std::vector<int>& outputs,
-                              const std::vector<int>& leafBuffers, int64_t time) {
+Status PlanBuilder::addKernel(const HloInstruction& instruction, CpuKernelSpec spec,
+                              const std::vector<int>& outputs, const std::vector<int>& leafBuffers,
+                              int64_t time) {
     // One kernel per group of outputs with the same dimensions and reduction.
     std::vector<std::pair<std::pair<std::vector<int64_t>, int64_t>, std::vector<size_t>>> groups;
     for (size_t k = 0; k < spec.outputs.size(); ++k) {
-        auto key = std::make_pair(specOutputShape(spec, k).dimensions(), reducedCount(spec.outputs[k]));
-        auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == key; });
-        if (it == groups.end()) groups.push_back({key, {k}});
-        else it->second.push_back(k);
+        auto key =
+            std::make_pair(specOutputShape(spec, k).dimensions(), reducedCount(spec.outputs[k]));
+        auto it = std::find_if(groups.begin(), groups.end(),
+                               [&](const auto& g) { return g.first == key; });
+        if (it == groups.end())
+            groups.push_back({key, {k}});
+        else
+            it->second.push_back(k);
     }
     for (const auto& [key, members] : groups) {
         CpuKernelSpec part;
@@ -278,7 +297,8 @@ Status PlanBuilder::addKernel(const HloInstruction& instruction, CpuKernelSpec s
         std::vector<int> args;
         for (size_t k : members) {
             part.outputs.push_back(spec.outputs[k]);
-            if (!spec.outputComponents.empty()) part.outputComponents.push_back(spec.outputComponents[k]);
+            if (!spec.outputComponents.empty())
+                part.outputComponents.push_back(spec.outputComponents[k]);
             args.push_back(outputs[k]);
         }
         if (product(key.first) == 0) continue;  // nothing to compute
@@ -293,8 +313,9 @@ Status PlanBuilder::addKernel(const HloInstruction& instruction, CpuKernelSpec s
     return Status::ok();
 }
 
-Status PlanBuilder::planGemm(const HloInstruction& instruction, const HloInstruction& dot, const GemmShape& gemm,
-                             const std::vector<int>& operandBuffers, int outBuffer, int64_t time) {
+Status PlanBuilder::planGemm(const HloInstruction& instruction, const HloInstruction& dot,
+                             const GemmShape& gemm, const std::vector<int>& operandBuffers,
+                             int outBuffer, int64_t time) {
     GpuPlanStep step;
     step.kind = GpuStepKind::kGemm;
     step.name = instruction.name();
@@ -326,16 +347,21 @@ Status PlanBuilder::planGemm(const HloInstruction& instruction, const HloInstruc
     return Status::ok();
 }
 
-StatusOr<bool> PlanBuilder::planPermutedGemm(const HloInstruction& instruction, const HloInstruction& dot,
-                                              const std::vector<int>& operandBuffers, int outBuffer, int64_t time) {
+StatusOr<bool> PlanBuilder::planPermutedGemm(const HloInstruction& instruction,
+                                             const HloInstruction& dot,
+                                             const std::vector<int>& operandBuffers, int outBuffer,
+                                             int64_t time) {
     const DotDimensionNumbers* numbers = dot.dotDimensionNumbers();
-    if (!numbers || !numbers->lhsRaggedDimensions.empty() || !numbers->rhsGroupDimensions.empty()) return false;
+    if (!numbers || !numbers->lhsRaggedDimensions.empty() || !numbers->rhsGroupDimensions.empty())
+        return false;
     if (dot.shape().elementType() != PrimitiveType::F32) return false;
     // An outer product (no contracting dimension) or an empty one is no GEMM.
     if (numbers->lhsContractingDimensions.empty() || dot.shape().elementCount() == 0) return false;
     for (int side = 0; side < 2; ++side)
-        if (!dot.operand(side)->shape().isArray() || dot.operand(side)->shape().elementCount() == 0) return false;
-    const std::vector<int64_t>* batch[2] = {&numbers->lhsBatchDimensions, &numbers->rhsBatchDimensions};
+        if (!dot.operand(side)->shape().isArray() || dot.operand(side)->shape().elementCount() == 0)
+            return false;
+    const std::vector<int64_t>* batch[2] = {&numbers->lhsBatchDimensions,
+                                            &numbers->rhsBatchDimensions};
     const std::vector<int64_t>* contracting[2] = {&numbers->lhsContractingDimensions,
                                                   &numbers->rhsContractingDimensions};
     HloInstruction* canonical[2] = {nullptr, nullptr};
@@ -347,16 +373,19 @@ StatusOr<bool> PlanBuilder::planPermutedGemm(const HloInstruction& instruction, 
         std::vector<int64_t> free;
         for (int64_t d = 0; d < shape.rank(); ++d)
             if (std::find(batch[side]->begin(), batch[side]->end(), d) == batch[side]->end() &&
-                std::find(contracting[side]->begin(), contracting[side]->end(), d) == contracting[side]->end())
+                std::find(contracting[side]->begin(), contracting[side]->end(), d) ==
+                    contracting[side]->end())
                 free.push_back(d);
         if (side == 0) order.insert(order.end(), free.begin(), free.end());
         order.insert(order.end(), contracting[side]->begin(), contracting[side]->end());
         if (side == 1) order.insert(order.end(), free.begin(), free.end());
         // The operand as a leaf of its own (its buffer), never the module's instruction.
         HloInstruction* standIn = synthetic(std::make_unique<HloInstruction>(
-            HloOpcode::kParameter, dot.name() + ".operand" + std::to_string(side), Shape(shape.elementType(), shape.dimensions())));
+            HloOpcode::kParameter, dot.name() + ".operand" + std::to_string(side),
+            Shape(shape.elementType(), shape.dimensions())));
         bool identity = true;
-        for (size_t i = 0; i < order.size(); ++i) identity = identity && order[i] == static_cast<int64_t>(i);
+        for (size_t i = 0; i < order.size(); ++i)
+            identity = identity && order[i] == static_cast<int64_t>(i);
         if (identity) {
             canonical[side] = standIn;
             continue;
@@ -364,16 +393,19 @@ StatusOr<bool> PlanBuilder::planPermutedGemm(const HloInstruction& instruction, 
         std::vector<int64_t> dims;
         for (int64_t d : order) dims.push_back(shape.dimensions(d));
         HloInstruction* transpose = synthetic(std::make_unique<HloInstruction>(
-            HloOpcode::kTranspose, dot.name() + ".transposed" + std::to_string(side), Shape(shape.elementType(), dims)));
+            HloOpcode::kTranspose, dot.name() + ".transposed" + std::to_string(side),
+            Shape(shape.elementType(), dims)));
         transpose->setDimensions(order);
         transpose->appendOperand(standIn);
-        const int permuted = newBuffer("%" + transpose->name(), denseBytes(transpose->shape()), time);
+        const int permuted =
+            newBuffer("%" + transpose->name(), denseBytes(transpose->shape()), time);
         CpuKernelSpec spec;
         spec.name = entryName();
         spec.outputs = {transpose};
         spec.leaves = {standIn};
         std::vector<GpuPlanStep> extra;
-        HLO_ASSIGN_OR_RETURN(GpuPlanStep step, kernelStep(instruction, spec, {permuted, buffers[side]}, time, extra));
+        HLO_ASSIGN_OR_RETURN(GpuPlanStep step,
+                             kernelStep(instruction, spec, {permuted, buffers[side]}, time, extra));
         step.name = instruction.name() + ".transpose" + std::to_string(side);
         m_plan.steps.push_back(std::move(step));
         ++m_plan.kernels;
@@ -393,13 +425,16 @@ StatusOr<bool> PlanBuilder::planPermutedGemm(const HloInstruction& instruction, 
         numbersOut.rhsContractingDimensions.push_back(batchRank + i);
     }
     HloInstruction* canonicalDot = synthetic(std::make_unique<HloInstruction>(
-        HloOpcode::kDot, dot.name() + ".canonical", Shape(dot.shape().elementType(), dot.shape().dimensions())));
+        HloOpcode::kDot, dot.name() + ".canonical",
+        Shape(dot.shape().elementType(), dot.shape().dimensions())));
     canonicalDot->mutableExtra().dotDimensionNumbers = numbersOut;
     canonicalDot->appendOperand(canonical[0]);
     canonicalDot->appendOperand(canonical[1]);
     auto gemm = gemmShapeOf(*canonicalDot);
-    if (!gemm) return internalError("%" + dot.name() + ": the permuted dot is not a GEMM (internal)");
-    HLO_RETURN_IF_ERROR(planGemm(instruction, *canonicalDot, *gemm, {buffers[0], buffers[1]}, outBuffer, time));
+    if (!gemm)
+        return internalError("%" + dot.name() + ": the permuted dot is not a GEMM (internal)");
+    HLO_RETURN_IF_ERROR(
+        planGemm(instruction, *canonicalDot, *gemm, {buffers[0], buffers[1]}, outBuffer, time));
     return true;
 }
 
@@ -409,80 +444,105 @@ Status PlanBuilder::planInstruction(const HloInstruction& instruction, int64_t t
     std::vector<int> operandLeaves;
     for (const HloInstruction* operand : instruction.operands()) {
         auto it = m_leaves.find(operand);
-        if (it == m_leaves.end()) return internalError("%" + instruction.name() + ": operand %" + operand->name() + " has no buffer");
+        if (it == m_leaves.end())
+            return internalError("%" + instruction.name() + ": operand %" + operand->name() +
+                                 " has no buffer");
         for (int b : it->second) use(b, time);
     }
-    auto aliasOf = [&](const HloInstruction* operand) { m_leaves[&instruction] = m_leaves[operand]; };
+    auto aliasOf = [&](const HloInstruction* operand) {
+        m_leaves[&instruction] = m_leaves[operand];
+    };
     switch (opcode) {
-    case HloOpcode::kParameter: {
-        if (!shape.isArray()) return notOnGpu(instruction, "tuple-shaped entry parameters are not supported on the GPU");
-        const int buffer = newBuffer("%" + instruction.name(), denseBytes(shape), 0);
-        m_pinned.push_back(buffer);
-        m_leaves[&instruction] = {buffer};
-        GpuPlanInput input;
-        input.parameter = instruction.parameterNumber();
-        input.name = instruction.name();
-        input.array = GpuPlanArray{buffer, shape.elementType(), shape.dimensions(), denseBytes(shape)};
-        m_plan.inputs.push_back(std::move(input));
-        return Status::ok();
-    }
-    case HloOpcode::kConstant: {
-        if (!shape.isArray()) return notOnGpu(instruction, "tuple constants are not supported on the GPU");
-        HLO_ASSIGN_OR_RETURN(Literal literal, literalOfConstant(instruction));
-        const int buffer = newBuffer("%" + instruction.name(), denseBytes(shape), 0);
-        m_pinned.push_back(buffer);
-        m_leaves[&instruction] = {buffer};
-        m_plan.constants.push_back(GpuPlanConstant{buffer, instruction.name(), std::move(literal)});
-        return Status::ok();
-    }
-    case HloOpcode::kTuple: {
-        std::vector<int> leaves;
-        for (const HloInstruction* operand : instruction.operands())
-            for (int b : m_leaves[operand]) leaves.push_back(b);
-        m_leaves[&instruction] = leaves;
-        return Status::ok();
-    }
-    case HloOpcode::kGetTupleElement: {
-        const HloInstruction& tuple = *instruction.operand(0);
-        size_t first = 0;
-        for (int64_t i = 0; i < instruction.tupleIndex(); ++i) first += leafCount(tuple.shape().tupleShape(i));
-        const std::vector<int>& all = m_leaves[&tuple];
-        const size_t count = leafCount(shape);
-        if (first + count > all.size()) return internalError("%" + instruction.name() + ": tuple index out of range");
-        m_leaves[&instruction] = std::vector<int>(all.begin() + static_cast<std::ptrdiff_t>(first),
-                                                  all.begin() + static_cast<std::ptrdiff_t>(first + count));
-        return Status::ok();
-    }
-    case HloOpcode::kAfterAll: m_leaves[&instruction] = {}; return Status::ok();
-    case HloOpcode::kOptimizationBarrier: case HloOpcode::kAddDependency: case HloOpcode::kDomain:
-        aliasOf(instruction.operand(0));
-        return Status::ok();
-    case HloOpcode::kBitcast: case HloOpcode::kReshape: case HloOpcode::kCopy: {
-        // Dense row-major storage: the same bytes (a copy is a value copy,
-        // and buffers are never written twice).
-        const Shape& from = instruction.operand(0)->shape();
-        if (shape.isArray() && from.isArray() && from.elementType() == shape.elementType() &&
-            from.elementCount() == shape.elementCount() &&
-            (opcode != HloOpcode::kCopy || from.dimensions() == shape.dimensions()) &&
-            (opcode == HloOpcode::kReshape || (from.hasDefaultDenseLayout() && shape.hasDefaultDenseLayout()))) {
-            aliasOf(instruction.operand(0));
+        case HloOpcode::kParameter: {
+            if (!shape.isArray())
+                return notOnGpu(instruction,
+                                "tuple-shaped entry parameters are not supported on the GPU");
+            const int buffer = newBuffer("%" + instruction.name(), denseBytes(shape), 0);
+            m_pinned.push_back(buffer);
+            m_leaves[&instruction] = {buffer};
+            GpuPlanInput input;
+            input.parameter = instruction.parameterNumber();
+            input.name = instruction.name();
+            input.array =
+                GpuPlanArray{buffer, shape.elementType(), shape.dimensions(), denseBytes(shape)};
+            m_plan.inputs.push_back(std::move(input));
             return Status::ok();
         }
-        break;
-    }
-    case HloOpcode::kWhile: case HloOpcode::kConditional: case HloOpcode::kCall:
-        return notOnGpu(instruction, std::string(hloOpcodeString(opcode)) +
-                                         " (control flow) is not supported by the GPU backend yet");
-    default: break;
+        case HloOpcode::kConstant: {
+            if (!shape.isArray())
+                return notOnGpu(instruction, "tuple constants are not supported on the GPU");
+            HLO_ASSIGN_OR_RETURN(Literal literal, literalOfConstant(instruction));
+            const int buffer = newBuffer("%" + instruction.name(), denseBytes(shape), 0);
+            m_pinned.push_back(buffer);
+            m_leaves[&instruction] = {buffer};
+            m_plan.constants.push_back(
+                GpuPlanConstant{buffer, instruction.name(), std::move(literal)});
+            return Status::ok();
+        }
+        case HloOpcode::kTuple: {
+            std::vector<int> leaves;
+            for (const HloInstruction* operand : instruction.operands())
+                for (int b : m_leaves[operand]) leaves.push_back(b);
+            m_leaves[&instruction] = leaves;
+            return Status::ok();
+        }
+        case HloOpcode::kGetTupleElement: {
+            const HloInstruction& tuple = *instruction.operand(0);
+            size_t first = 0;
+            for (int64_t i = 0; i < instruction.tupleIndex(); ++i)
+                first += leafCount(tuple.shape().tupleShape(i));
+            const std::vector<int>& all = m_leaves[&tuple];
+            const size_t count = leafCount(shape);
+            if (first + count > all.size())
+                return internalError("%" + instruction.name() + ": tuple index out of range");
+            m_leaves[&instruction] =
+                std::vector<int>(all.begin() + static_cast<std::ptrdiff_t>(first),
+                                 all.begin() + static_cast<std::ptrdiff_t>(first + count));
+            return Status::ok();
+        }
+        case HloOpcode::kAfterAll:
+            m_leaves[&instruction] = {};
+            return Status::ok();
+        case HloOpcode::kOptimizationBarrier:
+        case HloOpcode::kAddDependency:
+        case HloOpcode::kDomain:
+            aliasOf(instruction.operand(0));
+            return Status::ok();
+        case HloOpcode::kBitcast:
+        case HloOpcode::kReshape:
+        case HloOpcode::kCopy: {
+            // Dense row-major storage: the same bytes (a copy is a value copy,
+            // and buffers are never written twice).
+            const Shape& from = instruction.operand(0)->shape();
+            if (shape.isArray() && from.isArray() && from.elementType() == shape.elementType() &&
+                from.elementCount() == shape.elementCount() &&
+                (opcode != HloOpcode::kCopy || from.dimensions() == shape.dimensions()) &&
+                (opcode == HloOpcode::kReshape ||
+                 (from.hasDefaultDenseLayout() && shape.hasDefaultDenseLayout()))) {
+                aliasOf(instruction.operand(0));
+                return Status::ok();
+            }
+            break;
+        }
+        case HloOpcode::kWhile:
+        case HloOpcode::kConditional:
+        case HloOpcode::kCall:
+            return notOnGpu(instruction,
+                            std::string(hloOpcodeString(opcode)) +
+                                " (control flow) is not supported by the GPU backend yet");
+        default:
+            break;
     }
     for (const HloInstruction* operand : instruction.operands())
-        if (!operand->shape().isArray()) return notOnGpu(instruction, "operand %" + operand->name() + " is a tuple");
+        if (!operand->shape().isArray())
+            return notOnGpu(instruction, "operand %" + operand->name() + " is a tuple");
     std::vector<const Shape*> leaves;
     collectLeaves(shape, leaves);
     std::vector<int> outputs;
     for (size_t i = 0; i < leaves.size(); ++i)
-        outputs.push_back(newBuffer("%" + instruction.name() + (leaves.size() > 1 ? "." + std::to_string(i) : ""),
-                                    denseBytes(*leaves[i]), time));
+        outputs.push_back(
+            newBuffer("%" + instruction.name() + (leaves.size() > 1 ? "." + std::to_string(i) : ""),
+                      denseBytes(*leaves[i]), time));
     m_leaves[&instruction] = outputs;
     auto operandBuffer = [&](int64_t i) { return m_leaves[instruction.operand(i)].front(); };
 
@@ -497,7 +557,8 @@ Status PlanBuilder::planInstruction(const HloInstruction& instruction, int64_t t
             ? instruction.fusedComputation()->root()
             : nullptr;
     if (scatterRoot) {
-        if (!shape.isArray()) return notOnGpu(instruction, "scatter of several operands is not supported on the GPU");
+        if (!shape.isArray())
+            return notOnGpu(instruction, "scatter of several operands is not supported on the GPU");
         if (opcode == HloOpcode::kFusion) {
             const HloComputation* fused = instruction.fusedComputation();
             for (int64_t i = 0; i < fused->parameterCount(); ++i) {
@@ -514,12 +575,14 @@ Status PlanBuilder::planInstruction(const HloInstruction& instruction, int64_t t
         }
         std::vector<int> args = {outputs[0]};
         args.insert(args.end(), leafBuffers.begin(), leafBuffers.end());
-        for (const HloInstruction* output : {static_cast<const HloInstruction*>(scatterRoot->operand(0)), scatterRoot}) {
+        for (const HloInstruction* output :
+             {static_cast<const HloInstruction*>(scatterRoot->operand(0)), scatterRoot}) {
             CpuKernelSpec part = spec;
             part.name = entryName();
             part.outputs = {output};
             std::vector<GpuPlanStep> extra;
-            HLO_ASSIGN_OR_RETURN(GpuPlanStep step, kernelStep(instruction, part, args, time, extra));
+            HLO_ASSIGN_OR_RETURN(GpuPlanStep step,
+                                 kernelStep(instruction, part, args, time, extra));
             step.name = instruction.name() + (output == scatterRoot ? "" : ".init");
             m_plan.steps.push_back(std::move(step));
             for (GpuPlanStep& e : extra) m_plan.steps.push_back(std::move(e));
@@ -529,10 +592,13 @@ Status PlanBuilder::planInstruction(const HloInstruction& instruction, int64_t t
     }
     if (opcode == HloOpcode::kDot) {
         if (auto gemm = gemmShapeOf(instruction); gemm && m_options.gemmSteps)
-            return planGemm(instruction, instruction, *gemm, {operandBuffer(0), operandBuffer(1)}, outputs[0], time);
+            return planGemm(instruction, instruction, *gemm, {operandBuffer(0), operandBuffer(1)},
+                            outputs[0], time);
         if (m_options.gemmSteps) {
-            HLO_ASSIGN_OR_RETURN(bool planned, planPermutedGemm(instruction, instruction,
-                                                                {operandBuffer(0), operandBuffer(1)}, outputs[0], time));
+            HLO_ASSIGN_OR_RETURN(
+                bool planned,
+                planPermutedGemm(instruction, instruction, {operandBuffer(0), operandBuffer(1)},
+                                 outputs[0], time));
             if (planned) return Status::ok();
         }
         std::unordered_set<const HloInstruction*> seen;
@@ -544,24 +610,29 @@ Status PlanBuilder::planInstruction(const HloInstruction& instruction, int64_t t
         addKernelOutputs(spec, instruction);
     } else if (opcode == HloOpcode::kFusion) {
         const HloComputation* fused = instruction.fusedComputation();
-        if (!fused) return invalidArgument("%" + instruction.name() + ": fusion without a computation");
+        if (!fused)
+            return invalidArgument("%" + instruction.name() + ": fusion without a computation");
         for (int64_t i = 0; i < fused->parameterCount(); ++i) {
             spec.leaves.push_back(fused->parameter(i));
             leafBuffers.push_back(operandBuffer(fused->parameter(i)->parameterNumber()));
         }
         const HloInstruction* dot = m_options.gemmSteps ? epilogueDot(instruction) : nullptr;
         if (dot && dot->shape().elementType() == PrimitiveType::F32) {
-            const std::vector<int> dotOperands = {operandBuffer(parameterBehind(dot->operand(0))->parameterNumber()),
-                                                  operandBuffer(parameterBehind(dot->operand(1))->parameterNumber())};
+            const std::vector<int> dotOperands = {
+                operandBuffer(parameterBehind(dot->operand(0))->parameterNumber()),
+                operandBuffer(parameterBehind(dot->operand(1))->parameterNumber())};
             const bool root = dot == fused->root();
             // The product into the output (a dot alone) or a temporary the epilogue reads.
-            const int product = root ? outputs[0] : newBuffer("%" + instruction.name() + ".dot", denseBytes(dot->shape()), time);
+            const int product =
+                root ? outputs[0]
+                     : newBuffer("%" + instruction.name() + ".dot", denseBytes(dot->shape()), time);
             bool planned = false;
             if (auto gemm = gemmShapeOf(*dot)) {
                 HLO_RETURN_IF_ERROR(planGemm(instruction, *dot, *gemm, dotOperands, product, time));
                 planned = true;
             } else {
-                HLO_ASSIGN_OR_RETURN(planned, planPermutedGemm(instruction, *dot, dotOperands, product, time));
+                HLO_ASSIGN_OR_RETURN(
+                    planned, planPermutedGemm(instruction, *dot, dotOperands, product, time));
             }
             if (planned && root) return Status::ok();
             if (planned) {
@@ -583,7 +654,8 @@ Status PlanBuilder::planInstruction(const HloInstruction& instruction, int64_t t
             }
         addKernelOutputs(spec, instruction);
     } else {
-        return notOnGpu(instruction, std::string(hloOpcodeString(opcode)) + " is not compiled by the GPU backend");
+        return notOnGpu(instruction, std::string(hloOpcodeString(opcode)) +
+                                         " is not compiled by the GPU backend");
     }
     if (spec.outputs.size() != outputs.size())
         return notOnGpu(instruction, "kernel outputs do not match the result's leaves");
@@ -599,30 +671,37 @@ StatusOr<GpuPlan> PlanBuilder::build() {
     m_plan.sm = m_options.sm;
     m_plan.warmup = m_options.warmup;
     m_plan.repeat = m_options.repeat;
-    const std::vector<const HloInstruction*> sequence = executionSequence(*entry, m_module.isScheduled());
+    const std::vector<const HloInstruction*> sequence =
+        executionSequence(*entry, m_module.isScheduled());
     int64_t time = 1;
-    for (const HloInstruction* instruction : sequence) HLO_RETURN_IF_ERROR(planInstruction(*instruction, time++));
+    for (const HloInstruction* instruction : sequence)
+        HLO_RETURN_IF_ERROR(planInstruction(*instruction, time++));
     const HloInstruction* root = entry->root();
     std::vector<const Shape*> rootLeaves;
     collectLeaves(root->shape(), rootLeaves);
     const std::vector<int>& rootBuffers = m_leaves[root];
-    if (rootBuffers.size() != rootLeaves.size()) return internalError("the entry result's buffers do not match its shape");
+    if (rootBuffers.size() != rootLeaves.size())
+        return internalError("the entry result's buffers do not match its shape");
     for (size_t i = 0; i < rootLeaves.size(); ++i) {
         m_pinned.push_back(rootBuffers[i]);
         m_plan.outputs.push_back(GpuPlanArray{rootBuffers[i], rootLeaves[i]->elementType(),
-                                              rootLeaves[i]->dimensions(), denseBytes(*rootLeaves[i])});
+                                              rootLeaves[i]->dimensions(),
+                                              denseBytes(*rootLeaves[i])});
     }
     for (int b : m_pinned) m_live[static_cast<size_t>(b)] = Interval{0, time};
     std::vector<HeapInterval> intervals;
     for (size_t i = 0; i < m_plan.buffers.size(); ++i)
-        intervals.push_back(HeapInterval{m_live[i].start, m_live[i].end, std::max<int64_t>(m_plan.buffers[i].bytes, 1)});
+        intervals.push_back(HeapInterval{m_live[i].start, m_live[i].end,
+                                         std::max<int64_t>(m_plan.buffers[i].bytes, 1)});
     HeapLayout layout = packHeap(intervals, kGpuBufferAlignment);
     for (size_t i = 0; i < m_plan.buffers.size(); ++i) m_plan.buffers[i].offset = layout.offsets[i];
-    std::sort(m_plan.inputs.begin(), m_plan.inputs.end(),
-              [](const GpuPlanInput& a, const GpuPlanInput& b) { return a.parameter < b.parameter; });
+    std::sort(
+        m_plan.inputs.begin(), m_plan.inputs.end(),
+        [](const GpuPlanInput& a, const GpuPlanInput& b) { return a.parameter < b.parameter; });
     m_plan.arenaBytes = std::max<int64_t>(layout.bytes, kGpuBufferAlignment);
     HLO_ASSIGN_OR_RETURN(m_plan.ptx, m_emitter.compileToPtx());
-    m_plan.compileSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    m_plan.compileSeconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return std::move(m_plan);
 }
 

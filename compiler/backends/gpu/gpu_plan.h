@@ -71,13 +71,14 @@ enum class GpuStepKind { kKernel, kCopy, kMemset, kGemm };
 
 struct GpuPlanStep {
     GpuStepKind kind = GpuStepKind::kKernel;
-    std::string name;         // the instruction it computes ("fusion.3"; a combine step: "fusion.3.combine")
+    std::string
+        name;  // the instruction it computes ("fusion.3"; a combine step: "fusion.3.combine")
     std::string opcode;       // the instruction's opcode
     std::string instruction;  // the instruction's name (step times are summed per instruction)
     // kKernel
     std::string entry;
     GpuLaunchDims launch;
-    std::vector<int> args;    // buffer ids, one pointer parameter each
+    std::vector<int> args;  // buffer ids, one pointer parameter each
     // kCopy / kMemset
     int src = -1, dst = -1;
     int64_t bytes = 0;
@@ -104,8 +105,8 @@ struct GpuPlan {
     std::vector<GpuPlanStep> steps;
     int warmup = 3;
     int repeat = 20;
-    int64_t kernels = 0;          // kernel and gemm steps
-    double compileSeconds = 0;    // PTX generation
+    int64_t kernels = 0;        // kernel and gemm steps
+    double compileSeconds = 0;  // PTX generation
 };
 
 struct GpuPlanOptions {
@@ -129,14 +130,15 @@ StatusOr<GpuPlan> buildGpuPlan(const HloModule& module, const GpuPlanOptions& op
 // runs; the estimator predicts from it) as prepared.hlo.
 // An input whose literal is marked synthetic (syntheticInputs(), below) is
 // written as "generate" with its seed rather than as a file.
-Status writeGpuPlan(const GpuPlan& plan, const std::vector<Literal>& args, const std::string& moduleText,
-                    const std::string& preparedText, const std::string& dir,
-                    const std::vector<int64_t>& syntheticSeeds = {});
+Status writeGpuPlan(const GpuPlan& plan, const std::vector<Literal>& args,
+                    const std::string& moduleText, const std::string& preparedText,
+                    const std::string& dir, const std::vector<int64_t>& syntheticSeeds = {});
 
 // Arguments for `entry`'s parameters: float32 ones synthetic (seed base +
 // parameter number; `seeds` gets them, -1 for the others), the others
 // random as makeRandomArguments makes them.
-std::vector<Literal> syntheticArguments(const HloComputation& entry, uint64_t base, std::vector<int64_t>& seeds);
+std::vector<Literal> syntheticArguments(const HloComputation& entry, uint64_t base,
+                                        std::vector<int64_t>& seeds);
 
 // A plan directory as written, read back (no PTX compilation): the plan's
 // description (ptx holds the text), the inputs as literals, module.hlo.
@@ -156,8 +158,9 @@ struct GpuStepTime {
     double medianMs = 0, minMs = 0, maxMs = 0;
 };
 struct GpuRunResults {
-    std::map<std::string, std::string> device;  // name, compute_capability, sm_count, driver, clock_khz, ...
-    std::string cublas;                         // library used, empty when none
+    std::map<std::string, std::string>
+        device;          // name, compute_capability, sm_count, driver, clock_khz, ...
+    std::string cublas;  // library used, empty when none
     int warmup = 0, repeat = 0;
     std::vector<double> runMs;
     double medianMs = 0, minMs = 0, maxMs = 0;

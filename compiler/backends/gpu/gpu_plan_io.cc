@@ -3,9 +3,8 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
-
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "compiler/backends/gpu/gpu_plan.h"
 #include "compiler/backends/gpu/gpu_synthetic.h"
@@ -32,8 +31,8 @@ StatusOr<std::shared_ptr<std::vector<uint8_t>>> readBytes(const fs::path& path, 
     const auto size = fs::file_size(path, error);
     if (error) return invalidArgument(path.string() + ": cannot read (" + error.message() + ")");
     if (static_cast<int64_t>(size) != expected)
-        return invalidArgument(path.string() + ": holds " + std::to_string(size) + " bytes, expected " +
-                               std::to_string(expected));
+        return invalidArgument(path.string() + ": holds " + std::to_string(size) +
+                               " bytes, expected " + std::to_string(expected));
     auto data = std::make_shared<std::vector<uint8_t>>(static_cast<size_t>(size));
     std::ifstream in(path, std::ios::binary);
     in.read(reinterpret_cast<char*>(data->data()), static_cast<std::streamsize>(size));
@@ -55,7 +54,8 @@ StatusOr<json> readJson(const fs::path& path) {
     if (j.is_discarded() || !j.is_object()) {
         // Where: re-parse with exceptions for the byte position.
         try {
-            (void)json::parse(text);
+            const json ignored = json::parse(text);
+            (void)ignored;
         } catch (const json::parse_error& e) {
             int64_t line = 1, column = 1;
             for (size_t i = 0; i + 1 < e.byte && i < text.size(); ++i) {
@@ -66,8 +66,8 @@ StatusOr<json> readJson(const fs::path& path) {
                     ++column;
                 }
             }
-            return invalidArgument(path.string() + ":" + std::to_string(line) + ":" + std::to_string(column) +
-                                   ": invalid JSON");
+            return invalidArgument(path.string() + ":" + std::to_string(line) + ":" +
+                                   std::to_string(column) + ": invalid JSON");
         }
         return invalidArgument(path.string() + ": not a JSON object");
     }
@@ -76,10 +76,14 @@ StatusOr<json> readJson(const fs::path& path) {
 
 const char* stepKindName(GpuStepKind kind) {
     switch (kind) {
-    case GpuStepKind::kKernel: return "kernel";
-    case GpuStepKind::kCopy: return "copy";
-    case GpuStepKind::kMemset: return "memset";
-    case GpuStepKind::kGemm: return "gemm";
+        case GpuStepKind::kKernel:
+            return "kernel";
+        case GpuStepKind::kCopy:
+            return "copy";
+        case GpuStepKind::kMemset:
+            return "memset";
+        case GpuStepKind::kGemm:
+            return "gemm";
     }
     return "kernel";
 }
@@ -91,46 +95,42 @@ json arrayJson(const GpuPlanArray& array) {
                 {"bytes", array.bytes}};
 }
 
-json launchJson(const GpuLaunchDims& launch) {
-    return json{{"grid", launch.grid}, {"block", launch.block}, {"shared_bytes", launch.sharedBytes}};
-}
-
 json stepJson(const GpuPlanStep& step) {
     json j{{"kind", stepKindName(step.kind)},
            {"name", step.name},
            {"opcode", step.opcode},
            {"instruction", step.instruction}};
     switch (step.kind) {
-    case GpuStepKind::kKernel:
-        j["entry"] = step.entry;
-        j["grid"] = step.launch.grid;
-        j["block"] = step.launch.block;
-        j["shared_bytes"] = step.launch.sharedBytes;
-        j["args"] = step.args;
-        break;
-    case GpuStepKind::kCopy:
-        j["src"] = step.src;
-        j["dst"] = step.dst;
-        j["bytes"] = step.bytes;
-        break;
-    case GpuStepKind::kMemset:
-        j["buffer"] = step.dst;
-        j["bytes"] = step.bytes;
-        j["value"] = step.value;
-        break;
-    case GpuStepKind::kGemm:
-        j["type"] = "f32";
-        j["batch"] = step.batch;
-        j["m"] = step.m;
-        j["n"] = step.n;
-        j["k"] = step.k;
-        j["lhs"] = step.lhs;
-        j["rhs"] = step.rhs;
-        j["out"] = step.out;
-        j["lhs_transposed"] = step.lhsTransposed;
-        j["rhs_transposed"] = step.rhsTransposed;
-        if (!step.fallback.empty()) j["fallback"] = stepJson(step.fallback.front());
-        break;
+        case GpuStepKind::kKernel:
+            j["entry"] = step.entry;
+            j["grid"] = step.launch.grid;
+            j["block"] = step.launch.block;
+            j["shared_bytes"] = step.launch.sharedBytes;
+            j["args"] = step.args;
+            break;
+        case GpuStepKind::kCopy:
+            j["src"] = step.src;
+            j["dst"] = step.dst;
+            j["bytes"] = step.bytes;
+            break;
+        case GpuStepKind::kMemset:
+            j["buffer"] = step.dst;
+            j["bytes"] = step.bytes;
+            j["value"] = step.value;
+            break;
+        case GpuStepKind::kGemm:
+            j["type"] = "f32";
+            j["batch"] = step.batch;
+            j["m"] = step.m;
+            j["n"] = step.n;
+            j["k"] = step.k;
+            j["lhs"] = step.lhs;
+            j["rhs"] = step.rhs;
+            j["out"] = step.out;
+            j["lhs_transposed"] = step.lhsTransposed;
+            j["rhs_transposed"] = step.rhsTransposed;
+            if (!step.fallback.empty()) j["fallback"] = stepJson(step.fallback.front());
+            break;
     }
     return j;
 }
@@ -213,20 +213,32 @@ std::string planPath(const std::string& dir) { return (fs::path(dir) / "plan.jso
 
 }  // namespace
 
-Status writeGpuPlan(const GpuPlan& plan, const std::vector<Literal>& args, const std::string& moduleText,
-                    const std::string& preparedText, const std::string& dir,
-                    const std::vector<int64_t>& syntheticSeeds) {
+Status writeGpuPlan(const GpuPlan& plan, const std::vector<Literal>& args,
+                    const std::string& moduleText, const std::string& preparedText,
+                    const std::string& dir, const std::vector<int64_t>& syntheticSeeds) {
     std::error_code error;
     fs::create_directories(fs::path(dir) / "inputs", error);
     if (!error) fs::create_directories(fs::path(dir) / "constants", error);
-    if (error) return invalidArgument(dir + ": cannot create the plan directory (" + error.message() + ")");
-    json j{{"format", "hloscope-gpu-plan"}, {"version", kGpuPlanVersion}, {"module", plan.module},
-           {"mode", plan.mode},             {"sm", plan.sm},                {"ptx", "kernels.ptx"},
-           {"module_text", "module.hlo"},   {"prepared_text", "prepared.hlo"},   {"arena_bytes", plan.arenaBytes}, {"warmup", plan.warmup},
-           {"repeat", plan.repeat},         {"kernels", plan.kernels},      {"compile_seconds", plan.compileSeconds}};
+    if (error)
+        return invalidArgument(dir + ": cannot create the plan directory (" + error.message() +
+                               ")");
+    json j{{"format", "hloscope-gpu-plan"},
+           {"version", kGpuPlanVersion},
+           {"module", plan.module},
+           {"mode", plan.mode},
+           {"sm", plan.sm},
+           {"ptx", "kernels.ptx"},
+           {"module_text", "module.hlo"},
+           {"prepared_text", "prepared.hlo"},
+           {"arena_bytes", plan.arenaBytes},
+           {"warmup", plan.warmup},
+           {"repeat", plan.repeat},
+           {"kernels", plan.kernels},
+           {"compile_seconds", plan.compileSeconds}};
     json buffers = json::array();
     for (const GpuPlanBuffer& b : plan.buffers)
-        buffers.push_back({{"id", b.id}, {"offset", b.offset}, {"bytes", b.bytes}, {"name", b.name}});
+        buffers.push_back(
+            {{"id", b.id}, {"offset", b.offset}, {"bytes", b.bytes}, {"name", b.name}});
     j["buffers"] = buffers;
     json inputs = json::array();
     for (const GpuPlanInput& input : plan.inputs) {
@@ -241,11 +253,13 @@ Status writeGpuPlan(const GpuPlan& plan, const std::vector<Literal>& args, const
         json entry = arrayJson(input.array);
         entry["parameter"] = input.parameter;
         entry["name"] = input.name;
-        if (p < syntheticSeeds.size() && syntheticSeeds[p] >= 0 && input.array.type == PrimitiveType::F32) {
+        if (p < syntheticSeeds.size() && syntheticSeeds[p] >= 0 &&
+            input.array.type == PrimitiveType::F32) {
             entry["generate"] = {{"kind", "uniform"}, {"seed", syntheticSeeds[p]}};
         } else {
             const std::string file = "inputs/" + std::to_string(input.parameter) + ".bin";
-            HLO_RETURN_IF_ERROR(writeBytes(fs::path(dir) / file, args[p].untypedData(), input.array.bytes));
+            HLO_RETURN_IF_ERROR(
+                writeBytes(fs::path(dir) / file, args[p].untypedData(), input.array.bytes));
             entry["file"] = file;
         }
         inputs.push_back(entry);
@@ -255,12 +269,15 @@ Status writeGpuPlan(const GpuPlan& plan, const std::vector<Literal>& args, const
     for (size_t i = 0; i < plan.constants.size(); ++i) {
         const GpuPlanConstant& constant = plan.constants[i];
         const std::string file = "constants/" + std::to_string(i) + ".bin";
-        HLO_RETURN_IF_ERROR(
-            writeBytes(fs::path(dir) / file, constant.value.untypedData(), constant.value.sizeInBytes()));
-        constants.push_back({{"buffer", constant.buffer}, {"name", constant.name}, {"file", file},
-                             {"bytes", constant.value.sizeInBytes()},
-                             {"type", std::string(primitive_util::name(constant.value.shape().elementType()))},
-                             {"dims", constant.value.shape().dimensions()}});
+        HLO_RETURN_IF_ERROR(writeBytes(fs::path(dir) / file, constant.value.untypedData(),
+                                       constant.value.sizeInBytes()));
+        constants.push_back(
+            {{"buffer", constant.buffer},
+             {"name", constant.name},
+             {"file", file},
+             {"bytes", constant.value.sizeInBytes()},
+             {"type", std::string(primitive_util::name(constant.value.shape().elementType()))},
+             {"dims", constant.value.shape().dimensions()}});
     }
     j["constants"] = constants;
     json outputs = json::array();
@@ -273,10 +290,12 @@ Status writeGpuPlan(const GpuPlan& plan, const std::vector<Literal>& args, const
     json steps = json::array();
     for (const GpuPlanStep& step : plan.steps) steps.push_back(stepJson(step));
     j["steps"] = steps;
-    HLO_RETURN_IF_ERROR(writeBytes(fs::path(dir) / "kernels.ptx", plan.ptx.data(), static_cast<int64_t>(plan.ptx.size())));
-    HLO_RETURN_IF_ERROR(writeBytes(fs::path(dir) / "module.hlo", moduleText.data(), static_cast<int64_t>(moduleText.size())));
-    HLO_RETURN_IF_ERROR(
-        writeBytes(fs::path(dir) / "prepared.hlo", preparedText.data(), static_cast<int64_t>(preparedText.size())));
+    HLO_RETURN_IF_ERROR(writeBytes(fs::path(dir) / "kernels.ptx", plan.ptx.data(),
+                                   static_cast<int64_t>(plan.ptx.size())));
+    HLO_RETURN_IF_ERROR(writeBytes(fs::path(dir) / "module.hlo", moduleText.data(),
+                                   static_cast<int64_t>(moduleText.size())));
+    HLO_RETURN_IF_ERROR(writeBytes(fs::path(dir) / "prepared.hlo", preparedText.data(),
+                                   static_cast<int64_t>(preparedText.size())));
     const std::string text = j.dump(1) + "\n";
     return writeBytes(planPath(dir), text.data(), static_cast<int64_t>(text.size()));
 }
@@ -285,9 +304,11 @@ StatusOr<GpuPlanFiles> readGpuPlan(const std::string& dir) {
     const std::string where = planPath(dir);
     HLO_ASSIGN_OR_RETURN(json j, readJson(where));
     if (j.value("format", "") != "hloscope-gpu-plan")
-        return invalidArgument(where + ": not an hloscope GPU plan (\"format\" is not \"hloscope-gpu-plan\")");
+        return invalidArgument(
+            where + ": not an hloscope GPU plan (\"format\" is not \"hloscope-gpu-plan\")");
     if (j.value("version", 0) != kGpuPlanVersion)
-        return invalidArgument(where + ": plan format version " + std::to_string(j.value("version", 0)) +
+        return invalidArgument(where + ": plan format version " +
+                               std::to_string(j.value("version", 0)) +
                                ", this build reads version " + std::to_string(kGpuPlanVersion));
     GpuPlanFiles files;
     GpuPlan& plan = files.plan;
@@ -307,12 +328,15 @@ StatusOr<GpuPlanFiles> readGpuPlan(const std::string& dir) {
         HLO_ASSIGN_OR_RETURN(b.offset, field<int64_t>(buffers[i], "offset", at));
         HLO_ASSIGN_OR_RETURN(b.bytes, field<int64_t>(buffers[i], "bytes", at));
         b.name = buffers[i].value("name", "");
-        if (b.id != static_cast<int>(i)) return invalidArgument(at + ": id " + std::to_string(b.id) + " out of order");
+        if (b.id != static_cast<int>(i))
+            return invalidArgument(at + ": id " + std::to_string(b.id) + " out of order");
         if (b.offset < 0 || b.bytes < 0 || b.offset + b.bytes > plan.arenaBytes)
             return invalidArgument(at + ": lies outside the arena");
         plan.buffers.push_back(b);
     }
-    auto knownBuffer = [&](int id) { return id >= 0 && id < static_cast<int>(plan.buffers.size()); };
+    auto knownBuffer = [&](int id) {
+        return id >= 0 && id < static_cast<int>(plan.buffers.size());
+    };
     HLO_ASSIGN_OR_RETURN(json inputs, field<json>(j, "inputs", where));
     for (size_t i = 0; i < inputs.size(); ++i) {
         const std::string at = where + ": inputs[" + std::to_string(i) + "]";
@@ -323,18 +347,21 @@ StatusOr<GpuPlanFiles> readGpuPlan(const std::string& dir) {
         if (!knownBuffer(input.array.buffer)) return invalidArgument(at + ": unknown buffer");
         std::shared_ptr<std::vector<uint8_t>> data;
         if (auto generate = inputs[i].find("generate"); generate != inputs[i].end()) {
-            if (input.array.type != PrimitiveType::F32 || !generate->is_object() || !generate->contains("seed"))
+            if (input.array.type != PrimitiveType::F32 || !generate->is_object() ||
+                !generate->contains("seed"))
                 return invalidArgument(at + ": \"generate\" needs a float32 input and a seed");
             input.syntheticSeed = generate->value("seed", int64_t{0});
             data = std::make_shared<std::vector<uint8_t>>(static_cast<size_t>(input.array.bytes));
-            fillSynthetic(reinterpret_cast<float*>(data->data()), static_cast<uint64_t>(input.array.bytes / 4),
+            fillSynthetic(reinterpret_cast<float*>(data->data()),
+                          static_cast<uint64_t>(input.array.bytes / 4),
                           static_cast<uint64_t>(input.syntheticSeed));
         } else {
             HLO_ASSIGN_OR_RETURN(std::string file, field<std::string>(inputs[i], "file", at));
             HLO_ASSIGN_OR_RETURN(data, readBytes(fs::path(dir) / file, input.array.bytes));
         }
         if (input.parameter < 0 || input.parameter >= static_cast<int64_t>(inputs.size()))
-            return invalidArgument(at + ": parameter " + std::to_string(input.parameter) + " out of range");
+            return invalidArgument(at + ": parameter " + std::to_string(input.parameter) +
+                                   " out of range");
         if (files.inputs.size() < inputs.size()) files.inputs.resize(inputs.size());
         files.inputs[static_cast<size_t>(input.parameter)] =
             Literal::fromStorage(Shape(input.array.type, input.array.dims), std::move(data));
@@ -349,12 +376,15 @@ StatusOr<GpuPlanFiles> readGpuPlan(const std::string& dir) {
     }
     HLO_ASSIGN_OR_RETURN(json steps, field<json>(j, "steps", where));
     for (size_t i = 0; i < steps.size(); ++i) {
-        HLO_ASSIGN_OR_RETURN(GpuPlanStep step, readStep(steps[i], where + ": steps[" + std::to_string(i) + "]"));
+        HLO_ASSIGN_OR_RETURN(GpuPlanStep step,
+                             readStep(steps[i], where + ": steps[" + std::to_string(i) + "]"));
         plan.steps.push_back(std::move(step));
     }
     HLO_ASSIGN_OR_RETURN(plan.ptx, readText(fs::path(dir) / j.value("ptx", "kernels.ptx")));
-    HLO_ASSIGN_OR_RETURN(files.moduleText, readText(fs::path(dir) / j.value("module_text", "module.hlo")));
-    HLO_ASSIGN_OR_RETURN(files.preparedText, readText(fs::path(dir) / j.value("prepared_text", "prepared.hlo")));
+    HLO_ASSIGN_OR_RETURN(files.moduleText,
+                         readText(fs::path(dir) / j.value("module_text", "module.hlo")));
+    HLO_ASSIGN_OR_RETURN(files.preparedText,
+                         readText(fs::path(dir) / j.value("prepared_text", "prepared.hlo")));
     return files;
 }
 
@@ -362,12 +392,14 @@ StatusOr<GpuRunResults> readGpuResults(const GpuPlan& plan, const std::string& r
     const std::string where = (fs::path(resultsDir) / "results.json").string();
     HLO_ASSIGN_OR_RETURN(json j, readJson(where));
     if (j.value("format", "") != "hloscope-gpu-results")
-        return invalidArgument(where + ": not hloscope GPU results (\"format\" is not \"hloscope-gpu-results\")");
+        return invalidArgument(
+            where + ": not hloscope GPU results (\"format\" is not \"hloscope-gpu-results\")");
     GpuRunResults results;
     if (auto device = j.find("device"); device != j.end() && device->is_object())
         for (auto it = device->begin(); it != device->end(); ++it)
             results.device[it.key()] = it->is_string() ? it->get<std::string>() : it->dump();
-    if (auto cublas = j.find("cublas"); cublas != j.end() && cublas->is_string()) results.cublas = *cublas;
+    if (auto cublas = j.find("cublas"); cublas != j.end() && cublas->is_string())
+        results.cublas = *cublas;
     results.warmup = j.value("warmup", 0);
     results.repeat = j.value("repeat", 0);
     results.runMs = j.value("run_ms", std::vector<double>{});
@@ -389,12 +421,14 @@ StatusOr<GpuRunResults> readGpuResults(const GpuPlan& plan, const std::string& r
     for (size_t i = 0; i < plan.outputs.size(); ++i) {
         const GpuPlanArray& array = plan.outputs[i];
         int64_t stride = 1;
-        if (i < outputs.size() && outputs[i].is_object()) stride = std::max<int64_t>(outputs[i].value("sample_stride", int64_t{1}), 1);
+        if (i < outputs.size() && outputs[i].is_object())
+            stride = std::max<int64_t>(outputs[i].value("sample_stride", int64_t{1}), 1);
         int64_t elements = 1;
         for (int64_t d : array.dims) elements *= d;
         const int64_t kept = stride > 1 ? (elements + stride - 1) / stride : elements;
         const fs::path file = fs::path(resultsDir) / "outputs" / (std::to_string(i) + ".bin");
-        HLO_ASSIGN_OR_RETURN(auto data, readBytes(file, kept * primitive_util::byteWidth(array.type)));
+        HLO_ASSIGN_OR_RETURN(auto data,
+                             readBytes(file, kept * primitive_util::byteWidth(array.type)));
         const Shape shape = stride > 1 ? Shape(array.type, {kept}) : Shape(array.type, array.dims);
         results.outputs.push_back(Literal::fromStorage(shape, std::move(data)));
         results.sampleStrides.push_back(stride);
@@ -410,17 +444,21 @@ Literal sampleLiteral(const Literal& literal, int64_t stride) {
     auto data = std::make_shared<std::vector<uint8_t>>(static_cast<size_t>(kept * width));
     const auto* from = static_cast<const uint8_t*>(literal.untypedData());
     for (int64_t i = 0; i < kept; ++i)
-        std::memcpy(data->data() + i * width, from + i * stride * width, static_cast<size_t>(width));
+        std::memcpy(data->data() + i * width, from + i * stride * width,
+                    static_cast<size_t>(width));
     return Literal::fromStorage(Shape(literal.shape().elementType(), {kept}), std::move(data));
 }
 
-std::vector<Literal> syntheticArguments(const HloComputation& entry, uint64_t base, std::vector<int64_t>& seeds) {
+std::vector<Literal> syntheticArguments(const HloComputation& entry, uint64_t base,
+                                        std::vector<int64_t>& seeds) {
     std::vector<Literal> args = makeRandomArguments(entry, base);
     seeds.assign(args.size(), -1);
     for (size_t p = 0; p < args.size(); ++p) {
-        if (!args[p].shape().isArray() || args[p].shape().elementType() != PrimitiveType::F32) continue;
+        if (!args[p].shape().isArray() || args[p].shape().elementType() != PrimitiveType::F32)
+            continue;
         seeds[p] = static_cast<int64_t>(base + p);
-        fillSynthetic(static_cast<float*>(args[p].untypedData()), static_cast<uint64_t>(args[p].elementCount()),
+        fillSynthetic(static_cast<float*>(args[p].untypedData()),
+                      static_cast<uint64_t>(args[p].elementCount()),
                       static_cast<uint64_t>(seeds[p]));
     }
     return args;
