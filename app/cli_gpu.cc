@@ -33,9 +33,7 @@ namespace {
 namespace fs = std::filesystem;
 using Json = nlohmann::ordered_json;
 
-using ImportedMode = ImportedGpuRun;
-
-Json modeJson(const ImportedMode& mode) {
+Json modeJson(const ImportedGpuRun& mode) {
     const GpuRunResults& r = mode.results;
     Json j{{"median_ms", r.medianMs},
            {"min_ms", r.minMs},
@@ -176,7 +174,7 @@ int runImportRun(const std::vector<std::string>& args) {
         std::fprintf(stderr, "%s\n", imported.status().message().c_str());
         return kExitFailed;
     }
-    std::vector<ImportedMode> modes = std::move(*imported);
+    std::vector<ImportedGpuRun> modes = std::move(*imported);
     const std::map<std::string, std::string>& device = modes.front().results.device;
     const std::string deviceName = device.count("name") ? device.at("name") : std::string("GPU");
     if (target.empty()) target = gpuTargetForDevice(deviceName);
@@ -204,13 +202,13 @@ int runImportRun(const std::vector<std::string>& args) {
         }
     }
     bool passed = true;
-    for (const ImportedMode& m : modes) passed = passed && m.check.passed;
+    for (const ImportedGpuRun& m : modes) passed = passed && m.check.passed;
     if (json) {
         Json j{{"module", modes.front().files.plan.module}, {"device", "gpu"}, {"target", target}};
         Json info;
         for (const auto& [key, value] : device) info[key] = value;
         j["gpu"] = info;
-        for (const ImportedMode& m : modes) j[m.files.plan.mode] = modeJson(m);
+        for (const ImportedGpuRun& m : modes) j[m.files.plan.mode] = modeJson(m);
         if (modes.size() == 2 && modes[1].results.medianMs > 0)
             j["speedup"] = modes[0].results.medianMs / modes[1].results.medianMs;
         if (estimate) {
@@ -233,7 +231,7 @@ int runImportRun(const std::vector<std::string>& args) {
                     : (", " + modes.front().results.cublas).c_str());
     std::printf("%-8s %10s %10s %10s %10s %8s %12s\n", "mode", "median ms", "min ms", "max ms",
                 "ptx ms", "kernels", "arena bytes");
-    for (const ImportedMode& m : modes)
+    for (const ImportedGpuRun& m : modes)
         std::printf("%-8s %10.4f %10.4f %10.4f %10.1f %8lld %12lld\n", m.files.plan.mode.c_str(),
                     m.results.medianMs, m.results.minMs, m.results.maxMs,
                     m.files.plan.compileSeconds * 1e3, static_cast<long long>(m.files.plan.kernels),
@@ -248,7 +246,7 @@ int runImportRun(const std::vector<std::string>& args) {
         if (auto e = estimate->speedupErrorPercent()) std::printf(" (speedup error %+.1f%%)", *e);
         std::printf("\n");
     }
-    for (const ImportedMode& m : modes) {
+    for (const ImportedGpuRun& m : modes) {
         std::vector<MeasuredTime> top = m.measurement.kernelTimes;
         std::sort(top.begin(), top.end(),
                   [](const auto& a, const auto& b) { return a.seconds > b.seconds; });

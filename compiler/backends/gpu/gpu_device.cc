@@ -269,16 +269,7 @@ StatusOr<ExecutionResult> GpuDevice::run(const HloModule& module, const std::vec
     result.device = name();
     result.compileSeconds = hit ? 0.0 : plan->compileSeconds;
     result.peakBytes = plan->arenaBytes;
-    // Per instruction: its steps (a split reduction's combine, a kOutput
-    // fusion's product, the kernels of a fusion split by output shape) summed.
-    std::map<std::string, size_t> slotOf;
-    for (size_t i = 0; i < results.steps.size() && i < plan->steps.size(); ++i) {
-        const std::string& instruction = plan->steps[i].instruction;
-        auto [it, fresh] = slotOf.emplace(instruction, result.kernelTimes.size());
-        if (fresh)
-            result.kernelTimes.push_back(MeasuredTime{instruction, plan->steps[i].opcode, 0, 1});
-        result.kernelTimes[it->second].seconds += results.steps[i].medianMs * 1e-3;
-    }
+    result.kernelTimes = instructionTimesOf(*plan, results);
     result.instructionTimes = result.kernelTimes;
     if (options.progress) options.progress(1, "");
     return result;

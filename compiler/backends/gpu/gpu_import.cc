@@ -42,13 +42,7 @@ StatusOr<ImportedGpuRun> importGpuRun(const std::string& dir) {
     m.kernels = run.files.plan.kernels;
     m.assignedPeakBytes = peakMemoryBytesWithOutputsHeld(**prepared);
     m.devicePeakBytes = run.files.plan.arenaBytes;
-    std::map<std::string, size_t> slot;
-    for (size_t i = 0; i < run.results.steps.size() && i < run.files.plan.steps.size(); ++i) {
-        const GpuPlanStep& step = run.files.plan.steps[i];
-        auto [it, fresh] = slot.emplace(step.instruction, m.kernelTimes.size());
-        if (fresh) m.kernelTimes.push_back(MeasuredTime{step.instruction, step.opcode, 0, 1});
-        m.kernelTimes[it->second].seconds += run.results.steps[i].medianMs * 1e-3;
-    }
+    m.kernelTimes = instructionTimesOf(run.files.plan, run.results);
     m.check = run.check;
     m.module = std::shared_ptr<const HloModule>(std::move(*prepared));
     return run;

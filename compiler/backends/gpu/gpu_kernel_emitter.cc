@@ -112,6 +112,12 @@ private:
     // <= 32) with the reducer; lane 0 ends with the result.
     Status warpCombine(const std::map<const HloInstruction*, std::vector<size_t>>& groups,
                        std::vector<Value*>& partials, int64_t width);
+    // Every output's partial reduction of output element `output` over the
+    // reduced elements begin, begin + step, ... < end, combined across the
+    // warp (lane 0 holds the warp's result); on error nothing is left.
+    StatusOr<std::vector<Value*>> warpPartials(
+        const std::map<const HloInstruction*, std::vector<size_t>>& groups, Value* output,
+        Value* begin, Value* end, int64_t step);
     Status emitCombine(const GpuKernelInfo& info);
     // Output slots grouped by their reduce (a variadic reduce's components in
     // tuple order), as the combiners need them.
@@ -406,6 +412,31 @@ Status GpuKernelGen::warpCombine(const std::map<const HloInstruction*, std::vect
     return Status::ok();
 }
 
+StatusOr<std::vector<Value*>> GpuKernelGen::warpPartials(
+    const std::map<const HloInstruction*, std::vector<size_t>>& groups, Value* output, Value* begin,
+    Value* end, int64_t step) {
+    m_outputsAreReduces = true;
+    m_reducedBegin = begin;
+    m_reducedEnd = end;
+    m_reducedStep = step;
+    Index index = makeIndex(outputShape(0).dimensions());
+    index.linear = outputShape(0).dimensions().empty() ? c64(0) : output;
+    std::vector<Value*> partials;
+    for (size_t k = 0; k < m_spec.outputs.size(); ++k) {
+        auto value = outputValue(k, index);
+        if (!value.isOk()) {
+            erasePartial();
+            return value.status();
+        }
+        partials.push_back(*value);
+    }
+    if (Status combined = warpCombine(groups, partials, 32); !combined.isOk()) {
+        erasePartial();
+        return combined;
+    }
+    return partials;
+}
+
 // One warp per output element, eight outputs per block: lane l accumulates
 // the reduced elements l, l + 32, ... (coalesced for row reductions), the
 // warp combines with shuffles, lane 0 writes. No shared memory, no barrier.
@@ -430,25 +461,9 @@ StatusOr<GpuKernelInfo> GpuKernelGen::emitWarpReduction(GpuKernelInfo info) {
     llvm::BasicBlock* done = llvm::BasicBlock::Create(context, "done", m_function);
     m_b.CreateCondBr(m_b.CreateICmpSLT(o, c64(outputs)), body, done);  // uniform per warp
     m_b.SetInsertPoint(body);
-    m_outputsAreReduces = true;
-    m_reducedBegin = lane;
-    m_reducedEnd = c64(info.reducedElements);
-    m_reducedStep = 32;
-    Index index = makeIndex(outputShape(0).dimensions());
-    index.linear = outputShape(0).dimensions().empty() ? c64(0) : o;
-    std::vector<Value*> partials;
-    for (size_t k = 0; k < outputCount; ++k) {
-        auto value = outputValue(k, index);
-        if (!value.isOk()) {
-            erasePartial();
-            return value.status();
-        }
-        partials.push_back(*value);
-    }
-    if (Status combined = warpCombine(groups, partials, 32); !combined.isOk()) {
-        erasePartial();
-        return combined;
-    }
+    auto reduced = warpPartials(groups, o, lane, c64(info.reducedElements), 32);
+    if (!reduced.isOk()) return reduced.status();
+    std::vector<Value*> partials = std::move(*reduced);
     llvm::BasicBlock* write = llvm::BasicBlock::Create(context, "write", m_function);
     m_b.CreateCondBr(m_b.CreateICmpEQ(lane, c64(0)), write, done);
     m_b.SetInsertPoint(write);
@@ -494,26 +509,11 @@ StatusOr<GpuKernelInfo> GpuKernelGen::emitBlockReduction(GpuKernelInfo info) {
     Value* t = special(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x);
     Value* lane = m_b.CreateAnd(t, c64(31), "lane");
     Value* warp = m_b.CreateLShr(t, 5, "warp");
-    m_outputsAreReduces = true;
-    m_reducedBegin = m_b.CreateAdd(m_b.CreateMul(s, c64(threads)), t);
-    m_reducedEnd = c64(reduced);
-    m_reducedStep = threads * slices;
-    Index index = makeIndex(outputShape(0).dimensions());
-    index.linear = outputShape(0).dimensions().empty() ? c64(0) : o;
     // Each thread's partial, combined within its warp by shuffles.
-    std::vector<Value*> partials;
-    for (size_t k = 0; k < outputCount; ++k) {
-        auto value = outputValue(k, index);
-        if (!value.isOk()) {
-            erasePartial();
-            return value.status();
-        }
-        partials.push_back(*value);
-    }
-    if (Status combined = warpCombine(groups, partials, 32); !combined.isOk()) {
-        erasePartial();
-        return combined;
-    }
+    auto threadPartials = warpPartials(groups, o, m_b.CreateAdd(m_b.CreateMul(s, c64(threads)), t),
+                                       c64(reduced), threads * slices);
+    if (!threadPartials.isOk()) return threadPartials.status();
+    std::vector<Value*> partials = std::move(*threadPartials);
     // The warps' results through shared memory to warp 0, which combines them.
     std::vector<llvm::GlobalVariable*> shared;
     for (size_t k = 0; k < outputCount; ++k) {

@@ -79,10 +79,7 @@ int64_t reducedCount(const HloInstruction* output) {
 // contracting ones in the same order on both sides): row-major storage then
 // is [batch, m, k] or [batch, k, m] for lhs and [batch, k, n] or
 // [batch, n, k] for rhs, what the gemm step (cuBLAS) computes.
-struct GemmShape {
-    int64_t batch = 1, m = 0, n = 0, k = 0;
-    bool lhsTransposed = false, rhsTransposed = false;
-};
+using GemmShape = GpuGemmShape;
 std::optional<GemmShape> gemmShapeOf(const HloInstruction& dot) {
     const DotDimensionNumbers* numbers = dot.dotDimensionNumbers();
     if (!numbers || !numbers->lhsRaggedDimensions.empty() || !numbers->rhsGroupDimensions.empty())
@@ -241,11 +238,9 @@ private:
     int m_entries = 0;
 };
 
-StatusOr<GpuPlanStep> PlanBuilder::kernelStep(const HloInstruction& instruction,
-                                              const CpuKernelSpec& spec,
-                                              const std::vector<int>& args, int64_t time,
-                                              std::vector<GpuPlanStep>& extra) {
-    HLO_ASSIGN_OR_RETURN(GpuKernelInfo info, m_emitter.emitKernel(spec));
+// A kernel launch of `info`'s entry computing `instruction`.
+GpuPlanStep launchStep(const HloInstruction& instruction, const GpuKernelInfo& info,
+                       std::vector<int> args) {
     GpuPlanStep step;
     step.kind = GpuStepKind::kKernel;
     step.name = instruction.name();
@@ -253,7 +248,16 @@ StatusOr<GpuPlanStep> PlanBuilder::kernelStep(const HloInstruction& instruction,
     step.instruction = instruction.name();
     step.entry = info.entry;
     step.launch = info.launch;
-    step.args = args;
+    step.args = std::move(args);
+    return step;
+}
+
+StatusOr<GpuPlanStep> PlanBuilder::kernelStep(const HloInstruction& instruction,
+                                              const CpuKernelSpec& spec,
+                                              const std::vector<int>& args, int64_t time,
+                                              std::vector<GpuPlanStep>& extra) {
+    HLO_ASSIGN_OR_RETURN(GpuKernelInfo info, m_emitter.emitKernel(spec));
+    GpuPlanStep step = launchStep(instruction, info, args);
     if (info.slices > 1) {
         std::vector<int> scratch;
         for (size_t k = 0; k < info.scratchBytes.size(); ++k)
@@ -331,17 +335,9 @@ Status PlanBuilder::planGemm(const HloInstruction& instruction, const HloInstruc
     step.rhs = operandBuffers[1];
     step.out = outBuffer;
     // The fallback: our tiled GEMM kernel.
-    GpuGemmShape shape{gemm.batch, gemm.m, gemm.n, gemm.k, gemm.lhsTransposed, gemm.rhsTransposed};
-    HLO_ASSIGN_OR_RETURN(GpuKernelInfo info, m_emitter.emitGemm(entryName(), shape));
-    GpuPlanStep fallback;
-    fallback.kind = GpuStepKind::kKernel;
-    fallback.name = step.name;
-    fallback.opcode = step.opcode;
-    fallback.instruction = step.instruction;
-    fallback.entry = info.entry;
-    fallback.launch = info.launch;
-    fallback.args = {outBuffer, operandBuffers[0], operandBuffers[1]};
-    step.fallback.push_back(std::move(fallback));
+    HLO_ASSIGN_OR_RETURN(GpuKernelInfo info, m_emitter.emitGemm(entryName(), gemm));
+    step.fallback.push_back(
+        launchStep(instruction, info, {outBuffer, operandBuffers[0], operandBuffers[1]}));
     m_plan.steps.push_back(std::move(step));
     ++m_plan.kernels;
     return Status::ok();

@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "compiler/backends/gpu/gpu_kernel_emitter.h"
+#include "compiler/runtime/execution_device.h"
 #include "core/hlo_module.h"
 #include "core/literal.h"
 #include "core/status.h"
@@ -171,6 +172,12 @@ struct GpuRunResults {
     std::vector<Literal> outputs;
     std::vector<int64_t> sampleStrides;  // per output; 1: complete
 };
+
+// The measured time of every instruction the plan computes: the medians of
+// its steps (a split reduction's combine, a kOutput fusion's GEMM and
+// epilogue, a dot's operand transposes, the kernels of a fusion split by
+// output shape) summed, in plan order.
+std::vector<MeasuredTime> instructionTimesOf(const GpuPlan& plan, const GpuRunResults& results);
 
 // Elements 0, stride, 2 * stride, ... of `literal` as a rank-1 literal
 // (the literal itself for stride 1).

@@ -3,6 +3,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -434,6 +435,18 @@ StatusOr<GpuRunResults> readGpuResults(const GpuPlan& plan, const std::string& r
         results.sampleStrides.push_back(stride);
     }
     return results;
+}
+
+std::vector<MeasuredTime> instructionTimesOf(const GpuPlan& plan, const GpuRunResults& results) {
+    std::vector<MeasuredTime> times;
+    std::map<std::string, size_t> slot;
+    for (size_t i = 0; i < results.steps.size() && i < plan.steps.size(); ++i) {
+        const GpuPlanStep& step = plan.steps[i];
+        auto [it, fresh] = slot.emplace(step.instruction, times.size());
+        if (fresh) times.push_back(MeasuredTime{step.instruction, step.opcode, 0, 1});
+        times[it->second].seconds += results.steps[i].medianMs * 1e-3;
+    }
+    return times;
 }
 
 Literal sampleLiteral(const Literal& literal, int64_t stride) {
