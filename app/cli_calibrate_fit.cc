@@ -169,6 +169,8 @@ int runCalibrateFromHistory(const std::vector<std::string>& args) {
         j["kernels"] = fit.samples;
         j["median_abs_error_pct_before"] = fit.medianAbsErrorBefore;
         j["median_abs_error_pct_after"] = fit.medianAbsErrorAfter;
+        j["mean_abs_log_error_before"] = fit.meanAbsLogErrorBefore;
+        j["mean_abs_log_error_after"] = fit.meanAbsLogErrorAfter;
         Json classes = Json::object();
         for (const ClassFit& c : fit.classes)
             classes[std::string(opClassName(c.opClass))] = {{"kernels", c.kernels},

@@ -796,7 +796,10 @@ void TestCli::calibrateFromHistory() {
     QVERIFY2(error.error == QJsonParseError::NoError, qPrintable(fit.out));
     QCOMPARE(j.value(u"runs"_s).toInt(), 3);
     QVERIFY(j.value(u"kernels"_s).toInt() > 10);
-    QVERIFY(j.value(u"median_abs_error_pct_after"_s).toDouble() <= j.value(u"median_abs_error_pct_before"_s).toDouble());
+    // What the fit minimises never rises; the median is reported, not promised.
+    QVERIFY(j.value(u"median_abs_error_pct_after"_s).toDouble() >= 0);
+    QVERIFY2(j.value(u"mean_abs_log_error_after"_s).toDouble() <= j.value(u"mean_abs_log_error_before"_s).toDouble() + 1e-12,
+             qPrintable(fit.out));
     const QJsonObject elementwise = j.value(u"efficiency"_s).toObject().value(u"elementwise"_s).toObject();
     QVERIFY(elementwise.value(u"fitted"_s).toBool());
     QVERIFY(elementwise.value(u"after"_s).toDouble() > 0 && elementwise.value(u"after"_s).toDouble() <= 1);

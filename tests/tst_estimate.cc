@@ -379,6 +379,7 @@ private slots:
         QCOMPARE(fit.efficiency[static_cast<size_t>(OpClass::kDot)], target->efficiency[static_cast<size_t>(OpClass::kDot)]);
         QVERIFY(fit.medianAbsErrorAfter < 1.0);
         QVERIFY(fit.medianAbsErrorAfter <= fit.medianAbsErrorBefore);
+        QVERIFY(fit.meanAbsLogErrorAfter <= fit.meanAbsLogErrorBefore);
         for (double factor : fit.efficiency) QVERIFY(factor > 0 && factor <= 1);
         // Nothing to fit: the factors stay.
         const CalibrationFit none = fitEfficiencies({}, *target);

@@ -115,6 +115,12 @@ CalibrationFit fitEfficiencies(const std::vector<CalibrationSample>& all,
     }
     fit.medianAbsErrorBefore = medianAbsPercent(samples, target.efficiency);
     fit.medianAbsErrorAfter = medianAbsPercent(samples, fit.efficiency);
+    double totalWeight = 0;
+    for (const CalibrationSample& sample : samples) totalWeight += sample.weight;
+    if (totalWeight > 0) {
+        fit.meanAbsLogErrorBefore = weightedLogError(samples, target.efficiency) / totalWeight;
+        fit.meanAbsLogErrorAfter = weightedLogError(samples, fit.efficiency) / totalWeight;
+    }
     return fit;
 }
 

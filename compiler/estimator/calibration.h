@@ -47,6 +47,11 @@ struct CalibrationFit {
     // (weights as in the fit): with the old factors, and with the fitted ones.
     double medianAbsErrorBefore = 0;
     double medianAbsErrorAfter = 0;
+    // The fit's objective: the weighted mean |log(predicted / measured)|,
+    // before and after. The fit never raises it; the median above can move
+    // either way on real measurements (it answers to the middle kernel only).
+    double meanAbsLogErrorBefore = 0;
+    double meanAbsLogErrorAfter = 0;
 };
 
 inline constexpr int64_t kMinKernelsPerClass = 3;
