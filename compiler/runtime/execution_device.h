@@ -48,6 +48,17 @@ struct MeasuredTime {
     int64_t count = 0;    // times it ran
 };
 
+// One busy interval of a hardware unit in a run, for devices that model
+// their units (the simulated TPU: DMA engines, MXU, VPU): drawn as a
+// timeline by the GUI and exported as a Chrome trace.
+struct TimelineEvent {
+    std::string track;   // the unit ("HBM->VMEM", "MXU", "VPU", "VMEM->HBM", "kernels")
+    std::string name;    // what it does ("tile 3", the kernel's name, ...)
+    std::string kernel;  // the instruction it belongs to
+    double startSeconds = 0;
+    double durationSeconds = 0;
+};
+
 struct ExecutionResult {
     std::vector<Literal> outputs;  // the result's tuple elements, or the single result
     double wallSeconds = 0;
@@ -59,6 +70,10 @@ struct ExecutionResult {
     // Bytes the device held for the run (temporaries, outputs, scratch and
     // the arguments); 0 when the device does not account for its memory.
     int64_t peakBytes = 0;
+    // True when the times come from a simulator (tpu-sim), not a clock.
+    bool simulated = false;
+    // Per-unit busy intervals, when the device models them (empty otherwise).
+    std::vector<TimelineEvent> timeline;
 };
 
 class ExecutionDevice {

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """CPU backend benchmarks (issue 7): fused vs unfused vs the memory-bandwidth bound.
 
-Usage: tests/bench/cpu_bench.py [CLI] [--threads N] [--repeat N] [--rounds N]
+Usage: tests/bench/cpu_bench.py [CLI] [--threads N] [--repeat N] [--rounds N] [--only TEXT]
 Runs each module with `hloscope-cli run --device cpu --mode both --json` and
 compares the fused median with bytes that must move / triad bandwidth from
 `hloscope-cli calibrate --quick`, measured just before each module; medians
@@ -17,6 +17,7 @@ args = sys.argv[1:]
 if '--threads' in args: threads = args[args.index('--threads') + 1]
 if '--repeat' in args: repeat = args[args.index('--repeat') + 1]
 if '--rounds' in args: rounds = int(args[args.index('--rounds') + 1])
+only = args[args.index('--only') + 1] if '--only' in args else ''
 
 N = 16 * 1024 * 1024
 ADD = 'add { a = f32[] parameter(0)  b = f32[] parameter(1)  ROOT s = f32[] add(a, b) }\n'
@@ -90,6 +91,7 @@ def median(values):
 # module's bound comes from the bandwidth of that moment (this VM's memory
 # bandwidth drifts by tens of percent within a minute). Per module: medians
 # over the rounds.
+modules = {name: m for name, m in modules.items() if only in name}
 results = {name: [] for name in modules}
 bandwidths = []
 for _ in range(rounds):

@@ -24,6 +24,7 @@
 #include "core/hlo_evaluator.h"
 #include "views/estimator/model_figures.h"
 #include "views/execution/gpu_plan_jobs.h"
+#include "views/execution/timeline_view.h"
 #include "views/fusion/fusion_decision_model.h"
 
 namespace hloscope {
@@ -97,6 +98,8 @@ ExecutionPanel::Outcome runJob(const JobSpec& spec) {
         m.wallSeconds = result->wallSeconds;
         m.peakBytes = result->peakBytes;
         m.compileSeconds = result->compileSeconds;
+        m.simulated = result->simulated;
+        m.timeline = result->timeline;
         const OutputCheck check = checkOutputs(reference->outputs, result->outputs);
         m.maxError = check.maxAbsError;
         m.detail = QString::fromStdString(check.detail);
@@ -173,6 +176,13 @@ ExecutionPanel::ExecutionPanel(QWidget* parent) : QWidget(parent) {
     layout->addWidget(m_results, 1);
     layout->addWidget(new QLabel(tr("Per-instruction measured times of the last run:"), this));
     layout->addWidget(m_times, 2);
+    m_timelineLabel = new QLabel(this);
+    m_timeline = new TimelineView(this);
+    m_timelineLabel->hide();
+    m_timeline->hide();
+    layout->addWidget(m_timelineLabel);
+    layout->addWidget(m_timeline, 1);
+    connect(m_timeline, &TimelineView::kernelActivated, this, &ExecutionPanel::instructionSelected);
 
     m_watcher = new QFutureWatcher<Outcome>(this);
     connect(m_watcher, &QFutureWatcher<Outcome>::finished, this, &ExecutionPanel::onFinished);
@@ -235,6 +245,7 @@ void ExecutionPanel::setState(DocumentStatePtr state) {
 }
 
 void ExecutionPanel::selectInstruction(const QString& name) {
+    m_timeline->selectKernel(name);
     const QList<QTableWidgetItem*> found = m_times->findItems(name, Qt::MatchExactly);
     for (QTableWidgetItem* item : found)
         if (item->column() == 0) {
@@ -359,7 +370,10 @@ void ExecutionPanel::onFinished() {
             m_results->insertRow(row);
             m_results->setItem(row, 0, new QTableWidgetItem(m.mode));
             m_results->setItem(row, 1, new QTableWidgetItem(m.device));
-            m_results->setItem(row, 2, new QTableWidgetItem(FusionDecisionModel::formatSeconds(m.wallSeconds)));
+            auto* time = new QTableWidgetItem(FusionDecisionModel::formatSeconds(m.wallSeconds) +
+                                              (m.simulated ? tr(" (simulated)") : QString()));
+            if (m.simulated) time->setToolTip(tr("Simulated by %1's timeline model, not measured by a clock").arg(m.device));
+            m_results->setItem(row, 2, time);
             m_results->setItem(row, 3, new QTableWidgetItem(QString::number(m.maxError, 'g', 4)));
             auto* check = new QTableWidgetItem(m.passed ? tr("pass") : tr("FAIL"));
             check->setForeground(m.passed ? QColor(0, 128, 0) : QColor(200, 0, 0));
@@ -380,6 +394,11 @@ void ExecutionPanel::onFinished() {
             m_times->setItem(row, 2, time);
         }
         m_times->setSortingEnabled(true);
+        m_timeline->setEvents(shown.timeline);
+        m_timeline->setVisible(!shown.timeline.empty());
+        m_timelineLabel->setVisible(!shown.timeline.empty());
+        m_timelineLabel->setText(tr("Timeline of the %1 run on %2 (simulated; wheel zooms, drag pans, double click fits, click selects the kernel):")
+                                     .arg(shown.mode, shown.device));
         message = ok ? tr("Done: every result matches the reference interpreter.")
                      : tr("Done, but a result differs from the reference interpreter.");
         emit measuredTimes(shown.instructionSeconds);

@@ -21,6 +21,7 @@
 #include <atomic>
 #include <functional>
 #include <memory>
+#include <vector>
 
 #include "compiler/runtime/execution_device.h"
 #include "views/document/document_state.h"
@@ -31,6 +32,10 @@ class QProgressBar;
 class QPushButton;
 class QSpinBox;
 class QTableWidget;
+
+namespace hloscope {
+class TimelineView;
+}
 
 namespace hloscope {
 
@@ -48,6 +53,8 @@ struct ExecutionMeasurement {
     QHash<QString, double> kernelSeconds;       // measured, kernels only
     qint64 peakBytes = 0;        // what the device held for the run (0: it does not say)
     double compileSeconds = 0;   // the device's code generation in this run (0: cached)
+    bool simulated = false;      // times from a simulator (tpu-sim), not a clock
+    std::vector<TimelineEvent> timeline;  // per-unit busy intervals, when the device models them
 };
 
 class ExecutionPanel : public QWidget {
@@ -67,6 +74,8 @@ public:
     QPushButton* importResultsButton() const { return m_importButton; }
     QProgressBar* progressBar() const { return m_progress; }
     QTableWidget* resultTable() const { return m_results; }
+    // The last run's unit timeline (hidden unless the device models its units).
+    TimelineView* timelineView() const { return m_timeline; }
     QString statusText() const;
 
     void setMode(Mode mode);
@@ -130,6 +139,8 @@ private:
     QLabel* m_status = nullptr;
     QTableWidget* m_results = nullptr;
     QTableWidget* m_times = nullptr;
+    QLabel* m_timelineLabel = nullptr;
+    TimelineView* m_timeline = nullptr;
 };
 
 }  // namespace hloscope

@@ -2,10 +2,10 @@
 // operation for operation (same constants, same order of rounding), so that
 // tst_fast_math's accuracy figures hold for the generated code; tst_cpu_backend
 // checks the JIT'd functions against fast_math bit for bit.
+#include <llvm/IR/Intrinsics.h>
+
 #include <initializer_list>
 #include <limits>
-
-#include <llvm/IR/Intrinsics.h>
 
 #include "compiler/backends/cpu/cpu_codegen_internal.h"
 
@@ -31,8 +31,12 @@ struct Math {
     Value* sel(Value* c, Value* x, Value* y) { return b.CreateSelect(c, x, y); }
     Value* fabs(Value* x) { return b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x); }
     // std::fmin / std::fmax with a non-NaN constant: the NaN operand loses.
-    Value* fmin(Value* x, Value* y) { return b.CreateBinaryIntrinsic(llvm::Intrinsic::minnum, x, y); }
-    Value* fmax(Value* x, Value* y) { return b.CreateBinaryIntrinsic(llvm::Intrinsic::maxnum, x, y); }
+    Value* fmin(Value* x, Value* y) {
+        return b.CreateBinaryIntrinsic(llvm::Intrinsic::minnum, x, y);
+    }
+    Value* fmax(Value* x, Value* y) {
+        return b.CreateBinaryIntrinsic(llvm::Intrinsic::maxnum, x, y);
+    }
     Value* isNan(Value* x) { return b.CreateFCmpUNO(x, x); }
     Value* isFinite(Value* x) {
         return b.CreateFCmpOLT(fabs(x), f(std::numeric_limits<float>::infinity()));
@@ -53,7 +57,8 @@ struct Math {
     static constexpr double kLn2Lo = -2.12194440e-4;
 
     Value* expCore(Value* x) {
-        Value* n = b.CreateUnaryIntrinsic(llvm::Intrinsic::nearbyint, mul(x, f(1.44269504088896341)));
+        Value* n =
+            b.CreateUnaryIntrinsic(llvm::Intrinsic::nearbyint, mul(x, f(1.44269504088896341)));
         Value* r = fma(neg(n), f(kLn2Hi), x);
         r = fma(neg(n), f(kLn2Lo), r);
         Value* p = horner(r, {1.9875691500e-4, 1.3981999507e-3, 8.3334519073e-3, 4.1665795894e-2,
@@ -101,8 +106,8 @@ struct Math {
         Value* big = sub(f(1.0), div(f(2.0), add(s, f(1.0))));
         big = sel(b.CreateFCmpOLT(x, f(0.0)), b.CreateFNeg(big), big);
         Value* x2 = mul(x, x);
-        Value* p = horner(x2, {-5.70498872745e-3, 2.06390887954e-2, -5.37397155531e-2, 1.33314422036e-1,
-                               -3.33332819422e-1});
+        Value* p = horner(x2, {-5.70498872745e-3, 2.06390887954e-2, -5.37397155531e-2,
+                               1.33314422036e-1, -3.33332819422e-1});
         Value* small = fma(mul(p, x2), x, x);
         return sel(isNan(x), x, sel(b.CreateFCmpOLT(z, f(0.625)), small, big));
     }
@@ -113,7 +118,8 @@ struct Math {
         return sel(isNan(x), x, sel(b.CreateFCmpOGE(x, f(0.0)), r, mul(e, r)));
     }
 
-    Value* sinCos(Value* x, bool cosine) {
+    // fast_math::cosQuadrants.
+    Value* cosQuadrants(Value* x) {
         constexpr double kTwoOverPi = 0.636619772367581343;
         constexpr double kPio2Hi = 1.57079637050628662109375;
         constexpr double kPio2Mid = -4.37113882867379e-08;
@@ -127,28 +133,57 @@ struct Math {
         z = fma(neg(q), f(kPio2Mid), z);
         z = fma(neg(q), f(kPio2Lo), z);
         Value* quadrant = b.CreateFPToSI(q, b.getInt32Ty());
-        if (cosine) quadrant = b.CreateAdd(quadrant, i(1));
+        quadrant = b.CreateAdd(quadrant, i(1));
         Value* zz = mul(z, z);
-        Value* c = fma(mul(zz, zz), horner(zz, {2.443315711809948e-5, -1.388731625493765e-3, 4.166664568298827e-2}),
-                       fma(f(-0.5), zz, f(1.0)));
-        Value* s = fma(mul(z, zz), horner(zz, {-1.9515295891e-4, 8.3321608736e-3, -1.6666654611e-1}), z);
+        Value* c =
+            fma(mul(zz, zz),
+                horner(zz, {2.443315711809948e-5, -1.388731625493765e-3, 4.166664568298827e-2}),
+                fma(f(-0.5), zz, f(1.0)));
+        Value* s =
+            fma(mul(z, zz), horner(zz, {-1.9515295891e-4, 8.3321608736e-3, -1.6666654611e-1}), z);
         Value* odd = b.CreateICmpNE(b.CreateAnd(quadrant, i(1)), i(0));
         Value* r = sel(odd, c, s);
         Value* negate = b.CreateICmpNE(b.CreateAnd(quadrant, i(2)), i(0));
         Value* signedR = sel(negate, neg(r), r);
         Value* out = sel(isFinite(x), signedR, f(std::numeric_limits<float>::quiet_NaN()));
-        return cosine ? out : sel(b.CreateFCmpOEQ(x, f(0.0)), x, out);
+        return out;
+    }
+
+    // fast_math::sinHalfTurns: reduction by pi, one odd polynomial, the
+    // sign from k's low bit.
+    Value* sinHalfTurns(Value* x) {
+        constexpr double kOneOverPi = 0.318309886183790672;
+        constexpr double kPiHi = 3.1415927410125732;
+        constexpr double kPiMid = -8.742277657347586e-08;
+        constexpr double kPiLo = -3.4302490200117637e-15;
+        Value* xc = fmin(fmax(x, f(-16777216.0)), f(16777216.0));
+        Value* k = b.CreateUnaryIntrinsic(llvm::Intrinsic::nearbyint, mul(xc, f(kOneOverPi)));
+        Value* z = fma(neg(k), f(kPiHi), xc);
+        z = fma(neg(k), f(kPiMid), z);
+        k = add(k, b.CreateUnaryIntrinsic(llvm::Intrinsic::nearbyint, mul(z, f(kOneOverPi))));
+        z = fma(neg(k), f(kPiHi), xc);
+        z = fma(neg(k), f(kPiMid), z);
+        z = fma(neg(k), f(kPiLo), z);
+        Value* zz = mul(z, z);
+        Value* s = fma(
+            mul(z, zz),
+            horner(zz, {2.6057805371e-6, -1.9809602236e-4, 8.3330664784e-3, -1.6666659713e-1}), z);
+        Value* sign = b.CreateShl(b.CreateFPToSI(k, b.getInt32Ty()), i(31));
+        Value* signedS = fromBits(b.CreateXor(bits(s), sign));
+        Value* out = sel(isFinite(x), signedS, f(std::numeric_limits<float>::quiet_NaN()));
+        return sel(b.CreateFCmpOEQ(x, f(0.0)), x, out);
     }
 
     Value* erf(Value* x) {
         Value* z = fabs(x);
         Value* x2 = mul(x, x);
-        Value* small = mul(x, horner(x2, {7.853861353153693e-5, -8.010193625184903e-4, 5.188327685732524e-3,
-                                          -2.685381193529856e-2, 1.128358514861418e-1, -3.761262582423300e-1,
-                                          1.128379165726710}));
+        Value* small =
+            mul(x, horner(x2, {7.853861353153693e-5, -8.010193625184903e-4, 5.188327685732524e-3,
+                               -2.685381193529856e-2, 1.128358514861418e-1, -3.761262582423300e-1,
+                               1.128379165726710}));
         Value* t = div(f(1.0), fma(f(0.5), fmin(z, f(10.0)), f(1.0)));
-        Value* q = horner(t, {0.17087277, -0.82215223, 1.48851587, -1.13520398, 0.27886807, -0.18628806,
-                              0.09678418, 0.37409196, 1.00002368, -1.26551223});
+        Value* q = horner(t, {0.17087277, -0.82215223, 1.48851587, -1.13520398, 0.27886807,
+                              -0.18628806, 0.09678418, 0.37409196, 1.00002368, -1.26551223});
         Value* zc = fmin(z, f(10.0));
         Value* erfc = mul(t, expCore(fmax(fma(neg(zc), zc, q), f(-104.0))));
         Value* big = sub(f(1.0), erfc);
@@ -163,8 +198,8 @@ Value* emitFastExp(IRBuilderBase& b, Value* x) { return Math{b}.exp(x); }
 Value* emitFastLog(IRBuilderBase& b, Value* x) { return Math{b}.log(x); }
 Value* emitFastTanh(IRBuilderBase& b, Value* x) { return Math{b}.tanh(x); }
 Value* emitFastLogistic(IRBuilderBase& b, Value* x) { return Math{b}.logistic(x); }
-Value* emitFastSin(IRBuilderBase& b, Value* x) { return Math{b}.sinCos(x, false); }
-Value* emitFastCos(IRBuilderBase& b, Value* x) { return Math{b}.sinCos(x, true); }
+Value* emitFastSin(IRBuilderBase& b, Value* x) { return Math{b}.sinHalfTurns(x); }
+Value* emitFastCos(IRBuilderBase& b, Value* x) { return Math{b}.cosQuadrants(x); }
 Value* emitFastErf(IRBuilderBase& b, Value* x) { return Math{b}.erf(x); }
 
 }  // namespace hloscope::cpu_internal
