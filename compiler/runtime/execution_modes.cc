@@ -175,6 +175,8 @@ StatusOr<std::vector<ModeMeasurement>> measureModes(const HloModule& module, std
             report.devicePeakBytes = std::max(report.devicePeakBytes, result.peakBytes);
             report.kernels = static_cast<int64_t>(result.kernelTimes.size());
             report.kernelTimes = std::move(result.kernelTimes);
+            report.simulated = result.simulated;
+            report.timeline = std::move(result.timeline);
         }
     }
     for (size_t m = 0; m < modes.size(); ++m)

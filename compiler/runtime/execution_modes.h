@@ -78,6 +78,8 @@ struct ModeMeasurement {
     std::vector<std::string> fallbacks;
     std::optional<OutputCheck> check;       // when a reference was given
     std::shared_ptr<const HloModule> module;  // as prepared
+    bool simulated = false;                   // times from a simulator (ExecutionResult::simulated)
+    std::vector<TimelineEvent> timeline;      // the last run's, when the device models its units
 
     double medianSeconds() const;
     double minSeconds() const;
