@@ -1,8 +1,8 @@
 #include "views/execution/execution_panel.h"
 
-#include <QFileDialog>
-
 #include <QComboBox>
+#include <QDir>
+#include <QFileDialog>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -10,17 +10,18 @@
 #include <QPointer>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QSaveFile>
 #include <QSpinBox>
 #include <QTableWidget>
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
-
 #include <algorithm>
 #include <cmath>
 #include <complex>
 #include <limits>
 
 #include "compiler/runtime/execution_modes.h"
+#include "compiler/runtime/timeline_trace.h"
 #include "core/hlo_evaluator.h"
 #include "views/estimator/model_figures.h"
 #include "views/execution/gpu_plan_jobs.h"
@@ -64,12 +65,15 @@ ExecutionPanel::Outcome runJob(const JobSpec& spec) {
         options.progress = [&spec, phase, phases, label](double fraction, const std::string& what) {
             const int percent = static_cast<int>((phase + fraction) * 100.0 / phases);
             spec.progress(std::clamp(percent, 0, 100),
-                          what.empty() ? label : label + QStringLiteral(": %") + QString::fromStdString(what));
+                          what.empty()
+                              ? label
+                              : label + QStringLiteral(": %") + QString::fromStdString(what));
         };
         return options;
     };
     auto fail = [&](const Status& status, const QString& what) {
-        if (status.code() == StatusCode::kCancelled || spec.cancel->load()) outcome.cancelled = true;
+        if (status.code() == StatusCode::kCancelled || spec.cancel->load())
+            outcome.cancelled = true;
         outcome.error = what + QStringLiteral(": ") + QString::fromStdString(status.toString());
         return outcome;
     };
@@ -89,7 +93,9 @@ ExecutionPanel::Outcome runJob(const JobSpec& spec) {
         if (!module.isOk()) return fail(module.status(), label);
         StatusOr<ExecutionResult> result =
             spec.device->run(**module, args, phaseOptions(static_cast<int>(r) + 1, label));
-        if (!result.isOk()) return fail(result.status(), label + QStringLiteral(" on ") + QString::fromStdString(spec.device->name()));
+        if (!result.isOk())
+            return fail(result.status(), label + QStringLiteral(" on ") +
+                                             QString::fromStdString(spec.device->name()));
         ExecutionMeasurement m;
         m.mode = label;
         m.device = QString::fromStdString(spec.device->name());
@@ -123,7 +129,8 @@ ExecutionPanel::ExecutionPanel(QWidget* parent) : QWidget(parent) {
     m_modeCombo->addItem(tr("Fused"));
     m_modeCombo->addItem(tr("Both"));
     m_modeCombo->setCurrentIndex(static_cast<int>(Mode::kBoth));
-    m_modeCombo->setToolTip(tr("Unfused: the module before the first fusion pass; fused: the latest pass state"));
+    m_modeCombo->setToolTip(
+        tr("Unfused: the module before the first fusion pass; fused: the latest pass state"));
     m_seedSpin = new QSpinBox(this);
     m_seedSpin->setRange(0, std::numeric_limits<int>::max());
     m_seedSpin->setPrefix(tr("seed "));
@@ -131,19 +138,23 @@ ExecutionPanel::ExecutionPanel(QWidget* parent) : QWidget(parent) {
     m_cancelButton = new QPushButton(tr("Cancel"), this);
     m_cancelButton->setEnabled(false);
     m_exportButton = new QPushButton(tr("Export GPU plan..."), this);
-    m_exportButton->setToolTip(tr("Write PTX, launch dimensions, buffers and inputs of the unfused and fused module "
-                                  "for hloscope-gpu-runner on a GPU machine"));
+    m_exportButton->setToolTip(
+        tr("Write PTX, launch dimensions, buffers and inputs of the unfused and fused module "
+           "for hloscope-gpu-runner on a GPU machine"));
     m_importButton = new QPushButton(tr("Import GPU results..."), this);
-    m_importButton->setToolTip(tr("Read back what hloscope-gpu-runner measured and check its outputs against the "
-                                  "reference interpreter"));
+    m_importButton->setToolTip(
+        tr("Read back what hloscope-gpu-runner measured and check its outputs against the "
+           "reference interpreter"));
     m_progress = new QProgressBar(this);
     m_progress->setRange(0, 100);
     m_progress->setValue(0);
-    m_status = new QLabel(tr("Random inputs from the seed; results checked against the reference interpreter."), this);
+    m_status = new QLabel(
+        tr("Random inputs from the seed; results checked against the reference interpreter."),
+        this);
     m_status->setWordWrap(true);
     m_results = new QTableWidget(0, 6, this);
-    m_results->setHorizontalHeaderLabels({tr("Mode"), tr("Device"), tr("Time (measured)"), tr("Max error"),
-                                          tr("Check"), tr("Detail")});
+    m_results->setHorizontalHeaderLabels({tr("Mode"), tr("Device"), tr("Time (measured)"),
+                                          tr("Max error"), tr("Check"), tr("Detail")});
     m_results->horizontalHeader()->setStretchLastSection(true);
     m_results->verticalHeader()->hide();
     m_results->setEditTriggers(QAbstractItemView::NoEditTriggers);
@@ -177,12 +188,30 @@ ExecutionPanel::ExecutionPanel(QWidget* parent) : QWidget(parent) {
     layout->addWidget(new QLabel(tr("Per-instruction measured times of the last run:"), this));
     layout->addWidget(m_times, 2);
     m_timelineLabel = new QLabel(this);
+    m_timelineLabel->setWordWrap(true);
     m_timeline = new TimelineView(this);
+    m_traceButton = new QPushButton(tr("Export trace..."), this);
+    m_traceButton->setToolTip(
+        tr("Save the timelines as a Chrome trace (open in ui.perfetto.dev or chrome://tracing)"));
     m_timelineLabel->hide();
     m_timeline->hide();
-    layout->addWidget(m_timelineLabel);
+    m_traceButton->hide();
+    auto* timelineHeader = new QHBoxLayout;
+    timelineHeader->addWidget(m_timelineLabel, 1);
+    timelineHeader->addWidget(m_traceButton);
+    layout->addLayout(timelineHeader);
     layout->addWidget(m_timeline, 1);
     connect(m_timeline, &TimelineView::kernelActivated, this, &ExecutionPanel::instructionSelected);
+    connect(m_traceButton, &QPushButton::clicked, this, [this] {
+        const QString path = QFileDialog::getSaveFileName(
+            this, tr("Export trace"), QStringLiteral("trace.json"), tr("Chrome trace (*.json)"));
+        if (path.isEmpty()) return;
+        QString error;
+        if (!exportTrace(path, &error))
+            m_status->setText(tr("Trace not written: %1").arg(error));
+        else
+            m_status->setText(tr("Trace written to %1").arg(QDir::toNativeSeparators(path)));
+    });
 
     m_watcher = new QFutureWatcher<Outcome>(this);
     connect(m_watcher, &QFutureWatcher<Outcome>::finished, this, &ExecutionPanel::onFinished);
@@ -233,7 +262,9 @@ void ExecutionPanel::refreshDevices() {
 QString ExecutionPanel::statusText() const { return m_status->text(); }
 
 void ExecutionPanel::setMode(Mode mode) { m_modeCombo->setCurrentIndex(static_cast<int>(mode)); }
-ExecutionPanel::Mode ExecutionPanel::mode() const { return static_cast<Mode>(m_modeCombo->currentIndex()); }
+ExecutionPanel::Mode ExecutionPanel::mode() const {
+    return static_cast<Mode>(m_modeCombo->currentIndex());
+}
 void ExecutionPanel::setSeed(int seed) { m_seedSpin->setValue(seed); }
 bool ExecutionPanel::isRunning() const { return m_watcher->isRunning(); }
 
@@ -242,6 +273,29 @@ void ExecutionPanel::setState(DocumentStatePtr state) {
     const bool hasModule = m_state && m_state->snapshots && !m_state->snapshots->empty();
     m_runButton->setEnabled(hasModule && !isRunning());
     m_exportButton->setEnabled(hasModule && !isRunning());
+}
+
+bool ExecutionPanel::exportTrace(const QString& path, QString* error) const {
+    std::vector<NamedTimeline> timelines;
+    for (const ExecutionMeasurement& m : m_measurements)
+        if (!m.timeline.empty())
+            timelines.push_back({(m.device + QLatin1Char(' ') + m.mode).toStdString(), m.timeline});
+    if (timelines.empty()) {
+        if (error)
+            *error = tr("the last run has no timeline (only the simulated TPU models its units)");
+        return false;
+    }
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly)) {
+        if (error) *error = file.errorString();
+        return false;
+    }
+    file.write(QByteArray::fromStdString(chromeTraceJson(timelines)));
+    if (!file.commit()) {
+        if (error) *error = file.errorString();
+        return false;
+    }
+    return true;
 }
 
 void ExecutionPanel::selectInstruction(const QString& name) {
@@ -269,17 +323,20 @@ void ExecutionPanel::run() {
         emit runFinished(false, m_status->text());
         return;
     }
-    StatusOr<ExecutionDevicePtr> device = findDevice(m_deviceCombo->currentData().toString().toStdString());
+    StatusOr<ExecutionDevicePtr> device =
+        findDevice(m_deviceCombo->currentData().toString().toStdString());
     StatusOr<ExecutionDevicePtr> reference = findDevice("interpreter");
     if (!device.isOk() || !reference.isOk()) {
-        m_status->setText(QString::fromStdString((device.isOk() ? reference : device).status().message()));
+        m_status->setText(
+            QString::fromStdString((device.isOk() ? reference : device).status().message()));
         emit runFinished(false, m_status->text());
         return;
     }
     std::string why;
     if (!(*device)->available(&why)) {
-        m_status->setText(tr("Device %1 is not available: %2")
-                              .arg(QString::fromStdString((*device)->name()), QString::fromStdString(why)));
+        m_status->setText(
+            tr("Device %1 is not available: %2")
+                .arg(QString::fromStdString((*device)->name()), QString::fromStdString(why)));
         emit runFinished(false, m_status->text());
         return;
     }
@@ -299,7 +356,10 @@ void ExecutionPanel::run() {
     spec.progress = [self, last](int percent, const QString& what) {
         if (last->exchange(percent) == percent) return;
         QMetaObject::invokeMethod(
-            self.data(), [self, percent, what] { if (self) self->reportProgress(percent, what); },
+            self.data(),
+            [self, percent, what] {
+                if (self) self->reportProgress(percent, what);
+            },
             Qt::QueuedConnection);
     };
     m_runButton->setEnabled(false);
@@ -331,7 +391,8 @@ void ExecutionPanel::exportGpuPlans(const QString& dir) {
     DocumentStatePtr state = m_state;
     const Mode mode = this->mode();
     const uint64_t seed = static_cast<uint64_t>(m_seedSpin->value());
-    startJob([state, mode, seed, dir] { return exportGpuPlansJob(state, mode, seed, dir, QStringLiteral("sm_90")); },
+    startJob([state, mode, seed,
+              dir] { return exportGpuPlansJob(state, mode, seed, dir, QStringLiteral("sm_90")); },
              tr("Writing GPU plans..."));
 }
 
@@ -372,7 +433,9 @@ void ExecutionPanel::onFinished() {
             m_results->setItem(row, 1, new QTableWidgetItem(m.device));
             auto* time = new QTableWidgetItem(FusionDecisionModel::formatSeconds(m.wallSeconds) +
                                               (m.simulated ? tr(" (simulated)") : QString()));
-            if (m.simulated) time->setToolTip(tr("Simulated by %1's timeline model, not measured by a clock").arg(m.device));
+            if (m.simulated)
+                time->setToolTip(
+                    tr("Simulated by %1's timeline model, not measured by a clock").arg(m.device));
             m_results->setItem(row, 2, time);
             m_results->setItem(row, 3, new QTableWidgetItem(QString::number(m.maxError, 'g', 4)));
             auto* check = new QTableWidgetItem(m.passed ? tr("pass") : tr("FAIL"));
@@ -384,11 +447,13 @@ void ExecutionPanel::onFinished() {
         const ExecutionMeasurement& shown = m_measurements.back();
         m_times->setSortingEnabled(false);
         m_times->setRowCount(0);
-        for (auto it = shown.instructionSeconds.cbegin(); it != shown.instructionSeconds.cend(); ++it) {
+        for (auto it = shown.instructionSeconds.cbegin(); it != shown.instructionSeconds.cend();
+             ++it) {
             const int row = m_times->rowCount();
             m_times->insertRow(row);
             m_times->setItem(row, 0, new QTableWidgetItem(it.key()));
-            m_times->setItem(row, 1, new QTableWidgetItem(shown.mode + QStringLiteral(" / ") + shown.device));
+            m_times->setItem(
+                row, 1, new QTableWidgetItem(shown.mode + QStringLiteral(" / ") + shown.device));
             auto* time = new QTableWidgetItem(FusionDecisionModel::formatSeconds(it.value()));
             time->setData(Qt::UserRole, it.value());
             m_times->setItem(row, 2, time);
@@ -397,7 +462,9 @@ void ExecutionPanel::onFinished() {
         m_timeline->setEvents(shown.timeline);
         m_timeline->setVisible(!shown.timeline.empty());
         m_timelineLabel->setVisible(!shown.timeline.empty());
-        m_timelineLabel->setText(tr("Timeline of the %1 run on %2 (simulated; wheel zooms, drag pans, double click fits, click selects the kernel):")
+        m_traceButton->setVisible(!shown.timeline.empty());
+        m_timelineLabel->setText(tr("Timeline of the %1 run on %2 (simulated; wheel zooms, drag "
+                                    "pans, double click fits, click selects the kernel):")
                                      .arg(shown.mode, shown.device));
         message = ok ? tr("Done: every result matches the reference interpreter.")
                      : tr("Done, but a result differs from the reference interpreter.");

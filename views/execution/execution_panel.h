@@ -4,11 +4,10 @@
 // (the latest snapshot), or both. Inputs are seeded random arguments
 // (makeRandomArguments); every result is checked against the reference
 // interpreter on the input module (snapshot 0) with the per-type tolerance
-// of checkOutputs (compiler/runtime/execution_modes.h), and the maximum absolute error is shown. Runs
-// happen on a worker thread (QtConcurrent) with progress and cancel; the
-// GUI never blocks. Per-instruction measured times of the last run (fused
-// when it ran) are emitted as measuredTimes (the graph's heat map, the
-// inspector), and every run as measurementsReady (the estimator).
+// of checkOutputs (compiler/runtime/execution_modes.h), and the maximum absolute error is shown.
+// Runs happen on a worker thread (QtConcurrent) with progress and cancel; the GUI never blocks.
+// Per-instruction measured times of the last run (fused when it ran) are emitted as measuredTimes
+// (the graph's heat map, the inspector), and every run as measurementsReady (the estimator).
 #pragma once
 
 #include <QFutureWatcher>
@@ -17,7 +16,6 @@
 #include <QMetaType>
 #include <QString>
 #include <QWidget>
-
 #include <atomic>
 #include <functional>
 #include <memory>
@@ -41,7 +39,7 @@ namespace hloscope {
 
 // One run of one module on one device, as measured.
 struct ExecutionMeasurement {
-    QString mode;    // "unfused" or "fused"
+    QString mode;        // "unfused" or "fused"
     QString device;      // ExecutionDevice::name()
     QString deviceKind;  // ExecutionDevice::kind(): "reference", "cpu", ...
     int snapshot = -1;
@@ -51,9 +49,9 @@ struct ExecutionMeasurement {
     QString detail;          // the mismatch, empty when passed
     QHash<QString, double> instructionSeconds;  // measured, per entry instruction
     QHash<QString, double> kernelSeconds;       // measured, kernels only
-    qint64 peakBytes = 0;        // what the device held for the run (0: it does not say)
-    double compileSeconds = 0;   // the device's code generation in this run (0: cached)
-    bool simulated = false;      // times from a simulator (tpu-sim), not a clock
+    qint64 peakBytes = 0;                 // what the device held for the run (0: it does not say)
+    double compileSeconds = 0;            // the device's code generation in this run (0: cached)
+    bool simulated = false;               // times from a simulator (tpu-sim), not a clock
     std::vector<TimelineEvent> timeline;  // per-unit busy intervals, when the device models them
 };
 
@@ -76,6 +74,10 @@ public:
     QTableWidget* resultTable() const { return m_results; }
     // The last run's unit timeline (hidden unless the device models its units).
     TimelineView* timelineView() const { return m_timeline; }
+    QPushButton* exportTraceButton() const { return m_traceButton; }
+    // Writes the last run's timelines (every mode that has one) as a Chrome
+    // trace (chrome://tracing, Perfetto); false with `error` set on failure.
+    bool exportTrace(const QString& path, QString* error = nullptr) const;
     QString statusText() const;
 
     void setMode(Mode mode);
@@ -115,7 +117,7 @@ public:
         QList<ExecutionMeasurement> measurements;
         QString error;  // empty when every run completed
         bool cancelled = false;
-        QString note;   // what a job without measurements did (a plan export)
+        QString note;  // what a job without measurements did (a plan export)
     };
 
 private:
@@ -141,6 +143,7 @@ private:
     QTableWidget* m_times = nullptr;
     QLabel* m_timelineLabel = nullptr;
     TimelineView* m_timeline = nullptr;
+    QPushButton* m_traceButton = nullptr;
 };
 
 }  // namespace hloscope
