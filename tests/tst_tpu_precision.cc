@@ -1,0 +1,499 @@
+// TpuPrecisionEmulationPass and emulateTpuNumerics (compiler/backends/tpu):
+// the rewritten HLO (CHECK lines, verifier), the MXU numerics evaluated by
+// the reference interpreter (DEFAULT rounds inputs to bf16, HIGH bf16_3x,
+// HIGHEST bf16_6x matches f32), per-operand precision, algorithm=,
+// convolutions, infinities, what must stay untouched, schedules and control
+// edges, and the CPU backend running the rewritten module.
+#include <QtTest>
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <random>
+
+#include "compiler/backends/cpu/cpu_device.h"
+#include "compiler/backends/tpu/tpu_precision.h"
+#include "compiler/runtime/execution_modes.h"
+#include "core/hlo_computation.h"
+#include "tests/pass_check_util.h"
+
+using namespace hloscope;
+using namespace hloscope::testing;
+
+namespace {
+
+// bf16(x), round to nearest even, computed here independently of `convert`.
+float bf16Round(float x) {
+    uint32_t bits = std::bit_cast<uint32_t>(x);
+    bits += 0x7FFFu + ((bits >> 16) & 1u);
+    return std::bit_cast<float>(bits & 0xFFFF0000u);
+}
+
+std::unique_ptr<HloModule> parse(const std::string& text) {
+    auto module = parseHloModule(text);
+    if (!module.isOk()) qFatal("parse: %s", module.status().toString().c_str());
+    return std::move(*module);
+}
+
+Literal evaluate(const HloModule& module, const std::vector<Literal>& args) {
+    HloEvaluator evaluator;
+    auto result = evaluator.evaluate(module, args);
+    if (!result.isOk()) qFatal("evaluate: %s", result.status().toString().c_str());
+    return std::move(*result);
+}
+
+std::unique_ptr<HloModule> emulated(const HloModule& module,
+                                    TpuNumericsSummary* summary = nullptr) {
+    auto result = emulateTpuNumerics(module, summary);
+    if (!result.isOk()) qFatal("emulateTpuNumerics: %s", result.status().toString().c_str());
+    return std::move(*result);
+}
+
+Literal array(const std::vector<int64_t>& dims, const std::vector<float>& values) {
+    Literal literal(Shape::makeArray(PrimitiveType::F32, dims));
+    auto data = literal.data<float>();
+    for (size_t i = 0; i < values.size(); ++i) data[i] = values[i];
+    return literal;
+}
+
+Literal randomArray(const std::vector<int64_t>& dims, uint32_t seed, float low, float high) {
+    Literal literal(Shape::makeArray(PrimitiveType::F32, dims));
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> value(low, high);
+    for (float& x : literal.data<float>()) x = value(rng);
+    return literal;
+}
+
+// Largest |a - b| / |b| over the elements.
+double maxRelative(const Literal& a, const Literal& b) {
+    double worst = 0;
+    for (int64_t i = 0; i < b.elementCount(); ++i)
+        worst = std::max(
+            worst, std::abs(a.getAsDouble(i) - b.getAsDouble(i)) / std::abs(b.getAsDouble(i)));
+    return worst;
+}
+
+std::string dotModule(const std::string& attributes, const std::string& lhs = "f32[8,256]",
+                      const std::string& rhs = "f32[256,8]",
+                      const std::string& result = "f32[8,8]") {
+    return "HloModule m\nENTRY e {\n  a = " + lhs + " parameter(0)\n  b = " + rhs +
+           " parameter(1)\n  ROOT d = " + result + " dot(a, b), lhs_contracting_dims={" +
+           (lhs.find(',') == std::string::npos ? "0" : "1") + "}, rhs_contracting_dims={0}" +
+           attributes + "\n}\n";
+}
+
+StatusOr<PassRun> runEmulation(const std::string& hlo, TpuPrecisionEmulationPass* pass = nullptr) {
+    TpuPrecisionEmulationPass local;
+    return runPass(pass ? *pass : local, hlo);
+}
+
+}  // namespace
+
+class TestTpuPrecision : public QObject {
+    Q_OBJECT
+
+private slots:
+    void defaultRoundsOperandsToBf16() {
+        const std::string hlo =
+            dotModule(", metadata={op_name=\"mm\"}", "f32[2,3]", "f32[3,4]", "f32[2,4]");
+        TpuPrecisionEmulationPass pass;
+        auto run = runPass(pass, hlo);
+        QVERIFY2(run.isOk(), run.status().toString().c_str());
+        QVERIFY(run->changed);
+        const std::string why = fileCheck(run->text, R"(
+CHECK: %d_lhs_hi_bf16{{\.\d+}} = bf16[2,3] convert(f32[2,3] %a)
+CHECK-NEXT: %d_lhs_hi{{\.\d+}} = f32[2,3] convert(bf16[2,3] %d_lhs_hi_bf16
+CHECK-NEXT: %d_rhs_hi_bf16{{\.\d+}} = bf16[3,4] convert(f32[3,4] %b)
+CHECK-NEXT: %d_rhs_hi{{\.\d+}} = f32[3,4] convert(bf16[3,4] %d_rhs_hi_bf16
+CHECK-NEXT: ROOT %d = f32[2,4] dot(f32[2,3] %d_lhs_hi{{\.\d+}}, f32[3,4] %d_rhs_hi{{\.\d+}}), lhs_contracting_dims={1}, rhs_contracting_dims={0}, metadata={op_name="mm"}
+CHECK-NOT: dot(
+CHECK-NOT: operand_precision)");
+        QVERIFY2(why.empty(), why.c_str());
+        QCOMPARE(ruleCount(pass, "bf16x1"), 1);
+        QCOMPARE(pass.statistics().at("dots-rewritten"), int64_t(1));
+        QCOMPARE(pass.statistics().at("mxu-passes"), int64_t(1));
+    }
+
+    void highIsBf16x3() {
+        TpuPrecisionEmulationPass pass;
+        auto run = runPass(pass, dotModule(", operand_precision={high,high}"));
+        QVERIFY2(run.isOk(), run.status().toString().c_str());
+        QCOMPARE(countOf(run->text, " dot("), 3);
+        QCOMPARE(countOf(run->text, " subtract("), 2);  // one remainder per operand
+        // Small terms first (lo*hi and hi*lo), non-finite low sums zeroed, then hi*hi.
+        const std::string why = fileCheck(run->text, R"(
+CHECK: %d_hi_lo{{\.\d+}} = f32[8,8] dot(f32[8,256] %d_lhs_hi{{\.\d+}}, f32[256,8] %d_rhs_lo
+CHECK-NEXT: %d_lo_hi{{\.\d+}} = f32[8,8] dot(f32[8,256] %d_lhs_lo{{\.\d+}}, f32[256,8] %d_rhs_hi
+CHECK-NEXT: %d_hi_hi{{\.\d+}} = f32[8,8] dot(f32[8,256] %d_lhs_hi{{\.\d+}}, f32[256,8] %d_rhs_hi
+CHECK-NEXT: %d_low{{\.\d+}} = f32[8,8] add(f32[8,8] %d_hi_lo{{\.\d+}}, f32[8,8] %d_lo_hi
+CHECK-NEXT: %d_finite{{\.\d+}} = pred[8,8] is-finite(
+CHECK: %d_low_sum{{\.\d+}} = f32[8,8] select(
+CHECK-NEXT: ROOT %d = f32[8,8] add(f32[8,8] %d_low_sum{{\.\d+}}, f32[8,8] %d_hi_hi)");
+        QVERIFY2(why.empty(), why.c_str());
+        QCOMPARE(ruleCount(pass, "bf16x3"), 1);
+    }
+
+    void highestIsBf16x6() {
+        TpuPrecisionEmulationPass pass;
+        auto run = runPass(pass, dotModule(", operand_precision={HIGHEST, HIGHEST}"));
+        QVERIFY2(run.isOk(), run.status().toString().c_str());
+        QCOMPARE(countOf(run->text, " dot("), 6);
+        // XLA's bf16_6x order: mid*mid, hi*lo, lo*hi, hi*mid, mid*hi, then hi*hi.
+        const std::string why = fileCheck(run->text, R"(
+CHECK: %d_mid_mid{{\.\d+}} = f32[8,8] dot(
+CHECK-NEXT: %d_hi_lo{{\.\d+}} = f32[8,8] dot(
+CHECK-NEXT: %d_lo_hi{{\.\d+}} = f32[8,8] dot(
+CHECK-NEXT: %d_hi_mid{{\.\d+}} = f32[8,8] dot(
+CHECK-NEXT: %d_mid_hi{{\.\d+}} = f32[8,8] dot(
+CHECK-NEXT: %d_hi_hi{{\.\d+}} = f32[8,8] dot(
+CHECK-NOT: %d_lo_lo
+CHECK-NOT: %d_mid_lo
+CHECK: ROOT %d = f32[8,8] add()");
+        QVERIFY2(why.empty(), why.c_str());
+        QCOMPARE(ruleCount(pass, "bf16x6"), 1);
+    }
+
+    void passCountsPerOperand() {
+        // Each operand is split by its own precision; products with
+        // i + j < max(pieces).
+        struct Case {
+            const char* attributes;
+            int dots;
+            const char* rule;
+        };
+        const Case cases[] = {
+            {"", 1, "bf16x1"},
+            {", operand_precision={default,default}", 1, "bf16x1"},
+            {", operand_precision={high,default}", 2, "bf16x2"},
+            {", operand_precision={default,high}", 2, "bf16x2"},
+            {", operand_precision={highest,default}", 3, "bf16x3"},
+            {", operand_precision={high,highest}", 5, "bf16x5"},
+            {", algorithm=dot_bf16_bf16_f32", 1, "bf16x1"},
+            {", algorithm=dot_bf16_bf16_f32_x3", 3, "bf16x3"},
+            {", algorithm=dot_bf16_bf16_f32_x6", 6, "bf16x6"},
+            {", algorithm=dot_bf16_bf16_f32_x9", 9, "bf16x9"},
+            {", algorithm=dot_f32_f32_f32", 6, "bf16x6"},
+        };
+        for (const Case& c : cases) {
+            TpuPrecisionEmulationPass pass;
+            auto run = runPass(pass, dotModule(c.attributes));
+            QVERIFY2(run.isOk(),
+                     (c.attributes + std::string(": ") + run.status().toString()).c_str());
+            QVERIFY2(countOf(run->text, " dot(") == c.dots, c.attributes);
+            QVERIFY2(ruleCount(pass, c.rule) == 1, c.attributes);
+            QVERIFY2(countOf(run->text, "operand_precision") == 0 &&
+                         countOf(run->text, "algorithm") == 0,
+                     c.attributes);
+        }
+    }
+
+    void errorsNameTheInstruction() {
+        for (const char* attributes :
+             {", algorithm=dot_tf32_tf32_f32", ", operand_precision={packed_nibble,default}",
+              ", operand_precision={high}"}) {
+            auto run = runEmulation(dotModule(attributes));
+            QVERIFY2(!run.isOk(), attributes);
+            QVERIFY2(run.status().toString().find("%d:") != std::string::npos,
+                     run.status().toString().c_str());
+        }
+    }
+
+    void numericsOfOnePlusTwoToMinusTen() {
+        // x = 1 + 2^-10 has more mantissa than bf16 (7 bits): bf16(x) = 1.
+        // x.x over two elements: f32 2 + 2^-8 + 2^-19 exactly; DEFAULT 2
+        // (inputs rounded); HIGH 2 + 2^-8 (hi*hi + hi*lo + lo*hi, lo*lo
+        // dropped); HIGHEST has mid*mid: exact.
+        const float x = 1.0f + std::ldexp(1.0f, -10);
+        const std::vector<Literal> args = {array({2}, {x, x}), array({2}, {x, x})};
+        const float f32 = 2.0f + std::ldexp(1.0f, -8) + std::ldexp(1.0f, -19);
+        auto base = parse(dotModule("", "f32[2]", "f32[2]", "f32[]"));
+        QCOMPARE(evaluate(*base, args).getAsDouble(0), double(f32));
+        const std::pair<const char*, float> expected[] = {
+            {"", 2.0f},
+            {", operand_precision={high,high}", 2.0f + std::ldexp(1.0f, -8)},
+            {", operand_precision={highest,highest}", f32},
+        };
+        for (const auto& [attributes, want] : expected) {
+            auto module = emulated(*parse(dotModule(attributes, "f32[2]", "f32[2]", "f32[]")));
+            const double got = evaluate(*module, args).getAsDouble(0);
+            QVERIFY2(got == double(want),
+                     (std::string(attributes) + ": " + std::to_string(got)).c_str());
+        }
+        // DEFAULT differs from f32 by 2^-9 relative; HIGH by 2^-20.
+        QVERIFY(std::abs(2.0 - f32) / f32 > 1e-3);
+    }
+
+    void numericsOnARandomDot() {
+        // a f32[8,256] . b f32[256,8], values in [0.5, 2): relative errors
+        // against the exact (double) dot.
+        const std::vector<Literal> args = {randomArray({8, 256}, 1, 0.5f, 2.0f),
+                                           randomArray({256, 8}, 2, 0.5f, 2.0f)};
+        auto a = args[0].data<float>();
+        auto b = args[1].data<float>();
+        Literal exact(Shape::makeArray(PrimitiveType::F32, {8, 8}));
+        std::vector<double> exactValues(64), bf16Values(64);
+        for (int i = 0; i < 8; ++i)
+            for (int j = 0; j < 8; ++j) {
+                double sum = 0, rounded = 0;
+                for (int k = 0; k < 256; ++k) {
+                    sum += double(a[i * 256 + k]) * double(b[k * 8 + j]);
+                    rounded += double(bf16Round(a[i * 256 + k])) * double(bf16Round(b[k * 8 + j]));
+                }
+                exactValues[static_cast<size_t>(i * 8 + j)] = sum;
+                bf16Values[static_cast<size_t>(i * 8 + j)] = rounded;
+            }
+        auto relative = [&](const Literal& got, const std::vector<double>& want) {
+            double worst = 0;
+            for (int64_t i = 0; i < 64; ++i)
+                worst =
+                    std::max(worst, std::abs(got.getAsDouble(i) - want[static_cast<size_t>(i)]) /
+                                        want[static_cast<size_t>(i)]);
+            return worst;
+        };
+        const Literal f32 = evaluate(*parse(dotModule("")), args);
+        const Literal def = evaluate(*emulated(*parse(dotModule(""))), args);
+        const Literal high =
+            evaluate(*emulated(*parse(dotModule(", operand_precision={high,high}"))), args);
+        const Literal highest =
+            evaluate(*emulated(*parse(dotModule(", operand_precision={highest,highest}"))), args);
+        const double errF32 = relative(f32, exactValues), errDefault = relative(def, exactValues),
+                     errHigh = relative(high, exactValues),
+                     errHighest = relative(highest, exactValues);
+        qInfo(
+            "max relative error vs the exact dot: f32 %.3g, DEFAULT %.3g, HIGH %.3g, HIGHEST %.3g",
+            errF32, errDefault, errHigh, errHighest);
+        qInfo("max relative difference from the f32 dot: DEFAULT %.3g, HIGH %.3g, HIGHEST %.3g",
+              maxRelative(def, f32), maxRelative(high, f32), maxRelative(highest, f32));
+        // DEFAULT is the dot of the bf16-rounded inputs (f32 accumulation).
+        QVERIFY2(relative(def, bf16Values) < 1e-6,
+                 std::to_string(relative(def, bf16Values)).c_str());
+        QVERIFY(maxRelative(def, f32) > 1e-4 && maxRelative(def, f32) < 1e-2);
+        QVERIFY(maxRelative(highest, f32) < 1e-6);
+        QVERIFY(errHighest < 1e-6);
+        QVERIFY(errDefault > 10 * errHigh && errHigh > errHighest);
+        QVERIFY(errHigh < 1e-4);
+    }
+
+    void perOperandPrecisionKeepsTheSplitOperand() {
+        // {highest,default}: a 0/1 selection matrix (exact in bf16) at
+        // DEFAULT picks elements of an f32 operand kept whole: the result is
+        // the f32 one exactly (three passes), where {default,default} rounds.
+        const std::string selection = "f32[4,4] {{0,1,0,0},{1,0,0,0},{0,0,0,1},{0,0,1,0}}";
+        auto selectionLiteral = Literal::parse(selection);
+        QVERIFY(selectionLiteral.isOk());
+        const std::vector<Literal> args = {randomArray({3, 4}, 5, -3.0f, 3.0f), *selectionLiteral};
+        const std::string hlo =
+            dotModule(", operand_precision={highest,default}", "f32[3,4]", "f32[4,4]", "f32[3,4]");
+        const Literal f32 = evaluate(*parse(hlo), args);
+        TpuNumericsSummary summary;
+        const Literal mixed = evaluate(*emulated(*parse(hlo), &summary), args);
+        QCOMPARE(summary.mxuPasses, int64_t(3));
+        QVERIFY2(mixed == f32, (mixed.toString() + " vs " + f32.toString()).c_str());
+        const Literal low =
+            evaluate(*emulated(*parse(dotModule(", operand_precision={default,default}", "f32[3,4]",
+                                                "f32[4,4]", "f32[3,4]"))),
+                     args);
+        QVERIFY(low != f32);
+        for (int64_t i = 0; i < low.elementCount(); ++i)
+            QCOMPARE(low.getAsDouble(i), double(bf16Round(float(f32.getAsDouble(i)))));
+    }
+
+    void convolution() {
+        const auto conv = [](const std::string& attributes) {
+            return "HloModule m\nENTRY e {\n  x = f32[1,16,2] parameter(0)\n  k = f32[3,2,4] "
+                   "parameter(1)\n"
+                   "  ROOT c = f32[1,14,4] convolution(x, k), window={size=3}, "
+                   "dim_labels=b0f_0io->b0f" +
+                   attributes + "\n}\n";
+        };
+        TpuPrecisionEmulationPass pass;
+        auto run = runPass(pass, conv(", operand_precision={highest,highest}"));
+        QVERIFY2(run.isOk(), run.status().toString().c_str());
+        QCOMPARE(countOf(run->text, " convolution("), 6);
+        QCOMPARE(countOf(run->text, "window={size=3}, dim_labels=b0f_0io->b0f"), 6);
+        QCOMPARE(pass.statistics().at("convolutions-rewritten"), int64_t(1));
+
+        const std::vector<Literal> args = {randomArray({1, 16, 2}, 3, 0.5f, 2.0f),
+                                           randomArray({3, 2, 4}, 4, 0.5f, 2.0f)};
+        const Literal f32 = evaluate(*parse(conv("")), args);
+        const Literal def = evaluate(*emulated(*parse(conv(""))), args);
+        const Literal highest =
+            evaluate(*emulated(*parse(conv(", operand_precision={highest,highest}"))), args);
+        qInfo("convolution, max relative difference from f32: DEFAULT %.3g, HIGHEST %.3g",
+              maxRelative(def, f32), maxRelative(highest, f32));
+        QVERIFY(maxRelative(def, f32) > 1e-4);
+        QVERIFY(maxRelative(highest, f32) < 1e-6);
+        // DEFAULT: the f32 convolution of the bf16-rounded inputs.
+        std::vector<Literal> rounded = args;
+        for (Literal& literal : rounded)
+            for (float& v : literal.data<float>()) v = bf16Round(v);
+        QVERIFY(maxRelative(def, evaluate(*parse(conv("")), rounded)) < 1e-6);
+    }
+
+    void infinitiesAndNaNs() {
+        // An infinite input makes inf - inf = NaN in its lower pieces; the
+        // result is the f32 dot's inf, not NaN. NaN inputs stay NaN.
+        const float inf = std::numeric_limits<float>::infinity();
+        const std::string hlo =
+            dotModule(", operand_precision={highest,highest}", "f32[3]", "f32[3]", "f32[]");
+        auto module = emulated(*parse(hlo));
+        const float x = 1.0f + std::ldexp(1.0f, -12);
+        QCOMPARE(evaluate(*module, {array({3}, {inf, x, 2}), array({3}, {x, x, x})}).getAsDouble(0),
+                 double(inf));
+        QCOMPARE(
+            evaluate(*module, {array({3}, {x, x, 2}), array({3}, {-inf, x, x})}).getAsDouble(0),
+            -double(inf));
+        QVERIFY(
+            std::isnan(evaluate(*module, {array({3}, {std::nanf(""), x, 2}), array({3}, {x, x, x})})
+                           .getAsDouble(0)));
+        QVERIFY(std::isnan(
+            evaluate(*module, {array({3}, {inf, x, 2}), array({3}, {0, x, x})}).getAsDouble(0)));
+    }
+
+    void untouched() {
+        const std::string hlos[] = {
+            // bf16 and f16 dots: single MXU passes already.
+            dotModule(", operand_precision={highest,highest}", "bf16[2,3]", "bf16[3,4]",
+                      "f32[2,4]"),
+            dotModule("", "bf16[2,3]", "bf16[3,4]", "bf16[2,4]"),
+            dotModule("", "f16[2,3]", "f16[3,4]", "f16[2,4]"),
+            // f32 operands converted from types bf16 holds exactly.
+            R"(HloModule m
+ENTRY e {
+  a = bf16[2,3] parameter(0)
+  b = s8[3,4] parameter(1)
+  fa = f32[2,3] convert(a)
+  fb = f32[3,4] convert(b)
+  ROOT d = f32[2,4] dot(fa, fb), lhs_contracting_dims={1}, rhs_contracting_dims={0}, operand_precision={highest,highest}
+})",
+            // No dot or convolution.
+            R"(HloModule m
+ENTRY e {
+  a = f32[4] parameter(0)
+  ROOT n = f32[4] multiply(a, a)
+})",
+        };
+        for (const std::string& hlo : hlos) {
+            TpuPrecisionEmulationPass pass;
+            auto run = runPass(pass, hlo);
+            QVERIFY2(run.isOk(), run.status().toString().c_str());
+            QVERIFY2(!run->changed, hlo.c_str());
+            QCOMPARE(run->text, printModule(*parse(hlo), HloPrintOptions::canonical()));
+            QVERIFY(pass.rewrites().empty());
+        }
+    }
+
+    void secondRunChangesNothing() {
+        for (const char* attributes :
+             {"", ", operand_precision={high,high}", ", operand_precision={highest,default}"}) {
+            auto module = emulated(*parse(dotModule(attributes)));
+            const std::string before = printModule(*module);
+            TpuPrecisionEmulationPass pass;
+            auto changed = pass.run(*module);
+            QVERIFY(changed.isOk());
+            QVERIFY2(!*changed, attributes);
+            QCOMPARE(printModule(*module), before);
+        }
+    }
+
+    void mixedOperandTypeOneSide() {
+        // Only one operand needs rounding: the other (converted from bf16)
+        // is used as it is.
+        TpuPrecisionEmulationPass pass;
+        auto run = runPass(pass, R"(HloModule m
+ENTRY e {
+  a = f32[2,3] parameter(0)
+  b = bf16[3,4] parameter(1)
+  fb = f32[3,4] convert(b)
+  ROOT d = f32[2,4] dot(a, fb), lhs_contracting_dims={1}, rhs_contracting_dims={0}, operand_precision={highest,highest}
+})");
+        QVERIFY2(run.isOk(), run.status().toString().c_str());
+        QCOMPARE(countOf(run->text, " dot("), 3);  // hi, mid, lo of a times fb
+        QCOMPARE(countOf(run->text, "d_rhs_"), 0);
+        QCOMPARE(ruleCount(pass, "bf16x3"), 1);
+    }
+
+    void scheduleControlEdgesAndNestedComputations() {
+        // A scheduled module: the new instructions take the dot's place, so
+        // the schedule stays operands-first; control edges move to the
+        // replacement; dots inside called computations are rewritten too.
+        const std::string hlo = R"(HloModule m, is_scheduled=true
+body {
+  p = f32[2,2] parameter(0)
+  ROOT q = f32[2,2] dot(p, p), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+}
+ENTRY e {
+  a = f32[2,2] parameter(0)
+  b = f32[2,2] parameter(1)
+  n = f32[2,2] negate(a)
+  d = f32[2,2] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}, control-predecessors={n}
+  m = f32[2,2] multiply(b, b), control-predecessors={d}
+  c = f32[2,2] call(d), to_apply=body
+  ROOT r = f32[2,2] add(c, m)
+})";
+        TpuPrecisionEmulationPass pass;
+        auto run = runPass(pass, hlo);
+        QVERIFY2(run.isOk(), run.status().toString().c_str());
+        QCOMPARE(pass.statistics().at("dots-rewritten"), int64_t(2));
+        const std::string why = fileCheck(run->text, R"(
+CHECK: ROOT %q = f32[2,2] dot(f32[2,2] %q_lhs_hi
+CHECK: %n = f32[2,2] negate(
+CHECK-NEXT: %d_lhs_hi_bf16{{\.\d+}} = bf16[2,2] convert(f32[2,2] %a), control-predecessors={%n}
+CHECK-NEXT: %d_lhs_hi{{\.\d+}} = f32[2,2] convert(bf16[2,2] %d_lhs_hi_bf16{{\.\d+}}){{$}}
+CHECK-NEXT: %d_rhs_hi_bf16{{\.\d+}} = bf16[2,2] convert(f32[2,2] %b), control-predecessors={%n}
+CHECK-NEXT: %d_rhs_hi{{\.\d+}} = f32[2,2] convert(bf16[2,2] %d_rhs_hi_bf16{{\.\d+}}){{$}}
+CHECK-NEXT: %d = f32[2,2] dot(f32[2,2] %d_lhs_hi{{\.\d+}}, f32[2,2] %d_rhs_hi{{\.\d+}}), lhs_contracting_dims={1}, rhs_contracting_dims={0}{{$}}
+CHECK-NEXT: %m = f32[2,2] multiply({{.*}}control-predecessors={%d}
+CHECK-NEXT: %c = f32[2,2] call(f32[2,2] %d))");
+        QVERIFY2(why.empty(), why.c_str());
+        auto module = emulated(*parse(hlo));
+        QVERIFY(module->isScheduled());
+        const std::vector<Literal> args = {randomArray({2, 2}, 8, -2, 2),
+                                           randomArray({2, 2}, 9, -2, 2)};
+        QVERIFY(evaluate(*module, args) != evaluate(*parse(hlo), args));
+    }
+
+    void emulateLeavesTheOriginalAlone() {
+        auto original = parse(dotModule(", operand_precision={high,high}"));
+        const std::string before = printModule(*original);
+        TpuNumericsSummary summary;
+        auto module = emulated(*original, &summary);
+        QCOMPARE(printModule(*original), before);
+        QCOMPARE(summary.dots, int64_t(1));
+        QCOMPARE(summary.convolutions, int64_t(0));
+        QCOMPARE(summary.mxuPasses, int64_t(3));
+        QVERIFY(printModule(*module) != before);
+        auto bad = emulateTpuNumerics(*parse(dotModule(", algorithm=dot_tf32_tf32_f32")));
+        QVERIFY(!bad.isOk());
+        QVERIFY(bad.status().toString().find(std::string(TpuPrecisionEmulationPass::kName)) !=
+                std::string::npos);
+    }
+
+    void cpuBackendKeepsTheRounding() {
+        // The rewritten module through the cpu pipeline (simplifier, fusion)
+        // and the LLVM backend gives the interpreter's TPU numerics, not f32.
+        CpuDevice cpu;
+        std::string why;
+        if (!cpu.available(&why)) QSKIP(why.c_str());
+        const std::vector<Literal> args = {randomArray({8, 256}, 1, 0.5f, 2.0f),
+                                           randomArray({256, 8}, 2, 0.5f, 2.0f)};
+        const Literal f32 = evaluate(*parse(dotModule("")), args);
+        for (const char* attributes : {"", ", operand_precision={highest,highest}"}) {
+            auto module = emulated(*parse(dotModule(attributes)));
+            const Literal reference = evaluate(*module, args);
+            for (ExecutionMode mode : {ExecutionMode::kUnfused, ExecutionMode::kFused}) {
+                auto prepared = prepareCopyForMode(*module, "cpu", mode);
+                QVERIFY2(prepared.isOk(), prepared.status().toString().c_str());
+                auto result = cpu.run(*prepared->module, args, ExecutionOptions{});
+                QVERIFY2(result.isOk(), result.status().toString().c_str());
+                QVERIFY(result->fallbacks.empty());
+                const Literal& got = result->outputs.at(0);
+                QVERIFY2(maxRelative(got, reference) < 1e-6, attributes);
+                if (std::string(attributes).empty()) QVERIFY(maxRelative(got, f32) > 1e-4);
+            }
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestTpuPrecision)
+#include "tst_tpu_precision.moc"
