@@ -111,6 +111,39 @@ private:
     TargetDescription* m_target;
 };
 
+constexpr std::array<std::string_view, 9> kTpuKeys = {
+    "mxusPerCore", "mxuRows",          "mxuColumns",        "vpuSublanes",    "vpuLanes",
+    "clockHz",     "hbmCapacityBytes", "dmaLatencySeconds", "gridStepSeconds"};
+
+// The optional "tpu" section: every key required once the section is there.
+StatusOr<TargetDescription::TpuFigures> readTpuFigures(Reader& reader, const Json& section) {
+    const std::string path = "$.tpu";
+    if (!section.is_object()) return reader.error(path, "expected an object");
+    for (const auto& [key, unused] : section.items())
+        if (std::find(kTpuKeys.begin(), kTpuKeys.end(), key) == kTpuKeys.end())
+            return reader.error(path + "." + key, "unknown key");
+    auto count = [&](const char* key) -> StatusOr<int64_t> {
+        HLO_ASSIGN_OR_RETURN(double value, reader.number(section, key, path));
+        if (value != std::floor(value) || value > 1e9)
+            return reader.error(path + "." + key + ".value", "must be a positive integer");
+        return static_cast<int64_t>(value);
+    };
+    TargetDescription::TpuFigures figures;
+    HLO_ASSIGN_OR_RETURN(figures.mxusPerCore, count("mxusPerCore"));
+    HLO_ASSIGN_OR_RETURN(figures.mxuRows, count("mxuRows"));
+    HLO_ASSIGN_OR_RETURN(figures.mxuColumns, count("mxuColumns"));
+    HLO_ASSIGN_OR_RETURN(figures.vpuSublanes, count("vpuSublanes"));
+    HLO_ASSIGN_OR_RETURN(figures.vpuLanes, count("vpuLanes"));
+    HLO_ASSIGN_OR_RETURN(figures.clockHz, reader.number(section, "clockHz", path));
+    HLO_ASSIGN_OR_RETURN(figures.hbmCapacityBytes,
+                         reader.number(section, "hbmCapacityBytes", path));
+    HLO_ASSIGN_OR_RETURN(figures.dmaLatencySeconds,
+                         reader.number(section, "dmaLatencySeconds", path, false));
+    HLO_ASSIGN_OR_RETURN(figures.gridStepSeconds,
+                         reader.number(section, "gridStepSeconds", path, false));
+    return figures;
+}
+
 Json sourcedJson(const TargetDescription& target, const std::string& path, Json value) {
     Json object = Json::object();
     object["value"] = std::move(value);
@@ -154,7 +187,7 @@ StatusOr<TargetDescription> targetDescriptionFromJson(std::string_view jsonText)
     static const std::vector<std::string_view> known = {
         "name", "kind", "description", "matrixUnit", "peakTflops", "transcendentalsPerSecond",
         "memoryBandwidthBytesPerSecond", "memoryBandwidthAllCoresBytesPerSecond", "cacheBytes", "onChipMemoryBytes", "kernelLaunchSeconds",
-        "cores", "efficiency", "cpuRuntime"};
+        "cores", "efficiency", "cpuRuntime", "tpu"};
     for (const auto& [key, unused] : root.items())
         if (std::find(known.begin(), known.end(), key) == known.end())
             return reader.error("$." + key, "unknown key");
@@ -234,6 +267,9 @@ StatusOr<TargetDescription> targetDescriptionFromJson(std::string_view jsonText)
         HLO_ASSIGN_OR_RETURN(figures.rowSeconds, reader.number(*runtime, "rowSeconds", "$.cpuRuntime", false));
         target.cpuRuntime = std::move(figures);
     }
+    if (auto tpu = root.find("tpu"); tpu != root.end()) {
+        HLO_ASSIGN_OR_RETURN(target.tpu, readTpuFigures(reader, *tpu));
+    }
     return target;
 }
 
@@ -301,6 +337,23 @@ std::string targetDescriptionToJson(const TargetDescription& target) {
         runtime["runSeconds"] = sourcedJson(target, "$.cpuRuntime.runSeconds", target.cpuRuntime->runSeconds);
         runtime["rowSeconds"] = sourcedJson(target, "$.cpuRuntime.rowSeconds", target.cpuRuntime->rowSeconds);
         root["cpuRuntime"] = std::move(runtime);
+    }
+    if (const auto& tpu = target.tpu) {
+        Json section = Json::object();
+        auto put = [&](std::string_view key, Json value) {
+            const std::string name(key);
+            section[name] = sourcedJson(target, "$.tpu." + name, std::move(value));
+        };
+        put("mxusPerCore", tpu->mxusPerCore);
+        put("mxuRows", tpu->mxuRows);
+        put("mxuColumns", tpu->mxuColumns);
+        put("vpuSublanes", tpu->vpuSublanes);
+        put("vpuLanes", tpu->vpuLanes);
+        put("clockHz", tpu->clockHz);
+        put("hbmCapacityBytes", tpu->hbmCapacityBytes);
+        put("dmaLatencySeconds", tpu->dmaLatencySeconds);
+        put("gridStepSeconds", tpu->gridStepSeconds);
+        root["tpu"] = std::move(section);
     }
     return root.dump(2) + "\n";
 }

@@ -13,7 +13,12 @@
 //     "cacheBytes": {...}, "onChipMemoryBytes": {...}, "kernelLaunchSeconds": {...},
 //     "cores": {...},
 //     "efficiency": {"elementwise": {...}, "transcendental": {...}, "reduction": {...},
-//                    "dot": {...}, "convolution": {...}, "data_movement": {...}}
+//                    "dot": {...}, "convolution": {...}, "data_movement": {...}},
+//     "cpuRuntime": {...},  // optional, CPU targets (calibrate)
+//     "tpu": {"mxusPerCore": {...}, "mxuRows": {...}, "mxuColumns": {...},
+//             "vpuSublanes": {...}, "vpuLanes": {...}, "clockHz": {...},
+//             "hbmCapacityBytes": {...}, "dmaLatencySeconds": {...},
+//             "gridStepSeconds": {...}}  // optional, TPU targets (simulator)
 //   }
 // Dots and convolutions run at the matrix rate when the target has a matrix
 // unit (tensor cores, MXU) and a matrix figure for the element type; all
@@ -82,6 +87,23 @@ struct TargetDescription {
         double bandwidthAt(double workingSetBytes, bool allCores) const;
     };
     std::optional<CpuRuntime> cpuRuntime;
+
+    // What the TPU timeline simulator (compiler/backends/tpu/tpu_simulator.h)
+    // needs beyond the roofline figures (optional; JSON "tpu", every value
+    // sourced). Per TensorCore unless said otherwise; `cores` TensorCores
+    // share the chip's HBM bandwidth.
+    struct TpuFigures {
+        int64_t mxusPerCore = 0;  // matrix units per TensorCore
+        int64_t mxuRows = 0;      // systolic array: rows (contracting) x
+        int64_t mxuColumns = 0;   //   columns (output features), 128 x 128
+        int64_t vpuSublanes = 0;  // vector register: sublanes x lanes of
+        int64_t vpuLanes = 0;     //   32-bit values, 8 x 128
+        double clockHz = 0;
+        double hbmCapacityBytes = 0;   // per chip
+        double dmaLatencySeconds = 0;  // from a DMA's issue to its first bytes
+        double gridStepSeconds = 0;    // scalar-unit work of one pipeline step
+    };
+    std::optional<TpuFigures> tpu;
     // JSON path of every number ("$.peakTflops.matrix.bf16") -> its source.
     std::map<std::string, std::string> sources;
 
