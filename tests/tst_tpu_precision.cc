@@ -5,9 +5,11 @@
 // convolutions, infinities, what must stay untouched, schedules and control
 // edges, and the CPU backend running the rewritten module.
 #include <QtTest>
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <filesystem>
 #include <limits>
 #include <random>
 
@@ -15,6 +17,7 @@
 #include "compiler/backends/tpu/tpu_precision.h"
 #include "compiler/runtime/execution_modes.h"
 #include "core/hlo_computation.h"
+#include "core/module_io.h"
 #include "tests/pass_check_util.h"
 
 using namespace hloscope;
@@ -467,6 +470,42 @@ CHECK-NEXT: %c = f32[2,2] call(f32[2,2] %d))");
         QVERIFY(!bad.isOk());
         QVERIFY(bad.status().toString().find(std::string(TpuPrecisionEmulationPass::kName)) !=
                 std::string::npos);
+    }
+
+    void examplesAndCorpusModels() {
+        // Every example and every corpus model that loads emulates and
+        // verifies; the f32 models' dots are rewritten. A model the pass
+        // rejects must be one with a TPU-less algorithm= (none today).
+        std::vector<std::string> files;
+        for (const auto& entry :
+             std::filesystem::directory_iterator(HLOSCOPE_SOURCE_DIR "/resources/examples"))
+            if (entry.path().extension() == ".hlo") files.push_back(entry.path().string());
+        const std::filesystem::path models = HLOSCOPE_CORPUS_DIR "/hlo/models";
+        if (std::filesystem::exists(models))
+            for (const auto& entry : std::filesystem::recursive_directory_iterator(models))
+                if (entry.path().extension() == ".hlo") files.push_back(entry.path().string());
+        std::sort(files.begin(), files.end());
+        int64_t emulatedCount = 0, dots = 0, passes = 0;
+        for (const std::string& file : files) {
+            auto module = loadModuleFromFile(file);
+            if (!module.isOk())
+                continue;  // the corpus' known-corrupt dumps (tst_corpus lists them)
+            HloVerifierOptions options;
+            options.allowMixedPrecision = true;
+            if (!verifyModule(**module, options).isOk()) continue;
+            TpuNumericsSummary summary;
+            auto result = emulateTpuNumerics(**module, &summary);
+            QVERIFY2(result.isOk(), (file + ": " + result.status().toString()).c_str());
+            ++emulatedCount;
+            dots += summary.dots + summary.convolutions;
+            passes += summary.mxuPasses;
+            if (file.find("/resources/examples/mlp.hlo") != std::string::npos)
+                QVERIFY(summary.dots > 0);
+        }
+        qInfo("%lld modules emulated, %lld dots/convolutions rewritten into %lld MXU passes",
+              static_cast<long long>(emulatedCount), static_cast<long long>(dots),
+              static_cast<long long>(passes));
+        QVERIFY(emulatedCount >= 9);
     }
 
     void cpuBackendKeepsTheRounding() {
