@@ -54,6 +54,16 @@ StatusOr<Literal> evaluateLinalg(const HloInstruction& instruction, Operands ope
 StatusOr<Literal> evaluateReduction(const HloInstruction& instruction, Operands operands,
                                     EvalContext& context);
 
+// Collectives on a single participant (evaluator_collectives.cc): the
+// participants of one group and the module's device count; the result of a
+// collective or its start/done half; a start op's (first, second, zeros...)
+// tuple; equal element types and dimensions, recursively.
+int64_t participantCount(const HloInstruction& instruction);
+int64_t deviceCount(const HloInstruction& instruction);
+StatusOr<Literal> evaluateCollective(const HloInstruction& instruction, Operands operands);
+Literal startTuple(const Shape& shape, Literal first, Literal second);
+bool sameArrayShape(const Shape& a, const Shape& b);
+
 // Which family handles an opcode (the rest — control flow, tuples, calls,
 // parameters, constants, collectives, rng, custom-call — is in
 // hlo_evaluator.cc).

@@ -2,8 +2,8 @@
 // instruction and dispatches each instruction to its family (elementwise,
 // shape ops, linear algebra, reductions; see evaluator_internal.h). This file
 // handles the rest: parameters, constants, tuples, calls, fusion, control
-// flow, async wrappers, single-participant collectives, random numbers and
-// well-known custom calls.
+// flow, async wrappers, random numbers and well-known custom calls;
+// single-participant collectives are in evaluator_collectives.cc.
 #include "core/hlo_evaluator.h"
 
 #include <algorithm>
@@ -38,36 +38,40 @@ Status invalid(const HloInstruction& instruction, std::string_view what) {
 
 Family familyOf(HloOpcode opcode) {
     switch (opcode) {
-    case HloOpcode::kCopy:
-    case HloOpcode::kBroadcast:
-    case HloOpcode::kReshape:
-    case HloOpcode::kTranspose:
-    case HloOpcode::kSlice:
-    case HloOpcode::kDynamicSlice:
-    case HloOpcode::kDynamicUpdateSlice:
-    case HloOpcode::kConcatenate:
-    case HloOpcode::kPad:
-    case HloOpcode::kReverse:
-    case HloOpcode::kIota:
-    case HloOpcode::kBitcast:
-    case HloOpcode::kGetDimensionSize:
-    case HloOpcode::kSetDimensionSize:
-    case HloOpcode::kDynamicReshape: return Family::kShapeOp;
-    case HloOpcode::kDot:
-    case HloOpcode::kRaggedDot:
-    case HloOpcode::kScaledDot:
-    case HloOpcode::kConvolution:
-    case HloOpcode::kTriangularSolve:
-    case HloOpcode::kCholesky:
-    case HloOpcode::kFft: return Family::kLinalg;
-    case HloOpcode::kReduce:
-    case HloOpcode::kReduceWindow:
-    case HloOpcode::kSelectAndScatter:
-    case HloOpcode::kSort:
-    case HloOpcode::kGather:
-    case HloOpcode::kScatter:
-    case HloOpcode::kTopK: return Family::kReduction;
-    default: break;
+        case HloOpcode::kCopy:
+        case HloOpcode::kBroadcast:
+        case HloOpcode::kReshape:
+        case HloOpcode::kTranspose:
+        case HloOpcode::kSlice:
+        case HloOpcode::kDynamicSlice:
+        case HloOpcode::kDynamicUpdateSlice:
+        case HloOpcode::kConcatenate:
+        case HloOpcode::kPad:
+        case HloOpcode::kReverse:
+        case HloOpcode::kIota:
+        case HloOpcode::kBitcast:
+        case HloOpcode::kGetDimensionSize:
+        case HloOpcode::kSetDimensionSize:
+        case HloOpcode::kDynamicReshape:
+            return Family::kShapeOp;
+        case HloOpcode::kDot:
+        case HloOpcode::kRaggedDot:
+        case HloOpcode::kScaledDot:
+        case HloOpcode::kConvolution:
+        case HloOpcode::kTriangularSolve:
+        case HloOpcode::kCholesky:
+        case HloOpcode::kFft:
+            return Family::kLinalg;
+        case HloOpcode::kReduce:
+        case HloOpcode::kReduceWindow:
+        case HloOpcode::kSelectAndScatter:
+        case HloOpcode::kSort:
+        case HloOpcode::kGather:
+        case HloOpcode::kScatter:
+        case HloOpcode::kTopK:
+            return Family::kReduction;
+        default:
+            break;
     }
     if (hloOpcodeIsElementwise(opcode)) return Family::kElementwise;
     return Family::kCore;
@@ -78,8 +82,11 @@ Family familyOf(HloOpcode opcode) {
 namespace {
 
 using evaluator::EvalContext;
+using evaluator::evaluateCollective;
 using evaluator::invalid;
 using evaluator::Operands;
+using evaluator::sameArrayShape;
+using evaluator::startTuple;
 using evaluator::unsupported;
 
 constexpr int kMaxCallDepth = 200;
@@ -294,180 +301,6 @@ StatusOr<Literal> evaluateRngBitGenerator(const HloInstruction& instruction,
 }
 
 // ---------------------------------------------------------------------------
-// Collectives on a single participant.
-
-// Size of the largest replica group in `replica_groups=` text ("{{0,1},{2,3}}"
-// or the iota form "[2,2]<=[4]"); nullopt when the list is empty or absent.
-std::optional<int64_t> largestReplicaGroup(std::optional<std::string_view> text) {
-    if (!text) return std::nullopt;
-    std::string_view t = *text;
-    while (!t.empty() && t.front() == ' ') t.remove_prefix(1);
-    if (t.empty()) return std::nullopt;
-    if (t.front() == '[') {
-        size_t close = t.find(']');
-        if (close == std::string_view::npos) return std::nullopt;
-        std::string_view dims = t.substr(1, close - 1);
-        size_t comma = dims.rfind(',');
-        std::string_view last = comma == std::string_view::npos ? dims : dims.substr(comma + 1);
-        int64_t value = 0;
-        for (char c : last)
-            if (c >= '0' && c <= '9') value = value * 10 + (c - '0');
-        return value;
-    }
-    int64_t best = 0, count = 0, depth = 0;
-    bool inNumber = false, any = false;
-    for (char c : t) {
-        bool digit = c >= '0' && c <= '9';
-        if (digit && !inNumber) {
-            ++count;
-            any = true;
-        }
-        inNumber = digit;
-        if (c == '{') {
-            ++depth;
-            if (depth == 2) count = 0;
-        } else if (c == '}') {
-            if (depth == 2) best = std::max(best, count);
-            --depth;
-        }
-    }
-    if (!any) return std::nullopt;
-    return best;
-}
-
-int64_t deviceCount(const HloInstruction& instruction) {
-    const HloModule* module =
-        instruction.parent() != nullptr ? instruction.parent()->parent() : nullptr;
-    if (module == nullptr) return 1;
-    return module->replicaCount().value_or(1) * module->numPartitions().value_or(1);
-}
-
-// Number of participants in one group of a collective.
-int64_t participantCount(const HloInstruction& instruction) {
-    if (auto size = largestReplicaGroup(instruction.attribute("replica_groups"))) return *size;
-    return deviceCount(instruction);
-}
-
-Literal operandsAsResult(Operands operands) {
-    if (operands.size() == 1) return *operands[0];
-    std::vector<Literal> elements;
-    for (const Literal* operand : operands) elements.push_back(*operand);
-    return Literal::makeTuple(std::move(elements));
-}
-
-// A literal of tuple `shape` with elements 0 and 1 given and zeros elsewhere
-// (the (operands, result, context...) tuples of async "start" ops).
-Literal startTuple(const Shape& shape, Literal first, Literal second) {
-    std::vector<Literal> elements;
-    for (int64_t i = 0; i < shape.tupleCount(); ++i)
-        elements.push_back(i == 0   ? std::move(first)
-                           : i == 1 ? std::move(second)
-                                    : Literal(shape.tupleShape(i)));
-    return Literal::makeTuple(std::move(elements));
-}
-
-bool sameArrayShape(const Shape& a, const Shape& b) {
-    if (a.isTuple() != b.isTuple()) return false;
-    if (a.isTuple()) {
-        if (a.tupleCount() != b.tupleCount()) return false;
-        for (int64_t i = 0; i < a.tupleCount(); ++i)
-            if (!sameArrayShape(a.tupleShape(i), b.tupleShape(i))) return false;
-        return true;
-    }
-    return a.elementType() == b.elementType() && a.dimensions() == b.dimensions();
-}
-
-StatusOr<Literal> evaluateCollective(const HloInstruction& instruction, Operands operands) {
-    const HloOpcode opcode = instruction.opcode();
-    // "done" halves: the start's result is the value (element 1 of a
-    // (operand, result, ...) tuple for the tuple-shaped starts).
-    if (opcode == HloOpcode::kAllReduceDone || opcode == HloOpcode::kAllGatherDone ||
-        opcode == HloOpcode::kCollectivePermuteDone) {
-        const Literal& start = *operands[0];
-        if (start.isTuple() && !instruction.shape().isTuple() && start.tupleElements().size() >= 2)
-            return start.tupleElement(1);
-        if (start.isTuple() && start.tupleElements().size() >= 2 &&
-            sameArrayShape(start.tupleElement(1).shape(), instruction.shape()) &&
-            !sameArrayShape(start.shape(), instruction.shape()))
-            return start.tupleElement(1);
-        return start;
-    }
-
-    if (opcode == HloOpcode::kCollectivePermute || opcode == HloOpcode::kCollectivePermuteStart) {
-        if (deviceCount(instruction) != 1)
-            return unsupported(instruction, "collective-permute over more than one device");
-        if (operands.size() != 1)
-            return unsupported(instruction, "collective-permute with several operands");
-        bool selfPair = false;
-        if (auto pairs = instruction.attribute("source_target_pairs")) {
-            // Pairs can only name device 0 here.
-            for (char c : *pairs)
-                if (c >= '1' && c <= '9')
-                    return unsupported(instruction, "collective-permute pair names another device");
-            selfPair = pairs->find('0') != std::string_view::npos;
-        }
-        const Shape& resultShape =
-            opcode == HloOpcode::kCollectivePermute || !instruction.shape().isTuple()
-                ? instruction.shape()
-                : instruction.shape().tupleShape(1);
-        Literal result = selfPair ? *operands[0] : Literal(resultShape);
-        if (opcode == HloOpcode::kCollectivePermuteStart && instruction.shape().isTuple())
-            return startTuple(instruction.shape(), *operands[0], std::move(result));
-        return result;
-    }
-
-    if (participantCount(instruction) != 1)
-        return unsupported(
-            instruction, std::string(hloOpcodeString(opcode)) + " with more than one participant");
-
-    switch (opcode) {
-    case HloOpcode::kAllReduce:
-    case HloOpcode::kAllReduceStart:
-    case HloOpcode::kReduceScatter:
-    case HloOpcode::kAllToAll:
-    case HloOpcode::kCollectiveBroadcast:
-    case HloOpcode::kCollectiveReduce: return operandsAsResult(operands);
-    case HloOpcode::kAllGather: return operandsAsResult(operands);
-    case HloOpcode::kAllGatherStart: {
-        const Shape& shape = instruction.shape();
-        Literal value = operandsAsResult(operands);
-        // Older form: (operand(s), result(s)).
-        if (shape.isTuple() && shape.tupleCount() == 2 && !sameArrayShape(value.shape(), shape))
-            return startTuple(shape, value, value);
-        return value;
-    }
-    case HloOpcode::kRaggedAllToAll: {
-        // Operands: input, output, input_offsets, send_sizes, output_offsets,
-        // recv_sizes. One participant: copy one ragged row range.
-        if (operands.size() != 6) return invalid(instruction, "ragged-all-to-all needs 6 operands");
-        const Literal& input = *operands[0];
-        Literal output = *operands[1];
-        if (operands[2]->elementCount() != 1 || operands[3]->elementCount() != 1 ||
-            operands[4]->elementCount() != 1)
-            return unsupported(instruction, "ragged-all-to-all offsets for several participants");
-        const int64_t inOffset = operands[2]->getAsInt64(0);
-        const int64_t size = operands[3]->getAsInt64(0);
-        const int64_t outOffset = operands[4]->getAsInt64(0);
-        if (input.shape().rank() == 0 || input.elementType() != output.elementType())
-            return invalid(instruction, "ragged-all-to-all operands");
-        const int64_t inRows = input.shape().dimensions(0);
-        const int64_t outRows = output.shape().dimensions(0);
-        if (size < 0 || inOffset < 0 || outOffset < 0 || inOffset + size > inRows ||
-            outOffset + size > outRows)
-            return invalid(instruction, "ragged-all-to-all offsets out of range");
-        const int64_t rowBytes = inRows == 0 ? 0 : input.sizeInBytes() / inRows;
-        if (rowBytes * size > 0)
-            std::memcpy(static_cast<char*>(output.untypedData()) + outOffset * rowBytes,
-                        static_cast<const char*>(input.untypedData()) + inOffset * rowBytes,
-                        static_cast<size_t>(rowBytes * size));
-        return output;
-    }
-    default: break;
-    }
-    return unsupported(instruction, std::string(hloOpcodeString(opcode)) + " is not supported");
-}
-
-// ---------------------------------------------------------------------------
 // The evaluator proper.
 
 struct ComputationPlan {
@@ -639,9 +472,9 @@ StatusOr<Literal> Evaluator::call(const HloComputation& computation,
                 const auto start = std::chrono::steady_clock::now();
                 HLO_ASSIGN_OR_RETURN(slots[i], evaluateInstruction(instruction, frame.operands));
                 m_options.onInstructionTimed(
-                    instruction, std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                                               start)
-                                     .count());
+                    instruction,
+                    std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+                        .count());
             } else {
                 HLO_ASSIGN_OR_RETURN(slots[i], evaluateInstruction(instruction, frame.operands));
             }
@@ -662,14 +495,16 @@ StatusOr<Literal> Evaluator::call(const HloComputation& computation,
 StatusOr<Literal> Evaluator::evaluateInstruction(const HloInstruction& instruction,
                                                  Operands operands) {
     switch (evaluator::familyOf(instruction.opcode())) {
-    case evaluator::Family::kElementwise:
-        return evaluator::evaluateElementwise(instruction, operands, *this);
-    case evaluator::Family::kShapeOp:
-        return evaluator::evaluateShapeOp(instruction, operands, *this);
-    case evaluator::Family::kLinalg: return evaluator::evaluateLinalg(instruction, operands, *this);
-    case evaluator::Family::kReduction:
-        return evaluator::evaluateReduction(instruction, operands, *this);
-    case evaluator::Family::kCore: break;
+        case evaluator::Family::kElementwise:
+            return evaluator::evaluateElementwise(instruction, operands, *this);
+        case evaluator::Family::kShapeOp:
+            return evaluator::evaluateShapeOp(instruction, operands, *this);
+        case evaluator::Family::kLinalg:
+            return evaluator::evaluateLinalg(instruction, operands, *this);
+        case evaluator::Family::kReduction:
+            return evaluator::evaluateReduction(instruction, operands, *this);
+        case evaluator::Family::kCore:
+            break;
     }
     return evaluateCore(instruction, operands);
 }
@@ -682,129 +517,143 @@ StatusOr<Literal> Evaluator::evaluateCore(const HloInstruction& instruction, Ope
         return Status::ok();
     };
     switch (opcode) {
-    case HloOpcode::kConstant: {
-        auto it = m_constants.find(&instruction);
-        if (it != m_constants.end()) return it->second;
-        HLO_ASSIGN_OR_RETURN(Literal literal, literalOfConstant(instruction));
-        m_constants.emplace(&instruction, literal);
-        return literal;
-    }
-    case HloOpcode::kTuple: {
-        std::vector<Literal> elements;
-        elements.reserve(operands.size());
-        for (const Literal* operand : operands) elements.push_back(*operand);
-        return Literal::makeTuple(std::move(elements));
-    }
-    case HloOpcode::kGetTupleElement: {
-        HLO_RETURN_IF_ERROR(needOperands(1));
-        const Literal& tuple = *operands[0];
-        const int64_t index = instruction.tupleIndex();
-        if (!tuple.isTuple() || index < 0 ||
-            index >= static_cast<int64_t>(tuple.tupleElements().size()))
-            return invalid(instruction, "tuple index " + std::to_string(index) + " out of range");
-        return tuple.tupleElement(index);
-    }
-    case HloOpcode::kCall:
-    case HloOpcode::kFusion: {
-        const HloComputation* callee = instruction.toApply();
-        if (callee == nullptr) callee = instruction.calledComputation("calls");
-        if (callee == nullptr) return invalid(instruction, "missing called computation");
-        return call(*callee, operands);
-    }
-    case HloOpcode::kWhile: return evaluateWhile(instruction, operands);
-    case HloOpcode::kConditional: return evaluateConditional(instruction, operands);
-    case HloOpcode::kOptimizationBarrier:
-    case HloOpcode::kDomain:
-    case HloOpcode::kAddDependency: HLO_RETURN_IF_ERROR(needOperands(1)); return *operands[0];
-    case HloOpcode::kAfterAll: return Literal(Shape::makeToken());
-    case HloOpcode::kCopyStart: {
-        HLO_RETURN_IF_ERROR(needOperands(1));
-        if (!instruction.shape().isTuple()) return *operands[0];
-        return startTuple(instruction.shape(), *operands[0], *operands[0]);
-    }
-    case HloOpcode::kCopyDone: {
-        HLO_RETURN_IF_ERROR(needOperands(1));
-        if (operands[0]->isTuple() && !operands[0]->tupleElements().empty())
-            return operands[0]->tupleElement(0);
-        return *operands[0];
-    }
-    case HloOpcode::kAsyncStart: {
-        std::vector<HloComputation*> called = instruction.calledComputations();
-        if (called.empty()) return unsupported(instruction, "async-start without a computation");
-        HLO_ASSIGN_OR_RETURN(Literal result, call(*called.front(), operands));
-        const Shape& shape = instruction.shape();
-        if (!shape.isTuple() || shape.tupleCount() < 2) return result;
-        std::vector<Literal> operandValues;
-        for (const Literal* operand : operands) operandValues.push_back(*operand);
-        Literal first = shape.tupleShape(0).isTuple() || operands.empty()
-                            ? Literal::makeTuple(std::move(operandValues))
-                            : *operands[0];
-        return startTuple(shape, std::move(first), std::move(result));
-    }
-    case HloOpcode::kAsyncUpdate: HLO_RETURN_IF_ERROR(needOperands(1)); return *operands[0];
-    case HloOpcode::kAsyncDone: {
-        HLO_RETURN_IF_ERROR(needOperands(1));
-        const Literal& start = *operands[0];
-        if (!start.isTuple() || start.tupleElements().size() < 2)
-            return invalid(instruction, "async-done operand is not an async-start tuple");
-        return start.tupleElement(1);
-    }
-    case HloOpcode::kReplicaId:
-    case HloOpcode::kPartitionId: {
-        Literal result(instruction.shape());
-        if (!result.isValid() || result.elementCount() != 1)
-            return invalid(instruction, "expects a scalar result");
-        result.setFromInt64(
-            0, opcode == HloOpcode::kReplicaId ? m_options.replicaId : m_options.partitionId);
-        return result;
-    }
-    case HloOpcode::kRng: return evaluateRng(instruction, operands);
-    case HloOpcode::kRngBitGenerator:
-        HLO_RETURN_IF_ERROR(needOperands(1));
-        return evaluateRngBitGenerator(instruction, *operands[0]);
-    case HloOpcode::kRngGetAndUpdateState: {
-        Literal result(instruction.shape());
-        if (result.elementType() != PrimitiveType::U64 || result.elementCount() < 1)
-            return invalid(instruction, "expects a u64 result");
-        std::span<uint64_t> out = result.data<uint64_t>();
-        out[0] = m_rngStateLow;
-        if (out.size() > 1) out[1] = m_rngStateHigh;
-        int64_t delta = 1;
-        if (auto text = instruction.attribute("delta")) {
-            auto parsed = std::from_chars(text->data(), text->data() + text->size(), delta);
-            if (parsed.ec != std::errc())
-                return invalid(instruction, "bad delta " + std::string(*text));
+        case HloOpcode::kConstant: {
+            auto it = m_constants.find(&instruction);
+            if (it != m_constants.end()) return it->second;
+            HLO_ASSIGN_OR_RETURN(Literal literal, literalOfConstant(instruction));
+            m_constants.emplace(&instruction, literal);
+            return literal;
         }
-        uint64_t old = m_rngStateLow;
-        m_rngStateLow += static_cast<uint64_t>(delta);
-        if (m_rngStateLow < old) ++m_rngStateHigh;
-        return result;
-    }
-    case HloOpcode::kCustomCall: return evaluateCustomCall(instruction, operands);
-    case HloOpcode::kAllReduce:
-    case HloOpcode::kAllReduceStart:
-    case HloOpcode::kAllReduceDone:
-    case HloOpcode::kAllGather:
-    case HloOpcode::kAllGatherStart:
-    case HloOpcode::kAllGatherDone:
-    case HloOpcode::kReduceScatter:
-    case HloOpcode::kAllToAll:
-    case HloOpcode::kRaggedAllToAll:
-    case HloOpcode::kCollectiveBroadcast:
-    case HloOpcode::kCollectiveReduce:
-    case HloOpcode::kCollectivePermute:
-    case HloOpcode::kCollectivePermuteStart:
-    case HloOpcode::kCollectivePermuteDone: return evaluateCollective(instruction, operands);
-    case HloOpcode::kSend:
-    case HloOpcode::kSendDone:
-    case HloOpcode::kRecv:
-    case HloOpcode::kRecvDone:
-    case HloOpcode::kInfeed:
-    case HloOpcode::kOutfeed:
-        return unsupported(instruction,
-                           std::string(hloOpcodeString(opcode)) + " needs a host or peer device");
-    case HloOpcode::kParameter: return invalid(instruction, "parameter evaluated out of context");
-    default: break;
+        case HloOpcode::kTuple: {
+            std::vector<Literal> elements;
+            elements.reserve(operands.size());
+            for (const Literal* operand : operands) elements.push_back(*operand);
+            return Literal::makeTuple(std::move(elements));
+        }
+        case HloOpcode::kGetTupleElement: {
+            HLO_RETURN_IF_ERROR(needOperands(1));
+            const Literal& tuple = *operands[0];
+            const int64_t index = instruction.tupleIndex();
+            if (!tuple.isTuple() || index < 0 ||
+                index >= static_cast<int64_t>(tuple.tupleElements().size()))
+                return invalid(instruction,
+                               "tuple index " + std::to_string(index) + " out of range");
+            return tuple.tupleElement(index);
+        }
+        case HloOpcode::kCall:
+        case HloOpcode::kFusion: {
+            const HloComputation* callee = instruction.toApply();
+            if (callee == nullptr) callee = instruction.calledComputation("calls");
+            if (callee == nullptr) return invalid(instruction, "missing called computation");
+            return call(*callee, operands);
+        }
+        case HloOpcode::kWhile:
+            return evaluateWhile(instruction, operands);
+        case HloOpcode::kConditional:
+            return evaluateConditional(instruction, operands);
+        case HloOpcode::kOptimizationBarrier:
+        case HloOpcode::kDomain:
+        case HloOpcode::kAddDependency:
+            HLO_RETURN_IF_ERROR(needOperands(1));
+            return *operands[0];
+        case HloOpcode::kAfterAll:
+            return Literal(Shape::makeToken());
+        case HloOpcode::kCopyStart: {
+            HLO_RETURN_IF_ERROR(needOperands(1));
+            if (!instruction.shape().isTuple()) return *operands[0];
+            return startTuple(instruction.shape(), *operands[0], *operands[0]);
+        }
+        case HloOpcode::kCopyDone: {
+            HLO_RETURN_IF_ERROR(needOperands(1));
+            if (operands[0]->isTuple() && !operands[0]->tupleElements().empty())
+                return operands[0]->tupleElement(0);
+            return *operands[0];
+        }
+        case HloOpcode::kAsyncStart: {
+            std::vector<HloComputation*> called = instruction.calledComputations();
+            if (called.empty())
+                return unsupported(instruction, "async-start without a computation");
+            HLO_ASSIGN_OR_RETURN(Literal result, call(*called.front(), operands));
+            const Shape& shape = instruction.shape();
+            if (!shape.isTuple() || shape.tupleCount() < 2) return result;
+            std::vector<Literal> operandValues;
+            for (const Literal* operand : operands) operandValues.push_back(*operand);
+            Literal first = shape.tupleShape(0).isTuple() || operands.empty()
+                                ? Literal::makeTuple(std::move(operandValues))
+                                : *operands[0];
+            return startTuple(shape, std::move(first), std::move(result));
+        }
+        case HloOpcode::kAsyncUpdate:
+            HLO_RETURN_IF_ERROR(needOperands(1));
+            return *operands[0];
+        case HloOpcode::kAsyncDone: {
+            HLO_RETURN_IF_ERROR(needOperands(1));
+            const Literal& start = *operands[0];
+            if (!start.isTuple() || start.tupleElements().size() < 2)
+                return invalid(instruction, "async-done operand is not an async-start tuple");
+            return start.tupleElement(1);
+        }
+        case HloOpcode::kReplicaId:
+        case HloOpcode::kPartitionId: {
+            Literal result(instruction.shape());
+            if (!result.isValid() || result.elementCount() != 1)
+                return invalid(instruction, "expects a scalar result");
+            result.setFromInt64(
+                0, opcode == HloOpcode::kReplicaId ? m_options.replicaId : m_options.partitionId);
+            return result;
+        }
+        case HloOpcode::kRng:
+            return evaluateRng(instruction, operands);
+        case HloOpcode::kRngBitGenerator:
+            HLO_RETURN_IF_ERROR(needOperands(1));
+            return evaluateRngBitGenerator(instruction, *operands[0]);
+        case HloOpcode::kRngGetAndUpdateState: {
+            Literal result(instruction.shape());
+            if (result.elementType() != PrimitiveType::U64 || result.elementCount() < 1)
+                return invalid(instruction, "expects a u64 result");
+            std::span<uint64_t> out = result.data<uint64_t>();
+            out[0] = m_rngStateLow;
+            if (out.size() > 1) out[1] = m_rngStateHigh;
+            int64_t delta = 1;
+            if (auto text = instruction.attribute("delta")) {
+                auto parsed = std::from_chars(text->data(), text->data() + text->size(), delta);
+                if (parsed.ec != std::errc())
+                    return invalid(instruction, "bad delta " + std::string(*text));
+            }
+            uint64_t old = m_rngStateLow;
+            m_rngStateLow += static_cast<uint64_t>(delta);
+            if (m_rngStateLow < old) ++m_rngStateHigh;
+            return result;
+        }
+        case HloOpcode::kCustomCall:
+            return evaluateCustomCall(instruction, operands);
+        case HloOpcode::kAllReduce:
+        case HloOpcode::kAllReduceStart:
+        case HloOpcode::kAllReduceDone:
+        case HloOpcode::kAllGather:
+        case HloOpcode::kAllGatherStart:
+        case HloOpcode::kAllGatherDone:
+        case HloOpcode::kReduceScatter:
+        case HloOpcode::kAllToAll:
+        case HloOpcode::kRaggedAllToAll:
+        case HloOpcode::kCollectiveBroadcast:
+        case HloOpcode::kCollectiveReduce:
+        case HloOpcode::kCollectivePermute:
+        case HloOpcode::kCollectivePermuteStart:
+        case HloOpcode::kCollectivePermuteDone:
+            return evaluateCollective(instruction, operands);
+        case HloOpcode::kSend:
+        case HloOpcode::kSendDone:
+        case HloOpcode::kRecv:
+        case HloOpcode::kRecvDone:
+        case HloOpcode::kInfeed:
+        case HloOpcode::kOutfeed:
+            return unsupported(
+                instruction, std::string(hloOpcodeString(opcode)) + " needs a host or peer device");
+        case HloOpcode::kParameter:
+            return invalid(instruction, "parameter evaluated out of context");
+        default:
+            break;
     }
     return unsupported(instruction,
                        std::string(hloOpcodeString(opcode)) + " is not supported by the evaluator");

@@ -22,7 +22,7 @@ namespace hloscope {
 struct HloEvaluatorOptions {
     uint64_t rngSeed = 42;  // rng, rng-bit-generator fallback, rng-get-and-update-state
     int64_t maxWhileIterations = 100'000'000;  // guard against runaway loops
-    int64_t replicaId = 0;    // single replica: collectives act on one participant
+    int64_t replicaId = 0;                     // single replica: collectives act on one participant
     int64_t partitionId = 0;
     const std::atomic<bool>* cancel = nullptr;  // checked between instructions
     // Consulted for every custom-call before the built-in targets; returns
@@ -66,13 +66,25 @@ public:
     HloInstructionEvaluator& operator=(const HloInstructionEvaluator&) = delete;
 
     // `operands` in instruction.operands() order.
-    StatusOr<Literal> evaluate(const HloInstruction& instruction, std::span<const Literal* const> operands);
+    StatusOr<Literal> evaluate(const HloInstruction& instruction,
+                               std::span<const Literal* const> operands);
 
     struct Impl;
 
 private:
     std::unique_ptr<Impl> m_impl;
 };
+
+// Collectives on one device, as the evaluator computes them (the backends
+// follow it): the participants of one group (the largest replica group,
+// else the module's replicas x partitions); with one participant a
+// collective passes its operands through.
+int64_t collectiveParticipantCount(const HloInstruction& instruction);
+// collective-permute on one device: true when a source_target pair sends
+// device 0's operand to itself (the result is the operand), false when
+// nothing arrives (zeros); an error naming the instruction when the module
+// has more than one device or a pair names another one.
+StatusOr<bool> collectivePermuteKeepsOperand(const HloInstruction& instruction);
 
 // Seeded random arguments for `computation`'s parameters (parameter i uses
 // seed + i * 0x9E3779B97F4A7C15, see makeRandomLiteral): what

@@ -6,7 +6,6 @@
 // reductions split across threads, variadic reductions, GEMM epilogues,
 // control flow, output recycling, visible fallbacks and errors.
 #include <QtTest>
-
 #include <bit>
 #include <cmath>
 #include <limits>
@@ -15,9 +14,10 @@
 #include "compiler/backends/cpu/cpu_executable.h"
 #include "compiler/backends/cpu/cpu_kernel_emitter.h"
 #include "compiler/backends/cpu/llvm_jit.h"
-#include "compiler/runtime/thread_pool.h"
 #include "compiler/runtime/execution_modes.h"
 #include "compiler/runtime/fast_math.h"
+#include "compiler/runtime/thread_pool.h"
+#include "core/float_types.h"
 #include "core/hlo_computation.h"
 #include "core/hlo_evaluator.h"
 #include "core/hlo_parser.h"
@@ -36,8 +36,8 @@ std::unique_ptr<HloModule> parse(const std::string& text) {
     return std::move(*module);
 }
 
-ExecutionResult runOn(const ExecutionDevice& device, const HloModule& module, const std::vector<Literal>& args,
-                      int threads = 2) {
+ExecutionResult runOn(const ExecutionDevice& device, const HloModule& module,
+                      const std::vector<Literal>& args, int threads = 2) {
     ExecutionOptions options;
     options.threads = threads;
     auto result = device.run(module, args, options);
@@ -47,7 +47,8 @@ ExecutionResult runOn(const ExecutionDevice& device, const HloModule& module, co
 
 // Runs `text` on the CPU and the interpreter with random arguments and
 // checks the outputs agree; returns the CPU result.
-ExecutionResult expectMatch(const CpuDevice& cpu, const std::string& text, uint64_t seed = 7, int threads = 2) {
+ExecutionResult expectMatch(const CpuDevice& cpu, const std::string& text, uint64_t seed = 7,
+                            int threads = 2) {
     auto module = parse(text);
     std::vector<Literal> args = makeRandomArguments(*module->entryComputation(), seed);
     ExecutionResult actual = runOn(cpu, *module, args, threads);
@@ -77,7 +78,8 @@ private slots:
 
     void examplesFusedAndUnfused_data() {
         QTest::addColumn<QString>("file");
-        for (const QString& name : QDir(kExamples).entryList({QStringLiteral("*.hlo")}, QDir::Files, QDir::Name))
+        for (const QString& name :
+             QDir(kExamples).entryList({QStringLiteral("*.hlo")}, QDir::Files, QDir::Name))
             QTest::newRow(qPrintable(name)) << kExamples + QLatin1Char('/') + name;
     }
     void examplesFusedAndUnfused() {
@@ -96,11 +98,15 @@ private slots:
             // the interpreter (scatter; a kOutput fusion around an attention
             // dot that needs transposed operands); the rest compile fully.
             const bool bert = file.contains(QStringLiteral("bert_"));
-            if (!bert) QVERIFY2(actual.fallbacks.empty(), actual.fallbacks.empty() ? "" : actual.fallbacks.front().c_str());
+            if (!bert)
+                QVERIFY2(actual.fallbacks.empty(),
+                         actual.fallbacks.empty() ? "" : actual.fallbacks.front().c_str());
             for (const std::string& fallback : actual.fallbacks)
-                QVERIFY2(fallback.rfind('%', 0) == 0 && fallback.find(": ") != std::string::npos, fallback.c_str());
+                QVERIFY2(fallback.rfind('%', 0) == 0 && fallback.find(": ") != std::string::npos,
+                         fallback.c_str());
             const OutputCheck check = checkOutputs(reference.outputs, actual.outputs);
-            QVERIFY2(check.passed, (std::string(executionModeName(mode)) + ": " + check.detail).c_str());
+            QVERIFY2(check.passed,
+                     (std::string(executionModeName(mode)) + ": " + check.detail).c_str());
             QVERIFY(!actual.kernelTimes.empty());
         }
     }
@@ -113,15 +119,28 @@ private slots:
     }
     void vectorisedMathEqualsReference() {
         QFETCH(QString, op);
-        std::vector<float> inputs = {0.0f, -0.0f, 1.0f, -1.0f, std::numeric_limits<float>::infinity(),
-                                     -std::numeric_limits<float>::infinity(), std::numeric_limits<float>::quiet_NaN(),
-                                     std::numeric_limits<float>::denorm_min(), -std::numeric_limits<float>::denorm_min(),
-                                     std::numeric_limits<float>::min(), std::numeric_limits<float>::max(),
-                                     -std::numeric_limits<float>::max(), 88.7f, -103.9f, 1e7f, 0.625f};
-        for (uint64_t bits = 0; bits <= 0xffffffffull; bits += 65521) inputs.push_back(std::bit_cast<float>(uint32_t(bits)));
+        std::vector<float> inputs = {0.0f,
+                                     -0.0f,
+                                     1.0f,
+                                     -1.0f,
+                                     std::numeric_limits<float>::infinity(),
+                                     -std::numeric_limits<float>::infinity(),
+                                     std::numeric_limits<float>::quiet_NaN(),
+                                     std::numeric_limits<float>::denorm_min(),
+                                     -std::numeric_limits<float>::denorm_min(),
+                                     std::numeric_limits<float>::min(),
+                                     std::numeric_limits<float>::max(),
+                                     -std::numeric_limits<float>::max(),
+                                     88.7f,
+                                     -103.9f,
+                                     1e7f,
+                                     0.625f};
+        for (uint64_t bits = 0; bits <= 0xffffffffull; bits += 65521)
+            inputs.push_back(std::bit_cast<float>(uint32_t(bits)));
         const auto n = static_cast<int64_t>(inputs.size());
-        const std::string text = "HloModule m\nENTRY e {\n  p = f32[" + std::to_string(n) + "] parameter(0)\n  ROOT r = f32[" +
-                                 std::to_string(n) + "] " + op.toStdString() + "(p)\n}\n";
+        const std::string text = "HloModule m\nENTRY e {\n  p = f32[" + std::to_string(n) +
+                                 "] parameter(0)\n  ROOT r = f32[" + std::to_string(n) + "] " +
+                                 op.toStdString() + "(p)\n}\n";
         auto module = parse(text);
         Literal input = Literal::vector<float>(PrimitiveType::F32, inputs);
         const ExecutionResult result = runOn(*m_cpu, *module, {input});
@@ -139,11 +158,12 @@ private slots:
         for (int64_t i = 0; i < n; ++i) {
             const float expected = reference(inputs[static_cast<size_t>(i)]);
             const float actual = out[static_cast<size_t>(i)];
-            const bool same = std::bit_cast<uint32_t>(expected) == std::bit_cast<uint32_t>(actual) ||
-                              (std::isnan(expected) && std::isnan(actual));
+            const bool same =
+                std::bit_cast<uint32_t>(expected) == std::bit_cast<uint32_t>(actual) ||
+                (std::isnan(expected) && std::isnan(actual));
             if (!same && mismatches++ < 5)
-                qWarning("%s(%a) = %a, reference %a", qPrintable(op), double(inputs[static_cast<size_t>(i)]),
-                         double(actual), double(expected));
+                qWarning("%s(%a) = %a, reference %a", qPrintable(op),
+                         double(inputs[static_cast<size_t>(i)]), double(actual), double(expected));
         }
         QCOMPARE(mismatches, int64_t(0));
     }
@@ -257,7 +277,8 @@ ENTRY e {
   nb = f32[5,7,131] fusion(b), kind=kLoop, calls=norm
   tc = f32[9,11] fusion(c), kind=kLoop, calls=total
   ROOT t = (f32[37,1001], f32[5,7,131], f32[9,11]) tuple(sa, nb, tc)
-})", 11, 3);
+})",
+                                                 11, 3);
         QVERIFY(rows.fallbacks.empty());
     }
 
@@ -359,25 +380,33 @@ ENTRY e { x = f32[64,1000] parameter(0)  y = f32[64,1000] exponential(x)  s = f3
   ROOT c = f32[2,9,11,7] convolution(x, w), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f)");
         row("nchw strided", R"(x = f32[3,4,13,10] parameter(0)  w = f32[6,4,3,2] parameter(1)
   ROOT c = f32[3,6,6,5] convolution(x, w), window={size=3x2 stride=2x2 pad=0_1x0_1}, dim_labels=bf01_oi01->bf01)");
-        row("dilations and reversal", R"(x = f32[2,7,6,3] parameter(0)  w = f32[2,3,3,4] parameter(1)
+        row("dilations and reversal",
+            R"(x = f32[2,7,6,3] parameter(0)  w = f32[2,3,3,4] parameter(1)
   ROOT c = f32[2,13,5,4] convolution(x, w), window={size=2x3 pad=1_0x2_1 lhs_dilate=2x1 rhs_dilate=1x2 rhs_reversal=1x0}, dim_labels=b01f_01io->b01f)");
         row("depthwise groups", R"(x = f32[2,8,8,6] parameter(0)  w = f32[3,3,1,6] parameter(1)
   ROOT c = f32[2,8,8,6] convolution(x, w), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f, feature_group_count=6)");
-        row("grouped, output f first", R"(x = f32[2,5,5,4] parameter(0)  w = f32[2,2,2,6] parameter(1)
+        row("grouped, output f first",
+            R"(x = f32[2,5,5,4] parameter(0)  w = f32[2,2,2,6] parameter(1)
   ROOT c = f32[6,2,4,4] convolution(x, w), window={size=2x2}, dim_labels=b01f_01io->fb01, feature_group_count=2)");
         row("1-D f64", R"(x = f64[4,50,3] parameter(0)  w = f64[5,3,2] parameter(1)
   ROOT c = f64[4,23,2] convolution(x, w), window={size=5 stride=2}, dim_labels=b0f_0io->b0f)");
         row("3-D", R"(x = f32[1,5,6,7,2] parameter(0)  w = f32[2,2,3,2,3] parameter(1)
   ROOT c = f32[1,4,5,5,3] convolution(x, w), window={size=2x2x3}, dim_labels=b012f_012io->b012f)");
-        row("bias and relu after", R"(x = f32[2,9,9,8] parameter(0)  w = f32[3,3,8,16] parameter(1)  b = f32[16] parameter(2)
+        row("bias and relu after",
+            R"(x = f32[2,9,9,8] parameter(0)  w = f32[3,3,8,16] parameter(1)  b = f32[16] parameter(2)
   c = f32[2,9,9,16] convolution(x, w), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f
   bb = f32[2,9,9,16] broadcast(b), dimensions={3}  s = f32[2,9,9,16] add(c, bb)  z = f32[] constant(0)
   zb = f32[2,9,9,16] broadcast(z), dimensions={}  ROOT r = f32[2,9,9,16] maximum(s, zb))");
+        // Not for the GEMM runtime: element-wise kernels (kernel_gen_window.cc).
         row("bf16", R"(x = bf16[1,4,4,2] parameter(0)  w = bf16[2,2,2,3] parameter(1)
-  ROOT c = bf16[1,3,3,3] convolution(x, w), window={size=2x2}, dim_labels=b01f_01io->b01f)", "f32 and f64");
+  ROOT c = bf16[1,3,3,3] convolution(x, w), window={size=2x2}, dim_labels=b01f_01io->b01f)");
         row("batch groups", R"(x = f32[4,5,5,3] parameter(0)  w = f32[2,2,3,6] parameter(1)
-  ROOT c = f32[2,4,4,6] convolution(x, w), window={size=2x2}, dim_labels=b01f_01io->b01f, batch_group_count=2)",
-            "batch_group_count");
+  ROOT c = f32[2,4,4,6] convolution(x, w), window={size=2x2}, dim_labels=b01f_01io->b01f, batch_group_count=2)");
+        row("s8 into s32, dilated, reversed, grouped",
+            R"(x = s8[2,4,7,3] parameter(0)  w = s8[6,2,2,3] parameter(1)
+  ROOT c = s32[2,6,14,1] convolution(x, w), window={size=2x3 pad=1_1x1_1 lhs_dilate=2x1 rhs_dilate=1x2 rhs_reversal=0x1}, dim_labels=bf01_oi01->bf01, feature_group_count=2)");
+        row("f8 into f32", R"(x = f8e4m3fn[1,5,5,2] parameter(0)  w = f8e4m3fn[3,3,2,2] parameter(1)
+  ROOT c = f32[1,3,3,2] convolution(x, w), window={size=3x3}, dim_labels=b01f_01io->b01f)");
     }
     void convolutionsMatch() {
         QFETCH(QString, conv);
@@ -394,11 +423,215 @@ ENTRY e { x = f32[64,1000] parameter(0)  y = f32[64,1000] exponential(x)  s = f3
             const OutputCheck check = checkOutputs(reference.outputs, actual.outputs);
             QVERIFY2(check.passed, check.detail.c_str());
             if (fallback.isEmpty()) {
-                QVERIFY2(actual.fallbacks.empty(), actual.fallbacks.empty() ? "" : actual.fallbacks.front().c_str());
+                QVERIFY2(actual.fallbacks.empty(),
+                         actual.fallbacks.empty() ? "" : actual.fallbacks.front().c_str());
             } else {
                 QCOMPARE(actual.fallbacks.size(), size_t(1));
                 QVERIFY2(actual.fallbacks.front().find(fallback.toStdString()) != std::string::npos,
                          actual.fallbacks.front().c_str());
+            }
+        }
+    }
+
+    // Ops of the shared element generator beyond the element-wise ones
+    // (kernel_gen_ops.cc, kernel_gen_window.cc), which the GPU backend
+    // compiles from the same code: compiled here (no fallback) and equal to
+    // the interpreter.
+    void sharedOpsMatch_data() {
+        QTest::addColumn<QString>("text");
+        auto row = [](const char* name, const char* text) {
+            QTest::newRow(name) << QString::fromLatin1(text);
+        };
+        const char* adds =
+            R"(add { a = f32[] parameter(0)  b = f32[] parameter(1)  ROOT s = f32[] add(a, b) }
+max { a = f32[] parameter(0)  b = f32[] parameter(1)  ROOT m = f32[] maximum(a, b) }
+iadd { a = s32[] parameter(0)  b = s32[] parameter(1)  ROOT s = s32[] add(a, b) }
+badd { a = bf16[] parameter(0)  b = bf16[] parameter(1)  ROOT s = bf16[] add(a, b) }
+ge { a = f32[] parameter(0)  b = f32[] parameter(1)  ROOT c = pred[] compare(a, b), direction=GE }
+)";
+        auto with = [&](const char* name, const char* entry) {
+            QTest::newRow(name) << QString::fromLatin1(adds) + QString::fromLatin1(entry);
+        };
+        with("reduce-window max pool", R"(ENTRY e {
+  p = f32[2,9,10,3] parameter(0)  ninf = f32[] constant(-inf)
+  ROOT r = f32[2,5,5,3] reduce-window(p, ninf), window={size=1x3x3x1 stride=1x2x2x1 pad=0_0x1_1x1_1x0_0}, to_apply=max
+})");
+        with("reduce-window dilated sums", R"(ENTRY e {
+  p = f32[7,8] parameter(0)  z = f32[] constant(0)
+  ROOT r = f32[13,4] reduce-window(p, z), window={size=2x3 stride=1x2 pad=1_0x2_1 lhs_dilate=2x1 rhs_dilate=1x2}, to_apply=add
+})");
+        with("reduce-window s32, bf16, in a fusion", R"(fused {
+  p = bf16[12] parameter(0)  n = bf16[12] negate(p)  z = bf16[] constant(0.5)
+  ROOT r = bf16[10] reduce-window(n, z), window={size=3}, to_apply=badd
+}
+ENTRY e {
+  p = s32[6,7] parameter(0)  q = bf16[12] parameter(1)  z = s32[] constant(3)
+  a = s32[3,3] reduce-window(p, z), window={size=2x2 stride=2x2}, to_apply=iadd
+  b = bf16[10] fusion(q), kind=kLoop, calls=fused
+  ROOT t = (s32[3,3], bf16[10]) tuple(a, b)
+})");
+        with("select-and-scatter", R"(ENTRY e {
+  x = f32[4,6] parameter(0)  s = f32[2,3] parameter(1)  z = f32[] constant(0)
+  y = f32[5,5] parameter(2)  t = f32[3,3] parameter(3)
+  a = f32[4,6] select-and-scatter(x, s, z), window={size=2x2 stride=2x2}, select=ge, scatter=add
+  b = f32[5,5] select-and-scatter(y, t, z), window={size=3x3 stride=2x2 pad=1_1x1_1}, select=ge, scatter=add
+  ROOT r = (f32[4,6], f32[5,5]) tuple(a, b)
+})");
+        with("f32 convolution inside a loop fusion", R"(fused {
+  x = f32[2,6,6,4] parameter(0)  w = f32[3,3,2,4] parameter(1)  n = f32[2,6,6,4] negate(x)
+  ROOT c = f32[2,4,4,4] convolution(n, w), window={size=3x3}, dim_labels=b01f_01io->b01f, feature_group_count=2
+}
+ENTRY e {
+  x = f32[2,6,6,4] parameter(0)  w = f32[3,3,2,4] parameter(1)
+  ROOT f = f32[2,4,4,4] fusion(x, w), kind=kLoop, calls=fused
+})");
+        row("map",
+            R"(f { a = f32[] parameter(0)  b = f32[] parameter(1)  m = f32[] multiply(a, b)  ROOT s = f32[] subtract(m, a) }
+ENTRY e {
+  x = f32[10,3] parameter(0)  y = f32[10,3] parameter(1)
+  ROOT r = f32[10,3] map(x, y), dimensions={0,1}, to_apply=f
+})");
+        with("collectives on one device", R"(ENTRY e {
+  id = u32[] replica-id()  pid = u32[] partition-id()  p = f32[8] parameter(0)
+  ar = f32[8] all-reduce(p), replica_groups={}, to_apply=add
+  ag = f32[8] all-gather(ar), dimensions={0}, replica_groups={{0}}
+  rs = f32[8] reduce-scatter(ag), dimensions={0}, replica_groups={{0}}, to_apply=add
+  a2a = f32[8] all-to-all(rs), dimensions={0}, replica_groups={{0}}
+  cp = f32[8] collective-permute(a2a), source_target_pairs={{0,0}}
+  idf = f32[] convert(id)  one = f32[] constant(1)  k = f32[] add(idf, one)
+  b = f32[8] broadcast(k), dimensions={}  s = f32[8] multiply(cp, b)
+  ROOT t = (f32[8], u32[]) tuple(s, pid)
+})");
+        row("bitcasts that change layouts and types", R"(ENTRY e {
+  p = f32[4,6]{1,0} parameter(0)
+  c = f32[4,6]{0,1} copy(p)
+  b = f32[6,4]{1,0} bitcast(c)
+  q = s32[2,3,4]{0,2,1} parameter(1)
+  u = f32[3,8]{1,0} bitcast(q)
+  n = f32[6,4]{1,0} negate(b)
+  ROOT t = (f32[6,4], f32[3,8]) tuple(n, u)
+})");
+        row("bitcast-convert across widths", R"(ENTRY e {
+  p = f32[3,2] parameter(0)
+  a = u16[3,2,2] bitcast-convert(p)
+  b = s8[3,2,4] bitcast-convert(p)
+  c = f32[3,2] bitcast-convert(b)
+  d = u32[3,2] bitcast-convert(a)
+  f = f16[5] parameter(1)
+  g = u8[5,2] bitcast-convert(f)
+  ROOT t = (u16[3,2,2], s8[3,2,4], f32[3,2], u32[3,2], u8[5,2]) tuple(a, b, c, d, g)
+})");
+        row("sub-byte integers", R"(ENTRY e {
+  p = s4[16] parameter(0)  q = u4[16] parameter(1)  r = s2[16] parameter(2)
+  a = s4[16] add(p, p)  m = s4[16] multiply(a, p)  n = s4[16] negate(p)  d = s4[16] divide(p, a)
+  k = s4[] constant(1)  kb = s4[16] broadcast(k), dimensions={}
+  sh = s4[16] shift-right-arithmetic(p, kb)  pc = s4[16] popcnt(p)  cl = s4[16] count-leading-zeros(p)
+  u = u4[16] add(q, q)  us = u4[16] subtract(q, u)  cu = s32[16] convert(u)
+  f = f32[16] convert(p)  g = f32[] constant(2.7)  gb = f32[16] broadcast(g), dimensions={}
+  h = f32[16] multiply(f, gb)  back = s4[16] convert(h)  w = s2[16] add(r, r)
+  lt = pred[16] compare(p, n), direction=LT
+  ROOT t = (s4[16], s4[16], s4[16], s4[16], s4[16], s4[16], u4[16], s32[16], s4[16], s2[16], pred[16]) tuple(m, n, d, sh, pc, cl, us, cu, back, w, lt)
+})");
+        row("f8 arithmetic", R"(ENTRY e {
+  p = f8e4m3fn[32] parameter(0)  q = f8e5m2[32] parameter(1)  r = f4e2m1fn[32] parameter(2)
+  a = f8e4m3fn[32] add(p, p)  m = f8e4m3fn[32] multiply(a, p)  x = f8e4m3fn[32] exponential(p)
+  b = f8e5m2[32] convert(m)  c = f8e5m2[32] subtract(q, b)  s = f4e2m1fn[32] multiply(r, r)
+  w = f32[32] convert(c)  y = f64[32] convert(s)  z = f8e4m3fn[32] convert(y)
+  ROOT t = (f8e4m3fn[32], f8e5m2[32], f32[32], f4e2m1fn[32], f8e4m3fn[32]) tuple(x, c, w, s, z)
+})");
+        row("dimension sizes", R"(ENTRY e {
+  p = s32[4] parameter(0)  size = s32[] parameter(1)
+  dyn = s32[<=4] set-dimension-size(p, size), dimensions={0}
+  sum = s32[<=4] add(dyn, p)
+  n = s32[] get-dimension-size(sum), dimensions={0}
+  x = f32[3,8] parameter(2)  m = s32[] get-dimension-size(x), dimensions={1}
+  nb = s32[<=4] broadcast(n), dimensions={}  o = s32[<=4] add(sum, nb)
+  ROOT t = (s32[<=4], s32[]) tuple(o, m)
+})");
+    }
+    void sharedOpsMatch() {
+        QFETCH(QString, text);
+        const ExecutionResult result =
+            expectMatch(*m_cpu, "HloModule m\n" + text.toStdString() + "\n", 5);
+        QVERIFY2(result.fallbacks.empty(),
+                 result.fallbacks.empty() ? "" : result.fallbacks.front().c_str());
+    }
+
+    // f32 and f64 -> every f8 / f6 / f4 format -> f32, bit for bit as core's
+    // encoder and decoder (the interpreter's): sampled float bit patterns,
+    // the specials, and f64 values at and beside every tie of each format.
+    void smallFloatConversionsBitExact() {
+        std::vector<float> floats = {0.0f,
+                                     -0.0f,
+                                     1.0f,
+                                     -1.0f,
+                                     std::numeric_limits<float>::infinity(),
+                                     -std::numeric_limits<float>::infinity(),
+                                     std::numeric_limits<float>::quiet_NaN(),
+                                     -std::numeric_limits<float>::quiet_NaN(),
+                                     std::numeric_limits<float>::denorm_min(),
+                                     std::numeric_limits<float>::min(),
+                                     std::numeric_limits<float>::max(),
+                                     448.0f,
+                                     464.0f,
+                                     57344.0f,
+                                     61440.0f,
+                                     6.0f,
+                                     7.5f,
+                                     0x1p-9f,
+                                     0x1p-10f,
+                                     0x1.8p-10f,
+                                     0x1p-127f};
+        for (uint64_t bits = 0; bits <= 0xffffffffull; bits += 65521)
+            floats.push_back(std::bit_cast<float>(uint32_t(bits)));
+        const int64_t n = static_cast<int64_t>(floats.size());
+        for (PrimitiveType type :
+             {PrimitiveType::F8E5M2, PrimitiveType::F8E4M3, PrimitiveType::F8E4M3FN,
+              PrimitiveType::F8E4M3B11FNUZ, PrimitiveType::F8E5M2FNUZ, PrimitiveType::F8E4M3FNUZ,
+              PrimitiveType::F8E3M4, PrimitiveType::F8E8M0FNU, PrimitiveType::F6E2M3FN,
+              PrimitiveType::F6E3M2FN, PrimitiveType::F4E2M1FN}) {
+            // Ties of the format (midpoints of neighbouring finite values) and
+            // values just beside them, which rounding through f32 would move.
+            std::vector<double> doubles;
+            std::vector<double> finite;
+            for (uint32_t b = 0; b < 256; ++b) {
+                const double v = float_util::bitsToFloat(type, b);
+                if (std::isfinite(v)) finite.push_back(v);
+            }
+            std::sort(finite.begin(), finite.end());
+            for (size_t i = 0; i + 1 < finite.size(); ++i) {
+                const double mid = (finite[i] + finite[i + 1]) / 2;
+                for (double d : {mid, std::nextafter(mid, -1e300), std::nextafter(mid, 1e300),
+                                 mid * (1 + 0x1p-40), mid * (1 - 0x1p-40)})
+                    doubles.push_back(d);
+            }
+            const std::string name(primitive_util::name(type));
+            const int64_t m = static_cast<int64_t>(doubles.size());
+            const std::string text =
+                "HloModule m\nENTRY e {\n  p = f32[" + std::to_string(n) +
+                "] parameter(0)\n  q = f64[" + std::to_string(m) + "] parameter(1)\n  a = " + name +
+                "[" + std::to_string(n) + "] convert(p)\n  b = " + name + "[" + std::to_string(m) +
+                "] convert(q)\n  c = f32[" + std::to_string(n) + "] convert(a)\n  ROOT t = (" +
+                name + "[" + std::to_string(n) + "], " + name + "[" + std::to_string(m) +
+                "], f32[" + std::to_string(n) + "]) tuple(a, b, c)\n}\n";
+            auto module = parse(text);
+            const std::vector<Literal> args = {
+                Literal::vector<float>(PrimitiveType::F32, floats),
+                Literal::vector<double>(PrimitiveType::F64, doubles)};
+            const ExecutionResult actual = runOn(*m_cpu, *module, args);
+            QVERIFY2(actual.fallbacks.empty(), name.c_str());
+            const ExecutionResult reference = runOn(**findDevice("interpreter"), *module, args);
+            for (size_t k = 0; k < 3; ++k) {
+                const Literal& x = reference.outputs[k];
+                const Literal& y = actual.outputs[k];
+                QCOMPARE(x.sizeInBytes(), y.sizeInBytes());
+                const auto* xb = static_cast<const uint8_t*>(x.untypedData());
+                const auto* yb = static_cast<const uint8_t*>(y.untypedData());
+                int64_t differ = 0;
+                for (int64_t i = 0; i < x.sizeInBytes(); ++i) differ += xb[i] != yb[i];
+                QVERIFY2(differ == 0, (name + ": output " + std::to_string(k) + ": " +
+                                       std::to_string(differ) + " bytes differ")
+                                          .c_str());
             }
         }
     }
@@ -412,7 +645,8 @@ fused { a = f32[70,48] parameter(0)  w = f32[5000,48] parameter(1)  b = f32[5000
   d = f32[70,5000] dot(a, w), lhs_contracting_dims={1}, rhs_contracting_dims={1}
   bb = f32[70,5000] broadcast(b), dimensions={1}  ROOT s = f32[70,5000] add(d, bb) }
 ENTRY e { a = f32[70,48] parameter(0)  w = f32[5000,48] parameter(1)  b = f32[5000] parameter(2)
-  ROOT f = f32[70,5000] fusion(a, w, b), kind=kOutput, calls=fused })", 13, 3);
+  ROOT f = f32[70,5000] fusion(a, w, b), kind=kOutput, calls=fused })",
+                                                   13, 3);
         QVERIFY(result.fallbacks.empty());
     }
 
@@ -560,14 +794,17 @@ ENTRY e {
   ROOT n = f32[100] negate(s)
 })");
         QCOMPARE(result.fallbacks.size(), size_t(1));
-        QVERIFY2(QString::fromStdString(result.fallbacks.front()).startsWith(QStringLiteral("%s: sort")),
-                 result.fallbacks.front().c_str());
+        QVERIFY2(
+            QString::fromStdString(result.fallbacks.front()).startsWith(QStringLiteral("%s: sort")),
+            result.fallbacks.front().c_str());
     }
 
     void outputsSurviveTheNextRun() {
         // Output literals share the executable's storage copy-on-write: read
         // them through const references, or the read itself detaches a copy.
-        auto module = parse("HloModule m\nENTRY e {\n  p = f32[1000] parameter(0)\n  ROOT r = f32[1000] negate(p)\n}\n");
+        auto module = parse(
+            "HloModule m\nENTRY e {\n  p = f32[1000] parameter(0)\n  ROOT r = f32[1000] "
+            "negate(p)\n}\n");
         Literal a = Literal::vector<float>(PrimitiveType::F32, std::vector<float>(1000, 1.0f));
         Literal b = Literal::vector<float>(PrimitiveType::F32, std::vector<float>(1000, 2.0f));
         ExecutionResult first = runOn(*m_cpu, *module, {a});
@@ -592,18 +829,22 @@ ENTRY e {
     }
 
     void errors() {
-        auto module = parse("HloModule m\nENTRY e {\n  p = f32[4] parameter(0)\n  ROOT r = f32[4] negate(p)\n}\n");
+        auto module = parse(
+            "HloModule m\nENTRY e {\n  p = f32[4] parameter(0)\n  ROOT r = f32[4] negate(p)\n}\n");
         auto none = m_cpu->run(*module, {}, {});
         QVERIFY(!none.isOk());
-        QVERIFY2(QString::fromStdString(none.status().message()).contains(QStringLiteral("takes 1 argument")),
+        QVERIFY2(QString::fromStdString(none.status().message())
+                     .contains(QStringLiteral("takes 1 argument")),
                  none.status().message().c_str());
-        auto wrong = m_cpu->run(*module, {Literal::vector<float>(PrimitiveType::F32, {1.0f, 2.0f})}, {});
+        auto wrong =
+            m_cpu->run(*module, {Literal::vector<float>(PrimitiveType::F32, {1.0f, 2.0f})}, {});
         QVERIFY(!wrong.isOk());
         QVERIFY(QString::fromStdString(wrong.status().message()).contains(QStringLiteral("%p")));
         std::atomic<bool> cancel{true};
         ExecutionOptions options;
         options.cancel = &cancel;
-        auto cancelled = m_cpu->run(*module, {Literal::vector<float>(PrimitiveType::F32, {1, 2, 3, 4})}, options);
+        auto cancelled = m_cpu->run(
+            *module, {Literal::vector<float>(PrimitiveType::F32, {1, 2, 3, 4})}, options);
         QCOMPARE(cancelled.status().code(), StatusCode::kCancelled);
     }
 };

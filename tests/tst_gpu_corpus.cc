@@ -8,8 +8,14 @@
 // reasons are printed, and the coverage must not fall below the floor
 // measured when it was last raised (README: GPU backend). Skips cleanly when
 // the corpus is absent. (Running the plans needs a GPU: README has the
-// device runs.)
+// device runs.) HLOSCOPE_GPU_CORPUS_LIST=1 prints each unsupported module
+// and its message; HLOSCOPE_GPU_CORPUS_PTXAS=1 also assembles every plan's
+// PTX with ptxas (minutes) when the CUDA toolkit is installed.
+#include <QProcess>
+#include <QStandardPaths>
+#include <QTemporaryDir>
 #include <QtTest>
+#include <fstream>
 #include <map>
 
 #include "compiler/backends/gpu/gpu_plan.h"
@@ -54,6 +60,17 @@ void TestGpuCorpus::everyModuleGetsPtxOrANamedReason() {
             files << kCorpus + "/" + folder + "/" + name;
     int covered = 0, unsupported = 0, skipped = 0;
     std::map<std::string, int> reasons;
+    // HLOSCOPE_GPU_CORPUS_LIST=1: each unsupported module with its message.
+    const bool list = qEnvironmentVariableIsSet("HLOSCOPE_GPU_CORPUS_LIST");
+    QString ptxas;
+    if (qEnvironmentVariableIsSet("HLOSCOPE_GPU_CORPUS_PTXAS")) {
+        ptxas = QStandardPaths::findExecutable("ptxas");
+        if (ptxas.isEmpty())
+            ptxas = QStandardPaths::findExecutable("ptxas", {"/usr/local/cuda/bin"});
+        if (ptxas.isEmpty()) qInfo("ptxas not found: PTX not assembled");
+    }
+    int assembled = 0;
+    QTemporaryDir scratch;
     for (const QString& file : files) {
         auto module = loadModuleFromFile(file.toStdString());
         if (!module.isOk() || !verifyModule(**module).isOk()) {
@@ -77,12 +94,23 @@ void TestGpuCorpus::everyModuleGetsPtxOrANamedReason() {
                         message.rfind('%', 0) == 0,
                     qPrintable(file + ": " + QString::fromStdString(plan.status().toString())));
                 ++reasons[reasonOf(message)];
+                if (list) qInfo("%s: %s", qPrintable(QFileInfo(file).fileName()), message.c_str());
                 break;
             }
             for (const GpuPlanStep& step : plan->steps)
                 if (step.kind == GpuStepKind::kKernel)
                     QVERIFY2(plan->ptx.find(".entry " + step.entry + "(") != std::string::npos,
                              qPrintable(file));
+            if (ptxas.isEmpty() || plan->ptx.find(".entry") == std::string::npos) continue;
+            const QString path = scratch.filePath("kernels.ptx");
+            std::ofstream(path.toStdString()) << plan->ptx;
+            QProcess process;
+            process.start(ptxas, {"-arch=" + QString::fromStdString(plan->sm), path, "-o",
+                                  scratch.filePath("kernels.cubin")});
+            QVERIFY(process.waitForFinished(120000));
+            QVERIFY2(process.exitCode() == 0,
+                     qPrintable(file + ": " + process.readAllStandardError()));
+            ++assembled;
         }
         (all ? covered : unsupported) += 1;
     }
@@ -90,6 +118,7 @@ void TestGpuCorpus::everyModuleGetsPtxOrANamedReason() {
         "GPU plans (PTX) for %d of %d corpus modules in both modes; %d unsupported, %d skipped "
         "(parse/verify)",
         covered, static_cast<int>(files.size()), unsupported, skipped);
+    if (!ptxas.isEmpty()) qInfo("%d PTX modules assembled by ptxas", assembled);
     std::vector<std::pair<int, std::string>> sorted;
     for (const auto& [reason, count] : reasons) sorted.emplace_back(count, reason);
     std::sort(sorted.rbegin(), sorted.rend());

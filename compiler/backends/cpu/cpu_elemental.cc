@@ -1,8 +1,8 @@
 #include "compiler/backends/cpu/cpu_elemental.h"
 
-#include <limits>
-
 #include <llvm/IR/Intrinsics.h>
+
+#include <limits>
 
 #include "compiler/backends/cpu/cpu_codegen_internal.h"
 
@@ -10,33 +10,99 @@ namespace hloscope {
 
 bool isElementalOpcode(HloOpcode opcode) {
     switch (opcode) {
-    case HloOpcode::kAbs: case HloOpcode::kAdd: case HloOpcode::kAnd: case HloOpcode::kAtan2:
-    case HloOpcode::kCbrt: case HloOpcode::kCeil: case HloOpcode::kClamp: case HloOpcode::kClz:
-    case HloOpcode::kCompare: case HloOpcode::kConvert: case HloOpcode::kBitcastConvert: case HloOpcode::kCos:
-    case HloOpcode::kDivide: case HloOpcode::kErf: case HloOpcode::kExp: case HloOpcode::kExpm1:
-    case HloOpcode::kFloor: case HloOpcode::kIsFinite: case HloOpcode::kLog: case HloOpcode::kLog1p:
-    case HloOpcode::kLogistic: case HloOpcode::kMaximum: case HloOpcode::kMinimum: case HloOpcode::kMultiply:
-    case HloOpcode::kNegate: case HloOpcode::kNot: case HloOpcode::kOr: case HloOpcode::kPopulationCount:
-    case HloOpcode::kPower: case HloOpcode::kRemainder: case HloOpcode::kRoundNearestAfz:
-    case HloOpcode::kRoundNearestEven: case HloOpcode::kRsqrt: case HloOpcode::kSelect:
-    case HloOpcode::kShiftLeft: case HloOpcode::kShiftRightArithmetic: case HloOpcode::kShiftRightLogical:
-    case HloOpcode::kSign: case HloOpcode::kSin: case HloOpcode::kSqrt: case HloOpcode::kSubtract:
-    case HloOpcode::kTan: case HloOpcode::kTanh: case HloOpcode::kXor: case HloOpcode::kSinh:
-    case HloOpcode::kCosh: case HloOpcode::kAsin: case HloOpcode::kAcos: case HloOpcode::kAtan:
-    case HloOpcode::kAsinh: case HloOpcode::kAcosh: case HloOpcode::kAtanh:
-        return true;
-    default: return false;
+        case HloOpcode::kAbs:
+        case HloOpcode::kAdd:
+        case HloOpcode::kAnd:
+        case HloOpcode::kAtan2:
+        case HloOpcode::kCbrt:
+        case HloOpcode::kCeil:
+        case HloOpcode::kClamp:
+        case HloOpcode::kClz:
+        case HloOpcode::kCompare:
+        case HloOpcode::kConvert:
+        case HloOpcode::kBitcastConvert:
+        case HloOpcode::kCos:
+        case HloOpcode::kDivide:
+        case HloOpcode::kErf:
+        case HloOpcode::kExp:
+        case HloOpcode::kExpm1:
+        case HloOpcode::kFloor:
+        case HloOpcode::kIsFinite:
+        case HloOpcode::kLog:
+        case HloOpcode::kLog1p:
+        case HloOpcode::kLogistic:
+        case HloOpcode::kMaximum:
+        case HloOpcode::kMinimum:
+        case HloOpcode::kMultiply:
+        case HloOpcode::kNegate:
+        case HloOpcode::kNot:
+        case HloOpcode::kOr:
+        case HloOpcode::kPopulationCount:
+        case HloOpcode::kPower:
+        case HloOpcode::kRemainder:
+        case HloOpcode::kRoundNearestAfz:
+        case HloOpcode::kRoundNearestEven:
+        case HloOpcode::kRsqrt:
+        case HloOpcode::kSelect:
+        case HloOpcode::kShiftLeft:
+        case HloOpcode::kShiftRightArithmetic:
+        case HloOpcode::kShiftRightLogical:
+        case HloOpcode::kSign:
+        case HloOpcode::kSin:
+        case HloOpcode::kSqrt:
+        case HloOpcode::kSubtract:
+        case HloOpcode::kTan:
+        case HloOpcode::kTanh:
+        case HloOpcode::kXor:
+        case HloOpcode::kSinh:
+        case HloOpcode::kCosh:
+        case HloOpcode::kAsin:
+        case HloOpcode::kAcos:
+        case HloOpcode::kAtan:
+        case HloOpcode::kAsinh:
+        case HloOpcode::kAcosh:
+        case HloOpcode::kAtanh:
+            return true;
+        default:
+            return false;
     }
 }
 
 bool isKernelOpcode(HloOpcode opcode) {
     switch (opcode) {
-    case HloOpcode::kBroadcast: case HloOpcode::kTranspose: case HloOpcode::kSlice: case HloOpcode::kReverse:
-    case HloOpcode::kPad: case HloOpcode::kConcatenate: case HloOpcode::kIota: case HloOpcode::kCopy:
-    case HloOpcode::kReduce: case HloOpcode::kGather: case HloOpcode::kDynamicSlice: case HloOpcode::kReshape:
-    case HloOpcode::kDynamicUpdateSlice:
-        return true;
-    default: return isElementalOpcode(opcode);
+        case HloOpcode::kBroadcast:
+        case HloOpcode::kTranspose:
+        case HloOpcode::kSlice:
+        case HloOpcode::kReverse:
+        case HloOpcode::kPad:
+        case HloOpcode::kConcatenate:
+        case HloOpcode::kIota:
+        case HloOpcode::kCopy:
+        case HloOpcode::kReduce:
+        case HloOpcode::kGather:
+        case HloOpcode::kDynamicSlice:
+        case HloOpcode::kReshape:
+        case HloOpcode::kDynamicUpdateSlice:
+        case HloOpcode::kBitcast:
+        case HloOpcode::kReduceWindow:
+        case HloOpcode::kConvolution:
+        case HloOpcode::kSelectAndScatter:
+        case HloOpcode::kMap:
+        case HloOpcode::kReplicaId:
+        case HloOpcode::kPartitionId:
+        case HloOpcode::kGetDimensionSize:
+        case HloOpcode::kSetDimensionSize:
+        case HloOpcode::kDynamicReshape:
+        case HloOpcode::kAllReduce:
+        case HloOpcode::kAllGather:
+        case HloOpcode::kReduceScatter:
+        case HloOpcode::kAllToAll:
+        case HloOpcode::kCollectiveBroadcast:
+        case HloOpcode::kCollectivePermute:
+        case HloOpcode::kCollectiveReduce:
+            return true;
+        default:
+            return isElementalOpcode(opcode);
     }
 }
 
@@ -53,51 +119,90 @@ Status notCompiled(const HloInstruction& instruction, const std::string& why) {
 
 // f16 and bf16 compute in f32 registers and are rounded back after every op
 // (XLA's CPU and GPU emitters do the same); memory holds their 16 bits.
-bool isNarrow(PrimitiveType type) { return type == PrimitiveType::F16 || type == PrimitiveType::BF16; }
-bool isFloat(PrimitiveType type) { return type == PrimitiveType::F32 || type == PrimitiveType::F64 || isNarrow(type); }
+bool isNarrow(PrimitiveType type) {
+    return type == PrimitiveType::F16 || type == PrimitiveType::BF16 ||
+           Elemental::isSmallFloat(type);
+}
+bool isFloat(PrimitiveType type) {
+    return type == PrimitiveType::F32 || type == PrimitiveType::F64 || isNarrow(type);
+}
 bool isUnsigned(PrimitiveType type) { return primitive_util::isUnsignedInteger(type); }
 
 }  // namespace
 
 bool Elemental::supported(PrimitiveType type) {
     switch (type) {
-    case PrimitiveType::PRED: case PrimitiveType::S8: case PrimitiveType::S16: case PrimitiveType::S32:
-    case PrimitiveType::S64: case PrimitiveType::U8: case PrimitiveType::U16: case PrimitiveType::U32:
-    case PrimitiveType::U64: case PrimitiveType::F32: case PrimitiveType::F64: case PrimitiveType::F16:
-    case PrimitiveType::BF16:
-        return true;
-    default: return false;
+        case PrimitiveType::PRED:
+        case PrimitiveType::S8:
+        case PrimitiveType::S16:
+        case PrimitiveType::S32:
+        case PrimitiveType::S64:
+        case PrimitiveType::U8:
+        case PrimitiveType::U16:
+        case PrimitiveType::U32:
+        case PrimitiveType::U64:
+        case PrimitiveType::F32:
+        case PrimitiveType::F64:
+        case PrimitiveType::F16:
+        case PrimitiveType::BF16:
+        case PrimitiveType::S1:
+        case PrimitiveType::S2:
+        case PrimitiveType::S4:
+        case PrimitiveType::U1:
+        case PrimitiveType::U2:
+        case PrimitiveType::U4:
+            return true;
+        default:
+            return isSmallFloat(type);
     }
 }
 
 llvm::Type* Elemental::registerType(PrimitiveType type) {
     switch (type) {
-    case PrimitiveType::PRED: return m_b.getInt1Ty();
-    case PrimitiveType::F32: case PrimitiveType::F16: case PrimitiveType::BF16: return m_b.getFloatTy();
-    case PrimitiveType::F64: return m_b.getDoubleTy();
-    default: return m_b.getIntNTy(static_cast<unsigned>(primitive_util::bitWidth(type)));
+        case PrimitiveType::PRED:
+            return m_b.getInt1Ty();
+        case PrimitiveType::F32:
+        case PrimitiveType::F16:
+        case PrimitiveType::BF16:
+            return m_b.getFloatTy();
+        case PrimitiveType::F64:
+            return m_b.getDoubleTy();
+        default:
+            if (isSmallFloat(type)) return m_b.getFloatTy();
+            return m_b.getIntNTy(static_cast<unsigned>(primitive_util::bitWidth(type)));
     }
 }
 
 llvm::Type* Elemental::memoryType(PrimitiveType type) {
+    if (isSmallFloat(type) || primitive_util::isSubByte(type)) return m_b.getInt8Ty();
     if (isNarrow(type)) return m_b.getInt16Ty();
     return type == PrimitiveType::PRED ? m_b.getInt8Ty() : registerType(type);
 }
 
 Value* Elemental::fromMemory(PrimitiveType type, Value* loaded) {
-    if (type == PrimitiveType::F16) return m_b.CreateFPExt(m_b.CreateBitCast(loaded, m_b.getHalfTy()), m_b.getFloatTy());
+    if (isSmallFloat(type)) return decodeSmallFloat(type, loaded);
+    if (primitive_util::isSubByte(type)) return m_b.CreateTrunc(loaded, registerType(type));
+    if (type == PrimitiveType::F16)
+        return m_b.CreateFPExt(m_b.CreateBitCast(loaded, m_b.getHalfTy()), m_b.getFloatTy());
     if (type == PrimitiveType::BF16)
-        return m_b.CreateBitCast(m_b.CreateShl(m_b.CreateZExt(loaded, m_b.getInt32Ty()), 16), m_b.getFloatTy());
+        return m_b.CreateBitCast(m_b.CreateShl(m_b.CreateZExt(loaded, m_b.getInt32Ty()), 16),
+                                 m_b.getFloatTy());
     return type == PrimitiveType::PRED ? m_b.CreateICmpNE(loaded, m_b.getInt8(0)) : loaded;
 }
 
 Value* Elemental::toMemory(PrimitiveType type, Value* value) {
-    if (type == PrimitiveType::F16) return m_b.CreateBitCast(m_b.CreateFPTrunc(value, m_b.getHalfTy()), m_b.getInt16Ty());
+    if (isSmallFloat(type)) return encodeSmallFloat(type, value);
+    if (primitive_util::isSubByte(type))
+        return isUnsigned(type) ? m_b.CreateZExt(value, m_b.getInt8Ty())
+                                : m_b.CreateSExt(value, m_b.getInt8Ty());
+    if (type == PrimitiveType::F16)
+        return m_b.CreateBitCast(m_b.CreateFPTrunc(value, m_b.getHalfTy()), m_b.getInt16Ty());
     if (type == PrimitiveType::BF16) {
         // Round to nearest even on the bits; NaN stays a (quiet) NaN.
         Value* bits = m_b.CreateBitCast(value, m_b.getInt32Ty());
         Value* lsb = m_b.CreateAnd(m_b.CreateLShr(bits, 16), m_b.getInt32(1));
-        Value* rounded = m_b.CreateLShr(m_b.CreateAdd(bits, m_b.CreateAdd(lsb, m_b.getInt32(0x7fff))), 16);
+        Value* rounded =
+            m_b.CreateLShr(m_b.CreateAdd(bits, m_b.CreateAdd(lsb, m_b.getInt32(0x7fff))), 16);
         Value* quietNan = m_b.CreateOr(m_b.CreateLShr(bits, 16), m_b.getInt32(0x40));
         Value* result = m_b.CreateSelect(m_b.CreateFCmpUNO(value, value), quietNan, rounded);
         return m_b.CreateTrunc(result, m_b.getInt16Ty());
@@ -107,6 +212,21 @@ Value* Elemental::toMemory(PrimitiveType type, Value* value) {
 
 Value* Elemental::roundTo(PrimitiveType type, Value* value) {
     return isNarrow(type) ? fromMemory(type, toMemory(type, value)) : value;
+}
+
+Value* Elemental::rawBits(PrimitiveType type, Value* value) {
+    const auto bits = static_cast<unsigned>(primitive_util::bitWidth(type));
+    if (!isFloat(type)) return value;  // iN registers hold exactly the N bits
+    Value* stored = toMemory(type, value);
+    if (isSmallFloat(type)) return m_b.CreateTrunc(stored, m_b.getIntNTy(bits));
+    return stored->getType()->isIntegerTy() ? stored
+                                            : m_b.CreateBitCast(stored, m_b.getIntNTy(bits));
+}
+
+Value* Elemental::fromRawBits(PrimitiveType type, Value* bits) {
+    if (!isFloat(type)) return bits;
+    if (isSmallFloat(type)) return fromMemory(type, m_b.CreateZExt(bits, m_b.getInt8Ty()));
+    return fromMemory(type, m_b.CreateBitCast(bits, memoryType(type)));
 }
 
 Value* Elemental::constant(PrimitiveType type, const Literal& literal, int64_t index) {
@@ -125,13 +245,16 @@ Value* Elemental::convert(PrimitiveType from, PrimitiveType to, Value* value) {
     if (from == to) return value;
     llvm::Type* target = registerType(to);
     if (to == PrimitiveType::PRED) {
-        if (isFloat(from)) return m_b.CreateFCmpUNE(value, llvm::ConstantFP::get(value->getType(), 0.0));
+        if (isFloat(from))
+            return m_b.CreateFCmpUNE(value, llvm::ConstantFP::get(value->getType(), 0.0));
         return m_b.CreateICmpNE(value, llvm::ConstantInt::get(value->getType(), 0));
     }
     if (from == PrimitiveType::PRED)
         return isFloat(to) ? m_b.CreateUIToFP(value, target) : m_b.CreateZExt(value, target);
+    if (from == PrimitiveType::F64 && isSmallFloat(to))
+        return fromMemory(to, encodeSmallFloat(to, value));
     if (isFloat(from) && isFloat(to)) {
-        Value* resized = value->getType() == target                ? value
+        Value* resized = value->getType() == target       ? value
                          : value->getType()->isDoubleTy() ? m_b.CreateFPTrunc(value, target)
                                                           : m_b.CreateFPExt(value, target);
         return roundTo(to, resized);
@@ -141,8 +264,10 @@ Value* Elemental::convert(PrimitiveType from, PrimitiveType to, Value* value) {
         return m_b.CreateIntrinsic(id, {target, value->getType()}, {value});
     }
     if (isFloat(to))
-        return roundTo(to, isUnsigned(from) ? m_b.CreateUIToFP(value, target) : m_b.CreateSIToFP(value, target));
-    return isUnsigned(from) ? m_b.CreateZExtOrTrunc(value, target) : m_b.CreateSExtOrTrunc(value, target);
+        return roundTo(to, isUnsigned(from) ? m_b.CreateUIToFP(value, target)
+                                            : m_b.CreateSIToFP(value, target));
+    return isUnsigned(from) ? m_b.CreateZExtOrTrunc(value, target)
+                            : m_b.CreateSExtOrTrunc(value, target);
 }
 
 Value* Elemental::callLibm(const char* name, llvm::Type* type, const std::vector<Value*>& args) {
@@ -154,7 +279,8 @@ Value* Elemental::callLibm(const char* name, llvm::Type* type, const std::vector
     return m_b.CreateCall(callee, args);
 }
 
-StatusOr<Value*> Elemental::emitCompare(const HloInstruction& instruction, const std::vector<Value*>& operands) {
+StatusOr<Value*> Elemental::emitCompare(const HloInstruction& instruction,
+                                        const std::vector<Value*>& operands) {
     const PrimitiveType type = instruction.operand(0)->shape().elementType();
     const auto direction = instruction.comparisonDirection();
     if (!direction) return notCompiled(instruction, "compare without a direction");
@@ -163,9 +289,12 @@ StatusOr<Value*> Elemental::emitCompare(const HloInstruction& instruction, const
     using P = llvm::CmpInst::Predicate;
     // Per direction (kEq, kNe, kGe, kGt, kLe, kLt): ordered float compares
     // but NE (true for NaN, as C++'s !=), signed and unsigned integer ones.
-    static constexpr P kFloat[] = {P::FCMP_OEQ, P::FCMP_UNE, P::FCMP_OGE, P::FCMP_OGT, P::FCMP_OLE, P::FCMP_OLT};
-    static constexpr P kSigned[] = {P::ICMP_EQ, P::ICMP_NE, P::ICMP_SGE, P::ICMP_SGT, P::ICMP_SLE, P::ICMP_SLT};
-    static constexpr P kUnsigned[] = {P::ICMP_EQ, P::ICMP_NE, P::ICMP_UGE, P::ICMP_UGT, P::ICMP_ULE, P::ICMP_ULT};
+    static constexpr P kFloat[] = {P::FCMP_OEQ, P::FCMP_UNE, P::FCMP_OGE,
+                                   P::FCMP_OGT, P::FCMP_OLE, P::FCMP_OLT};
+    static constexpr P kSigned[] = {P::ICMP_EQ,  P::ICMP_NE,  P::ICMP_SGE,
+                                    P::ICMP_SGT, P::ICMP_SLE, P::ICMP_SLT};
+    static constexpr P kUnsigned[] = {P::ICMP_EQ,  P::ICMP_NE,  P::ICMP_UGE,
+                                      P::ICMP_UGT, P::ICMP_ULE, P::ICMP_ULT};
     const auto d = static_cast<size_t>(*direction);
     if (isFloat(type)) {
         if (comparison == ComparisonType::kTotalOrder)
@@ -184,16 +313,21 @@ StatusOr<Value*> Elemental::emitCompare(const HloInstruction& instruction, const
 Value* Elemental::devicePower(Value* x, Value* y) {
     llvm::Type* t = x->getType();
     auto c = [&](double v) { return llvm::ConstantFP::get(t, v); };
-    Value* magnitude = emitFastExp(m_b, m_b.CreateFMul(y, emitFastLog(m_b, m_b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x))));
+    Value* magnitude = emitFastExp(
+        m_b,
+        m_b.CreateFMul(y, emitFastLog(m_b, m_b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x))));
     Value* integer = m_b.CreateFCmpOEQ(m_b.CreateUnaryIntrinsic(llvm::Intrinsic::trunc, y), y);
     Value* half = m_b.CreateFMul(y, c(0.5));
-    Value* odd = m_b.CreateAnd(integer, m_b.CreateFCmpONE(m_b.CreateUnaryIntrinsic(llvm::Intrinsic::trunc, half), half));
-    Value* signed_ = m_b.CreateSelect(odd, m_b.CreateBinaryIntrinsic(llvm::Intrinsic::copysign, magnitude, x), magnitude);
+    Value* odd = m_b.CreateAnd(
+        integer, m_b.CreateFCmpONE(m_b.CreateUnaryIntrinsic(llvm::Intrinsic::trunc, half), half));
+    Value* signed_ = m_b.CreateSelect(
+        odd, m_b.CreateBinaryIntrinsic(llvm::Intrinsic::copysign, magnitude, x), magnitude);
     Value* invalid = m_b.CreateAnd(m_b.CreateFCmpOLT(x, c(0.0)), m_b.CreateNot(integer));
     return m_b.CreateSelect(invalid, llvm::ConstantFP::getNaN(t), signed_);
 }
 
-StatusOr<Value*> Elemental::emitFloat(const HloInstruction& instruction, const std::vector<Value*>& operands) {
+StatusOr<Value*> Elemental::emitFloat(const HloInstruction& instruction,
+                                      const std::vector<Value*>& operands) {
     using llvm::Intrinsic::ID;
     const PrimitiveType type = instruction.shape().elementType();
     llvm::Type* t = registerType(type);
@@ -203,64 +337,103 @@ StatusOr<Value*> Elemental::emitFloat(const HloInstruction& instruction, const s
     auto unary = [&](ID id) { return m_b.CreateUnaryIntrinsic(id, x); };
     auto c = [&](double v) { return llvm::ConstantFP::get(t, v); };
     switch (instruction.opcode()) {
-    case HloOpcode::kAdd: return m_b.CreateFAdd(x, y);
-    case HloOpcode::kSubtract: return m_b.CreateFSub(x, y);
-    case HloOpcode::kMultiply: return m_b.CreateFMul(x, y);
-    case HloOpcode::kDivide: return m_b.CreateFDiv(x, y);
-    case HloOpcode::kRemainder: return m_b.CreateFRem(x, y);
-    case HloOpcode::kMaximum: return m_b.CreateBinaryIntrinsic(llvm::Intrinsic::maximum, x, y);
-    case HloOpcode::kMinimum: return m_b.CreateBinaryIntrinsic(llvm::Intrinsic::minimum, x, y);
-    case HloOpcode::kPower: {
-        Value* one = m_b.CreateOr(m_b.CreateFCmpOEQ(x, c(1.0)), m_b.CreateFCmpOEQ(y, c(0.0)));
-        if (m_deviceCode && !f32)
-            return Status(StatusCode::kUnimplemented,
-                          "%" + instruction.name() + ": power of " +
-                              std::string(primitive_util::name(type)) + " is not compiled for the GPU (no libm there)");
-        Value* power = m_deviceCode ? devicePower(x, y) : m_b.CreateBinaryIntrinsic(llvm::Intrinsic::pow, x, y);
-        return m_b.CreateSelect(one, c(1.0), power);
-    }
-    case HloOpcode::kAtan2: return callLibm("atan2", t, {x, y});
-    case HloOpcode::kAbs: return unary(llvm::Intrinsic::fabs);
-    case HloOpcode::kNegate: return m_b.CreateFNeg(x);
-    case HloOpcode::kSign: {
-        Value* magnitude = m_b.CreateSelect(m_b.CreateFCmpUNE(x, c(0.0)), c(1.0), c(0.0));
-        Value* sign = m_b.CreateBinaryIntrinsic(llvm::Intrinsic::copysign, magnitude, x);
-        return m_b.CreateSelect(m_b.CreateFCmpUNO(x, x), x, sign);
-    }
-    case HloOpcode::kFloor: return unary(llvm::Intrinsic::floor);
-    case HloOpcode::kCeil: return unary(llvm::Intrinsic::ceil);
-    case HloOpcode::kRoundNearestAfz: return unary(llvm::Intrinsic::round);
-    case HloOpcode::kRoundNearestEven: return unary(llvm::Intrinsic::roundeven);
-    case HloOpcode::kSqrt: return unary(llvm::Intrinsic::sqrt);
-    case HloOpcode::kRsqrt: return m_b.CreateFDiv(c(1.0), unary(llvm::Intrinsic::sqrt));
-    case HloOpcode::kExp: return f32 ? emitFastExp(m_b, x) : callLibm("exp", t, {x});
-    case HloOpcode::kLog: return f32 ? emitFastLog(m_b, x) : callLibm("log", t, {x});
-    case HloOpcode::kTanh: return f32 ? emitFastTanh(m_b, x) : callLibm("tanh", t, {x});
-    case HloOpcode::kSin: return f32 ? emitFastSin(m_b, x) : callLibm("sin", t, {x});
-    case HloOpcode::kCos: return f32 ? emitFastCos(m_b, x) : callLibm("cos", t, {x});
-    case HloOpcode::kErf: return f32 ? emitFastErf(m_b, x) : callLibm("erf", t, {x});
-    case HloOpcode::kLogistic:
-        if (f32) return emitFastLogistic(m_b, x);
-        return m_b.CreateFDiv(c(1.0), m_b.CreateFAdd(c(1.0), callLibm("exp", t, {m_b.CreateFNeg(x)})));
-    case HloOpcode::kExpm1: return callLibm("expm1", t, {x});
-    case HloOpcode::kLog1p: return callLibm("log1p", t, {x});
-    case HloOpcode::kCbrt: return callLibm("cbrt", t, {x});
-    case HloOpcode::kTan: return callLibm("tan", t, {x});
-    case HloOpcode::kSinh: return callLibm("sinh", t, {x});
-    case HloOpcode::kCosh: return callLibm("cosh", t, {x});
-    case HloOpcode::kAsin: return callLibm("asin", t, {x});
-    case HloOpcode::kAcos: return callLibm("acos", t, {x});
-    case HloOpcode::kAtan: return callLibm("atan", t, {x});
-    case HloOpcode::kAsinh: return callLibm("asinh", t, {x});
-    case HloOpcode::kAcosh: return callLibm("acosh", t, {x});
-    case HloOpcode::kAtanh: return callLibm("atanh", t, {x});
-    default: break;
+        case HloOpcode::kAdd:
+            return m_b.CreateFAdd(x, y);
+        case HloOpcode::kSubtract:
+            return m_b.CreateFSub(x, y);
+        case HloOpcode::kMultiply:
+            return m_b.CreateFMul(x, y);
+        case HloOpcode::kDivide:
+            return m_b.CreateFDiv(x, y);
+        case HloOpcode::kRemainder:
+            return m_b.CreateFRem(x, y);
+        case HloOpcode::kMaximum:
+            return m_b.CreateBinaryIntrinsic(llvm::Intrinsic::maximum, x, y);
+        case HloOpcode::kMinimum:
+            return m_b.CreateBinaryIntrinsic(llvm::Intrinsic::minimum, x, y);
+        case HloOpcode::kPower: {
+            Value* one = m_b.CreateOr(m_b.CreateFCmpOEQ(x, c(1.0)), m_b.CreateFCmpOEQ(y, c(0.0)));
+            if (m_deviceCode && !f32)
+                return Status(StatusCode::kUnimplemented,
+                              "%" + instruction.name() + ": power of " +
+                                  std::string(primitive_util::name(type)) +
+                                  " is not compiled for the GPU (no libm there)");
+            Value* power = m_deviceCode ? devicePower(x, y)
+                                        : m_b.CreateBinaryIntrinsic(llvm::Intrinsic::pow, x, y);
+            return m_b.CreateSelect(one, c(1.0), power);
+        }
+        case HloOpcode::kAtan2:
+            return callLibm("atan2", t, {x, y});
+        case HloOpcode::kAbs:
+            return unary(llvm::Intrinsic::fabs);
+        case HloOpcode::kNegate:
+            return m_b.CreateFNeg(x);
+        case HloOpcode::kSign: {
+            Value* magnitude = m_b.CreateSelect(m_b.CreateFCmpUNE(x, c(0.0)), c(1.0), c(0.0));
+            Value* sign = m_b.CreateBinaryIntrinsic(llvm::Intrinsic::copysign, magnitude, x);
+            return m_b.CreateSelect(m_b.CreateFCmpUNO(x, x), x, sign);
+        }
+        case HloOpcode::kFloor:
+            return unary(llvm::Intrinsic::floor);
+        case HloOpcode::kCeil:
+            return unary(llvm::Intrinsic::ceil);
+        case HloOpcode::kRoundNearestAfz:
+            return unary(llvm::Intrinsic::round);
+        case HloOpcode::kRoundNearestEven:
+            return unary(llvm::Intrinsic::roundeven);
+        case HloOpcode::kSqrt:
+            return unary(llvm::Intrinsic::sqrt);
+        case HloOpcode::kRsqrt:
+            return m_b.CreateFDiv(c(1.0), unary(llvm::Intrinsic::sqrt));
+        case HloOpcode::kExp:
+            return f32 ? emitFastExp(m_b, x) : callLibm("exp", t, {x});
+        case HloOpcode::kLog:
+            return f32 ? emitFastLog(m_b, x) : callLibm("log", t, {x});
+        case HloOpcode::kTanh:
+            return f32 ? emitFastTanh(m_b, x) : callLibm("tanh", t, {x});
+        case HloOpcode::kSin:
+            return f32 ? emitFastSin(m_b, x) : callLibm("sin", t, {x});
+        case HloOpcode::kCos:
+            return f32 ? emitFastCos(m_b, x) : callLibm("cos", t, {x});
+        case HloOpcode::kErf:
+            return f32 ? emitFastErf(m_b, x) : callLibm("erf", t, {x});
+        case HloOpcode::kLogistic:
+            if (f32) return emitFastLogistic(m_b, x);
+            return m_b.CreateFDiv(c(1.0),
+                                  m_b.CreateFAdd(c(1.0), callLibm("exp", t, {m_b.CreateFNeg(x)})));
+        case HloOpcode::kExpm1:
+            return callLibm("expm1", t, {x});
+        case HloOpcode::kLog1p:
+            return callLibm("log1p", t, {x});
+        case HloOpcode::kCbrt:
+            return callLibm("cbrt", t, {x});
+        case HloOpcode::kTan:
+            return callLibm("tan", t, {x});
+        case HloOpcode::kSinh:
+            return callLibm("sinh", t, {x});
+        case HloOpcode::kCosh:
+            return callLibm("cosh", t, {x});
+        case HloOpcode::kAsin:
+            return callLibm("asin", t, {x});
+        case HloOpcode::kAcos:
+            return callLibm("acos", t, {x});
+        case HloOpcode::kAtan:
+            return callLibm("atan", t, {x});
+        case HloOpcode::kAsinh:
+            return callLibm("asinh", t, {x});
+        case HloOpcode::kAcosh:
+            return callLibm("acosh", t, {x});
+        case HloOpcode::kAtanh:
+            return callLibm("atanh", t, {x});
+        default:
+            break;
     }
     return notCompiled(instruction, std::string(hloOpcodeString(instruction.opcode())) + " on " +
                                         std::string(primitive_util::name(type)));
 }
 
-StatusOr<Value*> Elemental::emitInteger(const HloInstruction& instruction, const std::vector<Value*>& operands) {
+StatusOr<Value*> Elemental::emitInteger(const HloInstruction& instruction,
+                                        const std::vector<Value*>& operands) {
     const PrimitiveType type = instruction.shape().elementType();
     const bool isPred = type == PrimitiveType::PRED;
     const bool isSigned = !isPred && !isUnsigned(type);
@@ -270,100 +443,122 @@ StatusOr<Value*> Elemental::emitInteger(const HloInstruction& instruction, const
     Value* y = operands.size() > 1 ? operands[1] : nullptr;
     auto c = [&](int64_t v) { return llvm::ConstantInt::get(t, static_cast<uint64_t>(v), true); };
     switch (instruction.opcode()) {
-    case HloOpcode::kAnd: return m_b.CreateAnd(x, y);
-    case HloOpcode::kOr: return m_b.CreateOr(x, y);
-    case HloOpcode::kXor: return m_b.CreateXor(x, y);
-    case HloOpcode::kNot: return m_b.CreateNot(x);
-    default: break;
+        case HloOpcode::kAnd:
+            return m_b.CreateAnd(x, y);
+        case HloOpcode::kOr:
+            return m_b.CreateOr(x, y);
+        case HloOpcode::kXor:
+            return m_b.CreateXor(x, y);
+        case HloOpcode::kNot:
+            return m_b.CreateNot(x);
+        default:
+            break;
     }
     if (isPred) {
         switch (instruction.opcode()) {
-        case HloOpcode::kMaximum: case HloOpcode::kAdd: return m_b.CreateOr(x, y);
-        case HloOpcode::kMinimum: case HloOpcode::kMultiply: return m_b.CreateAnd(x, y);
-        default:
-            return notCompiled(instruction, std::string(hloOpcodeString(instruction.opcode())) + " on pred");
+            case HloOpcode::kMaximum:
+            case HloOpcode::kAdd:
+                return m_b.CreateOr(x, y);
+            case HloOpcode::kMinimum:
+            case HloOpcode::kMultiply:
+                return m_b.CreateAnd(x, y);
+            default:
+                return notCompiled(instruction,
+                                   std::string(hloOpcodeString(instruction.opcode())) + " on pred");
         }
     }
     switch (instruction.opcode()) {
-    case HloOpcode::kAdd: return m_b.CreateAdd(x, y);
-    case HloOpcode::kSubtract: return m_b.CreateSub(x, y);
-    case HloOpcode::kMultiply: return m_b.CreateMul(x, y);
-    case HloOpcode::kDivide:
-    case HloOpcode::kRemainder: {
-        const bool divide = instruction.opcode() == HloOpcode::kDivide;
-        Value* zero = m_b.CreateICmpEQ(y, c(0));
-        Value* minusOne = isSigned ? m_b.CreateICmpEQ(y, c(-1)) : m_b.getFalse();
-        Value* safe = m_b.CreateSelect(m_b.CreateOr(zero, minusOne), c(1), y);
-        Value* q = divide ? (isSigned ? m_b.CreateSDiv(x, safe) : m_b.CreateUDiv(x, safe))
-                          : (isSigned ? m_b.CreateSRem(x, safe) : m_b.CreateURem(x, safe));
-        Value* special = divide ? m_b.CreateSelect(zero, c(-1), m_b.CreateNeg(x))
-                                : m_b.CreateSelect(zero, x, c(0));
-        return m_b.CreateSelect(m_b.CreateOr(zero, minusOne), special, q);
-    }
-    case HloOpcode::kMaximum:
-        return m_b.CreateBinaryIntrinsic(isSigned ? llvm::Intrinsic::smax : llvm::Intrinsic::umax, x, y);
-    case HloOpcode::kMinimum:
-        return m_b.CreateBinaryIntrinsic(isSigned ? llvm::Intrinsic::smin : llvm::Intrinsic::umin, x, y);
-    case HloOpcode::kAbs:
-        return isSigned ? m_b.CreateBinaryIntrinsic(llvm::Intrinsic::abs, x, m_b.getFalse()) : x;
-    case HloOpcode::kNegate: return m_b.CreateNeg(x);
-    case HloOpcode::kSign:
-        if (!isSigned) return m_b.CreateZExt(m_b.CreateICmpNE(x, c(0)), t);
-        return m_b.CreateBinaryIntrinsic(llvm::Intrinsic::smin,
-                                         m_b.CreateBinaryIntrinsic(llvm::Intrinsic::smax, x, c(-1)), c(1));
-    case HloOpcode::kPopulationCount: return m_b.CreateUnaryIntrinsic(llvm::Intrinsic::ctpop, x);
-    case HloOpcode::kClz: return m_b.CreateBinaryIntrinsic(llvm::Intrinsic::ctlz, x, m_b.getFalse());
-    case HloOpcode::kShiftLeft:
-    case HloOpcode::kShiftRightLogical:
-    case HloOpcode::kShiftRightArithmetic: {
-        Value* inRange = m_b.CreateICmpULT(y, c(bits));
-        Value* amount = m_b.CreateSelect(inRange, y, c(0));
-        if (instruction.opcode() == HloOpcode::kShiftLeft)
-            return m_b.CreateSelect(inRange, m_b.CreateShl(x, amount), c(0));
-        if (instruction.opcode() == HloOpcode::kShiftRightLogical)
-            return m_b.CreateSelect(inRange, m_b.CreateLShr(x, amount), c(0));
-        Value* fill = m_b.CreateSelect(m_b.CreateICmpSLT(x, c(0)), c(-1), c(0));
-        return m_b.CreateSelect(inRange, m_b.CreateAShr(x, amount), fill);
-    }
-    default: break;
+        case HloOpcode::kAdd:
+            return m_b.CreateAdd(x, y);
+        case HloOpcode::kSubtract:
+            return m_b.CreateSub(x, y);
+        case HloOpcode::kMultiply:
+            return m_b.CreateMul(x, y);
+        case HloOpcode::kDivide:
+        case HloOpcode::kRemainder: {
+            const bool divide = instruction.opcode() == HloOpcode::kDivide;
+            Value* zero = m_b.CreateICmpEQ(y, c(0));
+            Value* minusOne = isSigned ? m_b.CreateICmpEQ(y, c(-1)) : m_b.getFalse();
+            Value* safe = m_b.CreateSelect(m_b.CreateOr(zero, minusOne), c(1), y);
+            Value* q = divide ? (isSigned ? m_b.CreateSDiv(x, safe) : m_b.CreateUDiv(x, safe))
+                              : (isSigned ? m_b.CreateSRem(x, safe) : m_b.CreateURem(x, safe));
+            Value* special = divide ? m_b.CreateSelect(zero, c(-1), m_b.CreateNeg(x))
+                                    : m_b.CreateSelect(zero, x, c(0));
+            return m_b.CreateSelect(m_b.CreateOr(zero, minusOne), special, q);
+        }
+        case HloOpcode::kMaximum:
+            return m_b.CreateBinaryIntrinsic(
+                isSigned ? llvm::Intrinsic::smax : llvm::Intrinsic::umax, x, y);
+        case HloOpcode::kMinimum:
+            return m_b.CreateBinaryIntrinsic(
+                isSigned ? llvm::Intrinsic::smin : llvm::Intrinsic::umin, x, y);
+        case HloOpcode::kAbs:
+            return isSigned ? m_b.CreateBinaryIntrinsic(llvm::Intrinsic::abs, x, m_b.getFalse())
+                            : x;
+        case HloOpcode::kNegate:
+            return m_b.CreateNeg(x);
+        case HloOpcode::kSign:
+            if (!isSigned) return m_b.CreateZExt(m_b.CreateICmpNE(x, c(0)), t);
+            return m_b.CreateBinaryIntrinsic(
+                llvm::Intrinsic::smin, m_b.CreateBinaryIntrinsic(llvm::Intrinsic::smax, x, c(-1)),
+                c(1));
+        case HloOpcode::kPopulationCount:
+            return m_b.CreateUnaryIntrinsic(llvm::Intrinsic::ctpop, x);
+        case HloOpcode::kClz:
+            return m_b.CreateBinaryIntrinsic(llvm::Intrinsic::ctlz, x, m_b.getFalse());
+        case HloOpcode::kShiftLeft:
+        case HloOpcode::kShiftRightLogical:
+        case HloOpcode::kShiftRightArithmetic: {
+            Value* inRange = m_b.CreateICmpULT(y, c(bits));
+            Value* amount = m_b.CreateSelect(inRange, y, c(0));
+            if (instruction.opcode() == HloOpcode::kShiftLeft)
+                return m_b.CreateSelect(inRange, m_b.CreateShl(x, amount), c(0));
+            if (instruction.opcode() == HloOpcode::kShiftRightLogical)
+                return m_b.CreateSelect(inRange, m_b.CreateLShr(x, amount), c(0));
+            Value* fill = m_b.CreateSelect(m_b.CreateICmpSLT(x, c(0)), c(-1), c(0));
+            return m_b.CreateSelect(inRange, m_b.CreateAShr(x, amount), fill);
+        }
+        default:
+            break;
     }
     return notCompiled(instruction, std::string(hloOpcodeString(instruction.opcode())) + " on " +
                                         std::string(primitive_util::name(type)));
 }
 
-StatusOr<Value*> Elemental::emit(const HloInstruction& instruction, const std::vector<Value*>& operands) {
+StatusOr<Value*> Elemental::emit(const HloInstruction& instruction,
+                                 const std::vector<Value*>& operands) {
     const PrimitiveType type = instruction.shape().elementType();
     if (operands.size() != static_cast<size_t>(instruction.operandCount()) || operands.empty())
         return notCompiled(instruction, "operand count");
     switch (instruction.opcode()) {
-    case HloOpcode::kCompare: return emitCompare(instruction, operands);
-    case HloOpcode::kSelect: return m_b.CreateSelect(operands[0], operands[1], operands[2]);
-    case HloOpcode::kConvert:
-        return convert(instruction.operand(0)->shape().elementType(), type, operands[0]);
-    case HloOpcode::kBitcastConvert: {
-        const PrimitiveType from = instruction.operand(0)->shape().elementType();
-        if (from == PrimitiveType::PRED || type == PrimitiveType::PRED ||
-            primitive_util::bitWidth(from) != primitive_util::bitWidth(type))
-            return notCompiled(instruction, "bitcast-convert between different widths");
-        return fromMemory(type, m_b.CreateBitCast(toMemory(from, operands[0]), memoryType(type)));
-    }
-    case HloOpcode::kIsFinite: {
-        Value* magnitude = m_b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, operands[0]);
-        return m_b.CreateFCmpOLT(magnitude,
-                                 llvm::ConstantFP::get(magnitude->getType(), std::numeric_limits<double>::infinity()));
-    }
-    case HloOpcode::kClamp: {
-        Value* lo = operands[0];
-        Value* x = operands[1];
-        Value* hi = operands[2];
-        if (isFloat(type))
-            return m_b.CreateBinaryIntrinsic(llvm::Intrinsic::minimum,
-                                             m_b.CreateBinaryIntrinsic(llvm::Intrinsic::maximum, x, lo), hi);
-        const bool isSigned = !isUnsigned(type) && type != PrimitiveType::PRED;
-        Value* low = m_b.CreateBinaryIntrinsic(isSigned ? llvm::Intrinsic::smax : llvm::Intrinsic::umax, x, lo);
-        return m_b.CreateBinaryIntrinsic(isSigned ? llvm::Intrinsic::smin : llvm::Intrinsic::umin, low, hi);
-    }
-    default: break;
+        case HloOpcode::kCompare:
+            return emitCompare(instruction, operands);
+        case HloOpcode::kSelect:
+            return m_b.CreateSelect(operands[0], operands[1], operands[2]);
+        case HloOpcode::kConvert:
+            return convert(instruction.operand(0)->shape().elementType(), type, operands[0]);
+        case HloOpcode::kIsFinite: {
+            Value* magnitude = m_b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, operands[0]);
+            return m_b.CreateFCmpOLT(
+                magnitude, llvm::ConstantFP::get(magnitude->getType(),
+                                                 std::numeric_limits<double>::infinity()));
+        }
+        case HloOpcode::kClamp: {
+            Value* lo = operands[0];
+            Value* x = operands[1];
+            Value* hi = operands[2];
+            if (isFloat(type))
+                return m_b.CreateBinaryIntrinsic(
+                    llvm::Intrinsic::minimum,
+                    m_b.CreateBinaryIntrinsic(llvm::Intrinsic::maximum, x, lo), hi);
+            const bool isSigned = !isUnsigned(type) && type != PrimitiveType::PRED;
+            Value* low = m_b.CreateBinaryIntrinsic(
+                isSigned ? llvm::Intrinsic::smax : llvm::Intrinsic::umax, x, lo);
+            return m_b.CreateBinaryIntrinsic(
+                isSigned ? llvm::Intrinsic::smin : llvm::Intrinsic::umin, low, hi);
+        }
+        default:
+            break;
     }
     if (isFloat(type)) {
         HLO_ASSIGN_OR_RETURN(Value * result, emitFloat(instruction, operands));

@@ -7,11 +7,11 @@
 // memory holds pred as one byte.
 #pragma once
 
-#include <utility>
-#include <vector>
-
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Module.h>
+
+#include <utility>
+#include <vector>
 
 #include "compiler/backends/cpu/cpu_kernel_emitter.h"
 #include "core/hlo_instruction.h"
@@ -28,9 +28,13 @@ public:
     // exp/log approximations, no pow intrinsic for other types (an error).
     void setDeviceCode(bool on) { m_deviceCode = on; }
 
-    // pred, s8..s64, u8..u64, f16, bf16 (in f32 registers, rounded after
-    // every op; 16 bits in memory), f32, f64.
+    // pred, s1..s64, u1..u64 (sub-byte integers: iN registers, one byte in
+    // memory holding the value, as core's Literal does), f16, bf16 (in f32
+    // registers, rounded after every op; 16 bits in memory), the f8, f6 and
+    // f4 formats (the same, one byte in memory), f32, f64.
     static bool supported(PrimitiveType type);
+    // f8*, f6*, f4* (cpu_small_float_ir.cc).
+    static bool isSmallFloat(PrimitiveType type);
     llvm::Type* registerType(PrimitiveType type);
     llvm::Type* memoryType(PrimitiveType type);
     llvm::Value* fromMemory(PrimitiveType type, llvm::Value* loaded);
@@ -41,6 +45,10 @@ public:
     // reduction's accumulation, rounded once at its end, as the reference
     // interpreter accumulates); returns the previous setting.
     bool setRoundNarrow(bool on) { return std::exchange(m_roundNarrow, on); }
+    // The bit pattern of a value of `type` (not pred) as an iN of its bit
+    // width, and back (bitcast-convert).
+    llvm::Value* rawBits(PrimitiveType type, llvm::Value* value);
+    llvm::Value* fromRawBits(PrimitiveType type, llvm::Value* bits);
     // Element `index` of a literal of `type`, as a constant.
     llvm::Value* constant(PrimitiveType type, const Literal& literal, int64_t index);
     // An i64 position converted to `type` (iota).
@@ -50,13 +58,22 @@ public:
 
     // The op on its operands' values; an error names the instruction when
     // the op/type combination is not supported.
-    StatusOr<llvm::Value*> emit(const HloInstruction& instruction, const std::vector<llvm::Value*>& operands);
+    StatusOr<llvm::Value*> emit(const HloInstruction& instruction,
+                                const std::vector<llvm::Value*>& operands);
 
 private:
-    llvm::Value* callLibm(const char* name, llvm::Type* type, const std::vector<llvm::Value*>& args);
-    StatusOr<llvm::Value*> emitFloat(const HloInstruction& instruction, const std::vector<llvm::Value*>& operands);
-    StatusOr<llvm::Value*> emitInteger(const HloInstruction& instruction, const std::vector<llvm::Value*>& operands);
-    StatusOr<llvm::Value*> emitCompare(const HloInstruction& instruction, const std::vector<llvm::Value*>& operands);
+    // A small float's bits (i8) from an f32 or f64 value, rounded once as
+    // core/float_types encodes; and the f32 value of its bits (exact).
+    llvm::Value* encodeSmallFloat(PrimitiveType type, llvm::Value* value);
+    llvm::Value* decodeSmallFloat(PrimitiveType type, llvm::Value* bits);
+    llvm::Value* callLibm(const char* name, llvm::Type* type,
+                          const std::vector<llvm::Value*>& args);
+    StatusOr<llvm::Value*> emitFloat(const HloInstruction& instruction,
+                                     const std::vector<llvm::Value*>& operands);
+    StatusOr<llvm::Value*> emitInteger(const HloInstruction& instruction,
+                                       const std::vector<llvm::Value*>& operands);
+    StatusOr<llvm::Value*> emitCompare(const HloInstruction& instruction,
+                                       const std::vector<llvm::Value*>& operands);
 
     llvm::Value* devicePower(llvm::Value* x, llvm::Value* y);
 

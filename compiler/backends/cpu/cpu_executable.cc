@@ -25,7 +25,8 @@ void collectLeaves(const Shape& shape, std::vector<const Shape*>& out) {
 
 int64_t denseBytes(const Shape& shape) {
     if (!shape.isArray()) return 0;
-    return std::max<int64_t>(shape.elementCount(), 0) * primitive_util::byteWidth(shape.elementType());
+    return std::max<int64_t>(shape.elementCount(), 0) *
+           primitive_util::byteWidth(shape.elementType());
 }
 
 }  // namespace cpu_exec
@@ -46,7 +47,8 @@ std::optional<size_t> leafNumber(const Shape& shape, const std::vector<int64_t>&
     size_t leaf = 0;
     for (int64_t index : path) {
         if (!cursor->isTuple() || index < 0 || index >= cursor->tupleCount()) return std::nullopt;
-        for (int64_t before = 0; before < index; ++before) leaf += leafCount(cursor->tupleShape(before));
+        for (int64_t before = 0; before < index; ++before)
+            leaf += leafCount(cursor->tupleShape(before));
         cursor = &cursor->tupleShape(index);
     }
     if (cursor->isTuple()) return std::nullopt;
@@ -77,7 +79,9 @@ const HloInstruction* epilogueProducer(const HloInstruction& fusion) {
     if (!fused || !fusion.shape().isArray()) return nullptr;
     const HloInstruction* dot = nullptr;
     for (const auto& instruction : fused->instructions()) {
-        if (instruction->opcode() != HloOpcode::kDot && instruction->opcode() != HloOpcode::kConvolution) continue;
+        if (instruction->opcode() != HloOpcode::kDot &&
+            instruction->opcode() != HloOpcode::kConvolution)
+            continue;
         if (dot) return nullptr;
         dot = instruction.get();
     }
@@ -89,9 +93,11 @@ const HloInstruction* epilogueProducer(const HloInstruction& fusion) {
     std::unordered_set<const HloInstruction*> dependent{dot};
     for (const HloInstruction* instruction : fused->postOrder()) {
         bool depends = false;
-        for (const HloInstruction* operand : instruction->operands()) depends = depends || dependent.count(operand);
+        for (const HloInstruction* operand : instruction->operands())
+            depends = depends || dependent.count(operand);
         if (!depends) continue;
-        if (!instruction->isElementwise() || instruction->shape().dimensions() != dot->shape().dimensions())
+        if (!instruction->isElementwise() ||
+            instruction->shape().dimensions() != dot->shape().dimensions())
             return nullptr;
         dependent.insert(instruction);
     }
@@ -116,42 +122,54 @@ Status CpuExecutable::Impl::planThunk(Program& program, Thunk& thunk, CpuKernelE
     const HloOpcode opcode = instruction.opcode();
     const Shape& shape = instruction.shape();
     auto slot = [&](const HloInstruction* operand) { return program.slotOf.at(operand); };
-    for (const HloInstruction* operand : instruction.operands()) thunk.operands.push_back(slot(operand));
+    for (const HloInstruction* operand : instruction.operands())
+        thunk.operands.push_back(slot(operand));
     switch (opcode) {
-    case HloOpcode::kParameter: thunk.kind = ThunkKind::kParameter; return Status::ok();
-    case HloOpcode::kConstant: {
-        thunk.kind = ThunkKind::kConstant;
-        auto literal = literalOfConstant(instruction);
-        if (!literal.isOk()) return literal.status();
-        thunk.constant = std::move(*literal);
-        return Status::ok();
-    }
-    case HloOpcode::kTuple: thunk.kind = ThunkKind::kTuple; return Status::ok();
-    case HloOpcode::kGetTupleElement: thunk.kind = ThunkKind::kGetTupleElement; return Status::ok();
-    case HloOpcode::kAfterAll: case HloOpcode::kAddDependency: case HloOpcode::kOptimizationBarrier:
-    case HloOpcode::kDomain:
-        thunk.kind = opcode == HloOpcode::kAfterAll ? ThunkKind::kEmpty : ThunkKind::kAlias;
-        return Status::ok();
-    case HloOpcode::kBitcast: {
-        // A view (buffer assignment aliases bitcasts to their operand); a
-        // reshape is a copy kernel, since the assignment gives it a buffer
-        // of its own and may reuse the operand's once it is dead.
-        const Shape& from = instruction.operand(0)->shape();
-        if (shape.isArray() && from.isArray() && from.elementType() == shape.elementType() &&
-            from.elementCount() == shape.elementCount() && from.hasDefaultDenseLayout() && shape.hasDefaultDenseLayout()) {
-            thunk.kind = ThunkKind::kAlias;
+        case HloOpcode::kParameter:
+            thunk.kind = ThunkKind::kParameter;
+            return Status::ok();
+        case HloOpcode::kConstant: {
+            thunk.kind = ThunkKind::kConstant;
+            auto literal = literalOfConstant(instruction);
+            if (!literal.isOk()) return literal.status();
+            thunk.constant = std::move(*literal);
             return Status::ok();
         }
-        break;
-    }
-    default: break;
+        case HloOpcode::kTuple:
+            thunk.kind = ThunkKind::kTuple;
+            return Status::ok();
+        case HloOpcode::kGetTupleElement:
+            thunk.kind = ThunkKind::kGetTupleElement;
+            return Status::ok();
+        case HloOpcode::kAfterAll:
+        case HloOpcode::kAddDependency:
+        case HloOpcode::kOptimizationBarrier:
+        case HloOpcode::kDomain:
+            thunk.kind = opcode == HloOpcode::kAfterAll ? ThunkKind::kEmpty : ThunkKind::kAlias;
+            return Status::ok();
+        case HloOpcode::kBitcast: {
+            // A view (buffer assignment aliases bitcasts to their operand); a
+            // reshape is a copy kernel, since the assignment gives it a buffer
+            // of its own and may reuse the operand's once it is dead.
+            const Shape& from = instruction.operand(0)->shape();
+            if (shape.isArray() && from.isArray() && from.elementType() == shape.elementType() &&
+                from.elementCount() == shape.elementCount() && from.hasDefaultDenseLayout() &&
+                shape.hasDefaultDenseLayout()) {
+                thunk.kind = ThunkKind::kAlias;
+                return Status::ok();
+            }
+            break;
+        }
+        default:
+            break;
     }
     std::vector<const Shape*> leaves;
     collectLeaves(shape, leaves);
     for (const Shape* leaf : leaves) thunk.buffers.push_back(LeafBuffer{-1, denseBytes(*leaf), -1});
 
     auto calleeProgram = [&](const HloComputation* computation) -> StatusOr<Program*> {
-        if (!computation) return invalidArgument("%" + instruction.name() + ": missing called computation");
+        if (!computation)
+            return invalidArgument("%" + instruction.name() + ": missing called computation");
         return buildProgram(*computation, false, emitter);
     };
     if (opcode == HloOpcode::kWhile) {
@@ -178,7 +196,8 @@ Status CpuExecutable::Impl::planThunk(Program& program, Thunk& thunk, CpuKernelE
             for (const auto& attribute : instruction.calledComputationAttributes())
                 if (attribute.name == "branch_computations") branches = attribute.computations;
         }
-        if (branches.empty()) return invalidArgument("%" + instruction.name() + ": conditional has no branches");
+        if (branches.empty())
+            return invalidArgument("%" + instruction.name() + ": conditional has no branches");
         thunk.kind = ThunkKind::kConditional;
         for (const HloComputation* branch : branches) {
             HLO_ASSIGN_OR_RETURN(Program * program_, calleeProgram(branch));
@@ -188,7 +207,8 @@ Status CpuExecutable::Impl::planThunk(Program& program, Thunk& thunk, CpuKernelE
     }
     for (const HloInstruction* operand : instruction.operands())
         if (!operand->shape().isArray()) {
-            makeFallback(thunk, Status(StatusCode::kUnimplemented, "operand %" + operand->name() + " is a tuple"));
+            makeFallback(thunk, Status(StatusCode::kUnimplemented,
+                                       "operand %" + operand->name() + " is a tuple"));
             return Status::ok();
         }
     const std::string functionName = "kernel" + std::to_string(functionCounter++);
@@ -206,21 +226,21 @@ Status CpuExecutable::Impl::planThunk(Program& program, Thunk& thunk, CpuKernelE
         ++kernels;
         return Status::ok();
     }
+    // A convolution the im2col + GEMM runtime takes; any other (bf16,
+    // integers, batch groups, ...) is an element-wise kernel below.
     if (opcode == HloOpcode::kConvolution) {
-        auto plan = planConvolution(instruction);
-        if (!plan.isOk()) {
-            makeFallback(thunk, plan.status());
+        if (auto plan = planConvolution(instruction); plan.isOk()) {
+            thunk.kind = ThunkKind::kConvolution;
+            thunk.convolution = std::make_shared<const ConvPlan>(std::move(*plan));
+            ++kernels;
             return Status::ok();
         }
-        thunk.kind = ThunkKind::kConvolution;
-        thunk.convolution = std::make_shared<const ConvPlan>(std::move(*plan));
-        ++kernels;
-        return Status::ok();
     }
     Status failure = Status::ok();
     if (opcode == HloOpcode::kFusion) {
         const HloComputation* fused = instruction.fusedComputation();
-        if (!fused) return invalidArgument("%" + instruction.name() + ": fusion without a computation");
+        if (!fused)
+            return invalidArgument("%" + instruction.name() + ": fusion without a computation");
         for (int64_t i = 0; i < fused->parameterCount(); ++i) {
             thunk.spec.leaves.push_back(fused->parameter(i));
             thunk.leafOperands.push_back(static_cast<int>(fused->parameter(i)->parameterNumber()));
@@ -241,15 +261,17 @@ Status CpuExecutable::Impl::planThunk(Program& program, Thunk& thunk, CpuKernelE
                 thunk.convolution = std::make_shared<const ConvPlan>(std::move(*plan));
                 thunk.kind = ThunkKind::kConvolutionEpilogue;
             } else {
-                failure = plan.status();
+                // Not for the GEMM runtime: the whole fusion element by element.
+                thunk.epilogueInPlace = false;
             }
         } else if (const HloInstruction* dot = producer) {
             Status plan = planDotOperands(thunk, *dot, emitter);
             if (plan.isOk()) {
                 thunk.spec.leaves.push_back(dot);
                 thunk.leafOperands.push_back(-1);
-                thunk.gemmOperands = {thunk.operands[static_cast<size_t>(dot->operand(0)->parameterNumber())],
-                                      thunk.operands[static_cast<size_t>(dot->operand(1)->parameterNumber())]};
+                thunk.gemmOperands = {
+                    thunk.operands[static_cast<size_t>(dot->operand(0)->parameterNumber())],
+                    thunk.operands[static_cast<size_t>(dot->operand(1)->parameterNumber())]};
                 thunk.dotElementBytes = primitive_util::byteWidth(dot->shape().elementType());
                 thunk.kind = ThunkKind::kGemmEpilogue;
             } else {
@@ -267,19 +289,22 @@ Status CpuExecutable::Impl::planThunk(Program& program, Thunk& thunk, CpuKernelE
         }
         addKernelOutputs(thunk.spec, instruction);
     } else {
-        failure = Status(StatusCode::kUnimplemented,
-                         std::string(hloOpcodeString(opcode)) + " is not compiled by the CPU backend");
+        failure = Status(StatusCode::kUnimplemented, std::string(hloOpcodeString(opcode)) +
+                                                         " is not compiled by the CPU backend");
     }
     if (failure.isOk() && thunk.spec.outputs.size() != thunk.buffers.size())
-        failure = Status(StatusCode::kUnimplemented, "kernel outputs do not match the result's leaves");
+        failure =
+            Status(StatusCode::kUnimplemented, "kernel outputs do not match the result's leaves");
     if (failure.isOk()) {
         int64_t outputBytes = 0;
         for (const Shape* leaf : leaves) outputBytes += denseBytes(*leaf);
-        thunk.spec.streamOutputs = thunk.kind == ThunkKind::kEmpty && outputBytes >= streamingStoreBytes;
+        thunk.spec.streamOutputs =
+            thunk.kind == ThunkKind::kEmpty && outputBytes >= streamingStoreBytes;
         auto info = emitter.emitKernel(thunk.spec);
         if (info.isOk()) {
             thunk.info = *info;
-            if (thunk.kind != ThunkKind::kGemmEpilogue && thunk.kind != ThunkKind::kConvolutionEpilogue)
+            if (thunk.kind != ThunkKind::kGemmEpilogue &&
+                thunk.kind != ThunkKind::kConvolutionEpilogue)
                 thunk.kind = ThunkKind::kKernel;
             thunk.outputElements = std::max<int64_t>(leaves.front()->elementCount(), 0);
             for (const Shape* leaf : leaves) thunk.outputBytes.push_back(denseBytes(*leaf));
@@ -305,7 +330,8 @@ Status CpuExecutable::Impl::planCanonicalDot(Thunk& thunk, CpuKernelEmitter& emi
     return Status::ok();
 }
 
-Status CpuExecutable::Impl::planDotOperands(Thunk& thunk, const HloInstruction& dot, CpuKernelEmitter& emitter) {
+Status CpuExecutable::Impl::planDotOperands(Thunk& thunk, const HloInstruction& dot,
+                                            CpuKernelEmitter& emitter) {
     if (auto plan = planGemm(dot); plan.isOk()) {
         thunk.plan = *plan;
         return Status::ok();
@@ -320,12 +346,14 @@ Status CpuExecutable::Impl::planDotOperands(Thunk& thunk, const HloInstruction& 
     return status;
 }
 
-Status CpuExecutable::Impl::permuteDotOperands(Thunk& thunk, const HloInstruction& dot, CpuKernelEmitter& emitter) {
+Status CpuExecutable::Impl::permuteDotOperands(Thunk& thunk, const HloInstruction& dot,
+                                               CpuKernelEmitter& emitter) {
     const DotDimensionNumbers* numbers = dot.dotDimensionNumbers();
     if (!numbers || !numbers->lhsRaggedDimensions.empty() || !numbers->rhsGroupDimensions.empty())
         return Status(StatusCode::kUnimplemented, "not a dot_general");
     HloInstruction* sides[2] = {dot.operand(0), dot.operand(1)};
-    const std::vector<int64_t>* batch[2] = {&numbers->lhsBatchDimensions, &numbers->rhsBatchDimensions};
+    const std::vector<int64_t>* batch[2] = {&numbers->lhsBatchDimensions,
+                                            &numbers->rhsBatchDimensions};
     const std::vector<int64_t>* contracting[2] = {&numbers->lhsContractingDimensions,
                                                   &numbers->rhsContractingDimensions};
     HloInstruction* canonicalOperands[2];
@@ -336,7 +364,8 @@ Status CpuExecutable::Impl::permuteDotOperands(Thunk& thunk, const HloInstructio
         std::vector<int64_t> free;
         for (int64_t d = 0; d < shape.rank(); ++d)
             if (std::find(batch[side]->begin(), batch[side]->end(), d) == batch[side]->end() &&
-                std::find(contracting[side]->begin(), contracting[side]->end(), d) == contracting[side]->end())
+                std::find(contracting[side]->begin(), contracting[side]->end(), d) ==
+                    contracting[side]->end())
                 free.push_back(d);
         if (side == 0) {
             order.insert(order.end(), free.begin(), free.end());
@@ -346,7 +375,8 @@ Status CpuExecutable::Impl::permuteDotOperands(Thunk& thunk, const HloInstructio
             order.insert(order.end(), free.begin(), free.end());
         }
         bool identity = true;
-        for (size_t i = 0; i < order.size(); ++i) identity = identity && order[i] == static_cast<int64_t>(i);
+        for (size_t i = 0; i < order.size(); ++i)
+            identity = identity && order[i] == static_cast<int64_t>(i);
         if (identity) {
             canonicalOperands[side] = sides[side];
             continue;
@@ -354,8 +384,8 @@ Status CpuExecutable::Impl::permuteDotOperands(Thunk& thunk, const HloInstructio
         std::vector<int64_t> dims;
         for (int64_t d : order) dims.push_back(shape.dimensions(d));
         Shape permutedShape(shape.elementType(), dims);
-        auto transpose = std::make_unique<HloInstruction>(HloOpcode::kTranspose,
-                                                          dot.name() + ".operand" + std::to_string(side), permutedShape);
+        auto transpose = std::make_unique<HloInstruction>(
+            HloOpcode::kTranspose, dot.name() + ".operand" + std::to_string(side), permutedShape);
         transpose->setDimensions(order);
         transpose->appendOperand(sides[side]);
         CpuKernelSpec spec;
@@ -364,8 +394,10 @@ Status CpuExecutable::Impl::permuteDotOperands(Thunk& thunk, const HloInstructio
         spec.leaves = {sides[side]};
         HLO_RETURN_IF_ERROR(emitter.emitKernel(spec).status());
         thunk.permuteName[side] = spec.name;
-        thunk.permuted[side] = LeafBuffer{-1, std::max<int64_t>(permutedShape.elementCount(), 0) *
-                                                  primitive_util::byteWidth(shape.elementType()), -1};
+        thunk.permuted[side] = LeafBuffer{-1,
+                                          std::max<int64_t>(permutedShape.elementCount(), 0) *
+                                              primitive_util::byteWidth(shape.elementType()),
+                                          -1};
         thunk.permutedElements[side] = std::max<int64_t>(permutedShape.elementCount(), 0);
         canonicalOperands[side] = transpose.get();
         synthetic.push_back(std::move(transpose));
@@ -383,7 +415,8 @@ Status CpuExecutable::Impl::permuteDotOperands(Thunk& thunk, const HloInstructio
         canonical.rhsContractingDimensions.push_back(batchRank + i);
     }
     Shape resultShape(dot.shape().elementType(), dot.shape().dimensions());
-    auto canonicalDot = std::make_unique<HloInstruction>(HloOpcode::kDot, dot.name() + ".canonical", resultShape);
+    auto canonicalDot =
+        std::make_unique<HloInstruction>(HloOpcode::kDot, dot.name() + ".canonical", resultShape);
     canonicalDot->mutableExtra().dotDimensionNumbers = canonical;
     canonicalDot->appendOperand(canonicalOperands[0]);
     canonicalDot->appendOperand(canonicalOperands[1]);
@@ -392,8 +425,8 @@ Status CpuExecutable::Impl::permuteDotOperands(Thunk& thunk, const HloInstructio
     return Status::ok();
 }
 
-StatusOr<Program*> CpuExecutable::Impl::buildProgram(const HloComputation& computation, bool isEntry,
-                                                     CpuKernelEmitter& emitter) {
+StatusOr<Program*> CpuExecutable::Impl::buildProgram(const HloComputation& computation,
+                                                     bool isEntry, CpuKernelEmitter& emitter) {
     if (auto it = programOf.find(&computation); it != programOf.end()) return it->second;
     auto owned = std::make_unique<Program>();
     Program* program = owned.get();
@@ -401,7 +434,8 @@ StatusOr<Program*> CpuExecutable::Impl::buildProgram(const HloComputation& compu
     programOf[&computation] = program;
     program->computation = &computation;
     program->isEntry = isEntry;
-    const std::vector<const HloInstruction*> sequence = executionSequence(computation, module->isScheduled());
+    const std::vector<const HloInstruction*> sequence =
+        executionSequence(computation, module->isScheduled());
     program->thunks.resize(sequence.size());
     for (size_t i = 0; i < sequence.size(); ++i) program->slotOf[sequence[i]] = static_cast<int>(i);
     for (size_t i = 0; i < sequence.size(); ++i) {
@@ -435,18 +469,23 @@ Status CpuExecutable::Impl::layOutBuffers(Program& program) {
             std::vector<HeapInterval> intervals;
             std::vector<LeafBuffer*> leaves;
             for (const LogicalBuffer& buffer : assignment->buffers) {
-                if (buffer.allocation < 0 || buffer.isTupleTable || buffer.isCalleeTemporary) continue;
-                const BufferAllocation& allocation = assignment->allocations[static_cast<size_t>(buffer.allocation)];
+                if (buffer.allocation < 0 || buffer.isTupleTable || buffer.isCalleeTemporary)
+                    continue;
+                const BufferAllocation& allocation =
+                    assignment->allocations[static_cast<size_t>(buffer.allocation)];
                 if (allocation.isParameter || allocation.isConstant) continue;
                 auto it = program.slotOf.find(buffer.instruction);
                 if (it == program.slotOf.end()) continue;
                 Thunk& thunk = program.thunks[static_cast<size_t>(it->second)];
-                const std::optional<size_t> leaf = leafNumber(buffer.instruction->shape(), buffer.shapeIndex);
+                const std::optional<size_t> leaf =
+                    leafNumber(buffer.instruction->shape(), buffer.shapeIndex);
                 if (!leaf || *leaf >= thunk.buffers.size()) continue;
                 LeafBuffer& target = thunk.buffers[*leaf];
-                if (target.output >= 0 || target.offset >= 0 || target.bytes > alignUp(buffer.sizeBytes) + kAlignment)
+                if (target.output >= 0 || target.offset >= 0 ||
+                    target.bytes > alignUp(buffer.sizeBytes) + kAlignment)
                     continue;
-                intervals.push_back({buffer.defineTime, buffer.lastUseTime, std::max(target.bytes, buffer.sizeBytes)});
+                intervals.push_back({buffer.defineTime, buffer.lastUseTime,
+                                     std::max(target.bytes, buffer.sizeBytes)});
                 leaves.push_back(&target);
                 target.offset = 0;  // placed below
             }
@@ -498,50 +537,56 @@ Status CpuExecutable::Impl::assignOutputs() {
     outputStorage.resize(outputShapes.size());
     outputPointers.assign(outputShapes.size(), nullptr);
     // Output leaf k -> (slot, leaf) that defines it, through aliases.
-    std::function<void(int, std::vector<int64_t>, int)> claim = [&](int slot, std::vector<int64_t> path, int output) {
-        Thunk& thunk = entry.thunks[static_cast<size_t>(slot)];
-        switch (thunk.kind) {
-        case ThunkKind::kTuple:
-            if (path.empty()) return;
-            {
-                const int64_t index = path.front();
-                path.erase(path.begin());
-                if (index < static_cast<int64_t>(thunk.operands.size()))
-                    claim(thunk.operands[static_cast<size_t>(index)], path, output);
+    std::function<void(int, std::vector<int64_t>, int)> claim =
+        [&](int slot, std::vector<int64_t> path, int output) {
+            Thunk& thunk = entry.thunks[static_cast<size_t>(slot)];
+            switch (thunk.kind) {
+                case ThunkKind::kTuple:
+                    if (path.empty()) return;
+                    {
+                        const int64_t index = path.front();
+                        path.erase(path.begin());
+                        if (index < static_cast<int64_t>(thunk.operands.size()))
+                            claim(thunk.operands[static_cast<size_t>(index)], path, output);
+                    }
+                    return;
+                case ThunkKind::kGetTupleElement:
+                    path.insert(path.begin(), thunk.instruction->tupleIndex());
+                    claim(thunk.operands[0], path, output);
+                    return;
+                case ThunkKind::kAlias:
+                    claim(thunk.operands[0], path, output);
+                    return;
+                case ThunkKind::kKernel:
+                case ThunkKind::kGemm:
+                case ThunkKind::kGemmEpilogue:
+                case ThunkKind::kConvolution:
+                case ThunkKind::kConvolutionEpilogue:
+                case ThunkKind::kWhile:
+                case ThunkKind::kCall:
+                case ThunkKind::kConditional: {
+                    const std::optional<size_t> leaf = leafNumber(thunk.instruction->shape(), path);
+                    if (leaf && *leaf < thunk.buffers.size() && thunk.buffers[*leaf].output < 0)
+                        thunk.buffers[*leaf].output = output;
+                    return;
+                }
+                default:
+                    return;
             }
-            return;
-        case ThunkKind::kGetTupleElement:
-            path.insert(path.begin(), thunk.instruction->tupleIndex());
-            claim(thunk.operands[0], path, output);
-            return;
-        case ThunkKind::kAlias:
-            claim(thunk.operands[0], path, output);
-            return;
-        case ThunkKind::kKernel: case ThunkKind::kGemm: case ThunkKind::kGemmEpilogue: case ThunkKind::kConvolution:
-        case ThunkKind::kConvolutionEpilogue:
-        case ThunkKind::kWhile:
-        case ThunkKind::kCall: case ThunkKind::kConditional: {
-            const std::optional<size_t> leaf = leafNumber(thunk.instruction->shape(), path);
-            if (leaf && *leaf < thunk.buffers.size() && thunk.buffers[*leaf].output < 0)
-                thunk.buffers[*leaf].output = output;
-            return;
-        }
-        default: return;
-        }
-    };
+        };
     // Leaf k's path from the root.
-    std::function<void(const Shape&, std::vector<int64_t>&, int&)> walk = [&](const Shape& shape,
-                                                                              std::vector<int64_t>& path, int& k) {
-        if (shape.isTuple()) {
-            for (int64_t i = 0; i < shape.tupleCount(); ++i) {
-                path.push_back(i);
-                walk(shape.tupleShape(i), path, k);
-                path.pop_back();
+    std::function<void(const Shape&, std::vector<int64_t>&, int&)> walk =
+        [&](const Shape& shape, std::vector<int64_t>& path, int& k) {
+            if (shape.isTuple()) {
+                for (int64_t i = 0; i < shape.tupleCount(); ++i) {
+                    path.push_back(i);
+                    walk(shape.tupleShape(i), path, k);
+                    path.pop_back();
+                }
+            } else {
+                claim(entry.rootSlot, path, k++);
             }
-        } else {
-            claim(entry.rootSlot, path, k++);
-        }
-    };
+        };
     std::vector<int64_t> path;
     int k = 0;
     walk(root->shape(), path, k);
@@ -579,14 +624,16 @@ int64_t defaultStreamingStoreBytes() {
 StatusOr<std::unique_ptr<CpuExecutable>> CpuExecutable::compile(std::unique_ptr<HloModule> module,
                                                                 const CpuCompileOptions& options) {
     const auto start = Clock::now();
-    if (!module || !module->entryComputation()) return invalidArgument("module has no entry computation");
+    if (!module || !module->entryComputation())
+        return invalidArgument("module has no entry computation");
     auto impl = std::make_unique<Impl>();
     impl->module = std::move(module);
-    impl->streamingStoreBytes =
-        options.streamingStoreBytes >= 0 ? options.streamingStoreBytes : defaultStreamingStoreBytes();
+    impl->streamingStoreBytes = options.streamingStoreBytes >= 0 ? options.streamingStoreBytes
+                                                                 : defaultStreamingStoreBytes();
     HLO_ASSIGN_OR_RETURN(impl->jit, CpuJit::create());
     CpuKernelEmitter emitter(*impl->jit, impl->module->name());
-    HLO_RETURN_IF_ERROR(impl->buildProgram(*impl->module->entryComputation(), true, emitter).status());
+    HLO_RETURN_IF_ERROR(
+        impl->buildProgram(*impl->module->entryComputation(), true, emitter).status());
     HLO_RETURN_IF_ERROR(emitter.compileInto(*impl->jit));
     HLO_RETURN_IF_ERROR(impl->resolveFunctions());
     HLO_RETURN_IF_ERROR(impl->assignOutputs());

@@ -1,19 +1,19 @@
 #include "compiler/backends/cpu/cpu_kernel_emitter.h"
 
-#include <algorithm>
-#include <map>
-#include <unordered_map>
-#include <unordered_set>
-
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/Function.h>
 #include <llvm/IR/GlobalVariable.h>
 #include <llvm/IR/Intrinsics.h>
 #include <llvm/Support/raw_ostream.h>
 
+#include <algorithm>
+#include <map>
+#include <unordered_map>
+#include <unordered_set>
+
 #include "compiler/backends/cpu/cpu_codegen_internal.h"
-#include "compiler/backends/cpu/kernel_gen_internal.h"
 #include "compiler/backends/cpu/cpu_elemental.h"
+#include "compiler/backends/cpu/kernel_gen_internal.h"
 #include "compiler/cost/cost_analysis.h"
 #include "compiler/fusion/row_fusion.h"
 #include "core/hlo_computation.h"
@@ -21,11 +21,9 @@
 
 namespace hloscope {
 
-
 namespace cpu_internal {
 
 using llvm::Value;
-
 
 Value* KernelGen::linearOf(const Index& index) {
     if (index.linear) return index.linear;
@@ -49,7 +47,8 @@ StatusOr<Index> KernelGen::sameOrScalar(const HloInstruction& user, const HloIns
                                         const Index& index) {
     if (operand.shape().dimensions() == index.dims) return index;
     if (operand.shape().isScalar()) return scalarIndex();
-    return unsupportedAt(user, "operand %" + operand.name() + " has other dimensions than the result");
+    return unsupportedAt(user,
+                         "operand %" + operand.name() + " has other dimensions than the result");
 }
 
 Value* KernelGen::load(const HloInstruction& leaf, Value* base, const Index& index) {
@@ -91,7 +90,8 @@ StatusOr<Value*> KernelGen::gen(const HloInstruction& instruction, const Index& 
     if (index.id == m_row.elementIndexId && !m_row.rowBuffers.empty())
         if (auto it = m_row.rowBuffers.find(&instruction); it != m_row.rowBuffers.end()) {
             llvm::Type* type = m_elemental.memoryType(instruction.shape().elementType());
-            Value* stored = m_b.CreateLoad(type, m_b.CreateInBoundsGEP(type, it->second, m_row.column));
+            Value* stored =
+                m_b.CreateLoad(type, m_b.CreateInBoundsGEP(type, it->second, m_row.column));
             Value* value = m_elemental.fromMemory(instruction.shape().elementType(), stored);
             m_cache[key] = {value};
             return value;
@@ -101,282 +101,120 @@ StatusOr<Value*> KernelGen::gen(const HloInstruction& instruction, const Index& 
     return value;
 }
 
-StatusOr<Value*> KernelGen::genPad(const HloInstruction& pad, const Index& index) {
-    const HloInstruction& operand = *pad.operand(0);
-    const std::vector<PaddingDimension>& padding = pad.padding();
-    if (padding.size() != index.dims.size()) return unsupportedAt(pad, "padding rank mismatch");
-    Index inner = makeIndex(operand.shape().dimensions());
-    Value* valid = m_b.getTrue();
-    for (size_t d = 0; d < index.dims.size(); ++d) {
-        const int64_t size = operand.shape().dimensions(static_cast<int64_t>(d));
-        const int64_t step = padding[d].interior + 1;
-        Value* t = m_b.CreateSub(multiOf(index, d), c64(padding[d].edgeLow));
-        Value* q = t;
-        if (step != 1) {
-            Value* rem = m_b.CreateSRem(t, c64(step));
-            valid = m_b.CreateAnd(valid, m_b.CreateICmpEQ(rem, c64(0)));
-            q = m_b.CreateSDiv(t, c64(step));
-        }
-        valid = m_b.CreateAnd(valid, m_b.CreateICmpSGE(t, c64(0)));
-        valid = m_b.CreateAnd(valid, m_b.CreateICmpSLT(q, c64(size)));
-        // Clamped into range so the (discarded) load stays inside the buffer.
-        Value* clamped = m_b.CreateSelect(m_b.CreateICmpSLT(q, c64(0)), c64(0), q);
-        clamped = m_b.CreateSelect(m_b.CreateICmpSGE(clamped, c64(size)), c64(std::max<int64_t>(size - 1, 0)),
-                                   clamped);
-        inner.multi.push_back(clamped);
-    }
-    HLO_ASSIGN_OR_RETURN(Value * padValue, gen(*pad.operand(1), scalarIndex()));
-    if (operand.shape().elementCount() == 0) return padValue;
-    HLO_ASSIGN_OR_RETURN(Value * value, gen(operand, inner));
-    return m_b.CreateSelect(valid, value, padValue);
-}
-
-StatusOr<Value*> KernelGen::genConcatenate(const HloInstruction& concat, const Index& index) {
-    if (concat.dimensions().size() != 1) return unsupportedAt(concat, "concatenate without one dimension");
-    const auto dim = static_cast<size_t>(concat.dimensions(0));
-    Value* position = multiOf(index, dim);
-    Value* result = nullptr;
-    int64_t offset = 0;
-    for (const HloInstruction* operand : concat.operands()) {
-        const int64_t size = operand->shape().dimensions(static_cast<int64_t>(dim));
-        if (size == 0) continue;
-        Index inner = makeIndex(operand->shape().dimensions());
-        inner.multi = multiAll(index);
-        Value* local = m_b.CreateSub(position, c64(offset));
-        Value* clamped = m_b.CreateSelect(m_b.CreateICmpSLT(local, c64(0)), c64(0), local);
-        clamped = m_b.CreateSelect(m_b.CreateICmpSGE(clamped, c64(size)), c64(size - 1), clamped);
-        inner.multi[dim] = clamped;
-        HLO_ASSIGN_OR_RETURN(Value * value, gen(*operand, inner));
-        result = result ? m_b.CreateSelect(m_b.CreateICmpSGE(position, c64(offset)), value, result) : value;
-        offset += size;
-    }
-    if (!result) return unsupportedAt(concat, "concatenate of empty operands");
-    return result;
-}
-
-// An integer index value (any width and signedness) as i64.
-Value* indexToI64(llvm::IRBuilderBase& b, Value* value, PrimitiveType type) {
-    if (value->getType()->isIntegerTy(64)) return value;
-    return primitive_util::isUnsignedInteger(type) ? b.CreateZExt(value, b.getInt64Ty())
-                                                   : b.CreateSExt(value, b.getInt64Ty());
-}
-
-// clamp(v, 0, hi) for i64 values.
-Value* clampIndex(llvm::IRBuilderBase& b, Value* v, int64_t hi) {
-    Value* lo = b.CreateSelect(b.CreateICmpSLT(v, b.getInt64(0)), b.getInt64(0), v);
-    return b.CreateSelect(b.CreateICmpSGT(lo, b.getInt64(static_cast<uint64_t>(hi))),
-                          b.getInt64(static_cast<uint64_t>(hi)), lo);
-}
-
-StatusOr<Value*> KernelGen::genGather(const HloInstruction& gather, const Index& index) {
-    const GatherDimensionNumbers* numbers = gather.gatherDimensionNumbers();
-    const HloExtraAttributes* extra = gather.extra();
-    if (!numbers || !extra || gather.operandCount() != 2) return unsupportedAt(gather, "gather without dimension numbers");
-    if (!numbers->operandBatchingDims.empty()) return unsupportedAt(gather, "gather with batching dimensions");
-    const HloInstruction& operand = *gather.operand(0);
-    const HloInstruction& indices = *gather.operand(1);
-    const PrimitiveType indexType = indices.shape().elementType();
-    if (!primitive_util::isInteger(indexType)) return unsupportedAt(gather, "non-integer gather indices");
-    const std::vector<int64_t>& sliceSizes = extra->gatherSliceSizes;
-    const int64_t operandRank = operand.shape().rank();
-    if (static_cast<int64_t>(sliceSizes.size()) != operandRank) return unsupportedAt(gather, "slice_sizes rank");
-    const int64_t indicesRank = indices.shape().rank();
-    const bool implicitVector = numbers->indexVectorDim >= indicesRank;
-    // Batch positions of the output (not offset dims), in order.
-    std::vector<Value*> batch;
-    for (size_t d = 0; d < index.dims.size(); ++d)
-        if (std::find(numbers->offsetDims.begin(), numbers->offsetDims.end(), static_cast<int64_t>(d)) ==
-            numbers->offsetDims.end())
-            batch.push_back(multiOf(index, d));
-    std::vector<Value*> start(static_cast<size_t>(operandRank), c64(0));
-    for (size_t k = 0; k < numbers->startIndexMap.size(); ++k) {
-        Index at = makeIndex(indices.shape().dimensions());
-        size_t next = 0;
-        for (int64_t d = 0; d < indicesRank; ++d) {
-            if (!implicitVector && d == numbers->indexVectorDim) at.multi.push_back(c64(static_cast<int64_t>(k)));
-            else at.multi.push_back(next < batch.size() ? batch[next++] : c64(0));
-        }
-        if (indicesRank == 0) at.linear = c64(0);
-        HLO_ASSIGN_OR_RETURN(Value * raw, gen(indices, at));
-        const int64_t dim = numbers->startIndexMap[k];
-        if (dim < 0 || dim >= operandRank) return unsupportedAt(gather, "start_index_map out of range");
-        const int64_t hi = operand.shape().dimensions(dim) - sliceSizes[static_cast<size_t>(dim)];
-        start[static_cast<size_t>(dim)] = clampIndex(m_b, indexToI64(m_b, raw, indexType), std::max<int64_t>(hi, 0));
-    }
-    Index source = makeIndex(operand.shape().dimensions());
-    size_t offset = 0;
-    for (int64_t d = 0; d < operandRank; ++d) {
-        Value* position = start[static_cast<size_t>(d)];
-        const bool collapsed = std::find(numbers->collapsedSliceDims.begin(), numbers->collapsedSliceDims.end(), d) !=
-                               numbers->collapsedSliceDims.end();
-        if (!collapsed) {
-            if (offset >= numbers->offsetDims.size()) return unsupportedAt(gather, "offset_dims mismatch");
-            position = m_b.CreateAdd(position, multiOf(index, static_cast<size_t>(numbers->offsetDims[offset++])));
-        }
-        source.multi.push_back(position);
-    }
-    if (operandRank == 0) source.linear = c64(0);
-    return gen(operand, source);
-}
-
-StatusOr<Value*> KernelGen::genDynamicSlice(const HloInstruction& slice, const Index& index) {
-    const HloInstruction& operand = *slice.operand(0);
-    const int64_t rank = operand.shape().rank();
-    if (slice.operandCount() != rank + 1) return unsupportedAt(slice, "dynamic-slice with an index vector operand");
-    Index source = makeIndex(operand.shape().dimensions());
-    for (int64_t d = 0; d < rank; ++d) {
-        const HloInstruction& start = *slice.operand(d + 1);
-        if (!start.shape().isScalar() || !primitive_util::isInteger(start.shape().elementType()))
-            return unsupportedAt(slice, "non-scalar or non-integer start index");
-        HLO_ASSIGN_OR_RETURN(Value * raw, gen(start, scalarIndex()));
-        const int64_t hi = operand.shape().dimensions(d) - slice.shape().dimensions(d);
-        Value* clamped = clampIndex(m_b, indexToI64(m_b, raw, start.shape().elementType()), std::max<int64_t>(hi, 0));
-        source.multi.push_back(m_b.CreateAdd(clamped, multiOf(index, static_cast<size_t>(d))));
-    }
-    if (rank == 0) source.linear = c64(0);
-    return gen(operand, source);
-}
-
-// dynamic-update-slice at `index`: the update's element where the index lies
-// in the update's window (its start clamped so the window fits, as XLA
-// clamps), the operand's elsewhere.
-StatusOr<Value*> KernelGen::genDynamicUpdateSlice(const HloInstruction& dus, const Index& index) {
-    const HloInstruction& operand = *dus.operand(0);
-    const HloInstruction& update = *dus.operand(1);
-    const int64_t rank = operand.shape().rank();
-    if (dus.operandCount() != rank + 2) return unsupportedAt(dus, "dynamic-update-slice with an index vector operand");
-    if (update.shape().elementCount() == 0) return gen(operand, index);
-    Value* inside = m_b.getTrue();
-    Index at = makeIndex(update.shape().dimensions());
-    for (int64_t d = 0; d < rank; ++d) {
-        const HloInstruction& start = *dus.operand(d + 2);
-        if (!start.shape().isScalar() || !primitive_util::isInteger(start.shape().elementType()))
-            return unsupportedAt(dus, "non-scalar or non-integer start index");
-        HLO_ASSIGN_OR_RETURN(Value * raw, gen(start, scalarIndex()));
-        const int64_t size = update.shape().dimensions(d);
-        const int64_t hi = operand.shape().dimensions(d) - size;
-        Value* first = clampIndex(m_b, indexToI64(m_b, raw, start.shape().elementType()), std::max<int64_t>(hi, 0));
-        Value* offset = m_b.CreateSub(multiOf(index, static_cast<size_t>(d)), first);
-        // Unsigned: a negative offset is out of the window too.
-        inside = m_b.CreateAnd(inside, m_b.CreateICmpULT(offset, c64(size)));
-        at.multi.push_back(offset);
-    }
-    if (rank == 0) at.linear = c64(0);
-    // Both sides are generated in their own blocks, so neither reads memory
-    // outside its own array.
-    llvm::BasicBlock* fromUpdate = llvm::BasicBlock::Create(m_b.getContext(), "dus.update", m_function);
-    llvm::BasicBlock* fromOperand = llvm::BasicBlock::Create(m_b.getContext(), "dus.operand", m_function);
-    llvm::BasicBlock* join = llvm::BasicBlock::Create(m_b.getContext(), "dus.join", m_function);
-    m_b.CreateCondBr(inside, fromUpdate, fromOperand);
-    m_b.SetInsertPoint(fromUpdate);
-    Index updateAt = at;  // a fresh id: values cached in this block stay in it
-    updateAt.id = m_nextId++;
-    HLO_ASSIGN_OR_RETURN(Value * updated, gen(update, updateAt));
-    llvm::BasicBlock* updateEnd = m_b.GetInsertBlock();
-    m_b.CreateBr(join);
-    m_b.SetInsertPoint(fromOperand);
-    Index operandAt = index;
-    operandAt.id = m_nextId++;
-    HLO_ASSIGN_OR_RETURN(Value * kept, gen(operand, operandAt));
-    llvm::BasicBlock* operandEnd = m_b.GetInsertBlock();
-    m_b.CreateBr(join);
-    m_b.SetInsertPoint(join);
-    llvm::PHINode* value = m_b.CreatePHI(updated->getType(), 2, "dus");
-    value->addIncoming(updated, updateEnd);
-    value->addIncoming(kept, operandEnd);
-    return value;
-}
-
 StatusOr<Value*> KernelGen::genUncached(const HloInstruction& instruction, const Index& index) {
     if (auto it = m_env.find(&instruction); it != m_env.end()) return it->second;
     if (auto it = m_leafPointers.find(&instruction); it != m_leafPointers.end())
         return load(instruction, it->second, index);
     const Shape& shape = instruction.shape();
     if (instruction.opcode() != HloOpcode::kGetTupleElement) {
-        if (!shape.isArray()) return unsupportedAt(instruction, "a " + shape.toString(false) + " value inside a kernel");
-        if (shape.isDynamic()) return unsupportedAt(instruction, "dynamic shape");
+        if (!shape.isArray())
+            return unsupportedAt(instruction,
+                                 "a " + shape.toString(false) + " value inside a kernel");
+        // Bounded dynamic dimensions hold their bound, as in the interpreter.
+        for (int64_t d = 0; d < shape.rank(); ++d)
+            if (shape.isUnboundedDimension(d))
+                return unsupportedAt(instruction, "unbounded dynamic shape");
         if (!m_elemental.supported(shape.elementType()))
-            return unsupportedAt(instruction, "element type " + std::string(primitive_util::name(shape.elementType())));
+            return unsupportedAt(
+                instruction,
+                "element type " + std::string(primitive_util::name(shape.elementType())));
     }
     const HloOpcode opcode = instruction.opcode();
     switch (opcode) {
-    case HloOpcode::kParameter:
-        return unsupportedAt(instruction, "parameter without a buffer (internal)");
-    case HloOpcode::kConstant: return loadConstant(instruction, index);
-    case HloOpcode::kIota: {
-        Value* position = multiOf(index, static_cast<size_t>(instruction.iotaDimension()));
-        return m_elemental.fromIndex(shape.elementType(), position);
-    }
-    case HloOpcode::kBroadcast: {
-        const HloInstruction& operand = *instruction.operand(0);
-        Index inner = makeIndex(operand.shape().dimensions());
-        if (operand.shape().isScalar()) inner.linear = c64(0);
-        for (int64_t d : instruction.dimensions()) inner.multi.push_back(multiOf(index, static_cast<size_t>(d)));
-        return gen(operand, inner);
-    }
-    case HloOpcode::kBitcast:
-    case HloOpcode::kReshape: {
-        const HloInstruction& operand = *instruction.operand(0);
-        if (opcode == HloOpcode::kBitcast &&
-            (operand.shape().elementType() != shape.elementType() || !operand.shape().hasDefaultDenseLayout() ||
-             !shape.hasDefaultDenseLayout()))
-            return unsupportedAt(instruction, "bitcast that depends on layouts or element types");
-        if (operand.shape().dimensions() == index.dims) return gen(operand, index);
-        Index inner = makeIndex(operand.shape().dimensions());
-        inner.linear = linearOf(index);
-        return gen(operand, inner);
-    }
-    case HloOpcode::kCopy: return gen(*instruction.operand(0), index);
-    case HloOpcode::kTranspose: {
-        const HloInstruction& operand = *instruction.operand(0);
-        Index inner = makeIndex(operand.shape().dimensions());
-        inner.multi.assign(index.dims.size(), nullptr);
-        for (size_t i = 0; i < instruction.dimensions().size(); ++i)
-            inner.multi[static_cast<size_t>(instruction.dimensions(static_cast<int64_t>(i)))] = multiOf(index, i);
-        return gen(operand, inner);
-    }
-    case HloOpcode::kSlice: {
-        const HloInstruction& operand = *instruction.operand(0);
-        Index inner = makeIndex(operand.shape().dimensions());
-        const auto& slice = instruction.slice();
-        for (size_t d = 0; d < index.dims.size(); ++d) {
-            Value* v = multiOf(index, d);
-            if (slice[d].stride != 1) v = m_b.CreateMul(v, c64(slice[d].stride));
-            if (slice[d].start != 0) v = m_b.CreateAdd(v, c64(slice[d].start));
-            inner.multi.push_back(v);
+        case HloOpcode::kParameter:
+            return unsupportedAt(instruction, "parameter without a buffer (internal)");
+        case HloOpcode::kConstant:
+            return loadConstant(instruction, index);
+        case HloOpcode::kIota: {
+            Value* position = multiOf(index, static_cast<size_t>(instruction.iotaDimension()));
+            return m_elemental.fromIndex(shape.elementType(), position);
         }
-        return gen(operand, inner);
+        case HloOpcode::kBroadcast: {
+            const HloInstruction& operand = *instruction.operand(0);
+            Index inner = makeIndex(operand.shape().dimensions());
+            if (operand.shape().isScalar()) inner.linear = c64(0);
+            for (int64_t d : instruction.dimensions())
+                inner.multi.push_back(multiOf(index, static_cast<size_t>(d)));
+            return gen(operand, inner);
+        }
+        case HloOpcode::kBitcast:
+        case HloOpcode::kReshape: {
+            const HloInstruction& operand = *instruction.operand(0);
+            if (opcode == HloOpcode::kBitcast &&
+                (operand.shape().elementType() != shape.elementType() ||
+                 !operand.shape().hasDefaultDenseLayout() || !shape.hasDefaultDenseLayout()))
+                return genLayoutBitcast(instruction, index);
+            if (operand.shape().dimensions() == index.dims) return gen(operand, index);
+            Index inner = makeIndex(operand.shape().dimensions());
+            inner.linear = linearOf(index);
+            return gen(operand, inner);
+        }
+        case HloOpcode::kCopy:
+            return gen(*instruction.operand(0), index);
+        case HloOpcode::kTranspose: {
+            const HloInstruction& operand = *instruction.operand(0);
+            Index inner = makeIndex(operand.shape().dimensions());
+            inner.multi.assign(index.dims.size(), nullptr);
+            for (size_t i = 0; i < instruction.dimensions().size(); ++i)
+                inner.multi[static_cast<size_t>(instruction.dimensions(static_cast<int64_t>(i)))] =
+                    multiOf(index, i);
+            return gen(operand, inner);
+        }
+        case HloOpcode::kSlice: {
+            const HloInstruction& operand = *instruction.operand(0);
+            Index inner = makeIndex(operand.shape().dimensions());
+            const auto& slice = instruction.slice();
+            for (size_t d = 0; d < index.dims.size(); ++d) {
+                Value* v = multiOf(index, d);
+                if (slice[d].stride != 1) v = m_b.CreateMul(v, c64(slice[d].stride));
+                if (slice[d].start != 0) v = m_b.CreateAdd(v, c64(slice[d].start));
+                inner.multi.push_back(v);
+            }
+            return gen(operand, inner);
+        }
+        case HloOpcode::kReverse: {
+            const HloInstruction& operand = *instruction.operand(0);
+            Index inner = makeIndex(operand.shape().dimensions());
+            inner.multi = multiAll(index);
+            for (int64_t d : instruction.dimensions())
+                inner.multi[static_cast<size_t>(d)] =
+                    m_b.CreateSub(c64(index.dims[static_cast<size_t>(d)] - 1),
+                                  inner.multi[static_cast<size_t>(d)]);
+            return gen(operand, inner);
+        }
+        case HloOpcode::kBitcastConvert:
+            return genBitcastConvert(instruction, index);
+        case HloOpcode::kPad:
+            return genPad(instruction, index);
+        case HloOpcode::kConcatenate:
+            return genConcatenate(instruction, index);
+        case HloOpcode::kGather:
+            return genGather(instruction, index);
+        case HloOpcode::kDynamicSlice:
+            return genDynamicSlice(instruction, index);
+        case HloOpcode::kDynamicUpdateSlice:
+            return genDynamicUpdateSlice(instruction, index);
+        case HloOpcode::kReduce: {
+            if (instruction.shape().isTuple())
+                return unsupportedAt(instruction, "variadic reduce used as an array");
+            HLO_ASSIGN_OR_RETURN(std::vector<Value*> values, genReduce(instruction, index));
+            return values.front();
+        }
+        case HloOpcode::kGetTupleElement: {
+            const HloInstruction& tuple = *instruction.operand(0);
+            if (tuple.opcode() != HloOpcode::kReduce)
+                return unsupportedAt(instruction, "get-tuple-element of a " +
+                                                      std::string(hloOpcodeString(tuple.opcode())));
+            HLO_ASSIGN_OR_RETURN(std::vector<Value*> values, genReduce(tuple, index));
+            if (instruction.tupleIndex() < 0 ||
+                instruction.tupleIndex() >= static_cast<int64_t>(values.size()))
+                return unsupportedAt(instruction, "tuple index out of range");
+            return values[static_cast<size_t>(instruction.tupleIndex())];
+        }
+        default:
+            break;
     }
-    case HloOpcode::kReverse: {
-        const HloInstruction& operand = *instruction.operand(0);
-        Index inner = makeIndex(operand.shape().dimensions());
-        inner.multi = multiAll(index);
-        for (int64_t d : instruction.dimensions())
-            inner.multi[static_cast<size_t>(d)] =
-                m_b.CreateSub(c64(index.dims[static_cast<size_t>(d)] - 1), inner.multi[static_cast<size_t>(d)]);
-        return gen(operand, inner);
-    }
-    case HloOpcode::kPad: return genPad(instruction, index);
-    case HloOpcode::kConcatenate: return genConcatenate(instruction, index);
-    case HloOpcode::kGather: return genGather(instruction, index);
-    case HloOpcode::kDynamicSlice: return genDynamicSlice(instruction, index);
-    case HloOpcode::kDynamicUpdateSlice: return genDynamicUpdateSlice(instruction, index);
-    case HloOpcode::kReduce: {
-        if (instruction.shape().isTuple()) return unsupportedAt(instruction, "variadic reduce used as an array");
-        HLO_ASSIGN_OR_RETURN(std::vector<Value*> values, genReduce(instruction, index));
-        return values.front();
-    }
-    case HloOpcode::kGetTupleElement: {
-        const HloInstruction& tuple = *instruction.operand(0);
-        if (tuple.opcode() != HloOpcode::kReduce)
-            return unsupportedAt(instruction, "get-tuple-element of a " + std::string(hloOpcodeString(tuple.opcode())));
-        HLO_ASSIGN_OR_RETURN(std::vector<Value*> values, genReduce(tuple, index));
-        if (instruction.tupleIndex() < 0 || instruction.tupleIndex() >= static_cast<int64_t>(values.size()))
-            return unsupportedAt(instruction, "tuple index out of range");
-        return values[static_cast<size_t>(instruction.tupleIndex())];
-    }
-    default: break;
-    }
+    if (isSharedOpcode(opcode)) return genShared(instruction, index);
     if (!isElementalOpcode(opcode)) return genOther(instruction, index);
     std::vector<Value*> operands;
     for (const HloInstruction* operand : instruction.operands()) {
@@ -391,12 +229,13 @@ StatusOr<Value*> KernelGen::genUncached(const HloInstruction& instruction, const
 }
 
 StatusOr<Value*> KernelGen::genOther(const HloInstruction& instruction, const Index&) {
-    return unsupportedAt(instruction,
-                         std::string(hloOpcodeString(instruction.opcode())) + " is not compiled by the CPU backend");
+    return unsupportedAt(instruction, std::string(hloOpcodeString(instruction.opcode())) +
+                                          " is not compiled by the CPU backend");
 }
 
 StatusOr<std::vector<Value*>> KernelGen::callScalar(const HloComputation& computation,
-                                                    const std::vector<Value*>& args, bool reassociate) {
+                                                    const std::vector<Value*>& args,
+                                                    bool reassociate) {
     if (static_cast<int64_t>(args.size()) != computation.parameterCount())
         return unsupportedAt(*computation.root(), "reducer arity mismatch");
     for (int64_t i = 0; i < computation.parameterCount(); ++i) {
@@ -428,10 +267,13 @@ StatusOr<std::vector<Value*>> KernelGen::callScalar(const HloComputation& comput
         }
     } else {
         auto value = gen(*root, scalar);
-        if (value.isOk()) results.push_back(*value);
-        else status = value.status();
+        if (value.isOk())
+            results.push_back(*value);
+        else
+            status = value.status();
     }
-    for (int64_t i = 0; i < computation.parameterCount(); ++i) m_env.erase(computation.parameter(i));
+    for (int64_t i = 0; i < computation.parameterCount(); ++i)
+        m_env.erase(computation.parameter(i));
     m_elemental.setRoundNarrow(rounding);
     if (!status.isOk()) return status;
     return results;
@@ -462,17 +304,20 @@ constexpr int64_t kMaxRowBufferBytes = 64 << 10;
 
 Value* KernelGen::rowBufferFor(const HloInstruction& reduce, const Index& index) {
     // Hoisted, one input over the kernel's own rows, at this row.
-    if (!m_spec.rowBuffers || !m_row.hoistEnd || reduce.operandCount() != 2 || m_row.dims.empty()) return nullptr;
+    if (!m_spec.rowBuffers || !m_row.hoistEnd || reduce.operandCount() != 2 || m_row.dims.empty())
+        return nullptr;
     const HloInstruction& operand = *reduce.operand(0);
     if (operand.shape().dimensions() != m_row.dims || reduce.dimensions().size() != 1 ||
-        reduce.dimensions(0) != static_cast<int64_t>(m_row.dims.size()) - 1 || index.multi != m_row.outer)
+        reduce.dimensions(0) != static_cast<int64_t>(m_row.dims.size()) - 1 ||
+        index.multi != m_row.outer)
         return nullptr;
     if (m_row.rowBuffers.count(&operand) || !costsTranscendentals(operand)) return nullptr;
     const PrimitiveType type = operand.shape().elementType();
     const int64_t rowLength = m_row.dims.back();
     if (rowLength * primitive_util::byteWidth(type) > kMaxRowBufferBytes) return nullptr;
     llvm::IRBuilder<> entry(m_row.entry, m_row.entry->begin());
-    llvm::AllocaInst* buffer = entry.CreateAlloca(m_elemental.memoryType(type), c64(rowLength), "row.buffer");
+    llvm::AllocaInst* buffer =
+        entry.CreateAlloca(m_elemental.memoryType(type), c64(rowLength), "row.buffer");
     buffer->setAlignment(llvm::Align(64));
     m_row.rowBuffers[&operand] = buffer;
     return buffer;
@@ -507,7 +352,8 @@ void KernelGen::planStreaming(const std::vector<int64_t>& dims) {
     int64_t widest = 1;
     for (size_t k = 0; k < m_spec.outputs.size(); ++k) {
         const int64_t bytes = static_cast<int64_t>(
-            layout.getTypeAllocSize(m_elemental.memoryType(outputShape(k).elementType())).getFixedValue());
+            layout.getTypeAllocSize(m_elemental.memoryType(outputShape(k).elementType()))
+                .getFixedValue());
         m_stream.elementBytes.push_back(bytes);
         widest = std::max(widest, bytes);
     }
@@ -533,11 +379,13 @@ Status KernelGen::hoistRowBroadcasts(const Index& element) {
         if (fusion::isRowBroadcast(*x, m_row.dims)) broadcasts.push_back(x);
         for (const HloInstruction* operand : x->operands()) stack.push_back(operand);
     }
-    for (const HloInstruction* broadcast : broadcasts) HLO_RETURN_IF_ERROR(gen(*broadcast, element).status());
+    for (const HloInstruction* broadcast : broadcasts)
+        HLO_RETURN_IF_ERROR(gen(*broadcast, element).status());
     return Status::ok();
 }
 
-StatusOr<std::vector<Value*>> KernelGen::genReduce(const HloInstruction& reduce, const Index& index) {
+StatusOr<std::vector<Value*>> KernelGen::genReduce(const HloInstruction& reduce,
+                                                   const Index& index) {
     const auto key = std::make_pair(&reduce, index.id);
     if (auto it = m_cache.find(key); it != m_cache.end()) return it->second;
     if (!m_row.hoistEnd || !rowInvariant(index)) {
@@ -568,7 +416,8 @@ StatusOr<std::vector<Value*>> KernelGen::genReduce(const HloInstruction& reduce,
     return *results;
 }
 
-StatusOr<std::vector<Value*>> KernelGen::genReduceLoop(const HloInstruction& reduce, const Index& index) {
+StatusOr<std::vector<Value*>> KernelGen::genReduceLoop(const HloInstruction& reduce,
+                                                       const Index& index) {
     const HloComputation* reducer = reduce.toApply();
     if (!reducer) return unsupportedAt(reduce, "reduce without to_apply");
     const int64_t n = reduce.operandCount() / 2;
@@ -582,7 +431,8 @@ StatusOr<std::vector<Value*>> KernelGen::genReduceLoop(const HloInstruction& red
     for (int64_t d : reduced) reducedCount *= inDims[static_cast<size_t>(d)];
     bool trailing = true;
     for (size_t i = 0; i < reduced.size(); ++i)
-        trailing = trailing && reduced[i] == static_cast<int64_t>(inDims.size() - reduced.size() + i);
+        trailing =
+            trailing && reduced[i] == static_cast<int64_t>(inDims.size() - reduced.size() + i);
 
     std::vector<Value*> inits;
     for (int64_t k = 0; k < n; ++k) {
@@ -592,7 +442,8 @@ StatusOr<std::vector<Value*>> KernelGen::genReduceLoop(const HloInstruction& red
         inits.push_back(value);
     }
     bool isOutput = false;
-    for (size_t k = 0; m_outputsAreReduces && k < m_spec.outputs.size(); ++k) isOutput = isOutput || reduceOf(k) == &reduce;
+    for (size_t k = 0; m_outputsAreReduces && k < m_spec.outputs.size(); ++k)
+        isOutput = isOutput || reduceOf(k) == &reduce;
     Value* lo = isOutput ? m_reducedBegin : c64(0);
     Value* hi = isOutput ? m_reducedEnd : c64(reducedCount);
     // Kept dimensions' positions, and the linear base of the trailing form.
@@ -618,7 +469,8 @@ StatusOr<std::vector<Value*>> KernelGen::genReduceLoop(const HloInstruction& red
         Value* rest = r;
         for (size_t i = reduced.size(); i-- > 0;) {
             const int64_t size = inDims[static_cast<size_t>(reduced[i])];
-            input.multi[static_cast<size_t>(reduced[i])] = i == 0 ? rest : m_b.CreateURem(rest, c64(size));
+            input.multi[static_cast<size_t>(reduced[i])] =
+                i == 0 ? rest : m_b.CreateURem(rest, c64(size));
             if (i > 0) rest = m_b.CreateUDiv(rest, c64(size));
         }
         size_t next = 0;
@@ -630,7 +482,8 @@ StatusOr<std::vector<Value*>> KernelGen::genReduceLoop(const HloInstruction& red
     std::vector<Value*> args(accumulators.begin(), accumulators.end());
     for (int64_t k = 0; k < n; ++k) {
         const HloInstruction& operand = *reduce.operand(k);
-        if (operand.shape().dimensions() != inDims) return unsupportedAt(reduce, "inputs of different shapes");
+        if (operand.shape().dimensions() != inDims)
+            return unsupportedAt(reduce, "inputs of different shapes");
         HLO_ASSIGN_OR_RETURN(Value * value, gen(operand, input));
         if (rowBuffer) {
             const PrimitiveType type = operand.shape().elementType();
@@ -640,13 +493,15 @@ StatusOr<std::vector<Value*>> KernelGen::genReduceLoop(const HloInstruction& red
         args.push_back(value);
     }
     HLO_ASSIGN_OR_RETURN(std::vector<Value*> next, callScalar(*reducer, args, true));
-    if (static_cast<int64_t>(next.size()) != n) return unsupportedAt(reduce, "reducer result arity mismatch");
+    if (static_cast<int64_t>(next.size()) != n)
+        return unsupportedAt(reduce, "reducer result arity mismatch");
     Value* r1 = m_b.CreateAdd(r, c64(isOutput ? m_reducedStep : 1));
     llvm::BasicBlock* latch = m_b.GetInsertBlock();
     m_b.CreateCondBr(m_b.CreateICmpSLT(r1, hi), loop, exit);
     r->addIncoming(r1, latch);
     for (int64_t k = 0; k < n; ++k) {
-        if (next[static_cast<size_t>(k)]->getType() != accumulators[static_cast<size_t>(k)]->getType())
+        if (next[static_cast<size_t>(k)]->getType() !=
+            accumulators[static_cast<size_t>(k)]->getType())
             return unsupportedAt(reduce, "reducer changes the accumulator type");
         accumulators[static_cast<size_t>(k)]->addIncoming(next[static_cast<size_t>(k)], latch);
     }
@@ -664,7 +519,8 @@ StatusOr<std::vector<Value*>> KernelGen::genReduceLoop(const HloInstruction& red
 Status KernelGen::emitCombiner(const std::string& name) {
     llvm::LLVMContext& context = m_b.getContext();
     auto* type = llvm::FunctionType::get(m_b.getVoidTy(), {m_b.getPtrTy(), i64(), i64()}, false);
-    m_function = llvm::Function::Create(type, llvm::GlobalValue::ExternalLinkage, name, *m_impl.module);
+    m_function =
+        llvm::Function::Create(type, llvm::GlobalValue::ExternalLinkage, name, *m_impl.module);
     llvm::Argument* buffers = m_function->getArg(0);
     llvm::BasicBlock* entry = llvm::BasicBlock::Create(context, "entry", m_function);
     m_b.SetInsertPoint(entry);
@@ -685,7 +541,8 @@ Status KernelGen::emitCombiner(const std::string& name) {
     for (size_t k = 0; k < count; ++k) groups[reduceOf(k)].push_back(k);
     for (const auto& [reduce, slots] : groups) {
         const int64_t n = reduce->operandCount() / 2;
-        if (static_cast<int64_t>(slots.size()) != n) return unsupportedAt(*reduce, "partial variadic outputs");
+        if (static_cast<int64_t>(slots.size()) != n)
+            return unsupportedAt(*reduce, "partial variadic outputs");
         std::vector<Value*> args;
         std::vector<Value*> addresses;
         for (size_t j = 0; j < slots.size(); ++j) {
@@ -693,7 +550,8 @@ Status KernelGen::emitCombiner(const std::string& name) {
             const int expected = output->opcode() == HloOpcode::kGetTupleElement
                                      ? static_cast<int>(output->tupleIndex())
                                      : std::max(component(slots[j]), 0);
-            if (expected != static_cast<int>(j)) return unsupportedAt(*reduce, "variadic outputs out of order");
+            if (expected != static_cast<int>(j))
+                return unsupportedAt(*reduce, "variadic outputs out of order");
         }
         for (int pass = 0; pass < 2; ++pass)
             for (size_t j = 0; j < slots.size(); ++j) {
@@ -704,15 +562,18 @@ Status KernelGen::emitCombiner(const std::string& name) {
                 if (pass == 0) addresses.push_back(address);
                 args.push_back(m_elemental.fromMemory(type, m_b.CreateLoad(memory, address)));
             }
-        HLO_ASSIGN_OR_RETURN(std::vector<Value*> combined, callScalar(*reduce->toApply(), args, false));
+        HLO_ASSIGN_OR_RETURN(std::vector<Value*> combined,
+                             callScalar(*reduce->toApply(), args, false));
         for (size_t j = 0; j < slots.size(); ++j)
-            m_b.CreateStore(m_elemental.toMemory(outputShape(slots[j]).elementType(), combined[j]), addresses[j]);
+            m_b.CreateStore(m_elemental.toMemory(outputShape(slots[j]).elementType(), combined[j]),
+                            addresses[j]);
     }
     Value* next = m_b.CreateAdd(i, c64(1));
     i->addIncoming(next, m_b.GetInsertBlock());
     m_b.CreateCondBr(m_b.CreateICmpSLT(next, m_function->getArg(2)), loop, done);
     m_b.SetInsertPoint(done);
-    if (m_stream.on) emitStoreFence(m_b);  // the streamed lines are visible before the kernel returns
+    if (m_stream.on)
+        emitStoreFence(m_b);  // the streamed lines are visible before the kernel returns
     m_b.CreateRetVoid();
     return Status::ok();
 }
@@ -722,17 +583,19 @@ StatusOr<CpuKernelInfo> KernelGen::run() {
     for (size_t k = 0; k < m_spec.outputs.size(); ++k) {
         const Shape& shape = m_spec.outputs[k]->shape();
         const int c = component(k);
-        if (c >= 0 ? (!shape.isTuple() || c >= shape.tupleCount() || !shape.tupleShape(c).isArray() ||
-                      !reduceOf(k))
+        if (c >= 0 ? (!shape.isTuple() || c >= shape.tupleCount() ||
+                      !shape.tupleShape(c).isArray() || !reduceOf(k))
                    : !shape.isArray())
-            return unsupportedAt(*m_spec.outputs[k], "kernel output of shape " + shape.toString(false));
+            return unsupportedAt(*m_spec.outputs[k],
+                                 "kernel output of shape " + shape.toString(false));
     }
     const std::vector<int64_t> dims = outputShape(0).dimensions();
     CpuKernelInfo info;
     m_outputsAreReduces = true;
     for (size_t k = 0; k < m_spec.outputs.size(); ++k) {
         const HloInstruction* output = m_spec.outputs[k];
-        if (outputShape(k).dimensions() != dims) return unsupportedAt(*output, "kernel outputs of different shapes");
+        if (outputShape(k).dimensions() != dims)
+            return unsupportedAt(*output, "kernel outputs of different shapes");
         const HloInstruction* reduce = reduceOf(k);
         if (!reduce) {
             m_outputsAreReduces = false;
@@ -746,8 +609,10 @@ StatusOr<CpuKernelInfo> KernelGen::run() {
     if (!m_outputsAreReduces) info.reducedElements = 1;
 
     llvm::LLVMContext& context = m_b.getContext();
-    auto* type = llvm::FunctionType::get(m_b.getVoidTy(), {m_b.getPtrTy(), i64(), i64(), i64(), i64()}, false);
-    m_function = llvm::Function::Create(type, llvm::GlobalValue::ExternalLinkage, m_spec.name, *m_impl.module);
+    auto* type = llvm::FunctionType::get(m_b.getVoidTy(),
+                                         {m_b.getPtrTy(), i64(), i64(), i64(), i64()}, false);
+    m_function = llvm::Function::Create(type, llvm::GlobalValue::ExternalLinkage, m_spec.name,
+                                        *m_impl.module);
     llvm::Function* function = m_function;
     llvm::Argument* buffers = function->getArg(0);
     Value* begin = function->getArg(1);
@@ -761,14 +626,17 @@ StatusOr<CpuKernelInfo> KernelGen::run() {
     for (size_t k = 0; k < outputCount + m_spec.leaves.size(); ++k) {
         Value* slot = m_b.CreateInBoundsGEP(m_b.getPtrTy(), buffers, c64(static_cast<int64_t>(k)));
         Value* pointer = m_b.CreateLoad(m_b.getPtrTy(), slot);
-        if (k < outputCount) outputPointers.push_back(pointer);
-        else m_leafPointers.emplace(m_spec.leaves[k - outputCount], pointer);
+        if (k < outputCount)
+            outputPointers.push_back(pointer);
+        else
+            m_leafPointers.emplace(m_spec.leaves[k - outputCount], pointer);
     }
     planStreaming(dims);
     if (m_stream.on) {
         for (size_t k = 0; k < outputCount; ++k) {
-            llvm::AllocaInst* buffer = m_b.CreateAlloca(m_elemental.memoryType(outputShape(k).elementType()),
-                                                        c64(m_stream.capacity), "stream.buffer");
+            llvm::AllocaInst* buffer =
+                m_b.CreateAlloca(m_elemental.memoryType(outputShape(k).elementType()),
+                                 c64(m_stream.capacity), "stream.buffer");
             buffer->setAlignment(llvm::Align(64));
             m_stream.buffers.push_back(buffer);
         }
@@ -787,10 +655,13 @@ StatusOr<CpuKernelInfo> KernelGen::run() {
     Value* column0 = m_b.CreateSub(i, m_b.CreateMul(row, c64(rowLength)));
     Value* leftInRow = m_b.CreateSub(c64(rowLength), column0);
     Value* leftInRange = m_b.CreateSub(end, i);
-    Value* count = m_b.CreateSelect(m_b.CreateICmpSLT(leftInRow, leftInRange), leftInRow, leftInRange);
+    Value* count =
+        m_b.CreateSelect(m_b.CreateICmpSLT(leftInRow, leftInRange), leftInRow, leftInRange);
     if (m_stream.splitRows && m_stream.on) {
-        Value* leftInChunk = m_b.CreateSub(c64(m_stream.capacity), m_b.CreateURem(i, c64(m_stream.capacity)));
-        count = m_b.CreateSelect(m_b.CreateICmpSLT(leftInChunk, count), leftInChunk, count, "count");
+        Value* leftInChunk =
+            m_b.CreateSub(c64(m_stream.capacity), m_b.CreateURem(i, c64(m_stream.capacity)));
+        count =
+            m_b.CreateSelect(m_b.CreateICmpSLT(leftInChunk, count), leftInChunk, count, "count");
     }
     Value* columnEnd = m_b.CreateAdd(column0, count);
     std::vector<Value*> outerMulti;
@@ -831,12 +702,16 @@ StatusOr<CpuKernelInfo> KernelGen::run() {
         Status failure = Status::ok();
         if (component(k) >= 0) {
             auto values = genReduce(output, index);
-            if (values.isOk()) value = (*values)[static_cast<size_t>(component(k))];
-            else failure = values.status();
+            if (values.isOk())
+                value = (*values)[static_cast<size_t>(component(k))];
+            else
+                failure = values.status();
         } else {
             auto generated = gen(output, index);
-            if (generated.isOk()) value = *generated;
-            else failure = generated.status();
+            if (generated.isOk())
+                value = *generated;
+            else
+                failure = generated.status();
         }
         if (!failure.isOk()) {
             function->eraseFromParent();
@@ -844,9 +719,10 @@ StatusOr<CpuKernelInfo> KernelGen::run() {
         }
         const PrimitiveType elementType = outputShape(k).elementType();
         Value* address =
-            m_stream.on ? m_b.CreateInBoundsGEP(m_elemental.memoryType(elementType), m_stream.buffers[k],
-                                                m_b.CreateSub(column, column0))
-                        : m_b.CreateInBoundsGEP(m_elemental.memoryType(elementType), outputPointers[k], index.linear);
+            m_stream.on ? m_b.CreateInBoundsGEP(m_elemental.memoryType(elementType),
+                                                m_stream.buffers[k], m_b.CreateSub(column, column0))
+                        : m_b.CreateInBoundsGEP(m_elemental.memoryType(elementType),
+                                                outputPointers[k], index.linear);
         m_b.CreateStore(m_elemental.toMemory(elementType, value), address);
     }
     Value* nextColumn = m_b.CreateAdd(column, c64(1));
@@ -863,7 +739,8 @@ StatusOr<CpuKernelInfo> KernelGen::run() {
         llvm::Function* copy = streamCopyFunction(*m_impl.module);
         for (size_t k = 0; k < outputCount; ++k) {
             const int64_t bytes = m_stream.elementBytes[k];
-            Value* target = m_b.CreateInBoundsGEP(m_b.getInt8Ty(), outputPointers[k], m_b.CreateMul(i, c64(bytes)));
+            Value* target = m_b.CreateInBoundsGEP(m_b.getInt8Ty(), outputPointers[k],
+                                                  m_b.CreateMul(i, c64(bytes)));
             m_b.CreateCall(copy, {target, m_stream.buffers[k], m_b.CreateMul(count, c64(bytes))});
         }
     }
@@ -871,7 +748,8 @@ StatusOr<CpuKernelInfo> KernelGen::run() {
     i->addIncoming(nextI, latch);
     m_b.CreateCondBr(m_b.CreateICmpSLT(nextI, end), outer, done);
     m_b.SetInsertPoint(done);
-    if (m_stream.on) emitStoreFence(m_b);  // the streamed lines are visible before the kernel returns
+    if (m_stream.on)
+        emitStoreFence(m_b);  // the streamed lines are visible before the kernel returns
     m_b.CreateRetVoid();
 
     if (m_outputsAreReduces) {

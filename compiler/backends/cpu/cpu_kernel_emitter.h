@@ -35,12 +35,19 @@
 // Transcendentals of f32 use the vectorisable approximations of
 // compiler/runtime/fast_math.h (cpu_math_ir.cc); f64 ones call libm.
 //
-// Supported element types: pred, s8..s64, u8..u64, f32, f64. Supported
-// ops: elementwise arithmetic, logic, shifts, compare (not TOTALORDER),
-// select, clamp, convert, the transcendentals, broadcast, reshape, bitcast
-// (same element type, default layouts), transpose, slice, reverse, pad,
-// concatenate, iota, constant, copy, reduce (any reducer of supported
-// scalar ops, variadic too) and get-tuple-element of a variadic reduce.
+// Supported element types: pred, s1..s64, u1..u64 (sub-byte ones one byte
+// per element), f16, bf16, the f8 / f6 / f4 formats (one byte each; all
+// narrow floats compute in f32, rounded after every op), f32, f64.
+// Supported ops: elementwise arithmetic, logic, shifts, compare (not
+// TOTALORDER), select, clamp, convert, bitcast-convert, the
+// transcendentals, broadcast, reshape, bitcast (any layouts), transpose,
+// slice, reverse, pad, concatenate, iota, constant, copy, reduce (any
+// reducer of supported scalar ops, variadic too) and get-tuple-element of a
+// variadic reduce, gather, dynamic-slice, dynamic-update-slice, map,
+// reduce-window, convolution (element by element; the runtime prefers its
+// GEMM convolution), select-and-scatter, collectives on one device,
+// replica-id, partition-id, get/set-dimension-size, dynamic-reshape
+// (kernel_gen_internal.h).
 // Anything else makes emitKernel() return an error naming the instruction and why;
 // nothing is left in the module then, and the runtime runs that kernel with
 // the interpreter instead (visibly).
@@ -58,8 +65,8 @@ namespace hloscope {
 
 class CpuJit;
 
-using CpuKernelFunction = void (*)(void* const* buffers, int64_t begin, int64_t end, int64_t reducedBegin,
-                                   int64_t reducedEnd);
+using CpuKernelFunction = void (*)(void* const* buffers, int64_t begin, int64_t end,
+                                   int64_t reducedBegin, int64_t reducedEnd);
 using CpuCombineFunction = void (*)(void* const* buffers, int64_t begin, int64_t end);
 
 // Opcodes a kernel can hold besides the shape and data-movement ops the
@@ -67,7 +74,10 @@ using CpuCombineFunction = void (*)(void* const* buffers, int64_t begin, int64_t
 bool isElementalOpcode(HloOpcode opcode);
 // Whether `opcode` as a single instruction makes a kernel (elementwise ops,
 // broadcast, transpose, slice, reverse, pad, concatenate, iota, copy,
-// reshape, reduce, gather, dynamic-slice). Types are checked when emitting.
+// reshape, bitcast, reduce, gather, dynamic-slice, dynamic-update-slice,
+// reduce-window, convolution, select-and-scatter, map, collectives on one
+// device, replica-id, partition-id, get/set-dimension-size,
+// dynamic-reshape). Types are checked when emitting.
 bool isKernelOpcode(HloOpcode opcode);
 
 struct CpuKernelSpec {
@@ -76,7 +86,7 @@ struct CpuKernelSpec {
     // Per output: -1, or component k of a variadic (tuple-shaped) reduce.
     // Empty: all -1.
     std::vector<int> outputComponents;
-    std::vector<const HloInstruction*> leaves;   // buffers[outputs.size() + i] holds leaves[i]
+    std::vector<const HloInstruction*> leaves;  // buffers[outputs.size() + i] holds leaves[i]
     // Write the outputs with non-temporal stores (the runtime asks for it
     // when they are far larger than the last-level cache): each row, or
     // chunk of a long row, is computed into a stack buffer and streamed out
@@ -108,7 +118,8 @@ public:
 
     // Emits the kernel (see the top comment), or an error (the instruction
     // and why) with nothing emitted.
-    StatusOr<CpuKernelInfo> emitKernel(const CpuKernelSpec& spec);  // not emit(): Qt defines that as a macro
+    StatusOr<CpuKernelInfo> emitKernel(
+        const CpuKernelSpec& spec);  // not emit(): Qt defines that as a macro
     int64_t kernelCount() const;
     // The LLVM IR emitted so far (before optimisation), for tests and dumps.
     std::string irText() const;

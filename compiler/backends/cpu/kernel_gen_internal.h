@@ -13,6 +13,7 @@
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -118,6 +119,36 @@ protected:
     StatusOr<Value*> genDynamicSlice(const HloInstruction& slice, const Index& index);
     StatusOr<Value*> genDynamicUpdateSlice(const HloInstruction& dus, const Index& index);
     Status emitCombiner(const std::string& name);
+
+    // Ops beyond the element-wise and data-movement ones, for both backends
+    // (kernel_gen_ops.cc, kernel_gen_window.cc): collectives on one device,
+    // replica-id / partition-id, get/set-dimension-size, map, bitcasts that
+    // depend on layouts, bitcast-convert, reduce-window, convolution and
+    // select-and-scatter, each element by element as the interpreter
+    // computes it.
+    static bool isSharedOpcode(HloOpcode opcode);
+    StatusOr<Value*> genShared(const HloInstruction& instruction, const Index& index);
+    StatusOr<Value*> genLayoutBitcast(const HloInstruction& bitcast, const Index& index);
+    StatusOr<Value*> genBitcastConvert(const HloInstruction& convert, const Index& index);
+    StatusOr<Value*> genReduceWindow(const HloInstruction& reduceWindow, const Index& index);
+    StatusOr<Value*> genConvolution(const HloInstruction& convolution, const Index& index);
+    StatusOr<Value*> genSelectAndScatter(const HloInstruction& selectAndScatter,
+                                         const Index& index);
+    // A counted loop at the insert point: `body(k, acc)` (which may add
+    // blocks) returns the accumulators' next values for k = 0, ..., count - 1;
+    // the result is their values after the last step (`initial` for count 0).
+    using FoldBody =
+        std::function<StatusOr<std::vector<Value*>>(Value* k, const std::vector<Value*>& acc)>;
+    StatusOr<std::vector<Value*>> emitFold(int64_t count, const std::vector<Value*>& initial,
+                                           const FoldBody& body, const char* name);
+    // `then()` emitted in a block of its own, run only where `condition`
+    // holds: its values there, `otherwise` elsewhere. Values generated
+    // inside must be at indices made inside (they do not dominate the rest).
+    StatusOr<std::vector<Value*>> emitIf(Value* condition, const std::vector<Value*>& otherwise,
+                                         const std::function<StatusOr<std::vector<Value*>>()>& then,
+                                         const char* name);
+    // Per-dimension decomposition of a row-major position `k` in `sizes`.
+    std::vector<Value*> unflatten(Value* k, const std::vector<int64_t>& sizes);
 
     CpuKernelEmitter::Impl& m_impl;
     const CpuKernelSpec& m_spec;

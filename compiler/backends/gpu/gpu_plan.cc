@@ -9,6 +9,7 @@
 #include "compiler/buffers/heap_layout.h"
 #include "core/hlo_computation.h"
 #include "core/hlo_evaluator.h"
+#include "core/hlo_instruction.h"
 
 namespace hloscope {
 namespace {
@@ -42,6 +43,31 @@ size_t leafCount(const Shape& shape) {
     std::vector<const Shape*> leaves;
     collectLeaves(shape, leaves);
     return leaves.size();
+}
+
+std::vector<const Shape*> leavesOf(const Shape& shape) {
+    std::vector<const Shape*> leaves;
+    collectLeaves(shape, leaves);
+    return leaves;
+}
+
+// Equal element types and dimensions, recursively (the evaluator's test).
+bool sameArrayShape(const Shape& a, const Shape& b) {
+    if (a.isTuple() != b.isTuple()) return false;
+    if (a.isTuple()) {
+        if (a.tupleCount() != b.tupleCount()) return false;
+        for (int64_t i = 0; i < a.tupleCount(); ++i)
+            if (!sameArrayShape(a.tupleShape(i), b.tupleShape(i))) return false;
+        return true;
+    }
+    return a.elementType() == b.elementType() && a.dimensions() == b.dimensions();
+}
+
+// Leaves [first, first + count) of element k of a tuple's leaves.
+std::pair<size_t, size_t> elementLeaves(const Shape& tuple, int64_t k) {
+    size_t first = 0;
+    for (int64_t i = 0; i < k; ++i) first += leafCount(tuple.tupleShape(i));
+    return {first, leafCount(tuple.tupleShape(k))};
 }
 
 // The values a kernel computed by `root` stores (as the CPU backend's).
@@ -201,6 +227,38 @@ private:
     }
     std::string entryName() { return "kernel_" + std::to_string(m_entries++); }
     Status planInstruction(const HloInstruction& instruction, int64_t time);
+    // Leaf buffers with their shapes (array leaves, depth first).
+    struct Leaves {
+        std::vector<int> ids;
+        std::vector<const Shape*> shapes;
+        void append(const Leaves& other) {
+            ids.insert(ids.end(), other.ids.begin(), other.ids.end());
+            shapes.insert(shapes.end(), other.shapes.begin(), other.shapes.end());
+        }
+        Leaves slice(std::pair<size_t, size_t> range) const {
+            Leaves out;
+            for (size_t i = range.first; i < range.first + range.second && i < ids.size(); ++i) {
+                out.ids.push_back(ids[i]);
+                out.shapes.push_back(shapes[i]);
+            }
+            return out;
+        }
+    };
+    Leaves leavesOfValue(const HloInstruction& value) {
+        return Leaves{m_leaves[&value], leavesOf(value.shape())};
+    }
+    // Instructions that only route buffers, as the interpreter passes values
+    // on (collectives on one device, async and copy start/update/done pairs
+    // around their computations, calls inlined, set-dimension-size and
+    // dynamic-reshape of bounded shapes): true when planned, false for any
+    // other instruction.
+    StatusOr<bool> planRouting(const HloInstruction& instruction, int64_t time);
+    // `computation`'s instructions planned in place, its parameters bound to
+    // `arguments`; the root's leaves.
+    StatusOr<Leaves> planCalled(const HloInstruction& caller, const HloComputation* computation,
+                                const std::vector<Leaves>& arguments);
+    // Buffers of `shape`'s array leaves set to zero by memset steps.
+    Leaves zeroLeaves(const HloInstruction& instruction, const Shape& shape, int64_t time);
     // Emits spec as kernel steps writing `outputs` (buffer per spec output)
     // and reading `leafBuffers` (per spec leaf).
     Status addKernel(const HloInstruction& instruction, CpuKernelSpec spec,
@@ -236,6 +294,7 @@ private:
     // canonical dots); they only feed the kernel emitter, never the module.
     std::vector<std::unique_ptr<HloInstruction>> m_synthetic;
     int m_entries = 0;
+    int64_t m_time = 1;  // the step of the instruction being planned (live ranges)
 };
 
 // A kernel launch of `info`'s entry computing `instruction`.
@@ -434,6 +493,171 @@ StatusOr<bool> PlanBuilder::planPermutedGemm(const HloInstruction& instruction,
     return true;
 }
 
+PlanBuilder::Leaves PlanBuilder::zeroLeaves(const HloInstruction& instruction, const Shape& shape,
+                                            int64_t time) {
+    Leaves zeros;
+    for (const Shape* leaf : leavesOf(shape)) {
+        const int buffer =
+            newBuffer("%" + instruction.name() + ".zeros" + std::to_string(m_plan.buffers.size()),
+                      denseBytes(*leaf), time);
+        GpuPlanStep step;
+        step.kind = GpuStepKind::kMemset;
+        step.name = instruction.name() + ".zero";
+        step.opcode = std::string(hloOpcodeString(instruction.opcode()));
+        step.instruction = instruction.name();
+        step.dst = buffer;
+        step.bytes = denseBytes(*leaf);
+        step.value = 0;
+        if (step.bytes > 0) m_plan.steps.push_back(std::move(step));
+        zeros.ids.push_back(buffer);
+        zeros.shapes.push_back(leaf);
+    }
+    return zeros;
+}
+
+StatusOr<PlanBuilder::Leaves> PlanBuilder::planCalled(const HloInstruction& caller,
+                                                      const HloComputation* computation,
+                                                      const std::vector<Leaves>& arguments) {
+    if (!computation) return notOnGpu(caller, "missing called computation");
+    if (computation->parameterCount() != static_cast<int64_t>(arguments.size()))
+        return notOnGpu(caller, "called computation's parameters do not match the operands");
+    for (int64_t i = 0; i < computation->parameterCount(); ++i) {
+        const HloInstruction* parameter = computation->parameter(i);
+        const Leaves& argument = arguments[static_cast<size_t>(i)];
+        const std::vector<const Shape*> expected = leavesOf(parameter->shape());
+        bool same = expected.size() == argument.shapes.size();
+        for (size_t k = 0; same && k < expected.size(); ++k)
+            same = sameArrayShape(*expected[k], *argument.shapes[k]);
+        if (!same)
+            return notOnGpu(caller, "operand shapes differ from %" + parameter->name() + "'s");
+        m_leaves[parameter] = argument.ids;
+    }
+    for (const HloInstruction* inner : executionSequence(*computation, m_module.isScheduled()))
+        if (inner->opcode() != HloOpcode::kParameter)
+            HLO_RETURN_IF_ERROR(planInstruction(*inner, m_time++));
+    return leavesOfValue(*computation->root());
+}
+
+StatusOr<bool> PlanBuilder::planRouting(const HloInstruction& instruction, int64_t time) {
+    const HloOpcode opcode = instruction.opcode();
+    const Shape& shape = instruction.shape();
+    const std::string op(hloOpcodeString(opcode));
+    // The result's leaves are `value`'s, whose shapes must be the result's.
+    auto route = [&](const Leaves& value) -> StatusOr<bool> {
+        const std::vector<const Shape*> expected = leavesOf(shape);
+        bool same = expected.size() == value.shapes.size();
+        for (size_t k = 0; same && k < expected.size(); ++k)
+            same = sameArrayShape(*expected[k], *value.shapes[k]);
+        if (!same)
+            return notOnGpu(instruction, op + " whose result differs from the value it passes on");
+        m_leaves[&instruction] = value.ids;
+        return true;
+    };
+    Leaves operands;
+    std::vector<Leaves> arguments;
+    for (const HloInstruction* operand : instruction.operands()) {
+        arguments.push_back(leavesOfValue(*operand));
+        operands.append(arguments.back());
+    }
+    // Element 1 of a (operands, result, context...) tuple, or the value itself.
+    auto startResult = [&](const HloInstruction& start) -> StatusOr<bool> {
+        const Shape& from = start.shape();
+        const Leaves all = leavesOfValue(start);
+        if (from.isTuple() && from.tupleCount() >= 2 &&
+            (!shape.isTuple() ||
+             (sameArrayShape(from.tupleShape(1), shape) && !sameArrayShape(from, shape))))
+            return route(all.slice(elementLeaves(from, 1)));
+        return route(all);
+    };
+    // A start op's (operands, result, zeros...) tuple.
+    auto startTuple = [&](const Leaves& first, const Leaves& result) -> StatusOr<bool> {
+        Leaves all = first;
+        all.append(result);
+        for (int64_t k = 2; k < shape.tupleCount(); ++k)
+            all.append(zeroLeaves(instruction, shape.tupleShape(k), time));
+        return route(all);
+    };
+    switch (opcode) {
+        case HloOpcode::kAllReduce:
+        case HloOpcode::kAllReduceStart:
+        case HloOpcode::kAllGather:
+        case HloOpcode::kAllGatherStart:
+        case HloOpcode::kReduceScatter:
+        case HloOpcode::kAllToAll:
+        case HloOpcode::kCollectiveBroadcast:
+        case HloOpcode::kCollectiveReduce: {
+            // One participant: the operands are the result (the evaluator's
+            // operandsAsResult); an older all-gather-start pairs them twice.
+            if (collectiveParticipantCount(instruction) != 1)
+                return notOnGpu(instruction, op + " with more than one participant");
+            if (opcode == HloOpcode::kAllGatherStart && shape.isTuple() &&
+                shape.tupleCount() == 2 && operands.ids.size() * 2 == leafCount(shape)) {
+                Leaves twice = operands;
+                twice.append(operands);
+                return route(twice);
+            }
+            return route(operands);
+        }
+        case HloOpcode::kCollectivePermute:
+        case HloOpcode::kCollectivePermuteStart: {
+            if (instruction.operandCount() != 1)
+                return notOnGpu(instruction, op + " with several operands");
+            HLO_ASSIGN_OR_RETURN(const bool keeps, collectivePermuteKeepsOperand(instruction));
+            const bool tuple = opcode == HloOpcode::kCollectivePermuteStart && shape.isTuple();
+            const Shape& resultShape = tuple ? shape.tupleShape(1) : shape;
+            const Leaves result = keeps ? operands : zeroLeaves(instruction, resultShape, time);
+            return tuple ? startTuple(operands, result) : route(result);
+        }
+        case HloOpcode::kAllReduceDone:
+        case HloOpcode::kAllGatherDone:
+        case HloOpcode::kCollectivePermuteDone:
+            return startResult(*instruction.operand(0));
+        case HloOpcode::kAsyncStart: {
+            std::vector<HloComputation*> called = instruction.calledComputations();
+            if (called.empty()) return notOnGpu(instruction, "async-start without a computation");
+            HLO_ASSIGN_OR_RETURN(Leaves result, planCalled(instruction, called.front(), arguments));
+            if (!shape.isTuple() || shape.tupleCount() < 2) return route(result);
+            const bool wrapped = shape.tupleShape(0).isTuple() || arguments.empty();
+            return startTuple(wrapped ? operands : arguments.front(), result);
+        }
+        case HloOpcode::kAsyncUpdate:
+            return route(arguments.at(0));
+        case HloOpcode::kAsyncDone: {
+            const Shape& start = instruction.operand(0)->shape();
+            if (!start.isTuple() || start.tupleCount() < 2)
+                return notOnGpu(instruction, "async-done operand is not an async-start tuple");
+            return route(arguments.at(0).slice(elementLeaves(start, 1)));
+        }
+        case HloOpcode::kCopyStart:
+            if (!shape.isTuple()) return route(arguments.at(0));
+            return startTuple(arguments.at(0), arguments.at(0));
+        case HloOpcode::kCopyDone: {
+            const Shape& start = instruction.operand(0)->shape();
+            if (start.isTuple() && start.tupleCount() > 0)
+                return route(arguments.at(0).slice(elementLeaves(start, 0)));
+            return route(arguments.at(0));
+        }
+        case HloOpcode::kCall: {
+            const HloComputation* callee = instruction.toApply();
+            if (!callee) callee = instruction.calledComputation("calls");
+            HLO_ASSIGN_OR_RETURN(Leaves result, planCalled(instruction, callee, arguments));
+            return route(result);
+        }
+        case HloOpcode::kSetDimensionSize:
+        case HloOpcode::kDynamicReshape: {
+            // Bounded dimensions at their bound: the same bytes (as the evaluator).
+            const Shape& from = instruction.operand(0)->shape();
+            if (!from.isArray() || from.elementType() != shape.elementType() ||
+                from.elementCount() != shape.elementCount())
+                return false;
+            m_leaves[&instruction] = m_leaves[instruction.operand(0)];
+            return true;
+        }
+        default:
+            return false;
+    }
+}
+
 Status PlanBuilder::planInstruction(const HloInstruction& instruction, int64_t time) {
     const HloOpcode opcode = instruction.opcode();
     const Shape& shape = instruction.shape();
@@ -448,6 +672,8 @@ Status PlanBuilder::planInstruction(const HloInstruction& instruction, int64_t t
     auto aliasOf = [&](const HloInstruction* operand) {
         m_leaves[&instruction] = m_leaves[operand];
     };
+    HLO_ASSIGN_OR_RETURN(const bool routed, planRouting(instruction, time));
+    if (routed) return Status::ok();
     switch (opcode) {
         case HloOpcode::kParameter: {
             if (!shape.isArray())
@@ -509,8 +735,16 @@ Status PlanBuilder::planInstruction(const HloInstruction& instruction, int64_t t
         case HloOpcode::kCopy: {
             // Dense row-major storage: the same bytes (a copy is a value copy,
             // and buffers are never written twice).
+            // A bitcast between element types of one width keeps the bytes too.
             const Shape& from = instruction.operand(0)->shape();
-            if (shape.isArray() && from.isArray() && from.elementType() == shape.elementType() &&
+            const bool sameBytes = from.elementType() == shape.elementType() ||
+                                   (opcode == HloOpcode::kBitcast &&
+                                    primitive_util::bitWidth(from.elementType()) ==
+                                        primitive_util::bitWidth(shape.elementType()) &&
+                                    primitive_util::bitWidth(from.elementType()) % 8 == 0 &&
+                                    from.elementType() != PrimitiveType::PRED &&
+                                    shape.elementType() != PrimitiveType::PRED);
+            if (shape.isArray() && from.isArray() && sameBytes &&
                 from.elementCount() == shape.elementCount() &&
                 (opcode != HloOpcode::kCopy || from.dimensions() == shape.dimensions()) &&
                 (opcode == HloOpcode::kReshape ||
@@ -522,7 +756,6 @@ Status PlanBuilder::planInstruction(const HloInstruction& instruction, int64_t t
         }
         case HloOpcode::kWhile:
         case HloOpcode::kConditional:
-        case HloOpcode::kCall:
             return notOnGpu(instruction,
                             std::string(hloOpcodeString(opcode)) +
                                 " (control flow) is not supported by the GPU backend yet");
@@ -669,9 +902,9 @@ StatusOr<GpuPlan> PlanBuilder::build() {
     m_plan.repeat = m_options.repeat;
     const std::vector<const HloInstruction*> sequence =
         executionSequence(*entry, m_module.isScheduled());
-    int64_t time = 1;
     for (const HloInstruction* instruction : sequence)
-        HLO_RETURN_IF_ERROR(planInstruction(*instruction, time++));
+        HLO_RETURN_IF_ERROR(planInstruction(*instruction, m_time++));
+    const int64_t time = m_time;
     const HloInstruction* root = entry->root();
     std::vector<const Shape*> rootLeaves;
     collectLeaves(root->shape(), rootLeaves);
