@@ -391,8 +391,10 @@ double estimatePipeline(const Chip& chip, double steps, double firstIn, double l
     const double bw = chip.hbmBytesPerSecond;
     const double dmaPerStep = totalBytes / std::max(1.0, steps) / bw;
     const double stage = chip.gridStepSeconds + computePerStep;
+    // With two buffers a step's loads are issued when the step two before it
+    // has computed: latency, transfer and compute of one step span two steps.
     const double steady =
-        steps * std::max({dmaPerStep, stage, (chip.dmaLatencySeconds + dmaPerStep) / 2});
+        steps * std::max({dmaPerStep, stage, (chip.dmaLatencySeconds + dmaPerStep + stage) / 2});
     return chip.dmaLatencySeconds + firstIn / bw + steady + chip.dmaLatencySeconds + lastOut / bw;
 }
 

@@ -116,6 +116,7 @@ double vpuSecondsOf(double vregOps, double transcendentals, const Chip& chip);
 std::string kindOf(const BodyWork& work);
 // Estimated time of a tile loop: fill (first loads), steady state (the
 // slowest of DMA, compute and latency-bound DMA with two buffers), drain.
+// Picks block counts and GEMM tiles; the simulation then times the choice.
 double estimatePipeline(const Chip& chip, double steps, double firstIn, double lastOut,
                         double totalBytes, double computePerStep);
 // Operands and outputs streamed in equal blocks; `how` is appended to the tiling text.
