@@ -6,10 +6,12 @@
 #include "app/cli_commands.h"
 #include "compiler/backends/cpu/cpu_device.h"
 #include "compiler/backends/gpu/gpu_device.h"
+#include "compiler/backends/tpu/tpu_device.h"
 
 int main(int argc, char** argv) {
     hloscope::registerCpuBackend();
     hloscope::registerGpuBackend();
+    hloscope::registerTpuBackend();
     std::vector<std::string> args(argv + 1, argv + argc);
     if (args.empty()) {
         std::fputs(hloscope::cli::usage().c_str(), stderr);

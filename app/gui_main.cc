@@ -13,6 +13,7 @@
 #include "app/main_window.h"
 #include "compiler/backends/cpu/cpu_device.h"
 #include "compiler/backends/gpu/gpu_device.h"
+#include "compiler/backends/tpu/tpu_device.h"
 #include "app/panels.h"
 #include "views/execution/execution_panel.h"
 #include "views/graph/graph_view.h"
@@ -110,6 +111,7 @@ int main(int argc, char** argv) {
     QApplication app(argc, argv);
     hloscope::registerCpuBackend();
     hloscope::registerGpuBackend();
+    hloscope::registerTpuBackend();
     QApplication::setOrganizationName(QStringLiteral("hloscope"));
     QApplication::setApplicationName(QStringLiteral("hloscope"));
     QApplication::setApplicationVersion(QStringLiteral(HLOSCOPE_VERSION));

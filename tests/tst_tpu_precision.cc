@@ -14,6 +14,7 @@
 #include <random>
 
 #include "compiler/backends/cpu/cpu_device.h"
+#include "compiler/backends/tpu/tpu_device.h"
 #include "compiler/backends/tpu/tpu_precision.h"
 #include "compiler/runtime/execution_modes.h"
 #include "core/hlo_computation.h"
@@ -74,6 +75,16 @@ double maxRelative(const Literal& a, const Literal& b) {
         worst = std::max(
             worst, std::abs(a.getAsDouble(i) - b.getAsDouble(i)) / std::abs(b.getAsDouble(i)));
     return worst;
+}
+
+// max |a - b| over max |b|: the error of a whole output, whatever its scale.
+double normalisedError(const Literal& a, const Literal& b) {
+    double difference = 0, magnitude = 0;
+    for (int64_t i = 0; i < b.elementCount(); ++i) {
+        difference = std::max(difference, std::abs(a.getAsDouble(i) - b.getAsDouble(i)));
+        magnitude = std::max(magnitude, std::abs(b.getAsDouble(i)));
+    }
+    return difference / magnitude;
 }
 
 std::string dotModule(const std::string& attributes, const std::string& lhs = "f32[8,256]",
@@ -506,6 +517,81 @@ CHECK-NEXT: %c = f32[2,2] call(f32[2,2] %d))");
               static_cast<long long>(emulatedCount), static_cast<long long>(dots),
               static_cast<long long>(passes));
         QVERIFY(emulatedCount >= 9);
+    }
+
+    void tpuSimDevice() {
+        // The simulated TPU: simulated times (the simulator's, as they are),
+        // outputs with TPU numerics from the CPU backend.
+        TpuDevice v4;
+        QCOMPARE(v4.name(), std::string("tpu-sim"));
+        QCOMPARE(v4.kind(), std::string("tpu-sim"));
+        QCOMPARE(hardwareFamily(v4.kind()), std::string_view("tpu"));
+        QVERIFY(v4.description().find("Simulated TPU v4") != std::string::npos);
+        std::string why;
+        if (!v4.available(&why)) QSKIP(why.c_str());
+        auto original = loadModuleFromFile(HLOSCOPE_SOURCE_DIR "/resources/examples/mlp.hlo");
+        QVERIFY2(original.isOk(), original.status().toString().c_str());
+        const std::vector<Literal> args = makeRandomArguments(*(*original)->entryComputation(), 3);
+        const Literal f32 = evaluate(**original, args);
+        const Literal tpu = evaluate(*emulated(**original), args);
+        QVERIFY(normalisedError(tpu, f32) > 1e-5);  // the example's f32 dots are DEFAULT
+        TpuDevice v5e(TpuGeneration::kV5e);
+        for (ExecutionMode mode : {ExecutionMode::kUnfused, ExecutionMode::kFused}) {
+            auto prepared = prepareCopyForMode(**original, "tpu", mode);
+            QVERIFY2(prepared.isOk(), prepared.status().toString().c_str());
+            auto result = v4.run(*prepared->module, args, ExecutionOptions{});
+            QVERIFY2(result.isOk(), result.status().toString().c_str());
+            QCOMPARE(result->device, std::string("tpu-sim"));
+            QVERIFY(result->simulated);
+            auto simulation = v4.simulation(*prepared->module);
+            QVERIFY2(simulation.isOk(), simulation.status().toString().c_str());
+            QVERIFY(simulation->totalSeconds > 0);
+            QCOMPARE(result->wallSeconds, simulation->totalSeconds);
+            QCOMPARE(result->kernelTimes.size(), simulation->kernels.size());
+            QVERIFY(!result->kernelTimes.empty());
+            for (size_t i = 0; i < result->kernelTimes.size(); ++i) {
+                QCOMPARE(result->kernelTimes[i].name, simulation->kernels[i].name);
+                QCOMPARE(result->kernelTimes[i].seconds, simulation->kernels[i].seconds);
+            }
+            QCOMPARE(result->timeline.size(), simulation->events.size());
+            QCOMPARE(result->compileSeconds, 0.0);
+            QCOMPARE(result->outputs.size(), size_t(1));
+            const double toTpu = normalisedError(result->outputs[0], tpu);
+            const double toF32 = normalisedError(result->outputs[0], f32);
+            qInfo("mlp %s on tpu-sim: simulated %.4g ms; output vs TPU numerics %.3g, vs f32 %.3g",
+                  std::string(executionModeName(mode)).c_str(), result->wallSeconds * 1e3, toTpu,
+                  toF32);
+            QVERIFY(toTpu < 1e-5);
+            QVERIFY(toF32 > 10 * toTpu);
+            // A second run reuses the cached simulation: the same figures.
+            auto again = v4.run(*prepared->module, args, ExecutionOptions{});
+            QVERIFY(again.isOk());
+            QCOMPARE(again->wallSeconds, result->wallSeconds);
+            QVERIFY(again->outputs[0] == result->outputs[0]);
+            // Another generation, other times, the same numerics.
+            auto other = v5e.run(*prepared->module, args, ExecutionOptions{});
+            QVERIFY2(other.isOk(), other.status().toString().c_str());
+            QVERIFY(other->wallSeconds != result->wallSeconds);
+            QVERIFY(other->outputs[0] == result->outputs[0]);
+        }
+        // Errors name their stage.
+        auto bad = v4.run(*parse(dotModule(", algorithm=dot_tf32_tf32_f32", "f32[8,128]",
+                                           "f32[128,128]", "f32[8,128]")),
+                          {randomArray({8, 128}, 1, 0, 1), randomArray({128, 128}, 2, 0, 1)},
+                          ExecutionOptions{});
+        QVERIFY(!bad.isOk());
+        QVERIFY2(bad.status().toString().find(std::string(TpuPrecisionEmulationPass::kName)) !=
+                     std::string::npos,
+                 bad.status().toString().c_str());
+        // Registered under its name, kind "tpu-sim", replacing by generation.
+        registerTpuBackend(TpuGeneration::kV5e);
+        auto found = findDevice("tpu-sim");
+        QVERIFY(found.isOk());
+        QVERIFY(dynamic_cast<const TpuDevice*>(found->get()) != nullptr);
+        QVERIFY(dynamic_cast<const TpuDevice*>(found->get())->generation() == TpuGeneration::kV5e);
+        QCOMPARE(parseTpuGeneration("tpu_v5e").value(), TpuGeneration::kV5e);
+        QCOMPARE(parseTpuGeneration("v4").value(), TpuGeneration::kV4);
+        QVERIFY(!parseTpuGeneration("v3"));
     }
 
     void cpuBackendKeepsTheRounding() {

@@ -1,0 +1,75 @@
+// TpuDevice ("tpu-sim", kind "tpu-sim"): the simulated TPU as an
+// ExecutionDevice. Nobody runs a TPU here; a run combines two models:
+//
+//  * Times are SIMULATED (ExecutionResult::simulated is true): simulateTpu
+//    (tpu_simulator.h) on the module as given, which is expected to be the
+//    `tpu` pipeline's output (prepareCopyForMode(m, "tpu", mode), what
+//    `run` and the execution panel hand a device of kind "tpu-sim"), on the
+//    generation's target (tpu_v4 or tpu_v5e). wallSeconds is the simulated
+//    total, kernelTimes/instructionTimes the simulated kernels (seconds
+//    summed over a loop's iterations, count the executions), timeline the
+//    simulated units' busy intervals. compileSeconds is 0 and peakBytes 0:
+//    nothing simulates a TPU compiler or its allocator (buffer assignment's
+//    peak of the prepared module is what measureMode reports).
+//  * Outputs are computed with TPU numerics: emulateTpuNumerics
+//    (tpu_precision.h: f32 dots and convolutions as the MXU's bf16 passes)
+//    applied to the module, laid out again for the CPU by the cpu pipeline
+//    without new fusions, and run on the CPU backend (cpu_device.h). The CPU
+//    backend's interpreter fallbacks pass through as the result's fallbacks.
+//
+// The simulation and the CPU-ready module are cached per module text (the 8
+// most recently used), so repeated runs of one module (warm-up, timed runs)
+// simulate and prepare it once. Available where the CPU backend is.
+//
+// registerTpuBackend() adds (or replaces) the "tpu-sim" device in the
+// registry; the CLI and the GUI call it at start-up.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "compiler/backends/tpu/tpu_simulator.h"
+#include "compiler/runtime/execution_device.h"
+#include "core/status.h"
+
+namespace hloscope {
+
+enum class TpuGeneration { kV4, kV5e };
+
+std::string_view tpuGenerationName(TpuGeneration generation);  // "v4", "v5e"
+// The shipped target of a generation: "tpu_v4", "tpu_v5e".
+std::string tpuTargetName(TpuGeneration generation);
+// "v4"/"tpu_v4" or "v5e"/"tpu_v5e"; nullopt otherwise.
+std::optional<TpuGeneration> parseTpuGeneration(std::string_view text);
+
+class TpuDevice : public ExecutionDevice {
+public:
+    explicit TpuDevice(TpuGeneration generation = TpuGeneration::kV4);
+    ~TpuDevice() override;
+    std::string name() const override { return "tpu-sim"; }
+    std::string kind() const override { return "tpu-sim"; }
+    std::string description() const override;
+    bool available(std::string* whyNot) const override;
+    StatusOr<ExecutionResult> run(const HloModule& module, const std::vector<Literal>& args,
+                                  const ExecutionOptions& options) const override;
+
+    TpuGeneration generation() const { return m_generation; }
+    // The simulation of `module` on this generation (from the cache, or
+    // simulated now): what run() reports, with the per-kernel utilisation,
+    // padding and notes the ExecutionResult has no room for.
+    StatusOr<TpuSimulation> simulation(const HloModule& module) const;
+
+    struct Impl;
+
+private:
+    TpuGeneration m_generation;
+    std::unique_ptr<Impl> m_impl;
+};
+
+// Registers a TpuDevice of `generation` as "tpu-sim" (replacing one
+// registered before).
+void registerTpuBackend(TpuGeneration generation = TpuGeneration::kV4);
+
+}  // namespace hloscope
