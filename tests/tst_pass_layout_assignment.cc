@@ -310,6 +310,37 @@ CHECK: f32[] parameter(6)
         QCOMPARE(pass->statistics().at("copies_inserted"), int64_t(0));
     }
 
+    void tpuDegenerateDimensionsMajor() {
+        // Size-1 dimensions go most major, so the tiles cover real
+        // dimensions: a 1x1 convolution kernel stays 1.56 MiB instead of
+        // 1.56 GiB; a column vector pads to 8 x 128, not 128 x 128.
+        const std::string hlo = R"(
+HloModule m
+ENTRY e {
+  w = f32[1280,320,1,1] parameter(0)
+  v = f32[128,1] parameter(1)
+  u = f32[1,1] parameter(2)
+  n = f32[1,4,1,256] parameter(3)
+  nn = f32[1,4,1,256] negate(n)
+  ROOT t = (f32[1280,320,1,1], f32[128,1], f32[1,1], f32[1,4,1,256]) tuple(w, v, u, nn)
+})";
+        PassRun run;
+        HloPass* pass = nullptr;
+        std::string why = checkRun("tpu", hlo, &run, &pass);
+        QVERIFY2(why.empty(), why.c_str());
+        why = fileCheck(run.text, R"(
+CHECK: f32[1280,320,1,1]{1,0,3,2:T(8,128)} parameter(0)
+CHECK: f32[128,1]{0,1:T(8,128)} parameter(1)
+CHECK: f32[1,1]{1,0:T(8,128)} parameter(2)
+CHECK: f32[1,4,1,256]{3,1,2,0:T(8,128)} parameter(3)
+CHECK: f32[1,4,1,256]{3,1,2,0:T(8,128)} negate(
+)");
+        QVERIFY2(why.empty(), why.c_str());
+        QCOMPARE(pass->statistics().at("copies_inserted"), int64_t(0));
+        QCOMPARE(padded("f32[1280,320,1,1]{1,0,3,2:T(8,128)}"), int64_t(1280) * 384 * 4);
+        QCOMPARE(padded("f32[128,1]{0,1:T(8,128)}"), int64_t(8 * 128 * 4));
+    }
+
     void tpuEntryLayoutRetiled() {
         // An untiled entry layout is honoured exactly; the add needs the
         // tiled layout, so copies convert in and out.

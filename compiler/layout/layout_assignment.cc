@@ -1,7 +1,5 @@
 #include "compiler/layout/layout_assignment.h"
 
-#include "core/hlo_parser.h"
-
 #include <algorithm>
 #include <functional>
 #include <map>
@@ -9,26 +7,28 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "core/hlo_parser.h"
+
 namespace hloscope {
 
 namespace {
-
 
 // Instructions whose layouts are constraints: they keep their own layouts
 // and need their operands' original layouts.
 bool isPinned(const HloInstruction& instruction) {
     switch (instruction.opcode()) {
-    case HloOpcode::kBitcast:
-    case HloOpcode::kCopyStart:
-    case HloOpcode::kInfeed:
-    case HloOpcode::kOutfeed: return true;
-    case HloOpcode::kCustomCall:
-        return instruction.attribute("operand_layout_constraints").has_value() ||
-               instruction.attribute("output_to_operand_aliasing").has_value();
-    default: {
-        auto constrained = instruction.attribute("constrain_layout");
-        return constrained && *constrained == "true";
-    }
+        case HloOpcode::kBitcast:
+        case HloOpcode::kCopyStart:
+        case HloOpcode::kInfeed:
+        case HloOpcode::kOutfeed:
+            return true;
+        case HloOpcode::kCustomCall:
+            return instruction.attribute("operand_layout_constraints").has_value() ||
+                   instruction.attribute("output_to_operand_aliasing").has_value();
+        default: {
+            auto constrained = instruction.attribute("constrain_layout");
+            return constrained && *constrained == "true";
+        }
     }
 }
 
@@ -100,7 +100,8 @@ void copyLayouts(Shape& target, const Shape& source) {
             copyLayouts(target.mutableTupleShapes()[static_cast<size_t>(i)], source.tupleShape(i));
         return;
     }
-    if (target.isArray() && source.isArray() && source.rank() == target.rank() && source.hasLayout())
+    if (target.isArray() && source.isArray() && source.rank() == target.rank() &&
+        source.hasLayout())
         target.setLayout(source.layout());
 }
 
@@ -130,6 +131,19 @@ private:
         }
         return layout;
     }
+    // Row-major; on tpu with the dimensions of size 1 moved most major (the
+    // same element order, so still row-major in memory), so that the tiles
+    // cover real dimensions: f32[1280,320,1,1] takes {1,0,3,2:T(8,128)}
+    // (1.56 MiB) rather than {3,2,1,0:T(8,128)}, whose two size-1 minor
+    // dimensions padded to an 8x128 tile would take 1.56 GiB.
+    std::vector<int64_t> defaultMinorToMajor(const Shape& shape) const {
+        std::vector<int64_t> m2m = Layout::descending(shape.rank()).minorToMajor();
+        if (m_target != LayoutTarget::kTpu) return m2m;
+        std::stable_partition(m2m.begin(), m2m.end(), [&](int64_t d) {
+            return shape.dimensions()[static_cast<size_t>(d)] != 1;
+        });
+        return m2m;
+    }
     Shape withMinorToMajor(const Shape& shape, std::vector<int64_t> m2m) const {
         Shape result = shape;
         result.setLayout(leafLayout(shape, std::move(m2m)));
@@ -143,7 +157,7 @@ private:
             if (s.isTuple()) {
                 for (Shape& element : s.mutableTupleShapes()) visit(element);
             } else if (s.isArray() && !(keepExisting && s.hasLayout())) {
-                s.setLayout(leafLayout(s, Layout::descending(s.rank()).minorToMajor()));
+                s.setLayout(leafLayout(s, defaultMinorToMajor(s)));
             }
         };
         visit(result);
@@ -226,9 +240,9 @@ HloInstruction* Assigner::convert(HloComputation& computation, HloInstruction* o
         std::vector<HloInstruction*> elements;
         std::vector<Shape> shapes;
         for (int64_t i = 0; i < operand->shape().tupleCount(); ++i) {
-            auto gte = std::make_unique<HloInstruction>(HloOpcode::kGetTupleElement,
-                                                        m_module.uniqueInstructionName("get-tuple-element"),
-                                                        operand->shape().tupleShape(i));
+            auto gte = std::make_unique<HloInstruction>(
+                HloOpcode::kGetTupleElement, m_module.uniqueInstructionName("get-tuple-element"),
+                operand->shape().tupleShape(i));
             gte->setTupleIndex(i);
             gte->appendOperand(operand);
             HloInstruction* element = computation.addInstruction(std::move(gte));
@@ -326,19 +340,22 @@ std::optional<std::vector<int64_t>> Assigner::nhwc(const HloInstruction& convolu
 Shape Assigner::desiredShape(const HloInstruction& instruction, bool isEntry) const {
     const Shape& shape = instruction.shape();
     switch (instruction.opcode()) {
-    case HloOpcode::kParameter: {
-        Shape desired = defaultShape(shape);
-        const auto& entryLayout = m_module.entryComputationLayout();
-        const int64_t n = instruction.parameterNumber();
-        if (isEntry && entryLayout && n >= 0 && n < static_cast<int64_t>(entryLayout->parameters.size()))
-            desired = overlay(desired, entryLayout->parameters[static_cast<size_t>(n)]);
-        return desired;
-    }
-    case HloOpcode::kCopy: return defaultShape(shape, /*keepExisting=*/true);
-    case HloOpcode::kConvolution:
-        if (auto m2m = nhwc(instruction, 2)) return withMinorToMajor(shape, *m2m);
-        return defaultShape(shape);
-    default: break;
+        case HloOpcode::kParameter: {
+            Shape desired = defaultShape(shape);
+            const auto& entryLayout = m_module.entryComputationLayout();
+            const int64_t n = instruction.parameterNumber();
+            if (isEntry && entryLayout && n >= 0 &&
+                n < static_cast<int64_t>(entryLayout->parameters.size()))
+                desired = overlay(desired, entryLayout->parameters[static_cast<size_t>(n)]);
+            return desired;
+        }
+        case HloOpcode::kCopy:
+            return defaultShape(shape, /*keepExisting=*/true);
+        case HloOpcode::kConvolution:
+            if (auto m2m = nhwc(instruction, 2)) return withMinorToMajor(shape, *m2m);
+            return defaultShape(shape);
+        default:
+            break;
     }
     if (isPinned(instruction)) return defaultShape(shape, /*keepExisting=*/true);
     return defaultShape(shape);
@@ -356,7 +373,8 @@ void Assigner::dotRequirements(HloComputation& computation, HloInstruction* dot)
         }
         if (m_target != LayoutTarget::kGpu) continue;
         const auto& batch = side == 0 ? dn->lhsBatchDimensions : dn->rhsBatchDimensions;
-        const auto& contracting = side == 0 ? dn->lhsContractingDimensions : dn->rhsContractingDimensions;
+        const auto& contracting =
+            side == 0 ? dn->lhsContractingDimensions : dn->rhsContractingDimensions;
         std::vector<int64_t> nonContracting;
         for (int64_t d = 0; d < shape.rank(); ++d)
             if (std::find(batch.begin(), batch.end(), d) == batch.end() &&
@@ -368,15 +386,17 @@ void Assigner::dotRequirements(HloComputation& computation, HloInstruction* dot)
         const std::vector<int64_t> physical = reversed(effectiveLayout(shape).minorToMajor());
         auto groupMatches = [&](size_t begin, const std::vector<int64_t>& group) {
             if (begin + group.size() > physical.size()) return false;
-            std::vector<int64_t> a(physical.begin() + static_cast<std::ptrdiff_t>(begin),
-                                   physical.begin() + static_cast<std::ptrdiff_t>(begin + group.size()));
+            std::vector<int64_t> a(
+                physical.begin() + static_cast<std::ptrdiff_t>(begin),
+                physical.begin() + static_cast<std::ptrdiff_t>(begin + group.size()));
             std::vector<int64_t> b = group;
             std::sort(a.begin(), a.end());
             std::sort(b.begin(), b.end());
             return a == b;
         };
         const size_t nb = batch.size();
-        const bool ok = physical.size() == static_cast<size_t>(shape.rank()) && groupMatches(0, batch) &&
+        const bool ok = physical.size() == static_cast<size_t>(shape.rank()) &&
+                        groupMatches(0, batch) &&
                         ((groupMatches(nb, nonContracting) &&
                           groupMatches(nb + nonContracting.size(), contracting)) ||
                          (groupMatches(nb, contracting) &&
@@ -399,14 +419,16 @@ void Assigner::applyRequirements(HloComputation& computation, HloInstruction* in
                 const Shape& operand = instruction->operand(i)->shape();
                 const Shape& constraint = (*constraints)[static_cast<size_t>(i)];
                 if (operand.compatible(constraint))
-                    require(computation, instruction, i, overlay(defaultShape(operand), constraint));
+                    require(computation, instruction, i,
+                            overlay(defaultShape(operand), constraint));
             }
             return;
         }
         for (int64_t i = 0; i < instruction->operandCount(); ++i) {
             auto it = m_original.find(instruction->operand(i));
             if (it != m_original.end())
-                require(computation, instruction, i, defaultShape(it->second, /*keepExisting=*/true));
+                require(computation, instruction, i,
+                        defaultShape(it->second, /*keepExisting=*/true));
         }
         return;
     }
@@ -422,35 +444,41 @@ void Assigner::applyRequirements(HloComputation& computation, HloInstruction* in
         return;
     }
     switch (opcode) {
-    case HloOpcode::kCall:
-    case HloOpcode::kWhile:
-    case HloOpcode::kFusion:
-    case HloOpcode::kAsyncStart:
-        for (int64_t i = 0; i < instruction->operandCount(); ++i)
-            require(computation, instruction, i, defaultShape(instruction->operand(i)->shape()));
-        return;
-    case HloOpcode::kConditional:
-        for (int64_t i = 1; i < instruction->operandCount(); ++i)
-            require(computation, instruction, i, defaultShape(instruction->operand(i)->shape()));
-        return;
-    case HloOpcode::kSend:
-        // send's result holds its operand's shape; both take the default.
-        if (instruction->operandCount() >= 1)
-            require(computation, instruction, 0, defaultShape(instruction->operand(0)->shape()));
-        return;
-    case HloOpcode::kDot: dotRequirements(computation, instruction); return;
-    case HloOpcode::kConvolution:
-        if (m_target == LayoutTarget::kTpu || instruction->operandCount() != 2) return;
-        for (int which = 0; which < 2; ++which) {
-            const Shape& operand = instruction->operand(which)->shape();
-            if (!operand.isArray()) continue;
-            if (auto m2m = nhwc(*instruction, which))
-                require(computation, instruction, which, withMinorToMajor(operand, *m2m));
-            else
-                require(computation, instruction, which, defaultShape(operand));
-        }
-        return;
-    default: return;
+        case HloOpcode::kCall:
+        case HloOpcode::kWhile:
+        case HloOpcode::kFusion:
+        case HloOpcode::kAsyncStart:
+            for (int64_t i = 0; i < instruction->operandCount(); ++i)
+                require(computation, instruction, i,
+                        defaultShape(instruction->operand(i)->shape()));
+            return;
+        case HloOpcode::kConditional:
+            for (int64_t i = 1; i < instruction->operandCount(); ++i)
+                require(computation, instruction, i,
+                        defaultShape(instruction->operand(i)->shape()));
+            return;
+        case HloOpcode::kSend:
+            // send's result holds its operand's shape; both take the default.
+            if (instruction->operandCount() >= 1)
+                require(computation, instruction, 0,
+                        defaultShape(instruction->operand(0)->shape()));
+            return;
+        case HloOpcode::kDot:
+            dotRequirements(computation, instruction);
+            return;
+        case HloOpcode::kConvolution:
+            if (m_target == LayoutTarget::kTpu || instruction->operandCount() != 2) return;
+            for (int which = 0; which < 2; ++which) {
+                const Shape& operand = instruction->operand(which)->shape();
+                if (!operand.isArray()) continue;
+                if (auto m2m = nhwc(*instruction, which))
+                    require(computation, instruction, which, withMinorToMajor(operand, *m2m));
+                else
+                    require(computation, instruction, which, defaultShape(operand));
+            }
+            return;
+        default:
+            return;
     }
 }
 
@@ -505,9 +533,10 @@ StatusOr<bool> Assigner::run() {
     if (entry && m_module.entryComputationLayout()) {
         ComputationLayout layout = *m_module.entryComputationLayout();
         for (size_t i = 0; i < layout.parameters.size(); ++i)
-            if (static_cast<int64_t>(i) < entry->parameterCount() && entry->parameter(static_cast<int64_t>(i)))
-                layout.parameters[i] =
-                    overlay(entry->parameter(static_cast<int64_t>(i))->shape(), layout.parameters[i]);
+            if (static_cast<int64_t>(i) < entry->parameterCount() &&
+                entry->parameter(static_cast<int64_t>(i)))
+                layout.parameters[i] = overlay(entry->parameter(static_cast<int64_t>(i))->shape(),
+                                               layout.parameters[i]);
         if (layout.result.isValid() && entry->root())
             layout.result = overlay(entry->root()->shape(), layout.result);
         if (!(layout == *m_module.entryComputationLayout())) {
@@ -533,9 +562,12 @@ StatusOr<std::unique_ptr<HloPass>> LayoutAssignmentPass::create(const PassOption
     HLO_RETURN_IF_ERROR(options.checkKnown({"target"}));
     HLO_ASSIGN_OR_RETURN(std::string target, options.getString("target", "cpu"));
     LayoutTarget value;
-    if (target == "cpu") value = LayoutTarget::kCpu;
-    else if (target == "gpu") value = LayoutTarget::kGpu;
-    else if (target == "tpu") value = LayoutTarget::kTpu;
+    if (target == "cpu")
+        value = LayoutTarget::kCpu;
+    else if (target == "gpu")
+        value = LayoutTarget::kGpu;
+    else if (target == "tpu")
+        value = LayoutTarget::kTpu;
     else
         return invalidArgument("layout-assignment: option target must be cpu, gpu or tpu, got '" +
                                target + "'");
@@ -543,10 +575,12 @@ StatusOr<std::unique_ptr<HloPass>> LayoutAssignmentPass::create(const PassOption
 }
 
 StatusOr<bool> LayoutAssignmentPass::run(HloModule& module) {
-    if (!module.entryComputation()) return invalidArgument("layout-assignment: module has no entry computation");
+    if (!module.entryComputation())
+        return invalidArgument("layout-assignment: module has no entry computation");
     Assigner assigner(module, m_target);
     HLO_ASSIGN_OR_RETURN(const bool changed, assigner.run());
-    for (const auto& event : assigner.events()) recordRewrite(event.rule, event.before, event.after);
+    for (const auto& event : assigner.events())
+        recordRewrite(event.rule, event.before, event.after);
 
     int64_t logical = 0, padded = 0;
     for (const auto& computation : module.computations()) {

@@ -24,8 +24,10 @@
 //    output feature dimension minor, batch major; kernel output feature
 //    major, input feature minor).
 //  * Everything else: the target default, row-major ({n-1,...,0}) with no
-//    tiles on cpu/gpu, plus the TPU tiles of compiler/layout/tpu_tiling.h on
-//    tpu. Parameters and roots of every non-entry computation use the
+//    tiles on cpu/gpu; on tpu row-major with the dimensions of size 1 moved
+//    most major (the same element order) plus the TPU tiles of
+//    compiler/layout/tpu_tiling.h, so tiles pad real dimensions, never
+//    degenerate ones (XLA TPU avoids those layouts too). Parameters and roots of every non-entry computation use the
 //    default, so called computations and their callers agree.
 //
 // Operand requirements (a copy converts an operand whose layout differs;
