@@ -232,7 +232,8 @@ private slots:
                 100 * fusion->vpuUtilisation, fusion->tiling.c_str());
             QVERIFY2(relativeError(fusion->seconds, bound) < 0.10, name.c_str());
             QVERIFY2(relativeError(fusion->seconds, fusion->rooflineSeconds) < 0.10, name.c_str());
-            QVERIFY2(relativeError(fusion->seconds, fusion->analyticalSeconds) < 0.10, name.c_str());
+            QVERIFY2(relativeError(fusion->seconds, fusion->analyticalSeconds) < 0.10,
+                     name.c_str());
             QVERIFY(fusion->hbmUtilisation > 0.9 && fusion->hbmUtilisation <= 1.0 + 1e-9);
             QCOMPARE(fusion->mxuUtilisation, 0.0);
         }
@@ -387,7 +388,10 @@ ENTRY e {
   b = f32[4096,4096]{1,0:T(8,128)} parameter(1)
   ROOT d = f32[4096,4096]{1,0:T(8,128)} dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0})";
             if (!precision.empty())
-                text += ", operand_precision={" + precision + "," + precision + "}";
+                text += ", operand_precision={" +
+                        (precision.find(',') != std::string::npos ? precision
+                                                                  : precision + "," + precision) +
+                        "}";
             text += "\n}\n";
             auto module = parse(text);
             if (!module) return std::pair{0.0, 0.0};
@@ -412,6 +416,14 @@ ENTRY e {
         QVERIFY2(relativeError(highest.first / deflt.first, 6) < 0.01,
                  std::to_string(highest.first / deflt.first).c_str());
         QVERIFY(deflt.second < high.second && high.second < highest.second);
+        // Mixed precisions cost what tpu_precision computes: each operand split
+        // by its own precision ({highest,default}: hi, mid, lo times one piece).
+        const auto mixed = mxuTimeOf("highest,default");
+        const auto highDefault = mxuTimeOf("high,default");
+        QVERIFY2(relativeError(mixed.first / deflt.first, 3) < 0.01,
+                 std::to_string(mixed.first / deflt.first).c_str());
+        QVERIFY2(relativeError(highDefault.first / deflt.first, 2) < 0.01,
+                 std::to_string(highDefault.first / deflt.first).c_str());
         // DEFAULT runs at the documented f32 (one bf16 pass) peak.
         const double flops = 2.0 * 4096 * 4096 * 4096;
         QVERIFY(relativeError(deflt.first, flops / target("tpu_v4").peakFlopsPerSecond(

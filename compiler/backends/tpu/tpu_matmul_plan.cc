@@ -8,6 +8,7 @@
 #include <set>
 #include <sstream>
 
+#include "compiler/backends/tpu/tpu_precision.h"
 #include "compiler/backends/tpu/tpu_sim_internal.h"
 #include "compiler/cost/cost_analysis.h"
 #include "compiler/layout/tpu_tiling.h"
@@ -31,43 +32,6 @@ int64_t product(const Shape& shape, const std::vector<int64_t>& dims) {
     for (int64_t d : dims)
         if (d >= 0 && d < shape.rank()) result *= std::max<int64_t>(shape.dimensions(d), 0);
     return result;
-}
-
-// MXU passes of an f32 dot: from `algorithm=` when given (dot_bf16_bf16_f32
-// 1, _x3 3, _x6 6, _x9 9, dot_f32_f32_f32 6), else the highest
-// operand_precision (DEFAULT 1, HIGH 3, HIGHEST 6 bf16 passes).
-double precisionPasses(const HloInstruction& op) {
-    if (std::optional<std::string_view> algorithm = op.attribute("algorithm")) {
-        const std::string_view a = *algorithm;
-        if (a.find("_x9") != std::string_view::npos) return 9;
-        if (a.find("_x6") != std::string_view::npos ||
-            a.find("dot_f32_f32_f32") != std::string_view::npos)
-            return 6;
-        if (a.find("_x3") != std::string_view::npos) return 3;
-        if (a.find("dot_bf16_bf16") != std::string_view::npos) return 1;
-    }
-    std::optional<std::string_view> text = op.attribute("operand_precision");
-    if (!text) text = op.attribute("precision_config");
-    if (!text) return 1;
-    std::string lower(*text);
-    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    double passes = 1;
-    std::string token;
-    auto flush = [&] {
-        if (token == "highest")
-            passes = std::max(passes, 6.0);
-        else if (token == "high")
-            passes = std::max(passes, 3.0);
-        token.clear();
-    };
-    for (char c : lower) {
-        if (std::isalnum(static_cast<unsigned char>(c)) || c == '_')
-            token += c;
-        else
-            flush();
-    }
-    flush();
-    return passes;
 }
 
 Gemm gemmOf(const HloInstruction& op, const Chip& chip, std::string& note) {
@@ -109,7 +73,14 @@ Gemm gemmOf(const HloInstruction& op, const Chip& chip, std::string& note) {
     g.lhsF32 = type == PrimitiveType::F32;
     g.rhsF32 = rhs.elementType() == PrimitiveType::F32;
     if (g.lhsF32 || g.rhsF32) {
-        g.passes = precisionPasses(op);
+        // As many passes as the numerics (tpu_precision) computes products.
+        StatusOr<int64_t> passes = tpuMxuPasses(op);
+        if (passes.isOk()) {
+            g.passes = static_cast<double>(*passes);
+        } else {
+            g.passes = 1;
+            note = passes.status().message();
+        }
     } else if (type == PrimitiveType::BF16 || type == PrimitiveType::F16) {
         g.passes = 1;
     } else {

@@ -355,6 +355,17 @@ StatusOr<bool> TpuPrecisionEmulationPass::run(HloModule& module) {
     return dots + convolutions > 0;
 }
 
+StatusOr<int64_t> tpuMxuPasses(const HloInstruction& instruction) {
+    if (!isCandidate(instruction)) return int64_t{1};
+    HLO_ASSIGN_OR_RETURN(PassScheme scheme, schemeOf(instruction));
+    const bool lhsExact = isBf16Exact(*instruction.operand(0));
+    const bool rhsExact = isBf16Exact(*instruction.operand(1));
+    if (lhsExact && rhsExact) return int64_t{1};
+    return static_cast<int64_t>(productsOf(lhsExact ? 1 : scheme.lhsPieces,
+                                           rhsExact ? 1 : scheme.rhsPieces, scheme.maxLevel)
+                                    .size());
+}
+
 StatusOr<std::unique_ptr<HloModule>> emulateTpuNumerics(const HloModule& module,
                                                         TpuNumericsSummary* summary) {
     auto copy = parseHloModule(printModule(module));

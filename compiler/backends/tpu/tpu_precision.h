@@ -84,4 +84,11 @@ struct TpuNumericsSummary {
 StatusOr<std::unique_ptr<HloModule>> emulateTpuNumerics(const HloModule& module,
                                                         TpuNumericsSummary* summary = nullptr);
 
+// MXU passes of an f32 dot or convolution under the rules above (the number
+// of bf16 products the pass emits for it: 1, 2, 3, 5, 6 or 9); 1 for one the
+// pass leaves alone (bf16/f16 operands, both operands bf16-exact, other
+// instructions). The simulator's cost of the same instruction, so time and
+// numerics agree. Errors as the pass's (an algorithm no TPU runs).
+StatusOr<int64_t> tpuMxuPasses(const HloInstruction& instruction);
+
 }  // namespace hloscope
