@@ -583,12 +583,21 @@ CHECK-NEXT: %c = f32[2,2] call(f32[2,2] %d))");
         QVERIFY2(bad.status().toString().find(std::string(TpuPrecisionEmulationPass::kName)) !=
                      std::string::npos,
                  bad.status().toString().c_str());
-        // Registered under its name, kind "tpu-sim", replacing by generation.
-        registerTpuBackend(TpuGeneration::kV5e);
-        auto found = findDevice("tpu-sim");
-        QVERIFY(found.isOk());
-        QVERIFY(dynamic_cast<const TpuDevice*>(found->get()) != nullptr);
-        QVERIFY(dynamic_cast<const TpuDevice*>(found->get())->generation() == TpuGeneration::kV5e);
+        // Registered under their names, kind "tpu-sim", one per generation;
+        // the numerics and the target they stand for.
+        QCOMPARE(v5e.name(), std::string("tpu-sim-v5e"));
+        QCOMPARE(v4.modelTarget(), std::string("tpu_v4"));
+        QCOMPARE(v5e.modelTarget(), std::string("tpu_v5e"));
+        auto numerics = v4.numericsModule(**original);
+        QVERIFY2(numerics.isOk() && *numerics, numerics.status().toString().c_str());
+        QVERIFY(evaluate(**numerics, args) == tpu);
+        registerTpuBackend();
+        for (TpuGeneration generation : {TpuGeneration::kV4, TpuGeneration::kV5e}) {
+            auto found = findDevice(tpuDeviceName(generation));
+            QVERIFY(found.isOk());
+            QVERIFY(dynamic_cast<const TpuDevice*>(found->get()) != nullptr);
+            QVERIFY(dynamic_cast<const TpuDevice*>(found->get())->generation() == generation);
+        }
         QCOMPARE(parseTpuGeneration("tpu_v5e").value(), TpuGeneration::kV5e);
         QCOMPARE(parseTpuGeneration("v4").value(), TpuGeneration::kV4);
         QVERIFY(!parseTpuGeneration("v3"));

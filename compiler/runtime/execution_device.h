@@ -92,6 +92,18 @@ public:
     // several modules at once from different threads.
     virtual StatusOr<ExecutionResult> run(const HloModule& module, const std::vector<Literal>& args,
                                           const ExecutionOptions& options) const = 0;
+    // The numerics the device implements, as a module the reference
+    // interpreter runs: null when they are the module's own (the default);
+    // the simulated TPU returns the module with its f32 dots as the MXU's
+    // bf16 passes. Checks compare the device against the interpreter on this
+    // module (and report the difference from the module's own numerics).
+    virtual StatusOr<std::unique_ptr<HloModule>> numericsModule(const HloModule&) const {
+        return std::unique_ptr<HloModule>();
+    }
+    // The target description whose hardware the device's times stand for,
+    // when it models one ("tpu_v4" for the simulated TPU v4); empty: the
+    // device's kind decides (hardwareFamily).
+    virtual std::string modelTarget() const { return {}; }
 };
 
 using ExecutionDevicePtr = std::shared_ptr<const ExecutionDevice>;

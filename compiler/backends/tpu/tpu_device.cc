@@ -159,8 +159,21 @@ StatusOr<ExecutionResult> TpuDevice::run(const HloModule& module, const std::vec
     return result;
 }
 
-void registerTpuBackend(TpuGeneration generation) {
-    registerDevice(std::make_shared<TpuDevice>(generation));
+std::string tpuDeviceName(TpuGeneration generation) {
+    return generation == TpuGeneration::kV4
+               ? "tpu-sim"
+               : "tpu-sim-" + std::string(tpuGenerationName(generation));
+}
+
+std::string TpuDevice::name() const { return tpuDeviceName(m_generation); }
+
+StatusOr<std::unique_ptr<HloModule>> TpuDevice::numericsModule(const HloModule& module) const {
+    return emulateTpuNumerics(module);
+}
+
+void registerTpuBackend() {
+    registerDevice(std::make_shared<TpuDevice>(TpuGeneration::kV4));
+    registerDevice(std::make_shared<TpuDevice>(TpuGeneration::kV5e));
 }
 
 }  // namespace hloscope

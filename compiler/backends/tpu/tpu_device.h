@@ -21,8 +21,9 @@
 // most recently used), so repeated runs of one module (warm-up, timed runs)
 // simulate and prepare it once. Available where the CPU backend is.
 //
-// registerTpuBackend() adds (or replaces) the "tpu-sim" device in the
-// registry; the CLI and the GUI call it at start-up.
+// registerTpuBackend() adds (or replaces) the "tpu-sim" (v4) and
+// "tpu-sim-v5e" devices in the registry; the CLI and the GUI call it at
+// start-up.
 #pragma once
 
 #include <memory>
@@ -48,12 +49,16 @@ class TpuDevice : public ExecutionDevice {
 public:
     explicit TpuDevice(TpuGeneration generation = TpuGeneration::kV4);
     ~TpuDevice() override;
-    std::string name() const override { return "tpu-sim"; }
+    // "tpu-sim" for v4, "tpu-sim-v5e" for v5e.
+    std::string name() const override;
     std::string kind() const override { return "tpu-sim"; }
     std::string description() const override;
     bool available(std::string* whyNot) const override;
     StatusOr<ExecutionResult> run(const HloModule& module, const std::vector<Literal>& args,
                                   const ExecutionOptions& options) const override;
+    // emulateTpuNumerics of the module (tpu_precision.h).
+    StatusOr<std::unique_ptr<HloModule>> numericsModule(const HloModule& module) const override;
+    std::string modelTarget() const override { return tpuTargetName(m_generation); }
 
     TpuGeneration generation() const { return m_generation; }
     // The simulation of `module` on this generation (from the cache, or
@@ -68,8 +73,9 @@ private:
     std::unique_ptr<Impl> m_impl;
 };
 
-// Registers a TpuDevice of `generation` as "tpu-sim" (replacing one
-// registered before).
-void registerTpuBackend(TpuGeneration generation = TpuGeneration::kV4);
+// Registers a TpuDevice of each generation (replacing ones registered before).
+void registerTpuBackend();
+// The registered name of a generation's device: "tpu-sim", "tpu-sim-v5e".
+std::string tpuDeviceName(TpuGeneration generation);
 
 }  // namespace hloscope
