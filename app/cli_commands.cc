@@ -179,7 +179,7 @@ Commands:
         predicted times; why no decision exists when none does.
   run FILE [--device NAME] [--target T] [--mode fused|unfused|both] [--inputs random|zeros|FILE.json]
            [--seed N] [--repeat N] [--warmup N] [--threads N] [--check] [--json]
-           [--emit-plan DIR [--sm SM] [--elemental-dots]]
+           [--emit-plan DIR [--sm SM] [--elemental-dots]] [--tpu v4|v5e] [--trace FILE.json]
         Execute the module on a device (default cpu; 'interpreter' is the
         reference): unfused (the target pipeline without its fusion passes,
         one kernel per op) and fused (the whole pipeline), --warmup runs
@@ -201,6 +201,15 @@ Commands:
         no GPU needed; --elemental-dots computes dots inside the kernels element by element
         (no GEMM steps); the runner's --no-cublas runs GEMM steps on our own
         tiled kernel.
+        --device tpu-sim (or --tpu v4|v5e; tpu-sim-v5e) runs on the simulated
+        TPU: the tpu pipeline (tiled layouts), times from the timeline
+        simulator (labelled simulated, never stored in the history), outputs
+        with TPU numerics (f32 dots as bf16 MXU passes by their precision);
+        --check compares with the interpreter on those numerics and reports
+        the difference from f32. Prints per-kernel time, MXU/VPU/HBM
+        utilisation, VMEM working sets and notes, and the padding of the
+        tiled layouts ("tpu" in --json). --trace FILE writes the units'
+        timelines (every mode) as a Chrome trace (ui.perfetto.dev).
   import-run DIR [--target T] [--json] [--no-history]
         Read back what hloscope-gpu-runner measured for plans written by
         run --emit-plan (DIR, or DIR/unfused and DIR/fused): times per mode

@@ -11,13 +11,16 @@
 
 #include "app/cli_commands.h"
 #include "app/cli_gpu.h"
+#include "app/cli_tpu.h"
 #include "app/cli_util.h"
+#include "compiler/backends/tpu/tpu_device.h"
 #include "compiler/buffers/buffer_assignment.h"
 #include "compiler/estimator/estimate.h"
 #include "compiler/estimator/history.h"
-#include "compiler/targets/target_description.h"
 #include "compiler/runtime/execution_device.h"
 #include "compiler/runtime/execution_modes.h"
+#include "compiler/runtime/timeline_trace.h"
+#include "compiler/targets/target_description.h"
 #include "core/hlo_computation.h"
 #include "core/hlo_evaluator.h"
 #include "core/literal.h"
@@ -42,7 +45,10 @@ struct RunFlags {
     bool check = false;
     bool json = false;
     bool history = true;
-    GpuEmitFlags gpu;  // --emit-plan, --sm, --elemental-dots
+    GpuEmitFlags gpu;   // --emit-plan, --sm, --elemental-dots
+    std::string tpu;    // --tpu v4|v5e
+    std::string trace;  // --trace FILE: the timelines as a Chrome trace
+    bool deviceGiven = false;
 };
 
 std::string modeName(const ModeMeasurement& r) { return std::string(executionModeName(r.mode)); }
@@ -60,19 +66,26 @@ std::optional<std::string> parseFlags(const std::vector<std::string>& args, RunF
             *out = *v;
             return std::nullopt;
         };
-        auto number = [&](const char* what, int64_t low, int64_t* out) -> std::optional<std::string> {
+        auto number = [&](const char* what, int64_t low,
+                          int64_t* out) -> std::optional<std::string> {
             const auto v = value();
             if (!v) return std::string(what) + " needs a number";
             char* end = nullptr;
             const long long n = std::strtoll(v->c_str(), &end, 10);
             if (v->empty() || *end != '\0' || n < low)
-                return std::string(what) + " needs a number >= " + std::to_string(low) + ", not '" + *v + "'";
+                return std::string(what) + " needs a number >= " + std::to_string(low) + ", not '" +
+                       *v + "'";
             *out = n;
             return std::nullopt;
         };
         int64_t n = 0;
         if (arg == "--device") {
             if (auto e = text("a name", &flags.device)) return e;
+            flags.deviceGiven = true;
+        } else if (arg == "--tpu") {
+            if (auto e = text("v4 or v5e", &flags.tpu)) return e;
+        } else if (arg == "--trace") {
+            if (auto e = text("a file", &flags.trace)) return e;
         } else if (arg == "--target") {
             if (auto e = text("a target", &flags.target)) return e;
         } else if (arg == "--mode") {
@@ -98,7 +111,8 @@ std::optional<std::string> parseFlags(const std::vector<std::string>& args, RunF
         } else if (arg == "--emit-plan") {
             if (auto e = text("a directory", &flags.gpu.dir)) return e;
         } else if (arg == "--sm") {
-            if (auto e = text("an SM version (sm_80, sm_86, sm_89, sm_90, sm_90a)", &flags.gpu.sm)) return e;
+            if (auto e = text("an SM version (sm_80, sm_86, sm_89, sm_90, sm_90a)", &flags.gpu.sm))
+                return e;
         } else if (arg == "--elemental-dots") {
             flags.gpu.gemmSteps = false;
         } else if (arg == "--check") {
@@ -117,6 +131,13 @@ std::optional<std::string> parseFlags(const std::vector<std::string>& args, RunF
     }
     if (flags.file.empty()) return "no input file";
     if (!flags.gpu.dir.empty() && flags.device != "gpu") return "--emit-plan needs --device gpu";
+    if (!flags.tpu.empty()) {
+        const std::optional<TpuGeneration> generation = parseTpuGeneration(flags.tpu);
+        if (!generation) return "--tpu takes v4 or v5e, not '" + flags.tpu + "'";
+        if (flags.deviceGiven && flags.device.rfind("tpu-sim", 0) != 0)
+            return "--tpu needs the simulated TPU (--device tpu-sim), not '" + flags.device + "'";
+        flags.device = tpuDeviceName(*generation);
+    }
     return std::nullopt;
 }
 
@@ -133,7 +154,8 @@ Json modeJson(const ModeMeasurement& r) {
     j["runs"] = r.runSeconds.size();
     Json kernels = Json::array();
     for (const MeasuredTime& t : r.kernelTimes)
-        kernels.push_back({{"name", t.name}, {"opcode", t.opcode}, {"ms", t.seconds * 1e3}, {"count", t.count}});
+        kernels.push_back(
+            {{"name", t.name}, {"opcode", t.opcode}, {"ms", t.seconds * 1e3}, {"count", t.count}});
     j["kernel_times"] = std::move(kernels);
     j["fallbacks"] = r.fallbacks;
     return j;
@@ -150,33 +172,50 @@ Json checkJson(const OutputCheck& c) {
 }
 
 void printText(const std::string& name, const ExecutionDevice& device, const RunFlags& flags,
-               const std::vector<ModeMeasurement>& reports) {
-    std::printf("%s on %s (%s)%s\n", name.c_str(), device.name().c_str(), device.description().c_str(),
+               const std::vector<ModeMeasurement>& reports,
+               const std::vector<OutputCheck>* f32Checks) {
+    std::printf("%s on %s (%s)%s\n", name.c_str(), device.name().c_str(),
+                device.description().c_str(),
                 flags.threads ? (", " + std::to_string(flags.threads) + " threads").c_str() : "");
-    std::printf("%-8s %10s %10s %10s %10s %8s %12s\n", "mode", "median ms", "min ms", "max ms", "compile ms",
-                "kernels", "peak bytes");
+    std::printf("%-8s %10s %10s %10s %10s %8s %12s\n", "mode", "median ms", "min ms", "max ms",
+                "compile ms", "kernels", "peak bytes");
     for (const ModeMeasurement& r : reports)
-        std::printf("%-8s %10.3f %10.3f %10.3f %10.1f %8lld %12lld\n", modeName(r).c_str(), r.medianSeconds() * 1e3,
-                    r.minSeconds() * 1e3, r.maxSeconds() * 1e3, r.compileSeconds * 1e3,
-                    static_cast<long long>(r.kernels), static_cast<long long>(r.assignedPeakBytes));
+        std::printf("%-8s %10.3f %10.3f %10.3f %10.1f %8lld %12lld\n", modeName(r).c_str(),
+                    r.medianSeconds() * 1e3, r.minSeconds() * 1e3, r.maxSeconds() * 1e3,
+                    r.compileSeconds * 1e3, static_cast<long long>(r.kernels),
+                    static_cast<long long>(r.assignedPeakBytes));
+    const bool simulated = !reports.empty() && reports[0].simulated;
+    if (simulated)
+        std::printf("times are simulated (%s), not measured\n", device.modelTarget().c_str());
     if (reports.size() == 2 && reports[1].medianSeconds() > 0)
-        std::printf("measured speedup (unfused / fused): %.2fx\n",
+        std::printf("%s speedup (unfused / fused): %.2fx\n", simulated ? "simulated" : "measured",
                     reports[0].medianSeconds() / reports[1].medianSeconds());
     for (const ModeMeasurement& r : reports) {
         std::vector<MeasuredTime> top = r.kernelTimes;
-        std::sort(top.begin(), top.end(), [](const auto& a, const auto& b) { return a.seconds > b.seconds; });
+        std::sort(top.begin(), top.end(),
+                  [](const auto& a, const auto& b) { return a.seconds > b.seconds; });
         if (top.size() > 5) top.resize(5);
         const std::string mode = modeName(r);
         std::printf("%s: slowest kernels:", mode.c_str());
-        for (const MeasuredTime& t : top) std::printf(" %s %.3f ms;", t.name.c_str(), t.seconds * 1e3);
+        for (const MeasuredTime& t : top)
+            std::printf(" %s %.3f ms;", t.name.c_str(), t.seconds * 1e3);
         std::printf("\n");
         for (const std::string& f : r.fallbacks)
             std::printf("%s: interpreter fallback: %s\n", mode.c_str(), f.c_str());
         if (r.check)
-            std::printf("%s: check: max abs error %g, max rel error %g: %s%s\n",
-                        mode.c_str(), r.check->maxAbsError, r.check->maxRelError,
-                        r.check->passed ? "passed" : "FAILED: ", r.check->passed ? "" : r.check->detail.c_str());
+            std::printf("%s: check%s: max abs error %g, max rel error %g: %s%s\n", mode.c_str(),
+                        f32Checks ? " against the interpreter on the device's numerics" : "",
+                        r.check->maxAbsError, r.check->maxRelError,
+                        r.check->passed ? "passed" : "FAILED: ",
+                        r.check->passed ? "" : r.check->detail.c_str());
+        if (f32Checks && f32Checks->size() == reports.size()) {
+            const OutputCheck& f = (*f32Checks)[static_cast<size_t>(&r - reports.data())];
+            std::printf(
+                "%s: difference from the module's own (f32) numerics: max abs %g, max rel %g\n",
+                mode.c_str(), f.maxAbsError, f.maxRelError);
+        }
     }
+    printTpuSimulations(device, reports);
 }
 
 }  // namespace
@@ -189,9 +228,12 @@ int runRun(const std::vector<std::string>& args) {
     // The device kind's pipeline family unless told otherwise (the
     // interpreter: cpu's; the GPU: the H100's model of the gpu pipeline).
     const std::string_view hardware = hardwareFamily((*device)->kind());
-    const std::string target = !flags.target.empty() ? flags.target
-                               : hardware == "gpu"   ? std::string("h100")
-                                                     : std::string(hardware.empty() ? "cpu" : hardware);
+    const std::string modelTarget = (*device)->modelTarget();
+    const std::string target = !flags.target.empty()  ? flags.target
+                               : !modelTarget.empty() ? modelTarget
+                               : hardware == "gpu"
+                                   ? std::string("h100")
+                                   : std::string(hardware.empty() ? "cpu" : hardware);
     const std::string name = displayName(flags.file);
     auto input = loadModuleFromFile(flags.file);
     if (!input.isOk()) {
@@ -216,21 +258,36 @@ int runRun(const std::vector<std::string>& args) {
     }
     std::string whyNot;
     if (!(*device)->available(&whyNot)) {
-        std::fprintf(stderr, "hloscope-cli: run: device '%s' cannot run here: %s\n", flags.device.c_str(),
-                     whyNot.c_str());
+        std::fprintf(stderr, "hloscope-cli: run: device '%s' cannot run here: %s\n",
+                     flags.device.c_str(), whyNot.c_str());
         if (hardware == "gpu") printGpuPrediction(**input, name, target);
         return kExitFailed;
     }
+    // The reference: the interpreter on the numerics the device implements
+    // (the simulated TPU's bf16 MXU passes), and on the module's own when
+    // they differ (reported, not checked).
     std::optional<std::vector<Literal>> reference;
+    std::optional<std::vector<Literal>> ownNumerics;
     if (flags.check) {
         auto interpreter = findDevice("interpreter");
         if (!interpreter.isOk()) return usageError("run: " + interpreter.status().message());
-        auto result = (*interpreter)->run(**input, *arguments, {});
+        auto numerics = (*device)->numericsModule(**input);
+        if (!numerics.isOk()) {
+            std::fprintf(stderr, "%s\n", formatError(name, numerics.status()).c_str());
+            return kExitFailed;
+        }
+        const HloModule& referenceModule = *numerics ? **numerics : **input;
+        auto result = (*interpreter)->run(referenceModule, *arguments, {});
         if (!result.isOk()) {
-            std::fprintf(stderr, "%s: reference interpreter: %s\n", name.c_str(), result.status().toString().c_str());
+            std::fprintf(stderr, "%s: reference interpreter: %s\n", name.c_str(),
+                         result.status().toString().c_str());
             return kExitFailed;
         }
         reference = std::move(result->outputs);
+        if (*numerics) {
+            auto own = (*interpreter)->run(**input, *arguments, {});
+            if (own.isOk()) ownNumerics = std::move(own->outputs);
+        }
     }
     std::vector<ModeMeasurement> reports;
     MeasureOptions measureOptions;
@@ -239,8 +296,9 @@ int runRun(const std::vector<std::string>& args) {
     measureOptions.threads = flags.threads;
     measureOptions.seed = flags.seed;
     // The modes' runs interleave (measureModes), so drift hits both alike.
-    auto measured = measureModes(**input, target, modes, **device, *arguments, measureOptions,
-                                 reference ? &*reference : nullptr);
+    auto measured =
+        measureModes(**input, target, modes, **device, *arguments, measureOptions,
+                     reference ? &*reference : nullptr, ownNumerics ? &*ownNumerics : nullptr);
     if (!measured.isOk()) {
         std::fprintf(stderr, "%s: %s\n", name.c_str(), measured.status().toString().c_str());
         return kExitFailed;
@@ -249,20 +307,44 @@ int runRun(const std::vector<std::string>& args) {
     // Both modes measured on the device of the target's own kind: the
     // estimator's history gets the run (the interpreter's times say nothing
     // about a target's model). Never fatal.
-    if (flags.history && reports.size() == 2 && !hardware.empty()) {
+    // Simulated times are no measurement of this machine: not stored.
+    const bool simulated = !reports.empty() && reports[0].simulated;
+    if (!flags.trace.empty()) {
+        std::vector<NamedTimeline> timelines;
+        for (const ModeMeasurement& r : reports)
+            if (!r.timeline.empty()) timelines.push_back({target + " " + modeName(r), r.timeline});
+        if (timelines.empty()) {
+            std::fprintf(
+                stderr,
+                "hloscope-cli: run: --trace: device '%s' models no units, so there is no timeline "
+                "(the simulated TPU has one: --device tpu-sim)\n",
+                (*device)->name().c_str());
+            return kExitFailed;
+        }
+        if (Status written = writeTextFile(flags.trace, chromeTraceJson(timelines));
+            !written.isOk()) {
+            std::fprintf(stderr, "%s\n", formatError("run --trace", written).c_str());
+            return kExitFailed;
+        }
+    }
+    std::vector<OutputCheck> f32Checks;
+    for (const ModeMeasurement& r : reports)
+        if (r.differenceFromOwnNumerics) f32Checks.push_back(*r.differenceFromOwnNumerics);
+    if (flags.history && !simulated && reports.size() == 2 && !hardware.empty()) {
         auto description = resolveTargetDescription(target);
         const std::string path = EstimateHistory::defaultPath();
         if (description.isOk() && !path.empty() && pipelineFamily(description->kind) == hardware) {
             auto history = EstimateHistory::open(path);
             Status stored = history.isOk() ? Status::ok() : history.status();
             if (history.isOk()) {
-                const Estimate estimate =
-                    estimateFromMeasurements(reports[0], reports[1], *description, (*device)->name());
+                const Estimate estimate = estimateFromMeasurements(reports[0], reports[1],
+                                                                   *description, (*device)->name());
                 auto id = (*history)->add(historyRecordOf(**input, name, estimate));
                 if (!id.isOk()) stored = id.status();
             }
             if (!stored.isOk())
-                std::fprintf(stderr, "hloscope-cli: run: history not stored: %s\n", stored.message().c_str());
+                std::fprintf(stderr, "hloscope-cli: run: history not stored: %s\n",
+                             stored.message().c_str());
         }
     }
     bool passed = true;
@@ -275,7 +357,21 @@ int runRun(const std::vector<std::string>& args) {
         j["threads"] = flags.threads;
         j["repeat"] = flags.repeat;
         j["warmup"] = flags.warmup;
-        for (const ModeMeasurement& r : reports) j[modeName(r)] = modeJson(r);
+        j["simulated"] = simulated;
+        for (const ModeMeasurement& r : reports) {
+            j[modeName(r)] = modeJson(r);
+            if (Json tpu = tpuSimulationJson(**device, r); !tpu.is_null())
+                j[modeName(r)]["tpu"] = std::move(tpu);
+        }
+        if (!f32Checks.empty()) {
+            OutputCheck worst;
+            for (const OutputCheck& c : f32Checks) {
+                worst.maxAbsError = std::max(worst.maxAbsError, c.maxAbsError);
+                worst.maxRelError = std::max(worst.maxRelError, c.maxRelError);
+            }
+            j["difference_from_f32"] = {{"max_abs_error", worst.maxAbsError},
+                                        {"max_rel_error", worst.maxRelError}};
+        }
         if (reports.size() == 2 && reports[1].medianSeconds() > 0)
             j["speedup"] = reports[0].medianSeconds() / reports[1].medianSeconds();
         if (flags.check) {
@@ -293,7 +389,7 @@ int runRun(const std::vector<std::string>& args) {
         }
         std::printf("%s\n", j.dump(2).c_str());
     } else {
-        printText(name, **device, flags, reports);
+        printText(name, **device, flags, reports, f32Checks.empty() ? nullptr : &f32Checks);
     }
     return passed ? kExitOk : kExitFailed;
 }

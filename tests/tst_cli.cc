@@ -91,6 +91,7 @@ private slots:
     void estimatePredictsAndMeasures();
     void estimateErrors();
     void runStoresHistory();
+    void runOnTheSimulatedTpu();
     void calibrateFromHistory();
 
 private:
@@ -771,6 +772,67 @@ void TestCli::runStoresHistory() {
     qputenv("HLOSCOPE_HISTORY", saved);
     QCOMPARE(estimate.exitCode, 0);
     QVERIFY2(estimate.out.contains(u"over 2 runs"_s), qPrintable(estimate.out));
+}
+
+void TestCli::runOnTheSimulatedTpu() {
+    // Simulated times (labelled so, not stored), TPU numerics checked against
+    // the interpreter on them, the difference from f32 reported, the
+    // simulation's details and the timelines as a Chrome trace.
+    const QByteArray saved = qgetenv("HLOSCOPE_HISTORY");
+    const QString history = m_dir.filePath(u"tpu_history.sqlite"_s);
+    qputenv("HLOSCOPE_HISTORY", history.toUtf8());
+    const QString example = QStringLiteral(HLOSCOPE_SOURCE_DIR "/resources/examples/mlp.hlo");
+    const QString trace = m_dir.filePath(u"trace.json"_s);
+    Result r = runCli({u"run"_s, example, u"--tpu"_s, u"v5e"_s, u"--check"_s, u"--json"_s, u"--repeat"_s, u"1"_s,
+                       u"--trace"_s, trace});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err + r.out));
+    const QJsonObject j = QJsonDocument::fromJson(r.out.toUtf8()).object();
+    QCOMPARE(j.value(u"device"_s).toString(), u"tpu-sim-v5e"_s);
+    QCOMPARE(j.value(u"target"_s).toString(), u"tpu_v5e"_s);
+    QVERIFY(j.value(u"simulated"_s).toBool());
+    QVERIFY(j.value(u"check"_s).toObject().value(u"passed"_s).toBool());
+    // The example's DEFAULT-precision dots round their inputs to bf16.
+    QVERIFY(j.value(u"difference_from_f32"_s).toObject().value(u"max_abs_error"_s).toDouble() > 1e-4);
+    for (const QString& mode : {u"unfused"_s, u"fused"_s}) {
+        const QJsonObject tpu = j.value(mode).toObject().value(u"tpu"_s).toObject();
+        QCOMPARE(tpu.value(u"target"_s).toString(), u"tpu_v5e"_s);
+        QCOMPARE(tpu.value(u"total_ms"_s).toDouble(), j.value(mode).toObject().value(u"median_ms"_s).toDouble());
+        QVERIFY(tpu.value(u"padded_bytes"_s).toDouble() >= tpu.value(u"logical_bytes"_s).toDouble());
+        const QJsonArray kernels = tpu.value(u"kernels"_s).toArray();
+        QVERIFY(!kernels.isEmpty());
+        bool matmul = false;
+        for (const QJsonValue& k : kernels)
+            if (k.toObject().value(u"kind"_s) == u"matmul"_s && k.toObject().value(u"mxu_utilisation"_s).toDouble() > 0)
+                matmul = true;
+        QVERIFY(matmul);
+    }
+    QFile file(trace);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QJsonArray events = QJsonDocument::fromJson(file.readAll()).object().value(u"traceEvents"_s).toArray();
+    QStringList processes;
+    for (const QJsonValue& e : events)
+        if (e.toObject().value(u"name"_s) == u"process_name"_s)
+            processes << e.toObject().value(u"args"_s).toObject().value(u"name"_s).toString();
+    QCOMPARE(processes, QStringList({u"tpu_v5e unfused"_s, u"tpu_v5e fused"_s}));
+    // Text: labelled simulated, with utilisation and padding.
+    Result text = runCli({u"run"_s, example, u"--device"_s, u"tpu-sim"_s, u"--mode"_s, u"fused"_s, u"--repeat"_s, u"1"_s});
+    QCOMPARE(text.exitCode, 0);
+    QVERIFY2(text.out.contains(u"times are simulated (tpu_v4)"_s), qPrintable(text.out));
+    QVERIFY(text.out.contains(u"padding of the tiled layouts"_s));
+    QVERIFY(text.out.contains(u"MXU%"_s));
+    qputenv("HLOSCOPE_HISTORY", saved);
+    QVERIFY(!QFile::exists(history));  // simulated runs are no measurement of this machine
+    // Errors.
+    Result generation = runCli({u"run"_s, example, u"--tpu"_s, u"v3"_s});
+    QCOMPARE(generation.exitCode, 2);
+    QVERIFY2(generation.err.contains(u"--tpu takes v4 or v5e"_s), qPrintable(generation.err));
+    Result mixed = runCli({u"run"_s, example, u"--device"_s, u"cpu"_s, u"--tpu"_s, u"v4"_s});
+    QCOMPARE(mixed.exitCode, 2);
+    QVERIFY2(mixed.err.contains(u"--tpu needs the simulated TPU"_s), qPrintable(mixed.err));
+    Result noTimeline = runCli({u"run"_s, example, u"--device"_s, u"interpreter"_s, u"--repeat"_s, u"1"_s,
+                                u"--trace"_s, m_dir.filePath(u"none.json"_s)});
+    QCOMPARE(noTimeline.exitCode, 1);
+    QVERIFY2(noTimeline.err.contains(u"models no units"_s), qPrintable(noTimeline.err));
 }
 
 void TestCli::calibrateFromHistory() {

@@ -69,17 +69,20 @@ std::string_view executionModeName(ExecutionMode mode) {
     return mode == ExecutionMode::kUnfused ? "unfused" : "fused";
 }
 
-bool isFusionPassName(std::string_view pass) { return pass.find("fusion") != std::string_view::npos; }
+bool isFusionPassName(std::string_view pass) {
+    return pass.find("fusion") != std::string_view::npos;
+}
 
-StatusOr<std::unique_ptr<HloModule>> prepareForMode(std::unique_ptr<HloModule> module, std::string_view target,
-                                                    ExecutionMode mode) {
+StatusOr<std::unique_ptr<HloModule>> prepareForMode(std::unique_ptr<HloModule> module,
+                                                    std::string_view target, ExecutionMode mode) {
     HLO_ASSIGN_OR_RETURN(Pipeline pipeline, targetPipeline(target));
     if (mode == ExecutionMode::kUnfused)
         for (PipelineStep& step : pipeline.steps)
             if (isFusionPassName(step.pass)) step.enabled = false;
     RunnerOptions options;
     options.checkChanges = false;  // measured runs need the result, not the change log
-    HLO_ASSIGN_OR_RETURN(auto runner, PipelineRunner::create(*module, std::move(pipeline), options));
+    HLO_ASSIGN_OR_RETURN(auto runner,
+                         PipelineRunner::create(*module, std::move(pipeline), options));
     HLO_RETURN_IF_ERROR(runner->runAll());
     return module;
 }
@@ -89,7 +92,8 @@ OutputCheck checkOutputs(const std::vector<Literal>& expected, const std::vector
     if (expected.size() != actual.size()) {
         check.maxAbsError = check.maxRelError = kInf;
         check.passed = false;
-        check.detail = std::to_string(actual.size()) + " outputs, the reference has " + std::to_string(expected.size());
+        check.detail = std::to_string(actual.size()) + " outputs, the reference has " +
+                       std::to_string(expected.size());
         return check;
     }
     for (size_t i = 0; i < expected.size(); ++i) {
@@ -98,20 +102,23 @@ OutputCheck checkOutputs(const std::vector<Literal>& expected, const std::vector
             std::string why = compareWithTolerance(expected[i], actual[i]);
             if (!why.empty()) {
                 check.passed = false;
-                check.detail = expected.size() > 1 ? "output " + std::to_string(i) + ": " + why : why;
+                check.detail =
+                    expected.size() > 1 ? "output " + std::to_string(i) + ": " + why : why;
             }
         }
     }
     return check;
 }
 
-StatusOr<PreparedModule> prepareCopyForMode(const HloModule& module, std::string_view target, ExecutionMode mode) {
+StatusOr<PreparedModule> prepareCopyForMode(const HloModule& module, std::string_view target,
+                                            ExecutionMode mode) {
     const auto start = std::chrono::steady_clock::now();
     HLO_ASSIGN_OR_RETURN(std::unique_ptr<HloModule> copy, parseHloModule(printModule(module)));
     copy->setIsScheduled(module.isScheduled());
     HLO_ASSIGN_OR_RETURN(copy, prepareForMode(std::move(copy), target, mode));
     PreparedModule prepared;
-    prepared.pipelineSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    prepared.pipelineSeconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     prepared.module = std::move(copy);
     return prepared;
 }
@@ -133,11 +140,10 @@ double ModeMeasurement::maxSeconds() const {
     return runSeconds.empty() ? 0 : *std::max_element(runSeconds.begin(), runSeconds.end());
 }
 
-StatusOr<std::vector<ModeMeasurement>> measureModes(const HloModule& module, std::string_view target,
-                                                    const std::vector<ExecutionMode>& modes,
-                                                    const ExecutionDevice& device, const std::vector<Literal>& args,
-                                                    const MeasureOptions& options,
-                                                    const std::vector<Literal>* reference) {
+StatusOr<std::vector<ModeMeasurement>> measureModes(
+    const HloModule& module, std::string_view target, const std::vector<ExecutionMode>& modes,
+    const ExecutionDevice& device, const std::vector<Literal>& args, const MeasureOptions& options,
+    const std::vector<Literal>* reference, const std::vector<Literal>* ownNumerics) {
     std::vector<ModeMeasurement> reports(modes.size());
     for (size_t m = 0; m < modes.size(); ++m) {
         ModeMeasurement& report = reports[m];
@@ -166,6 +172,8 @@ StatusOr<std::vector<ModeMeasurement>> measureModes(const HloModule& module, std
                 report.compileSeconds = result.compileSeconds;
                 report.fallbacks = result.fallbacks;
                 if (reference) report.check = checkOutputs(*reference, result.outputs);
+                if (ownNumerics)
+                    report.differenceFromOwnNumerics = checkOutputs(*ownNumerics, result.outputs);
             }
             if (i >= total - std::max(1, options.repeat)) {
                 report.runSeconds.push_back(result.wallSeconds);
@@ -186,9 +194,11 @@ StatusOr<std::vector<ModeMeasurement>> measureModes(const HloModule& module, std
     return reports;
 }
 
-StatusOr<ModeMeasurement> measureMode(const HloModule& module, std::string_view target, ExecutionMode mode,
-                                      const ExecutionDevice& device, const std::vector<Literal>& args,
-                                      const MeasureOptions& options, const std::vector<Literal>* reference) {
+StatusOr<ModeMeasurement> measureMode(const HloModule& module, std::string_view target,
+                                      ExecutionMode mode, const ExecutionDevice& device,
+                                      const std::vector<Literal>& args,
+                                      const MeasureOptions& options,
+                                      const std::vector<Literal>* reference) {
     HLO_ASSIGN_OR_RETURN(std::vector<ModeMeasurement> reports,
                          measureModes(module, target, {mode}, device, args, options, reference));
     return std::move(reports.front());

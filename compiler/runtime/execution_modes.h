@@ -35,8 +35,8 @@ bool isFusionPassName(std::string_view pass);
 // Runs `target`'s pipeline (a family or hardware name, or a target file, as
 // targetPipeline takes it) on `module`, without the fusion passes for
 // kUnfused. Errors are the pipeline's (a pass failing names it).
-StatusOr<std::unique_ptr<HloModule>> prepareForMode(std::unique_ptr<HloModule> module, std::string_view target,
-                                                    ExecutionMode mode);
+StatusOr<std::unique_ptr<HloModule>> prepareForMode(std::unique_ptr<HloModule> module,
+                                                    std::string_view target, ExecutionMode mode);
 
 struct OutputCheck {
     double maxAbsError = 0;  // over every element of every output (inf: shapes differ)
@@ -53,30 +53,36 @@ struct PreparedModule {
     std::shared_ptr<const HloModule> module;
     double pipelineSeconds = 0;
 };
-StatusOr<PreparedModule> prepareCopyForMode(const HloModule& module, std::string_view target, ExecutionMode mode);
+StatusOr<PreparedModule> prepareCopyForMode(const HloModule& module, std::string_view target,
+                                            ExecutionMode mode);
 
 // The median of `values` (mean of the middle two for an even count; 0 for none).
 double median(std::vector<double> values);
 
 struct MeasureOptions {
-    int warmup = 1;   // runs before the timed ones (the first compiles)
-    int repeat = 5;   // timed runs, >= 1
-    int threads = 0;  // 0: the device's default
+    int warmup = 1;     // runs before the timed ones (the first compiles)
+    int repeat = 5;     // timed runs, >= 1
+    int threads = 0;    // 0: the device's default
     uint64_t seed = 0;  // rng ops
 };
 
 struct ModeMeasurement {
     ExecutionMode mode = ExecutionMode::kFused;
     std::vector<double> runSeconds;  // the timed runs
-    int threads = 0;                 // MeasureOptions::threads it ran with (0: the device's default)
-    double pipelineSeconds = 0;      // the target's pass pipeline
-    double compileSeconds = 0;       // the device's code generation (first run)
+    int threads = 0;             // MeasureOptions::threads it ran with (0: the device's default)
+    double pipelineSeconds = 0;  // the target's pass pipeline
+    double compileSeconds = 0;   // the device's code generation (first run)
     int64_t kernels = 0;
-    int64_t assignedPeakBytes = 0;   // buffer assignment's peak of the prepared module
-    int64_t devicePeakBytes = 0;     // what the device allocated for a run (0: it does not say)
-    std::vector<MeasuredTime> kernelTimes;  // the last run's kernels, each with its median over the timed runs
+    int64_t assignedPeakBytes = 0;  // buffer assignment's peak of the prepared module
+    int64_t devicePeakBytes = 0;    // what the device allocated for a run (0: it does not say)
+    std::vector<MeasuredTime>
+        kernelTimes;  // the last run's kernels, each with its median over the timed runs
     std::vector<std::string> fallbacks;
-    std::optional<OutputCheck> check;       // when a reference was given
+    std::optional<OutputCheck> check;  // when a reference was given
+    // Against the module's own numerics when the reference was computed on
+    // the device's (ExecutionDevice::numericsModule): the difference the
+    // device's numerics make, reported rather than checked.
+    std::optional<OutputCheck> differenceFromOwnNumerics;
     std::shared_ptr<const HloModule> module;  // as prepared
     bool simulated = false;                   // times from a simulator (ExecutionResult::simulated)
     std::vector<TimelineEvent> timeline;      // the last run's, when the device models its units
@@ -89,17 +95,19 @@ struct ModeMeasurement {
 // Prepares a copy of `module` for `mode` on `target`, runs it
 // warmup + repeat times on `device` with `args` and, given `reference`
 // outputs, checks the first run's against them.
-StatusOr<ModeMeasurement> measureMode(const HloModule& module, std::string_view target, ExecutionMode mode,
-                                      const ExecutionDevice& device, const std::vector<Literal>& args,
-                                      const MeasureOptions& options, const std::vector<Literal>* reference = nullptr);
+StatusOr<ModeMeasurement> measureMode(const HloModule& module, std::string_view target,
+                                      ExecutionMode mode, const ExecutionDevice& device,
+                                      const std::vector<Literal>& args,
+                                      const MeasureOptions& options,
+                                      const std::vector<Literal>* reference = nullptr);
 
 // measureMode for several modes at once, their runs interleaved (round i
 // runs every mode once), so that a machine whose speed drifts during the
 // measurement affects every mode alike; one report per mode, in order.
-StatusOr<std::vector<ModeMeasurement>> measureModes(const HloModule& module, std::string_view target,
-                                                    const std::vector<ExecutionMode>& modes,
-                                                    const ExecutionDevice& device, const std::vector<Literal>& args,
-                                                    const MeasureOptions& options,
-                                                    const std::vector<Literal>* reference = nullptr);
+StatusOr<std::vector<ModeMeasurement>> measureModes(
+    const HloModule& module, std::string_view target, const std::vector<ExecutionMode>& modes,
+    const ExecutionDevice& device, const std::vector<Literal>& args, const MeasureOptions& options,
+    const std::vector<Literal>* reference = nullptr,
+    const std::vector<Literal>* ownNumerics = nullptr);
 
 }  // namespace hloscope
