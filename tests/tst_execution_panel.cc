@@ -8,21 +8,20 @@
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QTableWidget>
-#include <QtTest>
-
-#include <cmath>
-
 #include <QTemporaryDir>
-
+#include <QtTest>
+#include <cmath>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "compiler/backends/cpu/cpu_device.h"
 #include "compiler/backends/gpu/gpu_device.h"
 #include "compiler/backends/gpu/gpu_plan.h"
+#include "compiler/backends/tpu/tpu_device.h"
 #include "core/hlo_parser.h"
 #include "tests/panel_test_util.h"
 #include "views/execution/execution_panel.h"
+#include "views/execution/timeline_view.h"
 
 using namespace hloscope;
 using namespace hloscope::testing;
@@ -83,7 +82,8 @@ private slots:
         }
         // The fused run's kernels are fusions of the fused module.
         bool sawFusion = false;
-        for (auto it = results[1].kernelSeconds.cbegin(); it != results[1].kernelSeconds.cend(); ++it)
+        for (auto it = results[1].kernelSeconds.cbegin(); it != results[1].kernelSeconds.cend();
+             ++it)
             sawFusion |= it.key().startsWith(QStringLiteral("fusion"));
         QVERIFY(sawFusion);
         QCOMPARE(panel.resultTable()->rowCount(), 2);
@@ -157,6 +157,62 @@ private slots:
         QCOMPARE(cancelled.at(0).at(1).toString(), QStringLiteral("Cancelled."));
     }
 
+    void runsOnTheSimulatedTpu() {
+        // A cpu document run on tpu-sim: each mode prepared by the tpu
+        // pipeline, simulated times with a timeline, outputs checked against
+        // the interpreter on TPU numerics; the trace exports.
+        registerCpuBackend();
+        registerTpuBackend();
+        DocumentStatePtr state = makeState("mlp.hlo", "cpu");
+        QVERIFY(state);
+        ExecutionPanel panel;
+        const int tpu = panel.deviceCombo()->findData(QStringLiteral("tpu-sim-v5e"));
+        QVERIFY(tpu >= 0);
+        panel.deviceCombo()->setCurrentIndex(tpu);
+        panel.setState(state);
+        panel.setMode(ExecutionPanel::Mode::kBoth);
+        QSignalSpy finished(&panel, &ExecutionPanel::runFinished);
+        QSignalSpy selected(&panel, &ExecutionPanel::instructionSelected);
+        panel.runButton()->click();
+        QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 1, 120000);
+        QVERIFY2(finished.at(0).at(0).toBool(), qPrintable(finished.at(0).at(1).toString()));
+        const auto results = panel.measurements();
+        QCOMPARE(results.size(), 2);
+        for (const auto& m : results) {
+            QVERIFY(m.simulated);
+            QVERIFY(!m.timeline.empty());
+            QVERIFY2(m.passed, qPrintable(m.detail));
+            QVERIFY2(m.detail.contains(QStringLiteral("prepared by the tpu_v5e pipeline")),
+                     qPrintable(m.detail));
+            QVERIFY2(m.detail.contains(QStringLiteral("differs from the module's own (f32)")),
+                     qPrintable(m.detail));
+        }
+        QVERIFY(panel.resultTable()->item(0, 2)->text().contains(QStringLiteral("simulated")));
+        QVERIFY(!panel.timelineView()->isHidden());
+        QVERIFY(panel.timelineView()->tracks().contains(QStringLiteral("MXU")));
+        QVERIFY(!panel.exportTraceButton()->isHidden());
+        // The timeline selects kernels both ways.
+        panel.timelineView()->selectKernel(QStringLiteral("nosuch"));
+        panel.selectInstruction(QString::fromStdString(results[1].timeline.front().kernel));
+        QCOMPARE(panel.timelineView()->selectedKernel(),
+                 QString::fromStdString(results[1].timeline.front().kernel));
+        emit panel.timelineView()->kernelActivated(QStringLiteral("dot.8"));
+        QCOMPARE(selected.count(), 1);
+        QTemporaryDir dir;
+        const QString trace = dir.filePath(QStringLiteral("trace.json"));
+        QString error;
+        QVERIFY2(panel.exportTrace(trace, &error), qPrintable(error));
+        QFile file(trace);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        QVERIFY(QJsonDocument::fromJson(file.readAll())
+                    .object()
+                    .value(QStringLiteral("traceEvents"))
+                    .toArray()
+                    .size() > 10);
+        QVERIFY(!panel.exportTrace(dir.filePath(QStringLiteral("no/such/dir/t.json")), &error));
+        QVERIFY(!error.isEmpty());
+    }
+
     void gpuWithoutDriverIsGreyedOut() {
         qputenv("HLOSCOPE_GPU_RUNNER", HLOSCOPE_GPU_RUNNER_PATH);
         qputenv("HLOSCOPE_CUDA_LIBRARY", "/nonexistent/libcuda.so.1");
@@ -165,8 +221,12 @@ private slots:
         const int index = panel.deviceCombo()->findData(QStringLiteral("gpu"));
         QVERIFY(index >= 0);
         QVERIFY(panel.deviceCombo()->itemText(index).contains(QStringLiteral("unavailable")));
-        QVERIFY(panel.deviceCombo()->itemData(index, Qt::ToolTipRole).toString().startsWith(QStringLiteral("no GPU found")));
-        QCOMPARE(panel.deviceCombo()->itemData(index, Qt::UserRole - 1).toInt(), 0);  // not selectable
+        QVERIFY(panel.deviceCombo()
+                    ->itemData(index, Qt::ToolTipRole)
+                    .toString()
+                    .startsWith(QStringLiteral("no GPU found")));
+        QCOMPARE(panel.deviceCombo()->itemData(index, Qt::UserRole - 1).toInt(),
+                 0);  // not selectable
     }
 
     // Plans written for a GPU machine; results as the runner would write them
@@ -199,11 +259,14 @@ private slots:
                     .write(static_cast<const char*>(reference->outputs[i].untypedData()),
                            reference->outputs[i].sizeInBytes());
             nlohmann::json steps = nlohmann::json::array();
-            for (const GpuPlanStep& step : files->plan.steps) steps.push_back({{"name", step.name}, {"median_ms", 0.01}});
-            std::ofstream(planDir + "/results.json")
-                << nlohmann::json{{"format", "hloscope-gpu-results"}, {"median_ms", 0.02}, {"run_ms", {0.02}},
-                                  {"device", {{"name", "Test GPU"}}}, {"steps", steps}}
-                       .dump();
+            for (const GpuPlanStep& step : files->plan.steps)
+                steps.push_back({{"name", step.name}, {"median_ms", 0.01}});
+            std::ofstream(planDir + "/results.json") << nlohmann::json{
+                {"format", "hloscope-gpu-results"},
+                {"median_ms", 0.02},
+                {"run_ms", {0.02}},
+                {"device", {{"name", "Test GPU"}}},
+                {"steps", steps}}.dump();
         }
         QSignalSpy measurements(&panel, &ExecutionPanel::measurementsReady);
         panel.importGpuResults(dir.path());

@@ -82,15 +82,46 @@ ExecutionPanel::Outcome runJob(const JobSpec& spec) {
     StatusOr<std::shared_ptr<const HloModule>> input = moduleAt(state, 0);
     if (!input.isOk()) return fail(input.status(), QObject::tr("loading the input module"));
     const std::vector<Literal> args = makeRandomArguments(*(*input)->entryComputation(), spec.seed);
-    StatusOr<ExecutionResult> reference =
-        spec.reference->run(**input, args, phaseOptions(0, QObject::tr("reference")));
+    // The reference: the interpreter on the numerics the device implements
+    // (the simulated TPU's bf16 MXU passes); the module's own numerics too
+    // when those differ, for the difference they make.
+    StatusOr<std::unique_ptr<HloModule>> numerics = spec.device->numericsModule(**input);
+    if (!numerics.isOk())
+        return fail(numerics.status(), QString::fromStdString(spec.device->name()));
+    StatusOr<ExecutionResult> reference = spec.reference->run(
+        *numerics ? **numerics : **input, args, phaseOptions(0, QObject::tr("reference")));
     if (!reference.isOk()) return fail(reference.status(), QObject::tr("reference interpreter"));
+    std::optional<std::vector<Literal>> ownNumerics;
+    if (*numerics) {
+        StatusOr<ExecutionResult> own =
+            spec.reference->run(**input, args, phaseOptions(0, QObject::tr("reference")));
+        if (!own.isOk()) return fail(own.status(), QObject::tr("reference interpreter"));
+        ownNumerics = std::move(own->outputs);
+    }
+    // A device of another hardware family than the document's pipeline runs
+    // the input prepared by its own pipeline (the simulated TPU needs tiled
+    // layouts), in the mode of the snapshot that would have run.
+    const std::string_view family = hardwareFamily(spec.device->kind());
+    const bool ownPipeline = !family.empty() && family != state.pipelineTarget;
+    const std::string deviceTarget =
+        !spec.device->modelTarget().empty() ? spec.device->modelTarget() : std::string(family);
 
     for (size_t r = 0; r < runs.size(); ++r) {
         const auto& [label, index] = runs[r];
         if (spec.cancel->load()) return fail(Status(StatusCode::kCancelled, "cancelled"), label);
         StatusOr<std::shared_ptr<const HloModule>> module = moduleAt(state, index);
         if (!module.isOk()) return fail(module.status(), label);
+        if (ownPipeline) {
+            const ExecutionMode mode =
+                label == QLatin1String("unfused") ? ExecutionMode::kUnfused : ExecutionMode::kFused;
+            StatusOr<PreparedModule> prepared = prepareCopyForMode(**input, deviceTarget, mode);
+            if (!prepared.isOk())
+                return fail(
+                    prepared.status(),
+                    label +
+                        QStringLiteral(" (%1 pipeline)").arg(QString::fromStdString(deviceTarget)));
+            module = prepared->module;
+        }
         StatusOr<ExecutionResult> result =
             spec.device->run(**module, args, phaseOptions(static_cast<int>(r) + 1, label));
         if (!result.isOk())
@@ -109,6 +140,21 @@ ExecutionPanel::Outcome runJob(const JobSpec& spec) {
         const OutputCheck check = checkOutputs(reference->outputs, result->outputs);
         m.maxError = check.maxAbsError;
         m.detail = QString::fromStdString(check.detail);
+        if (ownNumerics) {
+            const OutputCheck own = checkOutputs(*ownNumerics, result->outputs);
+            const QString difference = QObject::tr(
+                                           "checked against %1's numerics; differs from the "
+                                           "module's own (f32) by up to %2")
+                                           .arg(m.device)
+                                           .arg(own.maxAbsError, 0, 'g', 3);
+            m.detail =
+                m.detail.isEmpty() ? difference : m.detail + QStringLiteral("; ") + difference;
+        }
+        if (ownPipeline)
+            m.detail += (m.detail.isEmpty() ? QString() : QStringLiteral("; ")) +
+                        QObject::tr("prepared by the %1 pipeline (the document's is %2)")
+                            .arg(QString::fromStdString(deviceTarget),
+                                 QString::fromStdString(state.pipelineTarget));
         m.passed = check.passed;
         for (const MeasuredTime& t : result->instructionTimes)
             m.instructionSeconds.insert(QString::fromStdString(t.name), t.seconds);
