@@ -13,6 +13,7 @@
 
 #include "app/cli_commands.h"
 #include "app/cli_util.h"
+#include "compiler/backends/tpu/tpu_device.h"
 #include "compiler/estimator/calculator.h"
 #include "compiler/estimator/estimate.h"
 #include "compiler/estimator/estimate_report.h"
@@ -194,7 +195,9 @@ std::string breakEvenText(const EstimateFigures& f) {
 void printEstimate(const std::string& name, const Estimate& e) {
     std::printf(
         "%s on %s%s\n", name.c_str(), e.target.c_str(),
-        e.device.empty() ? " (predicted)" : (" (predicted; measured on " + e.device + ")").c_str());
+        e.device.empty()
+            ? " (predicted)"
+            : (" (predicted; " + std::string(measuredWord(e)) + " on " + e.device + ")").c_str());
     std::printf("%-10s %12s %12s %9s %14s %14s %9s %12s\n", "", "unfused ms", "fused ms", "speedup",
                 "peak unfused", "peak fused", "mem red.", "compile ms");
     auto row = [](const char* label, const EstimateFigures& f) {
@@ -205,10 +208,11 @@ void printEstimate(const std::string& name, const Estimate& e) {
                     f.compileSeconds * 1e3);
     };
     row("predicted", e.predicted);
-    if (e.measured) row("measured", *e.measured);
+    if (e.measured) row(measuredWord(e), *e.measured);
     std::printf("break-even (predicted): %s\n", breakEvenText(e.predicted).c_str());
     if (e.measured) {
-        std::printf("break-even (measured):  %s\n", breakEvenText(*e.measured).c_str());
+        std::printf("break-even (%s): %s%s\n", measuredWord(e), e.simulated ? "" : " ",
+                    breakEvenText(*e.measured).c_str());
         if (auto error = e.speedupErrorPercent()) std::printf("speedup error: %+.1f%%\n", *error);
         if (auto error = e.memoryErrorPercent())
             std::printf("memory reduction error: %+.1f%%\n", *error);
@@ -228,7 +232,8 @@ void printCsv(const std::string& name, const Estimate& e) {
         return v && std::isfinite(*v) ? std::to_string(*v) : std::string();
     };
     auto module = [&](const char* scope, double predicted, std::optional<double> measured) {
-        const std::optional<double> error = measured ? signedErrorPercent(predicted, *measured) : std::nullopt;
+        const std::optional<double> error =
+            measured ? signedErrorPercent(predicted, *measured) : std::nullopt;
         std::printf("%s,%s,,%s,%s,%s\n", scope, name.c_str(), cell(predicted).c_str(),
                     cell(measured).c_str(), cell(error).c_str());
     };
@@ -305,6 +310,7 @@ Json estimateJson(const ReportedEstimate& r) {
     j["device"] = e.device.empty() ? Json(nullptr) : Json(e.device);
     j["predicted"] = figuresJson(e.predicted);
     if (e.measured) j["measured"] = figuresJson(*e.measured);
+    j["simulated"] = e.simulated;
     Json error;
     error["speedup_pct"] = optionalNumber(e.speedupErrorPercent());
     error["memory_reduction_pct"] = optionalNumber(e.memoryErrorPercent());
@@ -319,7 +325,7 @@ Json estimateJson(const ReportedEstimate& r) {
                     {"fused", kernelsJson(e.fusedKernels)}};
     if (r.baseline) {
         Json b = calculatorJson(*r.baselineInput, *r.baseline);
-        b["source"] = e.measured ? "measured" : "predicted";
+        b["source"] = e.measured ? measuredWord(e) : "predicted";
         j["baseline"] = std::move(b);
     }
     j["fallbacks"] = e.fallbacks;
@@ -348,15 +354,20 @@ int runEstimate(const std::vector<std::string>& args) {
             auto target = resolveTargetDescription(flags.target);
             if (!target.isOk()) return usageError("estimate: " + target.status().message());
             const std::string family(pipelineFamily(target->kind));
-            if (family != "cpu") {
+            // A TPU target is measured on the simulated TPU of its generation.
+            if (std::optional<TpuGeneration> generation = parseTpuGeneration(target->name);
+                generation && family == "tpu") {
+                options.device = tpuDeviceName(*generation);
+            } else if (family != "cpu") {
                 std::fprintf(stderr,
                              "hloscope-cli: estimate: no device measures target '%s' here (the %s "
                              "backend is not "
                              "built); name one with --device or leave out --measure\n",
                              flags.target.c_str(), family.c_str());
                 return kExitFailed;
+            } else {
+                options.device = "cpu";
             }
-            options.device = "cpu";
         }
     }
     // Measured estimates go into the history (when one is configured); a
@@ -386,7 +397,7 @@ int runEstimate(const std::vector<std::string>& args) {
             std::fprintf(stderr, "%s\n", formatError(name, estimate.status()).c_str());
             return kExitFailed;
         }
-        if (history) {
+        if (history && !estimate->simulated) {  // a simulation is no measurement of this machine
             auto stored = history->add(historyRecordOf(**module, name, *estimate));
             if (!stored.isOk())
                 std::fprintf(stderr, "hloscope-cli: estimate: history not stored: %s\n",

@@ -247,8 +247,8 @@ void TestCli::evalInputs() {
 
 void TestCli::evalJsonOutputAndInputFile() {
     QString good = write(u"good.hlo"_s, kGood);
-    QString inputs = write(u"inputs.json"_s,
-                           R"([{"shape": "f32[4]", "values": [1, -2.5, "inf", 0.25]}])");
+    QString inputs =
+        write(u"inputs.json"_s, R"([{"shape": "f32[4]", "values": [1, -2.5, "inf", 0.25]}])");
     Result r = runCli({u"eval"_s, good, u"--inputs"_s, inputs, u"--format"_s, u"json"_s});
     QCOMPARE(r.exitCode, 0);
     QJsonObject o = QJsonDocument::fromJson(r.out.toUtf8()).object();
@@ -297,11 +297,13 @@ void TestCli::evalBenchAndProfile() {
              qPrintable(bench.out));
     Result profile = runCli({u"eval"_s, good, u"--profile"_s, u"--repeat"_s, u"1"_s});
     QCOMPARE(profile.exitCode, 0);
-    QVERIFY2(profile.out.contains(u"%y"_s) && profile.out.contains(u"add"_s), qPrintable(profile.out));
+    QVERIFY2(profile.out.contains(u"%y"_s) && profile.out.contains(u"add"_s),
+             qPrintable(profile.out));
 }
 
 void TestCli::conformOutcomes() {
-    QString file = write(u"cases.mlir"_s, R"(// RUN: stablehlo-translate --interpret -split-input-file %s
+    QString file =
+        write(u"cases.mlir"_s, R"(// RUN: stablehlo-translate --interpret -split-input-file %s
 func.func @pass() {
   %0 = stablehlo.constant dense<[1, 2]> : tensor<2xi32>
   %1 = stablehlo.multiply %0, %0 : tensor<2xi32>
@@ -365,8 +367,8 @@ const char* kOptModule =
 void TestCli::passesListsRegistryAndTargets() {
     Result r = runCli({u"passes"_s});
     QCOMPARE(r.exitCode, 0);
-    for (const char* name : {"dce", "cse", "algebraic-simplifier", "constant-folding", "call-inliner",
-                             "tuple-simplifier", "while-loop-invariant-code-motion",
+    for (const char* name : {"dce", "cse", "algebraic-simplifier", "constant-folding",
+                             "call-inliner", "tuple-simplifier", "while-loop-invariant-code-motion",
                              "layout-assignment", "buffer-assignment"})
         QVERIFY2(r.out.contains(u"  "_s + QLatin1String(name) + u"\n"_s), name);
     QVERIFY(r.out.contains(u"cpu: call-inliner"_s));
@@ -398,7 +400,8 @@ void TestCli::optPrintsAndDumps() {
         QVERIFY(p.contains(u"peak_bytes"_s));
     }
     // The last dump parses back to what opt printed.
-    Result last = runCli({u"print"_s, dir + u"/"_s + passes.last().toObject().value(u"file"_s).toString()});
+    Result last =
+        runCli({u"print"_s, dir + u"/"_s + passes.last().toObject().value(u"file"_s).toString()});
     QCOMPARE(last.out, r.out);
     // A file that cannot be written is an error, not a crash.
     QCOMPARE(runCli({u"opt"_s, file, u"--dump-dir"_s, u"/proc/nope"_s}).exitCode, 1);
@@ -416,7 +419,8 @@ void TestCli::optJsonReport() {
         for (const char* key : {"name", "changed", "time_ms", "diff", "peak_bytes"})
             QVERIFY2(p.contains(QLatin1String(key)), key);
         const QJsonObject diff = p.value(u"diff"_s).toObject();
-        for (const char* key : {"added", "removed", "replaced", "rewired", "layout_changed", "fused"})
+        for (const char* key :
+             {"added", "removed", "replaced", "rewired", "layout_changed", "fused"})
             QVERIFY2(diff.contains(QLatin1String(key)), key);
         const QString name = p.value(u"name"_s).toString();
         if (name == u"cse"_s && p.value(u"changed"_s).toBool()) sawCse = true;
@@ -444,7 +448,8 @@ void TestCli::optPipelineEdits() {
     // --stop-after: the report ends with that pass.
     Result stop = runCli({u"opt"_s, file, u"--stop-after"_s, u"tuple-simplifier"_s, u"--json"_s});
     QCOMPARE(stop.exitCode, 0);
-    const QJsonArray passes = QJsonDocument::fromJson(stop.out.toUtf8()).object().value(u"passes"_s).toArray();
+    const QJsonArray passes =
+        QJsonDocument::fromJson(stop.out.toUtf8()).object().value(u"passes"_s).toArray();
     QCOMPARE(passes.last().toObject().value(u"name"_s).toString(), u"tuple-simplifier"_s);
     // Bad edits are usage errors naming the problem.
     Result unknown = runCli({u"opt"_s, file, u"--passes"_s, u"dce,frobnicate"_s});
@@ -473,9 +478,11 @@ void TestCli::bisectExitCodes() {
 }
 
 void TestCli::costPredictsUnfusedAndFused() {
-    const QString example = QStringLiteral(HLOSCOPE_SOURCE_DIR "/resources/examples/sin_plus_exp.hlo");
+    const QString example =
+        QStringLiteral(HLOSCOPE_SOURCE_DIR "/resources/examples/sin_plus_exp.hlo");
     for (const char* hardware : {"cpu", "h100", "tpu_v5e"}) {
-        Result r = runCli({u"cost"_s, example, u"--target"_s, QLatin1String(hardware), u"--json"_s});
+        Result r =
+            runCli({u"cost"_s, example, u"--target"_s, QLatin1String(hardware), u"--json"_s});
         QCOMPARE(r.exitCode, 0);
         const QJsonObject report = QJsonDocument::fromJson(r.out.toUtf8()).object();
         const QJsonObject unfused = report.value(u"unfused"_s).toObject();
@@ -485,7 +492,8 @@ void TestCli::costPredictsUnfusedAndFused() {
         QVERIFY(unfused.value(u"kernels"_s).toInt() >= 3);
         // ... become one loop fusion (with the same copies).
         QCOMPARE(unfused.value(u"kernels"_s).toInt() - fused.value(u"kernels"_s).toInt(), 2);
-        QVERIFY(unfused.value(u"predicted_ms"_s).toDouble() > fused.value(u"predicted_ms"_s).toDouble());
+        QVERIFY(unfused.value(u"predicted_ms"_s).toDouble() >
+                fused.value(u"predicted_ms"_s).toDouble());
         QVERIFY(report.value(u"predicted_speedup"_s).toDouble() > 1.0);
         QVERIFY(unfused.value(u"peak_bytes"_s).toInt() >= fused.value(u"peak_bytes"_s).toInt());
         QCOMPARE(report.value(u"kernels"_s).toArray().size(), fused.value(u"kernels"_s).toInt());
@@ -497,10 +505,12 @@ void TestCli::costPredictsUnfusedAndFused() {
 }
 
 void TestCli::explainAnswersForPairs() {
-    const QString example = QStringLiteral(HLOSCOPE_SOURCE_DIR "/resources/examples/sin_plus_exp.hlo");
+    const QString example =
+        QStringLiteral(HLOSCOPE_SOURCE_DIR "/resources/examples/sin_plus_exp.hlo");
     Result fused = runCli({u"explain"_s, example, u"sine.2"_s, u"add.4"_s});
     QCOMPARE(fused.exitCode, 0);
-    QVERIFY2(fused.out.contains(u"fused"_s) && fused.out.contains(u"[fused]"_s), qPrintable(fused.out));
+    QVERIFY2(fused.out.contains(u"fused"_s) && fused.out.contains(u"[fused]"_s),
+             qPrintable(fused.out));
     // Forbidding the pair changes the answer and its reason.
     Result forbidden = runCli({u"explain"_s, example, u"%sine.2"_s, u"%add.4"_s, u"--option"_s,
                                u"fusion.forbid=sine.2:add.4"_s});
@@ -517,9 +527,10 @@ void TestCli::explainAnswersForPairs() {
 }
 
 void TestCli::runOnTheInterpreter() {
-    const QString example = QStringLiteral(HLOSCOPE_SOURCE_DIR "/resources/examples/sin_plus_exp.hlo");
-    Result r = runCli({u"run"_s, example, u"--device"_s, u"interpreter"_s, u"--repeat"_s, u"3"_s, u"--warmup"_s,
-                       u"0"_s, u"--check"_s, u"--json"_s});
+    const QString example =
+        QStringLiteral(HLOSCOPE_SOURCE_DIR "/resources/examples/sin_plus_exp.hlo");
+    Result r = runCli({u"run"_s, example, u"--device"_s, u"interpreter"_s, u"--repeat"_s, u"3"_s,
+                       u"--warmup"_s, u"0"_s, u"--check"_s, u"--json"_s});
     QVERIFY2(r.exitCode == 0, qPrintable(r.err));
     const QJsonObject report = QJsonDocument::fromJson(r.out.toUtf8()).object();
     QCOMPARE(report.value(u"device"_s).toString(), u"interpreter"_s);
@@ -527,7 +538,8 @@ void TestCli::runOnTheInterpreter() {
     const QJsonObject unfused = report.value(u"unfused"_s).toObject();
     const QJsonObject fused = report.value(u"fused"_s).toObject();
     for (const QJsonObject& mode : {unfused, fused}) {
-        for (const char* key : {"median_ms", "min_ms", "max_ms", "compile_ms", "kernels", "peak_bytes"})
+        for (const char* key :
+             {"median_ms", "min_ms", "max_ms", "compile_ms", "kernels", "peak_bytes"})
             QVERIFY2(mode.contains(QLatin1String(key)), key);
         QCOMPARE(mode.value(u"runs"_s).toInt(), 3);
         QVERIFY(mode.value(u"min_ms"_s).toDouble() <= mode.value(u"median_ms"_s).toDouble());
@@ -540,30 +552,36 @@ void TestCli::runOnTheInterpreter() {
     QVERIFY(check.value(u"passed"_s).toBool());
     QCOMPARE(check.value(u"max_abs_error"_s).toDouble(), 0.0);
     // One mode: the other is absent.
-    Result one = runCli({u"run"_s, example, u"--device"_s, u"interpreter"_s, u"--mode"_s, u"fused"_s, u"--json"_s,
-                         u"--repeat"_s, u"1"_s});
+    Result one = runCli({u"run"_s, example, u"--device"_s, u"interpreter"_s, u"--mode"_s,
+                         u"fused"_s, u"--json"_s, u"--repeat"_s, u"1"_s});
     QCOMPARE(one.exitCode, 0);
     const QJsonObject oneReport = QJsonDocument::fromJson(one.out.toUtf8()).object();
-    QVERIFY(oneReport.contains(u"fused"_s) && !oneReport.contains(u"unfused"_s) && !oneReport.contains(u"check"_s));
+    QVERIFY(oneReport.contains(u"fused"_s) && !oneReport.contains(u"unfused"_s) &&
+            !oneReport.contains(u"check"_s));
     // The text report names the speedup and the check.
-    Result text = runCli({u"run"_s, example, u"--device"_s, u"interpreter"_s, u"--check"_s, u"--repeat"_s, u"1"_s});
+    Result text = runCli(
+        {u"run"_s, example, u"--device"_s, u"interpreter"_s, u"--check"_s, u"--repeat"_s, u"1"_s});
     QCOMPARE(text.exitCode, 0);
-    QVERIFY2(text.out.contains(u"measured speedup"_s) && text.out.contains(u"check: max abs error 0"_s),
-             qPrintable(text.out));
+    QVERIFY2(
+        text.out.contains(u"measured speedup"_s) && text.out.contains(u"check: max abs error 0"_s),
+        qPrintable(text.out));
 }
 
 void TestCli::runErrors() {
-    const QString example = QStringLiteral(HLOSCOPE_SOURCE_DIR "/resources/examples/sin_plus_exp.hlo");
+    const QString example =
+        QStringLiteral(HLOSCOPE_SOURCE_DIR "/resources/examples/sin_plus_exp.hlo");
     Result device = runCli({u"run"_s, example, u"--device"_s, u"z80"_s});
     QCOMPARE(device.exitCode, 2);
-    QVERIFY2(device.err.contains(u"z80"_s) && device.err.contains(u"interpreter"_s), qPrintable(device.err));
+    QVERIFY2(device.err.contains(u"z80"_s) && device.err.contains(u"interpreter"_s),
+             qPrintable(device.err));
     QCOMPARE(runCli({u"run"_s, example, u"--mode"_s, u"sideways"_s}).exitCode, 2);
     QCOMPARE(runCli({u"run"_s, example, u"--repeat"_s, u"0"_s}).exitCode, 2);
     QCOMPARE(runCli({u"run"_s}).exitCode, 2);
     QTemporaryDir dir;
     auto write = [&dir](const QString& name, const char* text) {
         QFile f(dir.filePath(name));
-        return f.open(QIODevice::WriteOnly) && f.write(text) == qint64(qstrlen(text)) ? f.fileName() : QString();
+        return f.open(QIODevice::WriteOnly) && f.write(text) == qint64(qstrlen(text)) ? f.fileName()
+                                                                                      : QString();
     };
     const QString bad = write(u"bad.hlo"_s, kBadSyntax);
     QVERIFY(!bad.isEmpty());
@@ -596,14 +614,16 @@ void TestCli::gpuWithoutDriverPredicts() {
 void TestCli::gpuPlansAndImportErrors() {
     QTemporaryDir dir;
     const QString example = QStringLiteral(HLOSCOPE_SOURCE_DIR "/resources/examples/mlp.hlo");
-    Result r = runCli({u"run"_s, example, u"--device"_s, u"gpu"_s, u"--emit-plan"_s, dir.path(), u"--sm"_s, u"sm_80"_s});
+    Result r = runCli({u"run"_s, example, u"--device"_s, u"gpu"_s, u"--emit-plan"_s, dir.path(),
+                       u"--sm"_s, u"sm_80"_s});
     QCOMPARE(r.exitCode, 0);
     QVERIFY(QFile::exists(dir.filePath(u"fused/plan.json"_s)));
     QVERIFY(QFile::exists(dir.filePath(u"unfused/kernels.ptx"_s)));
     QVERIFY(r.out.contains(u"hloscope-gpu-runner"_s));
     r = runCli({u"run"_s, example, u"--emit-plan"_s, dir.path()});
     QCOMPARE(r.exitCode, 2);  // needs --device gpu
-    r = runCli({u"run"_s, example, u"--device"_s, u"gpu"_s, u"--emit-plan"_s, dir.path(), u"--sm"_s, u"sm_70"_s});
+    r = runCli({u"run"_s, example, u"--device"_s, u"gpu"_s, u"--emit-plan"_s, dir.path(), u"--sm"_s,
+                u"sm_70"_s});
     QCOMPARE(r.exitCode, 1);
     QVERIFY(r.err.contains(u"sm_70"_s));
     r = runCli({u"import-run"_s, dir.path()});  // plans, but no results yet
@@ -621,21 +641,24 @@ void TestCli::calibrateFromGpuProbe() {
     QTemporaryDir dir;
     const QString out = dir.filePath(u"gpu.json"_s);
     Result r = runCli({u"calibrate"_s, u"--gpu-probe"_s,
-                       QStringLiteral(HLOSCOPE_SOURCE_DIR "/tests/bench/gpu/h200_probe.json"), u"--name"_s,
-                       u"mygpu"_s, u"--output"_s, out});
+                       QStringLiteral(HLOSCOPE_SOURCE_DIR "/tests/bench/gpu/h200_probe.json"),
+                       u"--name"_s, u"mygpu"_s, u"--output"_s, out});
     QCOMPARE(r.exitCode, 0);
     QVERIFY(r.out.contains(u"\"name\": \"mygpu\""_s));
     QVERIFY(r.out.contains(u"measured by hloscope-gpu-runner --probe on NVIDIA H200"_s));
     QVERIFY(QFile::exists(out));
-    r = runCli({u"cost"_s, QStringLiteral(HLOSCOPE_SOURCE_DIR "/resources/examples/softmax.hlo"), u"--target"_s, out});
+    r = runCli({u"cost"_s, QStringLiteral(HLOSCOPE_SOURCE_DIR "/resources/examples/softmax.hlo"),
+                u"--target"_s, out});
     QCOMPARE(r.exitCode, 0);
-    r = runCli({u"calibrate"_s, u"--gpu-probe"_s, QStringLiteral(HLOSCOPE_SOURCE_DIR "/resources/examples/mlp.hlo")});
+    r = runCli({u"calibrate"_s, u"--gpu-probe"_s,
+                QStringLiteral(HLOSCOPE_SOURCE_DIR "/resources/examples/mlp.hlo")});
     QCOMPARE(r.exitCode, 1);
 }
 
 void TestCli::calcArithmeticAndErrors() {
-    Result r = runCli({u"calc"_s, u"--baseline-time"_s, u"140ms"_s, u"--baseline-memory"_s, u"11GB"_s,
-                       u"--speedup"_s, u"1.4"_s, u"--memory-reduction"_s, u"1.25"_s, u"--json"_s});
+    Result r =
+        runCli({u"calc"_s, u"--baseline-time"_s, u"140ms"_s, u"--baseline-memory"_s, u"11GB"_s,
+                u"--speedup"_s, u"1.4"_s, u"--memory-reduction"_s, u"1.25"_s, u"--json"_s});
     QVERIFY2(r.exitCode == 0, qPrintable(r.err));
     const QJsonObject j = QJsonDocument::fromJson(r.out.toUtf8()).object();
     QCOMPARE(j.value(u"optimized_time"_s).toDouble(), 100.0);
@@ -647,32 +670,36 @@ void TestCli::calcArithmeticAndErrors() {
     QCOMPARE(j.value(u"time_unit"_s).toString(), u"ms"_s);
     QCOMPARE(j.value(u"memory_unit"_s).toString(), u"GB"_s);
     // Seconds and megabytes; the text form.
-    Result text = runCli({u"calc"_s, u"--baseline-time"_s, u"2s"_s, u"--baseline-memory"_s, u"500MB"_s,
-                          u"--speedup"_s, u"4"_s, u"--memory-reduction"_s, u"2"_s});
+    Result text = runCli({u"calc"_s, u"--baseline-time"_s, u"2s"_s, u"--baseline-memory"_s,
+                          u"500MB"_s, u"--speedup"_s, u"4"_s, u"--memory-reduction"_s, u"2"_s});
     QCOMPARE(text.exitCode, 0);
-    QVERIFY2(text.out.contains(u"optimized time:   0.5 s"_s) && text.out.contains(u"optimized memory: 250 MB"_s),
+    QVERIFY2(text.out.contains(u"optimized time:   0.5 s"_s) &&
+                 text.out.contains(u"optimized memory: 250 MB"_s),
              qPrintable(text.out));
     // Every bad field is named; never NaN or inf.
-    Result bad = runCli({u"calc"_s, u"--baseline-time"_s, u"abc"_s, u"--baseline-memory"_s, u"-1"_s, u"--speedup"_s,
-                         u"0"_s, u"--memory-reduction"_s, u"inf"_s, u"--json"_s});
+    Result bad = runCli({u"calc"_s, u"--baseline-time"_s, u"abc"_s, u"--baseline-memory"_s, u"-1"_s,
+                         u"--speedup"_s, u"0"_s, u"--memory-reduction"_s, u"inf"_s, u"--json"_s});
     QCOMPARE(bad.exitCode, 2);
     QVERIFY(bad.out.isEmpty());
-    for (const char* field : {"baseline time", "baseline memory", "speedup factor", "memory reduction factor"})
+    for (const char* field :
+         {"baseline time", "baseline memory", "speedup factor", "memory reduction factor"})
         QVERIFY2(bad.err.contains(QLatin1String(field)), qPrintable(bad.err));
     QCOMPARE(runCli({u"calc"_s, u"--speedup"_s, u"2"_s}).exitCode, 2);
     QCOMPARE(runCli({u"calc"_s, u"--baseline-time"_s}).exitCode, 2);
 }
 
 void TestCli::estimatePredictsAndMeasures() {
-    const QString example = QStringLiteral(HLOSCOPE_SOURCE_DIR "/resources/examples/sin_plus_exp.hlo");
+    const QString example =
+        QStringLiteral(HLOSCOPE_SOURCE_DIR "/resources/examples/sin_plus_exp.hlo");
     Result predicted = runCli({u"estimate"_s, example, u"--target"_s, u"h100"_s, u"--json"_s});
     QVERIFY2(predicted.exitCode == 0, qPrintable(predicted.err));
     QJsonObject j = QJsonDocument::fromJson(predicted.out.toUtf8()).object();
     QCOMPARE(j.value(u"target"_s).toString(), u"h100"_s);
     QVERIFY(j.value(u"device"_s).isNull() && !j.contains(u"measured"_s));
     QJsonObject p = j.value(u"predicted"_s).toObject();
-    for (const char* key : {"unfused_ms", "fused_ms", "speedup", "peak_bytes_unfused", "peak_bytes_fused",
-                            "memory_reduction", "compile_ms", "break_even_runs"})
+    for (const char* key :
+         {"unfused_ms", "fused_ms", "speedup", "peak_bytes_unfused", "peak_bytes_fused",
+          "memory_reduction", "compile_ms", "break_even_runs"})
         QVERIFY2(p.contains(QLatin1String(key)), key);
     QVERIFY(p.value(u"unfused_ms"_s).toDouble() > p.value(u"fused_ms"_s).toDouble());
     QVERIFY(qAbs(p.value(u"speedup"_s).toDouble() -
@@ -684,8 +711,9 @@ void TestCli::estimatePredictsAndMeasures() {
     QCOMPARE(kernels.value(u"fused"_s).toArray().size(), 1);
 
     // Measured on this machine's CPU, with a user's baseline scaled.
-    Result measured = runCli({u"estimate"_s, example, u"--measure"_s, u"--repeat"_s, u"3"_s, u"--baseline-time"_s,
-                              u"140ms"_s, u"--baseline-memory"_s, u"11GB"_s, u"--json"_s});
+    Result measured =
+        runCli({u"estimate"_s, example, u"--measure"_s, u"--repeat"_s, u"3"_s, u"--baseline-time"_s,
+                u"140ms"_s, u"--baseline-memory"_s, u"11GB"_s, u"--json"_s});
     QVERIFY2(measured.exitCode == 0, qPrintable(measured.err));
     j = QJsonDocument::fromJson(measured.out.toUtf8()).object();
     QCOMPARE(j.value(u"device"_s).toString(), u"cpu"_s);
@@ -713,11 +741,12 @@ void TestCli::estimatePredictsAndMeasures() {
     QVERIFY2(again.out.contains(u"model accuracy on this machine (cpu): median speedup error"_s) &&
                  again.out.contains(QStringLiteral("over %1 runs").arg(stored + 1)),
              qPrintable(again.out));
-    Result skipped = runCli({u"estimate"_s, example, u"--measure"_s, u"--repeat"_s, u"1"_s, u"--no-history"_s,
-                             u"--json"_s});
+    Result skipped = runCli({u"estimate"_s, example, u"--measure"_s, u"--repeat"_s, u"1"_s,
+                             u"--no-history"_s, u"--json"_s});
     QCOMPARE(skipped.exitCode, 0);
     QVERIFY(!QJsonDocument::fromJson(skipped.out.toUtf8()).object().contains(u"history"_s));
-    QVERIFY(qAbs(baseline.value(u"optimized_time"_s).toDouble() - 140.0 / m.value(u"speedup"_s).toDouble()) < 1e-3);
+    QVERIFY(qAbs(baseline.value(u"optimized_time"_s).toDouble() -
+                 140.0 / m.value(u"speedup"_s).toDouble()) < 1e-3);
     // CSV: a header, two module rows, four kernel rows.
     Result csv = runCli({u"estimate"_s, example, u"--csv"_s});
     QCOMPARE(csv.exitCode, 0);
@@ -732,7 +761,8 @@ void TestCli::estimatePredictsAndMeasures() {
 }
 
 void TestCli::estimateErrors() {
-    const QString example = QStringLiteral(HLOSCOPE_SOURCE_DIR "/resources/examples/sin_plus_exp.hlo");
+    const QString example =
+        QStringLiteral(HLOSCOPE_SOURCE_DIR "/resources/examples/sin_plus_exp.hlo");
     QCOMPARE(runCli({u"estimate"_s}).exitCode, 2);
     QCOMPARE(runCli({u"estimate"_s, example, u"--json"_s, u"--csv"_s}).exitCode, 2);
     QCOMPARE(runCli({u"estimate"_s, example, u"--baseline-time"_s, u"1s"_s}).exitCode, 2);
@@ -747,7 +777,8 @@ void TestCli::estimateErrors() {
     Result device = runCli({u"estimate"_s, example, u"--device"_s, u"nosuch"_s});
     QCOMPARE(device.exitCode, 1);
     QVERIFY2(device.err.contains(u"nosuch"_s), qPrintable(device.err));
-    Result bad = runCli({u"estimate"_s, example, u"--baseline-time"_s, u"-3ms"_s, u"--baseline-memory"_s, u"1GB"_s});
+    Result bad = runCli({u"estimate"_s, example, u"--baseline-time"_s, u"-3ms"_s,
+                         u"--baseline-memory"_s, u"1GB"_s});
     QCOMPARE(bad.exitCode, 2);
     QVERIFY2(bad.err.contains(u"baseline time"_s), qPrintable(bad.err));
     const QString broken = write(u"broken.hlo"_s, kBadSyntax);
@@ -762,11 +793,16 @@ void TestCli::runStoresHistory() {
     const QByteArray saved = qgetenv("HLOSCOPE_HISTORY");
     const QString path = m_dir.filePath(u"run_history.sqlite"_s);
     qputenv("HLOSCOPE_HISTORY", path.toUtf8());
-    const QString example = QStringLiteral(HLOSCOPE_SOURCE_DIR "/resources/examples/sin_plus_exp.hlo");
-    QCOMPARE(runCli({u"run"_s, example, u"--device"_s, u"cpu"_s, u"--repeat"_s, u"1"_s}).exitCode, 0);
+    const QString example =
+        QStringLiteral(HLOSCOPE_SOURCE_DIR "/resources/examples/sin_plus_exp.hlo");
+    QCOMPARE(runCli({u"run"_s, example, u"--device"_s, u"cpu"_s, u"--repeat"_s, u"1"_s}).exitCode,
+             0);
     QVERIFY(QFile::exists(path));
-    QCOMPARE(runCli({u"run"_s, example, u"--device"_s, u"interpreter"_s, u"--repeat"_s, u"1"_s}).exitCode, 0);
-    QCOMPARE(runCli({u"run"_s, example, u"--mode"_s, u"fused"_s, u"--repeat"_s, u"1"_s}).exitCode, 0);
+    QCOMPARE(runCli({u"run"_s, example, u"--device"_s, u"interpreter"_s, u"--repeat"_s, u"1"_s})
+                 .exitCode,
+             0);
+    QCOMPARE(runCli({u"run"_s, example, u"--mode"_s, u"fused"_s, u"--repeat"_s, u"1"_s}).exitCode,
+             0);
     QCOMPARE(runCli({u"run"_s, example, u"--repeat"_s, u"1"_s, u"--no-history"_s}).exitCode, 0);
     Result estimate = runCli({u"estimate"_s, example, u"--measure"_s, u"--repeat"_s, u"1"_s});
     qputenv("HLOSCOPE_HISTORY", saved);
@@ -783,8 +819,8 @@ void TestCli::runOnTheSimulatedTpu() {
     qputenv("HLOSCOPE_HISTORY", history.toUtf8());
     const QString example = QStringLiteral(HLOSCOPE_SOURCE_DIR "/resources/examples/mlp.hlo");
     const QString trace = m_dir.filePath(u"trace.json"_s);
-    Result r = runCli({u"run"_s, example, u"--tpu"_s, u"v5e"_s, u"--check"_s, u"--json"_s, u"--repeat"_s, u"1"_s,
-                       u"--trace"_s, trace});
+    Result r = runCli({u"run"_s, example, u"--tpu"_s, u"v5e"_s, u"--check"_s, u"--json"_s,
+                       u"--repeat"_s, u"1"_s, u"--trace"_s, trace});
     QVERIFY2(r.exitCode == 0, qPrintable(r.err + r.out));
     const QJsonObject j = QJsonDocument::fromJson(r.out.toUtf8()).object();
     QCOMPARE(j.value(u"device"_s).toString(), u"tpu-sim-v5e"_s);
@@ -792,35 +828,53 @@ void TestCli::runOnTheSimulatedTpu() {
     QVERIFY(j.value(u"simulated"_s).toBool());
     QVERIFY(j.value(u"check"_s).toObject().value(u"passed"_s).toBool());
     // The example's DEFAULT-precision dots round their inputs to bf16.
-    QVERIFY(j.value(u"difference_from_f32"_s).toObject().value(u"max_abs_error"_s).toDouble() > 1e-4);
+    QVERIFY(j.value(u"difference_from_f32"_s).toObject().value(u"max_abs_error"_s).toDouble() >
+            1e-4);
     for (const QString& mode : {u"unfused"_s, u"fused"_s}) {
         const QJsonObject tpu = j.value(mode).toObject().value(u"tpu"_s).toObject();
         QCOMPARE(tpu.value(u"target"_s).toString(), u"tpu_v5e"_s);
-        QCOMPARE(tpu.value(u"total_ms"_s).toDouble(), j.value(mode).toObject().value(u"median_ms"_s).toDouble());
-        QVERIFY(tpu.value(u"padded_bytes"_s).toDouble() >= tpu.value(u"logical_bytes"_s).toDouble());
+        QCOMPARE(tpu.value(u"total_ms"_s).toDouble(),
+                 j.value(mode).toObject().value(u"median_ms"_s).toDouble());
+        QVERIFY(tpu.value(u"padded_bytes"_s).toDouble() >=
+                tpu.value(u"logical_bytes"_s).toDouble());
         const QJsonArray kernels = tpu.value(u"kernels"_s).toArray();
         QVERIFY(!kernels.isEmpty());
         bool matmul = false;
         for (const QJsonValue& k : kernels)
-            if (k.toObject().value(u"kind"_s) == u"matmul"_s && k.toObject().value(u"mxu_utilisation"_s).toDouble() > 0)
+            if (k.toObject().value(u"kind"_s) == u"matmul"_s &&
+                k.toObject().value(u"mxu_utilisation"_s).toDouble() > 0)
                 matmul = true;
         QVERIFY(matmul);
     }
     QFile file(trace);
     QVERIFY(file.open(QIODevice::ReadOnly));
-    const QJsonArray events = QJsonDocument::fromJson(file.readAll()).object().value(u"traceEvents"_s).toArray();
+    const QJsonArray events =
+        QJsonDocument::fromJson(file.readAll()).object().value(u"traceEvents"_s).toArray();
     QStringList processes;
     for (const QJsonValue& e : events)
         if (e.toObject().value(u"name"_s) == u"process_name"_s)
             processes << e.toObject().value(u"args"_s).toObject().value(u"name"_s).toString();
     QCOMPARE(processes, QStringList({u"tpu_v5e unfused"_s, u"tpu_v5e fused"_s}));
     // Text: labelled simulated, with utilisation and padding.
-    Result text = runCli({u"run"_s, example, u"--device"_s, u"tpu-sim"_s, u"--mode"_s, u"fused"_s, u"--repeat"_s, u"1"_s});
+    Result text = runCli({u"run"_s, example, u"--device"_s, u"tpu-sim"_s, u"--mode"_s, u"fused"_s,
+                          u"--repeat"_s, u"1"_s});
     QCOMPARE(text.exitCode, 0);
     QVERIFY2(text.out.contains(u"times are simulated (tpu_v4)"_s), qPrintable(text.out));
     QVERIFY(text.out.contains(u"padding of the tiled layouts"_s));
     QVERIFY(text.out.contains(u"MXU%"_s));
     qputenv("HLOSCOPE_HISTORY", saved);
+    // estimate --measure on a TPU target: simulated on its generation, labelled so.
+    Result estimate = runCli({u"estimate"_s, example, u"--target"_s, u"tpu_v4"_s, u"--measure"_s,
+                              u"--repeat"_s, u"1"_s});
+    QVERIFY2(estimate.exitCode == 0, qPrintable(estimate.err));
+    QVERIFY2(estimate.out.contains(u"(predicted; simulated on tpu-sim)"_s),
+             qPrintable(estimate.out));
+    QVERIFY(estimate.out.contains(u"\nsimulated "_s));
+    Result estimateJson = runCli({u"estimate"_s, example, u"--target"_s, u"tpu_v5e"_s,
+                                  u"--measure"_s, u"--repeat"_s, u"1"_s, u"--json"_s});
+    QCOMPARE(estimateJson.exitCode, 0);
+    QVERIFY2(estimateJson.out.contains(u"\"simulated\": true"_s), qPrintable(estimateJson.out));
+    QVERIFY(estimateJson.out.contains(u"tpu-sim-v5e"_s));
     QVERIFY(!QFile::exists(history));  // simulated runs are no measurement of this machine
     // Errors.
     Result generation = runCli({u"run"_s, example, u"--tpu"_s, u"v3"_s});
@@ -829,8 +883,8 @@ void TestCli::runOnTheSimulatedTpu() {
     Result mixed = runCli({u"run"_s, example, u"--device"_s, u"cpu"_s, u"--tpu"_s, u"v4"_s});
     QCOMPARE(mixed.exitCode, 2);
     QVERIFY2(mixed.err.contains(u"--tpu needs the simulated TPU"_s), qPrintable(mixed.err));
-    Result noTimeline = runCli({u"run"_s, example, u"--device"_s, u"interpreter"_s, u"--repeat"_s, u"1"_s,
-                                u"--trace"_s, m_dir.filePath(u"none.json"_s)});
+    Result noTimeline = runCli({u"run"_s, example, u"--device"_s, u"interpreter"_s, u"--repeat"_s,
+                                u"1"_s, u"--trace"_s, m_dir.filePath(u"none.json"_s)});
     QCOMPARE(noTimeline.exitCode, 1);
     QVERIFY2(noTimeline.err.contains(u"models no units"_s), qPrintable(noTimeline.err));
 }
@@ -847,11 +901,16 @@ void TestCli::calibrateFromHistory() {
     const QString target = m_dir.filePath(u"target.json"_s);
     QVERIFY(QFile::copy(QStringLiteral(HLOSCOPE_SOURCE_DIR "/resources/targets/cpu.json"), target));
     for (const char* name : {"mlp", "softmax", "layernorm"}) {
-        const QString example = QStringLiteral(HLOSCOPE_SOURCE_DIR "/resources/examples/%1.hlo").arg(QLatin1String(name));
-        QCOMPARE(runCli({u"estimate"_s, example, u"--target"_s, target, u"--measure"_s, u"--repeat"_s, u"2"_s}).exitCode, 0);
+        const QString example = QStringLiteral(HLOSCOPE_SOURCE_DIR "/resources/examples/%1.hlo")
+                                    .arg(QLatin1String(name));
+        QCOMPARE(runCli({u"estimate"_s, example, u"--target"_s, target, u"--measure"_s,
+                         u"--repeat"_s, u"2"_s})
+                     .exitCode,
+                 0);
     }
     const QString fitted = m_dir.filePath(u"fitted.json"_s);
-    Result fit = runCli({u"calibrate"_s, u"--from-history"_s, u"--target"_s, target, u"--output"_s, fitted, u"--json"_s});
+    Result fit = runCli({u"calibrate"_s, u"--from-history"_s, u"--target"_s, target, u"--output"_s,
+                         fitted, u"--json"_s});
     QCOMPARE(fit.exitCode, 0);
     QJsonParseError error;
     const QJsonObject j = QJsonDocument::fromJson(fit.out.toUtf8(), &error).object();
@@ -860,27 +919,37 @@ void TestCli::calibrateFromHistory() {
     QVERIFY(j.value(u"kernels"_s).toInt() > 10);
     // What the fit minimises never rises; the median is reported, not promised.
     QVERIFY(j.value(u"median_abs_error_pct_after"_s).toDouble() >= 0);
-    QVERIFY2(j.value(u"mean_abs_log_error_after"_s).toDouble() <= j.value(u"mean_abs_log_error_before"_s).toDouble() + 1e-12,
+    QVERIFY2(j.value(u"mean_abs_log_error_after"_s).toDouble() <=
+                 j.value(u"mean_abs_log_error_before"_s).toDouble() + 1e-12,
              qPrintable(fit.out));
-    const QJsonObject elementwise = j.value(u"efficiency"_s).toObject().value(u"elementwise"_s).toObject();
+    const QJsonObject elementwise =
+        j.value(u"efficiency"_s).toObject().value(u"elementwise"_s).toObject();
     QVERIFY(elementwise.value(u"fitted"_s).toBool());
-    QVERIFY(elementwise.value(u"after"_s).toDouble() > 0 && elementwise.value(u"after"_s).toDouble() <= 1);
+    QVERIFY(elementwise.value(u"after"_s).toDouble() > 0 &&
+            elementwise.value(u"after"_s).toDouble() <= 1);
     QCOMPARE(j.value(u"written"_s).toArray().size(), 1);
     // The written target loads, with its fitted factor and where it came from.
     QFile file(fitted);
     QVERIFY(file.open(QIODevice::ReadOnly));
     const QJsonObject written = QJsonDocument::fromJson(file.readAll()).object();
-    const QJsonObject factor = written.value(u"efficiency"_s).toObject().value(u"elementwise"_s).toObject();
+    const QJsonObject factor =
+        written.value(u"efficiency"_s).toObject().value(u"elementwise"_s).toObject();
     QCOMPARE(factor.value(u"value"_s).toDouble(), elementwise.value(u"after"_s).toDouble());
-    QVERIFY(factor.value(u"source"_s).toString().startsWith(u"fitted by hloscope-cli calibrate --from-history"_s));
-    QCOMPARE(runCli({u"estimate"_s, QStringLiteral(HLOSCOPE_SOURCE_DIR "/resources/examples/mlp.hlo"), u"--target"_s, fitted}).exitCode, 0);
+    QVERIFY(factor.value(u"source"_s)
+                .toString()
+                .startsWith(u"fitted by hloscope-cli calibrate --from-history"_s));
+    QCOMPARE(
+        runCli({u"estimate"_s, QStringLiteral(HLOSCOPE_SOURCE_DIR "/resources/examples/mlp.hlo"),
+                u"--target"_s, fitted})
+            .exitCode,
+        0);
     // A file target without --output: nothing to write to.
     Result nowhere = runCli({u"calibrate"_s, u"--from-history"_s, u"--target"_s, target});
     QCOMPARE(nowhere.exitCode, 2);
     QVERIFY(nowhere.err.contains(u"--output"_s));
     // Another machine's rows only: none.
-    Result elsewhere = runCli({u"calibrate"_s, u"--from-history"_s, u"--target"_s, target, u"--machine"_s,
-                               u"no-such-host"_s, u"--dry-run"_s});
+    Result elsewhere = runCli({u"calibrate"_s, u"--from-history"_s, u"--target"_s, target,
+                               u"--machine"_s, u"no-such-host"_s, u"--dry-run"_s});
     QCOMPARE(elsewhere.exitCode, 1);
     QVERIFY(elsewhere.err.contains(u"no measured kernels"_s));
     qputenv("HLOSCOPE_HISTORY", saved);

@@ -7,14 +7,13 @@
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QtTest>
-
 #include <cmath>
 
 #include "compiler/buffers/buffer_assignment.h"
 #include "compiler/cost/performance_model.h"
-#include "tests/panel_test_util.h"
 #include "compiler/estimator/calculator.h"
 #include "compiler/estimator/history.h"
+#include "tests/panel_test_util.h"
 #include "views/estimator/estimator_panel.h"
 #include "views/estimator/live_range_chart.h"
 
@@ -23,7 +22,8 @@ using namespace hloscope::testing;
 
 namespace {
 
-CalculatorInput input(std::string time, std::string memory, std::string speedup, std::string reduction) {
+CalculatorInput input(std::string time, std::string memory, std::string speedup,
+                      std::string reduction) {
     CalculatorInput in;
     in.baselineTime = std::move(time);
     in.baselineMemory = std::move(memory);
@@ -33,8 +33,8 @@ CalculatorInput input(std::string time, std::string memory, std::string speedup,
 }
 
 bool allFinite(const CalculatorResult& r) {
-    for (double v : {r.optimizedTime, r.timeSaved, r.timeSavedPercent, r.optimizedMemory, r.memorySaved,
-                     r.memorySavedPercent})
+    for (double v : {r.optimizedTime, r.timeSaved, r.timeSavedPercent, r.optimizedMemory,
+                     r.memorySaved, r.memorySavedPercent})
         if (!std::isfinite(v)) return false;
     return true;
 }
@@ -79,26 +79,38 @@ private slots:
     void badInput_data() {
         QTest::addColumn<QString>("text");
         QTest::addColumn<QString>("message");
-        QTest::newRow("empty") << "" << "is empty";
-        QTest::newRow("blank") << "   " << "is empty";
-        QTest::newRow("letters") << "abc" << "'abc' is not a number";
-        QTest::newRow("trailing junk") << "1.5x" << "'1.5x' is not a number";
-        QTest::newRow("two numbers") << "1 2" << "'1 2' is not a number";
-        QTest::newRow("comma decimal") << "1,5" << "'1,5' is not a number";
-        QTest::newRow("zero") << "0" << "must be greater than zero";
-        QTest::newRow("negative zero") << "-0.0" << "must be greater than zero";
-        QTest::newRow("negative") << "-3" << "must be positive (got -3)";
-        QTest::newRow("infinity") << "inf" << "'inf' is not a finite number";
-        QTest::newRow("nan") << "nan" << "'nan' is not a finite number";
-        QTest::newRow("overflow") << "1e400" << "'1e400' is out of range";
+        QTest::newRow("empty") << ""
+                               << "is empty";
+        QTest::newRow("blank") << "   "
+                               << "is empty";
+        QTest::newRow("letters") << "abc"
+                                 << "'abc' is not a number";
+        QTest::newRow("trailing junk") << "1.5x"
+                                       << "'1.5x' is not a number";
+        QTest::newRow("two numbers") << "1 2"
+                                     << "'1 2' is not a number";
+        QTest::newRow("comma decimal") << "1,5"
+                                       << "'1,5' is not a number";
+        QTest::newRow("zero") << "0"
+                              << "must be greater than zero";
+        QTest::newRow("negative zero") << "-0.0"
+                                       << "must be greater than zero";
+        QTest::newRow("negative") << "-3"
+                                  << "must be positive (got -3)";
+        QTest::newRow("infinity") << "inf"
+                                  << "'inf' is not a finite number";
+        QTest::newRow("nan") << "nan"
+                             << "'nan' is not a finite number";
+        QTest::newRow("overflow") << "1e400"
+                                  << "'1e400' is out of range";
     }
 
     void badInput() {
         QFETCH(QString, text);
         QFETCH(QString, message);
         const std::string t = text.toStdString();
-        const std::string fields[4] = {"baseline time (ms)", "baseline memory (MB)", "speedup factor",
-                                       "memory reduction factor"};
+        const std::string fields[4] = {"baseline time (ms)", "baseline memory (MB)",
+                                       "speedup factor", "memory reduction factor"};
         for (int field = 0; field < 4; ++field) {
             std::string values[4] = {"10", "10", "2", "2"};
             values[field] = t;
@@ -145,14 +157,18 @@ private slots:
         const int64_t peakAfter = peakMemoryBytesWithOutputsHeld(*state->module);
         QVERIFY(unfused > fused);
         auto value = [&](EstimatorPanel::Field f) { return panel.field(f)->text().toDouble(); };
-        QVERIFY(std::abs(value(EstimatorPanel::kBaselineTime) - unfused * 1e3) <= 1e-5 * unfused * 1e3);
-        QVERIFY(std::abs(value(EstimatorPanel::kSpeedup) - unfused / fused) <= 1e-5 * unfused / fused);
-        QVERIFY(std::abs(value(EstimatorPanel::kBaselineMemory) - static_cast<double>(peakBefore) / 1e6) <=
+        QVERIFY(std::abs(value(EstimatorPanel::kBaselineTime) - unfused * 1e3) <=
+                1e-5 * unfused * 1e3);
+        QVERIFY(std::abs(value(EstimatorPanel::kSpeedup) - unfused / fused) <=
+                1e-5 * unfused / fused);
+        QVERIFY(std::abs(value(EstimatorPanel::kBaselineMemory) -
+                         static_cast<double>(peakBefore) / 1e6) <=
                 1e-5 * static_cast<double>(peakBefore) / 1e6);
         const double reduction = static_cast<double>(peakBefore) / static_cast<double>(peakAfter);
         QVERIFY(std::abs(value(EstimatorPanel::kMemoryReduction) - reduction) <= 1e-5 * reduction);
         for (int f = 0; f < EstimatorPanel::kFieldCount; ++f)
-            QCOMPARE(panel.fieldSource(static_cast<EstimatorPanel::Field>(f)), QStringLiteral("predicted"));
+            QCOMPARE(panel.fieldSource(static_cast<EstimatorPanel::Field>(f)),
+                     QStringLiteral("predicted"));
         QVERIFY(panel.errorText().isEmpty());
         QVERIFY(panel.result().ok());
         QVERIFY(std::abs(panel.result().optimizedTime - fused * 1e3) <= 1e-4 * fused * 1e3);
@@ -161,7 +177,8 @@ private slots:
         panel.timeUnitCombo()->setCurrentIndex(1);
         QVERIFY(std::abs(value(EstimatorPanel::kBaselineTime) - unfused) <= 1e-5 * unfused);
         panel.memoryUnitCombo()->setCurrentIndex(1);
-        QVERIFY(std::abs(value(EstimatorPanel::kBaselineMemory) - static_cast<double>(peakBefore) / 1e9) <=
+        QVERIFY(std::abs(value(EstimatorPanel::kBaselineMemory) -
+                         static_cast<double>(peakBefore) / 1e9) <=
                 1e-5 * static_cast<double>(peakBefore) / 1e9);
 
         // A user override sticks (also across a new state) until "fill from model".
@@ -176,14 +193,17 @@ private slots:
         QCOMPARE(speedup->text(), QStringLiteral("4"));
         panel.fillFromModel();
         QCOMPARE(panel.fieldSource(EstimatorPanel::kSpeedup), QStringLiteral("predicted"));
-        QVERIFY(std::abs(value(EstimatorPanel::kSpeedup) - unfused / fused) <= 1e-5 * unfused / fused);
+        QVERIFY(std::abs(value(EstimatorPanel::kSpeedup) - unfused / fused) <=
+                1e-5 * unfused / fused);
 
         // Bad input in the form: an inline message, no NaN/Inf anywhere.
-        for (const QString& bad : {QString(), QStringLiteral("abc"), QStringLiteral("0"), QStringLiteral("-1")}) {
+        for (const QString& bad :
+             {QString(), QStringLiteral("abc"), QStringLiteral("0"), QStringLiteral("-1")}) {
             speedup->selectAll();
             speedup->del();
             if (!bad.isEmpty()) QTest::keyClicks(speedup, bad);
-            QVERIFY2(panel.errorText().startsWith(QStringLiteral("speedup factor ")), qPrintable(panel.errorText()));
+            QVERIFY2(panel.errorText().startsWith(QStringLiteral("speedup factor ")),
+                     qPrintable(panel.errorText()));
             QVERIFY(!panel.resultText().contains(QStringLiteral("nan"), Qt::CaseInsensitive));
             QVERIFY(!panel.resultText().contains(QStringLiteral("inf"), Qt::CaseInsensitive));
         }
@@ -223,7 +243,8 @@ private slots:
         QVERIFY(figures.accuracy && figures.accuracy->runs == 1);
         QString text = panel.estimateText();
         QVERIFY2(text.contains(QStringLiteral("<b>Predicted</b> (cpu)")), qPrintable(text));
-        QVERIFY(text.contains(QStringLiteral("pays off after")) || text.contains(QStringLiteral("never pays off")));
+        QVERIFY(text.contains(QStringLiteral("pays off after")) ||
+                text.contains(QStringLiteral("never pays off")));
         QVERIFY(text.contains(QStringLiteral("median |speedup error| 20.0% over 1 run")));
         QVERIFY(!text.contains(QStringLiteral("<b>Measured</b>")));
 
@@ -237,10 +258,12 @@ private slots:
             m.wallSeconds = m.mode == QStringLiteral("unfused") ? 0.003 : 0.002;
             m.peakBytes = m.mode == QStringLiteral("unfused") ? 3000000 : 2000000;
             m.compileSeconds = 0.05;
-            const ModulePrediction& prediction =
-                m.mode == QStringLiteral("unfused") ? figures.unfusedPrediction : figures.fusedPrediction;
+            const ModulePrediction& prediction = m.mode == QStringLiteral("unfused")
+                                                     ? figures.unfusedPrediction
+                                                     : figures.fusedPrediction;
             for (const KernelPrediction& k : prediction.kernels)
-                if (k.instruction) m.kernelSeconds.insert(QString::fromStdString(k.instruction->name()), 1e-4);
+                if (k.instruction)
+                    m.kernelSeconds.insert(QString::fromStdString(k.instruction->name()), 1e-4);
             measured.append(m);
         }
         panel.setMeasurements(measured);
@@ -249,26 +272,42 @@ private slots:
         QVERIFY(text.contains(QStringLiteral("1.50x smaller (3.000 MB &rarr; 2.000 MB)")));
         const double predictedSpeedup = figures.predicted().speedup();
         const double error = (predictedSpeedup - 1.5) / 1.5 * 100;
-        QVERIFY2(text.contains(QStringLiteral("speedup %1%2%").arg(error >= 0 ? "+" : "").arg(error, 0, 'f', 1)),
-                 qPrintable(text));
+        QVERIFY2(
+            text.contains(
+                QStringLiteral("speedup %1%2%").arg(error >= 0 ? "+" : "").arg(error, 0, 'f', 1)),
+            qPrintable(text));
         // The measured pair went into the history, kernels included.
         QTRY_VERIFY_WITH_TIMEOUT(
             [&] {
                 auto history = EstimateHistory::open(historyPath.toStdString());
-                return history.isOk() && (*history)->records().isOk() && (*history)->records()->size() == 2;
+                return history.isOk() && (*history)->records().isOk() &&
+                       (*history)->records()->size() == 2;
             }(),
             10000);
         auto history = EstimateHistory::open(historyPath.toStdString());
         QVERIFY(history.isOk());
         auto kernels = (*history)->kernels();
         QVERIFY(kernels.isOk());
-        QCOMPARE(kernels->size(), figures.unfusedPrediction.kernels.size() + figures.fusedPrediction.kernels.size());
+        QCOMPARE(kernels->size(),
+                 figures.unfusedPrediction.kernels.size() + figures.fusedPrediction.kernels.size());
         // A run on another device (the interpreter) says nothing about the cpu model: not stored.
         for (ExecutionMeasurement& m : measured) {
             m.device = QStringLiteral("interpreter");
             m.deviceKind = QStringLiteral("reference");
         }
         panel.setMeasurements(measured);
+        QTest::qWait(200);
+        QCOMPARE((*history)->records()->size(), size_t{2});
+        // Simulated figures (tpu-sim) are labelled so and never stored.
+        for (ExecutionMeasurement& m : measured) {
+            m.device = QStringLiteral("tpu-sim");
+            m.deviceKind = QStringLiteral("tpu-sim");
+            m.simulated = true;
+        }
+        panel.setMeasurements(measured);
+        text = panel.estimateText();
+        QVERIFY2(text.contains(QStringLiteral("<b>Simulated</b> (tpu-sim)")), qPrintable(text));
+        QVERIFY(!text.contains(QStringLiteral("<b>Measured</b>")));
         QTest::qWait(200);
         QCOMPARE((*history)->records()->size(), size_t{2});
         qunsetenv("HLOSCOPE_HISTORY");
@@ -283,11 +322,13 @@ private slots:
         measured.device = QStringLiteral("interpreter");
         measured.wallSeconds = 0.004;
         measured.passed = true;
-        const std::string kernel = panel.figures()->fusedPrediction.kernels.front().instruction->name();
+        const std::string kernel =
+            panel.figures()->fusedPrediction.kernels.front().instruction->name();
         measured.kernelSeconds.insert(QString::fromStdString(kernel), 0.003);
         panel.setMeasurements({measured});
         panel.field(EstimatorPanel::kMemoryReduction)->setText(QStringLiteral("1.5"));
-        QTest::keyClick(panel.field(EstimatorPanel::kMemoryReduction), Qt::Key_0);  // user edit -> "1.50"
+        QTest::keyClick(panel.field(EstimatorPanel::kMemoryReduction),
+                        Qt::Key_0);  // user edit -> "1.50"
 
         QTemporaryDir dir;
         QVERIFY(dir.isValid());

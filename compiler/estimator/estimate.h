@@ -65,9 +65,16 @@ struct ErrorSummary {
     std::string worstKernel;
 };
 
+struct Estimate;
+// "simulated" or "measured": how an estimate's device figures were obtained.
+const char* measuredWord(const Estimate& estimate);
+
 struct Estimate {
     std::string target;  // the hardware model ("cpu", "h100", ...)
     std::string device;  // the device it was measured on; empty when only predicted
+    // The "measured" figures come from a simulator (tpu-sim), not a clock:
+    // reports label them "simulated".
+    bool simulated = false;
     EstimateFigures predicted;
     std::optional<EstimateFigures> measured;
     std::vector<KernelEstimate> unfusedKernels;

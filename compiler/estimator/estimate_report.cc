@@ -216,9 +216,10 @@ std::string estimateReportHtml(const std::vector<ReportedEstimate>& estimates,
     html += "</table>\n";
     if (!speedupErrors.empty()) {
         const double worst = *std::max_element(speedupErrors.begin(), speedupErrors.end());
-        html += "<p>Predicted speedup against measured over " + std::to_string(speedupErrors.size()) +
-                " module(s): median |error| " + format("%.1f%%", median(speedupErrors)) + ", worst " +
-                format("%.1f%%", worst) + ".</p>\n";
+        html += "<p>Predicted speedup against measured over " +
+                std::to_string(speedupErrors.size()) + " module(s): median |error| " +
+                format("%.1f%%", median(speedupErrors)) + ", worst " + format("%.1f%%", worst) +
+                ".</p>\n";
     }
     for (const ReportedEstimate& r : estimates) {
         const Estimate& e = r.estimate;
@@ -231,7 +232,8 @@ std::string estimateReportHtml(const std::vector<ReportedEstimate>& estimates,
             "reduction</th><th>compile</th><th>break-even</th></tr>\n";
         html += figuresRow("predicted", "p", e.predicted);
         if (e.measured)
-            html += figuresRow(("measured on " + escape(e.device)).c_str(), "m", *e.measured);
+            html += figuresRow((std::string(measuredWord(e)) + " on " + escape(e.device)).c_str(),
+                               "m", *e.measured);
         html += "</table>\n";
         if (e.measured)
             html += "<p>Speedup error " + percent(e.speedupErrorPercent()) +

@@ -24,7 +24,6 @@
 #include <QtCharts/QScatterSeries>
 #include <QtCharts/QValueAxis>
 #include <QtConcurrent/QtConcurrentRun>
-
 #include <algorithm>
 #include <limits>
 
@@ -57,7 +56,8 @@ QChart* resetChart(QChartView* view, const QString& title) {
     return chart;
 }
 
-const ExecutionMeasurement* measurementFor(const QList<ExecutionMeasurement>& list, const QString& mode) {
+const ExecutionMeasurement* measurementFor(const QList<ExecutionMeasurement>& list,
+                                           const QString& mode) {
     for (const ExecutionMeasurement& m : list)
         if (m.mode == mode) return &m;
     return nullptr;
@@ -196,7 +196,8 @@ void EstimatorPanel::setState(DocumentStatePtr state) {
     m_figures.reset();
     m_figuresError.clear();
     if (m_state) m_watcher->setFuture(QtConcurrent::run(computeModelFiguresResult, m_state));
-    m_modelLabel->setText(m_state ? tr("Computing the performance model's figures...") : tr("No document."));
+    m_modelLabel->setText(m_state ? tr("Computing the performance model's figures...")
+                                  : tr("No document."));
     rebuildCharts();
 }
 
@@ -228,6 +229,7 @@ void EstimatorPanel::storeInHistory() {
     const std::optional<EstimateFigures> measured = measuredFigures();
     if (!measured || !m_figures || !m_state || m_figures->historyPath.empty()) return;
     const ExecutionMeasurement& first = m_measurements.front();
+    if (first.simulated) return;  // a simulation is no measurement of this machine
     const std::string_view hardware = hardwareFamily(first.deviceKind.toStdString());
     if (hardware.empty() || hardware != pipelineFamily(m_figures->target.kind)) return;
     Estimate estimate;
@@ -242,15 +244,19 @@ void EstimatorPanel::storeInHistory() {
                 times.push_back({it.key().toStdString(), {}, it.value(), 1});
         return times;
     };
-    const std::vector<MeasuredTime> unfusedTimes = timesOf(measurementFor(m_measurements, QStringLiteral("unfused")));
-    const std::vector<MeasuredTime> fusedTimes = timesOf(measurementFor(m_measurements, QStringLiteral("fused")));
+    const std::vector<MeasuredTime> unfusedTimes =
+        timesOf(measurementFor(m_measurements, QStringLiteral("unfused")));
+    const std::vector<MeasuredTime> fusedTimes =
+        timesOf(measurementFor(m_measurements, QStringLiteral("fused")));
     estimate.unfusedKernels = kernelEstimatesOf(m_figures->unfusedPrediction, &unfusedTimes);
     estimate.fusedKernels = kernelEstimatesOf(m_figures->fusedPrediction, &fusedTimes);
-    const HistoryRecord record = historyRecordOf(*m_figures->unfused, m_state->displayName, estimate);
+    const HistoryRecord record =
+        historyRecordOf(*m_figures->unfused, m_state->displayName, estimate);
     const std::string path = m_figures->historyPath;
     // Off the GUI thread: SQLite waits for a busy database.
     (void)QtConcurrent::run([record, path] {
-        if (auto history = EstimateHistory::open(path); history.isOk()) (void)(*history)->add(record);
+        if (auto history = EstimateHistory::open(path); history.isOk())
+            (void)(*history)->add(record);
     });
 }
 
@@ -260,50 +266,68 @@ void EstimatorPanel::updateEstimate() {
         return;
     }
     auto ms = [](double seconds) { return FusionDecisionModel::formatSeconds(seconds); };
-    auto mb = [](int64_t bytes) { return QString::number(static_cast<double>(bytes) / 1e6, 'f', 3) + QStringLiteral(" MB"); };
+    auto mb = [](int64_t bytes) {
+        return QString::number(static_cast<double>(bytes) / 1e6, 'f', 3) + QStringLiteral(" MB");
+    };
     auto payOff = [this](const EstimateFigures& f) {
         const int64_t runs = f.breakEvenRuns();
-        return runs < 0 ? tr("never pays off (fusion saves no time per run)")
-                        : tr("pays off after %n run(s)", nullptr, static_cast<int>(std::min<int64_t>(runs, std::numeric_limits<int>::max())));
+        return runs < 0
+                   ? tr("never pays off (fusion saves no time per run)")
+                   : tr("pays off after %n run(s)", nullptr,
+                        static_cast<int>(std::min<int64_t>(runs, std::numeric_limits<int>::max())));
     };
     auto signedPercent = [](std::optional<double> value) {
-        return value ? QStringLiteral("%1%2%").arg(*value >= 0 ? QStringLiteral("+") : QString()).arg(*value, 0, 'f', 1)
+        return value ? QStringLiteral("%1%2%")
+                           .arg(*value >= 0 ? QStringLiteral("+") : QString())
+                           .arg(*value, 0, 'f', 1)
                      : QStringLiteral("-");
     };
     const EstimateFigures predicted = m_figures->predicted();
-    QString text = tr("<b>Predicted</b> (%1): %2x faster (%3 &rarr; %4), peak memory %5x smaller (%6 &rarr; %7); "
+    QString text = tr("<b>Predicted</b> (%1): %2x faster (%3 &rarr; %4), peak memory %5x smaller "
+                      "(%6 &rarr; %7); "
                       "compile %8, %9.")
                        .arg(q(m_figures->target.name))
                        .arg(predicted.speedup(), 0, 'f', 2)
                        .arg(ms(predicted.unfusedSeconds), ms(predicted.fusedSeconds))
                        .arg(predicted.memoryReduction(), 0, 'f', 2)
-                       .arg(mb(predicted.peakBytesUnfused), mb(predicted.peakBytesFused), ms(predicted.compileSeconds),
-                            payOff(predicted));
+                       .arg(mb(predicted.peakBytesUnfused), mb(predicted.peakBytesFused),
+                            ms(predicted.compileSeconds), payOff(predicted));
     if (const std::optional<EstimateFigures> measured = measuredFigures()) {
-        text += tr("<br><b>Measured</b> (%1): %2x (%3 &rarr; %4), peak memory %5; compile %6, %7. "
-                   "Prediction error: speedup %8, memory reduction %9.")
-                    .arg(m_measurements.front().device)
-                    .arg(measured->speedup(), 0, 'f', 2)
-                    .arg(ms(measured->unfusedSeconds), ms(measured->fusedSeconds))
-                    .arg(measured->peakBytesFused > 0
-                             ? QStringLiteral("%1x smaller (%2 &rarr; %3)")
-                                   .arg(measured->memoryReduction(), 0, 'f', 2)
-                                   .arg(mb(measured->peakBytesUnfused), mb(measured->peakBytesFused))
-                             : tr("not reported by this device"))
-                    .arg(ms(measured->compileSeconds), payOff(*measured),
-                         signedPercent(signedErrorPercent(predicted.speedup(), measured->speedup())),
-                         measured->peakBytesFused > 0
-                             ? signedPercent(signedErrorPercent(predicted.memoryReduction(), measured->memoryReduction()))
-                             : QStringLiteral("-"));
+        const bool simulated = m_measurements.front().simulated;
+        text +=
+            (simulated ? tr("<br><b>Simulated</b> (%1): %2x (%3 &rarr; %4), peak memory %5; "
+                            "compile %6, %7. "
+                            "Prediction error: speedup %8, memory reduction %9.")
+                       : tr("<br><b>Measured</b> (%1): %2x (%3 &rarr; %4), peak memory %5; compile "
+                            "%6, %7. "
+                            "Prediction error: speedup %8, memory reduction %9."))
+                .arg(m_measurements.front().device)
+                .arg(measured->speedup(), 0, 'f', 2)
+                .arg(ms(measured->unfusedSeconds), ms(measured->fusedSeconds))
+                .arg(measured->peakBytesFused > 0
+                         ? QStringLiteral("%1x smaller (%2 &rarr; %3)")
+                               .arg(measured->memoryReduction(), 0, 'f', 2)
+                               .arg(mb(measured->peakBytesUnfused), mb(measured->peakBytesFused))
+                         : tr("not reported by this device"))
+                .arg(ms(measured->compileSeconds), payOff(*measured),
+                     signedPercent(signedErrorPercent(predicted.speedup(), measured->speedup())),
+                     measured->peakBytesFused > 0
+                         ? signedPercent(signedErrorPercent(predicted.memoryReduction(),
+                                                            measured->memoryReduction()))
+                         : QStringLiteral("-"));
     }
     if (m_figures->accuracy && m_figures->accuracy->runs > 0)
-        text += tr("<br><b>Model accuracy on this machine</b> (history): median |speedup error| %1% over %n run(s), "
-                   "worst %2%.", nullptr, static_cast<int>(m_figures->accuracy->runs))
+        text += tr("<br><b>Model accuracy on this machine</b> (history): median |speedup error| "
+                   "%1% over %n run(s), "
+                   "worst %2%.",
+                   nullptr, static_cast<int>(m_figures->accuracy->runs))
                     .arg(m_figures->accuracy->medianAbsPercent, 0, 'f', 1)
                     .arg(m_figures->accuracy->worstAbsPercent, 0, 'f', 1);
     else
-        text += tr("<br><b>Model accuracy on this machine</b>: no measured runs in the history yet (run both modes "
-                   "on the CPU, or hloscope-cli estimate FILE --measure).");
+        text +=
+            tr("<br><b>Model accuracy on this machine</b>: no measured runs in the history yet "
+               "(run both modes "
+               "on the CPU, or hloscope-cli estimate FILE --measure).");
     m_estimateLabel->setText(text);
 }
 
@@ -312,18 +336,22 @@ QString EstimatorPanel::estimateText() const { return m_estimateLabel->text(); }
 QString EstimatorPanel::modelValue(Field field) const {
     if (!m_figures) return {};
     switch (field) {
-    case kBaselineTime:
-        return QString::number(secondsToUnit(m_figures->unfusedPrediction.totalSeconds,
-                                             static_cast<TimeUnit>(m_timeUnit->currentIndex())),
-                               'g', 6);
-    case kBaselineMemory:
-        return QString::number(bytesToUnit(static_cast<double>(m_figures->unfusedPeakBytes),
-                                           static_cast<MemoryUnit>(m_memoryUnit->currentIndex())),
-                               'g', 6);
-    case kSpeedup: return QString::number(m_figures->speedup() > 0 ? m_figures->speedup() : 1.0, 'g', 6);
-    case kMemoryReduction:
-        return QString::number(m_figures->memoryReduction() > 0 ? m_figures->memoryReduction() : 1.0, 'g', 6);
-    default: return {};
+        case kBaselineTime:
+            return QString::number(secondsToUnit(m_figures->unfusedPrediction.totalSeconds,
+                                                 static_cast<TimeUnit>(m_timeUnit->currentIndex())),
+                                   'g', 6);
+        case kBaselineMemory:
+            return QString::number(
+                bytesToUnit(static_cast<double>(m_figures->unfusedPeakBytes),
+                            static_cast<MemoryUnit>(m_memoryUnit->currentIndex())),
+                'g', 6);
+        case kSpeedup:
+            return QString::number(m_figures->speedup() > 0 ? m_figures->speedup() : 1.0, 'g', 6);
+        case kMemoryReduction:
+            return QString::number(
+                m_figures->memoryReduction() > 0 ? m_figures->memoryReduction() : 1.0, 'g', 6);
+        default:
+            return {};
     }
 }
 
@@ -355,7 +383,8 @@ void EstimatorPanel::updateSourceLabels() {
     }
     if (m_figures) {
         m_modelLabel->setText(
-            tr("Performance model on %1: predicted %2 before fusion (snapshot %3, %4 kernels), %5 after "
+            tr("Performance model on %1: predicted %2 before fusion (snapshot %3, %4 kernels), %5 "
+               "after "
                "(snapshot %6, %7 kernels); predicted peak memory %8 MB before, %9 MB after.")
                 .arg(q(m_figures->target.name),
                      FusionDecisionModel::formatSeconds(m_figures->unfusedPrediction.totalSeconds))
@@ -387,10 +416,12 @@ void EstimatorPanel::recalculate() {
         return;
     }
     m_error->clear();
-    const std::string_view tuName = timeUnitName(input.timeUnit), muName = memoryUnitName(input.memoryUnit);
+    const std::string_view tuName = timeUnitName(input.timeUnit),
+                           muName = memoryUnitName(input.memoryUnit);
     const QString tu = QString::fromUtf8(tuName.data(), static_cast<qsizetype>(tuName.size()));
     const QString mu = QString::fromUtf8(muName.data(), static_cast<qsizetype>(muName.size()));
-    const bool anyUser = std::any_of(m_userEntered.begin(), m_userEntered.end(), [](bool b) { return b; });
+    const bool anyUser =
+        std::any_of(m_userEntered.begin(), m_userEntered.end(), [](bool b) { return b; });
     const QString origin = anyUser ? tr("from user-entered and predicted inputs") : tr("predicted");
     m_resultLabel->setText(tr("Optimized time: <b>%1 %2</b> (saves %3 %2, %4%)<br>"
                               "Optimized memory: <b>%5 %6</b> (saves %7 %6, %8%)<br><i>%9</i>")
@@ -410,15 +441,19 @@ QString EstimatorPanel::resultText() const { return m_resultLabel->text(); }
 
 void EstimatorPanel::rebuildCharts() {
     const QString target = m_figures ? q(m_figures->target.name) : QString();
-    const ExecutionMeasurement* measuredUnfused = measurementFor(m_measurements, QStringLiteral("unfused"));
-    const ExecutionMeasurement* measuredFused = measurementFor(m_measurements, QStringLiteral("fused"));
+    const ExecutionMeasurement* measuredUnfused =
+        measurementFor(m_measurements, QStringLiteral("unfused"));
+    const ExecutionMeasurement* measuredFused =
+        measurementFor(m_measurements, QStringLiteral("fused"));
     const QString device = !m_measurements.isEmpty() ? m_measurements.front().device : QString();
 
     // Module time: predicted vs measured, before/after fusion.
     {
         QChart* chart = resetChart(m_moduleChart, tr("Module time (ms)"));
         auto* predicted = new QBarSet(tr("predicted (%1)").arg(target));
-        auto* measured = new QBarSet(tr("measured (%1)").arg(device.isEmpty() ? tr("not run") : device));
+        const bool simulated = !m_measurements.isEmpty() && m_measurements.front().simulated;
+        auto* measured = new QBarSet((simulated ? tr("simulated (%1)") : tr("measured (%1)"))
+                                         .arg(device.isEmpty() ? tr("not run") : device));
         *predicted << (m_figures ? m_figures->unfusedPrediction.totalSeconds * 1e3 : 0)
                    << (m_figures ? m_figures->fusedPrediction.totalSeconds * 1e3 : 0);
         *measured << (measuredUnfused ? measuredUnfused->wallSeconds * 1e3 : 0)
@@ -440,13 +475,15 @@ void EstimatorPanel::rebuildCharts() {
     std::vector<const KernelPrediction*> kernels;
     if (m_figures)
         for (const KernelPrediction& k : m_figures->fusedPrediction.kernels) kernels.push_back(&k);
-    std::stable_sort(kernels.begin(), kernels.end(), [](const KernelPrediction* a, const KernelPrediction* b) {
-        return a->totalSeconds * a->executions > b->totalSeconds * b->executions;
-    });
+    std::stable_sort(kernels.begin(), kernels.end(),
+                     [](const KernelPrediction* a, const KernelPrediction* b) {
+                         return a->totalSeconds * a->executions > b->totalSeconds * b->executions;
+                     });
     {
         QChart* chart = resetChart(m_kernelChart, tr("Slowest kernels after fusion (ms)"));
         auto* predicted = new QBarSet(tr("predicted (%1)").arg(target));
-        auto* measured = new QBarSet(tr("measured (%1)").arg(device.isEmpty() ? tr("not run") : device));
+        auto* measured =
+            new QBarSet(tr("measured (%1)").arg(device.isEmpty() ? tr("not run") : device));
         QStringList names;
         for (size_t i = 0; i < std::min<size_t>(kernels.size(), 10); ++i) {
             const QString name = q(kernels[i]->instruction->name());
@@ -470,7 +507,8 @@ void EstimatorPanel::rebuildCharts() {
     }
     // Scatter: one point per kernel measured in the fused run.
     {
-        QChart* chart = resetChart(m_scatterChart, tr("Per kernel: predicted (x) vs measured (y), seconds"));
+        QChart* chart =
+            resetChart(m_scatterChart, tr("Per kernel: predicted (x) vs measured (y), seconds"));
         auto* series = new QScatterSeries;
         series->setName(tr("kernels (fused module)"));
         series->setMarkerSize(8);
@@ -506,7 +544,8 @@ void EstimatorPanel::rebuildCharts() {
         auto* predicted = new QBarSet(tr("predicted (buffer assignment)"));
         *predicted << (m_figures ? static_cast<double>(m_figures->unfusedPeakBytes) / 1e6 : 0)
                    << (m_figures ? static_cast<double>(m_figures->fusedPeakBytes) / 1e6 : 0);
-        auto* measured = new QBarSet(tr("measured (%1)").arg(device.isEmpty() ? tr("not run") : device));
+        auto* measured =
+            new QBarSet(tr("measured (%1)").arg(device.isEmpty() ? tr("not run") : device));
         *measured << (measuredUnfused ? static_cast<double>(measuredUnfused->peakBytes) / 1e6 : 0)
                   << (measuredFused ? static_cast<double>(measuredFused->peakBytes) / 1e6 : 0);
         auto* series = new QBarSeries;
@@ -533,75 +572,109 @@ QString EstimatorPanel::reportHtml() {
     auto esc = [](const QString& s) { return s.toHtmlEscaped(); };
     const QString name = m_state ? q(m_state->displayName) : tr("(no document)");
     QString html;
-    html += QStringLiteral("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>hloscope report: %1</title>\n")
+    html += QStringLiteral(
+                "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>hloscope report: "
+                "%1</title>\n")
                 .arg(esc(name));
     html += QStringLiteral(
-        "<style>body{font-family:sans-serif;margin:2em;max-width:64em}table{border-collapse:collapse;"
-        "margin:1em 0}td,th{border:1px solid #bbb;padding:3px 8px;text-align:left}th{background:#eee}"
-        ".p{color:#1f4e9c}.m{color:#1d7a2e}.u{color:#8a4b00}img{max-width:100%;border:1px solid #ddd}"
+        "<style>body{font-family:sans-serif;margin:2em;max-width:64em}table{border-collapse:"
+        "collapse;"
+        "margin:1em 0}td,th{border:1px solid #bbb;padding:3px "
+        "8px;text-align:left}th{background:#eee}"
+        ".p{color:#1f4e9c}.m{color:#1d7a2e}.u{color:#8a4b00}img{max-width:100%;border:1px solid "
+        "#ddd}"
         "</style></head><body>\n");
     html += QStringLiteral("<h1>hloscope report: %1</h1>\n").arg(esc(name));
-    html += QStringLiteral("<p>Generated %1. Target: %2. Labels: <span class=p>predicted</span> (performance "
-                           "model, buffer assignment), <span class=m>measured</span> (execution panel), "
-                           "<span class=u>user-entered</span>.</p>\n")
+    html += QStringLiteral(
+                "<p>Generated %1. Target: %2. Labels: <span class=p>predicted</span> (performance "
+                "model, buffer assignment), <span class=m>measured</span> (execution panel), "
+                "<span class=u>user-entered</span>.</p>\n")
                 .arg(QDateTime::currentDateTime().toString(Qt::ISODate),
                      m_figures ? esc(q(m_figures->target.name)) : tr("unknown"));
-    auto sourceClass = [this](Field f) { return m_userEntered[f] ? QStringLiteral("u") : QStringLiteral("p"); };
+    auto sourceClass = [this](Field f) {
+        return m_userEntered[f] ? QStringLiteral("u") : QStringLiteral("p");
+    };
     const QString tu = m_timeUnit->currentText(), mu = m_memoryUnit->currentText();
-    html += QStringLiteral("<h2>Calculator</h2>\n<table><tr><th>Quantity</th><th>Value</th><th>Source</th></tr>\n");
-    const QString labels[kFieldCount] = {tr("Baseline time (%1)").arg(tu), tr("Baseline memory (%1)").arg(mu),
-                                         tr("Speedup factor"), tr("Memory reduction factor")};
+    html += QStringLiteral(
+        "<h2>Calculator</h2>\n<table><tr><th>Quantity</th><th>Value</th><th>Source</th></tr>\n");
+    const QString labels[kFieldCount] = {tr("Baseline time (%1)").arg(tu),
+                                         tr("Baseline memory (%1)").arg(mu), tr("Speedup factor"),
+                                         tr("Memory reduction factor")};
     for (int i = 0; i < kFieldCount; ++i)
         html += QStringLiteral("<tr><td>%1</td><td>%2</td><td class=%3>%4</td></tr>\n")
                     .arg(labels[i], esc(m_fields[i]->text()), sourceClass(static_cast<Field>(i)),
                          fieldSource(static_cast<Field>(i)));
     if (m_result.ok()) {
-        html += QStringLiteral("<tr><td>Optimized time (%1)</td><td>%2</td><td>computed</td></tr>\n")
-                    .arg(tu).arg(m_result.optimizedTime, 0, 'g', 6);
-        html += QStringLiteral("<tr><td>Time saved (%1)</td><td>%2 (%3%)</td><td>computed</td></tr>\n")
-                    .arg(tu).arg(m_result.timeSaved, 0, 'g', 6).arg(m_result.timeSavedPercent, 0, 'f', 1);
-        html += QStringLiteral("<tr><td>Optimized memory (%1)</td><td>%2</td><td>computed</td></tr>\n")
-                    .arg(mu).arg(m_result.optimizedMemory, 0, 'g', 6);
-        html += QStringLiteral("<tr><td>Memory saved (%1)</td><td>%2 (%3%)</td><td>computed</td></tr>\n")
-                    .arg(mu).arg(m_result.memorySaved, 0, 'g', 6).arg(m_result.memorySavedPercent, 0, 'f', 1);
+        html +=
+            QStringLiteral("<tr><td>Optimized time (%1)</td><td>%2</td><td>computed</td></tr>\n")
+                .arg(tu)
+                .arg(m_result.optimizedTime, 0, 'g', 6);
+        html +=
+            QStringLiteral("<tr><td>Time saved (%1)</td><td>%2 (%3%)</td><td>computed</td></tr>\n")
+                .arg(tu)
+                .arg(m_result.timeSaved, 0, 'g', 6)
+                .arg(m_result.timeSavedPercent, 0, 'f', 1);
+        html +=
+            QStringLiteral("<tr><td>Optimized memory (%1)</td><td>%2</td><td>computed</td></tr>\n")
+                .arg(mu)
+                .arg(m_result.optimizedMemory, 0, 'g', 6);
+        html += QStringLiteral(
+                    "<tr><td>Memory saved (%1)</td><td>%2 (%3%)</td><td>computed</td></tr>\n")
+                    .arg(mu)
+                    .arg(m_result.memorySaved, 0, 'g', 6)
+                    .arg(m_result.memorySavedPercent, 0, 'f', 1);
     } else {
-        html += QStringLiteral("<tr><td colspan=3>Input errors: %1</td></tr>\n").arg(esc(q(m_result.errors())));
+        html += QStringLiteral("<tr><td colspan=3>Input errors: %1</td></tr>\n")
+                    .arg(esc(q(m_result.errors())));
     }
     html += QStringLiteral("</table>\n");
 
-    if (m_figures) html += QStringLiteral("<h2>Estimate</h2>\n<p>%1</p>\n").arg(m_estimateLabel->text());
-    html += QStringLiteral("<h2>Module time</h2>\n<table><tr><th>Module</th><th>Predicted</th><th>Measured</th>"
-                           "<th>Device</th><th>Max error</th><th>Check</th></tr>\n");
+    if (m_figures)
+        html += QStringLiteral("<h2>Estimate</h2>\n<p>%1</p>\n").arg(m_estimateLabel->text());
+    html += QStringLiteral(
+        "<h2>Module time</h2>\n<table><tr><th>Module</th><th>Predicted</th><th>Measured</th>"
+        "<th>Device</th><th>Max error</th><th>Check</th></tr>\n");
     for (const QString& mode : {QStringLiteral("unfused"), QStringLiteral("fused")}) {
         const ExecutionMeasurement* m = measurementFor(m_measurements, mode);
         const double predicted = !m_figures ? -1
-                                 : mode == QStringLiteral("unfused") ? m_figures->unfusedPrediction.totalSeconds
-                                                                     : m_figures->fusedPrediction.totalSeconds;
-        html += QStringLiteral("<tr><td>%1</td><td class=p>%2</td><td class=m>%3</td><td>%4</td><td>%5</td><td>%6</td></tr>\n")
-                    .arg(mode, FusionDecisionModel::formatSeconds(predicted),
-                         m ? FusionDecisionModel::formatSeconds(m->wallSeconds) : tr("not measured"),
-                         m ? esc(m->device) : QStringLiteral("-"),
-                         m ? QString::number(m->maxError, 'g', 4) : QStringLiteral("-"),
-                         m ? (m->passed ? tr("pass") : tr("FAIL")) : QStringLiteral("-"));
+                                 : mode == QStringLiteral("unfused")
+                                     ? m_figures->unfusedPrediction.totalSeconds
+                                     : m_figures->fusedPrediction.totalSeconds;
+        html +=
+            QStringLiteral(
+                "<tr><td>%1</td><td class=p>%2</td><td "
+                "class=m>%3</td><td>%4</td><td>%5</td><td>%6</td></tr>\n")
+                .arg(mode, FusionDecisionModel::formatSeconds(predicted),
+                     m ? FusionDecisionModel::formatSeconds(m->wallSeconds) : tr("not measured"),
+                     m ? esc(m->device) : QStringLiteral("-"),
+                     m ? QString::number(m->maxError, 'g', 4) : QStringLiteral("-"),
+                     m ? (m->passed ? tr("pass") : tr("FAIL")) : QStringLiteral("-"));
     }
     html += QStringLiteral("</table>\n");
 
     if (m_figures) {
-        const ExecutionMeasurement* measured = measurementFor(m_measurements, QStringLiteral("fused"));
-        html += QStringLiteral("<h2>Kernels after fusion</h2>\n<table><tr><th>Kernel</th><th>Bound by</th>"
-                               "<th>Predicted</th><th>Measured</th></tr>\n");
+        const ExecutionMeasurement* measured =
+            measurementFor(m_measurements, QStringLiteral("fused"));
+        html += QStringLiteral(
+            "<h2>Kernels after fusion</h2>\n<table><tr><th>Kernel</th><th>Bound by</th>"
+            "<th>Predicted</th><th>Measured</th></tr>\n");
         std::vector<const KernelPrediction*> kernels;
         for (const KernelPrediction& k : m_figures->fusedPrediction.kernels) kernels.push_back(&k);
-        std::stable_sort(kernels.begin(), kernels.end(), [](const KernelPrediction* a, const KernelPrediction* b) {
-            return a->totalSeconds * a->executions > b->totalSeconds * b->executions;
-        });
+        std::stable_sort(kernels.begin(), kernels.end(),
+                         [](const KernelPrediction* a, const KernelPrediction* b) {
+                             return a->totalSeconds * a->executions >
+                                    b->totalSeconds * b->executions;
+                         });
         for (size_t i = 0; i < std::min<size_t>(kernels.size(), 50); ++i) {
             const QString kernel = q(kernels[i]->instruction->name());
-            html += QStringLiteral("<tr><td>%%1</td><td>%2</td><td class=p>%3</td><td class=m>%4</td></tr>\n")
+            html += QStringLiteral(
+                        "<tr><td>%%1</td><td>%2</td><td class=p>%3</td><td class=m>%4</td></tr>\n")
                         .arg(esc(kernel), esc(q(kernels[i]->boundBy)),
-                             FusionDecisionModel::formatSeconds(kernels[i]->totalSeconds * kernels[i]->executions),
+                             FusionDecisionModel::formatSeconds(kernels[i]->totalSeconds *
+                                                                kernels[i]->executions),
                              measured && measured->kernelSeconds.contains(kernel)
-                                 ? FusionDecisionModel::formatSeconds(measured->kernelSeconds.value(kernel))
+                                 ? FusionDecisionModel::formatSeconds(
+                                       measured->kernelSeconds.value(kernel))
                                  : tr("not measured"));
         }
         html += QStringLiteral("</table>\n");
