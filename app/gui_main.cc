@@ -7,6 +7,7 @@
 // (works with QT_QPA_PLATFORM=offscreen).
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QIcon>
 #include <QTimer>
 #include <cstdio>
 
@@ -115,6 +116,11 @@ int main(int argc, char** argv) {
     QApplication::setOrganizationName(QStringLiteral("hloscope"));
     QApplication::setApplicationName(QStringLiteral("hloscope"));
     QApplication::setApplicationVersion(QStringLiteral(HLOSCOPE_VERSION));
+    // The installed desktop entry and icon (packaging/desktop, packaging/icons); the
+    // embedded icon when run from a build tree.
+    QGuiApplication::setDesktopFileName(QStringLiteral("hloscope"));
+    QApplication::setWindowIcon(QIcon::fromTheme(QStringLiteral("hloscope"),
+                                                 QIcon(QStringLiteral(":/icons/hloscope.svg"))));
 
     QCommandLineParser parser;
     parser.setApplicationDescription(

@@ -6,6 +6,7 @@
 #   packaging/setup.sh test            build + run every test (non-zero exit on failure)
 #   packaging/setup.sh run [EXAMPLE]   build + open the hloscope GUI on a bundled example
 #                                      (name, or a path to any module; default: mlp)
+#   packaging/setup.sh package         build + cpack -G DEB: build/hloscope_VERSION_ARCH.deb
 #
 # Environment: CI=true selects the "ci" preset (-Werror); HLOSCOPE_JOBS overrides -j (2).
 set -euo pipefail
@@ -27,6 +28,18 @@ PACKAGES=(
     libsqlite3-dev
     xvfb
     xauth
+    librsvg2-bin        # rsvg-convert: the PNG icons (packaging/CMakeLists.txt)
+)
+
+# What the package test (packaging/test_package.sh) needs besides the build packages:
+# dpkg-deb/dpkg-shlibdeps, lintian and the desktop-file, AppStream and MIME validators.
+TEST_PACKAGES=(
+    dpkg-dev
+    lintian
+    desktop-file-utils
+    appstream
+    shared-mime-info
+    man-db
 )
 
 INVOCATION_DIR="$PWD"
@@ -47,22 +60,25 @@ log() { printf '==> %s\n' "$*" >&2; }
 die() { printf 'setup.sh: error: %s\n' "$*" >&2; exit 1; }
 
 usage() {
-    sed -n '2,10s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
+    sed -n '2,11s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
 }
 
 is_installed() {
     dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'
 }
 
+# deps [PACKAGE...]: installs the missing ones (default: the build packages).
 deps() {
+    local wanted=("$@")
+    [[ ${#wanted[@]} -gt 0 ]] || wanted=("${PACKAGES[@]}")
     if ! command -v dpkg-query >/dev/null 2>&1; then
         log "dpkg-query not found (not Debian?); skipping package installation."
-        log "Make sure these (or equivalents) are installed: ${PACKAGES[*]}"
+        log "Make sure these (or equivalents) are installed: ${wanted[*]}"
         return 0
     fi
 
     local missing=() pkg
-    for pkg in "${PACKAGES[@]}"; do
+    for pkg in "${wanted[@]}"; do
         is_installed "$pkg" || missing+=("$pkg")
     done
     if [[ ${#missing[@]} -eq 0 ]]; then
@@ -103,6 +119,7 @@ build() {
 }
 
 run_tests() {
+    deps "${TEST_PACKAGES[@]}"
     build
     log "Running tests"
     ctest --test-dir "$BUILD_DIR" --output-on-failure -j "$JOBS"
@@ -139,6 +156,13 @@ resolve_example() {
     return 1
 }
 
+package() {
+    build
+    log "Packaging (cpack -G DEB)"
+    (cd "$BUILD_DIR" && cpack -G DEB)
+    ls "$BUILD_DIR"/hloscope_*.deb
+}
+
 run_example() {
     local example
     # Resolve before building so a typo fails fast.
@@ -162,7 +186,8 @@ main() {
     local cmd="${1:-}"
     [[ $# -gt 0 ]] && shift
     case "$cmd" in
-        deps)  deps ;;
+        deps)  deps "${PACKAGES[@]}" "${TEST_PACKAGES[@]}" ;;
+        package) package ;;
         build) build ;;
         test)  run_tests ;;
         run)   run_example "${1:-}" ;;

@@ -10,7 +10,8 @@
 namespace hloscope::gpu {
 
 constexpr const char* kRunnerName = "hloscope-gpu-runner";
-constexpr const char* kRunnerVersion = "0.1.0";
+// The project version (CMakeLists.txt: project(VERSION), the hloscope tree's when built inside it).
+constexpr const char* kRunnerVersion = HLOSCOPE_VERSION;
 
 constexpr int kExitOk = 0;
 constexpr int kExitError = 1;   // a bad plan, or a CUDA error while running it
