@@ -79,6 +79,26 @@ void checkPlanConsistent(const GpuPlan& plan) {
     for (const GpuPlanArray& output : plan.outputs) QVERIFY(known(output.buffer));
 }
 
+// ptxas from PATH or the CUDA toolkit's default place; empty when absent.
+QString ptxasPath() {
+    QString ptxas = QStandardPaths::findExecutable("ptxas");
+    if (ptxas.isEmpty()) ptxas = QStandardPaths::findExecutable("ptxas", {"/usr/local/cuda/bin"});
+    return ptxas;
+}
+
+// The plan's PTX assembled by ptxas for its SM (nothing when ptxas is absent).
+void assemble(const GpuPlan& plan, const QString& ptxas) {
+    if (ptxas.isEmpty()) return;
+    QTemporaryDir dir;
+    const QString path = dir.filePath("kernels.ptx");
+    std::ofstream(path.toStdString()) << plan.ptx;
+    QProcess process;
+    process.start(ptxas, {"-arch=" + QString::fromStdString(plan.sm), path, "-o",
+                          dir.filePath("kernels.cubin")});
+    QVERIFY(process.waitForFinished(120000));
+    QVERIFY2(process.exitCode() == 0, process.readAllStandardError().constData());
+}
+
 int countSteps(const GpuPlan& plan, GpuStepKind kind) {
     return static_cast<int>(std::count_if(plan.steps.begin(), plan.steps.end(),
                                           [&](const GpuPlanStep& s) { return s.kind == kind; }));
@@ -111,6 +131,10 @@ private slots:
     void gemmSteps();
     void permutedDotBecomesGemm();
     void scatterUsesAtomics();
+    void sharedOpsToPtx_data();
+    void sharedOpsToPtx();
+    void routedInstructionsCostNoKernel();
+    void tupleParametersRoundTrip();
     void errorsNameTheInstruction();
     void planRoundTrip();
     void tuplesWithTokensAndParameterOrder();
@@ -130,22 +154,14 @@ void TestGpuBackend::ptxForEveryExample() {
     QFETCH(QString, file);
     auto module = loadModuleFromFile(file.toStdString());
     QVERIFY2(module.isOk(), module.status().toString().c_str());
-    QString ptxas = QStandardPaths::findExecutable("ptxas");
-    if (ptxas.isEmpty()) ptxas = QStandardPaths::findExecutable("ptxas", {"/usr/local/cuda/bin"});
+    const QString ptxas = ptxasPath();
     for (ExecutionMode mode : {ExecutionMode::kUnfused, ExecutionMode::kFused}) {
         auto plan = buildGpuPlan(*prepared(**module, mode), {});
         QVERIFY2(plan.isOk(), plan.status().toString().c_str());
         QVERIFY(plan->ptx.find(".target sm_90") != std::string::npos);
         QVERIFY(plan->kernels >= 1);
         checkPlanConsistent(*plan);
-        if (ptxas.isEmpty()) continue;
-        QTemporaryDir dir;
-        const QString path = dir.filePath("kernels.ptx");
-        std::ofstream(path.toStdString()) << plan->ptx;
-        QProcess process;
-        process.start(ptxas, {"-arch=sm_90", path, "-o", dir.filePath("kernels.cubin")});
-        QVERIFY(process.waitForFinished(120000));
-        QVERIFY2(process.exitCode() == 0, process.readAllStandardError().constData());
+        assemble(*plan, ptxas);
     }
     if (ptxas.isEmpty()) qInfo("ptxas not found (no CUDA toolkit): PTX not assembled here");
 }
@@ -284,6 +300,143 @@ void TestGpuBackend::scatterUsesAtomics() {
     QVERIFY(plan.ptx.find("atom.global.add.f32") != std::string::npos);
     QVERIFY(plan.ptx.find("atom.global.cas.b32") != std::string::npos);
     checkPlanConsistent(plan);
+}
+
+// The shared element generator's window ops, sub-byte integers, small
+// floats, collectives and layout bitcasts in PTX (unfused: one kernel per
+// op), with the instructions that show each is really compiled; assembled
+// by ptxas when installed. Their numerics are tst_cpu_backend's
+// sharedOpsMatch (the same generator on the CPU).
+void TestGpuBackend::sharedOpsToPtx_data() {
+    QTest::addColumn<QString>("text");
+    QTest::addColumn<QStringList>("expected");  // in the PTX
+    const QString reducers = QStringLiteral(
+        "max { a = f32[] parameter(0)  b = f32[] parameter(1)  ROOT m = f32[] maximum(a, b) }\n"
+        "add { a = f32[] parameter(0)  b = f32[] parameter(1)  ROOT s = f32[] add(a, b) }\n"
+        "ge { a = f32[] parameter(0)  b = f32[] parameter(1)  ROOT c = pred[] compare(a, b), "
+        "direction=GE }\n");
+    QTest::newRow("reduce-window") << reducers + R"(ENTRY e {
+  p = f32[2,9,10,3] parameter(0)  ninf = f32[] constant(-inf)
+  ROOT r = f32[2,5,5,3] reduce-window(p, ninf), window={size=1x3x3x1 stride=1x2x2x1 pad=0_0x1_1x1_1x0_0}, to_apply=max
+})" << QStringList{"max.NaN.f32", "ld.global.nc.f32"};
+    QTest::newRow("convolution") << reducers + R"(ENTRY e {
+  x = f32[2,4,7,3] parameter(0)  w = f32[6,2,2,3] parameter(1)
+  ROOT c = f32[2,6,14,1] convolution(x, w), window={size=2x3 pad=1_1x1_1 lhs_dilate=2x1 rhs_dilate=1x2 rhs_reversal=0x1}, dim_labels=bf01_oi01->bf01, feature_group_count=2
+})" << QStringList{"mul.rn.f32", "add.rn.f32"};
+    QTest::newRow("select-and-scatter") << reducers + R"(ENTRY e {
+  x = f32[5,5] parameter(0)  s = f32[3,3] parameter(1)  z = f32[] constant(0)
+  ROOT r = f32[5,5] select-and-scatter(x, s, z), window={size=3x3 stride=2x2 pad=1_1x1_1}, select=ge, scatter=add
+})" << QStringList{"setp.ge.f32", "add.rn.f32"};
+    QTest::newRow("s4 and u4") << QString(R"(ENTRY e {
+  p = s4[64] parameter(0)  q = u4[64] parameter(1)  a = s4[64] multiply(p, p)  u = u4[64] add(q, q)
+  c = s32[64] convert(a)  d = s32[64] convert(u)  ROOT s = s32[64] add(c, d)
+})") << QStringList{"ld.global.nc.u8", "st.global.u32"};
+    QTest::newRow("f8 and f4") << QString(R"(ENTRY e {
+  p = f8e4m3fn[64] parameter(0)  q = f4e2m1fn[64] parameter(1)  f = f32[64] convert(p)
+  g = f32[64] convert(q)  h = f32[64] multiply(f, g)  ROOT r = f8e5m2[64] convert(h)
+})") << QStringList{"hloscope_$_decode_$_f8e4m3fn", "hloscope_$_decode_$_f4e2m1fn", "st.global.u8"};
+    QTest::newRow("replica-id, map, layout bitcast")
+        << QString(R"(f { a = f32[] parameter(0)  ROOT n = f32[] negate(a) }
+ENTRY e {
+  id = u32[] replica-id()  p = f32[4,6]{1,0} parameter(0)  c = f32[4,6]{0,1} copy(p)
+  b = f32[6,4]{1,0} bitcast(c)  m = f32[6,4] map(b), dimensions={0,1}, to_apply=f
+  ROOT t = (f32[6,4], u32[]) tuple(m, id)
+})") << QStringList{"neg.f32", "st.global.u32"};
+}
+
+void TestGpuBackend::sharedOpsToPtx() {
+    QFETCH(QString, text);
+    QFETCH(QStringList, expected);
+    auto module = parse("HloModule m\n" + text.toStdString() + "\n");
+    for (ExecutionMode mode : {ExecutionMode::kUnfused, ExecutionMode::kFused}) {
+        auto plan = buildGpuPlan(*prepared(*module, mode), {});
+        QVERIFY2(plan.isOk(), plan.status().toString().c_str());
+        checkPlanConsistent(*plan);
+        for (const QString& instruction : expected)
+            QVERIFY2(plan->ptx.find(instruction.toStdString()) != std::string::npos,
+                     qPrintable(instruction));
+        assemble(*plan, ptxasPath());
+    }
+}
+
+// Collectives on one device, async and copy start/done pairs and calls
+// route buffers: the collectives cost no step, the async computation and
+// the callee are planned in place (their negate, broadcast and multiply are
+// kernels),
+// a collective-permute that receives nothing is a memset of zeros.
+void TestGpuBackend::routedInstructionsCostNoKernel() {
+    const GpuPlan plan = planOf(*parse(R"(HloModule m
+add { a = f32[] parameter(0)  b = f32[] parameter(1)  ROOT s = f32[] add(a, b) }
+negation { p = f32[8] parameter(0)  ROOT n = f32[8] negate(p) }
+twice { p = f32[8] parameter(0)  k = f32[] constant(2)  b = f32[8] broadcast(k), dimensions={}  ROOT m = f32[8] multiply(p, b) }
+ENTRY e {
+  p = f32[8] parameter(0)
+  ar = f32[8] all-reduce(p), replica_groups={}, to_apply=add
+  ag = f32[8] all-gather(ar), dimensions={0}, replica_groups={{0}}
+  start = ((f32[8]), f32[8], s32[]) async-start(ag), calls=negation
+  done = f32[8] async-done(start), calls=negation
+  c = f32[8] call(done), to_apply=twice
+  cp = f32[8] collective-permute(c), source_target_pairs={{0,0}}
+  none = f32[8] collective-permute(c), source_target_pairs={}
+  ROOT t = (f32[8], f32[8]) tuple(cp, none)
+})"));
+    QCOMPARE(plan.kernels, int64_t{3});  // negate; broadcast and multiply (not fused here)
+    QCOMPARE(countSteps(plan, GpuStepKind::kKernel), 3);
+    QCOMPARE(stepNamed(plan, "n").args.back(), plan.inputs[0].array.buffer);  // negate reads p
+    QCOMPARE(stepNamed(plan, "m").args.front(), plan.outputs[0].buffer);      // cp is c
+    QVERIFY(plan.ptx.find("neg.f32") != std::string::npos);
+    QVERIFY(plan.ptx.find("mul.rn.f32") != std::string::npos);
+    // Zeros: the async-start's s32[] context and the permute that receives nothing.
+    QCOMPARE(countSteps(plan, GpuStepKind::kMemset), 2);
+    QCOMPARE(plan.steps.back().kind, GpuStepKind::kMemset);
+    QCOMPARE(plan.steps.back().dst, plan.outputs[1].buffer);
+    checkPlanConsistent(plan);
+    // Two replicas: a collective is no copy then, and the plan says so.
+    auto twoReplicas = buildGpuPlan(*parse(R"(HloModule m, replica_count=2
+add { a = f32[] parameter(0)  b = f32[] parameter(1)  ROOT s = f32[] add(a, b) }
+ENTRY e {
+  p = f32[8] parameter(0)
+  ROOT ar = f32[8] all-reduce(p), to_apply=add
+})"),
+                                    {});
+    QVERIFY(!twoReplicas.isOk());
+    QVERIFY2(twoReplicas.status().message().rfind("%ar: all-reduce with more than one participant",
+                                                  0) == 0,
+             twoReplicas.status().message().c_str());
+}
+
+// A tuple-shaped entry parameter: one input per array leaf (nested, around
+// a token), written as inputs/<n>.<leaf>.bin and read back into the tuple.
+void TestGpuBackend::tupleParametersRoundTrip() {
+    auto module = parse(R"(HloModule m
+ENTRY e {
+  x = f32[5] parameter(0)
+  t = (s32[3], (f32[5], token[]), u8[2]) parameter(1)
+  i = (f32[5], token[]) get-tuple-element(t), index=1
+  y = f32[5] get-tuple-element(i), index=0
+  ROOT s = f32[5] add(x, y)
+})");
+    const GpuPlan plan = planOf(*module);
+    QCOMPARE(plan.inputs.size(), size_t{4});
+    QCOMPARE(plan.inputs[1].leaf, int64_t{0});
+    QCOMPARE(plan.inputs[2].leaf, int64_t{1});
+    QCOMPARE(plan.inputs[3].leaf, int64_t{2});
+    QCOMPARE(plan.inputs[2].array.dims, (std::vector<int64_t>{5}));
+    QCOMPARE(stepNamed(plan, "s").args,
+             (std::vector<int>{plan.outputs[0].buffer, plan.inputs[0].array.buffer,
+                               plan.inputs[2].array.buffer}));
+    std::vector<int64_t> seeds;
+    const std::vector<Literal> args = syntheticArguments(*module->entryComputation(), 5, seeds);
+    QTemporaryDir dir;
+    Status written = writeGpuPlan(plan, args, printModule(*module), printModule(*module),
+                                  dir.path().toStdString(), seeds);
+    QVERIFY2(written.isOk(), written.toString().c_str());
+    QVERIFY(QFile::exists(dir.filePath("inputs/1.1.bin")));
+    auto read = readGpuPlan(dir.path().toStdString());
+    QVERIFY2(read.isOk(), read.status().toString().c_str());
+    QCOMPARE(read->inputs.size(), size_t{2});
+    QVERIFY(read->inputs[1] == args[1]);
+    QVERIFY(read->inputs[0] == args[0]);
 }
 
 void TestGpuBackend::errorsNameTheInstruction() {

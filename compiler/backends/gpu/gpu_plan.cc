@@ -676,9 +676,28 @@ Status PlanBuilder::planInstruction(const HloInstruction& instruction, int64_t t
     if (routed) return Status::ok();
     switch (opcode) {
         case HloOpcode::kParameter: {
+            if (shape.isTuple()) {  // one input per array leaf
+                const std::vector<const Shape*> leaves = leavesOf(shape);
+                std::vector<int> buffers;
+                for (size_t k = 0; k < leaves.size(); ++k) {
+                    const int buffer = newBuffer("%" + instruction.name() + "." + std::to_string(k),
+                                                 denseBytes(*leaves[k]), 0);
+                    m_pinned.push_back(buffer);
+                    buffers.push_back(buffer);
+                    GpuPlanInput input;
+                    input.parameter = instruction.parameterNumber();
+                    input.name = instruction.name();
+                    input.array = GpuPlanArray{buffer, leaves[k]->elementType(),
+                                               leaves[k]->dimensions(), denseBytes(*leaves[k])};
+                    input.leaf = static_cast<int64_t>(k);
+                    input.tupleShape = shape.toString(false);
+                    m_plan.inputs.push_back(std::move(input));
+                }
+                m_leaves[&instruction] = buffers;
+                return Status::ok();
+            }
             if (!shape.isArray())
-                return notOnGpu(instruction,
-                                "tuple-shaped entry parameters are not supported on the GPU");
+                return notOnGpu(instruction, "entry parameter of shape " + shape.toString(false));
             const int buffer = newBuffer("%" + instruction.name(), denseBytes(shape), 0);
             m_pinned.push_back(buffer);
             m_leaves[&instruction] = {buffer};
@@ -924,9 +943,10 @@ StatusOr<GpuPlan> PlanBuilder::build() {
                                          std::max<int64_t>(m_plan.buffers[i].bytes, 1)});
     HeapLayout layout = packHeap(intervals, kGpuBufferAlignment);
     for (size_t i = 0; i < m_plan.buffers.size(); ++i) m_plan.buffers[i].offset = layout.offsets[i];
-    std::sort(
-        m_plan.inputs.begin(), m_plan.inputs.end(),
-        [](const GpuPlanInput& a, const GpuPlanInput& b) { return a.parameter < b.parameter; });
+    std::sort(m_plan.inputs.begin(), m_plan.inputs.end(),
+              [](const GpuPlanInput& a, const GpuPlanInput& b) {
+                  return std::make_pair(a.parameter, a.leaf) < std::make_pair(b.parameter, b.leaf);
+              });
     m_plan.arenaBytes = std::max<int64_t>(layout.bytes, kGpuBufferAlignment);
     HLO_ASSIGN_OR_RETURN(m_plan.ptx, m_emitter.compileToPtx());
     m_plan.compileSeconds =

@@ -17,9 +17,16 @@
 //              reading the product): the runner calls cuBLAS, or runs the
 //              step's fallback kernel (our own PTX) when cuBLAS is absent;
 //   * aliases  parameter, constant, tuple, get-tuple-element, bitcast,
-//              reshape (dense row-major storage makes them free) cost no step.
-// Control flow (while, conditional, call) and ops the emitter cannot compile
-// are errors naming the instruction: a GPU plan never falls back silently.
+//              reshape (dense row-major storage makes them free) cost no step,
+//              nor do collectives with one participant (their operands' buffers,
+//              as the interpreter passes the values on);
+//   * memset   zeros (a collective-permute that receives nothing, the context
+//              elements of async-start tuples);
+// async-start/-update/-done and copy-start/-done route buffers, the wrapped
+// computation planned in place; calls are inlined; a tuple-shaped entry
+// parameter has one input per array leaf. Control flow (while,
+// conditional) and ops the emitter cannot compile are errors naming the
+// instruction: a GPU plan never falls back silently.
 #pragma once
 
 #include <cstdint>
@@ -57,6 +64,11 @@ struct GpuPlanInput {
     int64_t parameter = 0;
     std::string name;
     GpuPlanArray array;
+    // A tuple-shaped parameter has one input per array leaf: leaf k (depth
+    // first) of the parameter whose shape is `tupleShape` (HLO text); -1 and
+    // empty for an array parameter.
+    int64_t leaf = -1;
+    std::string tupleShape;
     // >= 0: a float32 input the runner generates (gpu_synthetic.h) instead
     // of reading a file.
     int64_t syntheticSeed = -1;

@@ -11,6 +11,7 @@
 #include "compiler/backends/gpu/gpu_synthetic.h"
 #include "core/hlo_computation.h"
 #include "core/hlo_evaluator.h"
+#include "core/hlo_parser.h"
 
 namespace hloscope {
 namespace {
@@ -39,6 +40,27 @@ StatusOr<std::shared_ptr<std::vector<uint8_t>>> readBytes(const fs::path& path, 
     in.read(reinterpret_cast<char*>(data->data()), static_cast<std::streamsize>(size));
     if (!in) return invalidArgument(path.string() + ": read failed");
     return data;
+}
+
+// A literal's array leaves, depth first (tokens hold none).
+void literalLeaves(const Literal& literal, std::vector<const Literal*>& out) {
+    if (literal.isTuple()) {
+        for (const Literal& element : literal.tupleElements()) literalLeaves(element, out);
+    } else if (literal.shape().isArray()) {
+        out.push_back(&literal);
+    }
+}
+
+void mutableLiteralLeaves(Literal& literal, std::vector<Literal*>& out) {
+    if (literal.isTuple()) {
+        for (Literal& element : literal.mutableTupleElements()) mutableLiteralLeaves(element, out);
+    } else if (literal.shape().isArray()) {
+        out.push_back(&literal);
+    }
+}
+
+bool sameShapeIgnoringLayout(const Shape& a, const Shape& b) {
+    return a.elementType() == b.elementType() && a.dimensions() == b.dimensions();
 }
 
 StatusOr<std::string> readText(const fs::path& path) {
@@ -247,20 +269,36 @@ Status writeGpuPlan(const GpuPlan& plan, const std::vector<Literal>& args,
         if (p >= args.size())
             return invalidArgument("plan input %" + input.name + ": no argument for parameter " +
                                    std::to_string(input.parameter));
-        if (args[p].sizeInBytes() != input.array.bytes)
+        // The argument, or its array leaf for a tuple-shaped parameter.
+        const Literal* value = &args[p];
+        if (input.leaf >= 0) {
+            std::vector<const Literal*> leaves;
+            literalLeaves(args[p], leaves);
+            if (!args[p].isTuple() || input.leaf >= static_cast<int64_t>(leaves.size()))
+                return invalidArgument("plan input %" + input.name + ": the argument has no leaf " +
+                                       std::to_string(input.leaf));
+            value = leaves[static_cast<size_t>(input.leaf)];
+        }
+        if (value->sizeInBytes() != input.array.bytes)
             return invalidArgument("plan input %" + input.name + ": the argument holds " +
-                                   std::to_string(args[p].sizeInBytes()) + " bytes, expected " +
+                                   std::to_string(value->sizeInBytes()) + " bytes, expected " +
                                    std::to_string(input.array.bytes));
         json entry = arrayJson(input.array);
         entry["parameter"] = input.parameter;
         entry["name"] = input.name;
-        if (p < syntheticSeeds.size() && syntheticSeeds[p] >= 0 &&
+        if (input.leaf >= 0) {
+            entry["leaf"] = input.leaf;
+            entry["parameter_shape"] = input.tupleShape;
+        }
+        if (input.leaf < 0 && p < syntheticSeeds.size() && syntheticSeeds[p] >= 0 &&
             input.array.type == PrimitiveType::F32) {
             entry["generate"] = {{"kind", "uniform"}, {"seed", syntheticSeeds[p]}};
         } else {
-            const std::string file = "inputs/" + std::to_string(input.parameter) + ".bin";
+            const std::string file =
+                "inputs/" + std::to_string(input.parameter) +
+                (input.leaf >= 0 ? "." + std::to_string(input.leaf) : std::string()) + ".bin";
             HLO_RETURN_IF_ERROR(
-                writeBytes(fs::path(dir) / file, args[p].untypedData(), input.array.bytes));
+                writeBytes(fs::path(dir) / file, value->untypedData(), input.array.bytes));
             entry["file"] = file;
         }
         inputs.push_back(entry);
@@ -363,9 +401,30 @@ StatusOr<GpuPlanFiles> readGpuPlan(const std::string& dir) {
         if (input.parameter < 0 || input.parameter >= static_cast<int64_t>(inputs.size()))
             return invalidArgument(at + ": parameter " + std::to_string(input.parameter) +
                                    " out of range");
-        if (files.inputs.size() < inputs.size()) files.inputs.resize(inputs.size());
-        files.inputs[static_cast<size_t>(input.parameter)] =
+        const auto p = static_cast<size_t>(input.parameter);
+        if (files.inputs.size() <= p) files.inputs.resize(p + 1);
+        Literal value =
             Literal::fromStorage(Shape(input.array.type, input.array.dims), std::move(data));
+        if (inputs[i].contains("leaf")) {
+            // Leaf k of a tuple-shaped parameter: into its place in the tuple.
+            HLO_ASSIGN_OR_RETURN(input.leaf, field<int64_t>(inputs[i], "leaf", at));
+            HLO_ASSIGN_OR_RETURN(input.tupleShape,
+                                 field<std::string>(inputs[i], "parameter_shape", at));
+            auto shape = parseShape(input.tupleShape);
+            if (!shape.isOk() || !shape->isTuple())
+                return invalidArgument(at + ": \"parameter_shape\" is not a tuple shape");
+            if (!files.inputs[p].isTuple()) files.inputs[p] = Literal(*shape);
+            std::vector<Literal*> leaves;
+            mutableLiteralLeaves(files.inputs[p], leaves);
+            if (input.leaf < 0 || input.leaf >= static_cast<int64_t>(leaves.size()) ||
+                !sameShapeIgnoringLayout(leaves[static_cast<size_t>(input.leaf)]->shape(),
+                                         value.shape()))
+                return invalidArgument(at + ": leaf " + std::to_string(input.leaf) +
+                                       " does not match \"parameter_shape\"");
+            *leaves[static_cast<size_t>(input.leaf)] = std::move(value);
+        } else {
+            files.inputs[p] = std::move(value);
+        }
         plan.inputs.push_back(std::move(input));
     }
     HLO_ASSIGN_OR_RETURN(json outputs, field<json>(j, "outputs", where));
