@@ -539,6 +539,23 @@ ENTRY e {
   w = f32[32] convert(c)  y = f64[32] convert(s)  z = f8e4m3fn[32] convert(y)
   ROOT t = (f8e4m3fn[32], f8e5m2[32], f32[32], f4e2m1fn[32], f8e4m3fn[32]) tuple(x, c, w, s, z)
 })");
+        row("gather with batching dimensions", R"(ENTRY e {
+  operand = s32[3,2,1,3] parameter(0)  indices = s32[3,2] parameter(1)
+  a = s32[3,2,2] gather(operand, indices), offset_dims={2}, collapsed_slice_dims={2}, start_index_map={0},
+    index_vector_dim=2, slice_sizes={2,1,1,1}, operand_batching_dims={1,3}, start_indices_batching_dims={1,0}
+  o = f32[2,3,2,4] parameter(2)  i = s32[2,3] parameter(3)
+  b = f32[2,3,2,4] gather(o, i), offset_dims={1,2,3}, collapsed_slice_dims={}, start_index_map={1,2,3},
+    operand_batching_dims={0}, start_indices_batching_dims={0}, index_vector_dim=1, slice_sizes={1,3,2,4}
+  ROOT t = (s32[3,2,2], f32[2,3,2,4]) tuple(a, b)
+})");
+        row("dynamic slices with index vectors", R"(ENTRY e {
+  p = f32[20,20] parameter(0)  i = s32[2] parameter(1)  u = f32[3,4] parameter(2)
+  ds = f32[5,3] dynamic-slice(p, i), dynamic_slice_sizes={5,3}
+  dus = f32[20,20] dynamic-update-slice(p, u, i)
+  j = s32[1] parameter(3)  v = f32[20] parameter(4)
+  d1 = f32[4] dynamic-slice(v, j), dynamic_slice_sizes={4}
+  ROOT t = (f32[5,3], f32[20,20], f32[4]) tuple(ds, dus, d1)
+})");
         row("dimension sizes", R"(ENTRY e {
   p = s32[4] parameter(0)  size = s32[] parameter(1)
   dyn = s32[<=4] set-dimension-size(p, size), dimensions={0}

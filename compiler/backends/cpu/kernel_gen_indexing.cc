@@ -88,8 +88,8 @@ StatusOr<Value*> KernelGen::genGather(const HloInstruction& gather, const Index&
     const HloExtraAttributes* extra = gather.extra();
     if (!numbers || !extra || gather.operandCount() != 2)
         return unsupportedAt(gather, "gather without dimension numbers");
-    if (!numbers->operandBatchingDims.empty())
-        return unsupportedAt(gather, "gather with batching dimensions");
+    if (numbers->operandBatchingDims.size() != numbers->startIndicesBatchingDims.size())
+        return unsupportedAt(gather, "batching dimension counts differ");
     const HloInstruction& operand = *gather.operand(0);
     const HloInstruction& indices = *gather.operand(1);
     const PrimitiveType indexType = indices.shape().elementType();
@@ -126,13 +126,29 @@ StatusOr<Value*> KernelGen::genGather(const HloInstruction& gather, const Index&
         start[static_cast<size_t>(dim)] =
             clampIndex(m_b, indexToI64(m_b, raw, indexType), std::max<int64_t>(hi, 0));
     }
+    // Operand batching dimension i is at the output's batch position of
+    // start-indices batching dimension i (the indices' dimensions without
+    // index_vector_dim, in order).
+    auto contains = [](const std::vector<int64_t>& dims, int64_t d) {
+        return std::find(dims.begin(), dims.end(), d) != dims.end();
+    };
+    for (size_t i = 0; i < numbers->operandBatchingDims.size(); ++i) {
+        const int64_t from = numbers->startIndicesBatchingDims[i];
+        const int64_t position = from < numbers->indexVectorDim ? from : from - 1;
+        const int64_t dim = numbers->operandBatchingDims[i];
+        if (position < 0 || position >= static_cast<int64_t>(batch.size()) || dim < 0 ||
+            dim >= operandRank)
+            return unsupportedAt(gather, "batching dimensions out of range");
+        start[static_cast<size_t>(dim)] =
+            clampIndex(m_b, batch[static_cast<size_t>(position)],
+                       std::max<int64_t>(operand.shape().dimensions(dim) - 1, 0));
+    }
     Index source = makeIndex(operand.shape().dimensions());
     size_t offset = 0;
     for (int64_t d = 0; d < operandRank; ++d) {
         Value* position = start[static_cast<size_t>(d)];
         const bool collapsed =
-            std::find(numbers->collapsedSliceDims.begin(), numbers->collapsedSliceDims.end(), d) !=
-            numbers->collapsedSliceDims.end();
+            contains(numbers->collapsedSliceDims, d) || contains(numbers->operandBatchingDims, d);
         if (!collapsed) {
             if (offset >= numbers->offsetDims.size())
                 return unsupportedAt(gather, "offset_dims mismatch");
@@ -145,20 +161,43 @@ StatusOr<Value*> KernelGen::genGather(const HloInstruction& gather, const Index&
     return gen(operand, source);
 }
 
+StatusOr<Value*> KernelGen::startIndex(const HloInstruction& instruction, int64_t first,
+                                       int64_t d) {
+    const int64_t rank = instruction.operand(0)->shape().rank();
+    const int64_t count = instruction.operandCount() - first;
+    const HloInstruction* start = nullptr;
+    Index at;
+    if (count == 1 && rank != 1) {  // one index vector
+        start = instruction.operand(first);
+        if (start->shape().rank() != 1 || start->shape().dimensions(0) != rank)
+            return unsupportedAt(instruction, "start index vector of another length");
+        at = makeIndex(start->shape().dimensions());
+        at.multi.push_back(c64(d));
+    } else if (count == rank) {
+        start = instruction.operand(first + d);
+        if (start->shape().elementCount() != 1)
+            return unsupportedAt(instruction,
+                                 "start index " + std::to_string(d) + " is not a single integer");
+        at = makeIndex(start->shape().dimensions());
+        at.linear = c64(0);
+    } else {
+        return unsupportedAt(instruction, "expects " + std::to_string(rank) + " start indices");
+    }
+    const PrimitiveType type = start->shape().elementType();
+    if (!primitive_util::isInteger(type))
+        return unsupportedAt(instruction, "non-integer start index");
+    HLO_ASSIGN_OR_RETURN(Value * raw, gen(*start, at));
+    return indexToI64(m_b, raw, type);
+}
+
 StatusOr<Value*> KernelGen::genDynamicSlice(const HloInstruction& slice, const Index& index) {
     const HloInstruction& operand = *slice.operand(0);
     const int64_t rank = operand.shape().rank();
-    if (slice.operandCount() != rank + 1)
-        return unsupportedAt(slice, "dynamic-slice with an index vector operand");
     Index source = makeIndex(operand.shape().dimensions());
     for (int64_t d = 0; d < rank; ++d) {
-        const HloInstruction& start = *slice.operand(d + 1);
-        if (!start.shape().isScalar() || !primitive_util::isInteger(start.shape().elementType()))
-            return unsupportedAt(slice, "non-scalar or non-integer start index");
-        HLO_ASSIGN_OR_RETURN(Value * raw, gen(start, scalarIndex()));
+        HLO_ASSIGN_OR_RETURN(Value * start, startIndex(slice, 1, d));
         const int64_t hi = operand.shape().dimensions(d) - slice.shape().dimensions(d);
-        Value* clamped = clampIndex(m_b, indexToI64(m_b, raw, start.shape().elementType()),
-                                    std::max<int64_t>(hi, 0));
+        Value* clamped = clampIndex(m_b, start, std::max<int64_t>(hi, 0));
         source.multi.push_back(m_b.CreateAdd(clamped, multiOf(index, static_cast<size_t>(d))));
     }
     if (rank == 0) source.linear = c64(0);
@@ -172,20 +211,14 @@ StatusOr<Value*> KernelGen::genDynamicUpdateSlice(const HloInstruction& dus, con
     const HloInstruction& operand = *dus.operand(0);
     const HloInstruction& update = *dus.operand(1);
     const int64_t rank = operand.shape().rank();
-    if (dus.operandCount() != rank + 2)
-        return unsupportedAt(dus, "dynamic-update-slice with an index vector operand");
     if (update.shape().elementCount() == 0) return gen(operand, index);
     Value* inside = m_b.getTrue();
     Index at = makeIndex(update.shape().dimensions());
     for (int64_t d = 0; d < rank; ++d) {
-        const HloInstruction& start = *dus.operand(d + 2);
-        if (!start.shape().isScalar() || !primitive_util::isInteger(start.shape().elementType()))
-            return unsupportedAt(dus, "non-scalar or non-integer start index");
-        HLO_ASSIGN_OR_RETURN(Value * raw, gen(start, scalarIndex()));
+        HLO_ASSIGN_OR_RETURN(Value * start, startIndex(dus, 2, d));
         const int64_t size = update.shape().dimensions(d);
         const int64_t hi = operand.shape().dimensions(d) - size;
-        Value* first = clampIndex(m_b, indexToI64(m_b, raw, start.shape().elementType()),
-                                  std::max<int64_t>(hi, 0));
+        Value* first = clampIndex(m_b, start, std::max<int64_t>(hi, 0));
         Value* offset = m_b.CreateSub(multiOf(index, static_cast<size_t>(d)), first);
         // Unsigned: a negative offset is out of the window too.
         inside = m_b.CreateAnd(inside, m_b.CreateICmpULT(offset, c64(size)));

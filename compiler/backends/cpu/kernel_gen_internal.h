@@ -118,6 +118,11 @@ protected:
     StatusOr<Value*> genGather(const HloInstruction& gather, const Index& index);
     StatusOr<Value*> genDynamicSlice(const HloInstruction& slice, const Index& index);
     StatusOr<Value*> genDynamicUpdateSlice(const HloInstruction& dus, const Index& index);
+    // Start index `d` (i64, not yet clamped) of a dynamic-slice or
+    // dynamic-update-slice whose start operands begin at operand `first`:
+    // one integer scalar (or one-element array) per dimension, or one index
+    // vector, as the interpreter reads them.
+    StatusOr<Value*> startIndex(const HloInstruction& instruction, int64_t first, int64_t d);
     Status emitCombiner(const std::string& name);
 
     // Ops beyond the element-wise and data-movement ones, for both backends
