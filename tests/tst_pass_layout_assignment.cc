@@ -60,7 +60,8 @@ std::string checkRun(const char* target, const std::string& hlo, PassRun* out = 
     if (!keep) return "create failed";
     auto run = runPass(*keep, hlo);
     if (!run.isOk()) return run.status().toString();
-    if (Status s = verifyLayouts(*run->module); !s.isOk()) return "layout-sensitive: " + s.toString();
+    if (Status s = verifyLayouts(*run->module); !s.isOk())
+        return "layout-sensitive: " + s.toString();
     auto before = parseHloModule(hlo);
     if (!before.isOk()) return before.status().toString();
     if (std::string why = sameResults(**before, *run->module); !why.empty()) return why;
@@ -341,6 +342,36 @@ CHECK: f32[1,4,1,256]{3,1,2,0:T(8,128)} negate(
         QCOMPARE(padded("f32[128,1]{0,1:T(8,128)}"), int64_t(8 * 128 * 4));
     }
 
+    void tpuBitcastsBecomeReshapes() {
+        // Row-major bitcasts that change dimensions are reshapes under
+        // tiles; one that keeps them (a no-op) stays a bitcast.
+        const std::string hlo = R"(
+HloModule m
+ENTRY e {
+  p = bf16[10,11,12] parameter(0)
+  b = bf16[11,10,12] bitcast(p)
+  q = f32[4,8,128] parameter(1)
+  k = f32[32,128] bitcast(q)
+  n = f32[4,8,128] bitcast(q)
+  ROOT t = (bf16[11,10,12], f32[32,128], f32[4,8,128]) tuple(b, k, n)
+})";
+        PassRun run;
+        HloPass* pass = nullptr;
+        std::string why = checkRun("tpu", hlo, &run, &pass);
+        QVERIFY2(why.empty(), why.c_str());
+        why = fileCheck(run.text, R"(
+CHECK: %b = bf16[11,10,12]{2,1,0:T(8,128)(2,1)} reshape(
+CHECK: %k = f32[32,128]{1,0:T(8,128)} reshape(
+CHECK: %n = f32[4,8,128]{2,1,0:T(8,128)} bitcast(
+CHECK: ROOT
+)");
+        QVERIFY2(why.empty(), why.c_str());
+        bool rule = false;
+        for (const RewriteEvent& event : pass->rewrites())
+            rule = rule || event.rule == "bitcast-to-reshape";
+        QVERIFY(rule);
+    }
+
     void tpuEntryLayoutRetiled() {
         // An untiled entry layout is honoured exactly; the add needs the
         // tiled layout, so copies convert in and out.
@@ -461,25 +492,30 @@ CHECK: f32[3,2]{1,0} bitcast(f32[2,3]{0,1}
                 QVERIFY(file.open(QIODevice::ReadOnly));
                 const std::string text = file.readAll().toStdString();
                 auto original = parseHloModule(text);
-                if (!original.isOk() || !verifyModule(**original, [] {
-                        HloVerifierOptions o;
-                        o.allowMixedPrecision = true;
-                        return o;
-                    }()).isOk())
+                if (!original.isOk() || !verifyModule(**original,
+                                                      [] {
+                                                          HloVerifierOptions o;
+                                                          o.allowMixedPrecision = true;
+                                                          return o;
+                                                      }())
+                                             .isOk())
                     continue;
                 for (const char* target : {"cpu", "gpu", "tpu"}) {
                     auto module = parseHloModule(text);
                     QVERIFY(module.isOk());
                     auto pass = makePass(target);
                     auto result = pass->run(**module);
-                    QVERIFY2(result.isOk(), (path.toStdString() + ": " + result.status().toString()).c_str());
+                    QVERIFY2(result.isOk(),
+                             (path.toStdString() + ": " + result.status().toString()).c_str());
                     // Known limitation: buffer shapes b(...) keep their layouts as
                     // written, which need not satisfy the layout-sensitive checks.
                     HloVerifierOptions plain;
                     plain.allowMixedPrecision = true;
                     Status verified = hasBufferShapes(**module) ? verifyModule(**module, plain)
                                                                 : verifyLayouts(**module);
-                    QVERIFY2(verified.isOk(), (path.toStdString() + " " + target + ": " + verified.toString()).c_str());
+                    QVERIFY2(
+                        verified.isOk(),
+                        (path.toStdString() + " " + target + ": " + verified.toString()).c_str());
                     ++run;
                     changed += *result;
                     bool didEvaluate = false;
@@ -491,11 +527,13 @@ CHECK: f32[3,2]{1,0} bitcast(f32[2,3]{0,1}
                     auto again = makePass(target);
                     auto second = again->run(**module);
                     QVERIFY(second.isOk());
-                    QVERIFY2(!*second, (path.toStdString() + " " + target + ": second run changed").c_str());
+                    QVERIFY2(!*second,
+                             (path.toStdString() + " " + target + ": second run changed").c_str());
                 }
             }
         }
-        qInfo("layout_assignment corpus: %d runs, %d evaluated, %d changed", run, evaluated, changed);
+        qInfo("layout_assignment corpus: %d runs, %d evaluated, %d changed", run, evaluated,
+              changed);
         QVERIFY(run > 0);
     }
 
@@ -517,7 +555,8 @@ CHECK: f32[3,2]{1,0} bitcast(f32[2,3]{0,1}
             timer.start();
             auto result = pass->run(**module);
             const qint64 ms = timer.elapsed();
-            QVERIFY2(result.isOk(), (path.toStdString() + ": " + result.status().toString()).c_str());
+            QVERIFY2(result.isOk(),
+                     (path.toStdString() + ": " + result.status().toString()).c_str());
             Status verified = verifyLayouts(**module);
             QVERIFY2(verified.isOk(), (path.toStdString() + ": " + verified.toString()).c_str());
             ++run;
@@ -526,7 +565,8 @@ CHECK: f32[3,2]{1,0} bitcast(f32[2,3]{0,1}
                 worstMs = ms;
                 worst = path.toStdString();
             }
-            QVERIFY2(ms < 1000, (path.toStdString() + " took " + std::to_string(ms) + " ms").c_str());
+            QVERIFY2(ms < 1000,
+                     (path.toStdString() + " took " + std::to_string(ms) + " ms").c_str());
         }
         qInfo("models (tpu): %d modules, %lld ms total, slowest %lld ms (%s)", run,
               static_cast<long long>(totalMs), static_cast<long long>(worstMs), worst.c_str());

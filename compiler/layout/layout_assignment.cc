@@ -32,6 +32,25 @@ bool isPinned(const HloInstruction& instruction) {
     }
 }
 
+// A bitcast whose result and operand are arrays of one element type and
+// count, each without a layout or with a dense row-major one: the
+// reinterpretation of row-major data, i.e. a reshape.
+bool isRowMajorReshapeBitcast(const HloInstruction& instruction) {
+    if (instruction.opcode() != HloOpcode::kBitcast || instruction.operandCount() != 1)
+        return false;
+    const Shape& result = instruction.shape();
+    const Shape& operand = instruction.operand(0)->shape();
+    if (!result.isArray() || !operand.isArray() || result.elementType() != operand.elementType() ||
+        result.elementCount() != operand.elementCount())
+        return false;
+    auto rowMajor = [](const Shape& shape) {
+        return !shape.hasLayout() ||
+               (shape.layout().tiles().empty() &&
+                shape.layout().minorToMajor() == Layout::descending(shape.rank()).minorToMajor());
+    };
+    return rowMajor(result) && rowMajor(operand);
+}
+
 // A custom-call's operand_layout_constraints={f32[2]{0}, ...}, parsed;
 // nullopt when absent, malformed or not one shape per operand.
 std::optional<std::vector<Shape>> operandLayoutConstraints(const HloInstruction& instruction) {
@@ -577,8 +596,46 @@ StatusOr<std::unique_ptr<HloPass>> LayoutAssignmentPass::create(const PassOption
 StatusOr<bool> LayoutAssignmentPass::run(HloModule& module) {
     if (!module.entryComputation())
         return invalidArgument("layout-assignment: module has no entry computation");
+    bool reshaped = false;
+    if (m_target == LayoutTarget::kTpu) {
+        // A bitcast written without layouts (or with dense row-major ones)
+        // reinterprets row-major data: a reshape. Under tiled layouts the
+        // two sides hold their bytes differently (tiles are padded per
+        // row), so it becomes the reshape it stands for (a relayout on a
+        // TPU; the interpreter and backends refuse bitcasts between
+        // different tiled layouts).
+        for (const auto& computation : module.computations()) {
+            std::vector<HloInstruction*> bitcasts;
+            for (const auto& instruction : computation->instructions())
+                if (isRowMajorReshapeBitcast(*instruction) &&
+                    instruction->shape().dimensions() !=
+                        instruction->operand(0)->shape().dimensions())
+                    bitcasts.push_back(instruction.get());
+            if (bitcasts.empty()) continue;
+            // Each reshape takes its bitcast's name and place in the order.
+            std::vector<HloInstruction*> order;
+            for (const auto& instruction : computation->instructions())
+                order.push_back(instruction.get());
+            for (HloInstruction* bitcast : bitcasts) {
+                Shape shape = bitcast->shape();
+                shape.clearLayout();
+                const std::string name = bitcast->name();
+                auto reshape = std::make_unique<HloInstruction>(
+                    HloOpcode::kReshape, module.uniqueInstructionName(name), shape);
+                reshape->appendOperand(bitcast->operand(0));
+                HloInstruction* added = computation->addInstruction(std::move(reshape));
+                std::replace(order.begin(), order.end(), bitcast, added);
+                HLO_RETURN_IF_ERROR(computation->replaceInstruction(bitcast, added));
+                added->setName(name);
+                recordRewrite("bitcast-to-reshape", added, added);
+            }
+            HLO_RETURN_IF_ERROR(computation->setInstructionOrder(order));
+            reshaped = true;
+        }
+    }
     Assigner assigner(module, m_target);
-    HLO_ASSIGN_OR_RETURN(const bool changed, assigner.run());
+    HLO_ASSIGN_OR_RETURN(bool changed, assigner.run());
+    changed = changed || reshaped;
     for (const auto& event : assigner.events())
         recordRewrite(event.rule, event.before, event.after);
 

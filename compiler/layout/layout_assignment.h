@@ -46,6 +46,12 @@
 //    [batch, contracting, non-contracting] for the rhs (row-major GEMM);
 //  * convolution: gpu f16/bf16: NHWC as above; elsewhere row-major.
 //
+// tpu: a bitcast written without layouts (or with dense row-major ones) is
+// a row-major reshape; under tiled layouts its two sides hold their bytes
+// differently, so one that changes dimensions becomes that reshape (rule
+// "bitcast-to-reshape"; on a TPU a relayout): a bitcast never reinterprets
+// tiles it was not written for.
+//
 // Rewrites: "assign-layout" per instruction whose layout changed,
 // "insert-copy" per inserted copy. Statistics: copies_inserted,
 // logical_bytes and padded_bytes (sum over the arrays instructions define in
