@@ -2,7 +2,10 @@
 // built-in example, fused and unfused (assembled by ptxas when the CUDA
 // toolkit is installed), kernel shapes (vectorised loops, warp and block
 // reductions, GEMM steps with fallback kernels, permuted dots, scatter with
-// atomics), errors naming the instruction, plan directories that round-trip,
+// atomics and batching dimensions; the shared generator's window ops,
+// sub-byte and small float types, collectives and bitcasts), routed
+// collectives, async wrappers and calls, tuple parameters, errors naming
+// the instruction, plan directories that round-trip,
 // results read back and checked against the interpreter (complete and
 // sampled), and the device's "no GPU found" without a driver. The runs on a
 // real GPU are in README (they need the device machine).
@@ -300,6 +303,20 @@ void TestGpuBackend::scatterUsesAtomics() {
     QVERIFY(plan.ptx.find("atom.global.add.f32") != std::string::npos);
     QVERIFY(plan.ptx.find("atom.global.cas.b32") != std::string::npos);
     checkPlanConsistent(plan);
+    assemble(plan, ptxasPath());
+    // Batching dimensions: input batching dimension i follows the update's
+    // position along scatter_indices_batching_dims[i].
+    const GpuPlan batched = planOf(*parse(R"(HloModule m
+add { x = s32[] parameter(0)  y = s32[] parameter(1)  ROOT s = s32[] add(x, y) }
+ENTRY e {
+  indices = s32[2,3,5] parameter(0)  update = s32[2,3,2,5] parameter(1)  input = s32[5,3,2,2] parameter(2)
+  ROOT s = s32[5,3,2,2] scatter(input, indices, update), update_window_dims={2}, inserted_window_dims={1},
+    scatter_dims_to_operand_dims={1}, index_vector_dim=3, input_batching_dims={0,3},
+    scatter_indices_batching_dims={2,0}, to_apply=add
+})"));
+    QVERIFY(batched.ptx.find("atom.global.add.u32") != std::string::npos);
+    checkPlanConsistent(batched);
+    assemble(batched, ptxasPath());
 }
 
 // The shared element generator's window ops, sub-byte integers, small

@@ -29,9 +29,9 @@ namespace {
 
 const QString kCorpus = QStringLiteral(HLOSCOPE_CORPUS_DIR "/hlo/valid");
 // Modules with a plan in both modes, of the 836 (measured 2026-11-26: 428;
-// 570 with the window ops, sub-byte and f8 types, collectives on one device,
-// layout bitcasts and tuple parameters).
-constexpr int kCoverageFloor = 560;
+// 578 with the window ops, sub-byte and f8 types, collectives on one device,
+// layout bitcasts, tuple parameters, batching gathers and scatters).
+constexpr int kCoverageFloor = 570;
 
 // "%name: why" -> "why" without instruction-specific names, for the tally.
 std::string reasonOf(const std::string& message) {

@@ -22,110 +22,11 @@
 #include <mutex>
 #include <set>
 
-#include "compiler/backends/cpu/kernel_gen_internal.h"
+#include "compiler/backends/gpu/gpu_kernel_gen_internal.h"
 #include "core/hlo_computation.h"
 
 namespace hloscope {
-
-namespace {
-constexpr const char* kTriple = "nvptx64-nvidia-cuda";
-constexpr unsigned kGlobalSpace = 1;
-constexpr unsigned kSharedSpace = 3;
-}  // namespace
-
-struct GpuKernelEmitter::Impl {
-    CpuKernelEmitter::Impl code;  // context, module, counters (shared with the element generator)
-    std::string sm;
-    std::unique_ptr<llvm::TargetMachine> machine;
-    Status machineStatus = Status::ok();
-};
-
 namespace gpu_internal {
-namespace {
-
-using cpu_internal::Index;
-using cpu_internal::unsupportedAt;
-using llvm::Value;
-
-int64_t product(const std::vector<int64_t>& dims) {
-    int64_t n = 1;
-    for (int64_t d : dims) n *= d;
-    return n;
-}
-
-int64_t roundUpPow2(int64_t v) {
-    int64_t p = 1;
-    while (p < v) p <<= 1;
-    return p;
-}
-
-int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
-constexpr int64_t kLoopBlock = 256;
-constexpr int64_t kMaxGrid = int64_t{1} << 24;
-
-class GpuKernelGen : public cpu_internal::KernelGen {
-public:
-    GpuKernelGen(CpuKernelEmitter::Impl& impl, const CpuKernelSpec& spec) : KernelGen(impl, spec) {
-        m_elemental.setDeviceCode(true);
-    }
-
-    StatusOr<GpuKernelInfo> emit();
-
-protected:
-    StatusOr<Value*> genOther(const HloInstruction& instruction, const Index& index) override;
-
-private:
-    Value* special(llvm::Intrinsic::ID id) {
-        return m_b.CreateZExt(m_b.CreateIntrinsic(id, {}, {}), i64());
-    }
-    // A kernel entry with `count` global-pointer parameters (accessed as
-    // global pointers: ld.global, and 16-byte vectors where aligned).
-    std::vector<Value*> beginEntry(const std::string& name, size_t count, int64_t maxThreads);
-    void bindLeaves(const std::vector<Value*>& params);
-    // A grid-stride loop over [0, n): `position` is this thread's element;
-    // the body goes between begin and end; after end, the insert point is the
-    // block after the loop.
-    struct GridLoop {
-        llvm::PHINode* position = nullptr;
-        llvm::BasicBlock* body = nullptr;
-        llvm::BasicBlock* done = nullptr;
-        Value* stride = nullptr;
-    };
-    GridLoop beginGridLoop(int64_t n, const char* name);
-    void endGridLoop(GridLoop& loop, int64_t n);
-    StatusOr<Value*> outputValue(size_t k, const Index& index);
-    StatusOr<GpuKernelInfo> emitLoop(const std::vector<int64_t>& dims, GpuKernelInfo info);
-    // One element per thread in a grid-stride loop.
-    StatusOr<GpuKernelInfo> emitLoopStrided(const std::vector<int64_t>& dims, GpuKernelInfo info,
-                                            int64_t block);
-    StatusOr<GpuKernelInfo> emitBlockReduction(GpuKernelInfo info);
-    StatusOr<GpuKernelInfo> emitWarpReduction(GpuKernelInfo info);
-    StatusOr<GpuKernelInfo> emitScatter(GpuKernelInfo info);
-    // *address = reducer(*address, value), atomically.
-    Status emitAtomicCombine(const HloComputation& reducer, PrimitiveType type, Value* address,
-                             Value* value);
-    // `value` (of `type`) from the lane `delta` above (or, butterfly, the
-    // lane xor `delta`) of the warp.
-    Value* shuffle(Value* value, PrimitiveType type, int64_t delta, bool butterfly);
-    // Combines each output's partials across `width` lanes (a power of two
-    // <= 32) with the reducer; lane 0 ends with the result.
-    Status warpCombine(const std::map<const HloInstruction*, std::vector<size_t>>& groups,
-                       std::vector<Value*>& partials, int64_t width);
-    // Every output's partial reduction of output element `output` over the
-    // reduced elements begin, begin + step, ... < end, combined across the
-    // warp (lane 0 holds the warp's result); on error nothing is left.
-    StatusOr<std::vector<Value*>> warpPartials(
-        const std::map<const HloInstruction*, std::vector<size_t>>& groups, Value* output,
-        Value* begin, Value* end, int64_t step);
-    Status emitCombine(const GpuKernelInfo& info);
-    // Output slots grouped by their reduce (a variadic reduce's components in
-    // tuple order), as the combiners need them.
-    StatusOr<std::map<const HloInstruction*, std::vector<size_t>>> reduceGroups() const;
-    void erasePartial();
-
-    std::vector<llvm::Function*> m_created;
-};
 
 std::vector<Value*> GpuKernelGen::beginEntry(const std::string& name, size_t count,
                                              int64_t maxThreads) {
@@ -647,187 +548,6 @@ Status GpuKernelGen::emitCombine(const GpuKernelInfo& info) {
     return Status::ok();
 }
 
-// Atomic read-modify-write: add as one atomic instruction, overwrite as a
-// store, any other reducer in a compare-and-swap loop.
-Status GpuKernelGen::emitAtomicCombine(const HloComputation& reducer, PrimitiveType type,
-                                       Value* address, Value* value) {
-    const HloInstruction* root = reducer.root();
-    if (reducer.parameterCount() != 2)
-        return unsupportedAt(*root, "scatter combiner with other than two parameters");
-    llvm::Type* memory = m_elemental.memoryType(type);
-    const bool isFloat = primitive_util::isFloatingPoint(type);
-    if (root == reducer.parameter(1)) {
-        m_b.CreateStore(m_elemental.toMemory(type, value), address);
-        return Status::ok();
-    }
-    const bool plainAdd = root->opcode() == HloOpcode::kAdd && root->operandCount() == 2 &&
-                          root->operand(0)->opcode() == HloOpcode::kParameter &&
-                          root->operand(1)->opcode() == HloOpcode::kParameter &&
-                          root->operand(0) != root->operand(1);
-    const unsigned bits =
-        static_cast<unsigned>(m_impl.module->getDataLayout().getTypeSizeInBits(memory));
-    if (plainAdd && (type == PrimitiveType::F32 || type == PrimitiveType::F64 ||
-                     (primitive_util::isInteger(type) && bits >= 32))) {
-        m_b.CreateAtomicRMW(isFloat ? llvm::AtomicRMWInst::FAdd : llvm::AtomicRMWInst::Add, address,
-                            m_elemental.toMemory(type, value), llvm::MaybeAlign(bits / 8),
-                            llvm::AtomicOrdering::Monotonic);
-        return Status::ok();
-    }
-    if (bits != 32 && bits != 64)
-        return unsupportedAt(*root, "scatter combiner on " +
-                                        std::string(primitive_util::name(type)) +
-                                        " elements (atomic updates need 32 or 64 bits)");
-    llvm::Type* integer = m_b.getIntNTy(bits);
-    auto toBits = [&](Value* v) {
-        Value* stored = m_elemental.toMemory(type, v);
-        return stored->getType()->isIntegerTy() ? stored : m_b.CreateBitCast(stored, integer);
-    };
-    auto fromBits = [&](Value* v) {
-        return m_elemental.fromMemory(type,
-                                      memory->isIntegerTy() ? v : m_b.CreateBitCast(v, memory));
-    };
-    llvm::LLVMContext& context = m_b.getContext();
-    Value* initial = m_b.CreateLoad(integer, address);
-    llvm::BasicBlock* before = m_b.GetInsertBlock();
-    llvm::BasicBlock* loop = llvm::BasicBlock::Create(context, "cas", m_function);
-    llvm::BasicBlock* exit = llvm::BasicBlock::Create(context, "cas.done", m_function);
-    m_b.CreateBr(loop);
-    m_b.SetInsertPoint(loop);
-    llvm::PHINode* old = m_b.CreatePHI(integer, 2, "old");
-    old->addIncoming(initial, before);
-    HLO_ASSIGN_OR_RETURN(std::vector<Value*> combined,
-                         callScalar(reducer, {fromBits(old), value}, false));
-    Value* exchange =
-        m_b.CreateAtomicCmpXchg(address, old, toBits(combined.front()), llvm::MaybeAlign(bits / 8),
-                                llvm::AtomicOrdering::Monotonic, llvm::AtomicOrdering::Monotonic);
-    Value* seen = m_b.CreateExtractValue(exchange, 0);
-    old->addIncoming(seen, m_b.GetInsertBlock());
-    m_b.CreateCondBr(m_b.CreateExtractValue(exchange, 1), exit, loop);
-    m_b.SetInsertPoint(exit);
-    return Status::ok();
-}
-
-// scatter (one operand, no batching dimensions) into an output the plan has
-// initialised with the operand: one thread per update element, which finds
-// its operand position (XLA's rule: a window that does not fit is skipped)
-// and combines atomically.
-StatusOr<GpuKernelInfo> GpuKernelGen::emitScatter(GpuKernelInfo info) {
-    const HloInstruction& scatter = *m_spec.outputs[0];
-    const ScatterDimensionNumbers* numbers = scatter.scatterDimensionNumbers();
-    if (!numbers || scatter.operandCount() != 3 || !scatter.toApply())
-        return unsupportedAt(scatter,
-                             "only scatters of one operand are compiled by the GPU backend");
-    if (!numbers->inputBatchingDims.empty())
-        return unsupportedAt(scatter, "scatter with batching dimensions");
-    const HloInstruction& operand = *scatter.operand(0);
-    const HloInstruction& indices = *scatter.operand(1);
-    const HloInstruction& updates = *scatter.operand(2);
-    const PrimitiveType type = scatter.shape().elementType();
-    const PrimitiveType indexType = indices.shape().elementType();
-    if (!primitive_util::isInteger(indexType))
-        return unsupportedAt(scatter, "non-integer scatter indices");
-    const std::vector<int64_t>& opDims = operand.shape().dimensions();
-    const std::vector<int64_t>& updDims = updates.shape().dimensions();
-    const int64_t opRank = static_cast<int64_t>(opDims.size());
-    const int64_t indicesRank = indices.shape().rank();
-    const bool implicitVector = numbers->indexVectorDim >= indicesRank;
-    std::vector<int64_t> windowOperandDims;
-    for (int64_t d = 0; d < opRank; ++d)
-        if (std::find(numbers->insertedWindowDims.begin(), numbers->insertedWindowDims.end(), d) ==
-            numbers->insertedWindowDims.end())
-            windowOperandDims.push_back(d);
-    if (windowOperandDims.size() != numbers->updateWindowDims.size())
-        return unsupportedAt(scatter, "update_window_dims do not match the operand");
-    std::vector<int64_t> extent(static_cast<size_t>(opRank), 1);
-    for (size_t i = 0; i < windowOperandDims.size(); ++i)
-        extent[static_cast<size_t>(windowOperandDims[i])] =
-            updDims[static_cast<size_t>(numbers->updateWindowDims[i])];
-
-    info.kind = GpuKernelKind::kLoop;
-    const int64_t n = product(updDims);
-    info.outputElements = n;
-    const int64_t block =
-        n >= kLoopBlock ? kLoopBlock : std::max<int64_t>(32, roundUpPow2(std::max<int64_t>(n, 1)));
-    info.launch.block = {block, 1, 1};
-    info.launch.grid = {std::clamp<int64_t>(ceilDiv(n, block), 1, kMaxGrid), 1, 1};
-    m_outputsAreReduces = false;
-    std::vector<Value*> params = beginEntry(m_spec.name, 1 + m_spec.leaves.size(), block);
-    bindLeaves(params);
-    llvm::LLVMContext& context = m_b.getContext();
-    GridLoop loop = beginGridLoop(n, "update");
-    llvm::PHINode* u = loop.position;
-    Index update = makeIndex(updDims);
-    update.linear = updDims.empty() ? c64(0) : u;
-    std::vector<Value*> scatterPositions;
-    for (size_t d = 0; d < updDims.size(); ++d)
-        if (std::find(numbers->updateWindowDims.begin(), numbers->updateWindowDims.end(),
-                      static_cast<int64_t>(d)) == numbers->updateWindowDims.end())
-            scatterPositions.push_back(multiOf(update, d));
-    std::vector<Value*> startAt(static_cast<size_t>(opRank), c64(0));
-    for (size_t k = 0; k < numbers->scatterDimsToOperandDims.size(); ++k) {
-        Index at = makeIndex(indices.shape().dimensions());
-        size_t next = 0;
-        for (int64_t d = 0; d < indicesRank; ++d) {
-            if (!implicitVector && d == numbers->indexVectorDim)
-                at.multi.push_back(c64(static_cast<int64_t>(k)));
-            else
-                at.multi.push_back(next < scatterPositions.size() ? scatterPositions[next++]
-                                                                  : c64(0));
-        }
-        if (indicesRank == 0) at.linear = c64(0);
-        auto raw = gen(indices, at);
-        if (!raw.isOk()) {
-            erasePartial();
-            return raw.status();
-        }
-        const int64_t dim = numbers->scatterDimsToOperandDims[k];
-        if (dim < 0 || dim >= opRank) {
-            erasePartial();
-            return unsupportedAt(scatter, "scatter_dims_to_operand_dims out of range");
-        }
-        startAt[static_cast<size_t>(dim)] = primitive_util::isSignedInteger(indexType)
-                                                ? m_b.CreateSExtOrTrunc(*raw, i64())
-                                                : m_b.CreateZExtOrTrunc(*raw, i64());
-    }
-    Value* fits = m_b.getTrue();
-    Value* linear = c64(0);
-    size_t window = 0;
-    for (int64_t d = 0; d < opRank; ++d) {
-        Value* first = startAt[static_cast<size_t>(d)];
-        fits = m_b.CreateAnd(
-            fits, m_b.CreateAnd(m_b.CreateICmpSGE(first, c64(0)),
-                                m_b.CreateICmpSLE(first, c64(opDims[static_cast<size_t>(d)] -
-                                                             extent[static_cast<size_t>(d)]))));
-        Value* position = first;
-        if (window < windowOperandDims.size() && windowOperandDims[window] == d)
-            position = m_b.CreateAdd(
-                position,
-                multiOf(update, static_cast<size_t>(numbers->updateWindowDims[window++])));
-        linear =
-            m_b.CreateAdd(m_b.CreateMul(linear, c64(opDims[static_cast<size_t>(d)])), position);
-    }
-    llvm::BasicBlock* apply = llvm::BasicBlock::Create(context, "apply", m_function);
-    llvm::BasicBlock* next = llvm::BasicBlock::Create(context, "next", m_function);
-    m_b.CreateCondBr(fits, apply, next);
-    m_b.SetInsertPoint(apply);
-    auto value = gen(updates, update);
-    Status combined =
-        value.isOk()
-            ? emitAtomicCombine(
-                  *scatter.toApply(), type,
-                  m_b.CreateInBoundsGEP(m_elemental.memoryType(type), params[0], linear), *value)
-            : value.status();
-    if (!combined.isOk()) {
-        erasePartial();
-        return combined;
-    }
-    m_b.CreateBr(next);
-    m_b.SetInsertPoint(next);
-    endGridLoop(loop, n);
-    m_b.CreateRetVoid();
-    return info;
-}
-
 // dot: the sum over the contracting elements of lhs * rhs at the mapped
 // indices (output dimensions: batch, lhs free, rhs free), accumulated in the
 // result type.
@@ -913,6 +633,8 @@ StatusOr<Value*> GpuKernelGen::genOther(const HloInstruction& instruction, const
     return m_elemental.roundTo(resultType,
                                next);  // f16/bf16 results: accumulated in f32, rounded once
 }
+
+namespace {
 
 // Intrinsics the NVPTX target selects (or expands) itself; any other would
 // become a library call, which PTX cannot link, or stop LLVM.
@@ -1003,19 +725,20 @@ GpuKernelEmitter::GpuKernelEmitter(const std::string& moduleName, const std::str
         return;
     }
     std::string error;
-    const llvm::Target* target = llvm::TargetRegistry::lookupTarget(kTriple, error);
+    const llvm::Target* target = llvm::TargetRegistry::lookupTarget(gpu_internal::kTriple, error);
     if (!target) {
         m_impl->machineStatus = internalError("LLVM has no NVPTX target: " + error);
         return;
     }
     llvm::TargetOptions options;
-    m_impl->machine.reset(target->createTargetMachine(
-        kTriple, sm, "", options, std::nullopt, std::nullopt, llvm::CodeGenOptLevel::Aggressive));
+    m_impl->machine.reset(target->createTargetMachine(gpu_internal::kTriple, sm, "", options,
+                                                      std::nullopt, std::nullopt,
+                                                      llvm::CodeGenOptLevel::Aggressive));
     if (!m_impl->machine) {
         m_impl->machineStatus = internalError("cannot create the NVPTX target machine for " + sm);
         return;
     }
-    m_impl->code.module->setTargetTriple(kTriple);
+    m_impl->code.module->setTargetTriple(gpu_internal::kTriple);
     m_impl->code.module->setDataLayout(m_impl->machine->createDataLayout());
 }
 
@@ -1047,172 +770,6 @@ StatusOr<GpuKernelInfo> GpuKernelEmitter::emitKernel(const CpuKernelSpec& spec) 
                           "', which the GPU backend has no device code for");
     }
     ++m_impl->code.kernels;
-    return info;
-}
-
-StatusOr<GpuKernelInfo> GpuKernelEmitter::emitGemm(const std::string& name,
-                                                   const GpuGemmShape& shape) {
-    HLO_RETURN_IF_ERROR(m_impl->machineStatus);
-    if (m_impl->code.compiled) return internalError("GpuKernelEmitter: emit after compileToPtx");
-    if (shape.batch <= 0 || shape.m <= 0 || shape.n <= 0 || shape.k <= 0 || shape.batch > 65535)
-        return invalidArgument("GEMM " + name + ": unsupported shape");
-    using llvm::Value;
-    constexpr int64_t kTile = 64, kDepth = 16, kThreads = 16, kPer = 4;
-    llvm::LLVMContext& context = *m_impl->code.context;
-    llvm::Module& module = *m_impl->code.module;
-    llvm::IRBuilder<> b(context);
-    llvm::Type* f32 = b.getFloatTy();
-    llvm::Type* i64 = b.getInt64Ty();
-    auto c = [&](int64_t v) { return b.getInt64(static_cast<uint64_t>(v)); };
-    auto* type = llvm::FunctionType::get(b.getVoidTy(),
-                                         {b.getPtrTy(1), b.getPtrTy(1), b.getPtrTy(1)}, false);
-    llvm::Function* function =
-        llvm::Function::Create(type, llvm::GlobalValue::ExternalLinkage, name, module);
-    function->setCallingConv(llvm::CallingConv::PTX_Kernel);
-    for (unsigned i = 0; i < 3; ++i) {
-        function->getArg(i)->addAttr(llvm::Attribute::NoAlias);
-        function->getArg(i)->addAttr(llvm::Attribute::getWithAlignment(context, llvm::Align(256)));
-    }
-    llvm::NamedMDNode* annotations = module.getOrInsertNamedMetadata("nvvm.annotations");
-    for (auto [key, value] : {std::pair<const char*, int64_t>{"kernel", 1},
-                              {"maxntidx", kThreads},
-                              {"maxntidy", kThreads}}) {
-        llvm::Metadata* fields[] = {
-            llvm::ValueAsMetadata::get(function), llvm::MDString::get(context, key),
-            llvm::ConstantAsMetadata::get(b.getInt32(static_cast<uint32_t>(value)))};
-        annotations->addOperand(llvm::MDNode::get(context, fields));
-    }
-    auto* tileType = llvm::ArrayType::get(f32, kDepth * kTile);
-    auto sharedTile = [&](const char* which) {
-        auto* v =
-            new llvm::GlobalVariable(module, tileType, false, llvm::GlobalValue::InternalLinkage,
-                                     llvm::UndefValue::get(tileType), name + which, nullptr,
-                                     llvm::GlobalValue::NotThreadLocal, kSharedSpace);
-        v->setAlignment(llvm::Align(16));
-        return v;
-    };
-    llvm::GlobalVariable* tileA = sharedTile(".a");  // [kk][mm]
-    llvm::GlobalVariable* tileB = sharedTile(".b");  // [kk][nn]
-    llvm::BasicBlock* entry = llvm::BasicBlock::Create(context, "entry", function);
-    b.SetInsertPoint(entry);
-    auto special = [&](llvm::Intrinsic::ID id) {
-        return b.CreateZExt(b.CreateIntrinsic(id, {}, {}), i64);
-    };
-    Value* tx = special(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x);
-    Value* ty = special(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_y);
-    Value* n0 = b.CreateMul(special(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x), c(kTile));
-    Value* m0 = b.CreateMul(special(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_y), c(kTile));
-    Value* batch = special(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_z);
-    Value* t = b.CreateAdd(b.CreateMul(ty, c(kThreads)), tx);  // 0..255
-    Value* lhs =
-        b.CreateInBoundsGEP(f32, function->getArg(1), b.CreateMul(batch, c(shape.m * shape.k)));
-    Value* rhs =
-        b.CreateInBoundsGEP(f32, function->getArg(2), b.CreateMul(batch, c(shape.k * shape.n)));
-    Value* out =
-        b.CreateInBoundsGEP(f32, function->getArg(0), b.CreateMul(batch, c(shape.m * shape.n)));
-    Value* zero = llvm::ConstantFP::get(f32, 0.0);
-    // Loads element (row, column) of a row-major [rows, columns] matrix, 0 outside.
-    auto guardedLoad = [&](Value* base, Value* row, Value* column, int64_t rows, int64_t columns) {
-        Value* inside =
-            b.CreateAnd(b.CreateICmpULT(row, c(rows)), b.CreateICmpULT(column, c(columns)));
-        Value* position =
-            b.CreateSelect(inside, b.CreateAdd(b.CreateMul(row, c(columns)), column), c(0));
-        Value* loaded = b.CreateLoad(f32, b.CreateInBoundsGEP(f32, base, position));
-        return b.CreateSelect(inside, loaded, zero);
-    };
-    llvm::BasicBlock* loop = llvm::BasicBlock::Create(context, "k.tile", function);
-    llvm::BasicBlock* done = llvm::BasicBlock::Create(context, "store", function);
-    b.CreateBr(loop);
-    b.SetInsertPoint(loop);
-    llvm::PHINode* k0 = b.CreatePHI(i64, 2, "k0");
-    k0->addIncoming(c(0), entry);
-    std::vector<llvm::PHINode*> acc;
-    for (int64_t i = 0; i < kPer * kPer; ++i) {
-        acc.push_back(b.CreatePHI(f32, 2, "acc"));
-        acc.back()->addIncoming(zero, entry);
-    }
-    // Stage the tiles: 1024 elements each, 4 per thread, consecutive threads
-    // on consecutive addresses of the stored matrix.
-    for (int64_t r = 0; r < 4; ++r) {
-        Value *mm, *kkA, *value;
-        if (!shape.lhsTransposed) {  // stored [m, k]: k fastest
-            kkA = b.CreateAnd(t, c(kDepth - 1));
-            mm = b.CreateAdd(b.CreateLShr(t, 4), c(16 * r));
-            value = guardedLoad(lhs, b.CreateAdd(m0, mm), b.CreateAdd(k0, kkA), shape.m, shape.k);
-        } else {  // stored [k, m]: m fastest
-            mm = b.CreateAnd(t, c(kTile - 1));
-            kkA = b.CreateAdd(b.CreateLShr(t, 6), c(4 * r));
-            value = guardedLoad(lhs, b.CreateAdd(k0, kkA), b.CreateAdd(m0, mm), shape.k, shape.m);
-        }
-        b.CreateStore(value,
-                      b.CreateInBoundsGEP(tileType, tileA,
-                                          {c(0), b.CreateAdd(b.CreateMul(kkA, c(kTile)), mm)}));
-        Value *nn, *kkB;
-        if (!shape.rhsTransposed) {  // stored [k, n]: n fastest
-            nn = b.CreateAnd(t, c(kTile - 1));
-            kkB = b.CreateAdd(b.CreateLShr(t, 6), c(4 * r));
-            value = guardedLoad(rhs, b.CreateAdd(k0, kkB), b.CreateAdd(n0, nn), shape.k, shape.n);
-        } else {  // stored [n, k]: k fastest
-            kkB = b.CreateAnd(t, c(kDepth - 1));
-            nn = b.CreateAdd(b.CreateLShr(t, 4), c(16 * r));
-            value = guardedLoad(rhs, b.CreateAdd(n0, nn), b.CreateAdd(k0, kkB), shape.n, shape.k);
-        }
-        b.CreateStore(value,
-                      b.CreateInBoundsGEP(tileType, tileB,
-                                          {c(0), b.CreateAdd(b.CreateMul(kkB, c(kTile)), nn)}));
-    }
-    b.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier0, {}, {});
-    std::vector<Value*> sums(acc.begin(), acc.end());
-    Value* rowBase = b.CreateMul(ty, c(kPer));
-    Value* columnBase = b.CreateMul(tx, c(kPer));
-    for (int64_t kk = 0; kk < kDepth; ++kk) {
-        Value* a[kPer];
-        Value* bv[kPer];
-        for (int64_t i = 0; i < kPer; ++i) {
-            a[i] = b.CreateLoad(
-                f32, b.CreateInBoundsGEP(tileType, tileA,
-                                         {c(0), b.CreateAdd(rowBase, c(kk * kTile + i))}));
-            bv[i] = b.CreateLoad(
-                f32, b.CreateInBoundsGEP(tileType, tileB,
-                                         {c(0), b.CreateAdd(columnBase, c(kk * kTile + i))}));
-        }
-        for (int64_t i = 0; i < kPer; ++i)
-            for (int64_t j = 0; j < kPer; ++j)
-                sums[static_cast<size_t>(i * kPer + j)] =
-                    b.CreateIntrinsic(llvm::Intrinsic::fma, {f32},
-                                      {a[i], bv[j], sums[static_cast<size_t>(i * kPer + j)]});
-    }
-    b.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier0, {}, {});
-    Value* k1 = b.CreateAdd(k0, c(kDepth));
-    k0->addIncoming(k1, loop);
-    for (size_t i = 0; i < acc.size(); ++i) acc[i]->addIncoming(sums[i], loop);
-    b.CreateCondBr(b.CreateICmpULT(k1, c(shape.k)), loop, done);
-    b.SetInsertPoint(done);
-    for (int64_t i = 0; i < kPer; ++i)
-        for (int64_t j = 0; j < kPer; ++j) {
-            Value* row = b.CreateAdd(m0, b.CreateAdd(rowBase, c(i)));
-            Value* column = b.CreateAdd(n0, b.CreateAdd(columnBase, c(j)));
-            llvm::BasicBlock* write = llvm::BasicBlock::Create(context, "write", function);
-            llvm::BasicBlock* next = llvm::BasicBlock::Create(context, "next", function);
-            b.CreateCondBr(
-                b.CreateAnd(b.CreateICmpULT(row, c(shape.m)), b.CreateICmpULT(column, c(shape.n))),
-                write, next);
-            b.SetInsertPoint(write);
-            b.CreateStore(
-                sums[static_cast<size_t>(i * kPer + j)],
-                b.CreateInBoundsGEP(f32, out, b.CreateAdd(b.CreateMul(row, c(shape.n)), column)));
-            b.CreateBr(next);
-            b.SetInsertPoint(next);
-        }
-    b.CreateRetVoid();
-    ++m_impl->code.kernels;
-    GpuKernelInfo info;
-    info.entry = name;
-    info.kind = GpuKernelKind::kLoop;
-    info.outputElements = shape.batch * shape.m * shape.n;
-    info.launch.block = {kThreads, kThreads, 1};
-    info.launch.grid = {(shape.n + kTile - 1) / kTile, (shape.m + kTile - 1) / kTile, shape.batch};
-    info.launch.sharedBytes = 2 * kDepth * kTile * 4;
     return info;
 }
 

@@ -1,0 +1,119 @@
+// Private to compiler/backends/gpu/*.cc (LLVM-typed): GpuKernelGen, the GPU
+// kernel shapes around the shared element generator (kernel_gen_internal.h),
+// and GpuKernelEmitter's state. gpu_kernel_emitter.cc has the loop and
+// reduction kernels and PTX compilation, gpu_scatter_kernel.cc the scatter
+// kernel, gpu_gemm_kernel.cc our tiled GEMM. Never include this from a
+// header that is not itself internal.
+#pragma once
+
+#include <llvm/Target/TargetMachine.h>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "compiler/backends/cpu/kernel_gen_internal.h"
+#include "compiler/backends/gpu/gpu_kernel_emitter.h"
+
+namespace hloscope {
+
+struct GpuKernelEmitter::Impl {
+    CpuKernelEmitter::Impl code;  // context, module, counters (shared with the element generator)
+    std::string sm;
+    std::unique_ptr<llvm::TargetMachine> machine;
+    Status machineStatus = Status::ok();
+};
+
+namespace gpu_internal {
+
+inline constexpr const char* kTriple = "nvptx64-nvidia-cuda";
+inline constexpr unsigned kGlobalSpace = 1;  // NVPTX address spaces
+inline constexpr unsigned kSharedSpace = 3;
+
+using cpu_internal::Index;
+using cpu_internal::unsupportedAt;
+using llvm::Value;
+
+inline int64_t product(const std::vector<int64_t>& dims) {
+    int64_t n = 1;
+    for (int64_t d : dims) n *= d;
+    return n;
+}
+
+inline int64_t roundUpPow2(int64_t v) {
+    int64_t p = 1;
+    while (p < v) p <<= 1;
+    return p;
+}
+
+inline int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+inline constexpr int64_t kLoopBlock = 256;
+inline constexpr int64_t kMaxGrid = int64_t{1} << 24;
+
+class GpuKernelGen : public cpu_internal::KernelGen {
+public:
+    GpuKernelGen(CpuKernelEmitter::Impl& impl, const CpuKernelSpec& spec) : KernelGen(impl, spec) {
+        m_elemental.setDeviceCode(true);
+    }
+
+    StatusOr<GpuKernelInfo> emit();
+
+protected:
+    StatusOr<Value*> genOther(const HloInstruction& instruction, const Index& index) override;
+
+private:
+    Value* special(llvm::Intrinsic::ID id) {
+        return m_b.CreateZExt(m_b.CreateIntrinsic(id, {}, {}), i64());
+    }
+    // A kernel entry with `count` global-pointer parameters (accessed as
+    // global pointers: ld.global, and 16-byte vectors where aligned).
+    std::vector<Value*> beginEntry(const std::string& name, size_t count, int64_t maxThreads);
+    void bindLeaves(const std::vector<Value*>& params);
+    // A grid-stride loop over [0, n): `position` is this thread's element;
+    // the body goes between begin and end; after end, the insert point is the
+    // block after the loop.
+    struct GridLoop {
+        llvm::PHINode* position = nullptr;
+        llvm::BasicBlock* body = nullptr;
+        llvm::BasicBlock* done = nullptr;
+        Value* stride = nullptr;
+    };
+    GridLoop beginGridLoop(int64_t n, const char* name);
+    void endGridLoop(GridLoop& loop, int64_t n);
+    StatusOr<Value*> outputValue(size_t k, const Index& index);
+    StatusOr<GpuKernelInfo> emitLoop(const std::vector<int64_t>& dims, GpuKernelInfo info);
+    // One element per thread in a grid-stride loop.
+    StatusOr<GpuKernelInfo> emitLoopStrided(const std::vector<int64_t>& dims, GpuKernelInfo info,
+                                            int64_t block);
+    StatusOr<GpuKernelInfo> emitBlockReduction(GpuKernelInfo info);
+    StatusOr<GpuKernelInfo> emitWarpReduction(GpuKernelInfo info);
+    StatusOr<GpuKernelInfo> emitScatter(GpuKernelInfo info);
+    // *address = reducer(*address, value), atomically.
+    Status emitAtomicCombine(const HloComputation& reducer, PrimitiveType type, Value* address,
+                             Value* value);
+    // `value` (of `type`) from the lane `delta` above (or, butterfly, the
+    // lane xor `delta`) of the warp.
+    Value* shuffle(Value* value, PrimitiveType type, int64_t delta, bool butterfly);
+    // Combines each output's partials across `width` lanes (a power of two
+    // <= 32) with the reducer; lane 0 ends with the result.
+    Status warpCombine(const std::map<const HloInstruction*, std::vector<size_t>>& groups,
+                       std::vector<Value*>& partials, int64_t width);
+    // Every output's partial reduction of output element `output` over the
+    // reduced elements begin, begin + step, ... < end, combined across the
+    // warp (lane 0 holds the warp's result); on error nothing is left.
+    StatusOr<std::vector<Value*>> warpPartials(
+        const std::map<const HloInstruction*, std::vector<size_t>>& groups, Value* output,
+        Value* begin, Value* end, int64_t step);
+    Status emitCombine(const GpuKernelInfo& info);
+    // Output slots grouped by their reduce (a variadic reduce's components in
+    // tuple order), as the combiners need them.
+    StatusOr<std::map<const HloInstruction*, std::vector<size_t>>> reduceGroups() const;
+    void erasePartial();
+
+    std::vector<llvm::Function*> m_created;
+};
+
+}  // namespace gpu_internal
+}  // namespace hloscope

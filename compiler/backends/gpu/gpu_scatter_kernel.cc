@@ -1,0 +1,210 @@
+// The GPU's scatter kernel (GpuKernelGen::emitScatter): one thread per update
+// element, which finds its operand position (XLA's rule: a window that does
+// not fit is skipped) and combines atomically into an output the plan has
+// initialised with the operand (gpu_plan.cc).
+#include <llvm/IR/Constants.h>
+
+#include <algorithm>
+
+#include "compiler/backends/gpu/gpu_kernel_gen_internal.h"
+#include "core/hlo_computation.h"
+
+namespace hloscope::gpu_internal {
+
+// Atomic read-modify-write: add as one atomic instruction, overwrite as a
+// store, any other reducer in a compare-and-swap loop.
+Status GpuKernelGen::emitAtomicCombine(const HloComputation& reducer, PrimitiveType type,
+                                       Value* address, Value* value) {
+    const HloInstruction* root = reducer.root();
+    if (reducer.parameterCount() != 2)
+        return unsupportedAt(*root, "scatter combiner with other than two parameters");
+    llvm::Type* memory = m_elemental.memoryType(type);
+    const bool isFloat = primitive_util::isFloatingPoint(type);
+    if (root == reducer.parameter(1)) {
+        m_b.CreateStore(m_elemental.toMemory(type, value), address);
+        return Status::ok();
+    }
+    const bool plainAdd = root->opcode() == HloOpcode::kAdd && root->operandCount() == 2 &&
+                          root->operand(0)->opcode() == HloOpcode::kParameter &&
+                          root->operand(1)->opcode() == HloOpcode::kParameter &&
+                          root->operand(0) != root->operand(1);
+    const unsigned bits =
+        static_cast<unsigned>(m_impl.module->getDataLayout().getTypeSizeInBits(memory));
+    if (plainAdd && (type == PrimitiveType::F32 || type == PrimitiveType::F64 ||
+                     (primitive_util::isInteger(type) && bits >= 32))) {
+        m_b.CreateAtomicRMW(isFloat ? llvm::AtomicRMWInst::FAdd : llvm::AtomicRMWInst::Add, address,
+                            m_elemental.toMemory(type, value), llvm::MaybeAlign(bits / 8),
+                            llvm::AtomicOrdering::Monotonic);
+        return Status::ok();
+    }
+    if (bits != 32 && bits != 64)
+        return unsupportedAt(*root, "scatter combiner on " +
+                                        std::string(primitive_util::name(type)) +
+                                        " elements (atomic updates need 32 or 64 bits)");
+    llvm::Type* integer = m_b.getIntNTy(bits);
+    auto toBits = [&](Value* v) {
+        Value* stored = m_elemental.toMemory(type, v);
+        return stored->getType()->isIntegerTy() ? stored : m_b.CreateBitCast(stored, integer);
+    };
+    auto fromBits = [&](Value* v) {
+        return m_elemental.fromMemory(type,
+                                      memory->isIntegerTy() ? v : m_b.CreateBitCast(v, memory));
+    };
+    llvm::LLVMContext& context = m_b.getContext();
+    Value* initial = m_b.CreateLoad(integer, address);
+    llvm::BasicBlock* before = m_b.GetInsertBlock();
+    llvm::BasicBlock* loop = llvm::BasicBlock::Create(context, "cas", m_function);
+    llvm::BasicBlock* exit = llvm::BasicBlock::Create(context, "cas.done", m_function);
+    m_b.CreateBr(loop);
+    m_b.SetInsertPoint(loop);
+    llvm::PHINode* old = m_b.CreatePHI(integer, 2, "old");
+    old->addIncoming(initial, before);
+    HLO_ASSIGN_OR_RETURN(std::vector<Value*> combined,
+                         callScalar(reducer, {fromBits(old), value}, false));
+    Value* exchange =
+        m_b.CreateAtomicCmpXchg(address, old, toBits(combined.front()), llvm::MaybeAlign(bits / 8),
+                                llvm::AtomicOrdering::Monotonic, llvm::AtomicOrdering::Monotonic);
+    Value* seen = m_b.CreateExtractValue(exchange, 0);
+    old->addIncoming(seen, m_b.GetInsertBlock());
+    m_b.CreateCondBr(m_b.CreateExtractValue(exchange, 1), exit, loop);
+    m_b.SetInsertPoint(exit);
+    return Status::ok();
+}
+
+// scatter (one operand; batching dimensions too) into an output the plan has
+// initialised with the operand: one thread per update element, which finds
+// its operand position (XLA's rule: a window that does not fit is skipped)
+// and combines atomically.
+StatusOr<GpuKernelInfo> GpuKernelGen::emitScatter(GpuKernelInfo info) {
+    const HloInstruction& scatter = *m_spec.outputs[0];
+    const ScatterDimensionNumbers* numbers = scatter.scatterDimensionNumbers();
+    if (!numbers || scatter.operandCount() != 3 || !scatter.toApply())
+        return unsupportedAt(scatter,
+                             "only scatters of one operand are compiled by the GPU backend");
+    if (numbers->inputBatchingDims.size() != numbers->scatterIndicesBatchingDims.size())
+        return unsupportedAt(scatter, "batching dimension counts differ");
+    const HloInstruction& operand = *scatter.operand(0);
+    const HloInstruction& indices = *scatter.operand(1);
+    const HloInstruction& updates = *scatter.operand(2);
+    const PrimitiveType type = scatter.shape().elementType();
+    const PrimitiveType indexType = indices.shape().elementType();
+    if (!primitive_util::isInteger(indexType))
+        return unsupportedAt(scatter, "non-integer scatter indices");
+    const std::vector<int64_t>& opDims = operand.shape().dimensions();
+    const std::vector<int64_t>& updDims = updates.shape().dimensions();
+    const int64_t opRank = static_cast<int64_t>(opDims.size());
+    const int64_t indicesRank = indices.shape().rank();
+    const bool implicitVector = numbers->indexVectorDim >= indicesRank;
+    auto contains = [](const std::vector<int64_t>& dims, int64_t d) {
+        return std::find(dims.begin(), dims.end(), d) != dims.end();
+    };
+    std::vector<int64_t> windowOperandDims;
+    for (int64_t d = 0; d < opRank; ++d)
+        if (!contains(numbers->insertedWindowDims, d) && !contains(numbers->inputBatchingDims, d))
+            windowOperandDims.push_back(d);
+    if (windowOperandDims.size() != numbers->updateWindowDims.size())
+        return unsupportedAt(scatter, "update_window_dims do not match the operand");
+    std::vector<int64_t> extent(static_cast<size_t>(opRank), 1);
+    for (size_t i = 0; i < windowOperandDims.size(); ++i)
+        extent[static_cast<size_t>(windowOperandDims[i])] =
+            updDims[static_cast<size_t>(numbers->updateWindowDims[i])];
+
+    info.kind = GpuKernelKind::kLoop;
+    const int64_t n = product(updDims);
+    info.outputElements = n;
+    const int64_t block =
+        n >= kLoopBlock ? kLoopBlock : std::max<int64_t>(32, roundUpPow2(std::max<int64_t>(n, 1)));
+    info.launch.block = {block, 1, 1};
+    info.launch.grid = {std::clamp<int64_t>(ceilDiv(n, block), 1, kMaxGrid), 1, 1};
+    m_outputsAreReduces = false;
+    std::vector<Value*> params = beginEntry(m_spec.name, 1 + m_spec.leaves.size(), block);
+    bindLeaves(params);
+    llvm::LLVMContext& context = m_b.getContext();
+    GridLoop loop = beginGridLoop(n, "update");
+    llvm::PHINode* u = loop.position;
+    Index update = makeIndex(updDims);
+    update.linear = updDims.empty() ? c64(0) : u;
+    std::vector<Value*> scatterPositions;
+    for (size_t d = 0; d < updDims.size(); ++d)
+        if (std::find(numbers->updateWindowDims.begin(), numbers->updateWindowDims.end(),
+                      static_cast<int64_t>(d)) == numbers->updateWindowDims.end())
+            scatterPositions.push_back(multiOf(update, d));
+    std::vector<Value*> startAt(static_cast<size_t>(opRank), c64(0));
+    for (size_t k = 0; k < numbers->scatterDimsToOperandDims.size(); ++k) {
+        Index at = makeIndex(indices.shape().dimensions());
+        size_t next = 0;
+        for (int64_t d = 0; d < indicesRank; ++d) {
+            if (!implicitVector && d == numbers->indexVectorDim)
+                at.multi.push_back(c64(static_cast<int64_t>(k)));
+            else
+                at.multi.push_back(next < scatterPositions.size() ? scatterPositions[next++]
+                                                                  : c64(0));
+        }
+        if (indicesRank == 0) at.linear = c64(0);
+        auto raw = gen(indices, at);
+        if (!raw.isOk()) {
+            erasePartial();
+            return raw.status();
+        }
+        const int64_t dim = numbers->scatterDimsToOperandDims[k];
+        if (dim < 0 || dim >= opRank) {
+            erasePartial();
+            return unsupportedAt(scatter, "scatter_dims_to_operand_dims out of range");
+        }
+        startAt[static_cast<size_t>(dim)] = primitive_util::isSignedInteger(indexType)
+                                                ? m_b.CreateSExtOrTrunc(*raw, i64())
+                                                : m_b.CreateZExtOrTrunc(*raw, i64());
+    }
+    // Input batching dimension i is at the update's scatter position of
+    // scatter-indices batching dimension i (the evaluator's rule).
+    for (size_t i = 0; i < numbers->inputBatchingDims.size(); ++i) {
+        const int64_t from = numbers->scatterIndicesBatchingDims[i];
+        const int64_t position = from < numbers->indexVectorDim ? from : from - 1;
+        const int64_t dim = numbers->inputBatchingDims[i];
+        if (position < 0 || position >= static_cast<int64_t>(scatterPositions.size()) || dim < 0 ||
+            dim >= opRank) {
+            erasePartial();
+            return unsupportedAt(scatter, "batching dimensions out of range");
+        }
+        startAt[static_cast<size_t>(dim)] = scatterPositions[static_cast<size_t>(position)];
+    }
+    Value* fits = m_b.getTrue();
+    Value* linear = c64(0);
+    size_t window = 0;
+    for (int64_t d = 0; d < opRank; ++d) {
+        Value* first = startAt[static_cast<size_t>(d)];
+        fits = m_b.CreateAnd(
+            fits, m_b.CreateAnd(m_b.CreateICmpSGE(first, c64(0)),
+                                m_b.CreateICmpSLE(first, c64(opDims[static_cast<size_t>(d)] -
+                                                             extent[static_cast<size_t>(d)]))));
+        Value* position = first;
+        if (window < windowOperandDims.size() && windowOperandDims[window] == d)
+            position = m_b.CreateAdd(
+                position,
+                multiOf(update, static_cast<size_t>(numbers->updateWindowDims[window++])));
+        linear =
+            m_b.CreateAdd(m_b.CreateMul(linear, c64(opDims[static_cast<size_t>(d)])), position);
+    }
+    llvm::BasicBlock* apply = llvm::BasicBlock::Create(context, "apply", m_function);
+    llvm::BasicBlock* next = llvm::BasicBlock::Create(context, "next", m_function);
+    m_b.CreateCondBr(fits, apply, next);
+    m_b.SetInsertPoint(apply);
+    auto value = gen(updates, update);
+    Status combined =
+        value.isOk()
+            ? emitAtomicCombine(
+                  *scatter.toApply(), type,
+                  m_b.CreateInBoundsGEP(m_elemental.memoryType(type), params[0], linear), *value)
+            : value.status();
+    if (!combined.isOk()) {
+        erasePartial();
+        return combined;
+    }
+    m_b.CreateBr(next);
+    m_b.SetInsertPoint(next);
+    endGridLoop(loop, n);
+    m_b.CreateRetVoid();
+    return info;
+}
+
+}  // namespace hloscope::gpu_internal
