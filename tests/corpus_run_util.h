@@ -123,11 +123,14 @@ struct CorpusTally {
 // order. `numerics` (optional) gives the module whose interpreter outputs
 // are the reference (a device's numerics, ExecutionDevice::numericsModule);
 // null: the module itself. `skipNames` are skipped with their reason.
+// `numericsRejected` (optional) is told of each module whose `numerics`
+// fails, to count as its caller decides; without it that is a skip.
 inline void forEachEvaluableModule(
     const QStringList& folders, const ExecutionDevice& interpreter, CorpusTally& tally,
     const std::function<void(EvaluableModule&)>& visit,
     const std::function<StatusOr<std::unique_ptr<HloModule>>(const HloModule&)>& numerics = {},
-    const std::map<QString, std::string>& skipNames = {}) {
+    const std::map<QString, std::string>& skipNames = {},
+    const std::function<void(const EvaluableModule&, const Status&)>& numericsRejected = {}) {
     for (const QString& folder : folders) {
         QDirIterator it(kValidCorpus + QLatin1Char('/') + folder, {QStringLiteral("*.hlo")},
                         QDir::Files);
@@ -170,8 +173,11 @@ inline void forEachEvaluableModule(
             if (numerics) {
                 auto converted = numerics(*m.module);
                 if (!converted.isOk()) {
-                    tally.skip("the device's numerics reject it: " +
-                               converted.status().message().substr(0, 60));
+                    if (numericsRejected)
+                        numericsRejected(m, converted.status());
+                    else
+                        tally.skip("the device's numerics reject it: " +
+                                   converted.status().message().substr(0, 60));
                     continue;
                 }
                 referenceModule = std::move(*converted);

@@ -9,7 +9,8 @@
 //  * every evaluable module of hlo/valid/{xla_tests,evaluator,fusion}
 //    (tests/corpus_run_util.h) runs fused on the tpu-sim device and matches
 //    the interpreter on its TPU numerics (emulateTpuNumerics) within the
-//    per-type tolerance.
+//    per-type tolerance; TPU numerics rejecting a module that verifies is a
+//    failure.
 // Skips cleanly when the corpus is absent.
 #include <QtTest>
 #include <chrono>
@@ -160,10 +161,25 @@ private slots:
         const std::map<QString, std::string> skipNames = {
             {QStringLiteral("fusion/hlo_fusion_analysis_test_009.hlo"),
              "f32 sum bitcast to s32 (summation order)"}};
+        // TPU numerics rejecting a module is a failure, unless the module
+        // does not verify: emulateTpuNumerics does not run on it and the tpu
+        // pipeline would reject it too (a skip, as in `visit`).
+        auto numericsRejected = [&](const EvaluableModule& m, const Status& status) {
+            HloVerifierOptions options;
+            options.allowMixedPrecision = true;
+            if (!verifyModule(*m.module, options).isOk()) {
+                tally.skip(
+                    "does not verify (TPU numerics and the tpu pipeline need a valid module)");
+                return;
+            }
+            failures << m.name + QStringLiteral(": the device's numerics reject it: ") +
+                            QString::fromStdString(status.toString());
+        };
         forEachEvaluableModule(
             {QStringLiteral("xla_tests"), QStringLiteral("evaluator"), QStringLiteral("fusion")},
             **interpreter, tally, visit,
-            [&](const HloModule& module) { return tpu.numericsModule(module); }, skipNames);
+            [&](const HloModule& module) { return tpu.numericsModule(module); }, skipNames,
+            numericsRejected);
         const double seconds =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         qInfo(

@@ -18,6 +18,8 @@
 #include "compiler/backends/tpu/tpu_precision.h"
 #include "compiler/runtime/execution_modes.h"
 #include "core/hlo_computation.h"
+#include "core/hlo_evaluator.h"
+#include "core/hlo_verifier.h"
 #include "core/module_io.h"
 #include "tests/pass_check_util.h"
 
@@ -94,6 +96,51 @@ std::string dotModule(const std::string& attributes, const std::string& lhs = "f
            " parameter(1)\n  ROOT d = " + result + " dot(a, b), lhs_contracting_dims={" +
            (lhs.find(',') == std::string::npos ? "0" : "1") + "}, rhs_contracting_dims={0}" +
            attributes + "\n}\n";
+}
+
+// `args` with every f32 array rounded to bf16: a DEFAULT dot or
+// convolution of these is what the MXU computes from the unrounded ones.
+std::vector<Literal> roundedToBf16(std::vector<Literal> args) {
+    for (Literal& literal : args)
+        if (literal.shape().isArray() && literal.shape().elementType() == PrimitiveType::F32)
+            for (float& v : literal.data<float>()) v = bf16Round(v);
+    return args;
+}
+
+// Checks that `hlo`, whose dots and convolutions are DEFAULT and read only
+// entry parameters (directly or through called computations), emulates into
+// a module that verifies, rewrites `rewrites` of them, and evaluates to the
+// module itself on bf16-rounded arguments, which differs from its f32 result.
+// Empty when it does; otherwise what went wrong.
+std::string checkDefaultNumerics(const std::string& hlo, int64_t rewrites,
+                                 std::vector<Literal> args = {}) {
+    auto original = parseHloModule(hlo);
+    if (!original.isOk()) return "parse: " + original.status().toString();
+    HloVerifierOptions options;
+    options.allowMixedPrecision = true;
+    if (Status verified = verifyModule(**original, options); !verified.isOk())
+        return "the input does not verify: " + verified.toString();
+    TpuNumericsSummary summary;
+    auto module = emulateTpuNumerics(**original, &summary);
+    if (!module.isOk()) return module.status().toString();
+    if (Status verified = verifyModule(**module, options); !verified.isOk())
+        return "the emulated module does not verify: " + verified.toString();
+    if (summary.dots + summary.convolutions != rewrites)
+        return std::to_string(summary.dots + summary.convolutions) + " rewritten, not " +
+               std::to_string(rewrites);
+    if (args.empty()) args = makeRandomArguments(*(*module)->entryComputation(), 7);
+    HloEvaluator evaluator;
+    auto tpu = evaluator.evaluate(**module, args);
+    auto f32 = evaluator.evaluate(**original, args);
+    auto rounded = evaluator.evaluate(**original, roundedToBf16(args));
+    if (!tpu.isOk() || !f32.isOk() || !rounded.isOk())
+        return "evaluate: " + tpu.status().toString() + " / " + f32.status().toString() + " / " +
+               rounded.status().toString();
+    if (*tpu != *rounded)
+        return "TPU numerics " + tpu->toString() + " are not the bf16-rounded " +
+               rounded->toString();
+    if (*tpu == *f32) return "TPU numerics equal the f32 result: nothing was rounded";
+    return {};
 }
 
 StatusOr<PassRun> runEmulation(const std::string& hlo, TpuPrecisionEmulationPass* pass = nullptr) {
@@ -481,6 +528,186 @@ CHECK-NEXT: %c = f32[2,2] call(f32[2,2] %d))");
         QVERIFY(!bad.isOk());
         QVERIFY(bad.status().toString().find(std::string(TpuPrecisionEmulationPass::kName)) !=
                 std::string::npos);
+    }
+
+    void anInputTheVerifierRejectsIsNotBlamedOnThePass() {
+        // Eight hlo/valid corpus modules (XLA tests that run unverified HLO)
+        // fail the verifier before the pass touches them: a tuple whose
+        // declared shape is not its operands', after-all of an f32, a
+        // broadcast that changes the element type, a sparse convolution
+        // whose rhs is a (values, metadata) tuple. emulateTpuNumerics
+        // verified only after the pass and so reported them as "verifier
+        // after tpu-precision-emulation". It now checks its input first, as
+        // PipelineRunner does; the same modules made valid are rewritten.
+        const auto module = [](const std::string& lines) {
+            return "HloModule m\nENTRY e {\n  a = f32[2,3] parameter(0)\n"
+                   "  b = f32[3,4] parameter(1)\n  x = f32[2,4] parameter(2)\n"
+                   "  k = f32[4,1] parameter(3)\n  s = s32[4,1] parameter(4)\n"
+                   "  d = f32[2,4] dot(a, b), lhs_contracting_dims={1}, "
+                   "rhs_contracting_dims={0}\n" +
+                   lines + "}\n";
+        };
+        struct Case {
+            const char* culprit;  // the instruction the verifier names
+            const char* invalid;
+            const char* valid;
+            int64_t rewrites;
+        };
+        const Case cases[] = {
+            {"%t in computation e",  // xla_tests/tests.tuple_test_001
+             "  ROOT t = (f32[2,4], f32[2]) tuple(d, d)\n",
+             "  ROOT t = (f32[2,4], f32[2,4]) tuple(d, d)\n", 1},
+            {"%tok in computation e",  // xla_tests/token_hlo_test_005
+             "  tok = token[] after-all(d)\n  ROOT r = f32[2,4] add-dependency(d, tok)\n",
+             "  tok = token[] after-all()\n  ROOT r = f32[2,4] add-dependency(d, tok)\n", 1},
+            {"%c in computation e",  // fusion/instruction_fusion_test_015, copy_fusion_test_012
+             "  h = f16[] constant(1)\n  c = f32[2,4] broadcast(h), dimensions={}\n"
+             "  ROOT r = f32[2,4] add(d, c)\n",
+             "  h = f32[] constant(1)\n  c = f32[2,4] broadcast(h), dimensions={}\n"
+             "  ROOT r = f32[2,4] add(d, c)\n",
+             1},
+            {"%c in computation e",  // evaluator/hlo_evaluator_sparsity_test_001..004
+             "  kt = (f32[4,1], s32[4,1]) tuple(k, s)\n"
+             "  c = f32[2,1] convolution(x, kt), dim_labels=bf_io->bf, "
+             "sparsity_config={rhs={sparsity=1x4 dimension=0 stride=1}}\n"
+             "  ROOT r = (f32[2,4], f32[2,1]) tuple(d, c)\n",
+             "  c = f32[2,1] convolution(x, k), dim_labels=bf_io->bf\n"
+             "  ROOT r = (f32[2,4], f32[2,1]) tuple(d, c)\n",
+             2},
+        };
+        HloVerifierOptions options;
+        options.allowMixedPrecision = true;
+        for (const Case& c : cases) {
+            auto invalid = parse(module(c.invalid));
+            const Status before = verifyModule(*invalid, options);
+            QVERIFY2(!before.isOk(), c.invalid);
+            auto result = emulateTpuNumerics(*invalid);
+            QVERIFY2(!result.isOk(), c.invalid);
+            const std::string error = result.status().toString();
+            QVERIFY2(result.status().code() == StatusCode::kFailedPrecondition, error.c_str());
+            QVERIFY2(error.find("the input module does not verify") != std::string::npos &&
+                         error.find(before.message()) != std::string::npos &&
+                         error.find(c.culprit) != std::string::npos,
+                     error.c_str());
+            QVERIFY2(error.find("verifier after") == std::string::npos, error.c_str());
+            const std::string why = checkDefaultNumerics(module(c.valid), c.rewrites);
+            QVERIFY2(why.empty(), (std::string(c.valid) + ": " + why).c_str());
+        }
+    }
+
+    void groupedConvolutionsCalledComputationsAndOtherTypes() {
+        // Rewrites that must verify and round exactly as a DEFAULT MXU pass:
+        // grouped and batch-grouped convolutions, other dimension labels
+        // with stride and padding, a batched dot with a bf16 result and a
+        // non-default operand layout, tiled layouts (the tpu pipeline's),
+        // and dots of the same name in the entry and in fused, called,
+        // branch, async and while-body computations beside tuples and
+        // tokens (the new instructions' names are module-unique).
+        const char* const single[] = {
+            R"(HloModule m
+ENTRY e {
+  x = f32[1,6,4] parameter(0)
+  k = f32[3,2,4] parameter(1)
+  ROOT c = f32[1,4,4] convolution(x, k), window={size=3}, dim_labels=b0f_0io->b0f, feature_group_count=2
+})",
+            R"(HloModule m
+ENTRY e {
+  x = f32[4,6,2] parameter(0)
+  k = f32[3,2,2] parameter(1)
+  ROOT c = f32[2,4,2] convolution(x, k), window={size=3}, dim_labels=b0f_0io->b0f, batch_group_count=2
+})",
+            R"(HloModule m
+ENTRY e {
+  x = f32[3,5,5,2] parameter(0)
+  k = f32[4,2,3,3] parameter(1)
+  ROOT c = bf16[3,4,3,3] convolution(x, k), window={size=3x3 stride=2x2 pad=1_1x1_1}, dim_labels=b01f_oi01->bf01
+})",
+            R"(HloModule m
+ENTRY e {
+  a = f32[2,3,5]{0,1,2} parameter(0)
+  b = f32[2,5,4] parameter(1)
+  ROOT d = bf16[2,3,4]{2,1,0} dot(a, b), lhs_batch_dims={0}, rhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_contracting_dims={1}
+})",
+            R"(HloModule m
+ENTRY e {
+  a = f32[8,128]{1,0:T(8,128)} parameter(0)
+  b = f32[128,128]{1,0:T(8,128)} parameter(1)
+  ROOT d = f32[8,128]{1,0:T(8,128)} dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+})",
+        };
+        for (const char* hlo : single) {
+            const std::string why = checkDefaultNumerics(hlo, 1);
+            QVERIFY2(why.empty(), (std::string(hlo) + "\n" + why).c_str());
+        }
+        const std::string called = R"(HloModule m, is_scheduled=true
+fused {
+  p0 = f32[4,8] parameter(0)
+  p1 = f32[8,4] parameter(1)
+  d = f32[4,4] dot(p0, p1), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  ROOT n = f32[4,4] negate(d)
+}
+callee {
+  p0 = f32[4,8] parameter(0)
+  p1 = f32[8,4] parameter(1)
+  ROOT d = f32[4,4] dot(p0, p1), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+}
+asynced {
+  p0 = f32[4,8] parameter(0)
+  p1 = f32[8,4] parameter(1)
+  ROOT d = f32[4,4] dot(p0, p1), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+}
+branch0 {
+  p = (f32[4,8], f32[8,4]) parameter(0)
+  p0 = f32[4,8] get-tuple-element(p), index=0
+  p1 = f32[8,4] get-tuple-element(p), index=1
+  ROOT d = f32[4,4] dot(p0, p1), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+}
+branch1 {
+  p = (f32[4,8], f32[8,4]) parameter(0)
+  ROOT z = f32[4,4] constant(0)
+}
+cond {
+  p = (s32[], f32[4,8], f32[8,4], f32[4,4]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  one = s32[] constant(1)
+  ROOT lt = pred[] compare(i, one), direction=LT
+}
+body {
+  p = (s32[], f32[4,8], f32[8,4], f32[4,4]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  p0 = f32[4,8] get-tuple-element(p), index=1
+  p1 = f32[8,4] get-tuple-element(p), index=2
+  one = s32[] constant(1)
+  j = s32[] add(i, one)
+  d = f32[4,4] dot(p0, p1), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  ROOT t = (s32[], f32[4,8], f32[8,4], f32[4,4]) tuple(j, p0, p1, d)
+}
+ENTRY e {
+  a = f32[4,8] parameter(0)
+  b = f32[8,4] parameter(1)
+  s = s32[] parameter(2)
+  tok = token[] after-all()
+  d = f32[4,4] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  dd = f32[4,4] add-dependency(d, tok)
+  f = f32[4,4] fusion(a, b), kind=kOutput, calls=fused
+  c = f32[4,4] call(a, b), to_apply=callee
+  ab = (f32[4,8], f32[8,4]) tuple(a, b)
+  k = f32[4,4] conditional(s, ab, ab), branch_computations={branch0, branch1}
+  as = ((f32[4,8], f32[8,4]), f32[4,4], s32[]) async-start(a, b), calls=asynced
+  ad = f32[4,4] async-done(as)
+  zero = s32[] constant(0)
+  init = f32[4,4] constant(0)
+  w0 = (s32[], f32[4,8], f32[8,4], f32[4,4]) tuple(zero, a, b, init)
+  w = (s32[], f32[4,8], f32[8,4], f32[4,4]) while(w0), condition=cond, body=body
+  wd = f32[4,4] get-tuple-element(w), index=3
+  ROOT r = (f32[4,4], f32[4,4], f32[4,4], f32[4,4], f32[4,4], f32[4,4]) tuple(dd, f, c, k, ad, wd)
+})";
+        auto module = parse(called);
+        std::vector<Literal> args = makeRandomArguments(*module->entryComputation(), 7);
+        args[2] = Literal(Shape::makeScalar(PrimitiveType::S32));  // branch 0: the dot
+        QCOMPARE(args[2].getAsDouble(0), 0.0);
+        const std::string why = checkDefaultNumerics(called, 6, std::move(args));
+        QVERIFY2(why.empty(), why.c_str());
     }
 
     void examplesAndCorpusModels() {

@@ -371,14 +371,19 @@ StatusOr<std::unique_ptr<HloModule>> emulateTpuNumerics(const HloModule& module,
     auto copy = parseHloModule(printModule(module));
     if (!copy.isOk()) return copy.status().withContext("copying the module for TPU numerics");
     (*copy)->setIsScheduled(module.isScheduled());
-    TpuPrecisionEmulationPass pass;
-    auto changed = pass.run(**copy);
-    if (!changed.isOk()) return changed.status().withContext(TpuPrecisionEmulationPass::kName);
+    const std::string passName(TpuPrecisionEmulationPass::kName);
+    // The pass assumes a valid module, and a module that was invalid before
+    // it must not be reported as broken by it (as PipelineRunner does).
     HloVerifierOptions options;
     options.allowMixedPrecision = true;
     if (Status verified = verifyModule(**copy, options); !verified.isOk())
-        return verified.withContext(std::string("verifier after ") +
-                                    std::string(TpuPrecisionEmulationPass::kName));
+        return verified.withContext("the input module does not verify, so " + passName +
+                                    " does not run on it");
+    TpuPrecisionEmulationPass pass;
+    auto changed = pass.run(**copy);
+    if (!changed.isOk()) return changed.status().withContext(passName);
+    if (Status verified = verifyModule(**copy, options); !verified.isOk())
+        return internalError("verifier after " + passName + ": " + verified.message());
     if (summary) {
         const auto& statistics = pass.statistics();
         auto statistic = [&](const char* name) {

@@ -80,7 +80,11 @@ struct TpuNumericsSummary {
 
 // A copy of `module` (its schedule flag kept) with TpuPrecisionEmulationPass
 // applied and verified (XLA's test defaults: mixed precision allowed).
-// Errors name the stage (copy, pass, verifier) and the instruction.
+// Errors name the stage and the instruction: the copy; an input the
+// verifier rejects (kFailedPrecondition, "the input module does not verify":
+// the pass does not run on it, and its problems are not the pass's); the
+// pass (an algorithm no TPU runs); the verifier after the pass (kInternal:
+// the rewrite broke a valid module).
 StatusOr<std::unique_ptr<HloModule>> emulateTpuNumerics(const HloModule& module,
                                                         TpuNumericsSummary* summary = nullptr);
 
