@@ -517,12 +517,13 @@ private:
 
     RandomHlo finish() {
         if (m_body.empty()) unary();
-        // The last instruction, and half of the time one to three others.
+        // The last instruction, and (see below) others.
         // m_last is the instruction of the last body line.
         std::vector<Value> outputs = {m_last};
-        if (m_rng.chance(50)) {
-            const int more = static_cast<int>(m_rng.uniform(1, 3));
-            // Values nothing uses first (so that less of the module is dead).
+        // 70% of the time a tuple root of the last instruction and the
+        // values nothing uses (up to 6 in all, so that little of the module
+        // is dead), or of one to three others when every value is used.
+        if (m_rng.chance(70)) {
             std::string body;
             for (const std::string& line : m_body) body += line.substr(line.find('=')) + "\n";
             std::vector<Value> unused, others;
@@ -532,11 +533,13 @@ private:
                                   body.find(v.ref() + ",") != std::string::npos;
                 (used ? others : unused).push_back(v);
             }
-            for (int i = 0; i < more; ++i) {
-                if (!unused.empty())
-                    outputs.push_back(m_rng.pick(unused));
-                else if (!others.empty())
-                    outputs.push_back(m_rng.pick(others));
+            while (unused.size() > 5)
+                unused.erase(unused.begin() + static_cast<std::ptrdiff_t>(m_rng.uniform(
+                                                  0, static_cast<int64_t>(unused.size()) - 1)));
+            for (const Value& v : unused) outputs.push_back(v);
+            if (unused.empty() && !others.empty()) {
+                const int more = static_cast<int>(m_rng.uniform(1, 3));
+                for (int i = 0; i < more; ++i) outputs.push_back(m_rng.pick(others));
             }
         }
         RandomHlo result;
