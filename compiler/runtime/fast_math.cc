@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdlib>
 #include <limits>
+#include <utility>
 
 namespace hloscope::fast_math {
 namespace {
@@ -60,25 +61,30 @@ constexpr float kPio2Hi = 1.57079637050628662109375f;
 constexpr float kPio2Mid = -4.37113882867379e-08f;
 constexpr float kPio2Lo = -1.7151245100058819e-15f;
 
+// x = k period + z: x clamped to +-2^24 (beyond, floats are 2 apart and any
+// value in [-1, 1] is as good; NaN becomes -2^24 and is restored by the
+// callers). k: x / period rounded, then corrected by the nearest integer to
+// a first z (past 2^21 the float product is too coarse to round to the right
+// multiple). z = x - k period by three FMAs with the period split into three
+// floats: the first is exact for |x| < 2.7e7 (the product's bits below
+// float(x)'s last place cancel), the others leave an error of about one ulp
+// of z, so no double precision is needed. Returns {k, z}.
+std::pair<float, float> reduceByPeriod(float x, float inverse, float hi, float mid, float lo) {
+    const float xc = std::fmin(std::fmax(x, -16777216.0f), 16777216.0f);
+    float k = std::nearbyint(xc * inverse);
+    float z = fma(-k, hi, xc);
+    z = fma(-k, mid, z);
+    k = k + std::nearbyint(z * inverse);
+    z = fma(-k, hi, xc);
+    z = fma(-k, mid, z);
+    z = fma(-k, lo, z);
+    return {k, z};
+}
+
 // cos x: x = q pi/2 + z with |z| <= pi/4, then Cephes' sine or cosine
 // polynomial of z by the quadrant q + 1 (cos x = sin(x + pi/2)).
 float cosQuadrants(float x) {
-    // x clamped to +-2^24 (beyond, floats are 2 apart and any value in
-    // [-1, 1] is as good; NaN becomes -2^24 and is restored at the end).
-    // The quadrant: x * 2/pi rounded, then corrected by the nearest integer
-    // to a first z (past 2^21 the float product is too coarse to round to
-    // the right quadrant).
-    const float xc = std::fmin(std::fmax(x, -16777216.0f), 16777216.0f);
-    float q = std::nearbyint(xc * 0.636619772367581343f);
-    float z = fma(-q, kPio2Hi, xc);
-    z = fma(-q, kPio2Mid, z);
-    q = q + std::nearbyint(z * 0.636619772367581343f);
-    // z = x - q pi/2 by three FMAs: the first is exact for |x| < 2.7e7 (the
-    // product's bits below float(x)'s last place cancel), the others leave
-    // an error of about one ulp of z, so no double precision is needed.
-    z = fma(-q, kPio2Hi, xc);
-    z = fma(-q, kPio2Mid, z);
-    z = fma(-q, kPio2Lo, z);
+    const auto [q, z] = reduceByPeriod(x, 0.636619772367581343f, kPio2Hi, kPio2Mid, kPio2Lo);
     const int32_t quadrant = static_cast<int32_t>(q) + 1;
     const float zz = z * z;
     const float c = fma(
@@ -99,21 +105,14 @@ constexpr float kPiMid = -8.742277657347586e-08f;
 constexpr float kPiLo = -3.4302490200117637e-15f;
 constexpr float kOneOverPi = 0.318309886183790672f;
 
-// sin x: x = k pi + z with |z| <= pi/2 (reduced as cosQuadrants does, by
-// pi instead of pi/2), sin x = (-1)^k sin z, and sin z = z + z^3 P(z^2) with
+// sin x: x = k pi + z with |z| <= pi/2 (reduceByPeriod, as cosQuadrants but by
+// pi), sin x = (-1)^k sin z, and sin z = z + z^3 P(z^2) with
 // P of degree 3 fitted by hloscope (Remez exchange, relative error 6e-9 on
 // [0, pi/2], 0.1 ulp before the float rounding of the evaluation). One
 // polynomial and a sign flip by k's low bit: about half the vector
 // instructions of the quadrant scheme, which evaluates both polynomials.
 float sinHalfTurns(float x) {
-    const float xc = std::fmin(std::fmax(x, -16777216.0f), 16777216.0f);
-    float k = std::nearbyint(xc * kOneOverPi);
-    float z = fma(-k, kPiHi, xc);
-    z = fma(-k, kPiMid, z);
-    k = k + std::nearbyint(z * kOneOverPi);
-    z = fma(-k, kPiHi, xc);
-    z = fma(-k, kPiMid, z);
-    z = fma(-k, kPiLo, z);
+    const auto [k, z] = reduceByPeriod(x, kOneOverPi, kPiHi, kPiMid, kPiLo);
     const float zz = z * z;
     const float s = fma(
         z * zz,

@@ -6,6 +6,7 @@
 
 #include <initializer_list>
 #include <limits>
+#include <utility>
 
 #include "compiler/backends/cpu/cpu_codegen_internal.h"
 
@@ -118,20 +119,26 @@ struct Math {
         return sel(isNan(x), x, sel(b.CreateFCmpOGE(x, f(0.0)), r, mul(e, r)));
     }
 
+    // fast_math's reduceByPeriod: x (clamped to +-2^24) = k * period + z,
+    // k the nearest integer to x / period corrected once by a first z, z by
+    // three FMAs with the period split into three floats. Returns {k, z}.
+    std::pair<Value*, Value*> reduceByPeriod(Value* x, double inverse, double hi, double mid,
+                                             double lo) {
+        Value* xc = fmin(fmax(x, f(-16777216.0)), f(16777216.0));
+        Value* k = b.CreateUnaryIntrinsic(llvm::Intrinsic::nearbyint, mul(xc, f(inverse)));
+        Value* z = fma(neg(k), f(hi), xc);
+        z = fma(neg(k), f(mid), z);
+        k = add(k, b.CreateUnaryIntrinsic(llvm::Intrinsic::nearbyint, mul(z, f(inverse))));
+        z = fma(neg(k), f(hi), xc);
+        z = fma(neg(k), f(mid), z);
+        z = fma(neg(k), f(lo), z);
+        return {k, z};
+    }
+
     // fast_math::cosQuadrants.
     Value* cosQuadrants(Value* x) {
-        constexpr double kTwoOverPi = 0.636619772367581343;
-        constexpr double kPio2Hi = 1.57079637050628662109375;
-        constexpr double kPio2Mid = -4.37113882867379e-08;
-        constexpr double kPio2Lo = -1.7151245100058819e-15;
-        Value* xc = fmin(fmax(x, f(-16777216.0)), f(16777216.0));
-        Value* q = b.CreateUnaryIntrinsic(llvm::Intrinsic::nearbyint, mul(xc, f(kTwoOverPi)));
-        Value* z = fma(neg(q), f(kPio2Hi), xc);
-        z = fma(neg(q), f(kPio2Mid), z);
-        q = add(q, b.CreateUnaryIntrinsic(llvm::Intrinsic::nearbyint, mul(z, f(kTwoOverPi))));
-        z = fma(neg(q), f(kPio2Hi), xc);
-        z = fma(neg(q), f(kPio2Mid), z);
-        z = fma(neg(q), f(kPio2Lo), z);
+        const auto [q, z] = reduceByPeriod(x, 0.636619772367581343, 1.57079637050628662109375,
+                                           -4.37113882867379e-08, -1.7151245100058819e-15);
         Value* quadrant = b.CreateFPToSI(q, b.getInt32Ty());
         quadrant = b.CreateAdd(quadrant, i(1));
         Value* zz = mul(z, z);
@@ -152,18 +159,8 @@ struct Math {
     // fast_math::sinHalfTurns: reduction by pi, one odd polynomial, the
     // sign from k's low bit.
     Value* sinHalfTurns(Value* x) {
-        constexpr double kOneOverPi = 0.318309886183790672;
-        constexpr double kPiHi = 3.1415927410125732;
-        constexpr double kPiMid = -8.742277657347586e-08;
-        constexpr double kPiLo = -3.4302490200117637e-15;
-        Value* xc = fmin(fmax(x, f(-16777216.0)), f(16777216.0));
-        Value* k = b.CreateUnaryIntrinsic(llvm::Intrinsic::nearbyint, mul(xc, f(kOneOverPi)));
-        Value* z = fma(neg(k), f(kPiHi), xc);
-        z = fma(neg(k), f(kPiMid), z);
-        k = add(k, b.CreateUnaryIntrinsic(llvm::Intrinsic::nearbyint, mul(z, f(kOneOverPi))));
-        z = fma(neg(k), f(kPiHi), xc);
-        z = fma(neg(k), f(kPiMid), z);
-        z = fma(neg(k), f(kPiLo), z);
+        const auto [k, z] = reduceByPeriod(x, 0.318309886183790672, 3.1415927410125732,
+                                           -8.742277657347586e-08, -3.4302490200117637e-15);
         Value* zz = mul(z, z);
         Value* s = fma(
             mul(z, zz),

@@ -81,41 +81,7 @@ bool isMatrixOpcode(HloOpcode opcode) {
            opcode == HloOpcode::kScaledDot || opcode == HloOpcode::kConvolution;
 }
 
-// Kernels the simulator has no model for (their analytical time is used).
-bool isUnmodelled(HloOpcode opcode) {
-    switch (opcode) {
-        case HloOpcode::kSort:
-        case HloOpcode::kCustomCall:
-        case HloOpcode::kFft:
-        case HloOpcode::kTriangularSolve:
-        case HloOpcode::kCholesky:
-        case HloOpcode::kTopK:
-        case HloOpcode::kScan:
-        case HloOpcode::kAllReduce:
-        case HloOpcode::kAllReduceStart:
-        case HloOpcode::kAllGather:
-        case HloOpcode::kAllGatherStart:
-        case HloOpcode::kReduceScatter:
-        case HloOpcode::kAllToAll:
-        case HloOpcode::kRaggedAllToAll:
-        case HloOpcode::kCollectivePermute:
-        case HloOpcode::kCollectivePermuteStart:
-        case HloOpcode::kCollectiveBroadcast:
-        case HloOpcode::kCollectiveReduce:
-        case HloOpcode::kSend:
-        case HloOpcode::kRecv:
-        case HloOpcode::kInfeed:
-        case HloOpcode::kOutfeed:
-        case HloOpcode::kWhile:
-        case HloOpcode::kConditional:
-        case HloOpcode::kCall:
-        case HloOpcode::kAsyncStart:
-            return true;
-        default:
-            return false;
-    }
-}
-
+// Collectives and transfers (ICI and the host are not simulated).
 bool isCollective(HloOpcode opcode) {
     switch (opcode) {
         case HloOpcode::kAllReduce:
@@ -131,6 +97,29 @@ bool isCollective(HloOpcode opcode) {
         case HloOpcode::kCollectiveReduce:
         case HloOpcode::kSend:
         case HloOpcode::kRecv:
+            return true;
+        default:
+            return false;
+    }
+}
+
+// Kernels the simulator has no model for (their analytical time is used).
+bool isUnmodelled(HloOpcode opcode) {
+    if (isCollective(opcode)) return true;
+    switch (opcode) {
+        case HloOpcode::kSort:
+        case HloOpcode::kCustomCall:
+        case HloOpcode::kFft:
+        case HloOpcode::kTriangularSolve:
+        case HloOpcode::kCholesky:
+        case HloOpcode::kTopK:
+        case HloOpcode::kScan:
+        case HloOpcode::kInfeed:
+        case HloOpcode::kOutfeed:
+        case HloOpcode::kWhile:
+        case HloOpcode::kConditional:
+        case HloOpcode::kCall:
+        case HloOpcode::kAsyncStart:
             return true;
         default:
             return false;
