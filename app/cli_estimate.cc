@@ -476,11 +476,9 @@ int runEstimate(const std::vector<std::string>& args) {
                 history->path().c_str());
     }
     if (!flags.html.empty()) {
-        std::FILE* out = std::fopen(flags.html.c_str(), "wb");
         const std::string html = estimateReportHtml(reports, isoNow());
-        if (!out || std::fwrite(html.data(), 1, html.size(), out) != html.size() ||
-            std::fclose(out) != 0) {
-            std::fprintf(stderr, "hloscope-cli: estimate: cannot write %s\n", flags.html.c_str());
+        if (Status written = writeTextFile(flags.html, html); !written.isOk()) {
+            std::fprintf(stderr, "hloscope-cli: estimate: %s\n", written.message().c_str());
             return kExitFailed;
         }
         if (!flags.json && !flags.csv) std::printf("report written to %s\n", flags.html.c_str());

@@ -2,8 +2,8 @@
 
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 
+#include "core/atomic_file.h"
 #include "core/hlo_computation.h"
 #include "core/hlo_evaluator.h"
 #include "core/hlo_instruction.h"
@@ -32,10 +32,7 @@ Status writeTextFile(const std::string& path, const std::string& text) {
     std::error_code ignored;  // a folder that cannot be made shows as the write failing
     const std::filesystem::path parent = std::filesystem::path(path).parent_path();
     if (!parent.empty()) std::filesystem::create_directories(parent, ignored);
-    std::ofstream out(path, std::ios::binary);
-    if (out) out.write(text.data(), static_cast<std::streamsize>(text.size()));
-    if (!out) return Status(StatusCode::kIoError, "cannot write " + path);
-    return Status::ok();
+    return writeFileAtomically(path, text);
 }
 
 double secondsSince(std::chrono::steady_clock::time_point start) {

@@ -31,8 +31,9 @@ std::string formatError(const std::string& file, const Status& status);
 
 double secondsSince(std::chrono::steady_clock::time_point start);
 
-// Writes `text` to `path`, creating its folder when missing; an I/O error
-// naming the path on failure.
+// Writes `text` to `path` atomically (core/atomic_file: a temporary file,
+// fsync, rename), creating its folder when missing; an I/O error naming the
+// path and the reason on failure, the previous file intact.
 Status writeTextFile(const std::string& path, const std::string& text);
 
 // Arguments for the entry computation: "random" (seeded), "zeros", or a JSON

@@ -19,6 +19,7 @@
 #include "compiler/runtime/execution_modes.h"
 #include "core/hlo_computation.h"
 #include "core/hlo_evaluator.h"
+#include "core/hlo_printer.h"
 #include "core/hlo_verifier.h"
 #include "core/module_io.h"
 #include "tests/pass_check_util.h"
@@ -828,6 +829,66 @@ ENTRY e {
         QCOMPARE(parseTpuGeneration("tpu_v5e").value(), TpuGeneration::kV5e);
         QCOMPARE(parseTpuGeneration("v4").value(), TpuGeneration::kV4);
         QVERIFY(!parseTpuGeneration("v3"));
+    }
+
+    // The tpu pipeline's fusions that no CPU kernel computes (tst_differential
+    // found them falling back to the interpreter): a kOutput fusion of an f32
+    // dot at HIGHEST, whose six MXU passes the emulation writes into the
+    // fused computation, and a multi-output fusion of a reduce with the value
+    // it reduces. The device inlines them for the CPU backend: no fallbacks,
+    // the interpreter's TPU numerics.
+    void tpuSimRunsFusionsTheCpuCannotCompileAsKernels() {
+        TpuDevice tpu;
+        std::string why;
+        if (!tpu.available(&why)) QSKIP(why.c_str());
+        const struct {
+            const char* name;
+            const char* hlo;
+            bool multiOutput;  // what the tpu pipeline makes of it: a multi-output
+                               // fusion, or a kOutput fusion of the dot
+        } cases[] = {
+            {"dot epilogue at HIGHEST (seed 60)",
+             "HloModule m\nENTRY e {\n  a = f32[8,4] parameter(0)\n  b = f32[4,17] parameter(1)\n"
+             "  d = f32[8,17] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}, "
+             "operand_precision={highest,highest}\n  ROOT n = f32[8,17] negate(d)\n}\n",
+             false},
+            {"reduce with its operand as a second output (seed 53)",
+             "HloModule m\nmax {\n  x = f32[] parameter(0)\n  y = f32[] parameter(1)\n"
+             "  ROOT m = f32[] maximum(x, y)\n}\nENTRY e {\n  a = f32[8] parameter(0)\n"
+             "  b = f32[8] parameter(1)\n  s = f32[8] add(a, b)\n  z = f32[] constant(-inf)\n"
+             "  r = f32[] reduce(s, z), dimensions={0}, to_apply=max\n"
+             "  ROOT t = (f32[8], f32[]) tuple(s, r)\n}\n",
+             true},
+        };
+        for (const auto& c : cases) {
+            auto original = parse(c.hlo);
+            const std::vector<Literal> args =
+                makeRandomArguments(*original->entryComputation(), 60);
+            auto numerics = emulated(*original);
+            auto reference = (*findDevice("interpreter"))->run(*numerics, args, ExecutionOptions{});
+            QVERIFY2(reference.isOk(), reference.status().toString().c_str());
+            auto prepared = prepareCopyForMode(*original, "tpu_v4", ExecutionMode::kFused);
+            QVERIFY2(prepared.isOk(), prepared.status().toString().c_str());
+            bool fused = false;
+            for (const auto& instruction : prepared->module->entryComputation()->instructions())
+                fused = fused || (instruction->opcode() == HloOpcode::kFusion &&
+                                  (c.multiOutput ? instruction->shape().isTuple()
+                                                 : instruction->fusionKind() == "kOutput"));
+            QVERIFY2(fused, printModule(*prepared->module).c_str());
+            auto result = tpu.run(*prepared->module, args, ExecutionOptions{});
+            QVERIFY2(result.isOk(), result.status().toString().c_str());
+            const std::string fallback =
+                result->fallbacks.empty() ? std::string() : result->fallbacks.front();
+            QVERIFY2(result->fallbacks.empty(), (std::string(c.name) + ": " + fallback).c_str());
+            const OutputCheck check = checkOutputs(reference->outputs, result->outputs);
+            QVERIFY2(check.passed && check.maxRelError < 1e-5,
+                     (std::string(c.name) + ": " + check.detail).c_str());
+            // What the CPU backend ran: the fusion inlined.
+            auto cpuModule = tpu.cpuModule(*prepared->module);
+            QVERIFY2(cpuModule.isOk(), cpuModule.status().toString().c_str());
+            const std::string cpuText = printModule(**cpuModule);
+            QVERIFY2(cpuText.find(" fusion(") == std::string::npos, cpuText.c_str());
+        }
     }
 
     void cpuBackendKeepsTheRounding() {

@@ -1,8 +1,14 @@
 // Running a plan on the GPU: module load, one arena, uploads, warm-up runs, timed runs (whole
 // sequence, then step by step), outputs and results.json.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -39,6 +45,33 @@ Summary summarize(std::vector<double> values) {
     size_t n = values.size();
     double median = n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
     return {median, values.front(), values.back()};
+}
+
+void writeFileReplacing(const std::string& path, const std::string& text) {
+    // A path that is there and not a regular file (/dev/stdout) is written in place.
+    struct stat info {};
+    const bool special = ::stat(path.c_str(), &info) == 0 && !S_ISREG(info.st_mode);
+    const std::string temp = special ? path : path + ".tmp" + std::to_string(::getpid());
+    auto fail = [&](int error, int fd) {
+        if (fd >= 0) ::close(fd);
+        if (!special) ::unlink(temp.c_str());
+        throw std::runtime_error("cannot write " + path + ": " + std::strerror(error));
+    };
+    const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (fd < 0) fail(errno, -1);
+    for (size_t done = 0; done < text.size();) {
+        const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) fail(n < 0 ? errno : EIO, fd);
+        done += static_cast<size_t>(n);
+    }
+    if (special) {
+        ::close(fd);
+        return;
+    }
+    if (::fsync(fd) != 0) fail(errno, fd);
+    if (::close(fd) != 0) fail(errno, -1);
+    if (::rename(temp.c_str(), path.c_str()) != 0) fail(errno, -1);
 }
 
 namespace {
@@ -451,10 +484,7 @@ int runPlanCommand(const RunOptions& options) {
         std::vector<std::vector<double>> stepMs = executor.timeSteps(repeat);
         ojson results = makeResults(plan, executor, gpu, warmup, runMs, stepMs);
         results["outputs"] = executor.writeOutputs(outDir);
-        std::ofstream out(outDir / "results.json", std::ios::trunc);
-        out << results.dump(2) << '\n';
-        if (!out.flush())
-            throw std::runtime_error("cannot write " + (outDir / "results.json").string());
+        writeFileReplacing((outDir / "results.json").string(), results.dump(2) + "\n");
         if (!options.quiet) {
             Summary s = summarize(runMs);
             std::printf("%s (%s) on %s: median %.4f ms (min %.4f, max %.4f) over %d runs\n",

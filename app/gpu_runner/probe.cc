@@ -2,7 +2,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <vector>
@@ -250,9 +249,7 @@ int runProbeCommand(const ProbeOptions& options) {
         result["launch_overhead_us"] = prober.launchOverheadUs();
         result["launch_sync_us"] = prober.launchSyncUs();
         result["bytes"] = bytes;
-        std::ofstream out(options.outputFile, std::ios::trunc);
-        out << result.dump(2) << '\n';
-        if (!out.flush()) throw std::runtime_error("cannot write " + options.outputFile);
+        writeFileReplacing(options.outputFile, result.dump(2) + "\n");
         std::printf(
             "%s: copy %.1f GB/s, copy kernel %.1f GB/s, launch %.2f us, launch+sync %.2f us\n",
             gpu->info().name.c_str(), result["copy_bandwidth_gbs"].get<double>(),

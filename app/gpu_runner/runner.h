@@ -60,4 +60,9 @@ struct Summary {
 };
 Summary summarize(std::vector<double> values);
 
+// Writes `text` to `path` through a temporary file in the same folder, fsync and rename, so a
+// kill mid-write leaves the previous file whole (the runner builds without hloscope's core/, whose
+// writeFileAtomically does the same); throws std::runtime_error naming the path.
+void writeFileReplacing(const std::string& path, const std::string& text);
+
 }  // namespace hloscope::gpu

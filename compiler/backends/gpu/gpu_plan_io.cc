@@ -9,6 +9,7 @@
 
 #include "compiler/backends/gpu/gpu_plan.h"
 #include "compiler/backends/gpu/gpu_synthetic.h"
+#include "core/atomic_file.h"
 #include "core/hlo_computation.h"
 #include "core/hlo_evaluator.h"
 #include "core/hlo_parser.h"
@@ -336,7 +337,8 @@ Status writeGpuPlan(const GpuPlan& plan, const std::vector<Literal>& args,
     HLO_RETURN_IF_ERROR(writeBytes(fs::path(dir) / "prepared.hlo", preparedText.data(),
                                    static_cast<int64_t>(preparedText.size())));
     const std::string text = j.dump(1) + "\n";
-    return writeBytes(planPath(dir), text.data(), static_cast<int64_t>(text.size()));
+    // Last and atomically: a plan.json that reads whole means every file it names was written.
+    return writeFileAtomically(planPath(dir), text);
 }
 
 StatusOr<GpuPlanFiles> readGpuPlan(const std::string& dir) {

@@ -1,12 +1,16 @@
 #include "compiler/backends/tpu/tpu_device.h"
 
+#include <algorithm>
 #include <functional>
 #include <list>
 #include <mutex>
+#include <unordered_map>
+#include <unordered_set>
 #include <utility>
 
 #include "compiler/backends/cpu/cpu_device.h"
 #include "compiler/backends/tpu/tpu_precision.h"
+#include "compiler/passes/pass_util.h"
 #include "compiler/runtime/execution_modes.h"
 #include "compiler/targets/target_description.h"
 #include "core/hlo_printer.h"
@@ -35,6 +39,94 @@ ExecutionResult simulatedResult(const TpuSimulation& simulation) {
         result.timeline.push_back(
             {event.track, event.name, event.kernel, event.startSeconds, event.durationSeconds});
     return result;
+}
+
+// Why the CPU backend could not run `fusion` of the TPU-numerics module as
+// one kernel (see tpu_device.h), or "" when it can.
+std::string_view cpuCannotCompile(const HloInstruction& fusion) {
+    const HloComputation* fused = fusion.fusedComputation();
+    if (!fused) return {};
+    int64_t products = 0;
+    bool operandsComputed = false;
+    for (const auto& instruction : fused->instructions()) {
+        if (instruction->opcode() != HloOpcode::kDot &&
+            instruction->opcode() != HloOpcode::kConvolution)
+            continue;
+        ++products;
+        for (const HloInstruction* operand : instruction->operands())
+            operandsComputed = operandsComputed || operand->opcode() != HloOpcode::kParameter;
+    }
+    if (products > 1 || operandsComputed ||
+        (products == 1 && (fused->root()->opcode() == HloOpcode::kDot ||
+                           fused->root()->opcode() == HloOpcode::kConvolution)))
+        return "a fused dot or convolution that is no GEMM with an epilogue (the MXU passes)";
+    const HloInstruction* root = fused->root();
+    if (root->opcode() == HloOpcode::kTuple)
+        for (const HloInstruction* element : root->operands())
+            if (!element->shape().isArray() ||
+                element->shape().dimensions() != root->operand(0)->shape().dimensions())
+                return "multi-output fusion with outputs of different shapes";
+    return {};
+}
+
+// Inlines, in every computation of `module`, the fusions cpuCannotCompile
+// names: their instructions take the fusion's place in the instruction order
+// (the schedule of a scheduled module). Returns how many were inlined.
+StatusOr<int64_t> unfuseForCpu(HloModule& module) {
+    const std::vector<HloComputation*> unreachableBefore = passes::unreachableComputations(module);
+    int64_t inlined = 0;
+    for (HloComputation* computation : passes::calleesFirst(module)) {
+        if (computation->fusionInstruction()) continue;  // a fused computation: no fusions inside
+        std::vector<HloInstruction*> fusions;
+        for (const auto& instruction : computation->instructions())
+            if (instruction->opcode() == HloOpcode::kFusion &&
+                !cpuCannotCompile(*instruction).empty())
+                fusions.push_back(instruction.get());
+        if (fusions.empty()) continue;
+        std::unordered_map<const HloInstruction*, std::vector<HloInstruction*>> clonesOf;
+        for (HloInstruction* fusion : fusions) {
+            const HloComputation* fused = fusion->fusedComputation();
+            std::unordered_map<const HloInstruction*, HloInstruction*> clones;
+            for (int64_t i = 0; i < fused->parameterCount(); ++i)
+                clones[fused->parameter(i)] = fusion->operand(i);
+            std::vector<HloInstruction*>& added = clonesOf[fusion];
+            for (HloInstruction* original : fused->postOrder()) {
+                if (original->opcode() == HloOpcode::kParameter) continue;
+                std::vector<HloInstruction*> operands;
+                operands.reserve(original->operands().size());
+                for (const HloInstruction* operand : original->operands())
+                    operands.push_back(clones.at(operand));
+                HloInstruction* clone = computation->addInstruction(original->cloneWithNewOperands(
+                    original->shape(), operands, module.uniqueInstructionName(original->name())));
+                clones[original] = clone;
+                added.push_back(clone);
+            }
+            HloInstruction* result = clones.at(fused->root());
+            fusion->replaceAllUsesWith(result);
+            if (computation->root() == fusion) computation->setRoot(result);
+        }
+        // The clones were appended: move them to their fusion's place.
+        std::unordered_set<const HloInstruction*> cloned;
+        for (const auto& [fusion, added] : clonesOf) cloned.insert(added.begin(), added.end());
+        std::vector<HloInstruction*> order;
+        for (const auto& instruction : computation->instructions()) {
+            if (auto it = clonesOf.find(instruction.get()); it != clonesOf.end())
+                order.insert(order.end(), it->second.begin(), it->second.end());
+            if (!cloned.count(instruction.get())) order.push_back(instruction.get());
+        }
+        HLO_RETURN_IF_ERROR(computation->setInstructionOrder(order));
+        HLO_RETURN_IF_ERROR(computation->removeInstructions(fusions));
+        inlined += static_cast<int64_t>(fusions.size());
+    }
+    if (inlined == 0) return inlined;
+    std::vector<HloComputation*> dead;
+    for (HloComputation* computation : passes::unreachableComputations(module))
+        if (std::find(unreachableBefore.begin(), unreachableBefore.end(), computation) ==
+            unreachableBefore.end())
+            dead.push_back(computation);
+    HLO_RETURN_IF_ERROR(passes::removeComputations(module, dead));
+    passes::repointFusionComputations(module);
+    return inlined;
 }
 
 }  // namespace
@@ -83,6 +175,9 @@ StatusOr<std::shared_ptr<const TpuDevice::Impl::Prepared>> TpuDevice::Impl::prep
     if (!simulation.isOk()) return simulation.status().withContext("TPU simulator");
     prepared->simulation = std::move(*simulation);
     HLO_ASSIGN_OR_RETURN(std::unique_ptr<HloModule> emulated, emulateTpuNumerics(module));
+    auto unfused = unfuseForCpu(*emulated);
+    if (!unfused.isOk())
+        return unfused.status().withContext("unfusing the TPU-numerics module for the CPU backend");
     // Layouts for the CPU (the tpu pipeline's tiles are no CPU layouts), no
     // new fusions: the values are those of the emulated module.
     auto cpuModule = prepareForMode(std::move(emulated), "cpu", ExecutionMode::kUnfused);
@@ -139,6 +234,11 @@ bool TpuDevice::available(std::string* whyNot) const {
 StatusOr<TpuSimulation> TpuDevice::simulation(const HloModule& module) const {
     HLO_ASSIGN_OR_RETURN(std::shared_ptr<const Impl::Prepared> prepared, m_impl->prepare(module));
     return prepared->simulation;
+}
+
+StatusOr<std::shared_ptr<const HloModule>> TpuDevice::cpuModule(const HloModule& module) const {
+    HLO_ASSIGN_OR_RETURN(std::shared_ptr<const Impl::Prepared> prepared, m_impl->prepare(module));
+    return prepared->cpuModule;
 }
 
 StatusOr<ExecutionResult> TpuDevice::run(const HloModule& module, const std::vector<Literal>& args,

@@ -14,8 +14,20 @@
 //  * Outputs are computed with TPU numerics: emulateTpuNumerics
 //    (tpu_precision.h: f32 dots and convolutions as the MXU's bf16 passes)
 //    applied to the module, laid out again for the CPU by the cpu pipeline
-//    without new fusions, and run on the CPU backend (cpu_device.h). The CPU
-//    backend's interpreter fallbacks pass through as the result's fallbacks.
+//    without new fusions, and run on the CPU backend (cpu_device.h). Two
+//    kinds of the tpu pipeline's fusions are no kernel the CPU backend
+//    compiles, and are inlined (their instructions in the fusion's place)
+//    before the cpu pipeline, so that they run as JIT'd kernels and GEMMs
+//    rather than on the interpreter (the values are the same):
+//      - a fusion with a dot or convolution other than one GEMM of two
+//        parameters with an elementwise epilogue: the MXU passes the
+//        emulation made of an f32 dot (six dots at HIGHEST, each of
+//        converted operands) in a kOutput fusion;
+//      - a multi-output fusion whose outputs differ in shape: the tpu
+//        pipeline's producer-consumer multi-output fusion of a reduce with
+//        the value it reduces (the CPU's kernels have one output shape).
+//    The CPU backend's remaining interpreter fallbacks pass through as the
+//    result's fallbacks.
 //
 // The simulation and the CPU-ready module are cached per module text (the 8
 // most recently used), so repeated runs of one module (warm-up, timed runs)
@@ -65,6 +77,10 @@ public:
     // simulated now): what run() reports, with the per-kernel utilisation,
     // padding and notes the ExecutionResult has no room for.
     StatusOr<TpuSimulation> simulation(const HloModule& module) const;
+    // The module run() hands the CPU backend for `module`'s outputs (TPU
+    // numerics, fusions the CPU cannot compile inlined, laid out for the
+    // CPU): where the names of run()'s fallbacks are found.
+    StatusOr<std::shared_ptr<const HloModule>> cpuModule(const HloModule& module) const;
 
     struct Impl;
 
