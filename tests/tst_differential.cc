@@ -14,6 +14,12 @@
 // HLOSCOPE_DIFF_CASES=N runs N cases (default 200), seeds
 // HLOSCOPE_DIFF_FIRST_SEED (default 1) onwards; HLOSCOPE_DIFF_SEED=S runs
 // the one case of seed S (reproducing a reported mismatch).
+//
+// Interpreter fallbacks (instructions a device could not compile and ran on
+// the reference interpreter) are no failure; the sweep reports them per
+// stage and reason ("opcode kind: why", the instruction looked up in the
+// module the device ran), with the first seed of each;
+// HLOSCOPE_DIFF_FALLBACKS=1 prints every one with its fused computation.
 #include <QtTest>
 #include <chrono>
 #include <cstdlib>
@@ -26,6 +32,7 @@
 #include "compiler/targets/targets.h"
 #include "core/hlo_computation.h"
 #include "core/hlo_evaluator.h"
+#include "core/hlo_printer.h"
 #include "core/hlo_verifier.h"
 #include "core/module_io.h"
 #include "tests/corpus_run_util.h"
@@ -92,7 +99,10 @@ public:
                 failures.push_back(stage + ": run: " + actual.status().toString());
                 return;
             }
-            if (!actual->fallbacks.empty()) ++m_withFallbacks[stage];
+            if (!actual->fallbacks.empty()) {
+                ++m_withFallbacks[stage];
+                countFallbacks(seed, stage, device, *prepared->module, actual->fallbacks);
+            }
             const OutputCheck result = checkOutputs(reference->outputs, actual->outputs);
             if (!result.passed) failures.push_back(stage + ": " + result.detail);
         };
@@ -133,6 +143,17 @@ public:
         return failures;
     }
 
+    // Per stage, the instructions a device ran on the interpreter, by reason
+    // ("opcode kind: why", instruction names left out), and the cases.
+    struct FallbackCount {
+        int instructions = 0;
+        int cases = 0;
+        uint64_t firstSeed = 0;
+    };
+    const std::map<std::string, std::map<std::string, FallbackCount>>& fallbackReasons() const {
+        return m_fallbackReasons;
+    }
+
     // Runs `seeds`; a failing case is reported with its seed and module text.
     QStringList runAll(const std::vector<uint64_t>& seeds) {
         QStringList failures;
@@ -162,7 +183,48 @@ private:
     std::map<std::string, double> m_seconds;
     std::map<std::string, int> m_kinds;
     std::map<std::string, int> m_withFallbacks;
+    std::map<std::string, std::map<std::string, FallbackCount>> m_fallbackReasons;
     int64_t m_passesEvaluated = 0;
+
+    // Counts `fallbacks` ("%name: why") by reason. The instruction is looked
+    // up in the module the device ran (for the simulated TPU, the one it
+    // hands the CPU backend); HLOSCOPE_DIFF_FALLBACKS=1 prints each with its
+    // fused computation.
+    void countFallbacks(uint64_t seed, const std::string& stage, const ExecutionDevice& device,
+                        const HloModule& prepared, const std::vector<std::string>& fallbacks) {
+        std::shared_ptr<const HloModule> ran;
+        if (const auto* tpu = dynamic_cast<const TpuDevice*>(&device)) {
+            if (auto cpuModule = tpu->cpuModule(prepared); cpuModule.isOk()) ran = *cpuModule;
+        }
+        const HloModule& module = ran ? *ran : prepared;
+        std::set<std::string> reasonsOfCase;
+        for (const std::string& fallback : fallbacks) {
+            const std::string name = fallback.substr(1, fallback.find(':') - 1);
+            std::string why = fallback;
+            while (why.rfind('%', 0) == 0 && why.find(": ") != std::string::npos)
+                why = why.substr(why.find(": ") + 2);
+            const HloInstruction* instruction = nullptr;
+            for (const auto& computation : module.computations())
+                if (HloInstruction* found = computation->findInstruction(name)) instruction = found;
+            std::string key = "?";
+            if (instruction) {
+                key = std::string(hloOpcodeString(instruction->opcode()));
+                if (!instruction->fusionKind().empty())
+                    key += " " + std::string(instruction->fusionKind());
+            }
+            key += ": " + why;
+            FallbackCount& count = m_fallbackReasons[stage][key];
+            ++count.instructions;
+            if (reasonsOfCase.insert(key).second && count.cases++ == 0) count.firstSeed = seed;
+            if (std::getenv("HLOSCOPE_DIFF_FALLBACKS")) {
+                std::string detail = instruction ? printInstruction(*instruction) : "not found";
+                if (instruction && instruction->fusedComputation())
+                    detail += "\n" + printComputation(*instruction->fusedComputation());
+                qInfo("fallback: seed %llu, %s: %s\n%s", static_cast<unsigned long long>(seed),
+                      stage.c_str(), fallback.c_str(), detail.c_str());
+            }
+        }
+    }
 };
 
 // The interpreter with 0.01 added to the first element of its first
@@ -288,6 +350,11 @@ private slots:
         for (const auto& [stage, stageSeconds] : runner.seconds())
             qInfo("  %s: %.1f s, %d cases with interpreter fallbacks", stage.c_str(), stageSeconds,
                   runner.withFallbacks().count(stage) ? runner.withFallbacks().at(stage) : 0);
+        for (const auto& [stage, reasons] : runner.fallbackReasons())
+            for (const auto& [reason, count] : reasons)
+                qInfo("  %s fallback: %s: %d instructions in %d cases (first: seed %llu)",
+                      stage.c_str(), reason.c_str(), count.instructions, count.cases,
+                      static_cast<unsigned long long>(count.firstSeed));
         QVERIFY2(failures.isEmpty(),
                  qPrintable(QString::number(failures.size()) +
                             QStringLiteral(" failing cases; first:\n") + failures.value(0)));
