@@ -8,9 +8,12 @@
 // name), predicted and measured unfused/fused time and peak memory, compile
 // times; and one row per measured kernel of either preparation: its op
 // class, its predicted time in parts before efficiency factors, and its
-// measured time (what `calibrate --from-history` fits the factors to). Writes are transactions, so an interrupted write leaves the
-// previous rows intact. The schema version is SQLite's user_version;
-// older versions are migrated forward on open, newer ones refused.
+// measured time (what `calibrate --from-history` fits the factors to).
+// Every write (a run with its kernels, the schema's creation or migration)
+// is one BEGIN IMMEDIATE transaction in SQLite's rollback journal with
+// synchronous = FULL, so a crash or kill mid-write leaves the previous rows
+// intact (tests/tst_history_durability SIGKILLs writers to check it). The schema version is
+// SQLite's user_version; older versions are migrated forward on open, newer ones refused.
 //
 // The default file is $XDG_DATA_HOME/hloscope/history.sqlite
 // ($HOME/.local/share when XDG_DATA_HOME is unset); HLOSCOPE_HISTORY names
