@@ -5,17 +5,24 @@
 // on the Execution panel's device; with --compare, shows before/after side
 // by side), waits for the graph, renders the window into a PNG and exits
 // (works with QT_QPA_PLATFORM=offscreen).
+// The session (app/session.h) is saved to $XDG_DATA_HOME/hloscope/hloscope/
+// session.json; when the previous run crashed or was killed, a start without
+// FILE or --example restores it (--no-restore, or the setting
+// session/restoreAfterCrash=false, says no). --screenshot runs leave the
+// session alone.
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QIcon>
+#include <QSettings>
+#include <QStatusBar>
 #include <QTimer>
 #include <cstdio>
 
 #include "app/main_window.h"
+#include "app/panels.h"
 #include "compiler/backends/cpu/cpu_device.h"
 #include "compiler/backends/gpu/gpu_device.h"
 #include "compiler/backends/tpu/tpu_device.h"
-#include "app/panels.h"
 #include "views/execution/execution_panel.h"
 #include "views/graph/graph_view.h"
 
@@ -147,7 +154,11 @@ int main(int argc, char** argv) {
                                QStringLiteral("Show the graph before and after the step side by side."));
     QCommandLineOption run(QStringLiteral("run"),
                            QStringLiteral("Run the module on the Execution panel's device (heat map on the graph)."));
-    parser.addOptions({example, target, step, screenshot, panel, compare, run});
+    QCommandLineOption noRestore(
+        QStringLiteral("no-restore"),
+        QStringLiteral("Do not restore the session of a run that crashed or was killed "
+                       "(the setting session/restoreAfterCrash=false does the same)."));
+    parser.addOptions({example, target, step, screenshot, panel, compare, run, noRestore});
     parser.process(app);
 
     const QStringList files = parser.positionalArguments();
@@ -180,10 +191,35 @@ int main(int argc, char** argv) {
     if (parser.isSet(panel) && !window.showPanel(parser.value(panel)))
         std::fprintf(stderr, "hloscope: no panel '%s'\n", parser.value(panel).toLocal8Bit().constData());
     auto* driver = new StartupDriver(&window, panels, stepIndex, parser.isSet(run), parser.value(screenshot));
+    // Scripted screenshots neither restore nor overwrite the user's session.
+    if (!parser.isSet(screenshot)) window.enableSession();
+    QObject::connect(&window, &MainWindow::sessionRestored, &window,
+                     [](bool, const QString& message) {
+                         std::fprintf(stderr, "hloscope: %s\n", message.toLocal8Bit().constData());
+                     });
+    const bool crashed = window.previousRunEndedAbnormally();
+    const bool explicitDocument = !files.isEmpty() || parser.isSet(example);
+    const bool restore =
+        crashed && !explicitDocument && !parser.isSet(noRestore) &&
+        QSettings().value(QStringLiteral("session/restoreAfterCrash"), true).toBool();
     bool opened = true;
     if (!files.isEmpty()) window.openPath(files.front());
     else if (parser.isSet(example)) window.openExample(parser.value(example));
+    else if (restore)
+        opened = window.restoreSession(*window.previousSession(),
+                                       QObject::tr("the previous run did not exit cleanly"));
     else opened = window.restoreLastDocument();
+    if (crashed && !restore) {
+        const QString note =
+            QObject::tr(
+                "The previous run did not exit cleanly; its session (%1) was not restored (%2)")
+                .arg(window.previousSession()->documentTitle(),
+                     explicitDocument          ? QObject::tr("a document was given")
+                     : parser.isSet(noRestore) ? QStringLiteral("--no-restore")
+                                               : QStringLiteral("session/restoreAfterCrash=false"));
+        window.statusBar()->showMessage(note, 15000);
+        std::fprintf(stderr, "hloscope: %s\n", note.toLocal8Bit().constData());
+    }
     window.show();
     if (!opened) driver->noDocument();
     if (parser.isSet(screenshot)) {

@@ -4,9 +4,9 @@
 #include <QApplication>
 #include <QCloseEvent>
 #include <QComboBox>
+#include <QDateTime>
 #include <QDir>
 #include <QDockWidget>
-#include <QScrollArea>
 #include <QDragEnterEvent>
 #include <QDropEvent>
 #include <QFile>
@@ -15,12 +15,15 @@
 #include <QFrame>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QLockFile>
 #include <QMenu>
 #include <QMenuBar>
 #include <QMetaMethod>
 #include <QMimeData>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QSaveFile>
+#include <QScrollArea>
 #include <QSettings>
 #include <QStatusBar>
 #include <QTabWidget>
@@ -41,6 +44,18 @@ const char* const kSettingState = "window/state";
 const char* const kSettingRecent = "recentFiles";
 const char* const kSettingLast = "lastDocument";
 const char* const kSettingTarget = "target";
+constexpr int kSessionSaveDelayMs = 1000;
+
+// The lastDocument / session entry of a state's document.
+QString documentEntry(const DocumentState& state) {
+    if (state.path.empty())
+        return QStringLiteral("example:") + QString::fromStdString(state.displayName);
+    const QString path = QString::fromStdString(state.path);
+    return state.moduleId.empty()
+               ? QStringLiteral("path:") + path
+               : QStringLiteral("dump:") + QString::fromStdString(state.moduleId) +
+                     QLatin1Char('|') + path;
+}
 
 }  // namespace
 
@@ -121,9 +136,15 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     createDocks();
     createActions();
     restoreSettings();
+
+    m_sessionTimer.setSingleShot(true);
+    m_sessionTimer.setInterval(kSessionSaveDelayMs);
+    connect(&m_sessionTimer, &QTimer::timeout, this, [this] { saveSessionNow(false); });
+    connect(m_tabs, &QTabWidget::currentChanged, this, &MainWindow::scheduleSessionSave);
 }
 
 MainWindow::~MainWindow() {
+    if (m_sessionStore && !m_cleanExitSaved) saveSessionNow(true);
     m_worker->cancel();
     m_thread.quit();
     m_thread.wait();
@@ -272,6 +293,7 @@ QDockWidget* MainWindow::addPanel(QWidget* panel, const QString& title, Qt::Dock
     }
     addDockWidget(area, dock);
     m_docks.append(dock);
+    connect(dock->toggleViewAction(), &QAction::toggled, this, &MainWindow::scheduleSessionSave);
     if (m_viewMenu) {
         m_viewMenu->insertAction(m_viewMenu->actions().value(m_docks.size() - 1), dock->toggleViewAction());
     }
@@ -365,6 +387,7 @@ void MainWindow::setTarget(const QString& target) {
     }
     m_target = target;
     QSettings().setValue(kSettingTarget, target);
+    scheduleSessionSave();
     QMetaObject::invokeMethod(m_worker, [w = m_worker, target] { w->setTarget(target); }, Qt::QueuedConnection);
 }
 
@@ -377,6 +400,7 @@ void MainWindow::selectInstruction(const QString& name) {
     m_selected = name;
     m_statusLabel->setText(tr("Selected %1").arg(name));
     emit instructionSelected(name);
+    scheduleSessionSave();
 }
 
 bool MainWindow::exportCurrentText(const QString& path) {
@@ -385,13 +409,15 @@ bool MainWindow::exportCurrentText(const QString& path) {
         showMessage(tr("Nothing to export: no document is open"));
         return false;
     }
-    QFile file(path);
-    if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate)) {
-        showMessage(tr("Cannot write %1: %2").arg(path, file.errorString()));
-        return false;
-    }
+    // QSaveFile: a temporary file renamed over `path` on commit, so a failed
+    // write leaves the previous file whole. The explicit flush matters: Qt 6.4's
+    // commit() does not see an error (disk full) in its own final flush.
+    QSaveFile file(path);
     const std::string& text = *snapshot->text;
-    if (file.write(text.data(), static_cast<qint64>(text.size())) != static_cast<qint64>(text.size())) {
+    if (!file.open(QIODevice::WriteOnly) ||
+        file.write(text.data(), static_cast<qint64>(text.size())) !=
+            static_cast<qint64>(text.size()) ||
+        !file.flush() || !file.commit()) {
         showMessage(tr("Cannot write %1: %2").arg(path, file.errorString()));
         return false;
     }
@@ -399,7 +425,11 @@ bool MainWindow::exportCurrentText(const QString& path) {
     return true;
 }
 
-bool MainWindow::saveScreenshot(const QString& path) { return grab().save(path, "PNG"); }
+bool MainWindow::saveScreenshot(const QString& path) {
+    QSaveFile file(path);
+    return file.open(QIODevice::WriteOnly) && grab().save(&file, "PNG") && file.flush() &&
+           file.commit();
+}
 
 // --- Worker signals -----------------------------------------------------------------
 
@@ -411,19 +441,12 @@ void MainWindow::onState(DocumentStatePtr state) {
     if (newDocument) {
         clearMessage();
         m_selected.clear();
-        QString entry;
-        if (state->path.empty()) {
-            entry = QStringLiteral("example:") + QString::fromStdString(state->displayName);
-        } else {
+        if (!state->path.empty()) {
             const QString path = QString::fromStdString(state->path);
             addRecent(path);
-            entry = state->moduleId.empty()
-                        ? QStringLiteral("path:") + path
-                        : QStringLiteral("dump:") + QString::fromStdString(state->moduleId) +
-                              QLatin1Char('|') + path;
             if (!state->moduleId.empty()) rebuildDumpMenu(path);
         }
-        setLastDocument(entry);
+        setLastDocument(documentEntry(*state));
     }
     const int index = m_targetBox->findData(QString::fromStdString(state->target));
     if (index >= 0 && index != m_targetBox->currentIndex()) {
@@ -440,10 +463,17 @@ void MainWindow::onState(DocumentStatePtr state) {
                                    : tr("After pass %1/%2: %3").arg(state->current).arg(state->passes.size())
                                          .arg(QString::fromStdString(s->pass)));
     emit stateChanged(state);
+    if (m_restore && !m_restoreOpened && documentEntry(*state) == m_restore->document) {
+        m_restoreOpened = true;
+        applyRestoredEdits(*state);
+    }
+    scheduleSessionSave();
 }
 
 void MainWindow::onFailed(const QString& message) {
     showMessage(message);
+    if (m_restore && !m_restoreOpened)
+        abandonRestore(tr("The last session was not restored: %1").arg(message));
 }
 
 void MainWindow::onProgress(const QString& what, int done, int total) {
@@ -557,8 +587,214 @@ void MainWindow::saveWindowState() {
 
 void MainWindow::closeEvent(QCloseEvent* event) {
     saveWindowState();
+    if (m_sessionStore) saveSessionNow(true);
     m_worker->cancel();
     QMainWindow::closeEvent(event);
+}
+
+// --- Session ------------------------------------------------------------------------
+
+void MainWindow::enableSession(const QString& folder) {
+    SessionStore store(folder);
+    QDir().mkpath(store.folder());
+    // One running window per session folder saves it (a second instance would
+    // take the first one's live session for a crashed one). A lock whose
+    // process is gone (crash, kill) is stale and taken over.
+    auto lock =
+        std::make_unique<QLockFile>(QDir(store.folder()).filePath(QStringLiteral("session.lock")));
+    lock->setStaleLockTime(0);
+    if (!lock->tryLock(0)) {
+        m_statusLabel->setText(
+            tr("Another hloscope is using %1; this window's session is not saved")
+                .arg(store.folder()));
+        return;
+    }
+    m_sessionLock = std::move(lock);
+    m_previousSession = store.load(&m_previousSessionError);
+    if (!m_previousSessionError.isEmpty())
+        qWarning("hloscope: the last session cannot be read: %s",
+                 qPrintable(m_previousSessionError));
+    m_sessionStore = std::move(store);
+    m_cleanExitSaved = false;
+}
+
+QString MainWindow::sessionFile() const {
+    return m_sessionStore ? m_sessionStore->filePath() : QString();
+}
+
+bool MainWindow::previousRunEndedAbnormally() const {
+    return m_previousSession && !m_previousSession->cleanExit && m_previousSession->hasDocument();
+}
+
+Session MainWindow::currentSession() const {
+    Session s;
+    s.target = m_target;
+    s.selected = m_selected;
+    if (m_state) {
+        const DocumentState& state = *m_state;
+        s.document = documentEntry(state);
+        s.step = state.current;
+        for (size_t i = 0; i < state.passEnabled.size() && i < state.passes.size(); ++i)
+            if (!state.passEnabled[i])
+                s.disabledPasses.append(
+                    SessionPass{static_cast<int>(i), QString::fromStdString(state.passes[i])});
+        if (state.stopAfter >= 0 && state.stopAfter < static_cast<int>(state.passes.size()))
+            s.stopAfter = SessionPass{
+                state.stopAfter,
+                QString::fromStdString(state.passes[static_cast<size_t>(state.stopAfter)])};
+        s.forceFusion = QString::fromStdString(state.forceFusion);
+        s.forbidFusion = QString::fromStdString(state.forbidFusion);
+    }
+    for (QDockWidget* dock : m_docks)
+        if (dock->toggleViewAction()->isChecked()) s.panels.append(dock->objectName());
+    if (QWidget* tab = m_tabs->currentWidget()) s.centralTab = tab->objectName();
+    return s;
+}
+
+void MainWindow::scheduleSessionSave() {
+    if (!m_sessionStore || m_restore || m_cleanExitSaved) return;
+    if (!m_sessionTimer.isActive()) m_sessionTimer.start();  // at most a second late
+}
+
+bool MainWindow::saveSessionNow(bool cleanExit) {
+    if (!m_sessionStore) return false;
+    m_sessionTimer.stop();
+    // While a restore runs, the session being restored is the one to keep.
+    Session s = m_restore ? *m_restore : currentSession();
+    s.cleanExit = cleanExit;
+    s.pid = QCoreApplication::applicationPid();
+    s.savedAt = QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs);
+    QString error;
+    if (!m_sessionStore->save(s, &error)) {
+        m_statusLabel->setText(tr("Session not saved: %1").arg(error));
+        qWarning("hloscope: %s", qPrintable(error));
+        return false;
+    }
+    if (cleanExit) m_cleanExitSaved = true;
+    return true;
+}
+
+bool MainWindow::restoreSession(const Session& session, const QString& why) {
+    const QString path = session.documentPath();
+    QString missing;
+    if (!session.hasDocument()) {
+        missing = tr("The last session has no document; nothing was restored");
+    } else if (session.document.startsWith(QLatin1String("example:"))) {
+        const QString name = session.document.mid(8);
+        const auto examples = document_loader::examples();
+        if (std::none_of(examples.begin(), examples.end(),
+                         [&](const ExampleInfo& e) { return e.name == name; }))
+            missing = tr("The last session's example '%1' is not in this hloscope; the session was "
+                         "not restored")
+                          .arg(name);
+    } else if (path.isEmpty() ||
+               (session.document.startsWith(QLatin1String("dump:")) ? !QFileInfo(path).isDir()
+                                                                    : !QFileInfo(path).isFile())) {
+        missing =
+            tr("The last session's document %1 no longer exists; the session was not restored")
+                .arg(path.isEmpty() ? session.document : path);
+    }
+    if (!missing.isEmpty()) {
+        showMessage(missing);
+        emit sessionRestored(false, missing);
+        return false;
+    }
+    m_restore = session;
+    m_restoreOpened = false;
+    m_restoreWhy = why;
+    m_restoreSkipped = 0;
+    m_sessionTimer.stop();
+    if (!session.target.isEmpty() && !DocumentWorker::pipelineTargetOf(session.target).isEmpty())
+        setTarget(session.target);
+    m_statusLabel->setText(tr("Restoring the last session: %1").arg(session.documentTitle()));
+    if (session.document.startsWith(QLatin1String("example:")))
+        openExample(session.document.mid(8));
+    else if (session.document.startsWith(QLatin1String("dump:")))
+        openDumpModule(path, session.document.mid(5).section(QLatin1Char('|'), 0, 0));
+    else
+        openPath(path);
+    return true;
+}
+
+void MainWindow::applyRestoredEdits(const DocumentState& state) {
+    const Session& s = *m_restore;
+    // A saved pass is re-applied only where the pipeline still has it at that index.
+    auto matches = [&state](const SessionPass& pass) {
+        return pass.index >= 0 && pass.index < static_cast<int>(state.passes.size()) &&
+               (pass.name.isEmpty() ||
+                QString::fromStdString(state.passes[static_cast<size_t>(pass.index)]) == pass.name);
+    };
+    DocumentWorker* w = m_worker;
+    if (!state.externalTimeline) {
+        for (const SessionPass& pass : s.disabledPasses) {
+            if (!matches(pass)) {
+                ++m_restoreSkipped;
+                continue;
+            }
+            QMetaObject::invokeMethod(
+                w, [w, i = pass.index] { w->setPassEnabled(i, false); }, Qt::QueuedConnection);
+        }
+        if (s.stopAfter.index >= 0) {
+            if (matches(s.stopAfter))
+                QMetaObject::invokeMethod(
+                    w, [w, i = s.stopAfter.index] { w->setStopAfter(i); }, Qt::QueuedConnection);
+            else
+                ++m_restoreSkipped;
+        }
+        if (!s.forceFusion.isEmpty() || !s.forbidFusion.isEmpty())
+            QMetaObject::invokeMethod(
+                w,
+                [w, force = s.forceFusion, forbid = s.forbidFusion] {
+                    w->setFusionWhatIf(force, forbid);
+                },
+                Qt::QueuedConnection);
+    }
+    QMetaObject::invokeMethod(
+        w, [w, step = s.step] { w->stepTo(step); }, Qt::QueuedConnection);
+    // Once the worker has done all of the above (its queue runs in order), back here.
+    QMetaObject::invokeMethod(
+        w,
+        [this] {
+            QMetaObject::invokeMethod(
+                this, [this] { finishRestore(); }, Qt::QueuedConnection);
+        },
+        Qt::QueuedConnection);
+}
+
+void MainWindow::finishRestore() {
+    if (!m_restore) return;
+    const Session s = *m_restore;
+    m_restore.reset();
+    m_restoreOpened = false;
+    if (!s.selected.isEmpty()) selectInstruction(s.selected);
+    if (!s.panels.isEmpty())
+        for (QDockWidget* dock : m_docks) {
+            const bool open = s.panels.contains(dock->objectName());
+            if (dock->toggleViewAction()->isChecked() != open) dock->setVisible(open);
+        }
+    if (!s.centralTab.isEmpty())
+        for (int i = 0; i < m_tabs->count(); ++i)
+            if (m_tabs->widget(i)->objectName() == s.centralTab) m_tabs->setCurrentIndex(i);
+    QString message =
+        tr("Restored the last session%1: %2 on %3")
+            .arg(m_restoreWhy.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(m_restoreWhy),
+                 s.documentTitle(), DocumentWorker::targetTitle(m_target));
+    if (m_state) message += tr(", step %1/%2").arg(m_state->current).arg(m_state->passes.size());
+    if (!s.disabledPasses.isEmpty())
+        message += tr(", %n pass(es) disabled", nullptr, s.disabledPasses.size());
+    if (m_restoreSkipped > 0)
+        message += tr(" (%n saved pipeline edit(s) no longer match the pipeline and were left out)",
+                      nullptr, m_restoreSkipped);
+    m_statusLabel->setText(message);
+    emit sessionRestored(true, message);
+    scheduleSessionSave();
+}
+
+void MainWindow::abandonRestore(const QString& message) {
+    m_restore.reset();
+    m_restoreOpened = false;
+    showMessage(message);
+    emit sessionRestored(false, message);
 }
 
 void MainWindow::dragEnterEvent(QDragEnterEvent* event) {

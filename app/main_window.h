@@ -11,19 +11,28 @@
 //                                     to the document and the shared selection.
 // Settings (QSettings, written on change): geometry/window state, recent
 // files, last document, target.
+// Session (app/session.h; off until enableSession): the document, target,
+// pipeline edits, step, selection and open panels, saved atomically about a
+// second after each change and at close with the clean-exit mark;
+// restoreSession brings one back.
 #pragma once
 
 #include <QMainWindow>
 #include <QPointer>
 #include <QStringList>
 #include <QThread>
+#include <QTimer>
+#include <memory>
+#include <optional>
 
+#include "app/session.h"
 #include "views/document/document_worker.h"
 
 class QAction;
 class QComboBox;
 class QDockWidget;
 class QLabel;
+class QLockFile;
 class QMenu;
 class QProgressBar;
 class QPushButton;
@@ -72,6 +81,26 @@ public:
     // Grabs the window into a PNG.
     bool saveScreenshot(const QString& path);
 
+    // --- Session -----------------------------------------------------------------
+    // Starts saving the session to `folder` (empty: SessionStore::defaultFolder()),
+    // after reading the session the previous run left there.
+    void enableSession(const QString& folder = QString());
+    bool sessionEnabled() const { return m_sessionStore.has_value(); }
+    QString sessionFile() const;
+    // What the previous run left (nullopt: none, or unreadable: see its message).
+    const std::optional<Session>& previousSession() const { return m_previousSession; }
+    // The previous run left a session with a document and no clean-exit mark.
+    bool previousRunEndedAbnormally() const;
+    Session currentSession() const;
+    // Reopens the session's document, then re-applies target, pipeline edits,
+    // step, selection and panels; sessionRestored tells the outcome (non-modal:
+    // the message bar and status bar). False when nothing can be restored (a
+    // document that no longer exists: the message bar says so).
+    bool restoreSession(const Session& session, const QString& why = QString());
+    bool isRestoringSession() const { return m_restore.has_value(); }
+    // Writes the session now (with the clean-exit mark when `cleanExit`).
+    bool saveSessionNow(bool cleanExit = false);
+
 public slots:
     void openPath(const QString& path);
     void openDumpModule(const QString& folder, const QString& moduleId);
@@ -85,6 +114,8 @@ public slots:
 signals:
     void stateChanged(hloscope::DocumentStatePtr state);
     void instructionSelected(const QString& name);
+    // A restore finished: restored (`ok`) or not, and the message shown.
+    void sessionRestored(bool ok, const QString& message);
 
 protected:
     void closeEvent(QCloseEvent* event) override;
@@ -105,6 +136,10 @@ private:
     void onProgress(const QString& what, int done, int total);
     void onBusy(bool busy);
     void wirePanel(QWidget* panel);
+    void scheduleSessionSave();
+    void applyRestoredEdits(const DocumentState& state);
+    void finishRestore();
+    void abandonRestore(const QString& message);
 
     QThread m_thread;
     DocumentWorker* m_worker = nullptr;
@@ -132,6 +167,18 @@ private:
     QProgressBar* m_progress = nullptr;
     QPushButton* m_cancel = nullptr;
     QList<QDockWidget*> m_docks;
+
+    std::optional<SessionStore> m_sessionStore;
+    std::unique_ptr<QLockFile> m_sessionLock;  // one window per session folder saves
+    int m_restoreSkipped = 0;
+    std::optional<Session> m_previousSession;
+    QString m_previousSessionError;
+    QTimer m_sessionTimer;
+    bool m_cleanExitSaved = false;
+    // A restore in progress: opening its document, then applying its edits.
+    std::optional<Session> m_restore;
+    bool m_restoreOpened = false;
+    QString m_restoreWhy;
 };
 
 }  // namespace hloscope

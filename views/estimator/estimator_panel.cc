@@ -694,8 +694,9 @@ bool EstimatorPanel::exportHtml(const QString& path, QString* error) {
         if (error) *error = tr("Cannot write %1: %2").arg(path, file.errorString());
         return false;
     }
-    file.write(reportHtml().toUtf8());
-    if (!file.commit()) {
+    const QByteArray html = reportHtml().toUtf8();
+    // flush() before commit(): Qt 6.4's commit() misses an error in its own final flush.
+    if (file.write(html) != html.size() || !file.flush() || !file.commit()) {
         if (error) *error = tr("Cannot write %1: %2").arg(path, file.errorString());
         return false;
     }

@@ -336,8 +336,9 @@ bool ExecutionPanel::exportTrace(const QString& path, QString* error) const {
         if (error) *error = file.errorString();
         return false;
     }
-    file.write(QByteArray::fromStdString(chromeTraceJson(timelines)));
-    if (!file.commit()) {
+    const QByteArray json = QByteArray::fromStdString(chromeTraceJson(timelines));
+    // flush() before commit(): Qt 6.4's commit() misses an error in its own final flush.
+    if (file.write(json) != json.size() || !file.flush() || !file.commit()) {
         if (error) *error = file.errorString();
         return false;
     }

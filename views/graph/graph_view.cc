@@ -13,6 +13,7 @@
 #include <QMenu>
 #include <QMouseEvent>
 #include <QPainter>
+#include <QSaveFile>
 #include <QScrollBar>
 #include <QShortcut>
 #include <QSplitter>
@@ -856,9 +857,14 @@ bool GraphView::exportImage(const QString& path, QString* error) {
     const QRectF source = m_scene->itemsBoundingRect().adjusted(-20, -20, 20, 20);
     if (source.isEmpty()) return fail(tr("the graph is empty"));
     const QString suffix = QFileInfo(path).suffix().toLower();
+    // Written through QSaveFile: a failed or interrupted export leaves the previous file whole
+    // (flush() before commit(): Qt 6.4's commit misses an error in its own final flush).
+    QSaveFile file(path);
     if (suffix == QLatin1String("svg")) {
+        if (!file.open(QIODevice::WriteOnly))
+            return fail(tr("cannot write %1: %2").arg(path, file.errorString()));
         QSvgGenerator generator;
-        generator.setFileName(path);
+        generator.setOutputDevice(&file);
         generator.setSize(source.size().toSize());
         generator.setViewBox(QRectF(QPointF(0, 0), source.size()));
         generator.setTitle(QString::fromStdString(m_module ? m_module->name() : std::string()));
@@ -867,7 +873,8 @@ bool GraphView::exportImage(const QString& path, QString* error) {
         if (!painter.begin(&generator)) return fail(tr("cannot write %1").arg(path));
         m_scene->render(&painter, QRectF(QPointF(0, 0), source.size()), source);
         painter.end();
-        if (QFileInfo(path).size() <= 0) return fail(tr("cannot write %1").arg(path));
+        if (file.size() <= 0 || !file.flush() || !file.commit())
+            return fail(tr("cannot write %1: %2").arg(path, file.errorString()));
         return true;
     }
     const QByteArray format = suffix.isEmpty() ? QByteArray("png") : suffix.toLatin1();
@@ -886,8 +893,12 @@ bool GraphView::exportImage(const QString& path, QString* error) {
         painter.setRenderHints(QPainter::Antialiasing | QPainter::TextAntialiasing);
         m_scene->render(&painter, QRectF(image.rect()), source);
     }
-    QImageWriter writer(path, format);
+    if (!file.open(QIODevice::WriteOnly))
+        return fail(tr("cannot write %1: %2").arg(path, file.errorString()));
+    QImageWriter writer(&file, format);
     if (!writer.write(image)) return fail(tr("cannot write %1: %2").arg(path, writer.errorString()));
+    if (!file.flush() || !file.commit())
+        return fail(tr("cannot write %1: %2").arg(path, file.errorString()));
     return true;
 }
 
