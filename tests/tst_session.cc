@@ -17,6 +17,7 @@
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QtTest>
+#include <cstdio>
 #include <random>
 
 #include "app/main_window.h"
@@ -158,7 +159,9 @@ private slots:
             writer.setProcessEnvironment(env);
             writer.start(QCoreApplication::applicationFilePath(), {});
             QVERIFY(writer.waitForStarted(10000));
-            QTest::qWait(60 + static_cast<int>(random() % 150));
+            // Once it has written at least once, at a random moment of its next writes.
+            QVERIFY(writer.waitForReadyRead(20000));
+            QTest::qWait(static_cast<int>(random() % 60));
             writer.kill();
             QVERIFY(writer.waitForFinished(10000));
             QCOMPARE(writer.exitStatus(), QProcess::CrashExit);
@@ -384,6 +387,8 @@ int main(int argc, char** argv) {
             settings.setValue(QStringLiteral("window/state"),
                               QByteArray(200000, n % 2 ? 'a' : 'b'));
             settings.sync();
+            std::fputs("synced\n", stdout);
+            std::fflush(stdout);
         }
     }
     QApplication app(argc, argv);
