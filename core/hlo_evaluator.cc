@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "core/evaluator_internal.h"
+#include "core/input_limits.h"
 
 namespace hloscope {
 
@@ -309,12 +310,33 @@ struct ComputationPlan {
     std::vector<int32_t> useCounts;                  // operand occurrences
     int32_t rootSlot = -1;
     int64_t parameterCount = 0;
+    std::vector<int64_t> resultBytes;  // per order position: the result's size
 };
+
+// Bytes of a shape's arrays, saturating (tuples of limit-sized arrays cannot
+// overflow the sum).
+int64_t resultByteSize(const Shape& shape) {
+    if (!shape.isTuple()) return shape.isArray() ? shape.byteSize() : 0;
+    int64_t total = 0;
+    for (int64_t i = 0; i < shape.tupleCount(); ++i) {
+        const int64_t element = resultByteSize(shape.tupleShape(i));
+        total = element > INT64_MAX - total ? INT64_MAX : total + element;
+    }
+    return total;
+}
+
+std::string mebibytes(int64_t bytes) {
+    return std::to_string((bytes + (int64_t{1} << 20) - 1) >> 20) + " MiB";
+}
 
 class Evaluator final : public EvalContext {
 public:
     explicit Evaluator(const HloEvaluatorOptions& options)
-        : m_options(options), m_randomState(options.rngSeed), m_rngStateLow(options.rngSeed) {}
+        : m_options(options),
+          m_randomState(options.rngSeed),
+          m_rngStateLow(options.rngSeed),
+          m_memoryLimit(options.memoryLimitBytes > 0 ? options.memoryLimitBytes
+                                                     : limits::evaluationMemoryLimitBytes()) {}
 
     StatusOr<Literal> call(const HloComputation& computation,
                            std::span<const Literal* const> arguments) override;
@@ -350,6 +372,8 @@ private:
     uint64_t m_rngStateLow;
     uint64_t m_rngStateHigh = 0;
     int m_depth = 0;
+    int64_t m_memoryLimit;
+    int64_t m_liveBytes = 0;  // results held by the active frames
     std::unordered_map<const HloComputation*, std::unique_ptr<ComputationPlan>> m_plans;
     std::unordered_map<const HloInstruction*, Literal> m_constants;
     struct Frame {
@@ -421,6 +445,11 @@ StatusOr<const ComputationPlan*> Evaluator::planFor(const HloComputation& comput
                                " is not one of its instructions");
     plan->rootSlot = rootSlot->second;
     plan->parameterCount = computation.parameterCount();
+    plan->resultBytes.reserve(plan->order.size());
+    for (const HloInstruction* instruction : plan->order)
+        plan->resultBytes.push_back(instruction->opcode() == HloOpcode::kParameter
+                                        ? 0
+                                        : resultByteSize(instruction->shape()));
     const ComputationPlan* result = plan.get();
     m_plans.emplace(&computation, std::move(plan));
     return result;
@@ -432,11 +461,20 @@ StatusOr<Literal> Evaluator::call(const HloComputation& computation,
         return Status(StatusCode::kResourceExhausted, "computation " + computation.name() +
                                                           ": calls nested more than " +
                                                           std::to_string(kMaxCallDepth) + " deep");
+    // The depth, and the bytes this call's results hold (released however it
+    // ends), are restored on the way out.
     struct DepthGuard {
         int& depth;
-        explicit DepthGuard(int& d) : depth(d) { ++depth; }
-        ~DepthGuard() { --depth; }
-    } guard(m_depth);
+        int64_t& liveBytes;
+        int64_t liveAtEntry;
+        DepthGuard(int& d, int64_t& live) : depth(d), liveBytes(live), liveAtEntry(live) {
+            ++depth;
+        }
+        ~DepthGuard() {
+            --depth;
+            liveBytes = liveAtEntry;
+        }
+    } guard(m_depth, m_liveBytes);
 
     HLO_ASSIGN_OR_RETURN(const ComputationPlan* plan, planFor(computation));
     if (static_cast<int64_t>(arguments.size()) != plan->parameterCount)
@@ -465,6 +503,16 @@ StatusOr<Literal> Evaluator::call(const HloComputation& computation,
                 return invalid(instruction, "parameter number out of range");
             values[i] = arguments[static_cast<size_t>(number)];
         } else {
+            // Checked before the result is allocated (shapes were checked for
+            // overflow when the module was read).
+            const int64_t bytes = plan->resultBytes[i];
+            if (bytes > m_memoryLimit - m_liveBytes)
+                return Status(StatusCode::kResourceExhausted,
+                              "%" + instruction.name() + ": its result needs " + mebibytes(bytes) +
+                                  " with " + mebibytes(m_liveBytes) +
+                                  " held already; the interpreter's memory limit is " +
+                                  mebibytes(m_memoryLimit) +
+                                  " (HLOSCOPE_EVAL_MEMORY_MB raises it)");
             frame.operands.clear();
             for (int32_t slot : operandSlots)
                 frame.operands.push_back(values[static_cast<size_t>(slot)]);
@@ -479,13 +527,18 @@ StatusOr<Literal> Evaluator::call(const HloComputation& computation,
                 HLO_ASSIGN_OR_RETURN(slots[i], evaluateInstruction(instruction, frame.operands));
             }
             values[i] = &slots[i];
+            m_liveBytes += bytes;
         }
         // Free values nothing later needs.
+        auto release = [&](size_t slot) {
+            if (values[slot] != &slots[slot]) return;  // a parameter: the caller's
+            m_liveBytes -= plan->resultBytes[slot];
+            slots[slot] = Literal();
+        };
         for (int32_t slot : operandSlots)
             if (--frame.remaining[static_cast<size_t>(slot)] == 0 && slot != plan->rootSlot)
-                slots[static_cast<size_t>(slot)] = Literal();
-        if (frame.remaining[i] == 0 && static_cast<int32_t>(i) != plan->rootSlot)
-            slots[i] = Literal();
+                release(static_cast<size_t>(slot));
+        if (frame.remaining[i] == 0 && static_cast<int32_t>(i) != plan->rootSlot) release(i);
     }
     const size_t root = static_cast<size_t>(plan->rootSlot);
     if (values[root] != &slots[root]) return *values[root];  // the root is a parameter

@@ -25,6 +25,10 @@ struct HloEvaluatorOptions {
     int64_t replicaId = 0;                     // single replica: collectives act on one participant
     int64_t partitionId = 0;
     const std::atomic<bool>* cancel = nullptr;  // checked between instructions
+    // The most bytes of instruction results held at once; an instruction whose
+    // result would go over it is an error (kResourceExhausted) naming it,
+    // raised before the result is allocated. 0: limits::evaluationMemoryLimitBytes().
+    int64_t memoryLimitBytes = 0;
     // Consulted for every custom-call before the built-in targets; returns
     // nullopt to decline. With a handler set, side-effecting custom-calls
     // that the root does not depend on (test checks, for instance) are

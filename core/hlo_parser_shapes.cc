@@ -4,6 +4,7 @@
 #include <charconv>
 
 #include "core/hlo_parser_internal.h"
+#include "core/input_limits.h"
 
 namespace hloscope::hlo_parser_internal {
 
@@ -158,6 +159,7 @@ Status Parser::parsePrimitiveType(PrimitiveType* out, size_t* offset) {
 // '[' (dim (',' dim)*)? ']' with dim ::= int | '<=' int | '?'
 Status Parser::parseDimensions(Shape* out) {
     size_t p = m_lexer.cursor();
+    const size_t open = p;
     if (m_lexer.charAt(p) != '[')
         return error(p, "expected '[' to start the dimensions of a shape");
     p = m_lexer.skipTrivia(p + 1);
@@ -198,8 +200,9 @@ Status Parser::parseDimensions(Shape* out) {
         }
         if (dynamic) dynamicDims.append(static_cast<int64_t>(dims.size()));
         dims.append(size);
-        if (dims.size() > static_cast<size_t>(kMaxDepth) * 64)
-            return error(p, "too many dimensions in a shape");
+        if (dims.size() > static_cast<size_t>(limits::kMaxRank))
+            return error(open, "shape has more than " + std::to_string(limits::kMaxRank) +
+                                   " dimensions (the limit)");
         p = m_lexer.skipTrivia(p);
         c = m_lexer.charAt(p);
         if (c == ',') {
@@ -213,6 +216,9 @@ Status Parser::parseDimensions(Shape* out) {
         m_lexer.resetTo(p);
         return expected("',' or ']' in the dimensions of a shape", m_lexer.peek());
     }
+    if (int64_t count = 0;
+        !limits::checkedElementCount(dims.begin(), dims.size(), limits::kMaxArrayElements, &count))
+        return error(open, "shape has more than 2^40 elements (the limit)");
     m_lexer.resetTo(p);
     out->mutableDimensions().assign(dims.begin(), dims.end());
     for (int64_t d : dynamicDims) out->setDynamicDimension(d, true);
@@ -328,6 +334,9 @@ Status Parser::parseShapeLite(ShapeLite* out) {
         out->full = true;
         return parseShape(&out->shape);
     }
+    if (int64_t count = 0; !limits::checkedElementCount(
+            out->dimensions, static_cast<size_t>(out->rank), limits::kMaxArrayElements, &count))
+        return error(p, "shape has more than 2^40 elements (the limit)");
     m_lexer.resetTo(q);
     if (!primitive_util::isArrayType(type) && out->rank != 0)
         return error(typeOffset,

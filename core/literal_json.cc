@@ -304,6 +304,10 @@ StatusOr<Json> parseJson(std::string_view text, const std::string& fileName) {
         }
         return Status(StatusCode::kInvalidArgument, std::string("invalid JSON: ") + e.what(),
                       SourceLocation{fileName, line, column});
+    } catch (const Json::exception& e) {
+        // A number out of double's range ("1e999") and the like: no position.
+        return Status(StatusCode::kInvalidArgument, std::string("invalid JSON: ") + e.what(),
+                      SourceLocation{fileName, 0, 0});
     }
 }
 

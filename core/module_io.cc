@@ -8,6 +8,7 @@
 #include "core/hlo_json.h"
 #include "core/hlo_parser.h"
 #include "core/hlo_printer.h"
+#include "core/input_limits.h"
 #include "core/stablehlo_parser.h"
 
 namespace hloscope {
@@ -52,16 +53,35 @@ StatusOr<std::string> readFileToString(const std::string& path) {
     if (file == nullptr)
         return ioError(path + ": cannot open: " + std::strerror(errno));
     std::string data;
+    // The size limit is checked before anything is allocated; standard input
+    // (and a file that grows while read) is checked as it arrives.
+    const int64_t limit = limits::maxInputFileBytes();
     if (file != stdin && std::fseek(file, 0, SEEK_END) == 0) {
         long size = std::ftell(file);
+        if (Status tooLarge = limits::checkInputFileSize(path, size); !tooLarge.isOk()) {
+            std::fclose(file);
+            return tooLarge;
+        }
         if (size > 0) data.reserve(static_cast<size_t>(size));
         std::fseek(file, 0, SEEK_SET);
     }
     char buffer[1 << 16];
     size_t n;
-    while ((n = std::fread(buffer, 1, sizeof(buffer), file)) > 0) data.append(buffer, n);
+    bool tooLarge = false;
+    while ((n = std::fread(buffer, 1, sizeof(buffer), file)) > 0) {
+        if (static_cast<int64_t>(data.size() + n) > limit) {
+            tooLarge = true;
+            break;
+        }
+        data.append(buffer, n);
+    }
     bool failed = std::ferror(file) != 0;
     if (file != stdin) std::fclose(file);
+    if (tooLarge)
+        return Status(StatusCode::kResourceExhausted,
+                      (path == "-" ? std::string("<stdin>") : path) + ": more than the " +
+                          std::to_string(limit >> 20) +
+                          " MiB input limit (HLOSCOPE_MAX_INPUT_MB raises it)");
     if (failed) return ioError(path + ": read error");
     return data;
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "core/input_limits.h"
 #include "core/stablehlo_literal.h"
 
 namespace hloscope::stablehlo {
@@ -168,11 +169,15 @@ StatusOr<Shape> Importer::shapeOf(const MlirType& type, TextPos pos) const {
         return errorAt(pos, StatusCode::kUnimplemented, "unsupported type: " + type.unsupported);
     switch (type.kind) {
     case MlirType::Kind::kTensor: {
-        int64_t elements = 1;
-        for (int64_t d : type.dims) {
-            if (d != Shape::kUnboundedSize && __builtin_mul_overflow(elements, d, &elements))
-                return invalidAt(pos, "tensor type " + type.text + " has too many elements");
-        }
+        int64_t elements = 0;
+        if (type.dims.size() > static_cast<size_t>(limits::kMaxRank))
+            return errorAt(pos, StatusCode::kResourceExhausted,
+                           "tensor type " + type.text + " has more than " +
+                               std::to_string(limits::kMaxRank) + " dimensions (the limit)");
+        if (!limits::checkedElementCount(type.dims.data(), type.dims.size(),
+                                         limits::kMaxArrayElements, &elements))
+            return errorAt(pos, StatusCode::kResourceExhausted,
+                           "tensor type " + type.text + " has more than 2^40 elements (the limit)");
         Shape shape(type.elementType, type.dims);
         for (size_t i = 0; i < type.dims.size(); ++i) {
             bool bounded = i < type.bounds.size() && type.bounds[i] >= 0;
@@ -181,6 +186,9 @@ StatusOr<Shape> Importer::shapeOf(const MlirType& type, TextPos pos) const {
                 shape.setDynamicDimension(static_cast<int64_t>(i), true);
             }
         }
+        if (Status bounded = limits::checkShapeLimits(shape); !bounded.isOk())  // with the bounds
+            return errorAt(pos, bounded.code(),
+                           "tensor type " + type.text + ": " + bounded.message());
         shape.setDefaultLayoutIfMissing();
         return shape;
     }

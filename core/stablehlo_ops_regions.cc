@@ -383,11 +383,32 @@ StatusOr<Values> lowerCustomCall(OpContext& ctx) {
     return resultsOf(ctx, call);
 }
 
+// A call's arguments and result type must match the callee's signature (the
+// verifier would reject the module otherwise, far from the op's position).
+Status checkCallSignature(const OpContext& ctx, const HloComputation& fn, const Shape& result) {
+    if (fn.parameterCount() != static_cast<int64_t>(ctx.operands.size()))
+        return opError(ctx, "@" + fn.name() + " takes " + std::to_string(fn.parameterCount()) +
+                                " argument(s); the call passes " +
+                                std::to_string(ctx.operands.size()));
+    for (size_t i = 0; i < ctx.operands.size(); ++i) {
+        const Shape& expected = fn.parameter(static_cast<int64_t>(i))->shape();
+        if (!expected.compatible(ctx.operands[i]->shape()))
+            return opError(ctx, "argument " + std::to_string(i) + " is " +
+                                    ctx.operands[i]->shape().toString() + " but @" + fn.name() +
+                                    " takes " + expected.toString());
+    }
+    if (fn.root() != nullptr && !fn.root()->shape().compatible(result))
+        return opError(ctx, "the call's result type " + result.toString() + " differs from @" +
+                                fn.name() + "'s " + fn.root()->shape().toString());
+    return Status::ok();
+}
+
 StatusOr<Values> lowerCall(OpContext& ctx) {
     const MlirAttr* callee = ctx.op.attr("callee");
     if (callee == nullptr || callee->kind != MlirAttr::Kind::kSymbol)
         return opError(ctx, "call needs a callee (@name)");
     HLO_ASSIGN_OR_RETURN(HloComputation * fn, ctx.importer.functionComputation(callee->str, callee->pos));
+    HLO_RETURN_IF_ERROR(checkCallSignature(ctx, *fn, resultShape(ctx)));
     HloInstruction* call = ctx.b.add(HloOpcode::kCall, resultShape(ctx), ctx.operands);
     call->setCalledComputation("to_apply", fn);
     return resultsOf(ctx, call);
@@ -404,6 +425,7 @@ StatusOr<Values> lowerComposite(OpContext& ctx) {
     HLO_ASSIGN_OR_RETURN(int64_t version, intAttr(ctx, {"version"}, 0));
     std::string attributes = "{}";
     if (const MlirAttr* a = ctx.op.attr("composite_attributes")) attributes = a->text;
+    HLO_RETURN_IF_ERROR(checkCallSignature(ctx, *fn, resultShape(ctx)));
     HloInstruction* call = ctx.b.add(HloOpcode::kCall, resultShape(ctx), ctx.operands);
     call->setCalledComputation("to_apply", fn);
     call->setAttribute("is_composite", "true");

@@ -7,8 +7,12 @@
 #   packaging/setup.sh run [EXAMPLE]   build + open the hloscope GUI on a bundled example
 #                                      (name, or a path to any module; default: mlp)
 #   packaging/setup.sh package         build + cpack -G DEB: build/hloscope_VERSION_ARCH.deb
+#   packaging/setup.sh sanitize        the sanitizer runs: the test suite under ASan+UBSan with
+#                                      the fuzz smoke runs (build-asan), the threaded tests under
+#                                      TSan (build-tsan); clang-14
 #
-# Environment: CI=true selects the "ci" preset (-Werror); HLOSCOPE_JOBS overrides -j (2).
+# Environment: CI=true selects the "ci" preset (-Werror) and makes `test` also run `sanitize`
+# (as does HLOSCOPE_SANITIZE_TESTS=1); HLOSCOPE_JOBS overrides -j (2).
 set -euo pipefail
 
 # Debian 12 packages needed to build and test.
@@ -40,6 +44,28 @@ TEST_PACKAGES=(
     appstream
     shared-mime-info
     man-db
+)
+
+# What the sanitizer builds need besides the build packages: clang and its runtimes
+# (ASan, UBSan, TSan, libFuzzer).
+SANITIZER_PACKAGES=(
+    clang-14
+    libclang-rt-14-dev
+)
+
+# The tests whose code runs threads of its own (the runtime's thread pool, the GEMM, the GUI
+# workers that compile, run, lay out and diff off the GUI thread): run under TSan.
+TSAN_TESTS=(
+    thread_pool
+    runtime
+    gemm
+    document
+    pass_stepper
+    text_views
+    graph_view
+    fusion_explorer
+    execution_panel
+    estimator
 )
 
 INVOCATION_DIR="$PWD"
@@ -123,6 +149,31 @@ run_tests() {
     build
     log "Running tests"
     ctest --test-dir "$BUILD_DIR" --output-on-failure -j "$JOBS"
+    if [[ "${CI:-}" == "true" || "${HLOSCOPE_SANITIZE_TESTS:-}" == "1" ]]; then
+        sanitize
+    fi
+}
+
+# The sanitizer runs (issue 12). build-asan: every test under AddressSanitizer +
+# UndefinedBehaviorSanitizer (the package test excepted: it checks the .deb of the
+# release build) and the fuzz smoke run (ctest label fuzz: tests/fuzz/run_fuzz.sh,
+# a minute per target). build-tsan: the threaded tests under ThreadSanitizer.
+sanitize() {
+    deps "${SANITIZER_PACKAGES[@]}"
+    log "Sanitizers: configuring and building build-asan (clang, ASan+UBSan+libFuzzer)"
+    cmake --preset asan
+    cmake --build --preset asan -j "$JOBS"
+    log "Sanitizers: the test suite under ASan+UBSan, and the fuzz smoke runs"
+    ctest --preset asan -j "$JOBS" -LE package
+    log "Sanitizers: configuring and building build-tsan (clang, TSan): ${TSAN_TESTS[*]}"
+    cmake --preset tsan
+    local targets=() t
+    for t in "${TSAN_TESTS[@]}"; do targets+=("tst_$t"); done
+    cmake --build --preset tsan -j "$JOBS" --target "${targets[@]}"
+    log "Sanitizers: the threaded tests under TSan"
+    local regex
+    regex="^($(IFS='|'; echo "${TSAN_TESTS[*]}"))\$"
+    ctest --preset tsan -j "$JOBS" -R "$regex"
 }
 
 # Resolve EXAMPLE (a name such as "mlp", a file name such as "mlp.hlo", or a path)
@@ -190,6 +241,7 @@ main() {
         package) package ;;
         build) build ;;
         test)  run_tests ;;
+        sanitize) deps; sanitize ;;
         run)   run_example "${1:-}" ;;
         -h|--help|help) usage ;;
         *)     usage; exit 2 ;;

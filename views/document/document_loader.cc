@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <map>
 
+#include "core/input_limits.h"
 #include "core/module_io.h"
 
 namespace hloscope::document_loader {
@@ -20,6 +21,9 @@ StatusOr<std::string> readAll(const QString& path) {
     QFile file(path);
     if (!file.open(QIODevice::ReadOnly))
         return ioError("cannot read " + path.toStdString() + ": " + file.errorString().toStdString());
+    // Checked before anything is read (a resource is ours, and small).
+    if (!path.startsWith(QLatin1Char(':')))
+        HLO_RETURN_IF_ERROR(limits::checkInputFileSize(path.toStdString(), file.size()));
     const QByteArray bytes = file.readAll();
     return std::string(bytes.constData(), static_cast<size_t>(bytes.size()));
 }

@@ -269,7 +269,7 @@ void EstimatorPanel::updateEstimate() {
     auto mb = [](int64_t bytes) {
         return QString::number(static_cast<double>(bytes) / 1e6, 'f', 3) + QStringLiteral(" MB");
     };
-    auto payOff = [this](const EstimateFigures& f) {
+    auto payOff = [](const EstimateFigures& f) {
         const int64_t runs = f.breakEvenRuns();
         return runs < 0
                    ? tr("never pays off (fusion saves no time per run)")

@@ -1,0 +1,31 @@
+// libFuzzer target: literal text and literal JSON (core/literal_parse.cc,
+// literal_json.cc). A literal that parses must print and parse back to the same
+// text, in both forms.
+#include "core/literal.h"
+#include "tests/fuzz/fuzz_util.h"
+
+using namespace hloscope;
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+    if (size > fuzz::kMaxInputBytes) return -1;
+    std::string_view text = fuzz::asText(data, size);
+    if (auto literal = Literal::parse(text); literal.isOk()) {
+        std::string printed = literal->toString();
+        auto again = Literal::parse(printed);
+        if (!again.isOk())
+            fuzz::fail("printed literal parses", printed + "\n" + again.status().toString());
+        if (again->toString() != printed)
+            fuzz::fail("literal text round trip", printed + "\n" + again->toString());
+    }
+    if (auto literals = literalsFromJson(text, "fuzz.json"); literals.isOk()) {
+        for (const Literal& literal : *literals) {
+            std::string json = literalToJson(literal);
+            auto again = literalFromJson(json, "fuzz-rewritten.json");
+            if (!again.isOk())
+                fuzz::fail("literal JSON reads back", json + "\n" + again.status().toString());
+            if (literalToJson(*again) != json)
+                fuzz::fail("literal JSON round trip", json + "\n" + literalToJson(*again));
+        }
+    }
+    return 0;
+}

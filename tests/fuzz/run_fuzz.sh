@@ -1,0 +1,131 @@
+#!/usr/bin/env bash
+# Runs the libFuzzer targets (issue 12) on their seed corpora.
+#
+#   tests/fuzz/run_fuzz.sh [--seconds S] [--seeds N] [--jobs J] [TARGET...]
+#
+# TARGET: hlo_text stablehlo json literal pipeline (default: all five).
+# --seconds S  fuzzing time per target (default 60: the CI smoke run; 3600 for
+#              the long run)
+# --seeds N    seed files taken from each seed source (default 200; 0 = all)
+# --jobs J     parallel fuzzing processes per target (default 1)
+# Environment: HLOSCOPE_FUZZ_BUILD (default build-asan: the asan preset builds the
+# targets), HLOSCOPE_CORPUS (default ../shared/corpus beside the checkout).
+#
+# Seeds: ../shared/corpus (HLO text and StableHLO modules), resources/examples,
+# tests/fuzz/seeds, and hloscope JSON written from HLO seeds by hloscope-cli.
+# Work files go to BUILD/fuzz/TARGET/ (corpus/ grows across runs, artifacts/
+# holds crashing inputs). Prints one summary line per target (executions,
+# coverage, features, corpus size) and exits 1 when any target found a crash,
+# a leak, a timeout or an out-of-memory; the input to reproduce it is named.
+# A found input becomes a regression test: copy it to
+# tests/fuzz/regressions/TARGET/ (tst_fuzz_regressions replays those).
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+BUILD="${HLOSCOPE_FUZZ_BUILD:-$ROOT/build-asan}"
+CORPUS="${HLOSCOPE_CORPUS:-$ROOT/../shared/corpus}"
+SECONDS_PER_TARGET=60
+SEEDS=200
+JOBS=1
+TARGETS=()
+while [[ $# -gt 0 ]]; do
+    case "$1" in
+        --seconds) SECONDS_PER_TARGET="$2"; shift 2 ;;
+        --seeds) SEEDS="$2"; shift 2 ;;
+        --jobs) JOBS="$2"; shift 2 ;;
+        -h|--help) sed -n '2,22s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"; exit 0 ;;
+        -*) echo "run_fuzz.sh: unknown option $1" >&2; exit 2 ;;
+        *) TARGETS+=("$1"); shift ;;
+    esac
+done
+[[ ${#TARGETS[@]} -gt 0 ]] || TARGETS=(hlo_text stablehlo json literal pipeline)
+
+if [[ ! -d "$CORPUS" ]]; then
+    echo "run_fuzz.sh: note: $CORPUS is absent; seeding from the examples and tests/fuzz/seeds only" >&2
+fi
+
+# take N FILE...: the first N of a sorted, evenly strided selection (0 = all).
+take() {
+    local n="$1"; shift
+    local count=$#
+    if [[ "$n" -eq 0 || "$count" -le "$n" ]]; then printf '%s\n' "$@"; return; fi
+    local stride=$(( (count + n - 1) / n )) i=0 f
+    for f in "$@"; do
+        (( i % stride == 0 )) && printf '%s\n' "$f"
+        i=$((i + 1))
+    done
+}
+
+# seeds TARGET DIR: fills DIR with the target's seed files (at most 64 KiB each).
+seeds() {
+    local target="$1" dir="$2" f n=0
+    rm -rf "$dir"; mkdir -p "$dir"
+    local files=()
+    case "$target" in
+        hlo_text|pipeline|json)
+            mapfile -t files < <( { find "$ROOT/resources/examples" -name '*.hlo' -size -64k;
+                                    [[ -d "$CORPUS/hlo" ]] && find "$CORPUS/hlo" -name '*.hlo' -size -64k; } | sort) ;;
+        stablehlo)
+            mapfile -t files < <( { find "$ROOT/tests/fuzz/seeds/stablehlo" -name '*.mlir';
+                                    [[ -d "$CORPUS/stablehlo" ]] && find "$CORPUS/stablehlo" -name '*.mlir' -size -64k; } | sort) ;;
+        literal)
+            mapfile -t files < <(find "$ROOT/tests/fuzz/seeds/literal" -type f | sort) ;;
+    esac
+    # 100 random modules from tests/random_hlo for the HLO-reading targets.
+    if [[ "$target" == hlo_text || "$target" == pipeline || "$target" == json ]]; then
+        mkdir -p "$dir/.random"
+        "$BUILD/tests/fuzz/fuzz_seeds" "$dir/.random" 100
+        mapfile -t -O "${#files[@]}" files < <(find "$dir/.random" -name '*.hlo' | sort)
+    fi
+    [[ ${#files[@]} -gt 0 ]] || return 0
+    for f in $(take "$SEEDS" "${files[@]}"); do
+        n=$((n + 1))
+        if [[ "$target" == json ]]; then
+            HLOSCOPE_HISTORY=off "$BUILD/app/hloscope-cli" print "$f" --format json --compact \
+                > "$dir/$n.json" 2>/dev/null || rm -f "$dir/$n.json"
+        else
+            cp "$f" "$dir/$n.${f##*.}"
+        fi
+    done
+    if [[ "$target" == json ]]; then cp "$ROOT"/tests/fuzz/seeds/json/*.json "$dir/"; fi
+    rm -rf "$dir/.random"
+}
+
+status=0
+printf '%-10s %10s %8s %8s %8s %9s  %s\n' target executions cov ft corpus exec/s result
+for target in "${TARGETS[@]}"; do
+    exe="$BUILD/tests/fuzz/fuzz_$target"
+    [[ -x "$exe" ]] || { echo "run_fuzz.sh: $exe not built (cmake --preset asan && cmake --build --preset asan)" >&2; exit 2; }
+    work="$BUILD/fuzz/$target"
+    mkdir -p "$work/corpus" "$work/artifacts"
+    seeds "$target" "$work/seeds"
+    parallel=()
+    [[ "$JOBS" -gt 1 ]] && parallel=(-jobs="$JOBS" -workers="$JOBS")
+    dict=()
+    [[ -f "$ROOT/tests/fuzz/$target.dict" ]] && dict=(-dict="$ROOT/tests/fuzz/$target.dict")
+    log="$work/fuzz.log"
+    set +e
+    # detect_leaks: a parser that leaks on an error path is a finding too.
+    (cd "$work" && ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:symbolize=1" \
+    "$exe" "$work/corpus" "$work/seeds" "${dict[@]}" \
+        -max_total_time="$SECONDS_PER_TARGET" -timeout=20 -rss_limit_mb=2560 -malloc_limit_mb=2048 \
+        -max_len=65536 -print_final_stats=1 -artifact_prefix="$work/artifacts/" \
+        "${parallel[@]}") > "$log" 2>&1
+    rc=$?
+    set -e
+    # With -jobs, each job logs to fuzz-N.log in the current directory (here: $work).
+    if [[ "$JOBS" -gt 1 ]]; then cat "$work"/fuzz-*.log >> "$log" 2>/dev/null; rm -f "$work"/fuzz-*.log; fi
+    execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | awk '{s += $2} END {print s + 0}' || true)
+    last=$(grep -E '^#[0-9]+.*(DONE|pulse|NEW|REDUCE|INITED)' "$log" | tail -1 || true)
+    cov=$(sed -n 's/.*cov: \([0-9]*\).*/\1/p' <<< "$last")
+    ft=$(sed -n 's/.*ft: \([0-9]*\).*/\1/p' <<< "$last")
+    corp=$(sed -n 's/.*corp: \([0-9]*\).*/\1/p' <<< "$last")
+    rate=$(sed -n 's/.*exec\/s: \([0-9]*\).*/\1/p' <<< "$last")
+    result=ok
+    if [[ $rc -ne 0 ]] || grep -qE 'ERROR: (AddressSanitizer|LeakSanitizer|UndefinedBehaviorSanitizer|libFuzzer)|runtime error:|fuzz invariant failed' "$log"; then
+        result="FOUND ($(grep -oE 'Test unit written to [^ ]*' "$log" | head -1 | sed 's/Test unit written to //' || true); log $log)"
+        status=1
+    fi
+    printf '%-10s %10s %8s %8s %8s %9s  %s\n' "$target" "$execs" "${cov:-?}" "${ft:-?}" "${corp:-?}" "${rate:-?}" "$result"
+done
+exit $status
