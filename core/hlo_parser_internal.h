@@ -247,6 +247,7 @@ public:
     // at a top-level ',', a closing bracket or the end of the line; whitespace
     // outside strings collapsed to single spaces, comments dropped.
     Status parseVerbatimValue(std::string* out, size_t* valueOffset = nullptr);
+    Status skipComment(size_t& p);
     Status parseBracedVerbatim(std::string* out);  // `{...}` -> the text between the braces
     Status checkResultAccuracy(size_t offset);     // validates the value at offset
     Status checkMeshReplicaGroups(std::string_view value, size_t offset);

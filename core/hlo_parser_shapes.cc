@@ -216,9 +216,10 @@ Status Parser::parseDimensions(Shape* out) {
         m_lexer.resetTo(p);
         return expected("',' or ']' in the dimensions of a shape", m_lexer.peek());
     }
-    if (int64_t count = 0;
-        !limits::checkedElementCount(dims.begin(), dims.size(), limits::kMaxArrayElements, &count))
-        return error(open, "shape has more than 2^40 elements (the limit)");
+    if (int64_t count = 0; !limits::checkedElementCount(dims.begin(), dims.size(),
+                                                        limits::kMaxArrayElements, &count) ||
+                           !limits::arrayBytesWithinLimit(count, out->elementType()))
+        return error(open, "shape has " + limits::arraySizeLimitMessage());
     m_lexer.resetTo(p);
     out->mutableDimensions().assign(dims.begin(), dims.end());
     for (int64_t d : dynamicDims) out->setDynamicDimension(d, true);
@@ -334,9 +335,11 @@ Status Parser::parseShapeLite(ShapeLite* out) {
         out->full = true;
         return parseShape(&out->shape);
     }
-    if (int64_t count = 0; !limits::checkedElementCount(
-            out->dimensions, static_cast<size_t>(out->rank), limits::kMaxArrayElements, &count))
-        return error(p, "shape has more than 2^40 elements (the limit)");
+    if (int64_t count = 0;
+        !limits::checkedElementCount(out->dimensions, static_cast<size_t>(out->rank),
+                                     limits::kMaxArrayElements, &count) ||
+        !limits::arrayBytesWithinLimit(count, type))
+        return error(p, "shape has " + limits::arraySizeLimitMessage());
     m_lexer.resetTo(q);
     if (!primitive_util::isArrayType(type) && out->rank != 0)
         return error(typeOffset,

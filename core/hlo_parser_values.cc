@@ -347,6 +347,11 @@ Status Parser::parseVerbatimValue(std::string* out, size_t* valueOffset) {
             if (c == ',' || c == '}' || c == ')' || c == ']' || c == '\n' || c == '\r') break;
             if (c == '/' && p + 1 < end && (data[p + 1] == '/' || data[p + 1] == '*')) break;
         }
+        if (c == '/' && p + 1 < end && (data[p + 1] == '/' || data[p + 1] == '*')) {
+            // A comment inside brackets: what it holds does not count.
+            HLO_RETURN_IF_ERROR(skipComment(p));
+            continue;
+        }
         switch (c) {
             case '"':
                 if (!skipString('"')) return error(p, "unterminated string");
@@ -400,6 +405,21 @@ Status Parser::parseVerbatimValue(std::string* out, size_t* valueOffset) {
     return Status::ok();
 }
 
+// Moves `p` past the comment starting there ("//" to the end of the line,
+// "/*" to "*/").
+Status Parser::skipComment(size_t& p) {
+    const std::string_view text = m_text.substr(0, m_lexer.end());
+    if (text[p + 1] == '/') {
+        const size_t newline = text.find('\n', p);
+        p = newline == std::string_view::npos ? text.size() : newline;
+        return Status::ok();
+    }
+    const size_t close = text.find("*/", p + 2);
+    if (close == std::string_view::npos) return error(p, "unterminated /* comment");
+    p = close + 2;
+    return Status::ok();
+}
+
 Status Parser::parseBracedVerbatim(std::string* out) {
     const size_t open = m_lexer.cursor();
     if (m_lexer.charAt(open) != '{') return expected("'{'", m_lexer.peek());
@@ -427,6 +447,12 @@ Status Parser::parseBracedVerbatim(std::string* out) {
                 q = h + 1;
             }
             p = q + 1;
+            continue;
+        }
+        if (c == '/' && p + 1 < end && (data[p + 1] == '/' || data[p + 1] == '*')) {
+            // A comment: braces inside it do not count (the collapsed text drops it).
+            HLO_RETURN_IF_ERROR(skipComment(p));
+            collapse = true;
             continue;
         }
         if (c == '{') {

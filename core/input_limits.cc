@@ -30,9 +30,10 @@ Status checkArray(const Shape& shape) {
                                                           std::to_string(kMaxRank));
     int64_t count = 0;
     const auto& dims = shape.dimensions();
-    if (!checkedElementCount(dims.data(), dims.size(), kMaxArrayElements, &count))
+    if (!checkedElementCount(dims.data(), dims.size(), kMaxArrayElements, &count) ||
+        !arrayBytesWithinLimit(count, shape.elementType()))
         return Status(StatusCode::kResourceExhausted,
-                      "shape " + shape.toString() + " has more than 2^40 elements (the limit)");
+                      "shape " + shape.toString() + ": " + arraySizeLimitMessage());
     return Status::ok();
 }
 
@@ -79,6 +80,20 @@ Status checkShapeLimits(const Shape& shape) {
     }
     if (shape.isArray()) return checkArray(shape);
     return Status::ok();
+}
+
+bool arrayBytesWithinLimit(int64_t elements, PrimitiveType type) {
+    const int64_t width = std::max<int64_t>(1, primitive_util::byteWidth(type));
+    return elements <= kMaxArrayBytes / width;
+}
+
+std::string arraySizeLimitMessage() {
+    return "more than 2^62 elements or 2^62 bytes in one array (the limit)";
+}
+
+int64_t maxParsedLiteralBytes() {
+    const int64_t fromEnvironment = environmentMiB("HLOSCOPE_MAX_LITERAL_MB");
+    return fromEnvironment > 0 ? fromEnvironment : int64_t{4} << 30;
 }
 
 int64_t evaluationMemoryLimitBytes() {

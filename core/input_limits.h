@@ -9,10 +9,14 @@
 //                        (regions, types, attributes); JSON is read without
 //                        recursion
 //   shape rank           64 dimensions
-//   array elements       2^40 per array shape, and every element count and byte
+//   array size           2^62 elements and 2^62 bytes per array shape (4 EiB:
+//                        XLA's own tests hold s8 arrays of 2^59 elements, for
+//                        shapes never allocated); every element count and byte
 //                        size is computed with overflow checks when the shape
-//                        is read, so shape arithmetic downstream cannot overflow
+//                        is read, so int64 shape arithmetic downstream cannot
+//                        overflow
 //   literal size         4 GiB per literal read from text or JSON
+//                        (HLOSCOPE_MAX_LITERAL_MB overrides)
 //   evaluation memory    what the interpreter may hold at once: half the
 //                        machine's memory (HLOSCOPE_EVAL_MEMORY_MB overrides),
 //                        checked before each result is allocated
@@ -29,6 +33,7 @@
 #include <cstdint>
 #include <string>
 
+#include "core/primitive_type.h"
 #include "core/status.h"
 
 namespace hloscope {
@@ -40,7 +45,8 @@ namespace hloscope::limits {
 inline constexpr int64_t kDefaultMaxInputFileBytes = int64_t{1} << 30;
 inline constexpr int kMaxNestingDepth = 512;
 inline constexpr int kMaxRank = 64;
-inline constexpr int64_t kMaxArrayElements = int64_t{1} << 40;
+inline constexpr int64_t kMaxArrayElements = int64_t{1} << 62;
+inline constexpr int64_t kMaxArrayBytes = int64_t{1} << 62;
 
 // The input file limit in bytes (HLOSCOPE_MAX_INPUT_MB, else 1 GiB).
 int64_t maxInputFileBytes();
@@ -49,16 +55,28 @@ int64_t maxInputFileBytes();
 Status checkInputFileSize(const std::string& path, int64_t bytes);
 
 // Checks one shape read from input: rank <= kMaxRank and, for every array
-// (tuple elements recursively), the element count <= kMaxArrayElements with
-// no overflow. The error message names the limit; the caller adds the place.
+// (tuple elements recursively), the element count <= kMaxArrayElements and the
+// byte size <= kMaxArrayBytes, with no overflow. The error message names the
+// limit; the caller adds the place.
 Status checkShapeLimits(const Shape& shape);
 
 // Element count of `dims` with overflow detection: false when a dimension is
 // negative or the product exceeds `limit`.
 bool checkedElementCount(const int64_t* dims, size_t rank, int64_t limit, int64_t* count);
 
+// The most bytes a literal read from text or JSON may hold
+// (HLOSCOPE_MAX_LITERAL_MB, else kMaxParsedLiteralBytes: 4 GiB).
+int64_t maxParsedLiteralBytes();
+
 // The interpreter's memory budget in bytes (HLOSCOPE_EVAL_MEMORY_MB, else half
 // of the physical memory, at least 1 GiB).
 int64_t evaluationMemoryLimitBytes();
+
+// Whether `elements` of `type` (a sub-byte type counts a byte each) fit in
+// kMaxArrayBytes.
+bool arrayBytesWithinLimit(int64_t elements, PrimitiveType type);
+
+// The message of an array over the size limits.
+std::string arraySizeLimitMessage();
 
 }  // namespace hloscope::limits

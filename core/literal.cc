@@ -3,13 +3,14 @@
 #include "core/literal.h"
 
 #include <algorithm>
-#include <cassert>
 #include <bit>
+#include <cassert>
 #include <cmath>
 #include <cstring>
 #include <limits>
 #include <type_traits>
 
+#include "core/input_limits.h"
 #include "core/literal_internal.h"
 
 namespace hloscope {
@@ -610,10 +611,10 @@ StatusOr<Literal> Literal::convert(PrimitiveType type) const {
 
 namespace {
 
-bool addLiteralBytes(const Shape& shape, int64_t& total) {
+bool addLiteralBytes(const Shape& shape, int64_t& total, int64_t limit) {
     if (shape.isTuple()) {
         for (const Shape& element : shape.tupleShapes()) {
-            if (!addLiteralBytes(element, total)) return false;
+            if (!addLiteralBytes(element, total, limit)) return false;
         }
         return true;
     }
@@ -623,18 +624,18 @@ bool addLiteralBytes(const Shape& shape, int64_t& total) {
         if (dim < 0) return true;  // unbounded: no elements
         if (__builtin_mul_overflow(bytes, dim, &bytes)) return false;
     }
-    return !__builtin_add_overflow(total, bytes, &total) &&
-           total <= literal_internal::kMaxParsedLiteralBytes;
+    return !__builtin_add_overflow(total, bytes, &total) && total <= limit;
 }
 
 }  // namespace
 
 Status literal_internal::checkLiteralSize(const Shape& shape) {
     int64_t total = 0;
-    if (addLiteralBytes(shape, total)) return Status::ok();
+    const int64_t limit = limits::maxParsedLiteralBytes();
+    if (addLiteralBytes(shape, total, limit)) return Status::ok();
     return invalidArgument("a literal of shape " + shape.toString(false) +
-                           " is too large (more than " +
-                           std::to_string(kMaxParsedLiteralBytes >> 30) + " GiB)");
+                           " is too large (more than " + std::to_string(limit >> 20) +
+                           " MiB; HLOSCOPE_MAX_LITERAL_MB raises it)");
 }
 
 // ---------------------------------------------------------------------------

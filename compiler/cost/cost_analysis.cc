@@ -170,31 +170,46 @@ std::optional<int64_t> tripCountFromBackendConfig(const HloInstruction& loop) {
     }
 }
 
-// Number of iterations of `for (i = init; i DIR bound; i += step)`.
-std::optional<int64_t> countIterations(int64_t init, int64_t bound, int64_t step,
+// Number of iterations of `for (i = init; i DIR bound; i += step)`. Computed in
+// 128 bits: the constants come from the module (e.g. INT64_MIN to INT64_MAX), and
+// a count beyond int64 is no count.
+__extension__ typedef __int128 Wide;  // (GCC and clang; -Wpedantic knows it as an extension)
+
+std::optional<int64_t> countIterations(Wide init, Wide bound, Wide step,
                                        ComparisonDirection direction) {
-    auto ceilDiv = [](int64_t a, int64_t b) { return (a + b - 1) / b; };
+    auto ceilDiv = [](Wide a, Wide b) { return (a + b - 1) / b; };
+    std::optional<Wide> count;
     if (step > 0) {
         switch (direction) {
-            case ComparisonDirection::kLt: return init >= bound ? 0 : ceilDiv(bound - init, step);
-            case ComparisonDirection::kLe: return init > bound ? 0 : (bound - init) / step + 1;
+            case ComparisonDirection::kLt:
+                count = init >= bound ? 0 : ceilDiv(bound - init, step);
+                break;
+            case ComparisonDirection::kLe:
+                count = init > bound ? 0 : (bound - init) / step + 1;
+                break;
             case ComparisonDirection::kNe:
                 if (init > bound || (bound - init) % step != 0) return std::nullopt;
-                return (bound - init) / step;
+                count = (bound - init) / step;
+                break;
             default: return std::nullopt;
         }
-    }
-    if (step < 0) {
+    } else if (step < 0) {
         switch (direction) {
-            case ComparisonDirection::kGt: return init <= bound ? 0 : ceilDiv(init - bound, -step);
-            case ComparisonDirection::kGe: return init < bound ? 0 : (init - bound) / -step + 1;
+            case ComparisonDirection::kGt:
+                count = init <= bound ? 0 : ceilDiv(init - bound, -step);
+                break;
+            case ComparisonDirection::kGe:
+                count = init < bound ? 0 : (init - bound) / -step + 1;
+                break;
             case ComparisonDirection::kNe:
                 if (init < bound || (init - bound) % -step != 0) return std::nullopt;
-                return (init - bound) / -step;
+                count = (init - bound) / -step;
+                break;
             default: return std::nullopt;
         }
     }
-    return std::nullopt;
+    if (!count || *count > INT64_MAX) return std::nullopt;
+    return static_cast<int64_t>(*count);
 }
 
 ComparisonDirection swapped(ComparisonDirection direction) {
@@ -239,7 +254,7 @@ std::optional<int64_t> tripCountFromPattern(const HloInstruction& loop) {
     else if (sign > 0 && loopStateIndex(update->operand(1)) == index)
         step = scalarIntConstant(update->operand(0));
     if (!step) return std::nullopt;
-    return countIterations(*start, *bound, sign * *step, *direction);
+    return countIterations(*start, *bound, sign * static_cast<Wide>(*step), *direction);
 }
 
 // Computes costs with a per-computation cache and records what it could not

@@ -1,7 +1,10 @@
 // libFuzzer target: the StableHLO MLIR reader and its import into HLO
-// (core/stablehlo_*). An imported module must verify (unbounded dynamic
-// dimensions allowed, as StableHLO has them): the importer builds HLO itself,
-// so a module it hands back that does not verify is its bug.
+// (core/stablehlo_*), then the verifier on what was imported. The importer
+// checks what it needs to build HLO and leaves the ops' other rules to the
+// verifier, which every consumer runs after loading (the pipeline refuses a
+// module that does not verify, naming the instruction): so a module that
+// imports but does not verify is an expected outcome here, and the findings
+// are crashes, sanitizer reports, leaks, timeouts and memory blow-ups.
 #include "core/hlo_verifier.h"
 #include "core/stablehlo_parser.h"
 #include "tests/fuzz/fuzz_util.h"
@@ -12,11 +15,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (size > fuzz::kMaxInputBytes) return -1;
     auto modules = parseStableHlo(fuzz::asText(data, size), "fuzz.mlir");
     if (!modules.isOk()) return 0;
-    for (const auto& module : *modules) {
-        HloVerifierOptions options;
-        options.allowUnboundedDynamism = true;
-        Status verified = verifyModule(*module, options);
-        if (!verified.isOk()) fuzz::fail("imported StableHLO module verifies", verified.toString());
-    }
+    HloVerifierOptions options;
+    options.allowUnboundedDynamism = true;
+    for (const auto& module : *modules) (void)verifyModule(*module, options);
     return 0;
 }

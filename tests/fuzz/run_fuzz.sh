@@ -8,11 +8,14 @@
 #              the long run)
 # --seeds N    seed files taken from each seed source (default 200; 0 = all)
 # --jobs J     parallel fuzzing processes per target (default 1)
+# --smoke      the CI smoke run: a fixed random seed (-seed=1) and a fresh, empty work
+#              corpus, so a run is a prefix of the same sequence of inputs on any machine
+#              with the same seeds (what passed here cannot fail on a slower machine)
 # Environment: HLOSCOPE_FUZZ_BUILD (default build-asan: the asan preset builds the
 # targets), HLOSCOPE_CORPUS (default ../shared/corpus beside the checkout).
 #
 # Seeds: ../shared/corpus (HLO text and StableHLO modules), resources/examples,
-# tests/fuzz/seeds, and hloscope JSON written from HLO seeds by hloscope-cli.
+# tests/fuzz/seeds, and hloscope JSON written from the HLO seeds (fuzz_seeds --to-json).
 # Work files go to BUILD/fuzz/TARGET/ (corpus/ grows across runs, artifacts/
 # holds crashing inputs). Prints one summary line per target (executions,
 # coverage, features, corpus size) and exits 1 when any target found a crash,
@@ -27,13 +30,15 @@ CORPUS="${HLOSCOPE_CORPUS:-$ROOT/../shared/corpus}"
 SECONDS_PER_TARGET=60
 SEEDS=200
 JOBS=1
+SMOKE=0
 TARGETS=()
 while [[ $# -gt 0 ]]; do
     case "$1" in
         --seconds) SECONDS_PER_TARGET="$2"; shift 2 ;;
         --seeds) SEEDS="$2"; shift 2 ;;
         --jobs) JOBS="$2"; shift 2 ;;
-        -h|--help) sed -n '2,22s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"; exit 0 ;;
+        --smoke) SMOKE=1; shift ;;
+        -h|--help) sed -n '2,25s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"; exit 0 ;;
         -*) echo "run_fuzz.sh: unknown option $1" >&2; exit 2 ;;
         *) TARGETS+=("$1"); shift ;;
     esac
@@ -81,8 +86,7 @@ seeds() {
     for f in $(take "$SEEDS" "${files[@]}"); do
         n=$((n + 1))
         if [[ "$target" == json ]]; then
-            HLOSCOPE_HISTORY=off "$BUILD/app/hloscope-cli" print "$f" --format json --compact \
-                > "$dir/$n.json" 2>/dev/null || rm -f "$dir/$n.json"
+            "$BUILD/tests/fuzz/fuzz_seeds" --to-json "$f" "$dir/$n.json" 2>/dev/null || rm -f "$dir/$n.json"
         else
             cp "$f" "$dir/$n.${f##*.}"
         fi
@@ -97,7 +101,14 @@ for target in "${TARGETS[@]}"; do
     exe="$BUILD/tests/fuzz/fuzz_$target"
     [[ -x "$exe" ]] || { echo "run_fuzz.sh: $exe not built (cmake --preset asan && cmake --build --preset asan)" >&2; exit 2; }
     work="$BUILD/fuzz/$target"
-    mkdir -p "$work/corpus" "$work/artifacts"
+    corpus_dir="$work/corpus"
+    seed_flag=()
+    if [[ "$SMOKE" -eq 1 ]]; then
+        corpus_dir="$work/smoke-corpus"
+        rm -rf "$corpus_dir"
+        seed_flag=(-seed=1)
+    fi
+    mkdir -p "$corpus_dir" "$work/artifacts"
     seeds "$target" "$work/seeds"
     parallel=()
     [[ "$JOBS" -gt 1 ]] && parallel=(-jobs="$JOBS" -workers="$JOBS")
@@ -107,7 +118,7 @@ for target in "${TARGETS[@]}"; do
     set +e
     # detect_leaks: a parser that leaks on an error path is a finding too.
     (cd "$work" && ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:symbolize=1" \
-    "$exe" "$work/corpus" "$work/seeds" "${dict[@]}" \
+    "$exe" "$corpus_dir" "$work/seeds" "${dict[@]}" "${seed_flag[@]}" \
         -max_total_time="$SECONDS_PER_TARGET" -timeout=20 -rss_limit_mb=2560 -malloc_limit_mb=2048 \
         -max_len=65536 -print_final_stats=1 -artifact_prefix="$work/artifacts/" \
         "${parallel[@]}") > "$log" 2>&1
