@@ -11,7 +11,8 @@
 #                                      with the fuzz smoke runs (build-asan), the threaded tests
 #                                      under TSan (build-tsan); clang-14
 #   packaging/setup.sh sanitize-ci     the part of it CI runs: the fuzz smoke runs and the
-#                                      core and compiler tests under ASan+UBSan
+#                                      core and compiler tests under ASan+UBSan, the thread
+#                                      pool, runtime and GEMM tests under TSan
 #
 # Environment: CI=true selects the "ci" preset (-Werror) and makes `test` also run
 # `sanitize-ci` (HLOSCOPE_SANITIZE_TESTS=1 makes it run `sanitize`); HLOSCOPE_JOBS overrides
@@ -56,19 +57,26 @@ SANITIZER_PACKAGES=(
     libclang-rt-14-dev
 )
 
-# The tests whose code runs threads of its own (the runtime's thread pool, the GEMM, the GUI
-# workers that compile, run, lay out and diff off the GUI thread): run under TSan.
+# The tests whose code runs threads of its own, run under TSan: the runtime's thread pool and
+# GEMM (std::thread code, all of it instrumented), and the GUI workers whose runs are clean.
+# Qt itself is not built with TSan, so the handoffs through its event queue and futex mutexes
+# are invisible to it (ignore_noninstrumented_modules=1 in the tsan test preset hides Qt's own
+# allocations): document, fusion_explorer and graph_view report races through
+# QMetaObject::invokeMethod and posted events, and execution_panel does so in about one run in
+# four, so they are not in the list.
 TSAN_TESTS=(
     thread_pool
     runtime
     gemm
-    document
     pass_stepper
     text_views
-    graph_view
-    fusion_explorer
-    execution_panel
     estimator
+)
+# The part CI runs (no Qt in the threads' hand-offs, so a verdict does not depend on timing).
+TSAN_CI_TESTS=(
+    thread_pool
+    runtime
+    gemm
 )
 
 # What CI runs under ASan+UBSan besides the fuzz smoke runs (ctest -L fuzz): the tests of the
@@ -183,6 +191,14 @@ sanitize_ci() {
     local regex
     regex="^($(IFS='|'; echo "${ASAN_CI_TESTS[*]}")|fuzz_smoke_.*)\$"
     ctest --preset asan -j "$JOBS" -R "$regex"
+    log "Sanitizers (CI): building build-tsan (clang, TSan): ${TSAN_CI_TESTS[*]}"
+    cmake --preset tsan
+    targets=()
+    for t in "${TSAN_CI_TESTS[@]}"; do targets+=("tst_$t"); done
+    cmake --build --preset tsan -j "$JOBS" --target "${targets[@]}"
+    log "Sanitizers (CI): the thread pool, runtime and GEMM tests under TSan"
+    regex="^($(IFS='|'; echo "${TSAN_CI_TESTS[*]}"))\$"
+    ctest --preset tsan -j "$JOBS" -R "$regex"
 }
 
 # The sanitizer runs (issue 12). build-asan: every test under AddressSanitizer +
