@@ -216,9 +216,7 @@ Status Parser::parseDimensions(Shape* out) {
         m_lexer.resetTo(p);
         return expected("',' or ']' in the dimensions of a shape", m_lexer.peek());
     }
-    if (int64_t count = 0; !limits::checkedElementCount(dims.begin(), dims.size(),
-                                                        limits::kMaxArrayElements, &count) ||
-                           !limits::arrayBytesWithinLimit(count, out->elementType()))
+    if (!limits::arrayWithinLimits(dims.begin(), dims.size(), out->elementType()))
         return error(open, "shape has " + limits::arraySizeLimitMessage());
     m_lexer.resetTo(p);
     out->mutableDimensions().assign(dims.begin(), dims.end());
@@ -335,10 +333,7 @@ Status Parser::parseShapeLite(ShapeLite* out) {
         out->full = true;
         return parseShape(&out->shape);
     }
-    if (int64_t count = 0;
-        !limits::checkedElementCount(out->dimensions, static_cast<size_t>(out->rank),
-                                     limits::kMaxArrayElements, &count) ||
-        !limits::arrayBytesWithinLimit(count, type))
+    if (!limits::arrayWithinLimits(out->dimensions, static_cast<size_t>(out->rank), type))
         return error(p, "shape has " + limits::arraySizeLimitMessage());
     m_lexer.resetTo(q);
     if (!primitive_util::isArrayType(type) && out->rank != 0)

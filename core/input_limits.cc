@@ -28,10 +28,8 @@ Status checkArray(const Shape& shape) {
         return Status(StatusCode::kResourceExhausted, "shape has " + std::to_string(shape.rank()) +
                                                           " dimensions; the limit is " +
                                                           std::to_string(kMaxRank));
-    int64_t count = 0;
     const auto& dims = shape.dimensions();
-    if (!checkedElementCount(dims.data(), dims.size(), kMaxArrayElements, &count) ||
-        !arrayBytesWithinLimit(count, shape.elementType()))
+    if (!arrayWithinLimits(dims.data(), dims.size(), shape.elementType()))
         return Status(StatusCode::kResourceExhausted,
                       "shape " + shape.toString() + ": " + arraySizeLimitMessage());
     return Status::ok();
@@ -52,24 +50,25 @@ Status checkInputFileSize(const std::string& path, int64_t bytes) {
                       " input limit (HLOSCOPE_MAX_INPUT_MB raises it)");
 }
 
-bool checkedElementCount(const int64_t* dims, size_t rank, int64_t limit, int64_t* count) {
-    // The product of the non-zero sizes must stay within the limit even when
-    // another dimension is 0: strides and loop bounds multiply them too.
+bool arrayWithinLimits(const int64_t* dims, size_t rank, PrimitiveType type) {
     int64_t product = 1;
     bool empty = false;
     for (size_t i = 0; i < rank; ++i) {
         const int64_t d = dims[i];
         if (d == Shape::kUnboundedSize) continue;  // "?": no static size
-        if (d < 0) return false;
         if (d == 0) {
             empty = true;
             continue;
         }
-        if (product > limit / d) return false;
+        if (d < 0 || product > kMaxArrayElements / d) return false;
         product *= d;
     }
-    *count = empty ? 0 : product;
-    return true;
+    const int64_t width = std::max<int64_t>(1, primitive_util::byteWidth(type));
+    return empty || product <= kMaxArrayBytes / width;
+}
+
+std::string arraySizeLimitMessage() {
+    return "more than 2^62 elements or 2^62 bytes in one array (the limit)";
 }
 
 Status checkShapeLimits(const Shape& shape) {
@@ -80,15 +79,6 @@ Status checkShapeLimits(const Shape& shape) {
     }
     if (shape.isArray()) return checkArray(shape);
     return Status::ok();
-}
-
-bool arrayBytesWithinLimit(int64_t elements, PrimitiveType type) {
-    const int64_t width = std::max<int64_t>(1, primitive_util::byteWidth(type));
-    return elements <= kMaxArrayBytes / width;
-}
-
-std::string arraySizeLimitMessage() {
-    return "more than 2^62 elements or 2^62 bytes in one array (the limit)";
 }
 
 int64_t maxParsedLiteralBytes() {

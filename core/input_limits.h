@@ -60,9 +60,14 @@ Status checkInputFileSize(const std::string& path, int64_t bytes);
 // limit; the caller adds the place.
 Status checkShapeLimits(const Shape& shape);
 
-// Element count of `dims` with overflow detection: false when a dimension is
-// negative or the product exceeds `limit`.
-bool checkedElementCount(const int64_t* dims, size_t rank, int64_t limit, int64_t* count);
+// Whether an array of `dims` (unbounded sizes skipped) of `type` is within
+// kMaxArrayElements and kMaxArrayBytes (a sub-byte type counts a byte per
+// element), computed without overflow. The product of the non-zero sizes must
+// fit even when another size is 0: strides and loop bounds multiply them too.
+bool arrayWithinLimits(const int64_t* dims, size_t rank, PrimitiveType type);
+
+// The message of an array over those limits.
+std::string arraySizeLimitMessage();
 
 // The most bytes a literal read from text or JSON may hold
 // (HLOSCOPE_MAX_LITERAL_MB, else kMaxParsedLiteralBytes: 4 GiB).
@@ -71,12 +76,5 @@ int64_t maxParsedLiteralBytes();
 // The interpreter's memory budget in bytes (HLOSCOPE_EVAL_MEMORY_MB, else half
 // of the physical memory, at least 1 GiB).
 int64_t evaluationMemoryLimitBytes();
-
-// Whether `elements` of `type` (a sub-byte type counts a byte each) fit in
-// kMaxArrayBytes.
-bool arrayBytesWithinLimit(int64_t elements, PrimitiveType type);
-
-// The message of an array over the size limits.
-std::string arraySizeLimitMessage();
 
 }  // namespace hloscope::limits

@@ -168,31 +168,22 @@ StatusOr<Shape> Importer::shapeOf(const MlirType& type, TextPos pos) const {
     if (!type.unsupported.empty())
         return errorAt(pos, StatusCode::kUnimplemented, "unsupported type: " + type.unsupported);
     switch (type.kind) {
-    case MlirType::Kind::kTensor: {
-        int64_t elements = 0;
-        if (type.dims.size() > static_cast<size_t>(limits::kMaxRank))
-            return errorAt(pos, StatusCode::kResourceExhausted,
-                           "tensor type " + type.text + " has more than " +
-                               std::to_string(limits::kMaxRank) + " dimensions (the limit)");
-        if (!limits::checkedElementCount(type.dims.data(), type.dims.size(),
-                                         limits::kMaxArrayElements, &elements) ||
-            !limits::arrayBytesWithinLimit(elements, type.elementType))
-            return errorAt(pos, StatusCode::kResourceExhausted,
-                           "tensor type " + type.text + " has " + limits::arraySizeLimitMessage());
-        Shape shape(type.elementType, type.dims);
-        for (size_t i = 0; i < type.dims.size(); ++i) {
-            bool bounded = i < type.bounds.size() && type.bounds[i] >= 0;
-            if (type.dims[i] == Shape::kUnboundedSize) {
-                if (bounded) shape.mutableDimensions()[i] = type.bounds[i];
-                shape.setDynamicDimension(static_cast<int64_t>(i), true);
+        case MlirType::Kind::kTensor: {
+            Shape shape(type.elementType, type.dims);
+            for (size_t i = 0; i < type.dims.size(); ++i) {
+                bool bounded = i < type.bounds.size() && type.bounds[i] >= 0;
+                if (type.dims[i] == Shape::kUnboundedSize) {
+                    if (bounded) shape.mutableDimensions()[i] = type.bounds[i];
+                    shape.setDynamicDimension(static_cast<int64_t>(i), true);
+                }
             }
+            // Rank and size (bounds included), before anything of this shape is allocated.
+            if (Status limited = limits::checkShapeLimits(shape); !limited.isOk())
+                return errorAt(pos, limited.code(),
+                               "tensor type " + type.text + ": " + limited.message());
+            shape.setDefaultLayoutIfMissing();
+            return shape;
         }
-        if (Status bounded = limits::checkShapeLimits(shape); !bounded.isOk())  // with the bounds
-            return errorAt(pos, bounded.code(),
-                           "tensor type " + type.text + ": " + bounded.message());
-        shape.setDefaultLayoutIfMissing();
-        return shape;
-    }
     case MlirType::Kind::kTuple: {
         std::vector<Shape> elements;
         for (const MlirType& e : type.elements) {

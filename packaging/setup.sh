@@ -179,26 +179,34 @@ run_tests() {
     fi
 }
 
+# test_targets NAME...: tst_NAME for each; test_regex NAME...: a ctest -R matching exactly
+# those names (or patterns).
+test_targets() { local t; for t in "$@"; do printf 'tst_%s\n' "$t"; done; }
+test_regex() { printf '^(%s)$' "$(IFS='|'; echo "$*")"; }
+
+# tsan_run NAME...: configures build-tsan, builds tst_NAME for each, runs them under TSan.
+tsan_run() {
+    log "Sanitizers: configuring and building build-tsan (clang, TSan): $*"
+    cmake --preset tsan
+    local targets
+    mapfile -t targets < <(test_targets "$@")
+    cmake --build --preset tsan -j "$JOBS" --target "${targets[@]}"
+    log "Sanitizers: $* under TSan"
+    ctest --preset tsan -j "$JOBS" -R "$(test_regex "$@")"
+}
+
 # CI's sanitizer step: build-asan with only what the fuzz smoke runs and ASAN_CI_TESTS need.
 sanitize_ci() {
     deps "${SANITIZER_PACKAGES[@]}"
     log "Sanitizers (CI): configuring and building build-asan (clang, ASan+UBSan+libFuzzer)"
     cmake --preset asan
-    local targets=(fuzz_hlo_text fuzz_stablehlo fuzz_json fuzz_literal fuzz_pipeline fuzz_seeds) t
-    for t in "${ASAN_CI_TESTS[@]}"; do targets+=("tst_$t"); done
+    local targets
+    mapfile -t targets < <(test_targets "${ASAN_CI_TESTS[@]}")
+    targets+=(fuzz_hlo_text fuzz_stablehlo fuzz_json fuzz_literal fuzz_pipeline fuzz_seeds)
     cmake --build --preset asan -j "$JOBS" --target "${targets[@]}"
     log "Sanitizers (CI): the fuzz smoke runs and ${#ASAN_CI_TESTS[@]} tests under ASan+UBSan"
-    local regex
-    regex="^($(IFS='|'; echo "${ASAN_CI_TESTS[*]}")|fuzz_smoke_.*)\$"
-    ctest --preset asan -j "$JOBS" -R "$regex"
-    log "Sanitizers (CI): building build-tsan (clang, TSan): ${TSAN_CI_TESTS[*]}"
-    cmake --preset tsan
-    targets=()
-    for t in "${TSAN_CI_TESTS[@]}"; do targets+=("tst_$t"); done
-    cmake --build --preset tsan -j "$JOBS" --target "${targets[@]}"
-    log "Sanitizers (CI): the thread pool, runtime and GEMM tests under TSan"
-    regex="^($(IFS='|'; echo "${TSAN_CI_TESTS[*]}"))\$"
-    ctest --preset tsan -j "$JOBS" -R "$regex"
+    ctest --preset asan -j "$JOBS" -R "$(test_regex "${ASAN_CI_TESTS[@]}" 'fuzz_smoke_.*')"
+    tsan_run "${TSAN_CI_TESTS[@]}"
 }
 
 # The sanitizer runs (issue 12). build-asan: every test under AddressSanitizer +
@@ -212,15 +220,7 @@ sanitize() {
     cmake --build --preset asan -j "$JOBS"
     log "Sanitizers: the test suite under ASan+UBSan, and the fuzz smoke runs"
     ctest --preset asan -j "$JOBS" -LE package
-    log "Sanitizers: configuring and building build-tsan (clang, TSan): ${TSAN_TESTS[*]}"
-    cmake --preset tsan
-    local targets=() t
-    for t in "${TSAN_TESTS[@]}"; do targets+=("tst_$t"); done
-    cmake --build --preset tsan -j "$JOBS" --target "${targets[@]}"
-    log "Sanitizers: the threaded tests under TSan"
-    local regex
-    regex="^($(IFS='|'; echo "${TSAN_TESTS[*]}"))\$"
-    ctest --preset tsan -j "$JOBS" -R "$regex"
+    tsan_run "${TSAN_TESTS[@]}"
 }
 
 # Resolve EXAMPLE (a name such as "mlp", a file name such as "mlp.hlo", or a path)

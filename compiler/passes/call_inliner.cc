@@ -46,21 +46,10 @@ StatusOr<bool> CallInlinerPass::run(HloModule& module) {
         if (calls.empty()) continue;
         for (HloInstruction* call : calls) {
             HloComputation* callee = call->toApply();
-            std::unordered_map<const HloInstruction*, HloInstruction*> clones;
-            for (int64_t i = 0; i < callee->parameterCount(); ++i)
-                clones[callee->parameter(i)] = call->operand(i);
-            for (HloInstruction* original : callee->postOrder()) {
-                if (original->opcode() == HloOpcode::kParameter) continue;
-                std::vector<HloInstruction*> operands;
-                operands.reserve(original->operands().size());
-                for (const HloInstruction* operand : original->operands())
-                    operands.push_back(clones.at(operand));
-                auto clone = original->cloneWithNewOperands(
-                    original->shape(), operands, module.uniqueInstructionName(original->name()));
-                HloInstruction* added = computation->addInstruction(std::move(clone));
-                clones[original] = added;
+            const auto clones =
+                passes::cloneBodyInto(module, *computation, *callee, call->operands());
+            for (const auto& [original, clone] : clones)
                 if (original->opcode() == HloOpcode::kFusion) clonedFusion = true;
-            }
             // Control edges inside the callee hold between the clones.
             for (const auto& original : callee->instructions())
                 for (const HloInstruction* successor : original->controlSuccessors())

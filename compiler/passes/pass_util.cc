@@ -136,4 +136,24 @@ std::vector<HloComputation*> calleesFirst(const HloModule& module) {
     return order;
 }
 
+std::unordered_map<const HloInstruction*, HloInstruction*> cloneBodyInto(
+    HloModule& module, HloComputation& into, const HloComputation& body,
+    const std::vector<HloInstruction*>& operands, std::vector<HloInstruction*>* added) {
+    std::unordered_map<const HloInstruction*, HloInstruction*> clones;
+    for (int64_t i = 0; i < body.parameterCount(); ++i)
+        clones[body.parameter(i)] = operands[static_cast<size_t>(i)];
+    for (HloInstruction* original : body.postOrder()) {
+        if (original->opcode() == HloOpcode::kParameter) continue;
+        std::vector<HloInstruction*> cloneOperands;
+        cloneOperands.reserve(original->operands().size());
+        for (const HloInstruction* operand : original->operands())
+            cloneOperands.push_back(clones.at(operand));
+        HloInstruction* clone = into.addInstruction(original->cloneWithNewOperands(
+            original->shape(), cloneOperands, module.uniqueInstructionName(original->name())));
+        clones[original] = clone;
+        if (added != nullptr) added->push_back(clone);
+    }
+    return clones;
+}
+
 }  // namespace hloscope::passes

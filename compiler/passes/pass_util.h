@@ -37,6 +37,15 @@ void repointFusionComputations(HloModule& module);
 // from the entry calls (the entry itself is always reachable).
 std::vector<HloComputation*> unreachableComputations(const HloModule& module);
 
+// Clones `body`'s instructions (post order, parameters excepted) into `into`,
+// parameter i standing for operands[i], the way an inliner expands a call or a
+// fusion in place. Returns each of body's instructions' clone (a parameter's
+// entry is its operand); `added`, when given, receives the new instructions
+// in order. Rewiring the replaced instruction's uses is the caller's.
+std::unordered_map<const HloInstruction*, HloInstruction*> cloneBodyInto(
+    HloModule& module, HloComputation& into, const HloComputation& body,
+    const std::vector<HloInstruction*>& operands, std::vector<HloInstruction*>* added = nullptr);
+
 // Every computation of `module`, callees before callers (post order over
 // the call graph).
 std::vector<HloComputation*> calleesFirst(const HloModule& module);

@@ -86,21 +86,8 @@ StatusOr<int64_t> unfuseForCpu(HloModule& module) {
         std::unordered_map<const HloInstruction*, std::vector<HloInstruction*>> clonesOf;
         for (HloInstruction* fusion : fusions) {
             const HloComputation* fused = fusion->fusedComputation();
-            std::unordered_map<const HloInstruction*, HloInstruction*> clones;
-            for (int64_t i = 0; i < fused->parameterCount(); ++i)
-                clones[fused->parameter(i)] = fusion->operand(i);
-            std::vector<HloInstruction*>& added = clonesOf[fusion];
-            for (HloInstruction* original : fused->postOrder()) {
-                if (original->opcode() == HloOpcode::kParameter) continue;
-                std::vector<HloInstruction*> operands;
-                operands.reserve(original->operands().size());
-                for (const HloInstruction* operand : original->operands())
-                    operands.push_back(clones.at(operand));
-                HloInstruction* clone = computation->addInstruction(original->cloneWithNewOperands(
-                    original->shape(), operands, module.uniqueInstructionName(original->name())));
-                clones[original] = clone;
-                added.push_back(clone);
-            }
+            const auto clones = passes::cloneBodyInto(module, *computation, *fused,
+                                                      fusion->operands(), &clonesOf[fusion]);
             HloInstruction* result = clones.at(fused->root());
             fusion->replaceAllUsesWith(result);
             if (computation->root() == fusion) computation->setRoot(result);
