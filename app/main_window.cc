@@ -31,6 +31,7 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 
+#include "core/thread_handoff.h"
 #include "views/passes/pass_stepper_widget.h"
 #include "views/text/hlo_text_view.h"
 #include "views/text/text_diff_view.h"
@@ -144,6 +145,11 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
 }
 
 MainWindow::~MainWindow() {
+    // QWidget's destructor closes the window and hides the docks after this class's members
+    // are gone; the docks' view actions then emit toggled() into scheduleSessionSave (which
+    // would start the destroyed m_sessionTimer). No child may call back into this object
+    // from here on.
+    for (QObject* child : findChildren<QObject*>()) child->disconnect(this);
     if (m_sessionStore && !m_cleanExitSaved) saveSessionNow(true);
     m_worker->cancel();
     m_thread.quit();
@@ -434,6 +440,7 @@ bool MainWindow::saveScreenshot(const QString& path) {
 // --- Worker signals -----------------------------------------------------------------
 
 void MainWindow::onState(DocumentStatePtr state) {
+    handoff::receive();  // built on the worker's thread
     const bool newDocument = !m_state || m_state->path != state->path ||
                              m_state->displayName != state->displayName ||
                              m_state->moduleId != state->moduleId;

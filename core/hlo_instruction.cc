@@ -72,8 +72,13 @@ std::optional<ComparisonType> parseComparisonType(std::string_view text) {
 
 std::string ConvolutionDimensionNumbers::toString() const {
     // Input: b, f and spatial digits placed at their dimension positions.
-    auto render = [](size_t rank, int64_t first, char firstLetter, int64_t second,
-                     char secondLetter, const std::vector<int64_t>& spatial) {
+    // The labels run to the highest dimension named, as in XLA: a '?' (a dimension with no
+    // role, as custom calls have) keeps its place before it; trailing ones are dropped.
+    auto render = [](int64_t first, char firstLetter, int64_t second, char secondLetter,
+                     const std::vector<int64_t>& spatial) {
+        int64_t last = std::max(first, second);
+        for (int64_t dim : spatial) last = std::max(last, dim);
+        const size_t rank = static_cast<size_t>(std::max<int64_t>(last, 0) + 1);
         std::string out(rank, '?');
         auto put = [&](int64_t dim, char c) {
             if (dim >= 0 && static_cast<size_t>(dim) < rank) out[static_cast<size_t>(dim)] = c;
@@ -88,17 +93,12 @@ std::string ConvolutionDimensionNumbers::toString() const {
         }
         return out;
     };
-    size_t inputRank = inputSpatialDimensions.size() + 2;
-    size_t kernelRank = kernelSpatialDimensions.size() + 2;
-    size_t outputRank = outputSpatialDimensions.size() + 2;
-    return render(inputRank, inputBatchDimension, 'b', inputFeatureDimension, 'f',
-                  inputSpatialDimensions) +
+    return render(inputBatchDimension, 'b', inputFeatureDimension, 'f', inputSpatialDimensions) +
            "_" +
-           render(kernelRank, kernelInputFeatureDimension, 'i', kernelOutputFeatureDimension,
-                  'o', kernelSpatialDimensions) +
+           render(kernelInputFeatureDimension, 'i', kernelOutputFeatureDimension, 'o',
+                  kernelSpatialDimensions) +
            "->" +
-           render(outputRank, outputBatchDimension, 'b', outputFeatureDimension, 'f',
-                  outputSpatialDimensions);
+           render(outputBatchDimension, 'b', outputFeatureDimension, 'f', outputSpatialDimensions);
 }
 
 const std::vector<std::string_view>& HloInstruction::typedAttributeNames() {

@@ -84,6 +84,12 @@ private slots:
     }
     void examplesFusedAndUnfused() {
         QFETCH(QString, file);
+        // Under the sanitizers (HLOSCOPE_SANITIZER_RUN=1, the asan and tsan test presets) the
+        // training step's reference evaluation alone runs past the test function's time limit;
+        // the forward pass and the other examples run the same kernels.
+        if (qEnvironmentVariableIntValue("HLOSCOPE_SANITIZER_RUN") == 1 &&
+            file.endsWith(QLatin1String("bert_encoder_train_step.hlo")))
+            QSKIP("sanitizer run: the BERT training step is left out (minutes under ASan)");
         auto loaded = loadModuleFromFile(file.toStdString());
         QVERIFY2(loaded.isOk(), loaded.status().toString().c_str());
         std::vector<Literal> args = makeRandomArguments(*(*loaded)->entryComputation(), 3);

@@ -14,6 +14,7 @@
 #include "core/hlo_computation.h"
 #include "core/hlo_instruction.h"
 #include "core/hlo_json.h"
+#include "core/thread_handoff.h"
 #include "views/document/document_loader.h"
 #include "views/document/document_worker.h"
 
@@ -402,16 +403,26 @@ private slots:
         auto* worker = new DocumentWorker;
         worker->moveToThread(&thread);
         thread.start();
-        QSignalSpy states(worker, &DocumentWorker::stateChanged);
-        QSignalSpy busy(worker, &DocumentWorker::busyChanged);
+        // The signals are received here, in this thread, as the GUI receives them (a
+        // QSignalSpy would record them in the worker's thread while this one reads it).
+        std::vector<DocumentStatePtr> states;
+        std::vector<bool> busy;
+        QObject receiver;
+        connect(worker, &DocumentWorker::stateChanged, &receiver,
+                [&states](DocumentStatePtr state) {
+                    handoff::receive();  // built on the worker's thread
+                    states.push_back(std::move(state));
+                });
+        connect(worker, &DocumentWorker::busyChanged, &receiver,
+                [&busy](bool on) { busy.push_back(on); });
         QMetaObject::invokeMethod(worker, [worker] { worker->openExample(QStringLiteral("layernorm")); },
                                   Qt::QueuedConnection);
         QMetaObject::invokeMethod(worker, [worker] { worker->stepTo(1000); }, Qt::QueuedConnection);
         QTRY_VERIFY_WITH_TIMEOUT(states.size() == 2, 60000);
-        DocumentStatePtr state = qvariant_cast<DocumentStatePtr>(states[1][0]);
+        const DocumentStatePtr& state = states[1];
         QCOMPARE(state->current, static_cast<int>(state->passes.size()));
         QTRY_VERIFY_WITH_TIMEOUT(busy.size() == 4, 10000);
-        QCOMPARE(busy.back()[0].toBool(), false);
+        QCOMPARE(busy.back(), false);
         QMetaObject::invokeMethod(worker, &QObject::deleteLater, Qt::QueuedConnection);
         thread.quit();
         thread.wait();

@@ -13,6 +13,7 @@ extern "C" int fuzzStableHloOneInput(const uint8_t* data, size_t size);
 extern "C" int fuzzJsonOneInput(const uint8_t* data, size_t size);
 extern "C" int fuzzLiteralOneInput(const uint8_t* data, size_t size);
 extern "C" int fuzzPipelineOneInput(const uint8_t* data, size_t size);
+extern "C" int fuzzLiteralInitialize(int* argc, char*** argv);
 
 namespace {
 
@@ -44,6 +45,9 @@ int replayDirectory(const QString& directory, Entry entry) {
 class TestFuzzRegressions : public QObject {
     Q_OBJECT
 private slots:
+    // What libFuzzer runs before the first input: the literal target's size limit.
+    void initTestCase() { fuzzLiteralInitialize(nullptr, nullptr); }
+
     void replay_data() {
         QTest::addColumn<QString>("target");
         QTest::addColumn<void*>("entry");

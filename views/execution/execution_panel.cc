@@ -23,6 +23,7 @@
 #include "compiler/runtime/execution_modes.h"
 #include "compiler/runtime/timeline_trace.h"
 #include "core/hlo_evaluator.h"
+#include "core/thread_handoff.h"
 #include "views/estimator/model_figures.h"
 #include "views/execution/gpu_plan_jobs.h"
 #include "views/execution/timeline_view.h"
@@ -402,9 +403,11 @@ void ExecutionPanel::run() {
     QPointer<ExecutionPanel> self(this);
     spec.progress = [self, last](int percent, const QString& what) {
         if (last->exchange(percent) == percent) return;
+        handoff::send();
         QMetaObject::invokeMethod(
             self.data(),
             [self, percent, what] {
+                handoff::receive();
                 if (self) self->reportProgress(percent, what);
             },
             Qt::QueuedConnection);
@@ -414,7 +417,7 @@ void ExecutionPanel::run() {
     m_progress->setValue(0);
     m_status->setText(tr("Running..."));
     emit runStarted();
-    m_watcher->setFuture(QtConcurrent::run([spec] { return runJob(spec); }));
+    m_watcher->setFuture(QtConcurrent::run(handoff::wrap([spec] { return runJob(spec); })));
 }
 
 void ExecutionPanel::startJob(std::function<Outcome()> job, const QString& what) {
@@ -425,7 +428,7 @@ void ExecutionPanel::startJob(std::function<Outcome()> job, const QString& what)
     m_progress->setValue(0);
     m_status->setText(what);
     emit runStarted();
-    m_watcher->setFuture(QtConcurrent::run(std::move(job)));
+    m_watcher->setFuture(QtConcurrent::run(handoff::wrap(std::move(job))));
 }
 
 void ExecutionPanel::exportGpuPlans(const QString& dir) {
@@ -456,6 +459,7 @@ void ExecutionPanel::cancel() {
 }
 
 void ExecutionPanel::onFinished() {
+    handoff::receive();
     const Outcome outcome = m_watcher->result();
     m_cancelButton->setEnabled(false);
     m_runButton->setEnabled(m_state != nullptr);

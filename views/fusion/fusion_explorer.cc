@@ -15,11 +15,11 @@
 #include <QTextBrowser>
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
-
 #include <unordered_map>
 
 #include "compiler/fusion/fusion_decision.h"
 #include "compiler/fusion/fusion_util.h"
+#include "core/thread_handoff.h"
 
 namespace hloscope {
 namespace {
@@ -162,6 +162,7 @@ FusionExplorer::FusionExplorer(QWidget* parent) : QWidget(parent) {
                 emit decisionSelected(QString::fromStdString(d.producer), QString::fromStdString(d.consumer));
             });
     connect(m_watcher, &QFutureWatcher<ModelFiguresResult>::finished, this, [this] {
+        handoff::receive();
         const ModelFiguresResult result = m_watcher->result();
         if (!m_state || result.generation != m_state->generation) return;  // stale
         m_figures = result.figures;
@@ -199,7 +200,7 @@ void FusionExplorer::setState(DocumentStatePtr state) {
     m_sliderLabel->setText(tr("%1 / %1 decisions").arg(count));
     m_answer->clear();
     if (m_state) {
-        m_watcher->setFuture(QtConcurrent::run(computeModelFiguresResult, m_state));
+        m_watcher->setFuture(QtConcurrent::run(handoff::wrap(computeModelFiguresResult), m_state));
     }
     updateSummary();
     updateWhatIfLabel();

@@ -25,6 +25,7 @@
 #include <chrono>
 
 #include "core/hlo_module.h"
+#include "core/thread_handoff.h"
 
 namespace hloscope {
 
@@ -548,9 +549,9 @@ void GraphView::requestLayout() {
     const auto cache = m_cache;
     const auto cancel = m_cancel;
     m_watcher->setProperty("request", QVariant::fromValue(request));
-    m_watcher->setFuture(QtConcurrent::run([=]() -> std::shared_ptr<LayoutOutcome> {
+    m_watcher->setFuture(QtConcurrent::run(handoff::wrap([=]() -> std::shared_ptr<LayoutOutcome> {
         return layOut<LayoutOutcome>(*module, collapse, metrics, edgeLabels, cache, cancel.get());
-    }));
+    })));
 }
 
 void GraphView::clearLayoutCache() {
@@ -580,7 +581,7 @@ void GraphView::startPrefetch() {
     const auto cancel = m_prefetchCancel;
     const int epoch = m_cacheEpoch;
     m_watcher->setProperty("request", QVariant::fromValue(quint64(0)));  // 0: a prefetch
-    m_watcher->setFuture(QtConcurrent::run([=]() -> std::shared_ptr<LayoutOutcome> {
+    m_watcher->setFuture(QtConcurrent::run(handoff::wrap([=]() -> std::shared_ptr<LayoutOutcome> {
         auto module = (*snapshots)[static_cast<size_t>(next)].materialize();
         if (!module.isOk() || cancel->load()) return nullptr;
         auto outcome = layOut<LayoutOutcome>(**module, collapse, metrics, edgeLabels, cache, cancel.get());
@@ -588,11 +589,12 @@ void GraphView::startPrefetch() {
         outcome->epoch = epoch;
         outcome->graph.reset();  // only the layout is kept
         return outcome;
-    }));
+    })));
 }
 
 void GraphView::onLayoutDone() {
     const quint64 request = m_watcher->property("request").toULongLong();
+    handoff::receive();
     std::shared_ptr<LayoutOutcome> outcome = m_watcher->future().result();
     if (request == 0) {  // a prefetch: into the cache
         if (outcome && outcome->epoch == m_cacheEpoch && !outcome->reused && outcome->layout &&

@@ -1,9 +1,8 @@
 #include "views/text/text_diff_view.h"
 
 #include <QComboBox>
-#include <QFutureWatcher>
-#include <QtConcurrent/QtConcurrentRun>
 #include <QFontDatabase>
+#include <QFutureWatcher>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPlainTextEdit>
@@ -13,9 +12,11 @@
 #include <QTextBlock>
 #include <QTextCursor>
 #include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
 #include <string_view>
 #include <utility>
 
+#include "core/thread_handoff.h"
 #include "views/text/hlo_highlighter.h"
 
 namespace hloscope {
@@ -164,16 +165,19 @@ void TextDiffView::startDiff() {
     m_pending = false;
     m_resultTaken = false;
     m_title->setText(tr("Comparing…"));
-    m_watcher->setFuture(QtConcurrent::run(&TextDiffView::computeDiff, std::exchange(m_pendingBefore, nullptr),
-                                           std::exchange(m_pendingAfter, nullptr),
-                                           std::exchange(m_pendingTitle, QString())));
+    m_watcher->setFuture(QtConcurrent::run(
+        handoff::wrap(&TextDiffView::computeDiff), std::exchange(m_pendingBefore, nullptr),
+        std::exchange(m_pendingAfter, nullptr), std::exchange(m_pendingTitle, QString())));
 }
 
 void TextDiffView::diffFinished() {
     if (!m_resultTaken) {
         m_resultTaken = true;
         // Texts that arrived meanwhile make this result stale.
-        if (!m_pending) apply(m_watcher->future().takeResult());
+        if (!m_pending) {
+            handoff::receive();
+            apply(m_watcher->future().takeResult());
+        }
     }
     if (m_pending && isVisible()) startDiff();
 }
@@ -182,7 +186,10 @@ void TextDiffView::ensureDiff() {
     if (m_watcher->isRunning()) m_watcher->waitForFinished();
     if (!m_resultTaken && m_watcher->future().isValid() && m_watcher->future().isResultReadyAt(0)) {
         m_resultTaken = true;
-        if (!m_pending) apply(m_watcher->future().takeResult());
+        if (!m_pending) {
+            handoff::receive();
+            apply(m_watcher->future().takeResult());
+        }
     }
     if (!m_pending) return;
     m_pending = false;
