@@ -439,8 +439,10 @@ bool MainWindow::saveScreenshot(const QString& path) {
 
 // --- Worker signals -----------------------------------------------------------------
 
-void MainWindow::onState(DocumentStatePtr state) {
-    handoff::receive();  // built on the worker's thread
+void MainWindow::onState(const DocumentStatePtr& state) {
+    // Built on the worker's thread. Taken by reference: a by-value parameter would be copied
+    // (its reference count touched) before this line.
+    handoff::receive();
     const bool newDocument = !m_state || m_state->path != state->path ||
                              m_state->displayName != state->displayName ||
                              m_state->moduleId != state->moduleId;

@@ -131,7 +131,7 @@ private:
     void rebuildRecentMenu();
     void rebuildDumpMenu(const QString& folder);
     void setLastDocument(const QString& entry);
-    void onState(DocumentStatePtr state);
+    void onState(const DocumentStatePtr& state);
     void onFailed(const QString& message);
     void onProgress(const QString& what, int done, int total);
     void onBusy(bool busy);

@@ -23,6 +23,22 @@ void addUnique(std::vector<HloInstruction*>& list, HloInstruction* value) {
     if (std::find(list.begin(), list.end(), value) == list.end()) list.push_back(value);
 }
 
+// Whether `user` is listed among `operand`'s users already, `operand` having been put at
+// `index` among `user`'s operands. A user is listed once however often it uses the operand,
+// and exactly when the operand is among its operands, so either list answers; the shorter is
+// scanned. One value can have tens of thousands of users (a module whose inlined calls all
+// read one parameter), which made building such a module quadratic.
+bool listedAsUser(const HloInstruction* user, const HloInstruction* operand, size_t index) {
+    const std::vector<HloInstruction*>& operands = user->operands();
+    const std::vector<HloInstruction*>& users = operand->users();
+    if (operands.size() <= users.size()) {
+        for (size_t i = 0; i < operands.size(); ++i)
+            if (i != index && operands[i] == operand) return true;
+        return false;
+    }
+    return std::find(users.begin(), users.end(), user) != users.end();
+}
+
 }  // namespace
 
 std::string_view comparisonDirectionString(ComparisonDirection direction) {
@@ -216,7 +232,7 @@ void HloInstruction::setLiteralText(std::string text) {
 void HloInstruction::appendOperand(HloInstruction* operand) {
     assert(operand != nullptr);
     m_operands.push_back(operand);
-    addUnique(operand->m_users, this);
+    if (!listedAsUser(this, operand, m_operands.size() - 1)) operand->m_users.push_back(this);
 }
 
 void HloInstruction::replaceOperand(int64_t index, HloInstruction* newOperand) {
@@ -226,7 +242,8 @@ void HloInstruction::replaceOperand(int64_t index, HloInstruction* newOperand) {
     m_operands[static_cast<size_t>(index)] = newOperand;
     if (std::find(m_operands.begin(), m_operands.end(), old) == m_operands.end())
         eraseOne(old->m_users, this);
-    addUnique(newOperand->m_users, this);
+    if (!listedAsUser(this, newOperand, static_cast<size_t>(index)))
+        newOperand->m_users.push_back(this);
 }
 
 void HloInstruction::removeAllOperands() {
@@ -238,9 +255,14 @@ void HloInstruction::replaceAllUsesWith(HloInstruction* other) {
     assert(other != nullptr && other != this);
     std::vector<HloInstruction*> users = m_users;
     for (HloInstruction* user : users) {
-        for (size_t i = 0; i < user->m_operands.size(); ++i)
-            if (user->m_operands[i] == this) user->m_operands[i] = other;
-        addUnique(other->m_users, user);
+        bool listed = false;  // already a user of `other`: it was among the operands
+        for (HloInstruction*& operand : user->m_operands) {
+            if (operand == this)
+                operand = other;
+            else if (operand == other)
+                listed = true;
+        }
+        if (!listed) other->m_users.push_back(user);
     }
     m_users.clear();
     if (m_parent != nullptr && m_parent->root() == this) m_parent->setRoot(other);

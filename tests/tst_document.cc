@@ -409,9 +409,9 @@ private slots:
         std::vector<bool> busy;
         QObject receiver;
         connect(worker, &DocumentWorker::stateChanged, &receiver,
-                [&states](DocumentStatePtr state) {
+                [&states](const DocumentStatePtr& state) {
                     handoff::receive();  // built on the worker's thread
-                    states.push_back(std::move(state));
+                    states.push_back(state);
                 });
         connect(worker, &DocumentWorker::busyChanged, &receiver,
                 [&busy](bool on) { busy.push_back(on); });
