@@ -3,6 +3,7 @@
 // literal dimensions and reshape bitcast tests.
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 
 #include "core/hlo_verifier_internal.h"
 #include "core/shape_inference_internal.h"
@@ -119,7 +120,12 @@ struct AliasCursor {
         while (pos < text.size() && std::isdigit(static_cast<unsigned char>(text[pos]))) ++pos;
         if (pos == start || (pos == start + 1 && !std::isdigit(static_cast<unsigned char>(text[start]))))
             return std::nullopt;
-        return std::stoll(std::string(text.substr(start, pos - start)));
+        // from_chars: an index past int64's range is "not an integer", not an exception.
+        int64_t value = 0;
+        const char* first = text.data() + start + (text[start] == '+' ? 1 : 0);
+        const auto [end, ec] = std::from_chars(first, text.data() + pos, value);
+        if (ec != std::errc() || end != text.data() + pos) return std::nullopt;
+        return value;
     }
     std::optional<std::vector<int64_t>> index() {
         if (!consume('{')) return std::nullopt;

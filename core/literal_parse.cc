@@ -562,6 +562,9 @@ private:
             }
             return literal;
         }
+        if (first.kind != Tok::kLbrace)
+            return error(first.pos, "expected '{' to start an array value, but sees " +
+                                        describe(first));
         std::vector<int64_t> dims(shape.dimensions());
         for (int64_t& d : dims) d = std::max<int64_t>(d, 0);  // unbounded: no elements
         std::vector<int64_t> seen(rank, 0);

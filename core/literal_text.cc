@@ -207,12 +207,28 @@ std::string formatElement(const NativeType<T>& v) {
 // ---------------------------------------------------------------------------
 // Printing.
 
+constexpr int64_t kMaxEmptyBraceGroups = 4096;
+
 void appendDenseArray(const Literal& literal, std::string& out) {
     const Shape& shape = literal.shape();
     const auto rank = static_cast<size_t>(shape.rank());
     if (rank == 0) {
         out += literal_internal::elementToString(literal, 0);
         return;
+    }
+    // An array with no elements but many brace groups before its zero dimension (s32[5,5,5,
+    // 55,55,5,55,5,3,0,4] has 1.5e9) is printed elided, "{...}", which reads back as the same
+    // empty array; small ones keep their nested braces, as XLA prints them.
+    if (literal.elementCount() == 0) {
+        int64_t groups = 1;
+        for (int64_t d : shape.dimensions()) {
+            if (d <= 0) break;
+            groups = d > kMaxEmptyBraceGroups / groups ? kMaxEmptyBraceGroups + 1 : groups * d;
+            if (groups > kMaxEmptyBraceGroups) {
+                out += "{...}";
+                return;
+            }
+        }
     }
     const bool isPred = shape.elementType() == PrimitiveType::PRED;
     std::vector<int64_t> indices;

@@ -1,5 +1,6 @@
 // Types and attributes of the MLIR text reader (see stablehlo_reader.h).
 #include <cctype>
+#include <charconv>
 
 #include "core/shape.h"
 #include "core/stablehlo_reader.h"
@@ -188,10 +189,14 @@ StatusOr<MlirType> Reader::readTensorType() {
             boundsAttr = encoding.field("bounds");
         if (boundsAttr != nullptr) {
             for (const MlirAttr& b : boundsAttr->elements) {
-                if (b.kind == MlirAttr::Kind::kInt)
-                    type.bounds.push_back(std::stoll(b.number));
-                else
-                    type.bounds.push_back(-1);
+                int64_t bound = -1;
+                if (b.kind == MlirAttr::Kind::kInt) {
+                    const char* last = b.number.data() + b.number.size();
+                    const auto [end, ec] = std::from_chars(b.number.data(), last, bound);
+                    if (ec != std::errc() || end != last)
+                        return error("tensor bound " + b.number + " is not a 64-bit integer");
+                }
+                type.bounds.push_back(bound);
             }
             if (type.bounds.size() != type.dims.size())
                 return errorAt(encoding.pos, "bounds do not match the tensor rank");

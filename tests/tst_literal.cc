@@ -435,6 +435,13 @@ void TestLiteral::printArrays() {
     QCOMPARE(iota(PT::F32, {0}).valueToString(), std::string("{}"));
     QCOMPARE(iota(PT::F32, {2, 0}).valueToString(), std::string("{ {}, {} }"));
     QCOMPARE(iota(PT::F32, {0, 2}).valueToString(), std::string("{  }"));
+    // No elements but 1.5e9 brace groups before the zero dimension (a fuzz finding: printing
+    // it did not end): elided, and it reads back as the same empty array.
+    const Literal empty = iota(PT::S32, {5, 5, 5, 55, 55, 5, 55, 5, 3, 0, 4});
+    QCOMPARE(empty.valueToString(), std::string("{...}"));
+    const Literal back = parseOrFail(empty.toString());
+    QCOMPARE(back.shape(), empty.shape());
+    QCOMPARE(back.toString(), empty.toString());
     Literal pred = Literal::vector<int>(PT::PRED, {1, 0, 1});
     QCOMPARE(pred.toString(), std::string("pred[3] {1, 0, 1}"));
     Literal c(arrayShape(PT::C128, {2}));
@@ -632,6 +639,8 @@ void TestLiteral::parseErrors() {
         {"{ {1}, {2}, {3} }", arrayShape(PT::F32, {2, 1}), 1, 13,
          "expected 2 elements in the []th element, but sees more"},
         {"{{1}}", arrayShape(PT::F32, {1}), 1, 2, "expected nested array of rank 1"},
+        {",", arrayShape(PT::F32, {2, 2}), 1, 1,
+         "expected '{' to start an array value, but sees ','"},
         {"{1.5}", arrayShape(PT::S32, {1}), 1, 2, "expected an integer for primitive type s32"},
         {"true", Shape::makeScalar(PT::F32), 1, 1,
          "expected a floating-point value for primitive type f32"},

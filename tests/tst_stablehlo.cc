@@ -609,6 +609,15 @@ void TestStableHlo::errorSyntax() {
     QVERIFY2(QString::fromStdString(status.message()).contains(QStringLiteral("expected '>'")),
              status.toString().c_str());
     QVERIFY(status.toString().starts_with("bad.mlir:1:33: error:"));
+    // A bound past int64's range is an error at the type, not an exception.
+    status = importStatus(
+        "func.func @main(%a: tensor<?xf32, #stablehlo.bounds<99999999999999999999>>) -> "
+        "tensor<?xf32, #stablehlo.bounds<99999999999999999999>> {\n"
+        "  return %a : tensor<?xf32, #stablehlo.bounds<99999999999999999999>>\n}\n");
+    QCOMPARE(status.code(), StatusCode::kInvalidArgument);
+    QVERIFY2(QString::fromStdString(status.message()).contains(QStringLiteral("not a 64-bit integer")),
+             status.toString().c_str());
+    QCOMPARE(status.location()->line, 1);
 }
 
 void TestStableHlo::errorUndefinedValue() {
