@@ -14,6 +14,7 @@
 // handoff::wrap(f) does both around a function run on QtConcurrent's pool.
 #pragma once
 
+#include <memory>
 #include <type_traits>
 #include <utility>
 
@@ -46,17 +47,21 @@ inline void receive() {}
 
 // f wrapped for a background thread: the caller's writes so far are handed to it (send()
 // now, receive() when it starts) and its writes are handed back when it returns (send()).
-// The thread that takes the result calls receive() before reading it.
+// The thread that takes the result calls receive() before reading it. f lives on the heap,
+// made before send(): the pool thread moves the wrapper before it runs it, and a move of f
+// itself would copy its const captures (a shared_ptr's reference count) before receive().
 template <typename F>
 auto wrap(F f) {
+    auto held = std::make_shared<F>(std::move(f));
     send();
-    return [f = std::move(f)](auto&&... args) mutable {
+    return [held = std::move(held)](auto&&... args) {
         receive();
-        if constexpr (std::is_void_v<decltype(f(std::forward<decltype(args)>(args)...))>) {
-            f(std::forward<decltype(args)>(args)...);
+        F& function = *held;
+        if constexpr (std::is_void_v<decltype(function(std::forward<decltype(args)>(args)...))>) {
+            function(std::forward<decltype(args)>(args)...);
             send();
         } else {
-            auto result = f(std::forward<decltype(args)>(args)...);
+            auto result = function(std::forward<decltype(args)>(args)...);
             send();
             return result;
         }

@@ -17,7 +17,7 @@
 # Seeds: ../shared/corpus (HLO text and StableHLO modules), resources/examples,
 # tests/fuzz/seeds, and hloscope JSON written from the HLO seeds (fuzz_seeds --to-json).
 # Work files go to BUILD/fuzz/TARGET/ (corpus/ grows across runs, artifacts/
-# holds crashing inputs). Prints one summary line per target (executions,
+# holds crashing inputs; --smoke runs use BUILD/fuzz/smoke/TARGET/). Prints one summary line per target (executions,
 # coverage, features, corpus size) and exits 1 when any target found a crash,
 # a leak, a timeout or an out-of-memory; the input to reproduce it is named.
 # A found input becomes a regression test: copy it to
@@ -28,6 +28,10 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 BUILD="${HLOSCOPE_FUZZ_BUILD:-$ROOT/build-asan}"
 CORPUS="${HLOSCOPE_CORPUS:-$ROOT/../shared/corpus}"
 SECONDS_PER_TARGET=60
+# Seconds one input may take (libFuzzer's -timeout, wall clock). XLA's deep_chained_calls
+# (65,536 instructions once inlined) takes 5.5 s of CPU through a pipeline under ASan, over
+# 20 s of wall time on a loaded 2-core machine; a hang or a quadratic pass still exceeds 60.
+TIMEOUT=60
 SEEDS=200
 JOBS=1
 SMOKE=0
@@ -113,7 +117,10 @@ for target in "${TARGETS[@]}"; do
     corpus_dir="$work/corpus"
     seed_flag=()
     if [[ "$SMOKE" -eq 1 ]]; then
-        corpus_dir="$work/smoke-corpus"
+        # A work folder of its own: a smoke run (ctest -L fuzz) beside a long run of the
+        # same target must not rewrite the long run's seeds, log or artifacts.
+        work="$BUILD/fuzz/smoke/$target"
+        corpus_dir="$work/corpus"
         rm -rf "$corpus_dir"
         seed_flag=(-seed=1)
     fi
@@ -128,7 +135,7 @@ for target in "${TARGETS[@]}"; do
     # detect_leaks: a parser that leaks on an error path is a finding too.
     (cd "$work" && ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:symbolize=1" \
     "$exe" "$corpus_dir" "$work/seeds" "${dict[@]}" "${seed_flag[@]}" \
-        -max_total_time="$SECONDS_PER_TARGET" -timeout=20 -rss_limit_mb=2560 -malloc_limit_mb=2048 \
+        -max_total_time="$SECONDS_PER_TARGET" -timeout="$TIMEOUT" -rss_limit_mb=2560 -malloc_limit_mb=2048 \
         -max_len=65536 -print_final_stats=1 -artifact_prefix="$work/artifacts/" \
         "${parallel[@]}") > "$log" 2>&1
     rc=$?
