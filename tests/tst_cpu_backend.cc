@@ -23,6 +23,7 @@
 #include "core/hlo_parser.h"
 #include "core/hlo_printer.h"
 #include "core/module_io.h"
+#include "tests/sanitizer_run.h"
 
 using namespace hloscope;
 
@@ -84,11 +85,7 @@ private slots:
     }
     void examplesFusedAndUnfused() {
         QFETCH(QString, file);
-        // Under the sanitizers (HLOSCOPE_SANITIZER_RUN=1, the asan and tsan test presets) the
-        // BERT-sized examples take over five minutes each (the reference evaluation and both
-        // modes), as in pipeline_corpus; the other examples run the same kernels.
-        if (qEnvironmentVariableIntValue("HLOSCOPE_SANITIZER_RUN") == 1 &&
-            QFileInfo(file).fileName().startsWith(QLatin1String("bert_")))
+        if (testing::leftOutOfSanitizerRun(file))
             QSKIP("sanitizer run: the BERT-sized examples are left out (minutes each under ASan)");
         auto loaded = loadModuleFromFile(file.toStdString());
         QVERIFY2(loaded.isOk(), loaded.status().toString().c_str());

@@ -25,6 +25,7 @@
 #include "core/hlo_computation.h"
 #include "core/hlo_instruction.h"
 #include "core/thread_handoff.h"  // HLOSCOPE_TSAN
+#include "tests/sanitizer_run.h"
 #include "views/document/document_loader.h"
 #include "views/execution/execution_panel.h"
 #include "views/fusion/fusion_decision_model.h"
@@ -38,11 +39,7 @@ using namespace hloscope;
 
 namespace {
 
-// Under the sanitizers (HLOSCOPE_SANITIZER_RUN=1, the asan and tsan test presets) the
-// pipeline, layouts and runs take 5 to 20 times longer: the waits stretch with them.
-int slow(int ms) {
-    return qEnvironmentVariableIntValue("HLOSCOPE_SANITIZER_RUN") == 1 ? 10 * ms : ms;
-}
+using testing::slow;  // the waits stretch in the sanitizer runs
 
 bool writeFile(const QString& path, const QByteArray& text) {
     QFile f(path);

@@ -6,7 +6,6 @@
 // built-in examples. Skips cleanly when the corpus is absent (the examples
 // part always runs).
 #include <QtTest>
-
 #include <chrono>
 
 #include "compiler/buffers/buffer_assignment.h"
@@ -15,6 +14,7 @@
 #include "compiler/targets/targets.h"
 #include "core/hlo_verifier.h"
 #include "core/module_io.h"
+#include "tests/sanitizer_run.h"
 
 using namespace hloscope;
 
@@ -155,12 +155,8 @@ void TestPipelineCorpus::bisectCorpusFolders() {
 
 void TestPipelineCorpus::bisectExamples() {
     BisectTally tally;
-    // The sanitizer runs (HLOSCOPE_SANITIZER_RUN=1, set by the asan and tsan test
-    // presets) leave out the BERT-sized examples: their reference evaluations take
-    // minutes there, and the same passes run on the smaller examples.
-    const bool sanitizerRun = qEnvironmentVariableIntValue("HLOSCOPE_SANITIZER_RUN") == 1;
     for (const QString& path : hloFiles(kExamples)) {
-        if (sanitizerRun && QFileInfo(path).fileName().startsWith(QLatin1String("bert_"))) {
+        if (testing::leftOutOfSanitizerRun(path)) {
             qInfo("sanitizer run: %s left out", qPrintable(QFileInfo(path).fileName()));
             continue;
         }

@@ -2,13 +2,15 @@
 //   fuzz_seeds DIR N             writes N random well-formed HLO modules (tests/random_hlo,
 //                                seeds 1..N) to DIR/random_K.hlo, so the runs have varied seeds
 //                                where ../shared/corpus is absent (CI's clean clone);
-//   fuzz_seeds --to-json IN OUT  writes module IN (HLO text) as hloscope JSON to OUT (the JSON
-//                                target's seeds).
-//   fuzz_seeds --to-json-dir OUTDIR IN...  the same for many files, written to OUTDIR/K.json
-//                                (K: the file's place in the list); prints how many.
+//   fuzz_seeds --to-json OUTDIR  reads HLO text paths from standard input, one a line, and
+//                                writes each module as hloscope JSON to OUTDIR/K.json (K: its
+//                                line; the JSON target's seeds); a file that does not load is
+//                                left out. One process for all (one per file took an hour
+//                                under ASan).
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <iostream>
 #include <string>
 
 #include "core/hlo_json.h"
@@ -27,33 +29,19 @@ bool writeFile(const std::string& path, const std::string& text) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    if (argc == 4 && std::string(argv[1]) == "--to-json") {
-        auto module = hloscope::loadModuleFromFile(argv[2]);
-        if (!module.isOk()) {
-            std::fprintf(stderr, "%s\n", module.status().toString().c_str());
-            return 1;
-        }
-        return writeFile(argv[3], hloscope::moduleToJson(**module, -1)) ? 0 : 1;
-    }
-    if (argc >= 4 && std::string(argv[1]) == "--to-json-dir") {
-        // One process for thousands of seeds (one per file took an hour under ASan).
+    if (argc == 3 && std::string(argv[1]) == "--to-json") {
         const std::string dir = argv[2];
-        int written = 0;
-        for (int i = 3; i < argc; ++i) {
-            auto module = hloscope::loadModuleFromFile(argv[i]);
-            if (!module.isOk()) continue;  // a seed that does not load is left out
-            if (!writeFile(dir + "/" + std::to_string(i - 2) + ".json",
-                           hloscope::moduleToJson(**module, -1)))
+        std::string path;
+        for (int line = 1; std::getline(std::cin, path); ++line) {
+            auto module = hloscope::loadModuleFromFile(path);
+            if (module.isOk() && !writeFile(dir + "/" + std::to_string(line) + ".json",
+                                            hloscope::moduleToJson(**module, -1)))
                 return 1;
-            ++written;
         }
-        std::printf("%d\n", written);
         return 0;
     }
     if (argc != 3) {
-        std::fprintf(stderr,
-                     "usage: fuzz_seeds DIR N | fuzz_seeds --to-json IN OUT | "
-                     "fuzz_seeds --to-json-dir OUTDIR IN...\n");
+        std::fprintf(stderr, "usage: fuzz_seeds DIR N | fuzz_seeds --to-json OUTDIR < PATHS\n");
         return 2;
     }
     const std::string dir = argv[1];

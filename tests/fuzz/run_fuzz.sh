@@ -90,21 +90,14 @@ seeds() {
     local chosen
     mapfile -t chosen < <(take "$SEEDS" "${files[@]}")
     if [[ "$target" == json ]]; then
-        # One converter process per 1000 seeds (one per seed took an hour under ASan), each
-        # batch in a folder of its own; then every file gets a unique name.
-        mkdir -p "$dir/.batch"
-        printf '%s\0' "${chosen[@]}" | xargs -0 -n 1000 sh -c \
-            'out=$(mktemp -d "$1/b.XXXXXX") && shift && "$0" --to-json-dir "$out" "$@" >/dev/null' \
-            "$BUILD/tests/fuzz/fuzz_seeds" "$dir/.batch"
-        for f in "$dir"/.batch/*/*.json; do [[ -e "$f" ]] && mv "$f" "$dir/$((n += 1)).json"; done
-        rm -rf "$dir/.batch"
+        printf '%s\n' "${chosen[@]}" | "$BUILD/tests/fuzz/fuzz_seeds" --to-json "$dir"
+        cp "$ROOT"/tests/fuzz/seeds/json/*.json "$dir/"
     else
         for f in "${chosen[@]}"; do
             n=$((n + 1))
             cp "$f" "$dir/$n.${f##*.}"
         done
     fi
-    if [[ "$target" == json ]]; then cp "$ROOT"/tests/fuzz/seeds/json/*.json "$dir/"; fi
     rm -rf "$dir/.random"
 }
 
