@@ -455,6 +455,41 @@ CHECK: kind=kLoop
 )");
     }
 
+    // Two fusions call one body (the fuzzer found it in a tpu_v5e pipeline):
+    // fusing a producer into the first gives it a body of its own, under a
+    // new name; the shared body stays for the second, which then owns it.
+    void sharedFusedComputation() {
+        const char* hlo = R"(HloModule m
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+shared {
+  p0 = f32[] parameter(0)
+  p1 = f32[128] parameter(1)
+  ROOT r = f32[] reduce(p1, p0), dimensions={0}, to_apply=add
+}
+ENTRY e {
+  x = f32[] parameter(0)
+  y = f32[128] parameter(1)
+  n = f32[128] negate(y)
+  f1 = f32[] fusion(x, n), kind=kLoop, calls=shared
+  f2 = f32[] fusion(f1, n), kind=kLoop, calls=shared
+  ROOT d = f32[] subtract(f2, x)
+}
+)";
+        auto pass = makeFusion({{"disable_cost_model", "true"}});
+        QVERIFY(pass.isOk());
+        const std::string text = check(**pass, hlo, R"(
+CHECK: %fused_computation
+CHECK: ENTRY
+CHECK: %f1 = f32[] fusion(f32[] %x, f32[128] %y), kind=kInput, calls=%fused_computation
+CHECK: %f2 = f32[] fusion(f32[] %f1, f32[128] %y), kind=kInput, calls=%shared
+)");
+        QVERIFY(text.find("%shared (") != std::string::npos);
+    }
+
     void badOptions() {
         QVERIFY(!FusionPass::create({{"colour", "red"}}).isOk());
         QVERIFY(!FusionPass::create({{"target", "fpga"}}).isOk());

@@ -616,6 +616,12 @@ FusionBuilder::FusionBuilder(HloModule& module) : m_module(module) {
         for (const auto& instruction : computation->instructions())
             if (instruction->opcode() == HloOpcode::kParameter) m_names.insert(instruction->name());
     }
+    std::unordered_map<const HloComputation*, int64_t> callers;
+    for (const auto& computation : module.computations())
+        for (const auto& instruction : computation->instructions())
+            if (isFusionOf(*instruction)) ++callers[instruction->fusedComputation()];
+    for (const auto& [body, count] : callers)
+        if (count > 1) m_sharedBodies.emplace(body, count);
 }
 
 std::string FusionBuilder::freshName(const std::string& stem) {
@@ -686,8 +692,11 @@ void FusionBuilder::markDead(HloInstruction* instruction, bool withComputation) 
         dead = 1;
         m_deadList.push_back(instruction);
     }
-    if (withComputation && isFusionOf(*instruction))
-        m_deadComputations.push_back(instruction->fusedComputation());
+    if (!withComputation || !isFusionOf(*instruction)) return;
+    HloComputation* body = instruction->fusedComputation();
+    auto shared = m_sharedBodies.find(body);
+    if (shared != m_sharedBodies.end() && --shared->second > 0) return;  // other callers remain
+    m_deadComputations.push_back(body);
 }
 
 // The consumer is a fusion whose body this builder made: the producer's
@@ -898,9 +907,16 @@ HloInstruction* FusionBuilder::fuse(HloInstruction* producer, HloInstruction* co
             if (HloInstruction* extended = extendInPlace(producer, consumer, producerGoesAway, owned->second))
                 return extended;
     }
+    // The rebuilt body takes the name of the one it replaces, unless another
+    // fusion still calls that one.
+    bool keepsName = consumerIsFusion;
+    if (keepsName) {
+        auto shared = m_sharedBodies.find(consumer->fusedComputation());
+        keepsName = shared == m_sharedBodies.end() || shared->second == 1;
+    }
     Body body{*this,
-              std::make_unique<HloComputation>(consumerIsFusion ? consumer->fusedComputation()->name()
-                                                                : computationName()),
+              std::make_unique<HloComputation>(keepsName ? consumer->fusedComputation()->name()
+                                                         : computationName()),
               {},
               {},
               {}};

@@ -214,6 +214,10 @@ private:
     InstructionMap<uint8_t> m_dead;
     std::vector<HloInstruction*> m_deadList;
     std::vector<HloComputation*> m_deadComputations;
+    // Fused computations of the input that more than one fusion calls, with
+    // the number of live callers: such a body goes away with its last caller,
+    // and a fusion rebuilt from one of them names its new body afresh.
+    std::unordered_map<const HloComputation*, int64_t> m_sharedBodies;
     // New fused computations in order of their last change (a computation
     // extended in place is listed again; m_latest says which entry counts).
     std::vector<HloComputation*> m_newComputations;
