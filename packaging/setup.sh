@@ -10,13 +10,11 @@
 #   packaging/setup.sh sanitize        the sanitizer runs: the whole test suite under ASan+UBSan
 #                                      with the fuzz smoke runs (build-asan), the threaded tests
 #                                      under TSan (build-tsan); clang-14
-#   packaging/setup.sh sanitize-ci     the part of it CI runs: the fuzz smoke runs and the
-#                                      core and compiler tests under ASan+UBSan, the thread
-#                                      pool, runtime and GEMM tests under TSan
+#   packaging/setup.sh ci              what `test` does when CI=true (below)
 #
-# Environment: CI=true selects the "ci" preset (-Werror) and makes `test` also run
-# `sanitize-ci` (HLOSCOPE_SANITIZE_TESTS=1 makes it run `sanitize`); HLOSCOPE_JOBS overrides
-# -j (2).
+# Environment: CI=true makes `test` run CI's steps instead (ci_run: every test and the fuzz
+# smoke runs under ASan+UBSan, the threaded tests under TSan, clang -Werror);
+# HLOSCOPE_SANITIZE_TESTS=1 makes `test` also run `sanitize`; HLOSCOPE_JOBS overrides -j (2).
 set -euo pipefail
 
 # Debian 12 packages needed to build and test.
@@ -78,29 +76,14 @@ TSAN_CI_TESTS=(
 )
 TSAN_TESTS=("${TSAN_CI_TESTS[@]}" main_window)
 
-# What CI runs under ASan+UBSan besides the fuzz smoke runs (ctest -L fuzz): the tests of the
-# readers, the interpreter and the compiler passes, which handle the untrusted input. The
-# whole suite (`sanitize`) needs a second full build and does not fit CI's 90 minutes beside
-# the release build.
-ASAN_CI_TESTS=(
-    types shape parser printer verifier json literal float_types examples evaluator
-    evaluator_ops stablehlo pipeline pass_dce pass_cse pass_constant_folding pass_call_inliner
-    pass_tuple_simplifier pass_algebraic_simplifier pass_while_loop_invariant_code_motion
-    pass_layout_assignment buffer_assignment cost_analysis performance_model pass_fusion
-    pass_multi_output_fusion pass_row_fusion input_limits fuzz_regressions
-)
 
 INVOCATION_DIR="$PWD"
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 
 JOBS="${HLOSCOPE_JOBS:-2}"
-if [[ "${CI:-}" == "true" ]]; then
-    PRESET=ci
-else
-    PRESET=default
-fi
-BUILD_DIR="$ROOT/build"   # binaryDir of both the default and ci presets
+PRESET=default
+BUILD_DIR="$ROOT/build"   # the default preset's binaryDir
 CLI="$BUILD_DIR/app/hloscope-cli"
 GUI="$BUILD_DIR/app/hloscope"
 
@@ -167,14 +150,16 @@ build() {
 }
 
 run_tests() {
-    deps "${TEST_PACKAGES[@]}"
-    build
-    log "Running tests"
-    ctest --test-dir "$BUILD_DIR" --output-on-failure -j "$JOBS"
+    if [[ "${CI:-}" == "true" ]]; then
+        ci_run
+    else
+        deps "${TEST_PACKAGES[@]}"
+        build
+        log "Running tests"
+        ctest --test-dir "$BUILD_DIR" --output-on-failure -j "$JOBS"
+    fi
     if [[ "${HLOSCOPE_SANITIZE_TESTS:-}" == "1" ]]; then
         sanitize
-    elif [[ "${CI:-}" == "true" ]]; then
-        sanitize_ci
     fi
 }
 
@@ -194,17 +179,22 @@ tsan_run() {
     ctest --preset tsan -j "$JOBS" -R "$(test_regex "$@")"
 }
 
-# CI's sanitizer step: build-asan with only what the fuzz smoke runs and ASAN_CI_TESTS need.
-sanitize_ci() {
-    deps "${SANITIZER_PACKAGES[@]}"
-    log "Sanitizers (CI): configuring and building build-asan (clang, ASan+UBSan+libFuzzer)"
+# CI (CI=true; 2 cores, 90 minutes): the whole suite once, under the sanitizers, rather than
+# once in a release build and again in part under them (both do not fit).
+#   1. build-asan (clang, ASan+UBSan+LSan+libFuzzer, -Werror): every test, the package test
+#      included, and the fuzz smoke runs. The three slow corpus sweeps (pipeline_corpus,
+#      cpu_corpus, tpu_corpus) take every 8th module there (tests/sanitizer_run.h); the
+#      parsers' and the passes' corpus sweeps take every module.
+#   2. build-tsan: TSAN_CI_TESTS.
+# The release build with GCC (`test` without CI=true) runs the same tests, the sweeps in full.
+ci_run() {
+    deps "${PACKAGES[@]}" "${TEST_PACKAGES[@]}" "${SANITIZER_PACKAGES[@]}"
+    log "CI 1/2: configuring and building build-asan (clang, ASan+UBSan+libFuzzer, -Werror)"
     cmake --preset asan
-    local targets
-    mapfile -t targets < <(test_targets "${ASAN_CI_TESTS[@]}")
-    targets+=(fuzz_hlo_text fuzz_stablehlo fuzz_json fuzz_literal fuzz_pipeline fuzz_seeds)
-    cmake --build --preset asan -j "$JOBS" --target "${targets[@]}"
-    log "Sanitizers (CI): the fuzz smoke runs and ${#ASAN_CI_TESTS[@]} tests under ASan+UBSan"
-    ctest --preset asan -j "$JOBS" -R "$(test_regex "${ASAN_CI_TESTS[@]}" 'fuzz_smoke_.*')"
+    cmake --build --preset asan -j "$JOBS"
+    log "CI 1/2: every test and the fuzz smoke runs under ASan+UBSan"
+    ctest --preset asan -j "$JOBS"
+    log "CI 2/2: the threaded tests under TSan"
     tsan_run "${TSAN_CI_TESTS[@]}"
 }
 
@@ -288,7 +278,7 @@ main() {
         build) build ;;
         test)  run_tests ;;
         sanitize) deps; sanitize ;;
-        sanitize-ci) deps; sanitize_ci ;;
+        ci) ci_run ;;
         run)   run_example "${1:-}" ;;
         -h|--help|help) usage ;;
         *)     usage; exit 2 ;;

@@ -29,6 +29,7 @@
 #include "core/hlo_computation.h"
 #include "core/hlo_evaluator.h"
 #include "core/module_io.h"
+#include "tests/sanitizer_run.h"
 
 namespace hloscope::testing {
 
@@ -137,7 +138,9 @@ inline void forEachEvaluableModule(
         QStringList files;
         while (it.hasNext()) files << it.next();
         files.sort();
-        for (const QString& path : files) {
+        for (qsizetype index = 0; index < files.size(); ++index) {
+            if (!inCorpusSample(index)) continue;
+            const QString& path = files[index];
             ++tally.modules;
             EvaluableModule m;
             m.name = folder + QLatin1Char('/') + QFileInfo(path).fileName();

@@ -19,4 +19,16 @@ inline bool leftOutOfSanitizerRun(const QString& examplePath) {
     return sanitizerRun() && QFileInfo(examplePath).fileName().startsWith(QLatin1String("bert_"));
 }
 
+// The slow corpus sweeps (pipeline_corpus, cpu_corpus, tpu_corpus) take a sample in a sanitizer
+// run: every corpusStride()-th module of a folder in name order, from the first; 8 there
+// (HLOSCOPE_CORPUS_STRIDE=N sets it), 1 elsewhere. CI runs them in full in a release build too.
+inline int corpusStride() {
+    if (!sanitizerRun()) return 1;
+    bool ok = false;
+    const int stride = qEnvironmentVariableIntValue("HLOSCOPE_CORPUS_STRIDE", &ok);
+    return ok && stride >= 1 ? stride : 8;
+}
+
+inline bool inCorpusSample(qsizetype index) { return index % corpusStride() == 0; }
+
 }  // namespace hloscope::testing

@@ -54,10 +54,13 @@ private slots:
         QStringList files;
         for (const QString& dir : {QStringLiteral(HLOSCOPE_CORPUS_DIR "/hlo/models/xla"),
                                    QStringLiteral(HLOSCOPE_CORPUS_DIR "/hlo/models/graphhelper"),
-                                   QStringLiteral(HLOSCOPE_SOURCE_DIR "/resources/examples")})
-            for (const QString& name :
-                 QDir(dir).entryList({QStringLiteral("*.hlo")}, QDir::Files, QDir::Name))
-                files << dir + QLatin1Char('/') + name;
+                                   QStringLiteral(HLOSCOPE_SOURCE_DIR "/resources/examples")}) {
+            const QStringList names =
+                QDir(dir).entryList({QStringLiteral("*.hlo")}, QDir::Files, QDir::Name);
+            const bool examples = dir.endsWith(QStringLiteral("/resources/examples"));
+            for (qsizetype i = 0; i < names.size(); ++i)
+                if (examples || inCorpusSample(i)) files << dir + QLatin1Char('/') + names[i];
+        }
         if (!QDir(QStringLiteral(HLOSCOPE_CORPUS_DIR "/hlo/models")).exists())
             qInfo("../shared/corpus is absent: only the built-in examples are simulated");
         int simulated = 0;
