@@ -59,10 +59,8 @@ SANITIZER_PACKAGES=(
 # GEMM (std::thread code), and the GUI workers (QThread, QtConcurrent, queued calls). Qt itself
 # is not built with TSan: our own objects that cross threads through it are handed over with
 # core/thread_handoff.h, and Qt's template copies of them (slot objects, tasks, future results,
-# queued arguments) are listed in tests/sanitizers/tsan.supp.
-# CI runs all of them but main_window, which takes about seven minutes under TSan (its
-# workers are the document's and the panels', which the others test one by one).
-TSAN_CI_TESTS=(
+# queued arguments) are listed in tests/sanitizers/tsan.supp. CI and `sanitize` run them all.
+TSAN_TESTS=(
     thread_pool
     runtime
     gemm
@@ -73,8 +71,8 @@ TSAN_CI_TESTS=(
     pass_stepper
     text_views
     estimator
+    main_window
 )
-TSAN_TESTS=("${TSAN_CI_TESTS[@]}" main_window)
 
 
 INVOCATION_DIR="$PWD"
@@ -185,7 +183,7 @@ tsan_run() {
 #      included, and the fuzz smoke runs. The three slow corpus sweeps (pipeline_corpus,
 #      cpu_corpus, tpu_corpus) take every 8th module there (tests/sanitizer_run.h); the
 #      parsers' and the passes' corpus sweeps take every module.
-#   2. build-tsan: TSAN_CI_TESTS.
+#   2. build-tsan: TSAN_TESTS.
 # The release build with GCC (`test` without CI=true) runs the same tests, the sweeps in full.
 ci_run() {
     deps "${PACKAGES[@]}" "${TEST_PACKAGES[@]}" "${SANITIZER_PACKAGES[@]}"
@@ -195,7 +193,7 @@ ci_run() {
     log "CI 1/2: every test and the fuzz smoke runs under ASan+UBSan"
     ctest --preset asan -j "$JOBS"
     log "CI 2/2: the threaded tests under TSan"
-    tsan_run "${TSAN_CI_TESTS[@]}"
+    tsan_run "${TSAN_TESTS[@]}"
 }
 
 # The sanitizer runs (issue 12). build-asan: every test under AddressSanitizer +
