@@ -10,11 +10,10 @@
 #   packaging/setup.sh sanitize        the sanitizer runs: the whole test suite under ASan+UBSan
 #                                      with the fuzz smoke runs (build-asan), the threaded tests
 #                                      under TSan (build-tsan); clang-14
-#   packaging/setup.sh ci              what `test` does when CI=true (below)
 #
-# Environment: CI=true makes `test` run CI's steps instead (ci_run: every test and the fuzz
-# smoke runs under ASan+UBSan, the threaded tests under TSan, clang -Werror);
-# HLOSCOPE_SANITIZE_TESTS=1 makes `test` also run `sanitize`; HLOSCOPE_JOBS overrides -j (2).
+# Environment: CI=true makes `test` run `sanitize` instead of the release build's tests (CI's
+# run, clang -Werror); HLOSCOPE_SANITIZE_TESTS=1 makes `test` run both; HLOSCOPE_JOBS
+# overrides -j (2).
 set -euo pipefail
 
 # Debian 12 packages needed to build and test.
@@ -59,7 +58,8 @@ SANITIZER_PACKAGES=(
 # GEMM (std::thread code), and the GUI workers (QThread, QtConcurrent, queued calls). Qt itself
 # is not built with TSan: our own objects that cross threads through it are handed over with
 # core/thread_handoff.h, and Qt's template copies of them (slot objects, tasks, future results,
-# queued arguments) are listed in tests/sanitizers/tsan.supp. CI and `sanitize` run them all.
+# queued arguments) are listed in tests/sanitizers/tsan.supp. `sanitize` (CI's run) runs them
+# all.
 TSAN_TESTS=(
     thread_pool
     runtime
@@ -80,7 +80,6 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 
 JOBS="${HLOSCOPE_JOBS:-2}"
-PRESET=default
 BUILD_DIR="$ROOT/build"   # the default preset's binaryDir
 CLI="$BUILD_DIR/app/hloscope-cli"
 GUI="$BUILD_DIR/app/hloscope"
@@ -136,27 +135,25 @@ configure() {
         log "build/ was configured with a different generator; resetting its CMake cache."
         rm -rf "$cache" "$BUILD_DIR/CMakeFiles"
     fi
-    log "Configuring (preset: $PRESET)"
-    cmake --preset "$PRESET"
+    log "Configuring (preset: default)"
+    cmake --preset default
 }
 
 build() {
     deps
     configure
-    log "Building (preset: $PRESET, -j$JOBS)"
-    cmake --build --preset "$PRESET" -j "$JOBS"
+    log "Building (preset: default, -j$JOBS)"
+    cmake --build --preset default -j "$JOBS"
 }
 
 run_tests() {
-    if [[ "${CI:-}" == "true" ]]; then
-        ci_run
-    else
+    if [[ "${CI:-}" != "true" ]]; then
         deps "${TEST_PACKAGES[@]}"
         build
         log "Running tests"
         ctest --test-dir "$BUILD_DIR" --output-on-failure -j "$JOBS"
     fi
-    if [[ "${HLOSCOPE_SANITIZE_TESTS:-}" == "1" ]]; then
+    if [[ "${CI:-}" == "true" || "${HLOSCOPE_SANITIZE_TESTS:-}" == "1" ]]; then
         sanitize
     fi
 }
@@ -177,36 +174,24 @@ tsan_run() {
     ctest --preset tsan -j "$JOBS" -R "$(test_regex "$@")"
 }
 
-# CI (CI=true; 2 cores, 90 minutes): the whole suite once, under the sanitizers, rather than
-# once in a release build and again in part under them (both do not fit).
-#   1. build-asan (clang, ASan+UBSan+LSan+libFuzzer, -Werror): every test, the package test
-#      included, and the fuzz smoke runs. The three slow corpus sweeps (pipeline_corpus,
-#      cpu_corpus, tpu_corpus) take every 8th module there (tests/sanitizer_run.h); the
-#      parsers' and the passes' corpus sweeps take every module.
-#   2. build-tsan: TSAN_TESTS.
+# The sanitizer runs (issue 12), and CI's run (CI=true; 2 cores, 90 minutes: the whole suite
+# once, under the sanitizers, rather than once in a release build and again in part under
+# them, which does not fit).
+#   1. build-asan (clang, ASan+UBSan+LSan+libFuzzer): every test, the package test (its .deb
+#      made from the ASan binaries) included, and the fuzz smoke runs (ctest label fuzz:
+#      tests/fuzz/run_fuzz.sh, a minute per target). The three slow corpus sweeps
+#      (pipeline_corpus, cpu_corpus, tpu_corpus) take every 8th module there
+#      (tests/sanitizer_run.h); the parsers' and the passes' corpus sweeps take every module.
+#   2. build-tsan: TSAN_TESTS under ThreadSanitizer.
 # The release build with GCC (`test` without CI=true) runs the same tests, the sweeps in full.
-ci_run() {
-    deps "${PACKAGES[@]}" "${TEST_PACKAGES[@]}" "${SANITIZER_PACKAGES[@]}"
-    log "CI 1/2: configuring and building build-asan (clang, ASan+UBSan+libFuzzer, -Werror)"
-    cmake --preset asan
-    cmake --build --preset asan -j "$JOBS"
-    log "CI 1/2: every test and the fuzz smoke runs under ASan+UBSan"
-    ctest --preset asan -j "$JOBS"
-    log "CI 2/2: the threaded tests under TSan"
-    tsan_run "${TSAN_TESTS[@]}"
-}
-
-# The sanitizer runs (issue 12). build-asan: every test under AddressSanitizer +
-# UndefinedBehaviorSanitizer (the package test excepted: it checks the .deb of the
-# release build) and the fuzz smoke run (ctest label fuzz: tests/fuzz/run_fuzz.sh,
-# a minute per target). build-tsan: the threaded tests under ThreadSanitizer.
 sanitize() {
-    deps "${SANITIZER_PACKAGES[@]}"
-    log "Sanitizers: configuring and building build-asan (clang, ASan+UBSan+libFuzzer)"
+    deps "${PACKAGES[@]}" "${TEST_PACKAGES[@]}" "${SANITIZER_PACKAGES[@]}"
+    log "Sanitizers 1/2: configuring and building build-asan (clang, ASan+UBSan+libFuzzer)"
     cmake --preset asan
     cmake --build --preset asan -j "$JOBS"
-    log "Sanitizers: the test suite under ASan+UBSan, and the fuzz smoke runs"
-    ctest --preset asan -j "$JOBS" -LE package
+    log "Sanitizers 1/2: every test and the fuzz smoke runs under ASan+UBSan"
+    ctest --preset asan -j "$JOBS"
+    log "Sanitizers 2/2: the threaded tests under TSan"
     tsan_run "${TSAN_TESTS[@]}"
 }
 
@@ -275,8 +260,7 @@ main() {
         package) package ;;
         build) build ;;
         test)  run_tests ;;
-        sanitize) deps; sanitize ;;
-        ci) ci_run ;;
+        sanitize) sanitize ;;
         run)   run_example "${1:-}" ;;
         -h|--help|help) usage ;;
         *)     usage; exit 2 ;;

@@ -138,9 +138,7 @@ inline void forEachEvaluableModule(
         QStringList files;
         while (it.hasNext()) files << it.next();
         files.sort();
-        for (qsizetype index = 0; index < files.size(); ++index) {
-            if (!inCorpusSample(index)) continue;
-            const QString& path = files[index];
+        for (const QString& path : corpusSample(files)) {
             ++tally.modules;
             EvaluableModule m;
             m.name = folder + QLatin1Char('/') + QFileInfo(path).fileName();

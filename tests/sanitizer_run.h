@@ -4,6 +4,7 @@
 
 #include <QFileInfo>
 #include <QString>
+#include <QStringList>
 #include <QtGlobal>
 
 namespace hloscope::testing {
@@ -21,7 +22,7 @@ inline bool leftOutOfSanitizerRun(const QString& examplePath) {
 
 // The slow corpus sweeps (pipeline_corpus, cpu_corpus, tpu_corpus) take a sample in a sanitizer
 // run: every corpusStride()-th module of a folder in name order, from the first; 8 there
-// (HLOSCOPE_CORPUS_STRIDE=N sets it), 1 elsewhere. CI runs them in full in a release build too.
+// (HLOSCOPE_CORPUS_STRIDE=N sets it), 1 elsewhere. The release build runs them in full.
 inline int corpusStride() {
     if (!sanitizerRun()) return 1;
     bool ok = false;
@@ -29,6 +30,13 @@ inline int corpusStride() {
     return ok && stride >= 1 ? stride : 8;
 }
 
-inline bool inCorpusSample(qsizetype index) { return index % corpusStride() == 0; }
+// The files of one folder, sorted by name, that a corpus sweep takes.
+inline QStringList corpusSample(const QStringList& sortedFiles) {
+    const int stride = corpusStride();
+    if (stride == 1) return sortedFiles;
+    QStringList sample;
+    for (qsizetype i = 0; i < sortedFiles.size(); i += stride) sample << sortedFiles[i];
+    return sample;
+}
 
 }  // namespace hloscope::testing

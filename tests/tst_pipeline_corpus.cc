@@ -31,15 +31,6 @@ QStringList hloFiles(const QString& folder) {
     return files;
 }
 
-// The corpus files of a folder that this run sweeps (a sample in a sanitizer run).
-QStringList corpusFiles(const QString& folder) {
-    const QStringList all = hloFiles(folder);
-    QStringList files;
-    for (qsizetype i = 0; i < all.size(); ++i)
-        if (testing::inCorpusSample(i)) files << all[i];
-    return files;
-}
-
 StatusOr<std::unique_ptr<HloModule>> load(const QString& path) {
     return loadModuleFromFile(path.toStdString());
 }
@@ -112,7 +103,8 @@ void TestPipelineCorpus::modelsRunThroughEveryTarget() {
     int runs = 0;
     double slowest = 0;
     QString slowestName;
-    for (const QString& path : corpusFiles(kCorpus + QStringLiteral("/models"))) {
+    for (const QString& path :
+         testing::corpusSample(hloFiles(kCorpus + QStringLiteral("/models")))) {
         const QString name = QDir(kCorpus).relativeFilePath(path);
         for (std::string_view target : targetNames()) {
             auto module = load(path);
@@ -151,7 +143,7 @@ void TestPipelineCorpus::bisectCorpusFolders() {
     BisectTally tally;
     for (const char* folder : {"algebraic_simplifier", "simplifiers", "layout_assignment"}) {
         const QString dir = kCorpus + QStringLiteral("/valid/") + QLatin1String(folder);
-        for (const QString& path : corpusFiles(dir))
+        for (const QString& path : testing::corpusSample(hloFiles(dir)))
             bisectFile(path, QDir(kCorpus).relativeFilePath(path), tally, sweepOptions());
     }
     qInfo("bisect over valid/{algebraic_simplifier,simplifiers,layout_assignment}: %d modules, %d "

@@ -52,15 +52,16 @@ private slots:
         const auto target = builtinTargetDescription("tpu_v4");
         QVERIFY(target.isOk());
         QStringList files;
-        for (const QString& dir : {QStringLiteral(HLOSCOPE_CORPUS_DIR "/hlo/models/xla"),
-                                   QStringLiteral(HLOSCOPE_CORPUS_DIR "/hlo/models/graphhelper"),
-                                   QStringLiteral(HLOSCOPE_SOURCE_DIR "/resources/examples")}) {
+        // The corpus models (a sample in a sanitizer run), then every example.
+        auto add = [&files](const QString& dir, bool sampled) {
             const QStringList names =
                 QDir(dir).entryList({QStringLiteral("*.hlo")}, QDir::Files, QDir::Name);
-            const bool examples = dir.endsWith(QStringLiteral("/resources/examples"));
-            for (qsizetype i = 0; i < names.size(); ++i)
-                if (examples || inCorpusSample(i)) files << dir + QLatin1Char('/') + names[i];
-        }
+            for (const QString& name : sampled ? corpusSample(names) : names)
+                files << dir + QLatin1Char('/') + name;
+        };
+        add(QStringLiteral(HLOSCOPE_CORPUS_DIR "/hlo/models/xla"), true);
+        add(QStringLiteral(HLOSCOPE_CORPUS_DIR "/hlo/models/graphhelper"), true);
+        add(QStringLiteral(HLOSCOPE_SOURCE_DIR "/resources/examples"), false);
         if (!QDir(QStringLiteral(HLOSCOPE_CORPUS_DIR "/hlo/models")).exists())
             qInfo("../shared/corpus is absent: only the built-in examples are simulated");
         int simulated = 0;

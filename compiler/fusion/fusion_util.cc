@@ -624,6 +624,11 @@ FusionBuilder::FusionBuilder(HloModule& module) : m_module(module) {
         if (count > 1) m_sharedBodies.emplace(body, count);
 }
 
+bool FusionBuilder::calledByOthers(const HloComputation* body) const {
+    auto shared = m_sharedBodies.find(body);
+    return shared != m_sharedBodies.end() && shared->second > 1;
+}
+
 std::string FusionBuilder::freshName(const std::string& stem) {
     auto reserve = [&](std::string name) {
         if (m_names.contains(name)) return false;
@@ -909,11 +914,7 @@ HloInstruction* FusionBuilder::fuse(HloInstruction* producer, HloInstruction* co
     }
     // The rebuilt body takes the name of the one it replaces, unless another
     // fusion still calls that one.
-    bool keepsName = consumerIsFusion;
-    if (keepsName) {
-        auto shared = m_sharedBodies.find(consumer->fusedComputation());
-        keepsName = shared == m_sharedBodies.end() || shared->second == 1;
-    }
+    const bool keepsName = consumerIsFusion && !calledByOthers(consumer->fusedComputation());
     Body body{*this,
               std::make_unique<HloComputation>(keepsName ? consumer->fusedComputation()->name()
                                                          : computationName()),

@@ -205,6 +205,8 @@ private:
     std::string fusionName();
     std::string computationName();
     void markDead(HloInstruction* instruction, bool withComputation = true);
+    // Whether a live fusion besides the one at hand calls `body` (m_sharedBodies).
+    bool calledByOthers(const HloComputation* body) const;
     int64_t anchorOf(const HloInstruction* instruction);
 
     HloModule& m_module;
