@@ -12,7 +12,10 @@
 #              no mutations from recently compared values (-use_cmp=0: those include
 #              pointers, which differ from run to run with address randomisation), edges
 #              without hit counts as coverage (-use_counters=0: some of the passes' hit
-#              counts differ between runs of one input, though their output does not)
+#              counts differ between runs of one input, though their output does not; the
+#              asan preset also leaves out stack-depth features, see CMakeLists.txt), no
+#              rereading of the work corpus (-reload=0: a rescan each second ran a file
+#              again now and then, one input more, and the sequences parted there)
 #              and at most SMOKE_RUNS inputs, so a run is a prefix of one sequence of inputs
 #              on any machine with the same seeds: what passed here cannot fail in CI, faster
 #              or slower. Finding new bugs is the long runs' work.
@@ -144,7 +147,7 @@ for target in "${TARGETS[@]}"; do
         work="$BUILD/fuzz/smoke/$target"
         corpus_dir="$work/corpus"
         rm -rf "$corpus_dir"
-        seed_flag=(-seed=1 -use_cmp=0 -use_counters=0 -runs="${SMOKE_RUNS[$target]}")
+        seed_flag=(-seed=1 -use_cmp=0 -use_counters=0 -reload=0 -runs="${SMOKE_RUNS[$target]}")
     fi
     mkdir -p "$corpus_dir" "$work/artifacts"
     seeds "$target" "$work/seeds"
