@@ -8,26 +8,22 @@
 #              the long run)
 # --seeds N    seed files taken from each seed source (default 200; 0 = all)
 # --jobs J     parallel fuzzing processes per target (default 1)
-# --smoke      the CI smoke run: a fixed random seed (-seed=1), a fresh, empty work corpus,
-#              no mutations from recently compared values (-use_cmp=0: those include
-#              pointers, which differ from run to run with address randomisation), edges
-#              without hit counts as coverage (-use_counters=0: some of the passes' hit
-#              counts differ between runs of one input, though their output does not; the
-#              asan preset also leaves out stack-depth features, see CMakeLists.txt), no
-#              rereading of the work corpus (-reload=0: a rescan each second ran a file
-#              again now and then, one input more, and the sequences parted there),
-#              address randomisation off (setarch -R, where the machine allows it) and at most SMOKE_RUNS inputs, so a run is a prefix of one sequence of inputs
-#              on any machine with the same seeds: what passed here cannot fail in CI, faster
-#              or slower. Finding new bugs is the long runs' work.
+# --smoke      the CI smoke run, one sequence of inputs on any machine with the same seeds,
+#              so what passed here cannot fail in CI: -seed=1, a fresh work corpus, no
+#              compared-value mutations (-use_cmp=0), edges without hit counts
+#              (-use_counters=0), no corpus rescans (-reload=0), no address randomisation
+#              (setarch -R, where allowed), at most SMOKE_RUNS inputs. Why each is needed:
+#              README, Reliability (CI). Finding new bugs is the long runs' work.
 # Environment: HLOSCOPE_FUZZ_BUILD (default build-asan: the asan preset builds the
 # targets), HLOSCOPE_CORPUS (default ../shared/corpus beside the checkout).
 #
 # Seeds: ../shared/corpus (HLO text and StableHLO modules), resources/examples,
 # tests/fuzz/seeds, and hloscope JSON written from the HLO seeds (fuzz_seeds --to-json).
 # Work files go to BUILD/fuzz/TARGET/ (corpus/ grows across runs, artifacts/
-# holds crashing inputs; --smoke runs use BUILD/fuzz/smoke/TARGET/). Prints one summary line per target (executions,
-# coverage, features, corpus size) and exits 1 when any target found a crash,
-# a leak, a timeout or an out-of-memory; the input to reproduce it is named.
+# holds crashing inputs; --smoke runs use BUILD/fuzz/smoke/TARGET/). Prints one summary
+# line per target (executions, coverage, features, corpus size) and exits 1 when any target
+# found a crash, a leak, a timeout or an out-of-memory; the input to reproduce it is named,
+# and printed (base64) when small.
 # A found input becomes a regression test: copy it to
 # tests/fuzz/regressions/TARGET/ (tst_fuzz_regressions replays those).
 set -euo pipefail
@@ -53,7 +49,7 @@ while [[ $# -gt 0 ]]; do
         --seeds) SEEDS="$2"; shift 2 ;;
         --jobs) JOBS="$2"; shift 2 ;;
         --smoke) SMOKE=1; shift ;;
-        -h|--help) sed -n '2,25s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"; exit 0 ;;
+        -h|--help) awk 'NR > 1 && !/^#/ {exit} NR > 1 {sub(/^# ?/, ""); print}' "${BASH_SOURCE[0]}"; exit 0 ;;
         -*) echo "run_fuzz.sh: unknown option $1" >&2; exit 2 ;;
         *) TARGETS+=("$1"); shift ;;
     esac
@@ -112,26 +108,34 @@ seeds() {
     rm -rf "$dir/.random"
 }
 
-# report LOG: what a finding was, short enough for a CI log's tail: the sanitizer's or the
-# invariant's message, the first frames in our code, and the input itself (base64, when it
-# is small) so that it can be replayed where the work folder is gone.
+# What a finding looks like in a log.
+FINDING='ERROR: (AddressSanitizer|LeakSanitizer|UndefinedBehaviorSanitizer|libFuzzer)|runtime error:'
+
+# report LOG UNIT EXE: what a finding was, short enough for a CI log's tail: the sanitizer's
+# or the invariant's message, the first frames in our code, and the input UNIT itself (base64,
+# when it is small) so that it can be replayed where the work folder is gone.
 report() {
-    local log="$1" unit
-    { grep -m1 -E 'ERROR: (AddressSanitizer|LeakSanitizer|UndefinedBehaviorSanitizer|libFuzzer)|runtime error:' "$log" || true
+    local log="$1" unit="$2" exe="$3"
+    { grep -m1 -E "$FINDING" "$log" || true
       awk '/fuzz invariant failed/ {n = 4} n > 0 && /^==|^ +#/ {n = 0} n > 0 {print substr($0, 1, 300); n--}' "$log"
       grep -E '^ +#[0-9]+ 0x[0-9a-f]+ in .*hloscope' "$log" | head -8 | sed -E 's/^ +#([0-9]+) 0x[0-9a-f]+ in /  #\1 /' | cut -c1-200 || true
       grep -m1 '^SUMMARY:' "$log" || true; } | sed 's/^/    /'
-    unit=$(grep -oE 'Test unit written to [^ ]*' "$log" | head -1 | sed 's/Test unit written to //' || true)
-    if [[ -n "$unit" && -f "$unit" ]]; then
-        local bytes; bytes=$(stat -c %s "$unit")
-        if [[ "$bytes" -le 6144 ]]; then
-            echo "    input ($bytes bytes; base64 -d > input, then: ${exe##*/} input):"
-            base64 -w 100 "$unit" | sed 's/^/    /'
-        else
-            echo "    input: $bytes bytes, in $unit"
-        fi
+    [[ -n "$unit" && -f "$unit" ]] || return 0
+    local bytes; bytes=$(stat -c %s "$unit")
+    if [[ "$bytes" -le 6144 ]]; then
+        echo "    input ($bytes bytes; base64 -d > input, then: ${exe##*/} input):"
+        base64 -w 100 "$unit" | sed 's/^/    /'
+    else
+        echo "    input: $bytes bytes, in $unit"
     fi
 }
+
+# Smoke runs go without address randomisation where the machine allows it: the JSON
+# import's coverage depends on heap addresses.
+norandom=()
+if [[ "$SMOKE" -eq 1 ]] && setarch "$(uname -m)" -R true 2> /dev/null; then
+    norandom=(setarch "$(uname -m)" -R)
+fi
 
 status=0
 printf '%-10s %10s %8s %8s %8s %9s  %s\n' target executions cov ft corpus exec/s result
@@ -140,18 +144,14 @@ for target in "${TARGETS[@]}"; do
     [[ -x "$exe" ]] || { echo "run_fuzz.sh: $exe not built (cmake --preset asan && cmake --build --preset asan)" >&2; exit 2; }
     work="$BUILD/fuzz/$target"
     corpus_dir="$work/corpus"
-    seed_flag=()
-    norandom=()
+    smoke_flags=()
     if [[ "$SMOKE" -eq 1 ]]; then
         # A work folder of its own: a smoke run (ctest -L fuzz) beside a long run of the
         # same target must not rewrite the long run's seeds, log or artifacts.
         work="$BUILD/fuzz/smoke/$target"
         corpus_dir="$work/corpus"
         rm -rf "$corpus_dir"
-        seed_flag=(-seed=1 -use_cmp=0 -use_counters=0 -reload=0 -runs="${SMOKE_RUNS[$target]}")
-        # Without address randomisation where the machine allows it: the JSON import's
-        # coverage depends on heap addresses (runs parted at input 197 with it, not without).
-        setarch "$(uname -m)" -R true 2> /dev/null && norandom=(setarch "$(uname -m)" -R)
+        smoke_flags=(-seed=1 -use_cmp=0 -use_counters=0 -reload=0 -runs="${SMOKE_RUNS[$target]}")
     fi
     mkdir -p "$corpus_dir" "$work/artifacts"
     seeds "$target" "$work/seeds"
@@ -163,7 +163,7 @@ for target in "${TARGETS[@]}"; do
     set +e
     # detect_leaks: a parser that leaks on an error path is a finding too.
     (cd "$work" && ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:symbolize=1" \
-    "${norandom[@]}" "$exe" "$corpus_dir" "$work/seeds" "${dict[@]}" "${seed_flag[@]}" \
+    "${norandom[@]}" "$exe" "$corpus_dir" "$work/seeds" "${dict[@]}" "${smoke_flags[@]}" \
         -max_total_time="$SECONDS_PER_TARGET" -timeout="$TIMEOUT" -rss_limit_mb=2560 -malloc_limit_mb=2048 \
         -max_len=65536 -print_final_stats=1 -artifact_prefix="$work/artifacts/" \
         "${parallel[@]}") > "$log" 2>&1
@@ -177,12 +177,13 @@ for target in "${TARGETS[@]}"; do
     ft=$(sed -n 's/.*ft: \([0-9]*\).*/\1/p' <<< "$last")
     corp=$(sed -n 's/.*corp: \([0-9]*\).*/\1/p' <<< "$last")
     rate=$(sed -n 's/.*exec\/s: \([0-9]*\).*/\1/p' <<< "$last")
-    result=ok
-    if [[ $rc -ne 0 ]] || grep -qE 'ERROR: (AddressSanitizer|LeakSanitizer|UndefinedBehaviorSanitizer|libFuzzer)|runtime error:|fuzz invariant failed' "$log"; then
-        result="FOUND ($(grep -oE 'Test unit written to [^ ]*' "$log" | head -1 | sed 's/Test unit written to //' || true); log $log)"
+    result=ok unit=
+    if [[ $rc -ne 0 ]] || grep -qE "$FINDING|fuzz invariant failed" "$log"; then
+        unit=$(sed -n 's/.*Test unit written to \([^ ]*\).*/\1/p' "$log" | head -1)
+        result="FOUND ($unit; log $log)"
         status=1
     fi
     printf '%-10s %10s %8s %8s %8s %9s  %s\n' "$target" "$execs" "${cov:-?}" "${ft:-?}" "${corp:-?}" "${rate:-?}" "$result"
-    [[ "$result" == ok ]] || report "$log"
+    [[ "$result" == ok ]] || report "$log" "$unit" "$exe"
 done
 exit $status
