@@ -20,6 +20,7 @@
 
 #include "app/main_window.h"
 #include "app/panels.h"
+#include "app/session.h"
 #include "compiler/backends/cpu/cpu_device.h"
 #include "compiler/backends/gpu/gpu_device.h"
 #include "compiler/backends/tpu/tpu_device.h"
@@ -182,6 +183,8 @@ int main(int argc, char** argv) {
         return 2;
     }
 
+    // A run killed in the middle of a settings write may have left QSettings' lock file empty.
+    hloscope::clearAbandonedSettingsLock(QSettings().fileName());
     MainWindow window;
     const hloscope::StandardPanels panels = installStandardPanels(window);
     if (parser.isSet(compare))

@@ -1,5 +1,8 @@
 #include "app/session.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <QDateTime>
 #include <QDir>
 #include <QFile>
@@ -9,6 +12,7 @@
 #include <QJsonObject>
 #include <QSaveFile>
 #include <QStandardPaths>
+#include <QThread>
 #include <algorithm>
 
 namespace hloscope {
@@ -153,6 +157,47 @@ std::optional<Session> SessionStore::load(QString* error) const {
     std::optional<Session> session = Session::fromJson(file.readAll(), &why);
     if (!session && error) *error = QStringLiteral("%1: %2").arg(file.fileName(), why);
     return session;
+}
+
+namespace {
+
+// A lock file without a PID: its identity (inode, modification time) and age; nullopt for no
+// file or a lock with a PID.
+struct AbandonedLock {
+    ino_t inode;
+    qint64 modifiedNs;
+    qint64 ageMs;
+};
+
+std::optional<AbandonedLock> lockWithoutPid(const QByteArray& path) {
+    struct stat st {};
+    if (::stat(path.constData(), &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
+    QFile file(QString::fromLocal8Bit(path));
+    if (!file.open(QIODevice::ReadOnly)) return std::nullopt;
+    bool ok = false;
+    const qint64 pid = file.readLine(32).trimmed().toLongLong(&ok);
+    if (ok && pid > 0) return std::nullopt;
+    const qint64 modifiedNs = qint64(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+    return AbandonedLock{st.st_ino, modifiedNs,
+                         QDateTime::currentMSecsSinceEpoch() - modifiedNs / 1000000};
+}
+
+}  // namespace
+
+bool clearAbandonedSettingsLock(const QString& settingsFile) {
+    constexpr qint64 kWriterGraceMs = 1000;
+    const QByteArray path = QFile::encodeName(settingsFile + QStringLiteral(".lock"));
+    const auto first = lockWithoutPid(path);
+    if (!first) return false;
+    if (first->ageMs < kWriterGraceMs) {
+        QThread::msleep(
+            static_cast<unsigned long>(kWriterGraceMs - std::max<qint64>(first->ageMs, 0)));
+        // Still the same file and still no PID: its writer is gone.
+        const auto again = lockWithoutPid(path);
+        if (!again || again->inode != first->inode || again->modifiedNs != first->modifiedNs)
+            return false;
+    }
+    return ::unlink(path.constData()) == 0;
 }
 
 }  // namespace hloscope

@@ -73,4 +73,14 @@ private:
     QString m_folder;
 };
 
+// QSettings lets one writer at a time sync a file: it holds <file>.lock, a QLockFile whose
+// first line is the writer's PID. A process killed between creating that file and writing
+// its PID leaves it without one, and Qt takes such a lock for a live writer's until it is
+// 30 s old: the next run's first settings write would freeze the GUI that long. This removes
+// a lock file with no PID once it is a second old (a writer writes its PID right after
+// creating the file), waiting out that second when it is younger. A lock with a PID is left
+// to QLockFile, which checks that process. Returns whether it removed one. Call it before the
+// first QSettings write.
+bool clearAbandonedSettingsLock(const QString& settingsFile);
+
 }  // namespace hloscope

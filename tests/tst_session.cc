@@ -19,6 +19,7 @@
 #include <QtTest>
 #include <cstdio>
 #include <random>
+#include <thread>
 
 #include "app/main_window.h"
 #include "app/session.h"
@@ -179,6 +180,72 @@ private slots:
         QVERIFY(changed > 0);
         qInfo("%d SIGKILLs of a QSettings writer: every read found whole values (%d changed)",
               kills, changed);
+    }
+
+    // A writer killed between creating QSettings' lock file and writing its PID into it left
+    // the file empty, and the next writer waited 30 s for it (CI, session 15: the SIGKILL test
+    // above timed out). clearAbandonedSettingsLock removes such a lock; one with a PID stays.
+    void abandonedSettingsLockIsCleared() {
+        QTemporaryDir dir;
+        const QString settingsFile = dir.filePath(QStringLiteral("hloscope.conf"));
+        const QString lock = settingsFile + QStringLiteral(".lock");
+        QVERIFY(!clearAbandonedSettingsLock(settingsFile));  // no lock file
+        // An old empty lock goes at once; a fresh one after its writer's grace second.
+        QVERIFY(writeFile(lock, ""));
+        QFile old(lock);
+        QVERIFY(old.open(QIODevice::ReadWrite));
+        QVERIFY(old.setFileTime(QDateTime::currentDateTime().addSecs(-10),
+                                QFileDevice::FileModificationTime));
+        old.close();
+        QVERIFY(clearAbandonedSettingsLock(settingsFile));
+        QVERIFY(!QFile::exists(lock));
+        QVERIFY(writeFile(lock, ""));
+        QElapsedTimer waited;
+        waited.start();
+        QVERIFY(clearAbandonedSettingsLock(settingsFile));
+        QVERIFY(!QFile::exists(lock));
+        QVERIFY2(waited.elapsed() >= 500, qPrintable(QString::number(waited.elapsed())));
+        // A lock with a PID, live or not, is QLockFile's to judge.
+        const QByteArray live =
+            QByteArray::number(QCoreApplication::applicationPid()) + "\ntst_session\nhost\n";
+        QVERIFY(writeFile(lock, live));
+        QVERIFY(!clearAbandonedSettingsLock(settingsFile));
+        QCOMPARE(readFile(lock), live);
+        QVERIFY(writeFile(lock, "999999999\nhloscope\nhost\n"));
+        QVERIFY(!clearAbandonedSettingsLock(settingsFile));
+        QVERIFY(QFile::exists(lock));
+        // A live writer that takes the lock while we wait out the grace second keeps it.
+        QVERIFY(QFile::remove(lock));
+        QVERIFY(writeFile(lock, ""));
+        std::thread writer([&] {
+            QThread::msleep(200);
+            const QString next = lock + QStringLiteral(".next");
+            writeFile(next, live);
+            QFile::rename(lock, lock + QStringLiteral(".gone"));
+            QFile::rename(next, lock);
+        });
+        const bool removed = clearAbandonedSettingsLock(settingsFile);
+        writer.join();
+        QVERIFY(!removed);
+        QCOMPARE(readFile(lock), live);
+        // The SIGKILL test's writer, started next to a fresh empty lock: its first write
+        // is done well within the 30 s Qt would have waited.
+        QVERIFY(QFile::remove(lock));
+        QVERIFY(writeFile(lock, ""));
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("HLOSCOPE_TEST_SETTINGS_WRITER"), settingsFile);
+        QProcess child;
+        child.setProcessEnvironment(env);
+        child.start(QCoreApplication::applicationFilePath(), {});
+        QVERIFY(child.waitForStarted(10000));
+        QVERIFY(child.waitForReadyRead(20000));
+        child.kill();
+        QVERIFY(child.waitForFinished(10000));
+        QCOMPARE(QSettings(settingsFile, QSettings::IniFormat)
+                     .value(QStringLiteral("window/state"))
+                     .toByteArray()
+                     .size(),
+                 qsizetype(200000));
     }
 
     // Exports go through QSaveFile: one that fails half-way keeps the previous file.
@@ -382,6 +449,8 @@ private:
 int main(int argc, char** argv) {
     if (const QByteArray path = qgetenv("HLOSCOPE_TEST_SETTINGS_WRITER"); !path.isEmpty()) {
         QCoreApplication app(argc, argv);
+        // As the GUI does at start (gui_main.cc): a killed predecessor may have left an empty lock.
+        hloscope::clearAbandonedSettingsLock(QString::fromLocal8Bit(path));
         QSettings settings(QString::fromLocal8Bit(path), QSettings::IniFormat);
         for (int n = 0;; ++n) {
             settings.setValue(QStringLiteral("window/state"),
