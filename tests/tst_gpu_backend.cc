@@ -17,6 +17,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "compiler/backends/gpu/gpu_device.h"
 #include "compiler/backends/gpu/gpu_plan.h"
@@ -139,6 +140,7 @@ private slots:
     void routedInstructionsCostNoKernel();
     void tupleParametersRoundTrip();
     void errorsNameTheInstruction();
+    void whileLoopsBecomeBranchAndJump();
     void planRoundTrip();
     void tuplesWithTokensAndParameterOrder();
     void resultsCheckedAgainstInterpreter();
@@ -462,14 +464,13 @@ void TestGpuBackend::errorsNameTheInstruction() {
         const char* expected;
     };
     const Case cases[] = {
-        {"HloModule m\n%c (p: s32[]) -> pred[] {\n  %p = s32[] parameter(0)\n  %k = s32[] "
-         "constant(3)\n"
-         "  ROOT %l = pred[] compare(%p, %k), direction=LT\n}\n%b (p: s32[]) -> s32[] {\n  %p = "
-         "s32[] parameter(0)\n"
-         "  %o = s32[] constant(1)\n  ROOT %n = s32[] add(%p, %o)\n}\nENTRY %e (x: s32[]) -> s32[] "
-         "{\n"
-         "  %x = s32[] parameter(0)\n  ROOT %w = s32[] while(%x), condition=%c, body=%b\n}\n",
-         "%w: while (control flow)"},
+        {"HloModule m\n%t (p: f32[]) -> f32[] {\n  ROOT %p = f32[] parameter(0)\n}\n"
+         "%f (p: f32[]) -> f32[] {\n  %p = f32[] parameter(0)\n  ROOT %n = f32[] negate(%p)\n}\n"
+         "ENTRY %e (b: pred[], x: f32[]) -> f32[] {\n  %b = pred[] parameter(0)\n"
+         "  %x = f32[] parameter(1)\n"
+         "  ROOT %c = f32[] conditional(%b, %x, %x), true_computation=%t, "
+         "false_computation=%f\n}\n",
+         "%c: conditional (control flow)"},
         {"HloModule m\nENTRY %e (x: f64[16]) -> f64[16] {\n  %x = f64[16] parameter(0)\n"
          "  ROOT %t = f64[16] tan(%x)\n}\n",
          "library function 'tan'"},
@@ -486,6 +487,114 @@ void TestGpuBackend::errorsNameTheInstruction() {
         QVERIFY(!plan.isOk());
         QVERIFY2(plan.status().message().find(c.expected) != std::string::npos,
                  plan.status().message().c_str());
+    }
+}
+
+// A while loop whose body rotates its state (the new a is the old b, the new b (a + b)^2 - (a +
+// b)): init copies into state buffers, the condition, a branch past the loop, the body, the old b
+// through a temporary, copies into the state and a jump back; every buffer the loop touches has
+// bytes of its own.
+void TestGpuBackend::whileLoopsBecomeBranchAndJump() {
+    auto module = parse(R"(HloModule loops
+%cond (s: (s32[], s32[], f32[64], f32[64])) -> pred[] {
+  %s = (s32[], s32[], f32[64], f32[64]) parameter(0)
+  %i = s32[] get-tuple-element(%s), index=0
+  %n = s32[] get-tuple-element(%s), index=1
+  ROOT %lt = pred[] compare(%i, %n), direction=LT
+}
+%body (s: (s32[], s32[], f32[64], f32[64])) -> (s32[], s32[], f32[64], f32[64]) {
+  %s = (s32[], s32[], f32[64], f32[64]) parameter(0)
+  %i = s32[] get-tuple-element(%s), index=0
+  %n = s32[] get-tuple-element(%s), index=1
+  %a = f32[64] get-tuple-element(%s), index=2
+  %b = f32[64] get-tuple-element(%s), index=3
+  %one = s32[] constant(1)
+  %j = s32[] add(%i, %one)
+  %c = f32[64] add(%a, %b)
+  %d = f32[64] multiply(%c, %c)
+  %e = f32[64] subtract(%d, %c)
+  ROOT %t = (s32[], s32[], f32[64], f32[64]) tuple(%j, %n, %b, %e)
+}
+ENTRY %e (n: s32[], x: f32[64], y: f32[64]) -> f32[64] {
+  %n = s32[] parameter(0)
+  %x = f32[64] parameter(1)
+  %y = f32[64] parameter(2)
+  %zero = s32[] constant(0)
+  %init = (s32[], s32[], f32[64], f32[64]) tuple(%zero, %n, %x, %y)
+  %w = (s32[], s32[], f32[64], f32[64]) while(%init), condition=%cond, body=%body
+  ROOT %r = f32[64] get-tuple-element(%w), index=3
+}
+)");
+    const QString ptxas = ptxasPath();
+    for (ExecutionMode mode : {ExecutionMode::kUnfused, ExecutionMode::kFused}) {
+        const GpuPlan plan = planOf(*prepared(*module, mode));
+        checkPlanConsistent(plan);
+        QCOMPARE(countSteps(plan, GpuStepKind::kBranch), 1);
+        QCOMPARE(countSteps(plan, GpuStepKind::kJump), 1);
+        size_t branch = 0, jump = 0;
+        for (size_t i = 0; i < plan.steps.size(); ++i) {
+            if (plan.steps[i].kind == GpuStepKind::kBranch) branch = i;
+            if (plan.steps[i].kind == GpuStepKind::kJump) jump = i;
+        }
+        // Before the loop only the init copies (a constant and three parameters: four).
+        const int loopStart = plan.steps[jump].target;
+        QCOMPARE(loopStart, 4);
+        for (int i = 0; i < loopStart; ++i)
+            QVERIFY(plan.steps[size_t(i)].kind == GpuStepKind::kCopy);
+        QVERIFY(loopStart < int(branch) && branch < jump);
+        QCOMPARE(plan.steps[branch].target, int(jump + 1));
+        QCOMPARE(plan.steps[jump].limit, int64_t{100'000'000});
+        QCOMPARE(plan.buffers[size_t(plan.steps[branch].predicate)].bytes, int64_t{1});
+        // The rotation: the old b goes through a temporary before the state is overwritten.
+        const GpuPlanStep& carry = stepNamed(plan, "w.carry.2");
+        const GpuPlanStep& next = stepNamed(plan, "w.next.2");
+        QCOMPARE(next.src, carry.dst);
+        QVERIFY(&carry < &next);
+        QCOMPARE(plan.buffers[size_t(plan.outputs[0].buffer)].name, std::string("%w.state.3"));
+        // Buffers used inside the loop never share bytes.
+        std::set<int> inLoop;
+        for (size_t i = size_t(loopStart); i <= jump; ++i) {
+            const GpuPlanStep& step = plan.steps[i];
+            inLoop.insert(step.args.begin(), step.args.end());
+            for (int b : {step.src, step.dst, step.predicate})
+                if (b >= 0) inLoop.insert(b);
+        }
+        for (int a : inLoop)
+            for (int b : inLoop) {
+                if (a >= b) continue;
+                const GpuPlanBuffer& x = plan.buffers[size_t(a)];
+                const GpuPlanBuffer& y = plan.buffers[size_t(b)];
+                QVERIFY2(x.offset + x.bytes <= y.offset || y.offset + y.bytes <= x.offset,
+                         (x.name + " overlaps " + y.name).c_str());
+            }
+        assemble(plan, ptxas);
+        // Round trip, and a branch that goes backwards is refused by name.
+        QTemporaryDir dir;
+        std::vector<int64_t> seeds;
+        const std::vector<Literal> args = syntheticArguments(*module->entryComputation(), 3, seeds);
+        QVERIFY(writeGpuPlan(plan, args, printModule(*module), printModule(*module),
+                             dir.path().toStdString(), seeds)
+                    .isOk());
+        auto read = readGpuPlan(dir.path().toStdString());
+        QVERIFY2(read.isOk(), read.status().toString().c_str());
+        QCOMPARE(read->plan.steps.size(), plan.steps.size());
+        QCOMPARE(read->plan.steps[branch].predicate, plan.steps[branch].predicate);
+        QCOMPARE(read->plan.steps[branch].target, plan.steps[branch].target);
+        QCOMPARE(read->plan.steps[jump].target, plan.steps[jump].target);
+        QCOMPARE(read->plan.steps[jump].limit, plan.steps[jump].limit);
+        QFile file(dir.filePath("plan.json"));
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QByteArray text = file.readAll().replace(
+            "\"if_zero\": " + QByteArray::number(plan.steps[branch].target), "\"if_zero\": 0");
+        file.close();
+        QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        file.write(text);
+        file.close();
+        auto broken = readGpuPlan(dir.path().toStdString());
+        QVERIFY(!broken.isOk());
+        QVERIFY2(broken.status().message().find("steps[" + std::to_string(branch) +
+                                                "]: a branch") != std::string::npos,
+                 broken.status().message().c_str());
     }
 }
 

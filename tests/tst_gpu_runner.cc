@@ -153,6 +153,33 @@ QJsonObject withStepField(QJsonObject plan, int index, const QString& key,
     return plan;
 }
 
+// validPlan() as a while loop: memset.1 sets buffer 4 (the predicate) to 7; loop.test
+// leaves the loop when its first byte is 0; the body runs add.2 and, unless `runaway`, clears
+// the predicate (stop.3); loop.back jumps back (at most 10 times); copy.3 follows the loop.
+QJsonObject loopPlan(bool runaway = false) {
+    QJsonObject plan = validPlan();
+    const QJsonArray steps = plan[u"steps"_s].toArray();
+    QJsonArray looped{steps[0]};
+    const int after = runaway ? 4 : 5;
+    looped.append(QJsonObject{{u"kind"_s, u"branch"_s},
+                              {u"name"_s, u"loop.test"_s},
+                              {u"predicate"_s, 4},
+                              {u"if_zero"_s, after}});
+    looped.append(steps[1]);
+    if (!runaway) {
+        looped.append(QJsonObject{{u"kind"_s, u"memset"_s},
+                                  {u"name"_s, u"stop.3"_s},
+                                  {u"buffer"_s, 4},
+                                  {u"bytes"_s, 16},
+                                  {u"value"_s, 0}});
+    }
+    looped.append(QJsonObject{
+        {u"kind"_s, u"jump"_s}, {u"name"_s, u"loop.back"_s}, {u"target"_s, 1}, {u"limit"_s, 10}});
+    looped.append(steps[2]);
+    plan[u"steps"_s] = looped;
+    return plan;
+}
+
 }  // namespace
 
 class TestGpuRunner : public QObject {
@@ -162,6 +189,7 @@ private slots:
     void versionAndHelp();
     void usageErrors();
     void noGpu();
+    void loopPlanValidates();
     void unparsableJson();
     void invalidPlans_data();
     void invalidPlans();
@@ -252,6 +280,16 @@ void TestGpuRunner::noGpu() {
     }
     QVERIFY(!QFile::exists(probeFile));
     QVERIFY(!QFile::exists(dir + u"/results.json"_s));
+}
+
+// A plan with a while loop passes validation: without a driver it ends at "no GPU found".
+void TestGpuRunner::loopPlanValidates() {
+    for (bool runaway : {false, true}) {
+        const QString dir =
+            writePlanDir(runaway ? u"loop_runaway"_s : u"loop"_s, loopPlan(runaway));
+        Result r = runRunner({dir}, true);
+        QVERIFY2(r.exitCode == 2 && r.err.contains(u"no GPU found"_s), qPrintable(r.err));
+    }
 }
 
 void TestGpuRunner::unparsableJson() {
@@ -345,6 +383,24 @@ void TestGpuRunner::invalidPlans_data() {
     QTest::newRow("gemm rhs")
         << gemm
         << u"steps[3] (dot.4): \"rhs\" refers to buffer 17, which the plan does not define"_s;
+
+    // Control flow: where branches and jumps go, and what they read.
+    const QJsonObject loop = loopPlan();
+    QTest::newRow("branch backwards")
+        << withStepField(loop, 1, u"if_zero"_s, 1)
+        << u"steps[1] (loop.test): \"if_zero\" is 1; a branch goes on at a later step, at most "
+           "the step count (6)"_s;
+    QTest::newRow("branch past the end")
+        << withStepField(loop, 1, u"if_zero"_s, 7)
+        << u"steps[1] (loop.test): \"if_zero\" is 7; a branch goes on at a later step"_s;
+    QTest::newRow("branch predicate")
+        << withStepField(loop, 1, u"predicate"_s, 9)
+        << u"steps[1] (loop.test): \"predicate\" refers to buffer 9"_s;
+    QTest::newRow("jump target")
+        << withStepField(loop, 4, u"target"_s, 6)
+        << u"steps[4] (loop.back): \"target\" is 6; the plan has 6 steps"_s;
+    QTest::newRow("jump limit") << withStepField(loop, 4, u"limit"_s, 0)
+                                << u"steps[4] (loop.back): \"limit\" must be at least 1"_s;
 
     QJsonObject noSteps = plan;
     noSteps.remove(u"steps"_s);
@@ -455,6 +511,29 @@ void TestGpuRunner::runsWhereAGpuIsPresent() {
     QCOMPARE(results[u"steps"_s].toArray().size(), 3);
     QCOMPARE(results[u"steps"_s].toArray()[1].toObject()[u"used"_s].toString(), u"kernel"_s);
     QVERIFY(results[u"device"_s].toObject()[u"sm_count"_s].toInt() > 0);
+
+    // The loop: its body once (stop.3 clears the predicate), the same sum; a loop that never
+    // clears it stops at the jump's limit with an error naming the step.
+    const QString loopDir = writePlanDir(u"gpu_loop"_s, loopPlan());
+    const QString loopOut = m_dir.filePath(u"gpu_loop_out"_s);
+    r = runRunner({loopDir, u"--output"_s, loopOut, u"--quiet"_s});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    QFile loopSum(loopOut + u"/outputs/0.bin"_s);
+    QVERIFY(loopSum.open(QIODevice::ReadOnly));
+    QCOMPARE(loopSum.readAll(), bytes);
+    QFile cleared(loopOut + u"/outputs/1.bin"_s);
+    QVERIFY(cleared.open(QIODevice::ReadOnly));
+    QCOMPARE(cleared.readAll(), QByteArray(16, '\0'));
+    QFile loopResults(loopOut + u"/results.json"_s);
+    QVERIFY(loopResults.open(QIODevice::ReadOnly));
+    const QJsonArray loopSteps =
+        QJsonDocument::fromJson(loopResults.readAll()).object()[u"steps"_s].toArray();
+    QCOMPARE(loopSteps.size(), 6);
+    QCOMPARE(loopSteps[4].toObject()[u"iterations"_s].toInt(), 1);
+    r = runRunner({writePlanDir(u"gpu_runaway"_s, loopPlan(true)), u"--quiet"_s});
+    QCOMPARE(r.exitCode, 1);
+    QVERIFY2(r.err.contains(u"steps[3] (loop.back): the loop did not end after 10 iterations"_s),
+             qPrintable(r.err));
 }
 
 QTEST_GUILESS_MAIN(TestGpuRunner)

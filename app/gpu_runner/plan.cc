@@ -26,6 +26,10 @@ const char* stepKindName(StepKind kind) {
             return "memset";
         case StepKind::Gemm:
             return "gemm";
+        case StepKind::Branch:
+            return "branch";
+        case StepKind::Jump:
+            return "jump";
     }
     return "?";
 }
@@ -170,6 +174,7 @@ public:
         readOutputs(top.arrayOrEmpty("outputs"));
         const json& steps = top.array("steps");
         for (size_t i = 0; i < steps.size(); ++i) m_plan.steps.push_back(readStep(steps[i], i));
+        checkTargets(steps);
         m_plan.warmup = int(top.count("warmup", 3, 1000000));
         m_plan.repeat = int(top.count("repeat", 20, 1000000));
         if (m_plan.repeat < 1) top.fail("\"repeat\" must be at least 1");
@@ -337,11 +342,43 @@ private:
         } else if (kind == "gemm") {
             step.kind = StepKind::Gemm;
             step.gemm = readGemm(f);
+        } else if (kind == "branch") {
+            step.kind = StepKind::Branch;
+            const PlanBuffer& predicate = bufferRef(f, "predicate");
+            step.buffer = predicate.id;
+            checkFits(f, "the predicate", 1, predicate);
+            step.target = f.count("if_zero");
+        } else if (kind == "jump") {
+            step.kind = StepKind::Jump;
+            step.target = f.count("target");
+            step.limit = f.count("limit");
+            if (step.limit < 1) f.fail("\"limit\" must be at least 1");
         } else {
-            f.fail("\"kind\" must be \"kernel\", \"copy\", \"memset\" or \"gemm\", not \"" + kind +
-                   "\"");
+            f.fail(
+                "\"kind\" must be \"kernel\", \"copy\", \"memset\", \"gemm\", \"branch\" or "
+                "\"jump\", not \"" +
+                kind + "\"");
         }
         return step;
+    }
+
+    // Where branches and jumps go: a branch forward (past its own step, up to the end), a jump
+    // to a step of the plan.
+    void checkTargets(const json& steps) {
+        const uint64_t count = m_plan.steps.size();
+        for (size_t i = 0; i < m_plan.steps.size(); ++i) {
+            const PlanStep& step = m_plan.steps[i];
+            Fields f(steps[i], step.where);
+            if (step.kind == StepKind::Branch && (step.target <= i || step.target > count)) {
+                f.fail("\"if_zero\" is " + std::to_string(step.target) +
+                       "; a branch goes on at a later step, at most the step count (" +
+                       std::to_string(count) + ")");
+            }
+            if (step.kind == StepKind::Jump && step.target >= count) {
+                f.fail("\"target\" is " + std::to_string(step.target) + "; the plan has " +
+                       std::to_string(count) + " steps");
+            }
+        }
     }
 
     // Three positive 32-bit integers.

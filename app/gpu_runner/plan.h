@@ -67,7 +67,7 @@ struct GemmOp {
     std::optional<KernelLaunch> fallback;
 };
 
-enum class StepKind { Kernel, Copy, Memset, Gemm };
+enum class StepKind { Kernel, Copy, Memset, Gemm, Branch, Jump };
 
 const char* stepKindName(StepKind kind);
 
@@ -81,6 +81,11 @@ struct PlanStep {
     uint8_t value = 0;         // Memset
     uint64_t bytes = 0;        // Copy, Memset
     GemmOp gemm;               // Gemm
+    // Branch: when the first byte of buffer `buffer` (a pred) is 0, go on at step `target`
+    // (a later step, or the step count: the end). Jump: go on at step `target`, at most `limit`
+    // times in one run (a while loop's way back to its condition); one more is an error.
+    uint64_t target = 0;
+    uint64_t limit = 0;
 };
 
 struct Plan {

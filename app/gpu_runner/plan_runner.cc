@@ -128,8 +128,11 @@ public:
     void warmup(int count);
     // Per-run milliseconds, events around each whole sequence.
     std::vector<double> timeRuns(int count);
-    // [step][run] milliseconds, events around every step.
+    // [step][run] milliseconds, events around every step (a step inside a while loop: its
+    // executions in the run summed).
     std::vector<std::vector<double>> timeSteps(int count);
+    // A jump step's jumps in the last run (0 for other steps).
+    uint64_t jumps(size_t step) const { return m_jumps[step]; }
     // Copies every output to DIR/outputs/<index>.bin; their results.json entries.
     ojson writeOutputs(const fs::path& dir);
 
@@ -143,7 +146,10 @@ private:
     void setUpCublas();
     PreparedLaunch prepareLaunch(const KernelLaunch& launch, const std::string& where);
     void runSequence(bool checkEachStep, const std::string& phase);
-    void runStep(size_t index);
+    // Enqueues step `index` (a branch first synchronises and reads its predicate back); the
+    // index of the step to run next.
+    size_t runStep(size_t index);
+    std::vector<std::vector<double>> timeStepsAcrossJumps(int count);
     void launch(const PreparedLaunch& prepared);
     CUdeviceptr address(int64_t buffer) const {
         return m_arena->get() + m_plan.buffer(buffer).offset;
@@ -159,6 +165,8 @@ private:
     std::unique_ptr<Cublas> m_cublas;
     std::map<std::string, CUfunction> m_functions;
     std::vector<PreparedStep> m_steps;
+    std::vector<uint64_t> m_jumps;  // per step, this run
+    bool m_controlFlow = false;     // the plan has branch or jump steps
     double m_moduleLoadMs = 0;
     std::string m_cublasLibrary;  // empty: not used
 };
@@ -170,9 +178,12 @@ void PlanExecutor::prepare() {
     uploadArena();
     setUpCublas();
     m_steps.resize(m_plan.steps.size());
+    m_jumps.assign(m_plan.steps.size(), 0);
     for (size_t i = 0; i < m_plan.steps.size(); ++i) {
         const PlanStep& step = m_plan.steps[i];
         PreparedStep& prepared = m_steps[i];
+        m_controlFlow =
+            m_controlFlow || step.kind == StepKind::Branch || step.kind == StepKind::Jump;
         if (step.kind == StepKind::Kernel) {
             prepared.kernel = prepareLaunch(step.kernel, step.where);
         } else if (step.kind == StepKind::Gemm) {
@@ -279,7 +290,7 @@ void PlanExecutor::launch(const PreparedLaunch& p) {
 
 // Enqueues step `index`. A gemm whose cuBLAS call fails switches to its fallback kernel for
 // this and every later run.
-void PlanExecutor::runStep(size_t index) {
+size_t PlanExecutor::runStep(size_t index) {
     const PlanStep& step = m_plan.steps[index];
     PreparedStep& prepared = m_steps[index];
     try {
@@ -318,18 +329,37 @@ void PlanExecutor::runStep(size_t index) {
                 launch(prepared.kernel);
                 break;
             }
+            case StepKind::Branch: {
+                // The condition's steps are queued before it: wait for them, read the pred back.
+                m_stream.synchronize("the steps before it");
+                uint8_t predicate = 0;
+                check(m_api, m_api.cuMemcpyDtoH(&predicate, address(step.buffer), 1),
+                      "reading the predicate back: cuMemcpyDtoH");
+                if (predicate == 0) return step.target;
+                break;
+            }
+            case StepKind::Jump:
+                if (m_jumps[index] >= step.limit) {
+                    throw CudaError("the loop did not end after " + std::to_string(step.limit) +
+                                    " iterations (the plan's \"limit\")");
+                }
+                ++m_jumps[index];
+                return step.target;
         }
     } catch (const CudaError& e) {
         throw CudaError(step.where + ": " + e.what());
     }
+    return index + 1;
 }
 
 // One run of every step in order. With `checkEachStep` the stream is synchronised after every
 // step, so an error in a kernel is reported against that step.
 void PlanExecutor::runSequence(bool checkEachStep, const std::string& phase) {
-    for (size_t i = 0; i < m_plan.steps.size(); ++i) {
-        runStep(i);
+    std::fill(m_jumps.begin(), m_jumps.end(), 0);
+    for (size_t i = 0; i < m_plan.steps.size();) {
+        const size_t next = runStep(i);
         if (checkEachStep) m_stream.synchronize(m_plan.steps[i].where + " (" + phase + ")");
+        i = next;
     }
 }
 
@@ -358,6 +388,7 @@ std::vector<double> PlanExecutor::timeRuns(int count) {
 }
 
 std::vector<std::vector<double>> PlanExecutor::timeSteps(int count) {
+    if (m_controlFlow) return timeStepsAcrossJumps(count);
     const size_t steps = m_plan.steps.size();
     std::vector<Event> marks;
     marks.reserve(steps + 1);
@@ -371,6 +402,43 @@ std::vector<std::vector<double>> PlanExecutor::timeSteps(int count) {
         }
         m_stream.synchronize("per-step timed run " + std::to_string(run + 1));
         for (size_t i = 0; i < steps; ++i) ms[i].push_back(marks[i + 1].elapsedSince(marks[i]));
+    }
+    return ms;
+}
+
+// With loops a step runs any number of times in a run: an event after every step executed, the
+// elapsed times added to the step's total whenever the stream is synchronised (every 4,096
+// steps and at the end of the run; a branch synchronises too, so the time it takes is the
+// round trip of its predicate).
+std::vector<std::vector<double>> PlanExecutor::timeStepsAcrossJumps(int count) {
+    constexpr size_t kPending = 4096;
+    const size_t steps = m_plan.steps.size();
+    std::vector<Event> marks;
+    marks.reserve(kPending + 1);
+    for (size_t i = 0; i <= kPending; ++i) marks.emplace_back(m_api);
+    std::vector<std::vector<double>> ms(steps);
+    for (int run = 0; run < count; ++run) {
+        const std::string what = "per-step timed run " + std::to_string(run + 1);
+        std::vector<double> total(steps, 0.0);
+        std::vector<size_t> pending;  // pending[k] ran between marks[k] and marks[k + 1]
+        auto flush = [&] {
+            m_stream.synchronize(what);
+            for (size_t k = 0; k < pending.size(); ++k)
+                total[pending[k]] += marks[k + 1].elapsedSince(marks[k]);
+            pending.clear();
+            marks[0].record(m_stream);
+        };
+        std::fill(m_jumps.begin(), m_jumps.end(), 0);
+        marks[0].record(m_stream);
+        for (size_t i = 0; i < steps;) {
+            const size_t next = runStep(i);
+            pending.push_back(i);
+            marks[pending.size()].record(m_stream);
+            if (pending.size() == kPending) flush();
+            i = next;
+        }
+        flush();
+        for (size_t i = 0; i < steps; ++i) ms[i].push_back(total[i]);
     }
     return ms;
 }
@@ -434,6 +502,7 @@ ojson makeResults(const Plan& plan, const PlanExecutor& executor, const GpuConte
                        {"used", used},      {"median_ms", s.median},
                        {"min_ms", s.min},   {"max_ms", s.max}};
         if (!prepared.cublasError.empty()) entry["cublas_error"] = prepared.cublasError;
+        if (step.kind == StepKind::Jump) entry["iterations"] = executor.jumps(i);
         steps.push_back(entry);
     }
     results["steps"] = steps;

@@ -24,8 +24,11 @@
 //              elements of async-start tuples);
 // async-start/-update/-done and copy-start/-done route buffers, the wrapped
 // computation planned in place; calls are inlined; a tuple-shaped entry
-// parameter has one input per array leaf. Control flow (while,
-// conditional) and ops the emitter cannot compile are errors naming the
+// parameter has one input per array leaf;
+//   * copy, branch, jump  a while loop: its state buffers, the condition's
+//              steps, a branch out on its pred[] result, the body's steps,
+//              copies of the body's result into the state, a jump back.
+// Conditionals and ops the emitter cannot compile are errors naming the
 // instruction: a GPU plan never falls back silently.
 #pragma once
 
@@ -80,7 +83,7 @@ struct GpuPlanConstant {
     Literal value;
 };
 
-enum class GpuStepKind { kKernel, kCopy, kMemset, kGemm };
+enum class GpuStepKind { kKernel, kCopy, kMemset, kGemm, kBranch, kJump };
 
 struct GpuPlanStep {
     GpuStepKind kind = GpuStepKind::kKernel;
@@ -103,6 +106,12 @@ struct GpuPlanStep {
     int lhs = -1, rhs = -1, out = -1;
     bool lhsTransposed = false, rhsTransposed = false;
     std::vector<GpuPlanStep> fallback;  // one kernel step
+    // kBranch: when the byte of buffer `predicate` is 0, go on at step `target` (the step after
+    // a while loop). kJump: go on at step `target` (the loop's condition), at most `limit`
+    // times in one run, then an error.
+    int predicate = -1;
+    int target = -1;
+    int64_t limit = 0;
 };
 
 struct GpuPlan {
@@ -130,6 +139,8 @@ struct GpuPlanOptions {
     bool gemmSteps = true;
     int warmup = 3;
     int repeat = 20;
+    // A while loop's jump limit (the interpreter's guard against runaway loops).
+    int64_t maxWhileIterations = 100'000'000;
 };
 
 // The plan of `module` (through a gpu pipeline), or an error naming the
@@ -167,8 +178,11 @@ StatusOr<GpuPlanFiles> readGpuPlan(const std::string& dir);
 struct GpuStepTime {
     std::string name;
     std::string kind;
-    std::string used;  // "kernel", "cublas", "copy", "memset"
+    std::string used;  // "kernel", "cublas", "copy", "memset", "branch", "jump"
+    // Summed over the step's executions in a run (steps inside while loops run once per
+    // iteration).
     double medianMs = 0, minMs = 0, maxMs = 0;
+    int64_t iterations = -1;  // a jump step: the times it jumped in the last run
 };
 struct GpuRunResults {
     std::map<std::string, std::string>

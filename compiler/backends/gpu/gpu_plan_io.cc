@@ -108,6 +108,10 @@ const char* stepKindName(GpuStepKind kind) {
             return "memset";
         case GpuStepKind::kGemm:
             return "gemm";
+        case GpuStepKind::kBranch:
+            return "branch";
+        case GpuStepKind::kJump:
+            return "jump";
     }
     return "kernel";
 }
@@ -154,6 +158,14 @@ json stepJson(const GpuPlanStep& step) {
             j["lhs_transposed"] = step.lhsTransposed;
             j["rhs_transposed"] = step.rhsTransposed;
             if (!step.fallback.empty()) j["fallback"] = stepJson(step.fallback.front());
+            break;
+        case GpuStepKind::kBranch:
+            j["predicate"] = step.predicate;
+            j["if_zero"] = step.target;
+            break;
+        case GpuStepKind::kJump:
+            j["target"] = step.target;
+            j["limit"] = step.limit;
             break;
     }
     return j;
@@ -227,6 +239,14 @@ StatusOr<GpuPlanStep> readStep(const json& j, const std::string& where) {
             HLO_ASSIGN_OR_RETURN(GpuPlanStep fallback, readStep(*it, where + ".fallback"));
             step.fallback.push_back(std::move(fallback));
         }
+    } else if (kind == "branch") {
+        step.kind = GpuStepKind::kBranch;
+        HLO_ASSIGN_OR_RETURN(step.predicate, field<int>(j, "predicate", where));
+        HLO_ASSIGN_OR_RETURN(step.target, field<int>(j, "if_zero", where));
+    } else if (kind == "jump") {
+        step.kind = GpuStepKind::kJump;
+        HLO_ASSIGN_OR_RETURN(step.target, field<int>(j, "target", where));
+        HLO_ASSIGN_OR_RETURN(step.limit, field<int64_t>(j, "limit", where));
     } else {
         return invalidArgument(where + ": unknown step kind '" + kind + "'");
     }
@@ -442,6 +462,21 @@ StatusOr<GpuPlanFiles> readGpuPlan(const std::string& dir) {
                              readStep(steps[i], where + ": steps[" + std::to_string(i) + "]"));
         plan.steps.push_back(std::move(step));
     }
+    const int stepCount = static_cast<int>(plan.steps.size());
+    for (int i = 0; i < stepCount; ++i) {
+        const GpuPlanStep& step = plan.steps[static_cast<size_t>(i)];
+        const std::string at = where + ": steps[" + std::to_string(i) + "]";
+        if (step.kind == GpuStepKind::kBranch &&
+            (!knownBuffer(step.predicate) || step.target <= i || step.target > stepCount))
+            return invalidArgument(at +
+                                   ": a branch needs a known predicate buffer and a later "
+                                   "step (or the end) to go on at");
+        if (step.kind == GpuStepKind::kJump &&
+            (step.target < 0 || step.target >= stepCount || step.limit < 1))
+            return invalidArgument(at +
+                                   ": a jump needs a step to go on at and a limit of at "
+                                   "least 1");
+    }
     HLO_ASSIGN_OR_RETURN(plan.ptx, readText(fs::path(dir) / j.value("ptx", "kernels.ptx")));
     HLO_ASSIGN_OR_RETURN(files.moduleText,
                          readText(fs::path(dir) / j.value("module_text", "module.hlo")));
@@ -477,6 +512,7 @@ StatusOr<GpuRunResults> readGpuResults(const GpuPlan& plan, const std::string& r
         time.medianMs = step.value("median_ms", 0.0);
         time.minMs = step.value("min_ms", time.medianMs);
         time.maxMs = step.value("max_ms", time.medianMs);
+        time.iterations = step.value("iterations", int64_t{-1});
         results.steps.push_back(std::move(time));
     }
     const json outputs = j.value("outputs", json::array());

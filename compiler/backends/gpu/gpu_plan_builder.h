@@ -1,0 +1,131 @@
+// The GPU plan's builder, shared by gpu_plan.cc (instructions, kernels, GEMMs, routing) and
+// gpu_plan_control_flow.cc (while loops and conditionals). Internal to the GPU backend: the
+// public interface is gpu_plan.h.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "compiler/backends/gpu/gpu_plan.h"
+
+namespace hloscope::gpu_plan_internal {
+
+Status notOnGpu(const HloInstruction& instruction, const std::string& why);
+int64_t denseBytes(const Shape& shape);
+// Array leaves, depth first (tokens and other non-array leaves hold no buffer).
+void collectLeaves(const Shape& shape, std::vector<const Shape*>& out);
+size_t leafCount(const Shape& shape);
+std::vector<const Shape*> leavesOf(const Shape& shape);
+// Equal element types and dimensions, recursively (the evaluator's test).
+bool sameArrayShape(const Shape& a, const Shape& b);
+// Leaves [first, first + count) of element k of a tuple's leaves.
+std::pair<size_t, size_t> elementLeaves(const Shape& tuple, int64_t k);
+
+class PlanBuilder {
+public:
+    PlanBuilder(const HloModule& module, const GpuPlanOptions& options)
+        : m_module(module), m_options(options), m_emitter(module.name(), options.sm) {}
+
+    StatusOr<GpuPlan> build();
+
+private:
+    struct Interval {
+        int64_t start = 0, end = 0;
+    };
+    int newBuffer(const std::string& name, int64_t bytes, int64_t time) {
+        GpuPlanBuffer buffer;
+        buffer.id = static_cast<int>(m_plan.buffers.size());
+        buffer.bytes = bytes;
+        buffer.name = name;
+        m_plan.buffers.push_back(buffer);
+        m_live.push_back(Interval{time, time});
+        return buffer.id;
+    }
+    void use(int buffer, int64_t time) {
+        m_live[static_cast<size_t>(buffer)].end =
+            std::max(m_live[static_cast<size_t>(buffer)].end, time);
+    }
+    std::string entryName() { return "kernel_" + std::to_string(m_entries++); }
+    Status planInstruction(const HloInstruction& instruction, int64_t time);
+    // Leaf buffers with their shapes (array leaves, depth first).
+    struct Leaves {
+        std::vector<int> ids;
+        std::vector<const Shape*> shapes;
+        void append(const Leaves& other) {
+            ids.insert(ids.end(), other.ids.begin(), other.ids.end());
+            shapes.insert(shapes.end(), other.shapes.begin(), other.shapes.end());
+        }
+        Leaves slice(std::pair<size_t, size_t> range) const {
+            Leaves out;
+            for (size_t i = range.first; i < range.first + range.second && i < ids.size(); ++i) {
+                out.ids.push_back(ids[i]);
+                out.shapes.push_back(shapes[i]);
+            }
+            return out;
+        }
+    };
+    Leaves leavesOfValue(const HloInstruction& value) {
+        return Leaves{m_leaves[&value], leavesOf(value.shape())};
+    }
+    // Instructions that only route buffers, as the interpreter passes values
+    // on (collectives on one device, async and copy start/update/done pairs
+    // around their computations, calls inlined, set-dimension-size and
+    // dynamic-reshape of bounded shapes): true when planned, false for any
+    // other instruction.
+    StatusOr<bool> planRouting(const HloInstruction& instruction, int64_t time);
+    // `computation`'s instructions planned in place, its parameters bound to
+    // `arguments`; the root's leaves.
+    StatusOr<Leaves> planCalled(const HloInstruction& caller, const HloComputation* computation,
+                                const std::vector<Leaves>& arguments);
+    // Buffers of `shape`'s array leaves set to zero by memset steps.
+    Leaves zeroLeaves(const HloInstruction& instruction, const Shape& shape, int64_t time);
+    // Emits spec as kernel steps writing `outputs` (buffer per spec output)
+    // and reading `leafBuffers` (per spec leaf).
+    Status addKernel(const HloInstruction& instruction, CpuKernelSpec spec,
+                     const std::vector<int>& outputs, const std::vector<int>& leafBuffers,
+                     int64_t time);
+    StatusOr<GpuPlanStep> kernelStep(const HloInstruction& instruction, const CpuKernelSpec& spec,
+                                     const std::vector<int>& args, int64_t time,
+                                     std::vector<GpuPlanStep>& extra);
+    Status planGemm(const HloInstruction& instruction, const HloInstruction& dot,
+                    const GpuGemmShape& gemm, const std::vector<int>& operandBuffers, int outBuffer,
+                    int64_t time);
+    // A float32 dot whose batch or contracting dimensions are not where a
+    // GEMM wants them (attention's [b, s, h, d] x [b, s, h, d]): each operand
+    // transposed into [batch, free, contracting] / [batch, contracting, free]
+    // order by a kernel into a temporary, then a gemm step, as the CPU
+    // backend does. Nothing planned (false) when it does not apply.
+    StatusOr<bool> planPermutedGemm(const HloInstruction& instruction, const HloInstruction& dot,
+                                    const std::vector<int>& operandBuffers, int outBuffer,
+                                    int64_t time);
+    // A while loop (gpu_plan_control_flow.cc): state buffers set from the init value, the
+    // condition's steps, a branch out of the loop on its pred[] result, the body's steps, copies
+    // of the body's result into the state and a jump back to the condition; the result is the
+    // state. Everything the loop makes or reads stays live through all of it.
+    Status planWhile(const HloInstruction& loop, int64_t time);
+    // A copy step of `bytes` bytes from buffer `src` to `dst` (no step for 0 bytes).
+    void addCopy(const HloInstruction& instruction, const std::string& name, int src, int dst,
+                 int64_t bytes);
+    HloInstruction* synthetic(std::unique_ptr<HloInstruction> instruction) {
+        m_synthetic.push_back(std::move(instruction));
+        return m_synthetic.back().get();
+    }
+
+    const HloModule& m_module;
+    const GpuPlanOptions& m_options;
+    GpuKernelEmitter m_emitter;
+    GpuPlan m_plan;
+    std::vector<Interval> m_live;
+    std::unordered_map<const HloInstruction*, std::vector<int>> m_leaves;  // array leaves' buffers
+    std::vector<int> m_pinned;  // inputs, constants, outputs: live the whole run
+    // Instructions the plan makes (stand-ins for operands, transposes,
+    // canonical dots); they only feed the kernel emitter, never the module.
+    std::vector<std::unique_ptr<HloInstruction>> m_synthetic;
+    int m_entries = 0;
+    int64_t m_time = 1;  // the step of the instruction being planned (live ranges)
+};
+
+}  // namespace hloscope::gpu_plan_internal

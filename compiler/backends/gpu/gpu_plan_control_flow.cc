@@ -1,0 +1,118 @@
+// While loops in a GPU plan (docs/gpu_plan_format.md, "Control flow"). The step list stays
+// flat: the runner moves its program counter at a branch step (the condition's pred[] read
+// back after the stream is synchronised) and at a jump step (back to the condition).
+#include <algorithm>
+#include <unordered_set>
+
+#include "compiler/backends/gpu/gpu_plan_builder.h"
+#include "core/hlo_computation.h"
+#include "core/hlo_instruction.h"
+
+namespace hloscope::gpu_plan_internal {
+namespace {
+
+bool sameLeaves(const std::vector<const Shape*>& a, const std::vector<const Shape*>& b) {
+    if (a.size() != b.size()) return false;
+    for (size_t k = 0; k < a.size(); ++k)
+        if (!sameArrayShape(*a[k], *b[k])) return false;
+    return true;
+}
+
+GpuPlanStep controlStep(const HloInstruction& loop, GpuStepKind kind, const std::string& suffix) {
+    GpuPlanStep step;
+    step.kind = kind;
+    step.name = loop.name() + suffix;
+    step.opcode = std::string(hloOpcodeString(loop.opcode()));
+    step.instruction = loop.name();
+    return step;
+}
+
+}  // namespace
+
+void PlanBuilder::addCopy(const HloInstruction& instruction, const std::string& name, int src,
+                          int dst, int64_t bytes) {
+    if (bytes <= 0 || src == dst) return;
+    GpuPlanStep step;
+    step.kind = GpuStepKind::kCopy;
+    step.name = name;
+    step.opcode = std::string(hloOpcodeString(instruction.opcode()));
+    step.instruction = instruction.name();
+    step.src = src;
+    step.dst = dst;
+    step.bytes = bytes;
+    m_plan.steps.push_back(std::move(step));
+}
+
+Status PlanBuilder::planWhile(const HloInstruction& loop, int64_t time) {
+    const HloComputation* condition = loop.whileCondition();
+    const HloComputation* body = loop.whileBody();
+    if (!condition || !body) return notOnGpu(loop, "while without a condition or a body");
+    if (loop.operandCount() != 1) return notOnGpu(loop, "while with several operands");
+    const std::vector<const Shape*> stateShapes = leavesOf(loop.shape());
+    const Leaves init = leavesOfValue(*loop.operand(0));
+    if (!sameLeaves(stateShapes, init.shapes))
+        return notOnGpu(loop, "while whose init value differs from its shape");
+    const size_t firstBuffer = m_plan.buffers.size();
+
+    // The loop state: its own buffers, as the body's result is copied into them each iteration
+    // (the init value's buffers may be read after the loop, or be inputs).
+    Leaves state;
+    for (size_t k = 0; k < stateShapes.size(); ++k) {
+        const int64_t bytes = denseBytes(*stateShapes[k]);
+        const int buffer =
+            newBuffer("%" + loop.name() + ".state." + std::to_string(k), bytes, time);
+        addCopy(loop, loop.name() + ".init." + std::to_string(k), init.ids[k], buffer, bytes);
+        state.ids.push_back(buffer);
+        state.shapes.push_back(stateShapes[k]);
+    }
+    const std::unordered_set<int> stateBuffers(state.ids.begin(), state.ids.end());
+
+    const int conditionStep = static_cast<int>(m_plan.steps.size());
+    HLO_ASSIGN_OR_RETURN(const Leaves predicate, planCalled(loop, condition, {state}));
+    if (predicate.ids.size() != 1 || predicate.shapes[0]->elementType() != PrimitiveType::PRED ||
+        predicate.shapes[0]->elementCount() != 1)
+        return notOnGpu(loop, "while condition %" + condition->name() + " does not return pred[]");
+    const size_t branchStep = m_plan.steps.size();
+    GpuPlanStep branch = controlStep(loop, GpuStepKind::kBranch, ".test");
+    branch.predicate = predicate.ids[0];
+    m_plan.steps.push_back(std::move(branch));
+
+    HLO_ASSIGN_OR_RETURN(const Leaves result, planCalled(loop, body, {state}));
+    if (!sameLeaves(stateShapes, result.shapes))
+        return notOnGpu(loop, "while body %" + body->name() + " returns another shape");
+    // The body's result into the state. A result leaf that is another leaf's state buffer
+    // (a swap, a rotation) goes through a temporary first, so no copy reads a state buffer
+    // another copy has already overwritten.
+    std::vector<int> sources = result.ids;
+    for (size_t k = 0; k < sources.size(); ++k) {
+        if (sources[k] == state.ids[k] || !stateBuffers.count(sources[k])) continue;
+        const int64_t bytes = denseBytes(*stateShapes[k]);
+        const int temporary =
+            newBuffer("%" + loop.name() + ".carry." + std::to_string(k), bytes, time);
+        addCopy(loop, loop.name() + ".carry." + std::to_string(k), sources[k], temporary, bytes);
+        sources[k] = temporary;
+    }
+    for (size_t k = 0; k < sources.size(); ++k)
+        addCopy(loop, loop.name() + ".next." + std::to_string(k), sources[k], state.ids[k],
+                denseBytes(*stateShapes[k]));
+    GpuPlanStep jump = controlStep(loop, GpuStepKind::kJump, ".loop");
+    jump.target = conditionStep;
+    jump.limit = m_options.maxWhileIterations;
+    m_plan.steps.push_back(std::move(jump));
+    m_plan.steps[branchStep].target = static_cast<int>(m_plan.steps.size());
+    m_leaves[&loop] = state.ids;
+
+    // Live ranges: the buffers the loop makes are written again in every iteration, and read
+    // in the next one (the state) or later in the same one, so they stay live from the loop's
+    // first step to its last; so do the buffers from before it that it reads (the init value).
+    const int64_t end = m_time;
+    for (size_t b = 0; b < m_live.size(); ++b) {
+        if (b >= firstBuffer)
+            m_live[b] = Interval{time, std::max(m_live[b].end, end)};
+        else if (m_live[b].end >= time)
+            m_live[b].end = std::max(m_live[b].end, end);
+    }
+    return Status::ok();
+}
+
+}  // namespace hloscope::gpu_plan_internal
