@@ -108,6 +108,19 @@ int countSteps(const GpuPlan& plan, GpuStepKind kind) {
                                           [&](const GpuPlanStep& s) { return s.kind == kind; }));
 }
 
+// hloscope-gpu-runner validates the plan in `dir` in full (steps, targets, PTX entries) and,
+// with no driver to load, stops at "no GPU found" (exit 2) rather than at an error (exit 1).
+void runnerAccepts(const QString& dir) {
+    QProcess runner;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert("HLOSCOPE_CUDA_LIBRARY", "/nonexistent/libcuda.so.1");
+    runner.setProcessEnvironment(env);
+    runner.start(HLOSCOPE_GPU_RUNNER_PATH, {dir});
+    QVERIFY(runner.waitForFinished(60000));
+    const QByteArray err = runner.readAllStandardError();
+    QVERIFY2(runner.exitCode() == 2 && err.contains("no GPU found"), err.constData());
+}
+
 const GpuPlanStep& stepNamed(const GpuPlan& plan, const std::string& name) {
     for (const GpuPlanStep& step : plan.steps)
         if (step.name == name) return step;
@@ -141,6 +154,7 @@ private slots:
     void tupleParametersRoundTrip();
     void errorsNameTheInstruction();
     void whileLoopsBecomeBranchAndJump();
+    void conditionalsBecomeSwitchAndJumps();
     void planRoundTrip();
     void tuplesWithTokensAndParameterOrder();
     void resultsCheckedAgainstInterpreter();
@@ -464,13 +478,11 @@ void TestGpuBackend::errorsNameTheInstruction() {
         const char* expected;
     };
     const Case cases[] = {
-        {"HloModule m\n%t (p: f32[]) -> f32[] {\n  ROOT %p = f32[] parameter(0)\n}\n"
-         "%f (p: f32[]) -> f32[] {\n  %p = f32[] parameter(0)\n  ROOT %n = f32[] negate(%p)\n}\n"
-         "ENTRY %e (b: pred[], x: f32[]) -> f32[] {\n  %b = pred[] parameter(0)\n"
-         "  %x = f32[] parameter(1)\n"
-         "  ROOT %c = f32[] conditional(%b, %x, %x), true_computation=%t, "
-         "false_computation=%f\n}\n",
-         "%c: conditional (control flow)"},
+        {"HloModule m\n%lt (a: f32[], b: f32[]) -> pred[] {\n  %a = f32[] parameter(0)\n"
+         "  %b = f32[] parameter(1)\n  ROOT %l = pred[] compare(%a, %b), direction=LT\n}\n"
+         "ENTRY %e (x: f32[16]) -> f32[16] {\n  %x = f32[16] parameter(0)\n"
+         "  ROOT %s = f32[16] sort(%x), dimensions={0}, to_apply=%lt\n}\n",
+         "%s: sort is not compiled by the GPU backend"},
         {"HloModule m\nENTRY %e (x: f64[16]) -> f64[16] {\n  %x = f64[16] parameter(0)\n"
          "  ROOT %t = f64[16] tan(%x)\n}\n",
          "library function 'tan'"},
@@ -582,6 +594,7 @@ ENTRY %e (n: s32[], x: f32[64], y: f32[64]) -> f32[64] {
         QCOMPARE(read->plan.steps[branch].target, plan.steps[branch].target);
         QCOMPARE(read->plan.steps[jump].target, plan.steps[jump].target);
         QCOMPARE(read->plan.steps[jump].limit, plan.steps[jump].limit);
+        runnerAccepts(dir.path());
         QFile file(dir.filePath("plan.json"));
         QVERIFY(file.open(QIODevice::ReadOnly));
         const QByteArray text = file.readAll().replace(
@@ -595,6 +608,89 @@ ENTRY %e (n: s32[], x: f32[64], y: f32[64]) -> f32[64] {
         QVERIFY2(broken.status().message().find("steps[" + std::to_string(branch) +
                                                 "]: a branch") != std::string::npos,
                  broken.status().message().c_str());
+    }
+}
+
+// A pred conditional and an s32 one of three branches (one returning its parameter): a switch
+// step whose targets are the branches' first steps, each branch ending in copies into the
+// conditional's buffers and, but for the last, a jump past the others.
+void TestGpuBackend::conditionalsBecomeSwitchAndJumps() {
+    auto module = parse(R"(HloModule conditionals
+%t (p: f32[64]) -> f32[64] {
+  %p = f32[64] parameter(0)
+  ROOT %n = f32[64] negate(%p)
+}
+%f (p: f32[64]) -> f32[64] {
+  %p = f32[64] parameter(0)
+  ROOT %m = f32[64] multiply(%p, %p)
+}
+%b0 (p: f32[64]) -> f32[64] {
+  %p = f32[64] parameter(0)
+  ROOT %x = f32[64] exponential(%p)
+}
+%b1 (p: f32[64]) -> f32[64] {
+  %p = f32[64] parameter(0)
+  ROOT %a = f32[64] add(%p, %p)
+}
+%b2 (p: f32[64]) -> f32[64] {
+  ROOT %p = f32[64] parameter(0)
+}
+ENTRY %e (b: pred[], i: s32[], x: f32[64], y: f32[64]) -> (f32[64], f32[64]) {
+  %b = pred[] parameter(0)
+  %i = s32[] parameter(1)
+  %x = f32[64] parameter(2)
+  %y = f32[64] parameter(3)
+  %c = f32[64] conditional(%b, %x, %y), true_computation=%t, false_computation=%f
+  %s = f32[64] conditional(%i, %c, %y, %x), branch_computations={%b0, %b1, %b2}
+  ROOT %r = (f32[64], f32[64]) tuple(%c, %s)
+}
+)");
+    const QString ptxas = ptxasPath();
+    for (ExecutionMode mode : {ExecutionMode::kUnfused, ExecutionMode::kFused}) {
+        const GpuPlan plan = planOf(*prepared(*module, mode));
+        checkPlanConsistent(plan);
+        QCOMPARE(countSteps(plan, GpuStepKind::kSwitch), 2);
+        QCOMPARE(countSteps(plan, GpuStepKind::kJump), 3);
+        std::vector<size_t> switches;
+        for (size_t i = 0; i < plan.steps.size(); ++i)
+            if (plan.steps[i].kind == GpuStepKind::kSwitch) switches.push_back(i);
+        const GpuPlanStep& first = plan.steps[switches[0]];
+        const GpuPlanStep& second = plan.steps[switches[1]];
+        QCOMPARE(first.indexType, std::string("pred"));
+        QCOMPARE(second.indexType, std::string("s32"));
+        QCOMPARE(first.targets.size(), size_t{2});
+        QCOMPARE(second.targets.size(), size_t{3});
+        QCOMPARE(first.targets[0], int(switches[0] + 1));
+        for (const GpuPlanStep* step : {&first, &second}) {
+            const int end = step == &first ? int(switches[1]) : int(plan.steps.size());
+            for (size_t b = 0; b < step->targets.size(); ++b) {
+                QVERIFY(step->targets[b] > int(&*step - plan.steps.data()));
+                if (b == 0) continue;
+                // The step before branch b is the previous branch's jump past the rest.
+                const GpuPlanStep& jump = plan.steps[size_t(step->targets[b] - 1)];
+                QVERIFY(jump.kind == GpuStepKind::kJump);
+                QCOMPARE(jump.target, end);
+                QVERIFY(step->targets[b - 1] < step->targets[b]);
+            }
+        }
+        // Branch 2 returns its parameter: just a copy of %x into the result.
+        const GpuPlanStep& passed = stepNamed(plan, "s.branch2.0");
+        QCOMPARE(passed.kind, GpuStepKind::kCopy);
+        QCOMPARE(plan.buffers[size_t(passed.src)].name, std::string("%x"));
+        QCOMPARE(plan.steps[size_t(second.targets[2])].name, std::string("s.branch2.0"));
+        assemble(plan, ptxas);
+        QTemporaryDir dir;
+        std::vector<int64_t> seeds;
+        const std::vector<Literal> args = syntheticArguments(*module->entryComputation(), 5, seeds);
+        QVERIFY(writeGpuPlan(plan, args, printModule(*module), printModule(*module),
+                             dir.path().toStdString(), seeds)
+                    .isOk());
+        auto read = readGpuPlan(dir.path().toStdString());
+        QVERIFY2(read.isOk(), read.status().toString().c_str());
+        QCOMPARE(read->plan.steps[switches[1]].targets, second.targets);
+        QCOMPARE(read->plan.steps[switches[1]].predicate, second.predicate);
+        QCOMPARE(read->plan.steps[switches[0]].indexType, std::string("pred"));
+        runnerAccepts(dir.path());
     }
 }
 

@@ -180,6 +180,31 @@ QJsonObject loopPlan(bool runaway = false) {
     return plan;
 }
 
+// validPlan() as a conditional on buffer 4 (7 after memset.1, so true): the true branch
+// runs add.2 and jumps past the false branch, which would clear buffer 2 (zero.4).
+QJsonObject switchPlan() {
+    QJsonObject plan = validPlan();
+    const QJsonArray steps = plan[u"steps"_s].toArray();
+    plan[u"steps"_s] = QJsonArray{steps[0],
+                                  QJsonObject{{u"kind"_s, u"switch"_s},
+                                              {u"name"_s, u"cond.switch"_s},
+                                              {u"index"_s, 4},
+                                              {u"index_type"_s, u"pred"_s},
+                                              {u"targets"_s, ints({2, 4})}},
+                                  steps[1],
+                                  QJsonObject{{u"kind"_s, u"jump"_s},
+                                              {u"name"_s, u"cond.done0"_s},
+                                              {u"target"_s, 5},
+                                              {u"limit"_s, 1}},
+                                  QJsonObject{{u"kind"_s, u"memset"_s},
+                                              {u"name"_s, u"zero.4"_s},
+                                              {u"buffer"_s, 2},
+                                              {u"bytes"_s, kCount * 4},
+                                              {u"value"_s, 0}},
+                                  steps[2]};
+    return plan;
+}
+
 }  // namespace
 
 class TestGpuRunner : public QObject {
@@ -282,12 +307,13 @@ void TestGpuRunner::noGpu() {
     QVERIFY(!QFile::exists(dir + u"/results.json"_s));
 }
 
-// A plan with a while loop passes validation: without a driver it ends at "no GPU found".
+// Plans with a while loop or a conditional pass validation: without a driver it ends at "no GPU
+// found".
 void TestGpuRunner::loopPlanValidates() {
-    for (bool runaway : {false, true}) {
-        const QString dir =
-            writePlanDir(runaway ? u"loop_runaway"_s : u"loop"_s, loopPlan(runaway));
-        Result r = runRunner({dir}, true);
+    const QList<QPair<QString, QJsonObject>> plans = {
+        {u"loop"_s, loopPlan()}, {u"loop_runaway"_s, loopPlan(true)}, {u"switch"_s, switchPlan()}};
+    for (const auto& [name, plan] : plans) {
+        Result r = runRunner({writePlanDir(name, plan)}, true);
         QVERIFY2(r.exitCode == 2 && r.err.contains(u"no GPU found"_s), qPrintable(r.err));
     }
 }
@@ -397,10 +423,21 @@ void TestGpuRunner::invalidPlans_data() {
         << withStepField(loop, 1, u"predicate"_s, 9)
         << u"steps[1] (loop.test): \"predicate\" refers to buffer 9"_s;
     QTest::newRow("jump target")
-        << withStepField(loop, 4, u"target"_s, 6)
-        << u"steps[4] (loop.back): \"target\" is 6; the plan has 6 steps"_s;
+        << withStepField(loop, 4, u"target"_s, 7)
+        << u"steps[4] (loop.back): \"target\" is 7; the plan has 6 steps"_s;
     QTest::newRow("jump limit") << withStepField(loop, 4, u"limit"_s, 0)
                                 << u"steps[4] (loop.back): \"limit\" must be at least 1"_s;
+
+    const QJsonObject choice = switchPlan();
+    QTest::newRow("switch backwards")
+        << withStepField(choice, 1, u"targets"_s, ints({1, 4}))
+        << u"steps[1] (cond.switch): targets[0] is 1; a switch goes on at a later step"_s;
+    QTest::newRow("switch index type")
+        << withStepField(choice, 1, u"index_type"_s, u"f32"_s)
+        << u"steps[1] (cond.switch): \"index_type\" must be \"pred\" or \"s32\", not \"f32\""_s;
+    QTest::newRow("switch pred targets")
+        << withStepField(choice, 1, u"targets"_s, ints({2, 4, 5}))
+        << u"steps[1] (cond.switch): \"targets\" must list two steps (true, false)"_s;
 
     QJsonObject noSteps = plan;
     noSteps.remove(u"steps"_s);
@@ -534,6 +571,15 @@ void TestGpuRunner::runsWhereAGpuIsPresent() {
     QCOMPARE(r.exitCode, 1);
     QVERIFY2(r.err.contains(u"steps[3] (loop.back): the loop did not end after 10 iterations"_s),
              qPrintable(r.err));
+
+    // The conditional takes its true branch: the sum, not the false branch's zeros.
+    const QString switchOut = m_dir.filePath(u"gpu_switch_out"_s);
+    r = runRunner(
+        {writePlanDir(u"gpu_switch"_s, switchPlan()), u"--output"_s, switchOut, u"--quiet"_s});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    QFile chosen(switchOut + u"/outputs/0.bin"_s);
+    QVERIFY(chosen.open(QIODevice::ReadOnly));
+    QCOMPARE(chosen.readAll(), bytes);
 }
 
 QTEST_GUILESS_MAIN(TestGpuRunner)

@@ -30,6 +30,8 @@ const char* stepKindName(StepKind kind) {
             return "branch";
         case StepKind::Jump:
             return "jump";
+        case StepKind::Switch:
+            return "switch";
     }
     return "?";
 }
@@ -353,17 +355,37 @@ private:
             step.target = f.count("target");
             step.limit = f.count("limit");
             if (step.limit < 1) f.fail("\"limit\" must be at least 1");
+        } else if (kind == "switch") {
+            step.kind = StepKind::Switch;
+            const std::string type = f.text("index_type");
+            if (type != "pred" && type != "s32")
+                f.fail("\"index_type\" must be \"pred\" or \"s32\", not \"" + type + "\"");
+            step.indexIsPred = type == "pred";
+            const PlanBuffer& index = bufferRef(f, "index");
+            step.buffer = index.id;
+            checkFits(f, "the index", step.indexIsPred ? 1 : 4, index);
+            const json& targets = f.array("targets");
+            for (size_t t = 0; t < targets.size(); ++t) {
+                if (!targets[t].is_number_unsigned())
+                    f.fail("targets[" + std::to_string(t) + "] must be a step index, not " +
+                           shown(targets[t]));
+                step.targets.push_back(targets[t].get<uint64_t>());
+            }
+            if (step.targets.empty() || (step.indexIsPred && step.targets.size() != 2))
+                f.fail("\"targets\" must list " + std::string(step.indexIsPred
+                                                                  ? "two steps (true, false)"
+                                                                  : "a step per branch"));
         } else {
             f.fail(
-                "\"kind\" must be \"kernel\", \"copy\", \"memset\", \"gemm\", \"branch\" or "
-                "\"jump\", not \"" +
+                "\"kind\" must be \"kernel\", \"copy\", \"memset\", \"gemm\", \"branch\", "
+                "\"jump\" or \"switch\", not \"" +
                 kind + "\"");
         }
         return step;
     }
 
-    // Where branches and jumps go: a branch forward (past its own step, up to the end), a jump
-    // to a step of the plan.
+    // Where branches, switches and jumps go: a branch or switch forward (past its own step, up
+    // to the end), a jump to a step of the plan or the end.
     void checkTargets(const json& steps) {
         const uint64_t count = m_plan.steps.size();
         for (size_t i = 0; i < m_plan.steps.size(); ++i) {
@@ -374,9 +396,18 @@ private:
                        "; a branch goes on at a later step, at most the step count (" +
                        std::to_string(count) + ")");
             }
-            if (step.kind == StepKind::Jump && step.target >= count) {
+            for (size_t t = 0; t < step.targets.size(); ++t) {
+                if (step.targets[t] <= i || step.targets[t] > count) {
+                    f.fail("targets[" + std::to_string(t) + "] is " +
+                           std::to_string(step.targets[t]) +
+                           "; a switch goes on at a later step, at most the step count (" +
+                           std::to_string(count) + ")");
+                }
+            }
+            if (step.kind == StepKind::Jump && step.target > count) {
                 f.fail("\"target\" is " + std::to_string(step.target) + "; the plan has " +
-                       std::to_string(count) + " steps");
+                       std::to_string(count) + " steps (a jump to " + std::to_string(count) +
+                       " ends the run)");
             }
         }
     }

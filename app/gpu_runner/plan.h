@@ -67,7 +67,7 @@ struct GemmOp {
     std::optional<KernelLaunch> fallback;
 };
 
-enum class StepKind { Kernel, Copy, Memset, Gemm, Branch, Jump };
+enum class StepKind { Kernel, Copy, Memset, Gemm, Branch, Jump, Switch };
 
 const char* stepKindName(StepKind kind);
 
@@ -82,10 +82,16 @@ struct PlanStep {
     uint64_t bytes = 0;        // Copy, Memset
     GemmOp gemm;               // Gemm
     // Branch: when the first byte of buffer `buffer` (a pred) is 0, go on at step `target`
-    // (a later step, or the step count: the end). Jump: go on at step `target`, at most `limit`
-    // times in one run (a while loop's way back to its condition); one more is an error.
+    // (a later step, or the step count: the end). Jump: go on at step `target`; a jump back
+    // (a while loop's way back to its condition) at most `limit` times per execution of the
+    // loop (a branch leaving the loop, to the step after the jump, starts the count again);
+    // one more is an error. Switch: a conditional; buffer `buffer` holds its selector, a pred
+    // (`indexIsPred`: true goes on at targets[0], false at targets[1]) or an s32 (targets[i],
+    // out of range the last).
     uint64_t target = 0;
     uint64_t limit = 0;
+    bool indexIsPred = false;
+    std::vector<uint64_t> targets;
 };
 
 struct Plan {

@@ -165,7 +165,8 @@ private:
     std::unique_ptr<Cublas> m_cublas;
     std::map<std::string, CUfunction> m_functions;
     std::vector<PreparedStep> m_steps;
-    std::vector<uint64_t> m_jumps;  // per step, this run
+    std::vector<uint64_t> m_jumps;      // per step, this run
+    std::vector<uint64_t> m_loopJumps;  // per step, this execution of its loop
     bool m_controlFlow = false;     // the plan has branch or jump steps
     double m_moduleLoadMs = 0;
     std::string m_cublasLibrary;  // empty: not used
@@ -179,11 +180,12 @@ void PlanExecutor::prepare() {
     setUpCublas();
     m_steps.resize(m_plan.steps.size());
     m_jumps.assign(m_plan.steps.size(), 0);
+    m_loopJumps.assign(m_plan.steps.size(), 0);
     for (size_t i = 0; i < m_plan.steps.size(); ++i) {
         const PlanStep& step = m_plan.steps[i];
         PreparedStep& prepared = m_steps[i];
-        m_controlFlow =
-            m_controlFlow || step.kind == StepKind::Branch || step.kind == StepKind::Jump;
+        m_controlFlow = m_controlFlow || step.kind == StepKind::Branch ||
+                        step.kind == StepKind::Jump || step.kind == StepKind::Switch;
         if (step.kind == StepKind::Kernel) {
             prepared.kernel = prepareLaunch(step.kernel, step.where);
         } else if (step.kind == StepKind::Gemm) {
@@ -335,15 +337,34 @@ size_t PlanExecutor::runStep(size_t index) {
                 uint8_t predicate = 0;
                 check(m_api, m_api.cuMemcpyDtoH(&predicate, address(step.buffer), 1),
                       "reading the predicate back: cuMemcpyDtoH");
-                if (predicate == 0) return step.target;
-                break;
+                if (predicate != 0) break;
+                // Leaving the loop: its jump (the step before) counts afresh next time.
+                if (step.target > 0) m_loopJumps[step.target - 1] = 0;
+                return step.target;
+            }
+            case StepKind::Switch: {
+                m_stream.synchronize("the steps before it");
+                int32_t selector = 0;
+                const uint64_t bytes = step.indexIsPred ? 1 : 4;
+                check(m_api, m_api.cuMemcpyDtoH(&selector, address(step.buffer), bytes),
+                      "reading the selector back: cuMemcpyDtoH");
+                const uint64_t branches = step.targets.size();
+                uint64_t branch = branches - 1;
+                if (step.indexIsPred)
+                    branch = (selector & 0xff) != 0 ? 0 : 1;
+                else if (selector >= 0 && uint64_t(selector) < branches)
+                    branch = uint64_t(selector);
+                return step.targets[branch];
             }
             case StepKind::Jump:
-                if (m_jumps[index] >= step.limit) {
+                ++m_jumps[index];
+                if (step.target > index)
+                    return step.target;  // forward: past a conditional's branches
+                if (m_loopJumps[index] >= step.limit) {
                     throw CudaError("the loop did not end after " + std::to_string(step.limit) +
                                     " iterations (the plan's \"limit\")");
                 }
-                ++m_jumps[index];
+                ++m_loopJumps[index];
                 return step.target;
         }
     } catch (const CudaError& e) {
@@ -356,6 +377,7 @@ size_t PlanExecutor::runStep(size_t index) {
 // step, so an error in a kernel is reported against that step.
 void PlanExecutor::runSequence(bool checkEachStep, const std::string& phase) {
     std::fill(m_jumps.begin(), m_jumps.end(), 0);
+    std::fill(m_loopJumps.begin(), m_loopJumps.end(), 0);
     for (size_t i = 0; i < m_plan.steps.size();) {
         const size_t next = runStep(i);
         if (checkEachStep) m_stream.synchronize(m_plan.steps[i].where + " (" + phase + ")");
@@ -429,6 +451,7 @@ std::vector<std::vector<double>> PlanExecutor::timeStepsAcrossJumps(int count) {
             marks[0].record(m_stream);
         };
         std::fill(m_jumps.begin(), m_jumps.end(), 0);
+        std::fill(m_loopJumps.begin(), m_loopJumps.end(), 0);
         marks[0].record(m_stream);
         for (size_t i = 0; i < steps;) {
             const size_t next = runStep(i);

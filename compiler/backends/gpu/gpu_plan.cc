@@ -681,9 +681,7 @@ Status PlanBuilder::planInstruction(const HloInstruction& instruction, int64_t t
         case HloOpcode::kWhile:
             return planWhile(instruction, time);
         case HloOpcode::kConditional:
-            return notOnGpu(instruction,
-                            std::string(hloOpcodeString(opcode)) +
-                                " (control flow) is not supported by the GPU backend yet");
+            return planConditional(instruction, time);
         default:
             break;
     }

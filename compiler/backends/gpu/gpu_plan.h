@@ -27,9 +27,11 @@
 // parameter has one input per array leaf;
 //   * copy, branch, jump  a while loop: its state buffers, the condition's
 //              steps, a branch out on its pred[] result, the body's steps,
-//              copies of the body's result into the state, a jump back.
-// Conditionals and ops the emitter cannot compile are errors naming the
-// instruction: a GPU plan never falls back silently.
+//              copies of the body's result into the state, a jump back;
+//   * switch, copy, jump  a conditional: each branch's steps, copies of its
+//              result into the conditional's buffers, a jump past the others.
+// Ops the emitter cannot compile are errors naming the instruction: a GPU
+// plan never falls back silently.
 #pragma once
 
 #include <cstdint>
@@ -83,7 +85,7 @@ struct GpuPlanConstant {
     Literal value;
 };
 
-enum class GpuStepKind { kKernel, kCopy, kMemset, kGemm, kBranch, kJump };
+enum class GpuStepKind { kKernel, kCopy, kMemset, kGemm, kBranch, kJump, kSwitch };
 
 struct GpuPlanStep {
     GpuStepKind kind = GpuStepKind::kKernel;
@@ -107,11 +109,16 @@ struct GpuPlanStep {
     bool lhsTransposed = false, rhsTransposed = false;
     std::vector<GpuPlanStep> fallback;  // one kernel step
     // kBranch: when the byte of buffer `predicate` is 0, go on at step `target` (the step after
-    // a while loop). kJump: go on at step `target` (the loop's condition), at most `limit`
-    // times in one run, then an error.
+    // a while loop). kJump: go on at step `target`; a jump back (a while loop's, to its
+    // condition) at most `limit` times per execution of the loop, then an error. kSwitch: a
+    // conditional; buffer `predicate` holds its selector, of type `indexType` ("pred": true
+    // goes on at targets[0], false at targets[1]; "s32": targets[index], out of range the
+    // last, as the interpreter does).
     int predicate = -1;
     int target = -1;
     int64_t limit = 0;
+    std::string indexType;
+    std::vector<int> targets;
 };
 
 struct GpuPlan {

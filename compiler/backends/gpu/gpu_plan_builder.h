@@ -106,6 +106,13 @@ private:
     // of the body's result into the state and a jump back to the condition; the result is the
     // state. Everything the loop makes or reads stays live through all of it.
     Status planWhile(const HloInstruction& loop, int64_t time);
+    // A conditional (gpu_plan_control_flow.cc): a switch step on the selector, then each
+    // branch's steps (its parameter bound to its operand), copies of its result into the
+    // conditional's own buffers and a jump past the branches after it.
+    Status planConditional(const HloInstruction& conditional, int64_t time);
+    // Buffers made since `firstBuffer`, and older ones read since `start`, live from `start`
+    // to the current step (a loop's or a conditional's whole extent).
+    void liveThroughout(size_t firstBuffer, int64_t start);
     // A copy step of `bytes` bytes from buffer `src` to `dst` (no step for 0 bytes).
     void addCopy(const HloInstruction& instruction, const std::string& name, int src, int dst,
                  int64_t bytes);

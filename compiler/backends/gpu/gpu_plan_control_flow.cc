@@ -1,6 +1,7 @@
-// While loops in a GPU plan (docs/gpu_plan_format.md, "Control flow"). The step list stays
-// flat: the runner moves its program counter at a branch step (the condition's pred[] read
-// back after the stream is synchronised) and at a jump step (back to the condition).
+// While loops and conditionals in a GPU plan (docs/gpu_plan_format.md, "Control flow"). The
+// step list stays flat: the runner moves its program counter at a branch step (a loop
+// condition's pred[] read back after the stream is synchronised), at a switch step (a
+// conditional's selector, read back the same way) and at a jump step.
 #include <algorithm>
 #include <unordered_set>
 
@@ -102,16 +103,79 @@ Status PlanBuilder::planWhile(const HloInstruction& loop, int64_t time) {
     m_plan.steps[branchStep].target = static_cast<int>(m_plan.steps.size());
     m_leaves[&loop] = state.ids;
 
-    // Live ranges: the buffers the loop makes are written again in every iteration, and read
-    // in the next one (the state) or later in the same one, so they stay live from the loop's
-    // first step to its last; so do the buffers from before it that it reads (the init value).
+    // The state is written again in every iteration and read in the next one.
+    liveThroughout(firstBuffer, time);
+    return Status::ok();
+}
+
+void PlanBuilder::liveThroughout(size_t firstBuffer, int64_t start) {
     const int64_t end = m_time;
     for (size_t b = 0; b < m_live.size(); ++b) {
         if (b >= firstBuffer)
-            m_live[b] = Interval{time, std::max(m_live[b].end, end)};
-        else if (m_live[b].end >= time)
+            m_live[b] = Interval{start, std::max(m_live[b].end, end)};
+        else if (m_live[b].end >= start)
             m_live[b].end = std::max(m_live[b].end, end);
     }
+}
+
+Status PlanBuilder::planConditional(const HloInstruction& conditional, int64_t time) {
+    std::vector<HloComputation*> branches;
+    if (conditional.calledComputation("true_computation")) {
+        branches = {conditional.calledComputation("true_computation"),
+                    conditional.calledComputation("false_computation")};
+    } else {
+        for (const auto& attribute : conditional.calledComputationAttributes())
+            if (attribute.name == "branch_computations") branches = attribute.computations;
+    }
+    if (branches.empty() || std::count(branches.begin(), branches.end(), nullptr))
+        return notOnGpu(conditional, "conditional without its branch computations");
+    if (conditional.operandCount() != static_cast<int64_t>(branches.size()) + 1)
+        return notOnGpu(conditional, "conditional whose operands do not match its branches");
+    const Shape& selector = conditional.operand(0)->shape();
+    const bool pred = selector.elementType() == PrimitiveType::PRED;
+    if (!selector.isArray() || selector.elementCount() != 1 ||
+        (!pred && selector.elementType() != PrimitiveType::S32) || (pred && branches.size() != 2))
+        return notOnGpu(conditional, "conditional selector of shape " + selector.toString(false) +
+                                         " (pred[] for two branches or s32[])");
+    const size_t firstBuffer = m_plan.buffers.size();
+    const std::vector<const Shape*> resultShapes = leavesOf(conditional.shape());
+    std::vector<int> result;
+    for (size_t k = 0; k < resultShapes.size(); ++k)
+        result.push_back(newBuffer(
+            "%" + conditional.name() + (resultShapes.size() > 1 ? "." + std::to_string(k) : ""),
+            denseBytes(*resultShapes[k]), time));
+
+    const size_t switchStep = m_plan.steps.size();
+    GpuPlanStep choose = controlStep(conditional, GpuStepKind::kSwitch, ".switch");
+    choose.predicate = m_leaves[conditional.operand(0)].front();
+    choose.indexType = pred ? "pred" : "s32";
+    m_plan.steps.push_back(std::move(choose));
+    std::vector<int> targets;
+    std::vector<size_t> jumps;
+    for (size_t b = 0; b < branches.size(); ++b) {
+        targets.push_back(static_cast<int>(m_plan.steps.size()));
+        HLO_ASSIGN_OR_RETURN(
+            const Leaves value,
+            planCalled(conditional, branches[b],
+                       {leavesOfValue(*conditional.operand(static_cast<int64_t>(b) + 1))}));
+        if (!sameLeaves(resultShapes, value.shapes))
+            return notOnGpu(conditional,
+                            "branch %" + branches[b]->name() + " returns another shape");
+        for (size_t k = 0; k < result.size(); ++k)
+            addCopy(conditional,
+                    conditional.name() + ".branch" + std::to_string(b) + "." + std::to_string(k),
+                    value.ids[k], result[k], denseBytes(*resultShapes[k]));
+        if (b + 1 == branches.size()) break;
+        jumps.push_back(m_plan.steps.size());
+        GpuPlanStep jump =
+            controlStep(conditional, GpuStepKind::kJump, ".done" + std::to_string(b));
+        jump.limit = 1;  // forward: never repeats by itself
+        m_plan.steps.push_back(std::move(jump));
+    }
+    for (size_t j : jumps) m_plan.steps[j].target = static_cast<int>(m_plan.steps.size());
+    m_plan.steps[switchStep].targets = std::move(targets);
+    m_leaves[&conditional] = result;
+    liveThroughout(firstBuffer, time);
     return Status::ok();
 }
 

@@ -112,6 +112,8 @@ const char* stepKindName(GpuStepKind kind) {
             return "branch";
         case GpuStepKind::kJump:
             return "jump";
+        case GpuStepKind::kSwitch:
+            return "switch";
     }
     return "kernel";
 }
@@ -166,6 +168,11 @@ json stepJson(const GpuPlanStep& step) {
         case GpuStepKind::kJump:
             j["target"] = step.target;
             j["limit"] = step.limit;
+            break;
+        case GpuStepKind::kSwitch:
+            j["index"] = step.predicate;
+            j["index_type"] = step.indexType;
+            j["targets"] = step.targets;
             break;
     }
     return j;
@@ -247,6 +254,11 @@ StatusOr<GpuPlanStep> readStep(const json& j, const std::string& where) {
         step.kind = GpuStepKind::kJump;
         HLO_ASSIGN_OR_RETURN(step.target, field<int>(j, "target", where));
         HLO_ASSIGN_OR_RETURN(step.limit, field<int64_t>(j, "limit", where));
+    } else if (kind == "switch") {
+        step.kind = GpuStepKind::kSwitch;
+        HLO_ASSIGN_OR_RETURN(step.predicate, field<int>(j, "index", where));
+        HLO_ASSIGN_OR_RETURN(step.indexType, field<std::string>(j, "index_type", where));
+        HLO_ASSIGN_OR_RETURN(step.targets, field<std::vector<int>>(j, "targets", where));
     } else {
         return invalidArgument(where + ": unknown step kind '" + kind + "'");
     }
@@ -472,10 +484,22 @@ StatusOr<GpuPlanFiles> readGpuPlan(const std::string& dir) {
                                    ": a branch needs a known predicate buffer and a later "
                                    "step (or the end) to go on at");
         if (step.kind == GpuStepKind::kJump &&
-            (step.target < 0 || step.target >= stepCount || step.limit < 1))
-            return invalidArgument(at +
-                                   ": a jump needs a step to go on at and a limit of at "
-                                   "least 1");
+            (step.target < 0 || step.target > stepCount || step.limit < 1))
+            return invalidArgument(
+                at +
+                ": a jump needs a step (or the end) to go on at and a limit of at "
+                "least 1");
+        if (step.kind == GpuStepKind::kSwitch) {
+            bool ok =
+                knownBuffer(step.predicate) && !step.targets.empty() &&
+                (step.indexType == "s32" || (step.indexType == "pred" && step.targets.size() == 2));
+            for (int target : step.targets) ok = ok && target > i && target <= stepCount;
+            if (!ok)
+                return invalidArgument(at +
+                                       ": a switch needs a known index buffer, an index_type "
+                                       "of pred (two targets) or s32, and later steps to go "
+                                       "on at");
+        }
     }
     HLO_ASSIGN_OR_RETURN(plan.ptx, readText(fs::path(dir) / j.value("ptx", "kernels.ptx")));
     HLO_ASSIGN_OR_RETURN(files.moduleText,
