@@ -155,6 +155,7 @@ private slots:
     void errorsNameTheInstruction();
     void whileLoopsBecomeBranchAndJump();
     void conditionalsBecomeSwitchAndJumps();
+    void sortIsCopiesThenOneKernel();
     void planRoundTrip();
     void tuplesWithTokensAndParameterOrder();
     void resultsCheckedAgainstInterpreter();
@@ -478,11 +479,10 @@ void TestGpuBackend::errorsNameTheInstruction() {
         const char* expected;
     };
     const Case cases[] = {
-        {"HloModule m\n%lt (a: f32[], b: f32[]) -> pred[] {\n  %a = f32[] parameter(0)\n"
-         "  %b = f32[] parameter(1)\n  ROOT %l = pred[] compare(%a, %b), direction=LT\n}\n"
-         "ENTRY %e (x: f32[16]) -> f32[16] {\n  %x = f32[16] parameter(0)\n"
-         "  ROOT %s = f32[16] sort(%x), dimensions={0}, to_apply=%lt\n}\n",
-         "%s: sort is not compiled by the GPU backend"},
+        {"HloModule m\nENTRY %e (x: f32[10,10]) -> (f32[10,2], s32[10,2]) {\n"
+         "  %x = f32[10,10] parameter(0)\n"
+         "  ROOT %t = (f32[10,2], s32[10,2]) topk(%x), k=2, largest=true\n}\n",
+         "%t: topk is not compiled by the GPU backend"},
         {"HloModule m\nENTRY %e (x: f64[16]) -> f64[16] {\n  %x = f64[16] parameter(0)\n"
          "  ROOT %t = f64[16] tan(%x)\n}\n",
          "library function 'tan'"},
@@ -691,6 +691,48 @@ ENTRY %e (b: pred[], i: s32[], x: f32[64], y: f32[64]) -> (f32[64], f32[64]) {
         QCOMPARE(read->plan.steps[switches[1]].predicate, second.predicate);
         QCOMPARE(read->plan.steps[switches[0]].indexType, std::string("pred"));
         runnerAccepts(dir.path());
+    }
+}
+
+// A two-operand sort along a dimension that is not the last: copies of both operands into the
+// outputs, then one kernel sorting them in place, a block per row (5 rows of 37), with a
+// barrier between its phases.
+void TestGpuBackend::sortIsCopiesThenOneKernel() {
+    auto module = parse(R"(HloModule sort
+%greater (a: f32[], b: f32[], i: s32[], j: s32[]) -> pred[] {
+  %a = f32[] parameter(0)
+  %b = f32[] parameter(1)
+  %i = s32[] parameter(2)
+  %j = s32[] parameter(3)
+  ROOT %gt = pred[] compare(%a, %b), direction=GT
+}
+ENTRY %e (x: f32[37,5]) -> (f32[37,5], s32[37,5]) {
+  %x = f32[37,5] parameter(0)
+  %iota = s32[37,5] iota(), iota_dimension=0
+  ROOT %s = (f32[37,5], s32[37,5]) sort(%x, %iota), dimensions={0}, is_stable=true, to_apply=%greater
+}
+)");
+    const QString ptxas = ptxasPath();
+    for (ExecutionMode mode : {ExecutionMode::kUnfused, ExecutionMode::kFused}) {
+        const GpuPlan plan = planOf(*prepared(*module, mode));
+        checkPlanConsistent(plan);
+        const GpuPlanStep& keys = stepNamed(plan, "s.init.0");
+        const GpuPlanStep& values = stepNamed(plan, "s.init.1");
+        const GpuPlanStep& sort = plan.steps.back();
+        QCOMPARE(keys.kind, GpuStepKind::kCopy);
+        QCOMPARE(values.kind, GpuStepKind::kCopy);
+        QCOMPARE(keys.bytes, int64_t{37 * 5 * 4});
+        QCOMPARE(sort.kind, GpuStepKind::kKernel);
+        QCOMPARE(sort.name, std::string("s"));
+        QCOMPARE(sort.args, (std::vector<int>{keys.dst, values.dst}));
+        QCOMPARE(sort.launch.grid[0], int64_t{5});    // one block per row
+        QCOMPARE(sort.launch.block[0], int64_t{32});  // 18 pairs: one warp
+        QCOMPARE(plan.outputs[0].buffer, keys.dst);
+        QCOMPARE(plan.outputs[1].buffer, values.dst);
+        const size_t entry = plan.ptx.find(".entry " + sort.entry + "(");
+        QVERIFY(entry != std::string::npos);
+        QVERIFY(plan.ptx.find("bar.sync", entry) != std::string::npos);
+        assemble(plan, ptxas);
     }
 }
 

@@ -2,8 +2,8 @@
 // kernel shapes around the shared element generator (kernel_gen_internal.h),
 // and GpuKernelEmitter's state. gpu_kernel_emitter.cc has the loop and
 // reduction kernels and PTX compilation, gpu_scatter_kernel.cc the scatter
-// kernel, gpu_gemm_kernel.cc our tiled GEMM. Never include this from a
-// header that is not itself internal.
+// kernel, gpu_sort_kernel.cc the sort kernel, gpu_gemm_kernel.cc our tiled GEMM. Never include this
+// from a header that is not itself internal.
 #pragma once
 
 #include <llvm/Target/TargetMachine.h>
@@ -90,6 +90,8 @@ private:
     StatusOr<GpuKernelInfo> emitBlockReduction(GpuKernelInfo info);
     StatusOr<GpuKernelInfo> emitWarpReduction(GpuKernelInfo info);
     StatusOr<GpuKernelInfo> emitScatter(GpuKernelInfo info);
+    // sort, in place on outputs the plan has set to the operands (gpu_sort_kernel.cc).
+    StatusOr<GpuKernelInfo> emitSort(GpuKernelInfo info);
     // *address = reducer(*address, value), atomically.
     Status emitAtomicCombine(const HloComputation& reducer, PrimitiveType type, Value* address,
                              Value* value);

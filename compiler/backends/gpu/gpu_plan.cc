@@ -742,6 +742,22 @@ Status PlanBuilder::planInstruction(const HloInstruction& instruction, int64_t t
         }
         return Status::ok();
     }
+    if (opcode == HloOpcode::kSort) {
+        // The outputs set to the operands, then sorted in place by one kernel.
+        if (outputs.size() != static_cast<size_t>(instruction.operandCount()))
+            return notOnGpu(instruction, "sort whose result does not match its operands");
+        for (size_t k = 0; k < outputs.size(); ++k)
+            addCopy(instruction, instruction.name() + ".init." + std::to_string(k),
+                    operandBuffer(static_cast<int64_t>(k)), outputs[k], denseBytes(*leaves[k]));
+        if (product(leaves.front()->dimensions()) == 0) return Status::ok();
+        spec.name = entryName();
+        spec.outputs = {&instruction};
+        std::vector<GpuPlanStep> extra;
+        HLO_ASSIGN_OR_RETURN(GpuPlanStep step, kernelStep(instruction, spec, outputs, time, extra));
+        m_plan.steps.push_back(std::move(step));
+        ++m_plan.kernels;
+        return Status::ok();
+    }
     if (opcode == HloOpcode::kDot) {
         if (auto gemm = gemmShapeOf(instruction); gemm && m_options.gemmSteps)
             return planGemm(instruction, instruction, *gemm, {operandBuffer(0), operandBuffer(1)},
