@@ -156,6 +156,7 @@ private slots:
     void whileLoopsBecomeBranchAndJump();
     void conditionalsBecomeSwitchAndJumps();
     void sortIsCopiesThenOneKernel();
+    void topKIsOneKernel();
     void planRoundTrip();
     void tuplesWithTokensAndParameterOrder();
     void resultsCheckedAgainstInterpreter();
@@ -479,10 +480,9 @@ void TestGpuBackend::errorsNameTheInstruction() {
         const char* expected;
     };
     const Case cases[] = {
-        {"HloModule m\nENTRY %e (x: f32[10,10]) -> (f32[10,2], s32[10,2]) {\n"
-         "  %x = f32[10,10] parameter(0)\n"
-         "  ROOT %t = (f32[10,2], s32[10,2]) topk(%x), k=2, largest=true\n}\n",
-         "%t: topk is not compiled by the GPU backend"},
+        {"HloModule m\nENTRY %e (s: u64[2]) -> (u64[2], u32[8]) {\n  %s = u64[2] parameter(0)\n"
+         "  ROOT %r = (u64[2], u32[8]) rng-bit-generator(%s), algorithm=rng_three_fry\n}\n",
+         "%r: rng-bit-generator is not compiled by the GPU backend"},
         {"HloModule m\nENTRY %e (x: f64[16]) -> f64[16] {\n  %x = f64[16] parameter(0)\n"
          "  ROOT %t = f64[16] tan(%x)\n}\n",
          "library function 'tan'"},
@@ -734,6 +734,52 @@ ENTRY %e (x: f32[37,5]) -> (f32[37,5], s32[37,5]) {
         QVERIFY(plan.ptx.find("bar.sync", entry) != std::string::npos);
         assemble(plan, ptxas);
     }
+}
+
+// topk (bf16, smallest first) and the TopK custom call: one kernel, a thread per input element,
+// writing values and indices; a TopK custom call with a comparator is an error naming it.
+void TestGpuBackend::topKIsOneKernel() {
+    auto module = parse(R"(HloModule topk
+ENTRY %e (x: bf16[6,300], y: f32[4,9]) -> ((bf16[6,5], s32[6,5]), (f32[4,3], s32[4,3])) {
+  %x = bf16[6,300] parameter(0)
+  %y = f32[4,9] parameter(1)
+  %small = (bf16[6,5], s32[6,5]) topk(%x), k=5, largest=false
+  %large = (f32[4,3], s32[4,3]) custom-call(%y), custom_call_target="TopK"
+  ROOT %r = ((bf16[6,5], s32[6,5]), (f32[4,3], s32[4,3])) tuple(%small, %large)
+}
+)");
+    const QString ptxas = ptxasPath();
+    for (ExecutionMode mode : {ExecutionMode::kUnfused, ExecutionMode::kFused}) {
+        const GpuPlan plan = planOf(*prepared(*module, mode));
+        checkPlanConsistent(plan);
+        QCOMPARE(plan.steps.size(), size_t{2});
+        const GpuPlanStep& small = stepNamed(plan, "small");
+        QCOMPARE(small.args.size(), size_t{3});  // values, indices, operand
+        QCOMPARE(small.args[0], plan.outputs[0].buffer);
+        QCOMPARE(small.args[1], plan.outputs[1].buffer);
+        QCOMPARE(plan.buffers[size_t(small.args[2])].name, std::string("%x"));
+        QCOMPARE(small.launch.block[0], int64_t{256});  // a thread per element: 1,800
+        QCOMPARE(small.launch.grid[0], int64_t{8});
+        const GpuPlanStep& large = stepNamed(plan, "large");
+        QCOMPARE(large.args[0], plan.outputs[2].buffer);
+        assemble(plan, ptxas);
+    }
+    auto withComparator = parse(R"(HloModule topk
+%gt (a: f32[], b: f32[]) -> pred[] {
+  %a = f32[] parameter(0)
+  %b = f32[] parameter(1)
+  ROOT %c = pred[] compare(%a, %b), direction=GT
+}
+ENTRY %e (y: f32[4,9]) -> (f32[4,3], s32[4,3]) {
+  %y = f32[4,9] parameter(0)
+  ROOT %large = (f32[4,3], s32[4,3]) custom-call(%y), custom_call_target="TopK", to_apply=%gt
+}
+)");
+    auto plan = buildGpuPlan(*withComparator, {});
+    QVERIFY(!plan.isOk());
+    QVERIFY2(plan.status().message().find("%large: TopK custom call with a comparator") !=
+                 std::string::npos,
+             plan.status().message().c_str());
 }
 
 // Written, read back: the same description; synthetic inputs regenerated

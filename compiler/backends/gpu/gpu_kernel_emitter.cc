@@ -124,10 +124,11 @@ StatusOr<std::map<const HloInstruction*, std::vector<size_t>>> GpuKernelGen::red
 
 StatusOr<GpuKernelInfo> GpuKernelGen::emit() {
     if (m_spec.outputs.empty()) return internalError("kernel '" + m_spec.name + "' has no outputs");
-    if (m_spec.outputs.size() == 1 && m_spec.outputs[0]->opcode() == HloOpcode::kSort) {
+    if (m_spec.outputs.size() == 1 &&
+        (m_spec.outputs[0]->opcode() == HloOpcode::kSort || isGpuTopK(*m_spec.outputs[0]))) {
         GpuKernelInfo info;
         info.entry = m_spec.name;
-        return emitSort(info);
+        return m_spec.outputs[0]->opcode() == HloOpcode::kSort ? emitSort(info) : emitTopK(info);
     }
     for (size_t k = 0; k < m_spec.outputs.size(); ++k) {
         const Shape& shape = m_spec.outputs[k]->shape();

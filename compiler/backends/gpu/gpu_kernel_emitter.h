@@ -69,6 +69,9 @@ struct GpuKernelInfo {
 // A float32 (batched) matrix product out[b, m, n] = sum_k lhs[b, m, k] *
 // rhs[b, k, n], lhs stored [b, k, m] when lhsTransposed, rhs [b, n, k] when
 // rhsTransposed (the plan's gemm step).
+// topk, or the TopK custom call: compiled as one top-k kernel writing (values, indices).
+bool isGpuTopK(const HloInstruction& instruction);
+
 struct GpuGemmShape {
     int64_t batch = 1, m = 0, n = 0, k = 0;
     bool lhsTransposed = false, rhsTransposed = false;

@@ -92,6 +92,9 @@ private:
     StatusOr<GpuKernelInfo> emitScatter(GpuKernelInfo info);
     // sort, in place on outputs the plan has set to the operands (gpu_sort_kernel.cc).
     StatusOr<GpuKernelInfo> emitSort(GpuKernelInfo info);
+    // topk (and the TopK custom call without a comparator): a thread per input element that
+    // counts its place in its row (gpu_sort_kernel.cc).
+    StatusOr<GpuKernelInfo> emitTopK(GpuKernelInfo info);
     // *address = reducer(*address, value), atomically.
     Status emitAtomicCombine(const HloComputation& reducer, PrimitiveType type, Value* address,
                              Value* value);

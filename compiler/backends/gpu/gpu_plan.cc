@@ -758,6 +758,21 @@ Status PlanBuilder::planInstruction(const HloInstruction& instruction, int64_t t
         ++m_plan.kernels;
         return Status::ok();
     }
+    if (isGpuTopK(instruction)) {
+        // Values and indices from one kernel reading the operand.
+        if (outputs.size() != 2 || instruction.operandCount() != 1)
+            return notOnGpu(instruction, "top-k of other than one operand and (values, indices)");
+        if (product(leaves.front()->dimensions()) == 0) return Status::ok();
+        spec.name = entryName();
+        spec.outputs = {&instruction};
+        std::vector<GpuPlanStep> extra;
+        HLO_ASSIGN_OR_RETURN(
+            GpuPlanStep step,
+            kernelStep(instruction, spec, {outputs[0], outputs[1], operandBuffer(0)}, time, extra));
+        m_plan.steps.push_back(std::move(step));
+        ++m_plan.kernels;
+        return Status::ok();
+    }
     if (opcode == HloOpcode::kDot) {
         if (auto gemm = gemmShapeOf(instruction); gemm && m_options.gemmSteps)
             return planGemm(instruction, instruction, *gemm, {operandBuffer(0), operandBuffer(1)},

@@ -8,6 +8,12 @@
 // in their order: the sort is stable whatever is_stable says. n phases of n / 2 comparisons
 // make it O(n^2 / threads) per row: fine for the short rows of top-k style sorts, slow for a
 // sort of millions of elements (a merge sort would be the next step).
+//
+// Top-k (GpuKernelGen::emitTopK: topk, and the TopK custom call without a comparator) needs no
+// sort: a thread per input element counts the elements of its row that go before it (XLA's
+// order: total order on floats, -NaN < -inf < ... < -0 < +0 < ... < inf < NaN; larger first
+// when `largest`; equal keys by lower index), and that count is its place: below k, it writes
+// its value and index there. O(n) per element, no barrier, no scratch.
 #include <llvm/IR/IntrinsicsNVPTX.h>
 
 #include <algorithm>
@@ -15,7 +21,15 @@
 #include "compiler/backends/gpu/gpu_kernel_gen_internal.h"
 #include "core/hlo_computation.h"
 
-namespace hloscope::gpu_internal {
+namespace hloscope {
+
+bool isGpuTopK(const HloInstruction& instruction) {
+    return instruction.opcode() == HloOpcode::kTopK ||
+           (instruction.opcode() == HloOpcode::kCustomCall &&
+            instruction.customCallTarget() == "TopK");
+}
+
+namespace gpu_internal {
 
 StatusOr<GpuKernelInfo> GpuKernelGen::emitSort(GpuKernelInfo info) {
     const HloInstruction& sort = *m_spec.outputs[0];
@@ -125,4 +139,95 @@ StatusOr<GpuKernelInfo> GpuKernelGen::emitSort(GpuKernelInfo info) {
     return info;
 }
 
-}  // namespace hloscope::gpu_internal
+StatusOr<GpuKernelInfo> GpuKernelGen::emitTopK(GpuKernelInfo info) {
+    const HloInstruction& topk = *m_spec.outputs[0];
+    const Shape& shape = topk.shape();
+    if (topk.operandCount() != 1 || !shape.isTuple() || shape.tupleCount() != 2)
+        return unsupportedAt(topk, "top-k of other than one operand and (values, indices)");
+    if (topk.opcode() == HloOpcode::kCustomCall && topk.toApply())
+        return unsupportedAt(topk, "TopK custom call with a comparator");
+    const Shape& input = topk.operand(0)->shape();
+    const PrimitiveType type = input.elementType();
+    const PrimitiveType indexType = shape.tupleShape(1).elementType();
+    const bool isFloat = type == PrimitiveType::F16 || type == PrimitiveType::BF16 ||
+                         type == PrimitiveType::F32 || type == PrimitiveType::F64;
+    if (!isFloat && !primitive_util::isInteger(type))
+        return unsupportedAt(topk, "top-k of " + std::string(primitive_util::name(type)) +
+                                       " elements (f16, bf16, f32, f64 and integers are compiled)");
+    if (!primitive_util::isInteger(indexType) || input.rank() == 0)
+        return unsupportedAt(topk, "top-k without integer indices or of a scalar");
+    const int64_t n = input.dimensions().back();
+    const int64_t k = shape.tupleShape(0).dimensions().back();
+    const bool largest = topk.opcode() == HloOpcode::kCustomCall || !topk.extra() ||
+                         topk.extra()->largest.value_or(true);
+    if (k > n) return unsupportedAt(topk, "k exceeds the row length");
+    const int64_t elements = product(input.dimensions());
+
+    info.kind = GpuKernelKind::kLoop;
+    info.outputElements = product(shape.tupleShape(0).dimensions());
+    const int64_t block = elements >= kLoopBlock
+                              ? kLoopBlock
+                              : std::max<int64_t>(32, roundUpPow2(std::max<int64_t>(elements, 1)));
+    info.launch.block = {block, 1, 1};
+    info.launch.grid = {std::clamp<int64_t>(ceilDiv(elements, block), 1, kMaxGrid), 1, 1};
+    m_outputsAreReduces = false;
+    std::vector<Value*> params = beginEntry(m_spec.name, 3, block);
+    llvm::LLVMContext& context = m_b.getContext();
+    llvm::Type* memory = m_elemental.memoryType(type);
+    llvm::Type* bits = m_b.getIntNTy(
+        static_cast<unsigned>(m_impl.module->getDataLayout().getTypeSizeInBits(memory)));
+    // The order key of element `at`: an i64 whose signed order is XLA's.
+    auto keyAt = [&](Value* at) -> Value* {
+        Value* raw = m_b.CreateLoad(bits, m_b.CreateInBoundsGEP(memory, params[2], at));
+        if (primitive_util::isUnsignedInteger(type)) {
+            Value* wide = m_b.CreateZExt(raw, i64());
+            return bits->getIntegerBitWidth() == 64 ? m_b.CreateXor(wide, c64(INT64_MIN)) : wide;
+        }
+        Value* wide = m_b.CreateSExt(raw, i64());
+        if (!isFloat) return wide;
+        return m_b.CreateSelect(m_b.CreateICmpSLT(wide, c64(0)),
+                                m_b.CreateXor(wide, c64(INT64_MAX)), wide);
+    };
+    GridLoop loop = beginGridLoop(elements, "element");
+    Value* i = loop.position;
+    Value* column = m_b.CreateURem(i, c64(n));
+    Value* rowStart = m_b.CreateSub(i, column);
+    Value* mine = keyAt(i);
+    // place = #{j in the row: key_j before key_i, or equal with j < i}
+    llvm::BasicBlock* before = m_b.GetInsertBlock();
+    llvm::BasicBlock* count = llvm::BasicBlock::Create(context, "count", m_function);
+    llvm::BasicBlock* counted = llvm::BasicBlock::Create(context, "counted", m_function);
+    m_b.CreateBr(count);
+    m_b.SetInsertPoint(count);
+    llvm::PHINode* j = m_b.CreatePHI(i64(), 2, "j");
+    llvm::PHINode* place = m_b.CreatePHI(i64(), 2, "place");
+    j->addIncoming(c64(0), before);
+    place->addIncoming(c64(0), before);
+    Value* other = keyAt(m_b.CreateAdd(rowStart, j));
+    Value* ahead = largest ? m_b.CreateICmpSGT(other, mine) : m_b.CreateICmpSLT(other, mine);
+    Value* tie = m_b.CreateAnd(m_b.CreateICmpEQ(other, mine), m_b.CreateICmpULT(j, column));
+    Value* nextPlace = m_b.CreateAdd(place, m_b.CreateZExt(m_b.CreateOr(ahead, tie), i64()));
+    Value* nextJ = m_b.CreateAdd(j, c64(1));
+    j->addIncoming(nextJ, m_b.GetInsertBlock());
+    place->addIncoming(nextPlace, m_b.GetInsertBlock());
+    m_b.CreateCondBr(m_b.CreateICmpULT(nextJ, c64(n)), count, counted);
+    m_b.SetInsertPoint(counted);
+    llvm::BasicBlock* write = llvm::BasicBlock::Create(context, "write", m_function);
+    llvm::BasicBlock* next = llvm::BasicBlock::Create(context, "next", m_function);
+    m_b.CreateCondBr(m_b.CreateICmpULT(nextPlace, c64(k)), write, next);
+    m_b.SetInsertPoint(write);
+    Value* slot = m_b.CreateAdd(m_b.CreateMul(m_b.CreateUDiv(i, c64(n)), c64(k)), nextPlace);
+    Value* value = m_b.CreateLoad(bits, m_b.CreateInBoundsGEP(memory, params[2], i));
+    m_b.CreateStore(value, m_b.CreateInBoundsGEP(memory, params[0], slot));
+    llvm::Type* indexMemory = m_elemental.memoryType(indexType);
+    m_b.CreateStore(m_b.CreateTrunc(column, indexMemory),
+                    m_b.CreateInBoundsGEP(indexMemory, params[1], slot));
+    m_b.CreateBr(next);
+    m_b.SetInsertPoint(next);
+    endGridLoop(loop, elements);
+    m_b.CreateRetVoid();
+    return info;
+}
+
+}  // namespace gpu_internal
+}  // namespace hloscope
