@@ -18,6 +18,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <sstream>
 
 #include "compiler/backends/gpu/gpu_device.h"
 #include "compiler/backends/gpu/gpu_plan.h"
@@ -34,6 +35,15 @@ using namespace hloscope;
 namespace {
 
 const QString kExamples = QStringLiteral(HLOSCOPE_SOURCE_DIR "/resources/examples");
+
+// A module of tests/golden/gpu (shared with tst_gpu_emulation).
+std::string readGolden(const char* name) {
+    std::ifstream in(std::string(HLOSCOPE_SOURCE_DIR "/tests/golden/gpu/") + name);
+    std::stringstream text;
+    text << in.rdbuf();
+    if (text.str().empty()) qFatal("missing tests/golden/gpu/%s", name);
+    return text.str();
+}
 
 std::unique_ptr<HloModule> parse(const std::string& text) {
     auto module = parseHloModule(text);
@@ -698,20 +708,7 @@ ENTRY %e (b: pred[], i: s32[], x: f32[64], y: f32[64]) -> (f32[64], f32[64]) {
 // outputs, then one kernel sorting them in place, a block per row (5 rows of 37), with a
 // barrier between its phases.
 void TestGpuBackend::sortIsCopiesThenOneKernel() {
-    auto module = parse(R"(HloModule sort
-%greater (a: f32[], b: f32[], i: s32[], j: s32[]) -> pred[] {
-  %a = f32[] parameter(0)
-  %b = f32[] parameter(1)
-  %i = s32[] parameter(2)
-  %j = s32[] parameter(3)
-  ROOT %gt = pred[] compare(%a, %b), direction=GT
-}
-ENTRY %e (x: f32[37,5]) -> (f32[37,5], s32[37,5]) {
-  %x = f32[37,5] parameter(0)
-  %iota = s32[37,5] iota(), iota_dimension=0
-  ROOT %s = (f32[37,5], s32[37,5]) sort(%x, %iota), dimensions={0}, is_stable=true, to_apply=%greater
-}
-)");
+    auto module = parse(readGolden("sort_values.hlo"));
     const QString ptxas = ptxasPath();
     for (ExecutionMode mode : {ExecutionMode::kUnfused, ExecutionMode::kFused}) {
         const GpuPlan plan = planOf(*prepared(*module, mode));
@@ -739,15 +736,7 @@ ENTRY %e (x: f32[37,5]) -> (f32[37,5], s32[37,5]) {
 // topk (bf16, smallest first) and the TopK custom call: one kernel, a thread per input element,
 // writing values and indices; a TopK custom call with a comparator is an error naming it.
 void TestGpuBackend::topKIsOneKernel() {
-    auto module = parse(R"(HloModule topk
-ENTRY %e (x: bf16[6,300], y: f32[4,9]) -> ((bf16[6,5], s32[6,5]), (f32[4,3], s32[4,3])) {
-  %x = bf16[6,300] parameter(0)
-  %y = f32[4,9] parameter(1)
-  %small = (bf16[6,5], s32[6,5]) topk(%x), k=5, largest=false
-  %large = (f32[4,3], s32[4,3]) custom-call(%y), custom_call_target="TopK"
-  ROOT %r = ((bf16[6,5], s32[6,5]), (f32[4,3], s32[4,3])) tuple(%small, %large)
-}
-)");
+    auto module = parse(readGolden("topk.hlo"));
     const QString ptxas = ptxasPath();
     for (ExecutionMode mode : {ExecutionMode::kUnfused, ExecutionMode::kFused}) {
         const GpuPlan plan = planOf(*prepared(*module, mode));

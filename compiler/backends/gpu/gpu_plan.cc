@@ -883,6 +883,7 @@ StatusOr<GpuPlan> PlanBuilder::build() {
                   return std::make_pair(a.parameter, a.leaf) < std::make_pair(b.parameter, b.leaf);
               });
     m_plan.arenaBytes = std::max<int64_t>(layout.bytes, kGpuBufferAlignment);
+    if (m_options.keepHostIr) m_plan.hostIr = m_emitter.irText();
     HLO_ASSIGN_OR_RETURN(m_plan.ptx, m_emitter.compileToPtx());
     m_plan.compileSeconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

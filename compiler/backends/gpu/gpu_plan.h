@@ -136,6 +136,9 @@ struct GpuPlan {
     int repeat = 20;
     int64_t kernels = 0;        // kernel and gemm steps
     double compileSeconds = 0;  // PTX generation
+    // The kernels as LLVM IR before NVPTX code generation (GpuPlanOptions::keepHostIr; for
+    // emulateGpuPlan, gpu_emulator.h); never written to a plan directory.
+    std::string hostIr;
 };
 
 struct GpuPlanOptions {
@@ -148,6 +151,8 @@ struct GpuPlanOptions {
     int repeat = 20;
     // A while loop's jump limit (the interpreter's guard against runaway loops).
     int64_t maxWhileIterations = 100'000'000;
+    // Keep the kernels' LLVM IR in GpuPlan::hostIr (for the host emulator).
+    bool keepHostIr = false;
 };
 
 // The plan of `module` (through a gpu pipeline), or an error naming the

@@ -1,0 +1,286 @@
+// GPU plans run on the host (compiler/backends/gpu/gpu_emulator.h) and checked against the
+// interpreter, so that the GPU backend's kernels and steps are verified without a GPU: the
+// examples, hand-written while loops, conditionals, sort and top-k, and the corpus modules with
+// those, unfused and fused. What the emulator cannot see (NVPTX code generation, the driver)
+// is left to the device runs.
+#include <QtTest>
+#include <chrono>
+#include <fstream>
+#include <sstream>
+
+#include "compiler/backends/gpu/gpu_emulator.h"
+#include "compiler/backends/gpu/gpu_plan.h"
+#include "compiler/runtime/execution_device.h"
+#include "compiler/runtime/execution_modes.h"
+#include "core/hlo_evaluator.h"
+#include "core/hlo_parser.h"
+
+using namespace hloscope;
+
+namespace {
+
+const QString kExamples = QStringLiteral(HLOSCOPE_SOURCE_DIR "/resources/examples");
+const QString kCorpus = QStringLiteral(HLOSCOPE_CORPUS_DIR "/hlo/valid");
+
+// A module of tests/golden/gpu (shared with tst_gpu_backend).
+QString golden(const char* name) {
+    QFile file(QStringLiteral(HLOSCOPE_SOURCE_DIR "/tests/golden/gpu/") + name);
+    if (!file.open(QIODevice::ReadOnly)) qFatal("missing tests/golden/gpu/%s", name);
+    return QString::fromUtf8(file.readAll());
+}
+
+void flatten(const Literal& literal, std::vector<Literal>& out) {
+    if (!literal.isTuple()) {
+        out.push_back(literal);
+        return;
+    }
+    for (const Literal& element : literal.tupleElements()) flatten(element, out);
+}
+
+// The module's GPU plan in `mode` run on the host, against the interpreter; "" when they
+// agree, else what differs (or why it did not run).
+std::string emulateAgainstInterpreter(const HloModule& module, ExecutionMode mode) {
+    auto prepared = prepareCopyForMode(module, "h100", mode);
+    if (!prepared.isOk()) return "pipeline: " + prepared.status().toString();
+    GpuPlanOptions options;
+    options.keepHostIr = true;
+    options.mode = mode == ExecutionMode::kFused ? "fused" : "unfused";
+    auto plan = buildGpuPlan(*prepared->module, options);
+    if (!plan.isOk()) return "plan: " + plan.status().toString();
+    const std::vector<Literal> args = makeRandomArguments(*module.entryComputation(), 7);
+    auto interpreter = findDevice("interpreter");
+    if (!interpreter.isOk()) return interpreter.status().toString();
+    auto reference = (*interpreter)->run(module, args, {});
+    if (!reference.isOk()) return "interpreter: " + reference.status().toString();
+    auto emulated = emulateGpuPlan(*plan, args);
+    if (!emulated.isOk()) return "emulation: " + emulated.status().toString();
+    std::vector<Literal> expected;
+    for (const Literal& output : reference->outputs) flatten(output, expected);
+    const OutputCheck check = checkOutputs(expected, *emulated);
+    return check.passed ? std::string() : "differs: " + check.detail;
+}
+
+std::unique_ptr<HloModule> parseFile(const QString& path) {
+    std::ifstream in(path.toStdString());
+    std::stringstream text;
+    text << in.rdbuf();
+    auto module = parseHloModule(text.str());
+    return module.isOk() ? std::move(*module) : nullptr;
+}
+
+}  // namespace
+
+class TestGpuEmulation : public QObject {
+    Q_OBJECT
+private slots:
+    void examples_data();
+    void examples();
+    void controlFlowSortAndTopK_data();
+    void controlFlowSortAndTopK();
+    void corpusModules();
+    void brokenPlanIsAnError();
+};
+
+void TestGpuEmulation::examples_data() {
+    QTest::addColumn<QString>("file");
+    // The BERT examples take minutes with a thread per GPU thread; the device runs cover them.
+    for (const char* name : {"sin_plus_exp", "polynomial", "mean_relu_squared", "softmax",
+                             "layernorm", "mlp", "relu_matmul_bias"})
+        QTest::newRow(name) << kExamples + "/" + name + ".hlo";
+}
+
+void TestGpuEmulation::examples() {
+    QFETCH(QString, file);
+    auto module = parseFile(file);
+    QVERIFY(module);
+    for (ExecutionMode mode : {ExecutionMode::kUnfused, ExecutionMode::kFused}) {
+        const std::string problem = emulateAgainstInterpreter(*module, mode);
+        QVERIFY2(problem.empty(), problem.c_str());
+    }
+}
+
+void TestGpuEmulation::controlFlowSortAndTopK_data() {
+    QTest::addColumn<QString>("text");
+    QTest::newRow("while rotating its state") << QStringLiteral(R"(HloModule loops
+%cond (s: (s32[], s32[], f32[64], f32[64])) -> pred[] {
+  %s = (s32[], s32[], f32[64], f32[64]) parameter(0)
+  %i = s32[] get-tuple-element(%s), index=0
+  %n = s32[] get-tuple-element(%s), index=1
+  ROOT %lt = pred[] compare(%i, %n), direction=LT
+}
+%body (s: (s32[], s32[], f32[64], f32[64])) -> (s32[], s32[], f32[64], f32[64]) {
+  %s = (s32[], s32[], f32[64], f32[64]) parameter(0)
+  %i = s32[] get-tuple-element(%s), index=0
+  %n = s32[] get-tuple-element(%s), index=1
+  %a = f32[64] get-tuple-element(%s), index=2
+  %b = f32[64] get-tuple-element(%s), index=3
+  %one = s32[] constant(1)
+  %j = s32[] add(%i, %one)
+  %half = f32[] constant(0.5)
+  %h = f32[64] broadcast(%half), dimensions={}
+  %c = f32[64] multiply(%a, %h)
+  %d = f32[64] add(%c, %b)
+  ROOT %t = (s32[], s32[], f32[64], f32[64]) tuple(%j, %n, %b, %d)
+}
+ENTRY %e (x: f32[64], y: f32[64]) -> (s32[], f32[64], f32[64]) {
+  %x = f32[64] parameter(0)
+  %y = f32[64] parameter(1)
+  %zero = s32[] constant(0)
+  %seven = s32[] constant(7)
+  %init = (s32[], s32[], f32[64], f32[64]) tuple(%zero, %seven, %x, %y)
+  %w = (s32[], s32[], f32[64], f32[64]) while(%init), condition=%cond, body=%body
+  %i = s32[] get-tuple-element(%w), index=0
+  %a = f32[64] get-tuple-element(%w), index=2
+  %b = f32[64] get-tuple-element(%w), index=3
+  ROOT %r = (s32[], f32[64], f32[64]) tuple(%i, %a, %b)
+}
+)");
+    QTest::newRow("conditionals") << QStringLiteral(R"(HloModule conditionals
+%t (p: f32[64]) -> f32[64] {
+  %p = f32[64] parameter(0)
+  ROOT %n = f32[64] negate(%p)
+}
+%f (p: f32[64]) -> f32[64] {
+  %p = f32[64] parameter(0)
+  ROOT %m = f32[64] multiply(%p, %p)
+}
+%b0 (p: f32[64]) -> f32[64] {
+  %p = f32[64] parameter(0)
+  ROOT %x = f32[64] exponential(%p)
+}
+%b1 (p: f32[64]) -> f32[64] {
+  ROOT %p = f32[64] parameter(0)
+}
+ENTRY %e (x: f32[64], y: f32[64]) -> (f32[64], f32[64], f32[64]) {
+  %x = f32[64] parameter(0)
+  %y = f32[64] parameter(1)
+  %zero = f32[] constant(0)
+  %x0 = f32[1] slice(%x), slice={[0:1]}
+  %x0s = f32[] reshape(%x0)
+  %b = pred[] compare(%x0s, %zero), direction=GT
+  %c = f32[64] conditional(%b, %x, %y), true_computation=%t, false_computation=%f
+  %one = s32[] constant(1)
+  %five = s32[] constant(5)
+  %s1 = f32[64] conditional(%one, %c, %y), branch_computations={%b0, %b1}
+  %s5 = f32[64] conditional(%five, %c, %y), branch_computations={%b0, %b1}
+  ROOT %r = (f32[64], f32[64], f32[64]) tuple(%c, %s1, %s5)
+}
+)");
+    QTest::newRow("sort with values, not the last dimension") << golden("sort_values.hlo");
+    QTest::newRow("sort of a long row with ties") << QStringLiteral(R"(HloModule sort
+%lt (a: s32[], b: s32[]) -> pred[] {
+  %a = s32[] parameter(0)
+  %b = s32[] parameter(1)
+  ROOT %l = pred[] compare(%a, %b), direction=LT
+}
+ENTRY %e (x: f32[3,2500]) -> s32[3,2500] {
+  %x = f32[3,2500] parameter(0)
+  %k = f32[] constant(4)
+  %kb = f32[3,2500] broadcast(%k), dimensions={}
+  %m = f32[3,2500] multiply(%x, %kb)
+  %q = s32[3,2500] convert(%m)
+  ROOT %s = s32[3,2500] sort(%q), dimensions={1}, to_apply=%lt
+}
+)");
+    QTest::newRow("top-k") << golden("topk.hlo");
+}
+
+void TestGpuEmulation::controlFlowSortAndTopK() {
+    QFETCH(QString, text);
+    auto module = parseHloModule(text.toStdString());
+    QVERIFY2(module.isOk(), module.status().toString().c_str());
+    for (ExecutionMode mode : {ExecutionMode::kUnfused, ExecutionMode::kFused}) {
+        const std::string problem = emulateAgainstInterpreter(**module, mode);
+        QVERIFY2(problem.empty(), problem.c_str());
+    }
+}
+
+// The corpus modules with while loops, conditionals, sort or top-k that get a GPU plan (as
+// tests/bench/gpu/device_check.sh picks them), within a size the emulator runs in seconds.
+void TestGpuEmulation::corpusModules() {
+    if (!QDir(kCorpus).exists()) QSKIP("../shared/corpus is absent: corpus modules not emulated");
+    const QRegularExpression pick(QStringLiteral(R"([ =](while|conditional|sort|topk)\(|"TopK")"));
+    int emulated = 0, matched = 0;
+    QStringList failures;
+    for (const char* folder : {"xla_tests", "evaluator", "fusion"}) {
+        QDirIterator it(kCorpus + "/" + folder, {"*.hlo"}, QDir::Files);
+        QStringList files;
+        while (it.hasNext()) files << it.next();
+        files.sort();
+        for (const QString& file : files) {
+            QFile f(file);
+            if (!f.open(QIODevice::ReadOnly) || !QString::fromUtf8(f.readAll()).contains(pick))
+                continue;
+            auto module = parseFile(file);
+            if (!module) continue;
+            int64_t elements = 0;
+            for (const auto& computation : module->computations())
+                for (const auto& instruction : computation->instructions())
+                    if (instruction->shape().isArray())
+                        elements += instruction->shape().elementCount();
+            if (elements > (1 << 20)) continue;  // minutes with a thread per GPU thread
+            bool planned = true;
+            for (ExecutionMode mode : {ExecutionMode::kUnfused, ExecutionMode::kFused}) {
+                const std::string problem = emulateAgainstInterpreter(*module, mode);
+                if (problem.rfind("plan: ", 0) == 0 || problem.rfind("interpreter: ", 0) == 0) {
+                    planned = false;  // no GPU plan (tst_gpu_corpus names why), or no reference
+                    break;
+                }
+                if (!problem.empty())
+                    failures << QFileInfo(file).fileName() + " (" +
+                                    (mode == ExecutionMode::kFused ? "fused" : "unfused") +
+                                    "): " + QString::fromStdString(problem).left(300);
+            }
+            if (!planned) continue;
+            ++emulated;
+            matched +=
+                failures.isEmpty() || !failures.last().startsWith(QFileInfo(file).fileName());
+        }
+    }
+    qInfo(
+        "%d corpus modules with while, conditional, sort or top-k emulated; %d matched the "
+        "interpreter in both modes",
+        emulated, matched);
+    QVERIFY2(failures.isEmpty(), qPrintable(failures.join('\n')));
+    QVERIFY(emulated >= 20);
+}
+
+// A plan built without its IR, and a loop that does not end, are errors, not hangs.
+void TestGpuEmulation::brokenPlanIsAnError() {
+    auto module = parseHloModule(R"(HloModule m
+%c (p: s32[]) -> pred[] {
+  %p = s32[] parameter(0)
+  %k = s32[] constant(0)
+  ROOT %l = pred[] compare(%p, %k), direction=GE
+}
+%b (p: s32[]) -> s32[] {
+  %p = s32[] parameter(0)
+  %o = s32[] constant(1)
+  ROOT %n = s32[] add(%p, %o)
+}
+ENTRY %e (x: s32[]) -> s32[] {
+  %x = s32[] parameter(0)
+  ROOT %w = s32[] while(%x), condition=%c, body=%b
+}
+)");
+    QVERIFY(module.isOk());
+    GpuPlanOptions options;
+    auto plan = buildGpuPlan(**module, options);
+    QVERIFY2(plan.isOk(), plan.status().toString().c_str());
+    Literal zero(Shape(PrimitiveType::S32, {}));
+    auto withoutIr = emulateGpuPlan(*plan, {zero});
+    QVERIFY(!withoutIr.isOk());
+    QVERIFY(withoutIr.status().message().find("keepHostIr") != std::string::npos);
+    options.keepHostIr = true;
+    options.maxWhileIterations = 50;
+    plan = buildGpuPlan(**module, options);
+    QVERIFY(plan.isOk());
+    auto runaway = emulateGpuPlan(*plan, {zero});
+    QVERIFY(!runaway.isOk());
+    QVERIFY2(runaway.status().message().find("w.loop: the loop did not end after 50 iterations") !=
+                 std::string::npos,
+             runaway.status().message().c_str());
+}
+
+QTEST_GUILESS_MAIN(TestGpuEmulation)
+#include "tst_gpu_emulation.moc"
