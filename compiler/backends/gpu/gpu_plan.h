@@ -11,7 +11,9 @@
 // execution order, into steps:
 //   * kernel   a fusion or single op, through GpuKernelEmitter (a fusion
 //              whose outputs differ in shape becomes one kernel per shape);
-//              split reductions add their combine kernel;
+//              split reductions add their combine kernel; a sort is copies
+//              of its operands into its outputs and one kernel sorting them
+//              in place; top-k is one kernel;
 //   * gemm     a float32 dot that is a plain (batched) matrix product, and
 //              the dot of a kOutput fusion (whose epilogue is then a kernel
 //              reading the product): the runner calls cuBLAS, or runs the
