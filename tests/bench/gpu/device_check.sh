@@ -24,7 +24,7 @@ cli="${HLOSCOPE_CLI:-$root/build/app/hloscope-cli}"
 corpus="${HLOSCOPE_CORPUS:-$root/../shared/corpus}/hlo/valid"
 
 usage() {
-    sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'
+    awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"
     exit 64
 }
 
