@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "core/evaluator_internal.h"
+#include "core/hlo_conditional.h"
 #include "core/input_limits.h"
 
 namespace hloscope {
@@ -737,14 +738,7 @@ StatusOr<Literal> Evaluator::evaluateWhile(const HloInstruction& instruction, Op
 StatusOr<Literal> Evaluator::evaluateConditional(const HloInstruction& instruction,
                                                  Operands operands) {
     if (operands.empty()) return invalid(instruction, "conditional needs a selector operand");
-    std::vector<HloComputation*> branches;
-    if (instruction.calledComputation("true_computation") != nullptr) {
-        branches.push_back(instruction.calledComputation("true_computation"));
-        branches.push_back(instruction.calledComputation("false_computation"));
-    } else {
-        for (const auto& attribute : instruction.calledComputationAttributes())
-            if (attribute.name == "branch_computations") branches = attribute.computations;
-    }
+    const std::vector<HloComputation*> branches = conditionalBranches(instruction);
     if (branches.empty() || std::find(branches.begin(), branches.end(), nullptr) != branches.end())
         return invalid(instruction, "conditional has no branch computations");
     const Literal& selector = *operands[0];

@@ -131,6 +131,16 @@ void runnerAccepts(const QString& dir) {
     QVERIFY2(runner.exitCode() == 2 && err.contains("no GPU found"), err.constData());
 }
 
+// `plan` written into `dir` with synthetic arguments for `module` (base `seed`), read back.
+StatusOr<GpuPlanFiles> writtenAndReadBack(const GpuPlan& plan, const HloModule& module,
+                                          const QString& dir, uint64_t seed) {
+    std::vector<int64_t> seeds;
+    const std::vector<Literal> args = syntheticArguments(*module.entryComputation(), seed, seeds);
+    HLO_RETURN_IF_ERROR(writeGpuPlan(plan, args, printModule(module), printModule(module),
+                                     dir.toStdString(), seeds));
+    return readGpuPlan(dir.toStdString());
+}
+
 const GpuPlanStep& stepNamed(const GpuPlan& plan, const std::string& name) {
     for (const GpuPlanStep& step : plan.steps)
         if (step.name == name) return step;
@@ -592,12 +602,7 @@ ENTRY %e (n: s32[], x: f32[64], y: f32[64]) -> f32[64] {
         assemble(plan, ptxas);
         // Round trip, and a branch that goes backwards is refused by name.
         QTemporaryDir dir;
-        std::vector<int64_t> seeds;
-        const std::vector<Literal> args = syntheticArguments(*module->entryComputation(), 3, seeds);
-        QVERIFY(writeGpuPlan(plan, args, printModule(*module), printModule(*module),
-                             dir.path().toStdString(), seeds)
-                    .isOk());
-        auto read = readGpuPlan(dir.path().toStdString());
+        auto read = writtenAndReadBack(plan, *module, dir.path(), 3);
         QVERIFY2(read.isOk(), read.status().toString().c_str());
         QCOMPARE(read->plan.steps.size(), plan.steps.size());
         QCOMPARE(read->plan.steps[branch].predicate, plan.steps[branch].predicate);
@@ -690,12 +695,7 @@ ENTRY %e (b: pred[], i: s32[], x: f32[64], y: f32[64]) -> (f32[64], f32[64]) {
         QCOMPARE(plan.steps[size_t(second.targets[2])].name, std::string("s.branch2.0"));
         assemble(plan, ptxas);
         QTemporaryDir dir;
-        std::vector<int64_t> seeds;
-        const std::vector<Literal> args = syntheticArguments(*module->entryComputation(), 5, seeds);
-        QVERIFY(writeGpuPlan(plan, args, printModule(*module), printModule(*module),
-                             dir.path().toStdString(), seeds)
-                    .isOk());
-        auto read = readGpuPlan(dir.path().toStdString());
+        auto read = writtenAndReadBack(plan, *module, dir.path(), 5);
         QVERIFY2(read.isOk(), read.status().toString().c_str());
         QCOMPARE(read->plan.steps[switches[1]].targets, second.targets);
         QCOMPARE(read->plan.steps[switches[1]].predicate, second.predicate);

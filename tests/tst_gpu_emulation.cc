@@ -5,8 +5,6 @@
 // is left to the device runs.
 #include <QtTest>
 #include <chrono>
-#include <fstream>
-#include <sstream>
 
 #include "compiler/backends/gpu/gpu_emulator.h"
 #include "compiler/backends/gpu/gpu_plan.h"
@@ -14,6 +12,7 @@
 #include "compiler/runtime/execution_modes.h"
 #include "core/hlo_evaluator.h"
 #include "core/hlo_parser.h"
+#include "core/module_io.h"
 
 using namespace hloscope;
 
@@ -60,14 +59,6 @@ std::string emulateAgainstInterpreter(const HloModule& module, ExecutionMode mod
     return check.passed ? std::string() : "differs: " + check.detail;
 }
 
-std::unique_ptr<HloModule> parseFile(const QString& path) {
-    std::ifstream in(path.toStdString());
-    std::stringstream text;
-    text << in.rdbuf();
-    auto module = parseHloModule(text.str());
-    return module.isOk() ? std::move(*module) : nullptr;
-}
-
 }  // namespace
 
 class TestGpuEmulation : public QObject {
@@ -91,10 +82,10 @@ void TestGpuEmulation::examples_data() {
 
 void TestGpuEmulation::examples() {
     QFETCH(QString, file);
-    auto module = parseFile(file);
-    QVERIFY(module);
+    auto module = loadModuleFromFile(file.toStdString());
+    QVERIFY2(module.isOk(), module.status().toString().c_str());
     for (ExecutionMode mode : {ExecutionMode::kUnfused, ExecutionMode::kFused}) {
-        const std::string problem = emulateAgainstInterpreter(*module, mode);
+        const std::string problem = emulateAgainstInterpreter(**module, mode);
         QVERIFY2(problem.empty(), problem.c_str());
     }
 }
@@ -215,17 +206,17 @@ void TestGpuEmulation::corpusModules() {
             QFile f(file);
             if (!f.open(QIODevice::ReadOnly) || !QString::fromUtf8(f.readAll()).contains(pick))
                 continue;
-            auto module = parseFile(file);
-            if (!module) continue;
+            auto module = loadModuleFromFile(file.toStdString());
+            if (!module.isOk()) continue;
             int64_t elements = 0;
-            for (const auto& computation : module->computations())
+            for (const auto& computation : (*module)->computations())
                 for (const auto& instruction : computation->instructions())
                     if (instruction->shape().isArray())
                         elements += instruction->shape().elementCount();
             if (elements > (1 << 20)) continue;  // minutes with a thread per GPU thread
             bool planned = true;
             for (ExecutionMode mode : {ExecutionMode::kUnfused, ExecutionMode::kFused}) {
-                const std::string problem = emulateAgainstInterpreter(*module, mode);
+                const std::string problem = emulateAgainstInterpreter(**module, mode);
                 if (problem.rfind("plan: ", 0) == 0 || problem.rfind("interpreter: ", 0) == 0 ||
                     problem.rfind("pipeline: ", 0) == 0) {
                     // No GPU plan (tst_gpu_corpus names why), no reference, or a module that

@@ -149,7 +149,10 @@ private:
     // Enqueues step `index` (a branch first synchronises and reads its predicate back); the
     // index of the step to run next.
     size_t runStep(size_t index);
-    std::vector<std::vector<double>> timeStepsAcrossJumps(int count);
+    void resetJumps() {
+        std::fill(m_jumps.begin(), m_jumps.end(), 0);
+        std::fill(m_loopJumps.begin(), m_loopJumps.end(), 0);
+    }
     void launch(const PreparedLaunch& prepared);
     CUdeviceptr address(int64_t buffer) const {
         return m_arena->get() + m_plan.buffer(buffer).offset;
@@ -167,7 +170,6 @@ private:
     std::vector<PreparedStep> m_steps;
     std::vector<uint64_t> m_jumps;      // per step, this run
     std::vector<uint64_t> m_loopJumps;  // per step, this execution of its loop
-    bool m_controlFlow = false;     // the plan has branch or jump steps
     double m_moduleLoadMs = 0;
     std::string m_cublasLibrary;  // empty: not used
 };
@@ -184,8 +186,6 @@ void PlanExecutor::prepare() {
     for (size_t i = 0; i < m_plan.steps.size(); ++i) {
         const PlanStep& step = m_plan.steps[i];
         PreparedStep& prepared = m_steps[i];
-        m_controlFlow = m_controlFlow || step.kind == StepKind::Branch ||
-                        step.kind == StepKind::Jump || step.kind == StepKind::Switch;
         if (step.kind == StepKind::Kernel) {
             prepared.kernel = prepareLaunch(step.kernel, step.where);
         } else if (step.kind == StepKind::Gemm) {
@@ -376,8 +376,7 @@ size_t PlanExecutor::runStep(size_t index) {
 // One run of every step in order. With `checkEachStep` the stream is synchronised after every
 // step, so an error in a kernel is reported against that step.
 void PlanExecutor::runSequence(bool checkEachStep, const std::string& phase) {
-    std::fill(m_jumps.begin(), m_jumps.end(), 0);
-    std::fill(m_loopJumps.begin(), m_loopJumps.end(), 0);
+    resetJumps();
     for (size_t i = 0; i < m_plan.steps.size();) {
         const size_t next = runStep(i);
         if (checkEachStep) m_stream.synchronize(m_plan.steps[i].where + " (" + phase + ")");
@@ -409,35 +408,17 @@ std::vector<double> PlanExecutor::timeRuns(int count) {
     return ms;
 }
 
+// A step inside a loop runs any number of times in a run: an event after every step executed,
+// the elapsed times added to the step's total whenever the stream is synchronised (at the end
+// of the run, and every `pending` steps when a loop runs more steps than the plan has, at
+// least 4,096; a branch synchronises too, so the time it takes is the round trip of its
+// predicate). A plan without loops synchronises once per run.
 std::vector<std::vector<double>> PlanExecutor::timeSteps(int count) {
-    if (m_controlFlow) return timeStepsAcrossJumps(count);
     const size_t steps = m_plan.steps.size();
+    const size_t capacity = std::max<size_t>(steps, 4096);
     std::vector<Event> marks;
-    marks.reserve(steps + 1);
-    for (size_t i = 0; i <= steps; ++i) marks.emplace_back(m_api);
-    std::vector<std::vector<double>> ms(steps);
-    for (int run = 0; run < count; ++run) {
-        marks[0].record(m_stream);
-        for (size_t i = 0; i < steps; ++i) {
-            runStep(i);
-            marks[i + 1].record(m_stream);
-        }
-        m_stream.synchronize("per-step timed run " + std::to_string(run + 1));
-        for (size_t i = 0; i < steps; ++i) ms[i].push_back(marks[i + 1].elapsedSince(marks[i]));
-    }
-    return ms;
-}
-
-// With loops a step runs any number of times in a run: an event after every step executed, the
-// elapsed times added to the step's total whenever the stream is synchronised (every 4,096
-// steps and at the end of the run; a branch synchronises too, so the time it takes is the
-// round trip of its predicate).
-std::vector<std::vector<double>> PlanExecutor::timeStepsAcrossJumps(int count) {
-    constexpr size_t kPending = 4096;
-    const size_t steps = m_plan.steps.size();
-    std::vector<Event> marks;
-    marks.reserve(kPending + 1);
-    for (size_t i = 0; i <= kPending; ++i) marks.emplace_back(m_api);
+    marks.reserve(capacity + 1);
+    for (size_t i = 0; i <= capacity; ++i) marks.emplace_back(m_api);
     std::vector<std::vector<double>> ms(steps);
     for (int run = 0; run < count; ++run) {
         const std::string what = "per-step timed run " + std::to_string(run + 1);
@@ -450,14 +431,13 @@ std::vector<std::vector<double>> PlanExecutor::timeStepsAcrossJumps(int count) {
             pending.clear();
             marks[0].record(m_stream);
         };
-        std::fill(m_jumps.begin(), m_jumps.end(), 0);
-        std::fill(m_loopJumps.begin(), m_loopJumps.end(), 0);
+        resetJumps();
         marks[0].record(m_stream);
         for (size_t i = 0; i < steps;) {
             const size_t next = runStep(i);
             pending.push_back(i);
             marks[pending.size()].record(m_stream);
-            if (pending.size() == kPending) flush();
+            if (pending.size() == capacity) flush();
             i = next;
         }
         flush();

@@ -10,6 +10,7 @@
 #include "compiler/buffers/heap_layout.h"
 #include "compiler/runtime/host_caches.h"
 #include "core/hlo_computation.h"
+#include "core/hlo_conditional.h"
 #include "core/hlo_evaluator.h"
 
 namespace hloscope {
@@ -188,14 +189,7 @@ Status CpuExecutable::Impl::planThunk(Program& program, Thunk& thunk, CpuKernelE
         return Status::ok();
     }
     if (opcode == HloOpcode::kConditional) {
-        std::vector<HloComputation*> branches;
-        if (instruction.calledComputation("true_computation")) {
-            branches = {instruction.calledComputation("true_computation"),
-                        instruction.calledComputation("false_computation")};
-        } else {
-            for (const auto& attribute : instruction.calledComputationAttributes())
-                if (attribute.name == "branch_computations") branches = attribute.computations;
-        }
+        const std::vector<HloComputation*> branches = conditionalBranches(instruction);
         if (branches.empty())
             return invalidArgument("%" + instruction.name() + ": conditional has no branches");
         thunk.kind = ThunkKind::kConditional;

@@ -9,6 +9,7 @@
 #include <llvm/Support/SourceMgr.h>
 #include <ucontext.h>
 
+#include <algorithm>
 #include <array>
 #include <cstring>
 #include <map>
@@ -289,6 +290,11 @@ Status prepareModule(llvm::Module& module, std::map<std::string, bool>& kernels)
     for (llvm::Function& function : module)
         if (!function.isDeclaration() && function.getCallingConv() == llvm::CallingConv::PTX_Kernel)
             entries.push_back(&function);
+    // A barrier or shuffle in a function that is not a kernel: every kernel counts as
+    // synchronising.
+    bool inHelper = false;
+    for (const llvm::Function* f : synchronizing)
+        inHelper = inHelper || std::find(entries.begin(), entries.end(), f) == entries.end();
     for (llvm::Function* function : entries) {
         function->setCallingConv(llvm::CallingConv::C);
         auto* wrapper = llvm::Function::Create(
@@ -303,11 +309,7 @@ Status prepareModule(llvm::Module& module, std::map<std::string, bool>& kernels)
         }
         b.CreateCall(function, args);
         b.CreateRetVoid();
-        // A barrier in a helper function: every kernel counts as synchronising.
-        bool helpers = false;
-        for (const llvm::Function* f : synchronizing)
-            helpers = helpers || f->getCallingConv() != llvm::CallingConv::C;
-        kernels[function->getName().str()] = helpers || synchronizing.count(function) > 0;
+        kernels[function->getName().str()] = inHelper || synchronizing.count(function) > 0;
     }
     return Status::ok();
 }

@@ -192,10 +192,7 @@ StatusOr<GpuKernelInfo> GpuKernelGen::emitLoop(const std::vector<int64_t>& dims,
     // stores of element-wise chains become 16-byte vector accesses.
     const int64_t unroll = n % 4 == 0 && n >= 4 * kLoopBlock * 64 ? 4 : 1;
     const int64_t threadsNeeded = n / unroll;
-    const int64_t block =
-        threadsNeeded >= kLoopBlock
-            ? kLoopBlock
-            : std::max<int64_t>(32, roundUpPow2(std::max<int64_t>(threadsNeeded, 1)));
+    const int64_t block = loopBlock(threadsNeeded);
     info.launch.block = {block, 1, 1};
     const int64_t blocksNeeded = std::max<int64_t>(ceilDiv(threadsNeeded, block), 1);
     info.launch.grid = {unroll > 1 ? blocksNeeded : std::min(blocksNeeded, kMaxGrid), 1, 1};
@@ -488,10 +485,7 @@ StatusOr<GpuKernelInfo> GpuKernelGen::emitBlockReduction(GpuKernelInfo info) {
             return combine;
         }
         info.combineEntry = m_spec.name + "_combine";
-        const int64_t block =
-            outputs >= kLoopBlock ? kLoopBlock : std::max<int64_t>(32, roundUpPow2(outputs));
-        info.combineLaunch.block = {block, 1, 1};
-        info.combineLaunch.grid = {std::clamp<int64_t>(ceilDiv(outputs, block), 1, kMaxGrid), 1, 1};
+        info.combineLaunch = loopLaunch(outputs);
     }
     return info;
 }
@@ -500,8 +494,8 @@ StatusOr<GpuKernelInfo> GpuKernelGen::emitBlockReduction(GpuKernelInfo info) {
 Status GpuKernelGen::emitCombine(const GpuKernelInfo& info) {
     const size_t outputCount = m_spec.outputs.size();
     const int64_t n = info.outputElements;
-    const int64_t block = n >= kLoopBlock ? kLoopBlock : std::max<int64_t>(32, roundUpPow2(n));
-    std::vector<Value*> params = beginEntry(m_spec.name + "_combine", 2 * outputCount, block);
+    std::vector<Value*> params =
+        beginEntry(m_spec.name + "_combine", 2 * outputCount, loopBlock(n));
     HLO_ASSIGN_OR_RETURN(auto groups, reduceGroups());
     llvm::LLVMContext& context = m_b.getContext();
     GridLoop loop = beginGridLoop(n, "output");

@@ -8,6 +8,7 @@
 
 #include <llvm/Target/TargetMachine.h>
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <string>
@@ -51,6 +52,21 @@ inline int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 inline constexpr int64_t kLoopBlock = 256;
 inline constexpr int64_t kMaxGrid = int64_t{1} << 24;
+
+// Threads per block for `n` threads' work: kLoopBlock, or the power of two (at least a
+// warp) that holds fewer.
+inline int64_t loopBlock(int64_t n) {
+    return n >= kLoopBlock ? kLoopBlock : std::max<int64_t>(32, roundUpPow2(n));
+}
+
+// A thread per element of `n` in blocks of loopBlock(n) (grid-stride beyond kMaxGrid blocks).
+inline GpuLaunchDims loopLaunch(int64_t n) {
+    const int64_t block = loopBlock(n);
+    GpuLaunchDims dims;
+    dims.block = {block, 1, 1};
+    dims.grid = {std::clamp<int64_t>(ceilDiv(n, block), 1, kMaxGrid), 1, 1};
+    return dims;
+}
 
 class GpuKernelGen : public cpu_internal::KernelGen {
 public:

@@ -55,6 +55,13 @@ bool sameArrayShape(const Shape& a, const Shape& b) {
     return a.elementType() == b.elementType() && a.dimensions() == b.dimensions();
 }
 
+bool sameLeaves(const std::vector<const Shape*>& a, const std::vector<const Shape*>& b) {
+    if (a.size() != b.size()) return false;
+    for (size_t k = 0; k < a.size(); ++k)
+        if (!sameArrayShape(*a[k], *b[k])) return false;
+    return true;
+}
+
 std::pair<size_t, size_t> elementLeaves(const Shape& tuple, int64_t k) {
     size_t first = 0;
     for (int64_t i = 0; i < k; ++i) first += leafCount(tuple.tupleShape(i));
@@ -429,11 +436,7 @@ StatusOr<PlanBuilder::Leaves> PlanBuilder::planCalled(const HloInstruction& call
     for (int64_t i = 0; i < computation->parameterCount(); ++i) {
         const HloInstruction* parameter = computation->parameter(i);
         const Leaves& argument = arguments[static_cast<size_t>(i)];
-        const std::vector<const Shape*> expected = leavesOf(parameter->shape());
-        bool same = expected.size() == argument.shapes.size();
-        for (size_t k = 0; same && k < expected.size(); ++k)
-            same = sameArrayShape(*expected[k], *argument.shapes[k]);
-        if (!same)
+        if (!sameLeaves(leavesOf(parameter->shape()), argument.shapes))
             return notOnGpu(caller, "operand shapes differ from %" + parameter->name() + "'s");
         m_leaves[parameter] = argument.ids;
     }
@@ -449,11 +452,7 @@ StatusOr<bool> PlanBuilder::planRouting(const HloInstruction& instruction, int64
     const std::string op(hloOpcodeString(opcode));
     // The result's leaves are `value`'s, whose shapes must be the result's.
     auto route = [&](const Leaves& value) -> StatusOr<bool> {
-        const std::vector<const Shape*> expected = leavesOf(shape);
-        bool same = expected.size() == value.shapes.size();
-        for (size_t k = 0; same && k < expected.size(); ++k)
-            same = sameArrayShape(*expected[k], *value.shapes[k]);
-        if (!same)
+        if (!sameLeaves(leavesOf(shape), value.shapes))
             return notOnGpu(instruction, op + " whose result differs from the value it passes on");
         m_leaves[&instruction] = value.ids;
         return true;
@@ -742,6 +741,18 @@ Status PlanBuilder::planInstruction(const HloInstruction& instruction, int64_t t
         }
         return Status::ok();
     }
+    // One kernel for the whole instruction (sort, top-k: their emitters read and write `args`
+    // themselves); none when it has no elements.
+    auto wholeKernel = [&](const std::vector<int>& args) -> Status {
+        if (product(leaves.front()->dimensions()) == 0) return Status::ok();
+        spec.name = entryName();
+        spec.outputs = {&instruction};
+        std::vector<GpuPlanStep> extra;
+        HLO_ASSIGN_OR_RETURN(GpuPlanStep step, kernelStep(instruction, spec, args, time, extra));
+        m_plan.steps.push_back(std::move(step));
+        ++m_plan.kernels;
+        return Status::ok();
+    };
     if (opcode == HloOpcode::kSort) {
         // The outputs set to the operands, then sorted in place by one kernel.
         if (outputs.size() != static_cast<size_t>(instruction.operandCount()))
@@ -749,29 +760,13 @@ Status PlanBuilder::planInstruction(const HloInstruction& instruction, int64_t t
         for (size_t k = 0; k < outputs.size(); ++k)
             addCopy(instruction, instruction.name() + ".init." + std::to_string(k),
                     operandBuffer(static_cast<int64_t>(k)), outputs[k], denseBytes(*leaves[k]));
-        if (product(leaves.front()->dimensions()) == 0) return Status::ok();
-        spec.name = entryName();
-        spec.outputs = {&instruction};
-        std::vector<GpuPlanStep> extra;
-        HLO_ASSIGN_OR_RETURN(GpuPlanStep step, kernelStep(instruction, spec, outputs, time, extra));
-        m_plan.steps.push_back(std::move(step));
-        ++m_plan.kernels;
-        return Status::ok();
+        return wholeKernel(outputs);
     }
     if (isGpuTopK(instruction)) {
         // Values and indices from one kernel reading the operand.
         if (outputs.size() != 2 || instruction.operandCount() != 1)
             return notOnGpu(instruction, "top-k of other than one operand and (values, indices)");
-        if (product(leaves.front()->dimensions()) == 0) return Status::ok();
-        spec.name = entryName();
-        spec.outputs = {&instruction};
-        std::vector<GpuPlanStep> extra;
-        HLO_ASSIGN_OR_RETURN(
-            GpuPlanStep step,
-            kernelStep(instruction, spec, {outputs[0], outputs[1], operandBuffer(0)}, time, extra));
-        m_plan.steps.push_back(std::move(step));
-        ++m_plan.kernels;
-        return Status::ok();
+        return wholeKernel({outputs[0], outputs[1], operandBuffer(0)});
     }
     if (opcode == HloOpcode::kDot) {
         if (auto gemm = gemmShapeOf(instruction); gemm && m_options.gemmSteps)

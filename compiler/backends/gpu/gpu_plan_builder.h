@@ -21,6 +21,8 @@ size_t leafCount(const Shape& shape);
 std::vector<const Shape*> leavesOf(const Shape& shape);
 // Equal element types and dimensions, recursively (the evaluator's test).
 bool sameArrayShape(const Shape& a, const Shape& b);
+// As many leaves, pairwise sameArrayShape.
+bool sameLeaves(const std::vector<const Shape*>& a, const std::vector<const Shape*>& b);
 // Leaves [first, first + count) of element k of a tuple's leaves.
 std::pair<size_t, size_t> elementLeaves(const Shape& tuple, int64_t k);
 

@@ -7,17 +7,11 @@
 
 #include "compiler/backends/gpu/gpu_plan_builder.h"
 #include "core/hlo_computation.h"
+#include "core/hlo_conditional.h"
 #include "core/hlo_instruction.h"
 
 namespace hloscope::gpu_plan_internal {
 namespace {
-
-bool sameLeaves(const std::vector<const Shape*>& a, const std::vector<const Shape*>& b) {
-    if (a.size() != b.size()) return false;
-    for (size_t k = 0; k < a.size(); ++k)
-        if (!sameArrayShape(*a[k], *b[k])) return false;
-    return true;
-}
 
 GpuPlanStep controlStep(const HloInstruction& loop, GpuStepKind kind, const std::string& suffix) {
     GpuPlanStep step;
@@ -119,14 +113,7 @@ void PlanBuilder::liveThroughout(size_t firstBuffer, int64_t start) {
 }
 
 Status PlanBuilder::planConditional(const HloInstruction& conditional, int64_t time) {
-    std::vector<HloComputation*> branches;
-    if (conditional.calledComputation("true_computation")) {
-        branches = {conditional.calledComputation("true_computation"),
-                    conditional.calledComputation("false_computation")};
-    } else {
-        for (const auto& attribute : conditional.calledComputationAttributes())
-            if (attribute.name == "branch_computations") branches = attribute.computations;
-    }
+    const std::vector<HloComputation*> branches = conditionalBranches(conditional);
     if (branches.empty() || std::count(branches.begin(), branches.end(), nullptr))
         return notOnGpu(conditional, "conditional without its branch computations");
     if (conditional.operandCount() != static_cast<int64_t>(branches.size()) + 1)

@@ -112,12 +112,10 @@ StatusOr<GpuKernelInfo> GpuKernelGen::emitScatter(GpuKernelInfo info) {
     info.kind = GpuKernelKind::kLoop;
     const int64_t n = product(updDims);
     info.outputElements = n;
-    const int64_t block =
-        n >= kLoopBlock ? kLoopBlock : std::max<int64_t>(32, roundUpPow2(std::max<int64_t>(n, 1)));
-    info.launch.block = {block, 1, 1};
-    info.launch.grid = {std::clamp<int64_t>(ceilDiv(n, block), 1, kMaxGrid), 1, 1};
+    info.launch = loopLaunch(n);
     m_outputsAreReduces = false;
-    std::vector<Value*> params = beginEntry(m_spec.name, 1 + m_spec.leaves.size(), block);
+    std::vector<Value*> params =
+        beginEntry(m_spec.name, 1 + m_spec.leaves.size(), info.launch.block[0]);
     bindLeaves(params);
     llvm::LLVMContext& context = m_b.getContext();
     GridLoop loop = beginGridLoop(n, "update");

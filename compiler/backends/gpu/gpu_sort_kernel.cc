@@ -165,13 +165,9 @@ StatusOr<GpuKernelInfo> GpuKernelGen::emitTopK(GpuKernelInfo info) {
 
     info.kind = GpuKernelKind::kLoop;
     info.outputElements = product(shape.tupleShape(0).dimensions());
-    const int64_t block = elements >= kLoopBlock
-                              ? kLoopBlock
-                              : std::max<int64_t>(32, roundUpPow2(std::max<int64_t>(elements, 1)));
-    info.launch.block = {block, 1, 1};
-    info.launch.grid = {std::clamp<int64_t>(ceilDiv(elements, block), 1, kMaxGrid), 1, 1};
+    info.launch = loopLaunch(elements);
     m_outputsAreReduces = false;
-    std::vector<Value*> params = beginEntry(m_spec.name, 3, block);
+    std::vector<Value*> params = beginEntry(m_spec.name, 3, info.launch.block[0]);
     llvm::LLVMContext& context = m_b.getContext();
     llvm::Type* memory = m_elemental.memoryType(type);
     llvm::Type* bits = m_b.getIntNTy(
