@@ -7,6 +7,7 @@
 #include <string>
 
 #include "core/evaluator_ops_internal.h"
+#include "core/fft_geometry.h"
 
 namespace hloscope::evaluator {
 
@@ -314,50 +315,22 @@ void copyOverlap(std::span<const int64_t> srcDims, std::span<const int64_t> dstD
 StatusOr<Literal> evaluateFft(const HloInstruction& instruction, Operands operands) {
     HLO_RETURN_IF_ERROR(expectArrayOperands(instruction, operands, 1));
     const Literal& input = *operands[0];
-    const HloExtraAttributes* extra = instruction.extra();
-    const std::string type = extra && extra->fftType ? *extra->fftType : "FFT";
-    const std::vector<int64_t> lengths = extra ? extra->fftLength : std::vector<int64_t>{};
+    auto geometry = fftGeometry(instruction, input.shape());
+    if (!geometry.isOk()) return invalid(instruction, geometry.status().message());
+    const std::vector<int64_t>& lengths = geometry->lengths;
     const size_t l = lengths.size();
-    const Shape& inShape = input.shape();
     const Shape& outShape = instruction.shape();
-    if (l < 1 || l > 3 || static_cast<int64_t>(l) > inShape.rank())
-        return invalid(instruction, "fft_length must name 1 to 3 trailing dimensions");
-    if (!outShape.isArray() || outShape.rank() != inShape.rank())
-        return invalid(instruction, "fft result rank differs from the operand");
-    for (int64_t v : lengths)
-        if (v < 0) return invalid(instruction, "negative fft_length");
-    const bool forward = type == "FFT" || type == "RFFT";
-    const bool realInput = type == "RFFT";
-    const bool realOutput = type == "IRFFT";
-    if (type != "FFT" && type != "IFFT" && type != "RFFT" && type != "IRFFT")
-        return invalid(instruction, "unknown fft_type " + type);
-    const bool inComplex = primitive_util::isComplex(inShape.elementType());
-    const bool outComplex = primitive_util::isComplex(outShape.elementType());
-    if (inComplex == realInput || outComplex == realOutput)
-        return invalid(instruction, type + " operand/result element types do not fit");
-    const size_t lead = static_cast<size_t>(inShape.rank()) - l;
-    int64_t batch = 1;
-    for (size_t i = 0; i < lead; ++i) {
-        if (inShape.dimensions(static_cast<int64_t>(i)) !=
-            outShape.dimensions(static_cast<int64_t>(i)))
-            return invalid(instruction, "fft batch dimensions differ");
-        batch *= inShape.dimensions(static_cast<int64_t>(i));
-    }
-    auto trailing = [&](const Shape& shape) {
-        std::vector<int64_t> dims = {batch};
-        for (size_t i = lead; i < static_cast<size_t>(shape.rank()); ++i)
-            dims.push_back(shape.dimensions(static_cast<int64_t>(i)));
-        return dims;
-    };
-    const std::vector<int64_t> inDims = trailing(inShape);
-    const std::vector<int64_t> outDims = trailing(outShape);
+    const bool forward = !geometry->inverse;
+    const bool realInput = geometry->realInput;
+    const bool realOutput = geometry->realOutput;
+    const bool inComplex = primitive_util::isComplex(input.shape().elementType());
+    const std::vector<int64_t>& inDims = geometry->inDims;
+    const std::vector<int64_t>& outDims = geometry->outDims;
 
     // Work array [batch, lengths...]; IRFFT keeps only the half spectrum of
     // the last axis until its final step.
-    std::vector<int64_t> workDims = {batch};
-    workDims.insert(workDims.end(), lengths.begin(), lengths.end());
+    std::vector<int64_t> workDims = geometry->workDims;
     const int64_t lastLength = lengths.back();
-    if (realOutput) workDims.back() = lastLength / 2 + 1;
     // The work array is complex<double>; refuse absurd transform sizes
     // instead of exhausting memory.
     constexpr int64_t kMaxWorkElements = int64_t{1} << 28;

@@ -177,6 +177,7 @@ private slots:
     void conditionalsBecomeSwitchAndJumps();
     void sortIsCopiesThenOneKernel();
     void topKIsOneKernel();
+    void fftIsOneKernelPerAxis();
     void planRoundTrip();
     void tuplesWithTokensAndParameterOrder();
     void resultsCheckedAgainstInterpreter();
@@ -769,6 +770,49 @@ ENTRY %e (y: f32[4,9]) -> (f32[4,3], s32[4,3]) {
     QVERIFY2(plan.status().message().find("%large: TopK custom call with a comparator") !=
                  std::string::npos,
              plan.status().message().c_str());
+}
+
+// fft: one kernel per transformed axis, temporaries between them, a twiddle table per axis
+// length as a constant (c128 for a c128 transform), the last kernel writing the result.
+void TestGpuBackend::fftIsOneKernelPerAxis() {
+    auto module = parse(readGolden("fft.hlo"));
+    const QString ptxas = ptxasPath();
+    for (ExecutionMode mode : {ExecutionMode::kUnfused, ExecutionMode::kFused}) {
+        const GpuPlan plan = planOf(*prepared(*module, mode));
+        checkPlanConsistent(plan);
+        auto constantNamed = [&](const std::string& name) -> const GpuPlanConstant& {
+            for (const GpuPlanConstant& constant : plan.constants)
+                if (constant.name == name) return constant;
+            qFatal("no constant %s", name.c_str());
+        };
+        const GpuPlanStep& first = stepNamed(plan, "f.axis.1");
+        const GpuPlanStep& second = stepNamed(plan, "f");
+        QCOMPARE(first.args.size(), size_t{3});  // dst, src, twiddles
+        QCOMPARE(plan.buffers[size_t(first.args[1])].name, std::string("%x"));
+        QCOMPARE(second.args[1], first.args[0]);  // the temporary between the axes
+        QCOMPARE(plan.buffers[size_t(first.args[0])].bytes, int64_t{3 * 5 * 12 * 8});
+        QCOMPARE(second.args[0], plan.outputs[0].buffer);
+        QCOMPARE(first.launch.block[0] * first.launch.grid[0], int64_t{256});  // 180 elements
+        const GpuPlanConstant& five = constantNamed("f.twiddles.5");
+        const GpuPlanConstant& twelve = constantNamed("f.twiddles.12");
+        QCOMPARE(first.args[2], five.buffer);
+        QCOMPARE(second.args[2], twelve.buffer);
+        QCOMPARE(twelve.value.shape().elementType(), PrimitiveType::C64);
+        QCOMPARE(twelve.value.elementCount(), int64_t{12});
+        const std::complex<double> w1 = twelve.value.getAsComplex(1);  // exp(-2 pi i / 12)
+        QVERIFY(std::abs(w1 - std::complex<double>(std::sqrt(3.0) / 2, -0.5)) < 1e-7);
+        // The inverse transforms' tables turn the other way; the c128 one is double.
+        const GpuPlanConstant& six = constantNamed("id.twiddles.6");
+        QCOMPARE(six.value.shape().elementType(), PrimitiveType::C128);
+        QVERIFY(std::abs(six.value.getAsComplex(1) -
+                         std::complex<double>(0.5, std::sqrt(3.0) / 2)) < 1e-15);
+        QCOMPARE(stepNamed(plan, "id").args[0], plan.outputs[4].buffer);
+        // RFFT: two axes into the c64[4,4] result; IRFFT's last kernel writes f32.
+        QCOMPARE(stepNamed(plan, "rf").args[0], plan.outputs[1].buffer);
+        QCOMPARE(stepNamed(plan, "back").args[0], plan.outputs[2].buffer);
+        QCOMPARE(stepNamed(plan, "back.axis.1").args[1], stepNamed(plan, "rf").args[0]);
+        assemble(plan, ptxas);
+    }
 }
 
 // Written, read back: the same description; synthetic inputs regenerated

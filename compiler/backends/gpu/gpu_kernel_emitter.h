@@ -77,6 +77,26 @@ struct GpuGemmShape {
     bool lhsTransposed = false, rhsTransposed = false;
 };
 
+// One axis of a fast Fourier transform (the plan's fft steps, gpu_plan_fft.cc), for every
+// element o of dst (row-major `dstDims`, the rank of `srcDims`):
+//   dst[o] = scale * sum_{t < length} x(o with o[axis] = t) * w^(o[axis] * t)
+// where w = exp(-/+ 2 pi i / length) comes from the twiddle table, x is src zero-extended or cut
+// to the transform's extent (the interpreter's copy of the operand into its work array), and
+// dst[o] is 0 when o[axis] >= length or another coordinate lies outside src. `hermitian`: src
+// holds the half spectrum (length / 2 + 1) of each line, the rest being its mirror image
+// conjugated (an IRFFT's last axis). Parameters [dst, src, twiddles]: complex elements are
+// (re, im) pairs of f32 (f64 with doublePrecision); a real source or result holds one value per
+// element; twiddles[j] = w^j for j < length.
+struct GpuFftAxis {
+    std::vector<int64_t> srcDims, dstDims;
+    size_t axis = 0;
+    int64_t length = 0;
+    bool hermitian = false;
+    bool realSource = false, realResult = false;
+    bool doublePrecision = false;
+    double scale = 1;
+};
+
 class GpuKernelEmitter {
 public:
     // `sm`: "sm_80", "sm_86", "sm_89", "sm_90" or "sm_90a" (supportedSms()).
@@ -97,6 +117,9 @@ public:
     // lhs and rhs staged through shared memory 16 elements of k at a time;
     // parameters [out, lhs, rhs].
     StatusOr<GpuKernelInfo> emitGemm(const std::string& name, const GpuGemmShape& shape);
+    // One axis of an FFT as a loop kernel (a thread per dst element, a direct sum over the
+    // transform's length): exact twiddle indices, O(length) work per element.
+    StatusOr<GpuKernelInfo> emitFftAxis(const std::string& name, const GpuFftAxis& axis);
     int64_t kernelCount() const;
     // The LLVM IR emitted so far (before optimisation).
     std::string irText() const;

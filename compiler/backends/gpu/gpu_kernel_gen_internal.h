@@ -2,7 +2,8 @@
 // kernel shapes around the shared element generator (kernel_gen_internal.h),
 // and GpuKernelEmitter's state. gpu_kernel_emitter.cc has the loop and
 // reduction kernels and PTX compilation, gpu_scatter_kernel.cc the scatter
-// kernel, gpu_sort_kernel.cc the sort kernel, gpu_gemm_kernel.cc our tiled GEMM. Never include this
+// kernel, gpu_sort_kernel.cc the sort kernel,
+// gpu_fft_kernel.cc the FFT's axis kernel, gpu_gemm_kernel.cc our tiled GEMM. Never include this
 // from a header that is not itself internal.
 #pragma once
 
@@ -75,6 +76,8 @@ public:
     }
 
     StatusOr<GpuKernelInfo> emit();
+    // GpuKernelEmitter::emitFftAxis's kernel, named m_spec.name (gpu_fft_kernel.cc).
+    StatusOr<GpuKernelInfo> emitFftAxis(const GpuFftAxis& axis);
 
 protected:
     StatusOr<Value*> genOther(const HloInstruction& instruction, const Index& index) override;

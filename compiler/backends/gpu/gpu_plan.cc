@@ -207,7 +207,8 @@ const HloInstruction* epilogueDot(const HloInstruction& fusion) {
     return dependent.count(fused->root()) ? dot : nullptr;
 }
 
-// A kernel launch of `info`'s entry computing `instruction`.
+}  // namespace
+
 GpuPlanStep launchStep(const HloInstruction& instruction, const GpuKernelInfo& info,
                        std::vector<int> args) {
     GpuPlanStep step;
@@ -220,8 +221,6 @@ GpuPlanStep launchStep(const HloInstruction& instruction, const GpuKernelInfo& i
     step.args = std::move(args);
     return step;
 }
-
-}  // namespace
 
 StatusOr<GpuPlanStep> PlanBuilder::kernelStep(const HloInstruction& instruction,
                                               const CpuKernelSpec& spec,
@@ -681,6 +680,8 @@ Status PlanBuilder::planInstruction(const HloInstruction& instruction, int64_t t
             return planWhile(instruction, time);
         case HloOpcode::kConditional:
             return planConditional(instruction, time);
+        case HloOpcode::kFft:
+            return planFft(instruction, time);
         default:
             break;
     }

@@ -13,7 +13,8 @@
 //              whose outputs differ in shape becomes one kernel per shape);
 //              split reductions add their combine kernel; a sort is copies
 //              of its operands into its outputs and one kernel sorting them
-//              in place; top-k is one kernel;
+//              in place; top-k is one kernel; an fft is one kernel per transformed
+//              axis with a twiddle table per axis length as a constant;
 //   * gemm     a float32 dot that is a plain (batched) matrix product, and
 //              the dot of a kOutput fusion (whose epilogue is then a kernel
 //              reading the product): the runner calls cuBLAS, or runs the

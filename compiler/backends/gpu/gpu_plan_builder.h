@@ -26,6 +26,10 @@ bool sameLeaves(const std::vector<const Shape*>& a, const std::vector<const Shap
 // Leaves [first, first + count) of element k of a tuple's leaves.
 std::pair<size_t, size_t> elementLeaves(const Shape& tuple, int64_t k);
 
+// A kernel step running `info`'s entry for `instruction` on buffers `args`.
+GpuPlanStep launchStep(const HloInstruction& instruction, const GpuKernelInfo& info,
+                       std::vector<int> args);
+
 class PlanBuilder {
 public:
     PlanBuilder(const HloModule& module, const GpuPlanOptions& options)
@@ -112,6 +116,10 @@ private:
     // branch's steps (its parameter bound to its operand), copies of its result into the
     // conditional's own buffers and a jump past the branches after it.
     Status planConditional(const HloInstruction& conditional, int64_t time);
+    // An fft (gpu_plan_fft.cc): one kernel per transformed axis (GpuFftAxis), the first reading
+    // the operand, the last writing the result, temporaries between them, and a twiddle table
+    // per axis length as a constant.
+    Status planFft(const HloInstruction& fft, int64_t time);
     // Buffers made since `firstBuffer`, and older ones read since `start`, live from `start`
     // to the current step (a loop's or a conditional's whole extent).
     void liveThroughout(size_t firstBuffer, int64_t start);
