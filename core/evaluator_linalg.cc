@@ -15,6 +15,7 @@
 #include <utility>
 
 #include "core/evaluator_ops_internal.h"
+#include "core/scaled_dot.h"
 
 namespace hloscope::evaluator {
 
@@ -508,18 +509,6 @@ StatusOr<Literal> evaluateRaggedDot(const HloInstruction& instruction, Operands 
 
 namespace {
 
-// XLA's ScaledDotRewriter operand type choice: bf16 when both are narrower
-// than 16 bits, the common type when equal, f32 for distinct types of one
-// width, else the wider type.
-PrimitiveType scaledTargetType(PrimitiveType a, PrimitiveType b) {
-    const int wa = primitive_util::bitWidth(a);
-    const int wb = primitive_util::bitWidth(b);
-    if (wa < 16 && wb < 16) return PrimitiveType::BF16;
-    if (a == b) return a;
-    if (wa == wb) return PrimitiveType::F32;
-    return wa > wb ? a : b;
-}
-
 // operand * broadcast(scale) in the target type (scale blocks repeat along
 // every dimension whose size the scale's divides); a scalar scale is ignored
 // as XLA's rewriter does.
@@ -537,7 +526,7 @@ StatusOr<Literal> dequantize(const HloInstruction& instruction, const Literal& o
                                             " does not divide the operand dimension");
         block[i] = scaleDims[i] > 0 ? dims[i] / scaleDims[i] : 1;
     }
-    const PrimitiveType type = scaledTargetType(operand.elementType(), scale.elementType());
+    const PrimitiveType type = scaledDotType(operand.elementType(), scale.elementType());
     HLO_ASSIGN_OR_RETURN(Literal value, convertedTo(instruction, operand, type));
     HLO_ASSIGN_OR_RETURN(Literal factor, convertedTo(instruction, scale, type));
     const std::vector<int64_t> scaleStrides = rowMajorStrides(scaleDims);
@@ -565,11 +554,11 @@ StatusOr<Literal> evaluateScaledDot(const HloInstruction& instruction, Operands 
     // Operands: lhs, rhs, lhs_scale, rhs_scale.
     HLO_ASSIGN_OR_RETURN(Literal lhs, dequantize(instruction, *operands[0], *operands[2]));
     HLO_ASSIGN_OR_RETURN(Literal rhs, dequantize(instruction, *operands[1], *operands[3]));
-    const PrimitiveType common = scaledTargetType(lhs.elementType(), rhs.elementType());
+    const PrimitiveType common = scaledDotType(lhs.elementType(), rhs.elementType());
     HLO_ASSIGN_OR_RETURN(lhs, convertedTo(instruction, lhs, common));
     HLO_ASSIGN_OR_RETURN(rhs, convertedTo(instruction, rhs, common));
     const PrimitiveType out = instruction.shape().elementType();
-    const PrimitiveType dotType = scaledTargetType(common, out);
+    const PrimitiveType dotType = scaledDotType(common, out);
     HLO_ASSIGN_OR_RETURN(Literal result,
                          dotLiterals(instruction, lhs, rhs, dotNumbersOf(instruction),
                                      withElementType(instruction.shape(), dotType)));

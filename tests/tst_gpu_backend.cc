@@ -178,6 +178,7 @@ private slots:
     void sortIsCopiesThenOneKernel();
     void topKIsOneKernel();
     void fftIsOneKernelPerAxis();
+    void scaledDotIsOneKernel();
     void planRoundTrip();
     void tuplesWithTokensAndParameterOrder();
     void resultsCheckedAgainstInterpreter();
@@ -813,6 +814,39 @@ void TestGpuBackend::fftIsOneKernelPerAxis() {
         QCOMPARE(stepNamed(plan, "back.axis.1").args[1], stepNamed(plan, "rf").args[0]);
         assemble(plan, ptxas);
     }
+}
+
+// scaled-dot (f8 with block scales; bf16 with a block scale and a scalar one): a loop kernel
+// reading the operands and their scales, never a gemm step; a scale that does not divide its
+// operand is an error naming the instruction.
+void TestGpuBackend::scaledDotIsOneKernel() {
+    auto module = parse(readGolden("scaled_dot.hlo"));
+    const QString ptxas = ptxasPath();
+    for (ExecutionMode mode : {ExecutionMode::kUnfused, ExecutionMode::kFused}) {
+        const GpuPlan plan = planOf(*prepared(*module, mode));
+        checkPlanConsistent(plan);
+        for (const GpuPlanStep& step : plan.steps) QVERIFY(step.kind == GpuStepKind::kKernel);
+        const GpuPlanStep& x = stepNamed(plan, "x");
+        QCOMPARE(x.args.size(), size_t{5});  // the result, lhs, rhs and the two scales
+        QCOMPARE(x.args[0], plan.outputs[0].buffer);
+        QCOMPARE(plan.buffers[size_t(x.args[3])].name, std::string("%sa"));
+        assemble(plan, ptxas);
+    }
+    auto uneven = parse(R"(HloModule m
+ENTRY %e (c: bf16[8,30], d: bf16[30,8], sc: bf16[8,4], s: bf16[]) -> f32[8,8] {
+  %c = bf16[8,30] parameter(0)
+  %d = bf16[30,8] parameter(1)
+  %sc = bf16[8,4] parameter(2)
+  %s = bf16[] parameter(3)
+  ROOT %y = f32[8,8] scaled-dot(%c, %d, %sc, %s), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+}
+)");  // parsed, not verified: the verifier refuses it first
+    auto plan = buildGpuPlan(*uneven, {});
+    QVERIFY(!plan.isOk());
+    QVERIFY2(
+        plan.status().message().find(
+            "%y: scale dimension 1 does not divide the operand dimension") != std::string::npos,
+        plan.status().message().c_str());
 }
 
 // Written, read back: the same description; synthetic inputs regenerated

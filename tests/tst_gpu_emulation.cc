@@ -1,8 +1,8 @@
 // GPU plans run on the host (compiler/backends/gpu/gpu_emulator.h) and checked against the
 // interpreter, so that the GPU backend's kernels and steps are verified without a GPU: the
-// examples, hand-written while loops, conditionals, sort, top-k and fft, and the corpus modules
-// with those, unfused and fused. What the emulator cannot see (NVPTX code generation, the driver)
-// is left to the device runs.
+// examples, hand-written while loops, conditionals, sort, top-k, fft and scaled-dot, and the
+// corpus modules with those, unfused and fused. What the emulator cannot see (NVPTX code
+// generation, the driver) is left to the device runs.
 #include <QtTest>
 #include <chrono>
 
@@ -66,8 +66,8 @@ class TestGpuEmulation : public QObject {
 private slots:
     void examples_data();
     void examples();
-    void controlFlowSortTopKAndFft_data();
-    void controlFlowSortTopKAndFft();
+    void handWrittenModules_data();
+    void handWrittenModules();
     void corpusModules();
     void brokenPlanIsAnError();
 };
@@ -90,7 +90,7 @@ void TestGpuEmulation::examples() {
     }
 }
 
-void TestGpuEmulation::controlFlowSortTopKAndFft_data() {
+void TestGpuEmulation::handWrittenModules_data() {
     QTest::addColumn<QString>("text");
     QTest::newRow("while rotating its state") << QStringLiteral(R"(HloModule loops
 %cond (s: (s32[], s32[], f32[64], f32[64])) -> pred[] {
@@ -175,9 +175,10 @@ ENTRY %e (x: f32[3,2500]) -> s32[3,2500] {
 )");
     QTest::newRow("top-k") << golden("topk.hlo");
     QTest::newRow("fft of every kind, c64 and c128") << golden("fft.hlo");
+    QTest::newRow("scaled-dot with block and scalar scales") << golden("scaled_dot.hlo");
 }
 
-void TestGpuEmulation::controlFlowSortTopKAndFft() {
+void TestGpuEmulation::handWrittenModules() {
     QFETCH(QString, text);
     auto module = parseHloModule(text.toStdString());
     QVERIFY2(module.isOk(), module.status().toString().c_str());
@@ -195,7 +196,7 @@ void TestGpuEmulation::corpusModules() {
     const bool all = qEnvironmentVariableIntValue("HLOSCOPE_GPU_EMULATION_ALL") == 1;
     const QRegularExpression pick(
         all ? QStringLiteral(".")
-            : QStringLiteral(R"([ =](while|conditional|sort|topk|fft)\(|"TopK")"));
+            : QStringLiteral(R"([ =](while|conditional|sort|topk|fft|scaled-dot)\(|"TopK")"));
     int emulated = 0, matched = 0;
     QStringList failures;
     for (const char* folder : {"xla_tests", "evaluator", "fusion"}) {
@@ -237,7 +238,7 @@ void TestGpuEmulation::corpusModules() {
         }
     }
     qInfo("%d corpus modules%s emulated; %d matched the interpreter in both modes", emulated,
-          all ? "" : " with while, conditional, sort, top-k or fft", matched);
+          all ? "" : " with while, conditional, sort, top-k, fft or scaled-dot", matched);
     for (const QString& failure : failures) qWarning("%s", qPrintable(failure));
     QVERIFY2(failures.isEmpty(), qPrintable(failures.join('\n')));
     QVERIFY(emulated >= 20);

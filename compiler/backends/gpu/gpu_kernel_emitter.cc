@@ -24,6 +24,7 @@
 
 #include "compiler/backends/gpu/gpu_kernel_gen_internal.h"
 #include "core/hlo_computation.h"
+#include "core/scaled_dot.h"
 
 namespace hloscope {
 namespace gpu_internal {
@@ -550,20 +551,95 @@ Status GpuKernelGen::emitCombine(const GpuKernelInfo& info) {
 
 // dot: the sum over the contracting elements of lhs * rhs at the mapped
 // indices (output dimensions: batch, lhs free, rhs free), accumulated in the
-// result type.
+// result type. scaled-dot: the same sum over its operands multiplied by their scales, in the
+// types core/scaled_dot.h gives.
 StatusOr<Value*> GpuKernelGen::genOther(const HloInstruction& instruction, const Index& index) {
+    if (instruction.opcode() == HloOpcode::kScaledDot) return genScaledDot(instruction, index);
     if (instruction.opcode() != HloOpcode::kDot)
         return unsupportedAt(instruction, std::string(hloOpcodeString(instruction.opcode())) +
                                               " is not compiled by the GPU backend");
+    const PrimitiveType resultType = instruction.shape().elementType();
+    if (!primitive_util::isFloatingPoint(resultType) && !primitive_util::isInteger(resultType))
+        return unsupportedAt(
+            instruction, "dot of element type " + std::string(primitive_util::name(resultType)));
+    HLO_ASSIGN_OR_RETURN(Value * sum,
+                         genDotSum(instruction, index, resultType,
+                                   [&](int side, const Index& inner) -> StatusOr<Value*> {
+                                       const HloInstruction& operand = *instruction.operand(side);
+                                       HLO_ASSIGN_OR_RETURN(Value * value, gen(operand, inner));
+                                       return m_elemental.convert(operand.shape().elementType(),
+                                                                  resultType, value);
+                                   }));
+    return m_elemental.roundTo(resultType, sum);  // f16/bf16 results: accumulated in f32
+}
+
+StatusOr<Value*> GpuKernelGen::genScaledDot(const HloInstruction& dot, const Index& index) {
+    if (dot.operandCount() != 4) return unsupportedAt(dot, "scaled-dot without four operands");
+    // Per side: the operand times its scale in `scaled[side]`, then converted to `common`.
+    PrimitiveType scaled[2];
+    std::vector<int64_t> blocks[2];
+    for (int side = 0; side < 2; ++side) {
+        const Shape& operand = dot.operand(side)->shape();
+        const Shape& scale = dot.operand(side + 2)->shape();
+        if (!operand.isArray() || !scale.isArray())
+            return unsupportedAt(dot, "scaled-dot of a tuple");
+        scaled[side] = scale.rank() == 0
+                           ? operand.elementType()
+                           : scaledDotType(operand.elementType(), scale.elementType());
+        if (!primitive_util::isFloatingPoint(scaled[side]))
+            return unsupportedAt(dot, "scaled-dot in " +
+                                          std::string(primitive_util::name(scaled[side])) +
+                                          " (floating-point scaling is compiled)");
+        if (scale.rank() == 0) continue;
+        if (scale.rank() != operand.rank())
+            return unsupportedAt(dot, "scale rank differs from operand rank");
+        for (int64_t d = 0; d < operand.rank(); ++d) {
+            const int64_t size = operand.dimensions(d), scaleSize = scale.dimensions(d);
+            if (scaleSize <= 0 ? size != 0 : size % scaleSize != 0)
+                return unsupportedAt(dot, "scale dimension " + std::to_string(d) +
+                                              " does not divide the operand dimension");
+            blocks[side].push_back(scaleSize > 0 ? size / scaleSize : 1);
+        }
+    }
+    const PrimitiveType common = scaledDotType(scaled[0], scaled[1]);
+    const PrimitiveType out = dot.shape().elementType();
+    const PrimitiveType accumulate = scaledDotType(common, out);
+    if (!primitive_util::isFloatingPoint(out))
+        return unsupportedAt(
+            dot, "scaled-dot of element type " + std::string(primitive_util::name(out)));
+    HLO_ASSIGN_OR_RETURN(
+        Value * sum,
+        genDotSum(dot, index, accumulate, [&](int side, const Index& inner) -> StatusOr<Value*> {
+            const HloInstruction& operand = *dot.operand(side);
+            const PrimitiveType type = scaled[side];
+            HLO_ASSIGN_OR_RETURN(Value * value, gen(operand, inner));
+            value = m_elemental.convert(operand.shape().elementType(), type, value);
+            if (!blocks[side].empty()) {
+                const HloInstruction& scale = *dot.operand(side + 2);
+                Index at = makeIndex(scale.shape().dimensions());
+                for (size_t d = 0; d < blocks[side].size(); ++d)
+                    at.multi.push_back(blocks[side][d] == 1
+                                           ? inner.multi[d]
+                                           : m_b.CreateUDiv(inner.multi[d], c64(blocks[side][d])));
+                HLO_ASSIGN_OR_RETURN(Value * factor, gen(scale, at));
+                factor = m_elemental.convert(scale.shape().elementType(), type, factor);
+                // One rounding to `type`, as the interpreter's product in double rounded once.
+                value = m_elemental.roundTo(type, m_b.CreateFMul(value, factor));
+            }
+            return m_elemental.convert(common, accumulate,
+                                       m_elemental.convert(type, common, value));
+        }));
+    return m_elemental.convert(accumulate, out, m_elemental.roundTo(accumulate, sum));
+}
+
+StatusOr<Value*> GpuKernelGen::genDotSum(
+    const HloInstruction& instruction, const Index& index, PrimitiveType accumulate,
+    const std::function<StatusOr<Value*>(int, const Index&)>& operandValue) {
     const DotDimensionNumbers* numbers = instruction.dotDimensionNumbers();
     if (!numbers || !numbers->lhsRaggedDimensions.empty() || !numbers->rhsGroupDimensions.empty())
         return unsupportedAt(instruction, "not a plain dot_general");
     const HloInstruction& lhs = *instruction.operand(0);
     const HloInstruction& rhs = *instruction.operand(1);
-    const PrimitiveType resultType = instruction.shape().elementType();
-    if (!primitive_util::isFloatingPoint(resultType) && !primitive_util::isInteger(resultType))
-        return unsupportedAt(
-            instruction, "dot of element type " + std::string(primitive_util::name(resultType)));
     const HloInstruction* sides[2] = {&lhs, &rhs};
     const std::vector<int64_t>* batch[2] = {&numbers->lhsBatchDimensions,
                                             &numbers->rhsBatchDimensions};
@@ -584,9 +660,10 @@ StatusOr<Value*> GpuKernelGen::genOther(const HloInstruction& instruction, const
     std::vector<Value*> out = multiAll(index);
     llvm::LLVMContext& context = m_b.getContext();
     llvm::BasicBlock* before = m_b.GetInsertBlock();
-    llvm::Type* accType = m_elemental.registerType(resultType);
-    Value* zero = primitive_util::isFloatingPoint(resultType) ? llvm::ConstantFP::get(accType, 0.0)
-                                                              : llvm::ConstantInt::get(accType, 0);
+    llvm::Type* accType = m_elemental.registerType(accumulate);
+    const bool isFloat = primitive_util::isFloatingPoint(accumulate);
+    Value* zero =
+        isFloat ? llvm::ConstantFP::get(accType, 0.0) : llvm::ConstantInt::get(accType, 0);
     if (count == 0) return zero;
     llvm::BasicBlock* loop = llvm::BasicBlock::Create(context, "dot.loop", m_function);
     llvm::BasicBlock* exit = llvm::BasicBlock::Create(context, "dot.exit", m_function);
@@ -618,20 +695,17 @@ StatusOr<Value*> GpuKernelGen::genOther(const HloInstruction& instruction, const
             inner.multi[static_cast<size_t>(freeDims[static_cast<size_t>(side)][i])] =
                 out[freeStart + i];
         freeStart += freeDims[static_cast<size_t>(side)].size();
-        HLO_ASSIGN_OR_RETURN(Value * value, gen(operand, inner));
-        values[side] = m_elemental.convert(operand.shape().elementType(), resultType, value);
+        HLO_ASSIGN_OR_RETURN(values[side], operandValue(side, inner));
     }
-    Value* next = primitive_util::isFloatingPoint(resultType)
-                      ? m_b.CreateFAdd(acc, m_b.CreateFMul(values[0], values[1]))
-                      : m_b.CreateAdd(acc, m_b.CreateMul(values[0], values[1]));
+    Value* next = isFloat ? m_b.CreateFAdd(acc, m_b.CreateFMul(values[0], values[1]))
+                          : m_b.CreateAdd(acc, m_b.CreateMul(values[0], values[1]));
     Value* r1 = m_b.CreateAdd(r, c64(1));
     llvm::BasicBlock* latch = m_b.GetInsertBlock();
     r->addIncoming(r1, latch);
     acc->addIncoming(next, latch);
     m_b.CreateCondBr(m_b.CreateICmpSLT(r1, c64(count)), loop, exit);
     m_b.SetInsertPoint(exit);
-    return m_elemental.roundTo(resultType,
-                               next);  // f16/bf16 results: accumulated in f32, rounded once
+    return next;
 }
 
 namespace {

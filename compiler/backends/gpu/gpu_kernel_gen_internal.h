@@ -10,6 +10,7 @@
 #include <llvm/Target/TargetMachine.h>
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -81,6 +82,12 @@ public:
 
 protected:
     StatusOr<Value*> genOther(const HloInstruction& instruction, const Index& index) override;
+    StatusOr<Value*> genScaledDot(const HloInstruction& dot, const Index& index);
+    // The sum over a dot's contracting elements of operandValue(0, lhs index) *
+    // operandValue(1, rhs index), values in `accumulate`'s registers (unrounded).
+    StatusOr<Value*> genDotSum(
+        const HloInstruction& dot, const Index& index, PrimitiveType accumulate,
+        const std::function<StatusOr<Value*>(int, const Index&)>& operandValue);
 
 private:
     Value* special(llvm::Intrinsic::ID id) {
