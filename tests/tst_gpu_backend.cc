@@ -179,6 +179,7 @@ private slots:
     void topKIsOneKernel();
     void fftIsOneKernelPerAxis();
     void scaledDotIsOneKernel();
+    void rowFusionsAreRowKernels();
     void planRoundTrip();
     void tuplesWithTokensAndParameterOrder();
     void resultsCheckedAgainstInterpreter();
@@ -847,6 +848,32 @@ ENTRY %e (c: bf16[8,30], d: bf16[30,8], sc: bf16[8,4], s: bf16[]) -> f32[8,8] {
         plan.status().message().find(
             "%y: scale dimension 1 does not divide the operand dimension") != std::string::npos,
         plan.status().message().c_str());
+}
+
+// Row-fusion's kernels (a reduction broadcast back over its rows) run a block per row: 256
+// threads for rows of 1,000 (8 warps: shuffles, then shared memory between barriers), one warp
+// for rows of 37, 64 threads for bf16 rows of 200; unfused, the reductions are kernels of
+// their own. The softmax example becomes one kernel.
+void TestGpuBackend::rowFusionsAreRowKernels() {
+    auto module = parse(readGolden("row_kernels.hlo"));
+    const QString ptxas = ptxasPath();
+    const GpuPlan fused = planOf(*prepared(*module, ExecutionMode::kFused));
+    checkPlanConsistent(fused);
+    QCOMPARE(fused.steps.size(), size_t{3});
+    std::map<int64_t, int64_t> blockOfRows;  // grid -> block
+    for (const GpuPlanStep& step : fused.steps)
+        blockOfRows[step.launch.grid[0]] = step.launch.block[0];
+    QCOMPARE(blockOfRows, (std::map<int64_t, int64_t>{{256, 64}, {300, 256}, {512, 32}}));
+    QVERIFY(fused.ptx.find("bar.sync") != std::string::npos);
+    QVERIFY(fused.ptx.find("shfl.sync.bfly") != std::string::npos);
+    assemble(fused, ptxas);
+    const GpuPlan unfused = planOf(*prepared(*module, ExecutionMode::kUnfused));
+    QVERIFY(unfused.steps.size() > fused.steps.size());
+    auto softmax = loadModuleFromFile((kExamples + "/softmax.hlo").toStdString());
+    QVERIFY(softmax.isOk());
+    const GpuPlan one = planOf(*prepared(**softmax, ExecutionMode::kFused));
+    QCOMPARE(one.steps.size(), size_t{1});
+    QCOMPARE(one.steps[0].launch.block[0], int64_t{256});
 }
 
 // Written, read back: the same description; synthetic inputs regenerated

@@ -1,7 +1,7 @@
 // GPU plans run on the host (compiler/backends/gpu/gpu_emulator.h) and checked against the
 // interpreter, so that the GPU backend's kernels and steps are verified without a GPU: the
-// examples, hand-written while loops, conditionals, sort, top-k, fft and scaled-dot, and the
-// corpus modules with those, unfused and fused. What the emulator cannot see (NVPTX code
+// examples, hand-written while loops, conditionals, sort, top-k, fft, scaled-dot and row kernels,
+// and the corpus modules with those, unfused and fused. What the emulator cannot see (NVPTX code
 // generation, the driver) is left to the device runs.
 #include <QtTest>
 #include <chrono>
@@ -86,7 +86,7 @@ void TestGpuEmulation::examples() {
     QVERIFY2(module.isOk(), module.status().toString().c_str());
     for (ExecutionMode mode : {ExecutionMode::kUnfused, ExecutionMode::kFused}) {
         const std::string problem = emulateAgainstInterpreter(**module, mode);
-        QVERIFY2(problem.empty(), problem.c_str());
+        QVERIFY2(problem.empty(), (std::string(executionModeName(mode)) + ": " + problem).c_str());
     }
 }
 
@@ -176,6 +176,7 @@ ENTRY %e (x: f32[3,2500]) -> s32[3,2500] {
     QTest::newRow("top-k") << golden("topk.hlo");
     QTest::newRow("fft of every kind, c64 and c128") << golden("fft.hlo");
     QTest::newRow("scaled-dot with block and scalar scales") << golden("scaled_dot.hlo");
+    QTest::newRow("row kernels: 8 warps, one warp, bf16") << golden("row_kernels.hlo");
 }
 
 void TestGpuEmulation::handWrittenModules() {
@@ -184,7 +185,7 @@ void TestGpuEmulation::handWrittenModules() {
     QVERIFY2(module.isOk(), module.status().toString().c_str());
     for (ExecutionMode mode : {ExecutionMode::kUnfused, ExecutionMode::kFused}) {
         const std::string problem = emulateAgainstInterpreter(**module, mode);
-        QVERIFY2(problem.empty(), problem.c_str());
+        QVERIFY2(problem.empty(), (std::string(executionModeName(mode)) + ": " + problem).c_str());
     }
 }
 

@@ -108,15 +108,16 @@ class TestPassRowFusion : public QObject {
 
     // Fusion, then row fusion; checks the result, its meaning and that a
     // second run changes nothing. Returns the module's text.
-    std::string run(const char* entry, const std::string& checks) {
+    std::string run(const std::string& entry, const std::string& checks,
+                    const std::string& target = "cpu") {
         const std::string hlo = std::string(kReducers) + entry;
         auto module = parseHloModule(hlo);
         if (!module.isOk()) {
             QTest::qFail(module.status().toString().c_str(), __FILE__, __LINE__);
             return {};
         }
-        auto fusion = FusionPass::create(PassOptions{{"target", "cpu"}});
-        auto rows = RowFusionPass::create(PassOptions{{"target", "cpu"}});
+        auto fusion = FusionPass::create(PassOptions{{"target", target}});
+        auto rows = RowFusionPass::create(PassOptions{{"target", target}});
         if (!fusion.isOk() || !rows.isOk() || !(*fusion)->run(**module).isOk()) {
             QTest::qFail("fusion failed", __FILE__, __LINE__);
             return {};
@@ -171,6 +172,33 @@ CHECK: ENTRY
 CHECK: ROOT {{.*}} = f32[16,130] fusion(f32[16,130] %x, {{.*}}), kind=kLoop
 )");
         QCOMPARE(countOf(text, " fusion("), 1);
+    }
+
+    // On gpu the row kernel runs a block per row: 300 rows merge, 64 are left to the
+    // reduction kernels, which split rows across blocks.
+    void gpuMergesOnlyManyRows() {
+        auto rows300 = [](std::string text) {
+            for (size_t at; (at = text.find("[64")) != std::string::npos;)
+                text.replace(at, 3, "[300");
+            return text;
+        };
+        const std::string many = run(rows300(kSoftmax), R"(
+CHECK: %fused_computation
+CHECK: %m = f32[300] reduce(
+CHECK: %s = f32[300] reduce(
+CHECK: ENTRY
+CHECK: ROOT {{.*}} = f32[300,250] fusion(f32[300,250] %x, {{.*}}), kind=kLoop
+)",
+                                     "gpu");
+        QCOMPARE(countOf(many, " fusion("), 1);
+        QVERIFY(decided("fused"));
+        const std::string few = run(kSoftmax, "CHECK: ENTRY\n", "gpu");
+        QVERIFY(countOf(few, " fusion(") > 1);
+        QVERIFY(decided("no-predicted-gain"));
+        for (const PassDecision& d : m_decisions)
+            if (d.reason == "no-predicted-gain")
+                QVERIFY2(d.explanation.find("only 64 rows") != std::string::npos,
+                         d.explanation.c_str());
     }
 
     void columnReductionStaysApart() {

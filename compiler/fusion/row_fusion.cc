@@ -116,6 +116,16 @@ std::string dimsText(const std::vector<int64_t>& dims) {
     return text + "]";
 }
 
+// Fewest rows for which the gpu merges a row reduction (its row kernel runs a block per row).
+constexpr int64_t kGpuMinRows = 256;
+
+// Rows (all dimensions but the last) of an array of `dims`.
+int64_t rowCount(const std::vector<int64_t>& dims) {
+    int64_t rows = 1;
+    for (size_t i = 0; i + 1 < dims.size(); ++i) rows *= dims[i];
+    return rows;
+}
+
 }  // namespace
 
 bool fusion::isRowBroadcast(const HloInstruction& instruction, const std::vector<int64_t>& rowDims) {
@@ -130,9 +140,12 @@ bool fusion::isRowBroadcast(const HloInstruction& instruction, const std::vector
 }
 
 std::string_view RowFusionPass::description() {
-    return "Row fusion (cpu): merges a reduction over the last dimension into the loop fusion that broadcasts it "
-           "back over the same rows (softmax, layer norm), then the row-wise producers only that fusion reads, so "
-           "each row is reduced and transformed while it sits in cache and no intermediate goes to memory. Options "
+    return "Row fusion (cpu, gpu): merges a reduction over the last dimension into the loop fusion "
+           "that broadcasts it "
+           "back over the same rows (softmax, layer norm), then the row-wise producers only that "
+           "fusion reads, so "
+           "each row is reduced and transformed while it sits in cache and no intermediate goes to "
+           "memory. Options "
            "as fusion.";
 }
 
@@ -192,6 +205,14 @@ StatusOr<bool> RowFusionPass::run(HloModule& module) {
                     detail = what + " does not keep the row index: the reduction could not be computed once per row";
                 } else if (auto limit = fusion::checkLimits({producer, consumer}, m_config, &detail)) {
                     reason = limit;
+                } else if (reduce && m_config.target == "gpu" && rowCount(rowDims) < kGpuMinRows) {
+                    // The GPU's row kernel runs a block per row; the reduction kernels it would
+                    // replace split long rows across blocks.
+                    reason = FusionReason::kNoPredictedGain;
+                    detail = "only " + std::to_string(rowCount(rowDims)) +
+                             " rows: a GPU row kernel (a block per row) would leave "
+                             "most of the GPU idle below " +
+                             std::to_string(kGpuMinRows) + " rows";
                 }
                 if (reason) {
                     if (logged.insert({producer->name(), consumer->name()}).second) {

@@ -22,7 +22,8 @@
 //     such a row reduction: the kernel's row index must reach the
 //     reduction unchanged for the CPU emitter to hoist it out of the row
 //     (cpu_kernel_emitter.cc);
-//   * the fused kernel stays within max_operands / max_fused_instructions.
+//   * the fused kernel stays within max_operands / max_fused_instructions;
+//   * on gpu, at least 256 rows.
 // A reduction over other dimensions, or reached through a reshape or
 // transpose, is left alone.
 //
@@ -30,7 +31,10 @@
 // Rewrite rules: "row-reduction", "row-producer".
 // Options: as FusionPass (target, max_operands, max_fused_instructions,
 // force, forbid). Ordering: after FusionPass (it merges its fusions); in the
-// cpu pipeline only, the one backend whose emitter hoists row reductions.
+// cpu and gpu pipelines, whose emitters hoist row reductions (the GPU's row
+// kernel, gpu_row_kernel.cc, splits each across a block), before the gpu's
+// multi-output fusion. On gpu a reduction of fewer than 256 rows is left
+// alone ("no-predicted-gain"): a block per row would leave the GPU idle.
 #pragma once
 
 #include <memory>

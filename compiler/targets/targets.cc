@@ -51,10 +51,12 @@ StatusOr<Pipeline> targetPipeline(std::string_view targetOrHardware) {
     // then, on gpu and tpu, sibling and producer-consumer multi-output fusion
     // (XLA's CPU backend has none).
     add("fusion", fusionOptions);
+    // On cpu and gpu, row reductions join the loops that broadcast them back
+    // (softmax, layer norm): the CPU emitter computes them once per row, in
+    // cache; the GPU's row kernel once per row, split across a block. Before
+    // multi-output fusion, which would pair the reductions with other users.
+    if (target != "tpu") add("row-fusion", fusionOptions);
     if (target != "cpu") add("multi-output-fusion", fusionOptions);
-    // On cpu, row reductions join the loops that broadcast them back (softmax,
-    // layer norm): the CPU emitter computes them once per row, in cache.
-    if (target == "cpu") add("row-fusion", fusionOptions);
     add("layout-assignment", PassOptions{{"target", target}});
     // Post-layout clean-up: copies and transposes layout assignment made
     // redundant.

@@ -405,7 +405,7 @@ StatusOr<std::vector<Value*>> KernelGen::genReduce(const HloInstruction& reduce,
     Index rowIndex = makeIndex(index.dims);
     rowIndex.multi = index.multi;
     if (index.dims.empty()) rowIndex.linear = c64(0);
-    auto results = genReduceLoop(reduce, rowIndex);
+    auto results = genHoistedReduce(reduce, rowIndex);
     llvm::BasicBlock* finish = m_b.GetInsertBlock();
     m_b.SetInsertPoint(m_row.hoistEnd);
     m_b.CreateBr(start);
@@ -441,7 +441,7 @@ StatusOr<std::vector<Value*>> KernelGen::genReduceLoop(const HloInstruction& red
         HLO_ASSIGN_OR_RETURN(Value * value, gen(init, scalarIndex()));
         inits.push_back(value);
     }
-    bool isOutput = false;
+    bool isOutput = &reduce == m_sharedReduce;
     for (size_t k = 0; m_outputsAreReduces && k < m_spec.outputs.size(); ++k)
         isOutput = isOutput || reduceOf(k) == &reduce;
     Value* lo = isOutput ? m_reducedBegin : c64(0);
@@ -511,7 +511,10 @@ StatusOr<std::vector<Value*>> KernelGen::genReduceLoop(const HloInstruction& red
         llvm::PHINode* phi = m_b.CreatePHI(inits[static_cast<size_t>(k)]->getType(), 2, "reduced");
         phi->addIncoming(inits[static_cast<size_t>(k)], guardBlock);
         phi->addIncoming(next[static_cast<size_t>(k)], latch);
-        results.push_back(m_elemental.roundTo(reduce.operand(k)->shape().elementType(), phi));
+        // A shared reduce's partials stay unrounded until they are combined.
+        results.push_back(&reduce == m_sharedReduce || (isOutput && !m_roundOutputPartials)
+                              ? static_cast<Value*>(phi)
+                              : m_elemental.roundTo(reduce.operand(k)->shape().elementType(), phi));
     }
     return results;
 }
@@ -664,15 +667,7 @@ StatusOr<CpuKernelInfo> KernelGen::run() {
             m_b.CreateSelect(m_b.CreateICmpSLT(leftInChunk, count), leftInChunk, count, "count");
     }
     Value* columnEnd = m_b.CreateAdd(column0, count);
-    std::vector<Value*> outerMulti;
-    if (dims.size() > 1) {
-        Value* rest = row;
-        outerMulti.assign(dims.size() - 1, nullptr);
-        for (size_t d = dims.size() - 1; d-- > 0;) {
-            outerMulti[d] = d == 0 ? rest : m_b.CreateURem(rest, c64(dims[d]));
-            if (d > 0) rest = m_b.CreateUDiv(rest, c64(dims[d]));
-        }
-    }
+    const std::vector<Value*> outerMulti = rowCoordinates(row, dims);
     Value* rowBase = m_b.CreateMul(row, c64(rowLength));
 
     m_b.SetInsertPoint(inner);
@@ -686,12 +681,7 @@ StatusOr<CpuKernelInfo> KernelGen::run() {
     }
     // The row preamble (`outer`) stays open for hoisted reductions; closed
     // after the element loop.
-    m_row.entry = entry;
-    m_row.hoistEnd = outer;
-    m_row.dims = dims;
-    m_row.outer = outerMulti;
-    m_row.column = column;
-    m_row.elementIndexId = index.id;
+    openRowScope(entry, outer, index, column);
     if (Status hoisted = hoistRowBroadcasts(index); !hoisted.isOk()) {
         function->eraseFromParent();
         return hoisted;

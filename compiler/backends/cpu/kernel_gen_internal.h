@@ -199,8 +199,43 @@ protected:
         return true;
     }
     StatusOr<std::vector<Value*>> genReduceLoop(const HloInstruction& reduce, const Index& index);
+    // A row-invariant reduction hoisted into the row preamble (genReduce): the whole reduction
+    // here; the GPU's row kernel splits it across the block's threads and combines.
+    virtual StatusOr<std::vector<Value*>> genHoistedReduce(const HloInstruction& reduce,
+                                                           const Index& rowIndex) {
+        return genReduceLoop(reduce, rowIndex);
+    }
+    // A reduce whose loop takes this thread's share, [m_reducedBegin, m_reducedEnd) in steps of
+    // m_reducedStep, as an output reduce's does (the GPU row kernel's hoisted reductions).
+    const HloInstruction* m_sharedReduce = nullptr;
+    // Round an output reduce's partial to its type at the end of its loop (the CPU's splits);
+    // the GPU keeps partials unrounded until they are combined and written.
+    bool m_roundOutputPartials = true;
     Value* rowBufferFor(const HloInstruction& reduce, const Index& index);
     Status hoistRowBroadcasts(const Index& element);
+    // The coordinates of row `row` (every dimension but the last) of a row-major array of `dims`.
+    std::vector<Value*> rowCoordinates(Value* row, const std::vector<int64_t>& dims) {
+        std::vector<Value*> outer(dims.empty() ? 0 : dims.size() - 1, nullptr);
+        Value* rest = row;
+        for (size_t d = outer.size(); d-- > 0;) {
+            outer[d] = d == 0 ? rest : m_b.CreateURem(rest, c64(dims[d]));
+            if (d > 0) rest = m_b.CreateUDiv(rest, c64(dims[d]));
+        }
+        return outer;
+    }
+    // Opens the row scope of an element loop over the row of `element` (whose last coordinate
+    // is `column`): reductions the same for the whole row are hoisted into `preamble`, which
+    // stays open (no terminator) until the loop is emitted.
+    void openRowScope(llvm::BasicBlock* entry, llvm::BasicBlock* preamble, const Index& element,
+                      Value* column) {
+        m_row.entry = entry;
+        m_row.hoistEnd = preamble;
+        m_row.dims = element.dims;
+        m_row.outer.assign(element.multi.begin(),
+                           element.multi.empty() ? element.multi.end() : element.multi.end() - 1);
+        m_row.column = column;
+        m_row.elementIndexId = element.id;
+    }
     bool m_outputsAreReduces = false;
     int m_nextId = 1;
     // Streaming stores (CpuKernelSpec::streamOutputs), decided per kernel.

@@ -181,6 +181,7 @@ StatusOr<GpuKernelInfo> GpuKernelGen::emit() {
         if (groups.isOk())
             return warpPerOutput ? emitWarpReduction(info) : emitBlockReduction(info);
     }
+    if (!allReduces && wantsRowKernel(dims)) return emitRow(dims, info);
     return emitLoop(dims, info);
 }
 
@@ -308,9 +309,10 @@ Status GpuKernelGen::warpCombine(const std::map<const HloInstruction*, std::vect
             std::vector<Value*> args;
             for (size_t k : slots) args.push_back(partials[k]);
             for (size_t k : slots)
-                args.push_back(shuffle(partials[k], outputShape(k).elementType(), delta, false));
+                args.push_back(
+                    shuffle(partials[k], carriedType(outputShape(k).elementType()), delta, false));
             HLO_ASSIGN_OR_RETURN(std::vector<Value*> combined,
-                                 callScalar(*reduce->toApply(), args, false));
+                                 callScalar(*reduce->toApply(), args, true));
             for (size_t j = 0; j < slots.size(); ++j) partials[slots[j]] = combined[j];
         }
     }
@@ -401,8 +403,9 @@ StatusOr<GpuKernelInfo> GpuKernelGen::emitBlockReduction(GpuKernelInfo info) {
     const size_t outputCount = m_spec.outputs.size();
     if (slices > 1)
         for (size_t k = 0; k < outputCount; ++k)
-            info.scratchBytes.push_back(outputs * slices *
-                                        primitive_util::byteWidth(outputShape(k).elementType()));
+            info.scratchBytes.push_back(
+                outputs * slices *
+                primitive_util::byteWidth(carriedType(outputShape(k).elementType())));
     HLO_ASSIGN_OR_RETURN(auto groups, reduceGroups());
 
     std::vector<Value*> params = beginEntry(
@@ -422,7 +425,7 @@ StatusOr<GpuKernelInfo> GpuKernelGen::emitBlockReduction(GpuKernelInfo info) {
     // The warps' results through shared memory to warp 0, which combines them.
     std::vector<llvm::GlobalVariable*> shared;
     for (size_t k = 0; k < outputCount; ++k) {
-        const PrimitiveType type = outputShape(k).elementType();
+        const PrimitiveType type = carriedType(outputShape(k).elementType());
         llvm::Type* memory = m_elemental.memoryType(type);
         auto* array = llvm::ArrayType::get(memory, static_cast<uint64_t>(warps));
         auto* variable = new llvm::GlobalVariable(
@@ -442,8 +445,9 @@ StatusOr<GpuKernelInfo> GpuKernelGen::emitBlockReduction(GpuKernelInfo info) {
     m_b.CreateCondBr(m_b.CreateICmpEQ(lane, c64(0)), publish, gathered);
     m_b.SetInsertPoint(publish);
     for (size_t k = 0; k < outputCount; ++k)
-        m_b.CreateStore(m_elemental.toMemory(outputShape(k).elementType(), partials[k]),
-                        slot(k, warp));
+        m_b.CreateStore(
+            m_elemental.toMemory(carriedType(outputShape(k).elementType()), partials[k]),
+            slot(k, warp));
     m_b.CreateBr(gathered);
     m_b.SetInsertPoint(gathered);
     m_b.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier0, {}, {});
@@ -455,7 +459,7 @@ StatusOr<GpuKernelInfo> GpuKernelGen::emitBlockReduction(GpuKernelInfo info) {
     Value* from = m_b.CreateAnd(lane, c64(warps - 1));
     std::vector<Value*> warpResults;
     for (size_t k = 0; k < outputCount; ++k) {
-        const PrimitiveType type = outputShape(k).elementType();
+        const PrimitiveType type = carriedType(outputShape(k).elementType());
         warpResults.push_back(m_elemental.fromMemory(
             type, m_b.CreateLoad(m_elemental.memoryType(type), slot(k, from))));
     }
@@ -467,7 +471,9 @@ StatusOr<GpuKernelInfo> GpuKernelGen::emitBlockReduction(GpuKernelInfo info) {
     m_b.CreateCondBr(m_b.CreateICmpEQ(lane, c64(0)), write, done);
     m_b.SetInsertPoint(write);
     for (size_t k = 0; k < outputCount; ++k) {
-        const PrimitiveType type = outputShape(k).elementType();
+        // A slice's partial stays unrounded in scratch; the output is rounded once.
+        const PrimitiveType type =
+            slices > 1 ? carriedType(outputShape(k).elementType()) : outputShape(k).elementType();
         llvm::Type* memory = m_elemental.memoryType(type);
         Value* address = slices > 1 ? m_b.CreateInBoundsGEP(
                                           memory, params[outputCount + m_spec.leaves.size() + k],
@@ -503,7 +509,7 @@ Status GpuKernelGen::emitCombine(const GpuKernelInfo& info) {
     llvm::PHINode* i = loop.position;
     Value* base = m_b.CreateMul(i, c64(info.slices));
     auto partial = [&](size_t k, Value* slice) {
-        const PrimitiveType type = outputShape(k).elementType();
+        const PrimitiveType type = carriedType(outputShape(k).elementType());
         llvm::Type* memory = m_elemental.memoryType(type);
         return m_elemental.fromMemory(
             type, m_b.CreateLoad(memory, m_b.CreateInBoundsGEP(memory, params[outputCount + k],
@@ -529,7 +535,7 @@ Status GpuKernelGen::emitCombine(const GpuKernelInfo& info) {
         }
         for (size_t k : slots) args.push_back(partial(k, slice));
         HLO_ASSIGN_OR_RETURN(std::vector<Value*> combined,
-                             callScalar(*reduce->toApply(), args, false));
+                             callScalar(*reduce->toApply(), args, true));
         Value* nextSlice = m_b.CreateAdd(slice, c64(1));
         llvm::BasicBlock* latch = m_b.GetInsertBlock();
         slice->addIncoming(nextSlice, latch);

@@ -27,6 +27,13 @@
 //     barrier), and thread 0 writes the result, or the slice's partial to
 //     scratch, which the combine entry (a loop kernel over the outputs:
 //     [outputs..., scratch...]) reduces.
+//   * row (a loop kernel that reads row reductions broadcast back over its
+//     rows: row-fusion's softmax): a block per row, each reduction split
+//     across the block (shuffles, then shared memory between two barriers)
+//     in the row's preamble, then the row's outputs by the block's threads
+//     (gpu_row_kernel.cc).
+// Partial reductions of f16/bf16/small floats travel between threads in f32
+// and are rounded once when written, as the interpreter accumulates.
 // dot is generated element by element (a loop over the contracting elements
 // per output element), so kOutput fusions (dot + epilogue) are one kernel;
 // the plan (gpu_plan.h) sends plain GEMMs to cuBLAS when the runner finds it.

@@ -74,6 +74,8 @@ class GpuKernelGen : public cpu_internal::KernelGen {
 public:
     GpuKernelGen(CpuKernelEmitter::Impl& impl, const CpuKernelSpec& spec) : KernelGen(impl, spec) {
         m_elemental.setDeviceCode(true);
+        // Partials of output reduces are combined across threads: unrounded until written.
+        m_roundOutputPartials = false;
     }
 
     StatusOr<GpuKernelInfo> emit();
@@ -114,6 +116,16 @@ private:
     StatusOr<GpuKernelInfo> emitLoopStrided(const std::vector<int64_t>& dims, GpuKernelInfo info,
                                             int64_t block);
     StatusOr<GpuKernelInfo> emitBlockReduction(GpuKernelInfo info);
+    // Row kernels (gpu_row_kernel.cc): a block per row for loop kernels that broadcast row
+    // reductions back over their rows (row-fusion's softmax, layer norm).
+    bool wantsRowKernel(const std::vector<int64_t>& dims) const;
+    StatusOr<GpuKernelInfo> emitRow(const std::vector<int64_t>& dims, GpuKernelInfo info);
+    StatusOr<std::vector<Value*>> genHoistedReduce(const HloInstruction& reduce,
+                                                   const Index& rowIndex) override;
+    // The reducer over the row kernel's threads (warp shuffles, then the warps' values through
+    // shared memory between two barriers): every thread gets the row's result.
+    StatusOr<std::vector<Value*>> blockCombine(const HloInstruction& reduce,
+                                               std::vector<Value*> values);
     StatusOr<GpuKernelInfo> emitWarpReduction(GpuKernelInfo info);
     StatusOr<GpuKernelInfo> emitScatter(GpuKernelInfo info);
     // sort, in place on outputs the plan has set to the operands (gpu_sort_kernel.cc).
@@ -142,8 +154,20 @@ private:
     // tuple order), as the combiners need them.
     StatusOr<std::map<const HloInstruction*, std::vector<size_t>>> reduceGroups() const;
     void erasePartial();
+    // The type a partial reduction of `type` is carried in between threads (shuffles, shared
+    // memory, scratch): f32 for f16, bf16 and the small floats (their registers, as the
+    // interpreter accumulates them), f64 for f64, else the type itself.
+    PrimitiveType carriedType(PrimitiveType type) {
+        llvm::Type* reg = m_elemental.registerType(type);
+        return reg->isFloatTy()    ? PrimitiveType::F32
+               : reg->isDoubleTy() ? PrimitiveType::F64
+                                   : type;
+    }
 
     std::vector<llvm::Function*> m_created;
+    int64_t m_rowThreads = 0;      // a row kernel's block size while it is emitted, else 0
+    Value* m_rowThread = nullptr;  // its thread's index in the block (i64)
+    int m_rowSlots = 0;            // shared arrays made for its combines
 };
 
 }  // namespace gpu_internal
