@@ -24,6 +24,7 @@
 #include "core/evaluator_internal.h"
 #include "core/hlo_conditional.h"
 #include "core/input_limits.h"
+#include "core/prng_layout.h"
 
 namespace hloscope {
 
@@ -223,24 +224,9 @@ StatusOr<Literal> evaluateRngBitGenerator(const HloInstruction& instruction,
             }
             newState[1] = counter + static_cast<uint64_t>(n);
         } else {
-            // Split one dimension into halves: pairs of outputs of one
-            // ThreeFry evaluation land next to each other along it.
-            const auto& dims = dataShape.dimensions();
-            int64_t split = -1;
-            for (size_t i = 0; i < dims.size() && split < 0; ++i)
-                if (dims[i] % 2 == 0) split = static_cast<int64_t>(i);
-            if (split < 0 && !dims.empty()) {
-                split = 0;
-                for (size_t i = 1; i < dims.size(); ++i)
-                    if (dims[i] > dims[static_cast<size_t>(split)]) split = static_cast<int64_t>(i);
-            }
-            int64_t outer = 1, inner = 1, d = 1;
-            if (split >= 0) {
-                d = dims[static_cast<size_t>(split)];
-                for (int64_t i = 0; i < split; ++i) outer *= dims[static_cast<size_t>(i)];
-                for (size_t i = static_cast<size_t>(split) + 1; i < dims.size(); ++i)
-                    inner *= dims[i];
-            }
+            // One dimension split into halves (core/prng_layout.h).
+            const ThreeFrySplit layout = threeFrySplit(dataShape.dimensions());
+            const int64_t outer = layout.outer, inner = layout.inner, d = layout.size;
             const int64_t half = (d + 1) / 2;
             for (int64_t o = 0; o < outer; ++o)
                 for (int64_t h = 0; h < half; ++h)

@@ -180,6 +180,7 @@ private slots:
     void fftIsOneKernelPerAxis();
     void scaledDotIsOneKernel();
     void rowFusionsAreRowKernels();
+    void rngBitGeneratorIsOneKernel();
     void planRoundTrip();
     void tuplesWithTokensAndParameterOrder();
     void resultsCheckedAgainstInterpreter();
@@ -503,9 +504,10 @@ void TestGpuBackend::errorsNameTheInstruction() {
         const char* expected;
     };
     const Case cases[] = {
-        {"HloModule m\nENTRY %e (s: u64[2]) -> (u64[2], u32[8]) {\n  %s = u64[2] parameter(0)\n"
-         "  ROOT %r = (u64[2], u32[8]) rng-bit-generator(%s), algorithm=rng_three_fry\n}\n",
-         "%r: rng-bit-generator is not compiled by the GPU backend"},
+        {"HloModule m\nENTRY %e (a: f32[], b: f32[]) -> f32[8] {\n  %a = f32[] parameter(0)\n"
+         "  %b = f32[] parameter(1)\n"
+         "  ROOT %r = f32[8] rng(%a, %b), distribution=rng_uniform\n}\n",
+         "%r: rng is not compiled by the GPU backend"},
         {"HloModule m\nENTRY %e (x: f64[16]) -> f64[16] {\n  %x = f64[16] parameter(0)\n"
          "  ROOT %t = f64[16] tan(%x)\n}\n",
          "library function 'tan'"},
@@ -874,6 +876,36 @@ void TestGpuBackend::rowFusionsAreRowKernels() {
     const GpuPlan one = planOf(*prepared(**softmax, ExecutionMode::kFused));
     QCOMPARE(one.steps.size(), size_t{1});
     QCOMPARE(one.steps[0].launch.block[0], int64_t{256});
+}
+
+// rng-bit-generator (three_fry, philox; 8 to 64-bit outputs): one kernel each, a thread per
+// counter, writing the new state and the bits from the state it reads; an unknown algorithm is
+// an error naming the instruction.
+void TestGpuBackend::rngBitGeneratorIsOneKernel() {
+    auto module = parse(readGolden("rng_bit_generator.hlo"));
+    const QString ptxas = ptxasPath();
+    const GpuPlan plan = planOf(*prepared(*module, ExecutionMode::kFused));
+    checkPlanConsistent(plan);
+    QCOMPARE(plan.steps.size(), size_t{6});
+    const GpuPlanStep& t32 = stepNamed(plan, "t32");
+    QCOMPARE(t32.args.size(), size_t{3});
+    QCOMPARE(t32.args[0], plan.outputs[0].buffer);  // the new state
+    QCOMPARE(t32.args[1], plan.outputs[1].buffer);  // the bits
+    QCOMPARE(plan.buffers[size_t(t32.args[2])].name, std::string("%a"));
+    // u32[11,17]: both dimensions odd, the longer (17) split into 9 pairs: 99 counters.
+    QCOMPARE(t32.launch.block[0] * t32.launch.grid[0], int64_t{128});
+    assemble(plan, ptxas);
+    auto unknown = parse(R"(HloModule m
+ENTRY %e (s: u64[2]) -> (u64[2], u32[8]) {
+  %s = u64[2] parameter(0)
+  ROOT %g = (u64[2], u32[8]) rng-bit-generator(%s), algorithm=rng_mystery
+}
+)");
+    auto failed = buildGpuPlan(*unknown, {});
+    QVERIFY(!failed.isOk());
+    QVERIFY2(failed.status().message().find("%g: rng-bit-generator algorithm rng_mystery") !=
+                 std::string::npos,
+             failed.status().message().c_str());
 }
 
 // Written, read back: the same description; synthetic inputs regenerated

@@ -178,6 +178,8 @@ ENTRY %e (x: f32[3,2500]) -> s32[3,2500] {
     QTest::newRow("fft of every kind, c64 and c128") << golden("fft.hlo");
     QTest::newRow("scaled-dot with block and scalar scales") << golden("scaled_dot.hlo");
     QTest::newRow("row kernels: 8 warps, one warp, bf16") << golden("row_kernels.hlo");
+    QTest::newRow("rng-bit-generator: three_fry, philox, 8 to 64 bits")
+        << golden("rng_bit_generator.hlo");
 }
 
 void TestGpuEmulation::handWrittenModules() {
@@ -198,7 +200,8 @@ void TestGpuEmulation::corpusModules() {
     const bool all = qEnvironmentVariableIntValue("HLOSCOPE_GPU_EMULATION_ALL") == 1;
     const QRegularExpression pick(
         all ? QStringLiteral(".")
-            : QStringLiteral(R"([ =](while|conditional|sort|topk|fft|scaled-dot)\(|"TopK")"));
+            : QStringLiteral(
+                  R"([ =](while|conditional|sort|topk|fft|scaled-dot|rng-bit-generator)\(|"TopK")"));
     int emulated = 0, matched = 0;
     QStringList failures;
     for (const char* folder : {"xla_tests", "evaluator", "fusion"}) {
@@ -247,7 +250,8 @@ void TestGpuEmulation::corpusModules() {
         }
     }
     qInfo("%d corpus modules%s emulated; %d matched the interpreter in both modes", emulated,
-          all ? "" : " with while, conditional, sort, top-k, fft or scaled-dot", matched);
+          all ? "" : " with while, conditional, sort, top-k, fft, scaled-dot or rng-bit-generator",
+          matched);
     for (const QString& failure : failures) qWarning("%s", qPrintable(failure));
     QVERIFY2(failures.isEmpty(), qPrintable(failures.join('\n')));
     QVERIFY(emulated >= (testing::sanitizerRun() ? 20 : 60));

@@ -131,6 +131,11 @@ StatusOr<GpuKernelInfo> GpuKernelGen::emit() {
         info.entry = m_spec.name;
         return m_spec.outputs[0]->opcode() == HloOpcode::kSort ? emitSort(info) : emitTopK(info);
     }
+    if (m_spec.outputs.size() == 1 && m_spec.outputs[0]->opcode() == HloOpcode::kRngBitGenerator) {
+        GpuKernelInfo info;
+        info.entry = m_spec.name;
+        return emitRngBitGenerator(info);
+    }
     for (size_t k = 0; k < m_spec.outputs.size(); ++k) {
         const Shape& shape = m_spec.outputs[k]->shape();
         const int c = component(k);

@@ -3,7 +3,8 @@
 // and GpuKernelEmitter's state. gpu_kernel_emitter.cc has the loop and
 // reduction kernels and PTX compilation, gpu_scatter_kernel.cc the scatter
 // kernel, gpu_sort_kernel.cc the sort kernel,
-// gpu_fft_kernel.cc the FFT's axis kernel, gpu_gemm_kernel.cc our tiled GEMM. Never include this
+// gpu_fft_kernel.cc the FFT's axis kernel, gpu_row_kernel.cc the row kernel, gpu_rng_kernel.cc
+// the rng-bit-generator kernel, gpu_gemm_kernel.cc our tiled GEMM. Never include this
 // from a header that is not itself internal.
 #pragma once
 
@@ -133,6 +134,8 @@ private:
     // topk (and the TopK custom call without a comparator): a thread per input element that
     // counts its place in its row (gpu_sort_kernel.cc).
     StatusOr<GpuKernelInfo> emitTopK(GpuKernelInfo info);
+    // rng-bit-generator (gpu_rng_kernel.cc): [new state, bits, state]; a thread per counter.
+    StatusOr<GpuKernelInfo> emitRngBitGenerator(GpuKernelInfo info);
     // *address = reducer(*address, value), atomically.
     Status emitAtomicCombine(const HloComputation& reducer, PrimitiveType type, Value* address,
                              Value* value);

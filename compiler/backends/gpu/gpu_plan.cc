@@ -769,6 +769,12 @@ Status PlanBuilder::planInstruction(const HloInstruction& instruction, int64_t t
             return notOnGpu(instruction, "top-k of other than one operand and (values, indices)");
         return wholeKernel({outputs[0], outputs[1], operandBuffer(0)});
     }
+    if (opcode == HloOpcode::kRngBitGenerator) {
+        // The new state and the bits from one kernel reading the state.
+        if (outputs.size() != 2 || instruction.operandCount() != 1)
+            return notOnGpu(instruction, "rng-bit-generator of other than (state, bits)");
+        return wholeKernel({outputs[0], outputs[1], operandBuffer(0)});
+    }
     if (opcode == HloOpcode::kDot) {
         if (auto gemm = gemmShapeOf(instruction); gemm && m_options.gemmSteps)
             return planGemm(instruction, instruction, *gemm, {operandBuffer(0), operandBuffer(1)},

@@ -14,7 +14,8 @@
 //              split reductions add their combine kernel; a sort is copies
 //              of its operands into its outputs and one kernel sorting them
 //              in place; top-k is one kernel; an fft is one kernel per transformed
-//              axis with a twiddle table per axis length as a constant;
+//              axis with a twiddle table per axis length as a constant; an
+//              rng-bit-generator is one kernel writing its new state and bits;
 //   * gemm     a float32 dot that is a plain (batched) matrix product, and
 //              the dot of a kOutput fusion (whose epilogue is then a kernel
 //              reading the product): the runner calls cuBLAS, or runs the
