@@ -30,9 +30,9 @@ inline int corpusStride() {
     return ok && stride >= 1 ? stride : 8;
 }
 
-// The files of one folder, sorted by name, that a corpus sweep takes.
-inline QStringList corpusSample(const QStringList& sortedFiles) {
-    const int stride = corpusStride();
+// The files of one folder, sorted by name, that a corpus sweep takes: every `stride`-th from the
+// first (corpusStride() by default).
+inline QStringList corpusSample(const QStringList& sortedFiles, int stride = corpusStride()) {
     if (stride == 1) return sortedFiles;
     QStringList sample;
     for (qsizetype i = 0; i < sortedFiles.size(); i += stride) sample << sortedFiles[i];

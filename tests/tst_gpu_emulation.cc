@@ -211,11 +211,7 @@ void TestGpuEmulation::corpusModules() {
         files.sort();
         // A sanitizer run, 5 to 20 times slower, takes every other module (every module
         // exercises the same emulator paths; the release build checks them all).
-        if (testing::sanitizerRun() && !all) {
-            QStringList half;
-            for (qsizetype i = 0; i < files.size(); i += 2) half << files[i];
-            files = half;
-        }
+        if (testing::sanitizerRun() && !all) files = testing::corpusSample(files, 2);
         for (const QString& file : files) {
             QFile f(file);
             if (!f.open(QIODevice::ReadOnly) || !QString::fromUtf8(f.readAll()).contains(pick))

@@ -63,9 +63,7 @@ std::vector<Value*> GpuKernelGen::beginEntry(const std::string& name, size_t cou
 GpuKernelGen::GridLoop GpuKernelGen::beginGridLoop(int64_t n, const char* name) {
     GridLoop loop;
     llvm::BasicBlock* entry = m_b.GetInsertBlock();
-    Value* start = m_b.CreateAdd(m_b.CreateMul(special(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x),
-                                               special(llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x)),
-                                 special(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x));
+    Value* start = globalThread();
     loop.stride = m_b.CreateMul(special(llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_x),
                                 special(llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x));
     loop.body = llvm::BasicBlock::Create(m_b.getContext(), name, m_function);
@@ -211,11 +209,7 @@ StatusOr<GpuKernelInfo> GpuKernelGen::emitLoop(const std::vector<int64_t>& dims,
     std::vector<Value*> params = beginEntry(m_spec.name, outputCount + m_spec.leaves.size(), block);
     bindLeaves(params);
     llvm::LLVMContext& context = m_b.getContext();
-    Value* thread =
-        m_b.CreateAdd(m_b.CreateMul(special(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x),
-                                    special(llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x)),
-                      special(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x));
-    Value* first = m_b.CreateShl(thread, 2, "first");
+    Value* first = m_b.CreateShl(globalThread(), 2, "first");
     llvm::BasicBlock* body = llvm::BasicBlock::Create(context, "elements", m_function);
     llvm::BasicBlock* done = llvm::BasicBlock::Create(context, "done", m_function);
     m_b.CreateCondBr(m_b.CreateICmpSLT(first, c64(n)), body, done);

@@ -8,6 +8,7 @@
 // from a header that is not itself internal.
 #pragma once
 
+#include <llvm/IR/IntrinsicsNVPTX.h>
 #include <llvm/Target/TargetMachine.h>
 
 #include <algorithm>
@@ -95,6 +96,12 @@ protected:
 private:
     Value* special(llvm::Intrinsic::ID id) {
         return m_b.CreateZExt(m_b.CreateIntrinsic(id, {}, {}), i64());
+    }
+    // This thread's index in the grid (x): ctaid * ntid + tid, as an i64.
+    Value* globalThread() {
+        return m_b.CreateAdd(m_b.CreateMul(special(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x),
+                                           special(llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x)),
+                             special(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x));
     }
     // A kernel entry with `count` global-pointer parameters (accessed as
     // global pointers: ld.global, and 16-byte vectors where aligned).

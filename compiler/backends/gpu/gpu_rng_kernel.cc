@@ -77,10 +77,7 @@ StatusOr<GpuKernelInfo> GpuKernelGen::emitRngBitGenerator(GpuKernelInfo info) {
 
     // The new state, by thread 0.
     {
-        Value* first =
-            m_b.CreateAdd(m_b.CreateMul(special(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x),
-                                        special(llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x)),
-                          special(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x));
+        Value* first = globalThread();
         llvm::BasicBlock* write = llvm::BasicBlock::Create(context, "state", m_function);
         llvm::BasicBlock* next = llvm::BasicBlock::Create(context, "bits", m_function);
         m_b.CreateCondBr(m_b.CreateICmpEQ(first, c64(0)), write, next);
