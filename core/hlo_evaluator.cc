@@ -24,6 +24,7 @@
 #include "core/evaluator_internal.h"
 #include "core/hlo_conditional.h"
 #include "core/input_limits.h"
+#include "core/library_calls.h"
 #include "core/prng_layout.h"
 
 namespace hloscope {
@@ -869,6 +870,7 @@ StatusOr<Literal> Evaluator::evaluateCustomCall(const HloInstruction& instructio
     }
     const std::string_view target = instruction.customCallTarget();
     if (target == "TopK") return evaluateTopKCustomCall(instruction, operands);
+    if (isLibraryCallTarget(target)) return evaluateLibraryCall(instruction, operands, m_options);
     if (target == "Sharding" || target == "SPMDFullToShardShape" ||
         target == "SPMDShardToFullShape" || target == "MoveToHost" || target == "MoveToDevice" ||
         target == "annotate_device_placement" || target == "LayoutConstraint") {

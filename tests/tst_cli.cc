@@ -369,9 +369,9 @@ void TestCli::passesListsRegistryAndTargets() {
     QCOMPARE(r.exitCode, 0);
     for (const char* name : {"dce", "cse", "algebraic-simplifier", "constant-folding",
                              "call-inliner", "tuple-simplifier", "while-loop-invariant-code-motion",
-                             "layout-assignment", "buffer-assignment"})
+                             "layout-assignment", "buffer-assignment", "library-call-expander"})
         QVERIFY2(r.out.contains(u"  "_s + QLatin1String(name) + u"\n"_s), name);
-    QVERIFY(r.out.contains(u"cpu: call-inliner"_s));
+    QVERIFY(r.out.contains(u"cpu: library-call-expander, call-inliner"_s));
     QVERIFY(r.out.contains(u"tpu: "_s));
 }
 
@@ -387,7 +387,8 @@ void TestCli::optPrintsAndDumps() {
     Result d = runCli({u"opt"_s, file, u"--dump-dir"_s, dir});
     QCOMPARE(d.exitCode, 0);
     QVERIFY(QFile::exists(dir + u"/00-input.hlo"_s));
-    QVERIFY(QFile::exists(dir + u"/01-call-inliner.hlo"_s));
+    QVERIFY(QFile::exists(dir + u"/01-library-call-expander.hlo"_s));
+    QVERIFY(QFile::exists(dir + u"/02-call-inliner.hlo"_s));
     QFile json(dir + u"/passes.json"_s);
     QVERIFY(json.open(QIODevice::ReadOnly));
     const QJsonObject report = QJsonDocument::fromJson(json.readAll()).object();

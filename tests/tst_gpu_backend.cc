@@ -517,7 +517,11 @@ void TestGpuBackend::errorsNameTheInstruction() {
          "%p: power of f64"},
         {"HloModule m\nENTRY %e (x: f32[16]) -> f32[16] {\n  %x = f32[16] parameter(0)\n"
          "  ROOT %c = f32[16] custom-call(%x), custom_call_target=\"foo\"\n}\n",
-         "%c: custom-call is not compiled by the GPU backend"},
+         "%c: custom-call \"foo\" is not compiled by the GPU backend"},
+        {"HloModule m\nENTRY %e (x: f32[4,4]) -> f32[4,4] {\n  %x = f32[4,4] parameter(0)\n"
+         "  ROOT %g = f32[4,4] custom-call(%x, %x), custom_call_target=\"__cublas$gemm\"\n}\n",
+         "%g: custom-call \"__cublas$gemm\" is not compiled by the GPU backend "
+         "(library-call-expander left it: %g: __cublas$gemm has no backend_config"},
     };
     for (const Case& c : cases) {
         auto plan = buildGpuPlan(*parse(c.text), {});

@@ -180,6 +180,7 @@ ENTRY %e (x: f32[3,2500]) -> s32[3,2500] {
     QTest::newRow("row kernels: 8 warps, one warp, bf16") << golden("row_kernels.hlo");
     QTest::newRow("rng-bit-generator: three_fry, philox, 8 to 64 bits")
         << golden("rng_bit_generator.hlo");
+    QTest::newRow("cuBLAS and cuDNN calls of XLA:GPU, expanded") << golden("library_calls.hlo");
 }
 
 void TestGpuEmulation::handWrittenModules() {

@@ -97,6 +97,8 @@ public:
 protected:
     void recordRewrite(std::string rule, const HloInstruction* before,
                        const HloInstruction* after = nullptr);
+    // For a rewrite whose `before` no longer exists when it is recorded.
+    void recordRewrite(RewriteEvent event) { m_rewrites.push_back(std::move(event)); }
     void setStatistic(std::string name, int64_t value) { m_statistics[std::move(name)] = value; }
     void recordDecision(PassDecision decision) { m_decisions.push_back(std::move(decision)); }
 

@@ -12,6 +12,7 @@
 #include "compiler/passes/constant_folding.h"
 #include "compiler/passes/cse.h"
 #include "compiler/passes/dce.h"
+#include "compiler/passes/library_call_expander.h"
 #include "compiler/passes/tuple_simplifier.h"
 #include "compiler/passes/while_loop_invariant_code_motion.h"
 
@@ -33,6 +34,7 @@ std::vector<PassInfo> makeRegistry() {
         entry<CsePass>(),
         entry<DcePass>(),
         entry<FusionPass>(),
+        entry<LibraryCallExpanderPass>(),
         entry<MultiOutputFusionPass>(),
         entry<RowFusionPass>(),
         entry<TupleSimplifierPass>(),

@@ -36,6 +36,9 @@ StatusOr<Pipeline> targetPipeline(std::string_view targetOrHardware) {
     auto add = [&](std::string pass, PassOptions options = {}) {
         pipeline.steps.push_back(PipelineStep{std::move(pass), std::move(options), true});
     };
+    // XLA:GPU's cuBLAS / cuDNN calls (in modules dumped after XLA's GPU
+    // passes) become the dots and convolutions they stand for.
+    add("library-call-expander");
     // Simplification, as XLA runs it before fusion.
     add("call-inliner");
     add("dce");

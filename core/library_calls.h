@@ -1,0 +1,72 @@
+// XLA:GPU's library calls, said in plain HLO.
+//
+// After its own optimisations, XLA's GPU compiler has turned dots into calls
+// to cuBLAS and convolutions into calls to cuDNN: custom-calls whose
+// backend_config (GemmBackendConfig, CudnnConvBackendConfig) says what they
+// compute. A module dumped after XLA's GPU passes carries them. This unit
+// gives each its meaning as the HLO that computes the same value, so that
+// the interpreter can evaluate them and every backend can compile them:
+//
+//  * `__cublas$gemm`, `__cublas$lt$matmul` (operands a, b, then c when
+//    beta != 0, then the bias vector for a BIAS epilogue):
+//      d = epilogue(alpha * dot(a, b) + beta * c + broadcast(bias))
+//    dot with the config's dot_dimension_numbers and d's element type; the
+//    bias runs along d's last dimension; epilogues DEFAULT, BIAS, RELU,
+//    BIAS_RELU, GELU, BIAS_GELU (cuBLASLt's tanh approximation) and the
+//    *_AUX forms, whose second result is the value before the activation.
+//  * `__cudnn$convForward` (input, filter): conv_result_scale * conv.
+//  * `__cudnn$convBiasActivationForward` (input, filter, bias[, side input]):
+//      activation(conv_result_scale * conv + side_input_scale * side
+//                 + broadcast(bias along the output feature dimension))
+//    with activation_mode none, sigmoid, relu, relu6, tanh, elu, leaky relu
+//    (leakyrelu_alpha) or exact gelu.
+//  * `__cudnn$convBackwardInput` (output gradient, filter) and
+//    `__cudnn$convBackwardFilter` (input, output gradient): the gradients of
+//    the forward convolution that window= and dim_labels= describe, each as
+//    one convolution (the filter reversed and its features swapped; the
+//    batch contracted), times conv_result_scale.
+//  A tuple result's trailing u8/s8 workspace becomes zeros.
+//
+// The backend_config may be the GpuBackendConfig wrapper or the inner config,
+// quoted or not, with snake_case or lowerCamelCase keys and enums as names or
+// numbers. Absent fields take the value XLA's rewriters always write
+// (alpha 1, conv_result_scale 1), not proto3's zero; a gemm without any
+// backend_config is an error, since nothing says what it contracts.
+#pragma once
+
+#include <span>
+#include <string_view>
+
+#include "core/hlo_instruction.h"
+#include "core/literal.h"
+#include "core/status.h"
+
+namespace hloscope {
+
+// Whether `target` is one of the library targets above.
+bool isLibraryCallTarget(std::string_view target);
+// Whether `instruction` is a custom-call to one of them.
+bool isLibraryCall(const HloInstruction& instruction);
+
+// Replaces the library call `call` (in a computation of a module) by plain
+// instructions computing the same value, placed where the call was, and
+// rewires its users to them. Returns the instruction standing for it now.
+// Errors name the call: a missing or malformed backend_config, an epilogue
+// or activation it does not know (kUnimplemented), operands or a result
+// that do not fit (kInvalidArgument). On error the computation is
+// unchanged.
+StatusOr<HloInstruction*> expandLibraryCall(HloInstruction& call);
+
+// What expandLibraryCall would say of `call`, without changing its module
+// (OK when it expands). For the backends' messages about a call left in
+// place.
+Status libraryCallStatus(const HloInstruction& call);
+
+struct HloEvaluatorOptions;
+// The interpreter's evaluation of a library call on its operands' values:
+// its expansion, in a module of its own, evaluated with `options`.
+StatusOr<Literal> evaluateLibraryCall(const HloInstruction& call,
+                                      std::span<const Literal* const> operands,
+                                      const HloEvaluatorOptions& options);
+
+}  // namespace hloscope
