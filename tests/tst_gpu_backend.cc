@@ -179,6 +179,7 @@ private slots:
     void topKIsOneKernel();
     void fftIsOneKernelPerAxis();
     void scaledDotIsOneKernel();
+    void raggedDotIsOneKernel();
     void rowFusionsAreRowKernels();
     void rngBitGeneratorIsOneKernel();
     void planRoundTrip();
@@ -854,6 +855,37 @@ ENTRY %e (c: bf16[8,30], d: bf16[30,8], sc: bf16[8,4], s: bf16[]) -> f32[8,8] {
         plan.status().message().find(
             "%y: scale dimension 1 does not divide the operand dimension") != std::string::npos,
         plan.status().message().c_str());
+}
+
+// ragged-dot: each of the golden module's four (rows, batched with group_sizes per batch,
+// ragged contraction, ragged batch) is one kernel reading its group sizes on the device; a
+// ragged-dot whose group_sizes run over a contracting dimension is refused by name.
+void TestGpuBackend::raggedDotIsOneKernel() {
+    auto module = parse(readGolden("ragged_dot.hlo"));
+    const QString ptxas = ptxasPath();
+    for (ExecutionMode mode : {ExecutionMode::kUnfused, ExecutionMode::kFused}) {
+        const GpuPlan plan = planOf(*prepared(*module, mode));
+        checkPlanConsistent(plan);
+        for (const char* name : {"rows", "batched", "contracted", "batch"}) {
+            const GpuPlanStep& step = stepNamed(plan, name);
+            QVERIFY(step.kind == GpuStepKind::kKernel);
+            QCOMPARE(step.args.size(), size_t{4});  // the result, lhs, rhs and group_sizes
+        }
+        assemble(plan, ptxas);
+    }
+    auto contractingPrefix = parse(R"(HloModule m
+ENTRY %e (a: f32[2,3,4], b: f32[2,3,4,5]) -> f32[2,4,4,5] {
+  %a = f32[2,3,4] parameter(0)
+  %b = f32[2,3,4,5] parameter(1)
+  %gs = s32[2,2] constant({{1, 3}, {2, 2}})
+  ROOT %y = f32[2,4,4,5] ragged-dot(%a, %b, %gs), lhs_contracting_dims={0,1}, rhs_contracting_dims={0,1}, lhs_ragged_dims={1}
+}
+)");
+    auto plan = buildGpuPlan(*contractingPrefix, {});
+    QVERIFY(!plan.isOk());
+    QVERIFY2(plan.status().message().find("%y: group_sizes indexed by a contracting dimension") !=
+                 std::string::npos,
+             plan.status().message().c_str());
 }
 
 // Row-fusion's kernels (a reduction broadcast back over its rows) run a block per row: 256

@@ -181,6 +181,8 @@ ENTRY %e (x: f32[3,2500]) -> s32[3,2500] {
     QTest::newRow("rng-bit-generator: three_fry, philox, 8 to 64 bits")
         << golden("rng_bit_generator.hlo");
     QTest::newRow("cuBLAS and cuDNN calls of XLA:GPU, expanded") << golden("library_calls.hlo");
+    QTest::newRow("ragged-dot: rows, batched with a prefix, contracting, batch")
+        << golden("ragged_dot.hlo");
 }
 
 void TestGpuEmulation::handWrittenModules() {
@@ -193,8 +195,10 @@ void TestGpuEmulation::handWrittenModules() {
     }
 }
 
-// The corpus modules with while loops, conditionals, sort or top-k that get a GPU plan (as
-// tests/bench/gpu/device_check.sh picks them), within a size the emulator runs in seconds.
+// The corpus modules with while loops, conditionals, sort, top-k, fft, scaled-dot or
+// rng-bit-generator that get a GPU plan (as tests/bench/gpu/device_check.sh picks them), and
+// XLA:GPU's modules with ragged-dot or cuBLAS / cuDNN calls, within a size the emulator runs in
+// seconds.
 void TestGpuEmulation::corpusModules() {
     if (!QDir(kCorpus).exists()) QSKIP("../shared/corpus is absent: corpus modules not emulated");
     // HLOSCOPE_GPU_EMULATION_ALL=1: every module of those folders (a longer run).
@@ -203,9 +207,14 @@ void TestGpuEmulation::corpusModules() {
         all ? QStringLiteral(".")
             : QStringLiteral(
                   R"([ =](while|conditional|sort|topk|fft|scaled-dot|rng-bit-generator)\(|"TopK")"));
+    // From XLA:GPU's own pass-test inputs: the ragged-dots and the cuBLAS / cuDNN calls.
+    const QRegularExpression pickGpu(
+        all ? QStringLiteral(".")
+            : QStringLiteral(R"([ =]ragged-dot\(|"__cublas\$|"__cudnn\$conv)"));
     int emulated = 0, matched = 0;
     QStringList failures;
-    for (const char* folder : {"xla_tests", "evaluator", "fusion"}) {
+    for (const char* folder : {"xla_tests", "evaluator", "fusion", "gpu"}) {
+        const QRegularExpression& picked = std::string_view(folder) == "gpu" ? pickGpu : pick;
         QDirIterator it(kCorpus + "/" + folder, {"*.hlo"}, QDir::Files);
         QStringList files;
         while (it.hasNext()) files << it.next();
@@ -215,7 +224,7 @@ void TestGpuEmulation::corpusModules() {
         if (testing::sanitizerRun() && !all) files = testing::corpusSample(files, 2);
         for (const QString& file : files) {
             QFile f(file);
-            if (!f.open(QIODevice::ReadOnly) || !QString::fromUtf8(f.readAll()).contains(pick))
+            if (!f.open(QIODevice::ReadOnly) || !QString::fromUtf8(f.readAll()).contains(picked))
                 continue;
             auto module = loadModuleFromFile(file.toStdString());
             if (!module.isOk()) continue;
@@ -247,7 +256,9 @@ void TestGpuEmulation::corpusModules() {
         }
     }
     qInfo("%d corpus modules%s emulated; %d matched the interpreter in both modes", emulated,
-          all ? "" : " with while, conditional, sort, top-k, fft, scaled-dot or rng-bit-generator",
+          all ? ""
+              : " with while, conditional, sort, top-k, fft, scaled-dot, rng-bit-generator, "
+                "ragged-dot or cuBLAS / cuDNN calls",
           matched);
     for (const QString& failure : failures) qWarning("%s", qPrintable(failure));
     QVERIFY2(failures.isEmpty(), qPrintable(failures.join('\n')));

@@ -560,6 +560,7 @@ Status GpuKernelGen::emitCombine(const GpuKernelInfo& info) {
 // types core/scaled_dot.h gives.
 StatusOr<Value*> GpuKernelGen::genOther(const HloInstruction& instruction, const Index& index) {
     if (instruction.opcode() == HloOpcode::kScaledDot) return genScaledDot(instruction, index);
+    if (instruction.opcode() == HloOpcode::kRaggedDot) return genRaggedDot(instruction, index);
     if (instruction.opcode() != HloOpcode::kDot)
         return unsupportedAt(instruction, std::string(hloOpcodeString(instruction.opcode())) +
                                               " is not compiled by the GPU backend");
@@ -639,10 +640,13 @@ StatusOr<Value*> GpuKernelGen::genScaledDot(const HloInstruction& dot, const Ind
 
 StatusOr<Value*> GpuKernelGen::genDotSum(
     const HloInstruction& instruction, const Index& index, PrimitiveType accumulate,
-    const std::function<StatusOr<Value*>(int, const Index&)>& operandValue) {
+    const std::function<StatusOr<Value*>(int, const Index&)>& operandValue,
+    const DotSumExtras* ragged) {
     const DotDimensionNumbers* numbers = instruction.dotDimensionNumbers();
-    if (!numbers || !numbers->lhsRaggedDimensions.empty() || !numbers->rhsGroupDimensions.empty())
+    if (!numbers || (ragged == nullptr && (!numbers->lhsRaggedDimensions.empty() ||
+                                           !numbers->rhsGroupDimensions.empty())))
         return unsupportedAt(instruction, "not a plain dot_general");
+    const int64_t rhsFixed = ragged ? ragged->rhsFixedDimension : -1;
     const HloInstruction& lhs = *instruction.operand(0);
     const HloInstruction& rhs = *instruction.operand(1);
     const HloInstruction* sides[2] = {&lhs, &rhs};
@@ -660,9 +664,12 @@ StatusOr<Value*> GpuKernelGen::genDotSum(
         for (int64_t d = 0; d < sides[side]->shape().rank(); ++d)
             if (std::find(batch[side]->begin(), batch[side]->end(), d) == batch[side]->end() &&
                 std::find(contracting[side]->begin(), contracting[side]->end(), d) ==
-                    contracting[side]->end())
+                    contracting[side]->end() &&
+                (side == 0 || d != rhsFixed))
                 freeDims[static_cast<size_t>(side)].push_back(d);
     std::vector<Value*> out = multiAll(index);
+    if (ragged)
+        out.erase(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(ragged->outOffset));
     llvm::LLVMContext& context = m_b.getContext();
     llvm::BasicBlock* before = m_b.GetInsertBlock();
     llvm::Type* accType = m_elemental.registerType(accumulate);
@@ -700,6 +707,8 @@ StatusOr<Value*> GpuKernelGen::genDotSum(
             inner.multi[static_cast<size_t>(freeDims[static_cast<size_t>(side)][i])] =
                 out[freeStart + i];
         freeStart += freeDims[static_cast<size_t>(side)].size();
+        if (side == 1 && rhsFixed >= 0)
+            inner.multi[static_cast<size_t>(rhsFixed)] = ragged->rhsFixedValue;
         HLO_ASSIGN_OR_RETURN(values[side], operandValue(side, inner));
     }
     Value* next = isFloat ? m_b.CreateFAdd(acc, m_b.CreateFMul(values[0], values[1]))

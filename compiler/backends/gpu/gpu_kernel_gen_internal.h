@@ -87,11 +87,22 @@ public:
 protected:
     StatusOr<Value*> genOther(const HloInstruction& instruction, const Index& index) override;
     StatusOr<Value*> genScaledDot(const HloInstruction& dot, const Index& index);
+    // ragged-dot (gpu_ragged_dot.cc).
+    StatusOr<Value*> genRaggedDot(const HloInstruction& dot, const Index& index);
+    // What a ragged-dot adds to a dot's sum: output dimensions before the
+    // dot's own (the group of a ragged contraction) and an rhs dimension held
+    // at one value (the group dimension of a ragged non-contracting dot).
+    struct DotSumExtras {
+        size_t outOffset = 0;
+        int64_t rhsFixedDimension = -1;
+        Value* rhsFixedValue = nullptr;
+    };
     // The sum over a dot's contracting elements of operandValue(0, lhs index) *
     // operandValue(1, rhs index), values in `accumulate`'s registers (unrounded).
     StatusOr<Value*> genDotSum(
         const HloInstruction& dot, const Index& index, PrimitiveType accumulate,
-        const std::function<StatusOr<Value*>(int, const Index&)>& operandValue);
+        const std::function<StatusOr<Value*>(int, const Index&)>& operandValue,
+        const DotSumExtras* ragged = nullptr);
 
 private:
     Value* special(llvm::Intrinsic::ID id) {

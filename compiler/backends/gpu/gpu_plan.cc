@@ -831,7 +831,8 @@ Status PlanBuilder::planInstruction(const HloInstruction& instruction, int64_t t
             }
         }
         addKernelOutputs(spec, *fused->root());
-    } else if (isKernelOpcode(opcode) || opcode == HloOpcode::kScaledDot) {
+    } else if (isKernelOpcode(opcode) || opcode == HloOpcode::kScaledDot ||
+               opcode == HloOpcode::kRaggedDot) {
         std::unordered_set<const HloInstruction*> seen;
         for (int64_t i = 0; i < instruction.operandCount(); ++i)
             if (seen.insert(instruction.operand(i)).second) {

@@ -4,7 +4,8 @@
 #
 #   tests/bench/gpu/device_check.sh emit  [FILE...]  here: GPU plans (unfused and fused) of FILEs,
 #        by default the corpus modules (of tst_gpu_corpus's folders) with while loops,
-#        conditionals, sort, top-k, fft, scaled-dot or rng-bit-generator that get a plan,
+#        conditionals, sort, top-k, fft, scaled-dot or rng-bit-generator, and XLA:GPU's
+#        (valid/gpu) with ragged-dot or cuBLAS / cuDNN calls, that get a plan,
 #        into build-device/plans/<name>/{unfused,fused}; nlohmann/json.hpp copied to
 #        build-device/include for the runner's build there
 #   tests/bench/gpu/device_check.sh run   OUT        on the GPU machine: builds hloscope-gpu-runner
@@ -33,8 +34,9 @@ emit() {
     if [ ${#files[@]} -eq 0 ]; then
         [ -d "$corpus" ] || { echo "device_check: no corpus at $corpus" >&2; exit 1; }
         # The folders tst_gpu_corpus covers.
-        mapfile -t files < <(grep -lE '[ =](while|conditional|sort|topk|fft|scaled-dot|rng-bit-generator)\(|"TopK"' -r "$corpus/xla_tests" \
-            "$corpus/evaluator" "$corpus/fusion" --include='*.hlo' | sort)
+        mapfile -t files < <( (grep -lE '[ =](while|conditional|sort|topk|fft|scaled-dot|rng-bit-generator)\(|"TopK"' -r "$corpus/xla_tests" \
+            "$corpus/evaluator" "$corpus/fusion" --include='*.hlo'
+            grep -lE '[ =]ragged-dot\(|"__cublas\$|"__cudnn\$conv' -r "$corpus/gpu" --include='*.hlo') | sort)
     fi
     [ -x "$cli" ] || { echo "device_check: build hloscope-cli first ($cli)" >&2; exit 1; }
     rm -rf "$plans"
