@@ -181,6 +181,9 @@ ENTRY %e (x: f32[3,2500]) -> s32[3,2500] {
     QTest::newRow("rng-bit-generator: three_fry, philox, 8 to 64 bits")
         << golden("rng_bit_generator.hlo");
     QTest::newRow("cuBLAS and cuDNN calls of XLA:GPU, expanded") << golden("library_calls.hlo");
+    QTest::newRow("expm1, log1p, tan, sinh, cosh in f32 and bf16") << golden("device_math.hlo");
+    QTest::newRow("bitcast-convert of pred, pred dot, TOTALORDER compare")
+        << golden("bits_and_order.hlo");
     QTest::newRow("ragged-dot: rows, batched with a prefix, contracting, batch")
         << golden("ragged_dot.hlo");
 }

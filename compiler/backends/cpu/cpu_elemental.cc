@@ -297,8 +297,22 @@ StatusOr<Value*> Elemental::emitCompare(const HloInstruction& instruction,
                                       P::ICMP_UGT, P::ICMP_ULE, P::ICMP_ULT};
     const auto d = static_cast<size_t>(*direction);
     if (isFloat(type)) {
-        if (comparison == ComparisonType::kTotalOrder)
-            return notCompiled(instruction, "TOTALORDER float comparison");
+        if (comparison == ComparisonType::kTotalOrder) {
+            // The interpreter's keys: the type's own bits, negatives complemented and
+            // positives with the sign bit set, compared unsigned (-NaN < -inf < -0 < 0 <
+            // inf < NaN); f8e8m0fnu has no sign.
+            auto key = [&](Value* value) {
+                Value* bits = rawBits(type, value);
+                if (type == PrimitiveType::F8E8M0FNU) return bits;
+                const unsigned width = bits->getType()->getIntegerBitWidth();
+                Value* sign =
+                    llvm::ConstantInt::get(bits->getType(), llvm::APInt::getSignMask(width));
+                Value* negative = m_b.CreateICmpNE(m_b.CreateAnd(bits, sign),
+                                                   llvm::ConstantInt::get(bits->getType(), 0));
+                return m_b.CreateSelect(negative, m_b.CreateNot(bits), m_b.CreateOr(bits, sign));
+            };
+            return m_b.CreateCmp(kUnsigned[d], key(operands[0]), key(operands[1]));
+        }
         return m_b.CreateCmp(kFloat[d], operands[0], operands[1]);
     }
     bool unsignedCompare = isUnsigned(type) || type == PrimitiveType::PRED;
@@ -326,6 +340,52 @@ Value* Elemental::devicePower(Value* x, Value* y) {
     return m_b.CreateSelect(invalid, llvm::ConstantFP::getNaN(t), signed_);
 }
 
+Value* Elemental::deviceMath(HloOpcode opcode, Value* x) {
+    llvm::Type* t = x->getType();
+    auto c = [&](double v) { return llvm::ConstantFP::get(t, v); };
+    Value* inf = llvm::ConstantFP::getInfinity(t);
+    auto expm1 = [&](Value* v) {
+        Value* u = emitFastExp(m_b, v);
+        Value* um1 = m_b.CreateFSub(u, c(1.0));
+        Value* r = m_b.CreateFDiv(m_b.CreateFMul(um1, v), emitFastLog(m_b, u));
+        r = m_b.CreateSelect(m_b.CreateFCmpOEQ(u, inf), inf, r);
+        r = m_b.CreateSelect(m_b.CreateFCmpOEQ(um1, c(-1.0)), c(-1.0), r);
+        return m_b.CreateSelect(m_b.CreateFCmpOEQ(u, c(1.0)), v, r);
+    };
+    switch (opcode) {
+        case HloOpcode::kExpm1:
+            return expm1(x);
+        case HloOpcode::kLog1p: {
+            Value* u = m_b.CreateFAdd(c(1.0), x);
+            Value* r =
+                m_b.CreateFDiv(m_b.CreateFMul(emitFastLog(m_b, u), x), m_b.CreateFSub(u, c(1.0)));
+            r = m_b.CreateSelect(m_b.CreateFCmpOEQ(u, inf), inf, r);
+            r = m_b.CreateSelect(m_b.CreateFCmpOEQ(u, c(0.0)), m_b.CreateFNeg(inf), r);
+            return m_b.CreateSelect(m_b.CreateFCmpOEQ(u, c(1.0)), x, r);
+        }
+        case HloOpcode::kTan:
+            return m_b.CreateFDiv(emitFastSin(m_b, x), emitFastCos(m_b, x));
+        case HloOpcode::kSinh: {
+            // Near 0: (e - 1/e) / 2 with e - 1 = expm1(x) kept exact.
+            Value* em1 = expm1(x);
+            Value* small = m_b.CreateFMul(
+                c(0.5), m_b.CreateFAdd(em1, m_b.CreateFDiv(em1, m_b.CreateFAdd(em1, c(1.0)))));
+            Value* e = emitFastExp(m_b, m_b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x));
+            Value* large = m_b.CreateFMul(c(0.5), m_b.CreateFSub(e, m_b.CreateFDiv(c(1.0), e)));
+            large = m_b.CreateBinaryIntrinsic(llvm::Intrinsic::copysign, large, x);
+            Value* isSmall =
+                m_b.CreateFCmpOLT(m_b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x), c(1.0));
+            return m_b.CreateSelect(isSmall, small, large);
+        }
+        case HloOpcode::kCosh: {
+            Value* e = emitFastExp(m_b, m_b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x));
+            return m_b.CreateFMul(c(0.5), m_b.CreateFAdd(e, m_b.CreateFDiv(c(1.0), e)));
+        }
+        default:
+            return nullptr;
+    }
+}
+
 StatusOr<Value*> Elemental::emitFloat(const HloInstruction& instruction,
                                       const std::vector<Value*>& operands) {
     using llvm::Intrinsic::ID;
@@ -336,6 +396,8 @@ StatusOr<Value*> Elemental::emitFloat(const HloInstruction& instruction,
     Value* y = operands.size() > 1 ? operands[1] : nullptr;
     auto unary = [&](ID id) { return m_b.CreateUnaryIntrinsic(id, x); };
     auto c = [&](double v) { return llvm::ConstantFP::get(t, v); };
+    if (m_deviceCode && f32 && y == nullptr)
+        if (Value* device = deviceMath(instruction.opcode(), x)) return device;
     switch (instruction.opcode()) {
         case HloOpcode::kAdd:
             return m_b.CreateFAdd(x, y);

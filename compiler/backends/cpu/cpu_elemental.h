@@ -76,6 +76,10 @@ private:
                                        const std::vector<llvm::Value*>& operands);
 
     llvm::Value* devicePower(llvm::Value* x, llvm::Value* y);
+    // f32 device code for what the CPU takes from libm: expm1 and log1p by
+    // Kahan's corrections of exp(x) - 1 and log(1 + x) (accurate near 0),
+    // tan, sinh (through expm1 near 0) and cosh from the inline exp, sin, cos.
+    llvm::Value* deviceMath(HloOpcode opcode, llvm::Value* x);
 
     llvm::IRBuilderBase& m_b;
     llvm::Module& m_module;

@@ -193,17 +193,25 @@ StatusOr<Value*> KernelGen::genLayoutBitcast(const HloInstruction& bitcast, cons
 
 // bitcast-convert: equal widths reinterpret each element; a wider operand
 // element splits into the result's minor dimension (low bits first), a
-// narrower one is gathered from the operand's minor dimension.
+// narrower one is gathered from the operand's minor dimension. A pred is the
+// byte 0 or 1, and any nonzero byte reads as true (as in the interpreter).
 StatusOr<Value*> KernelGen::genBitcastConvert(const HloInstruction& convert, const Index& index) {
     const HloInstruction& operand = *convert.operand(0);
     const PrimitiveType from = operand.shape().elementType(), to = convert.shape().elementType();
-    if (from == PrimitiveType::PRED || to == PrimitiveType::PRED)
-        return unsupportedAt(convert, "bitcast-convert of pred");
+    auto bitsOf = [&](Value* value) {
+        return from == PrimitiveType::PRED ? m_b.CreateZExt(value, m_b.getInt8Ty())
+                                           : m_elemental.rawBits(from, value);
+    };
+    auto fromBits = [&](Value* bits) {
+        return to == PrimitiveType::PRED
+                   ? m_b.CreateICmpNE(bits, llvm::ConstantInt::get(bits->getType(), 0))
+                   : m_elemental.fromRawBits(to, bits);
+    };
     const int inBits = primitive_util::bitWidth(from), outBits = primitive_util::bitWidth(to);
     if (inBits == outBits) {
         HLO_ASSIGN_OR_RETURN(Index inner, sameOrScalar(convert, operand, index));
         HLO_ASSIGN_OR_RETURN(Value * value, gen(operand, inner));
-        return m_elemental.fromRawBits(to, m_elemental.rawBits(from, value));
+        return fromBits(bitsOf(value));
     }
     const std::vector<int64_t>& inDims = operand.shape().dimensions();
     if (inBits > outBits) {
@@ -215,11 +223,10 @@ StatusOr<Value*> KernelGen::genBitcastConvert(const HloInstruction& convert, con
         for (size_t d = 0; d + 1 < index.dims.size(); ++d) inner.multi.push_back(multiOf(index, d));
         if (inDims.empty()) inner.linear = c64(0);
         HLO_ASSIGN_OR_RETURN(Value * value, gen(operand, inner));
-        Value* bits = m_elemental.rawBits(from, value);
+        Value* bits = bitsOf(value);
         Value* shift = m_b.CreateMul(multiOf(index, index.dims.size() - 1), c64(outBits));
         Value* part = m_b.CreateLShr(bits, m_b.CreateZExtOrTrunc(shift, bits->getType()));
-        return m_elemental.fromRawBits(
-            to, m_b.CreateTrunc(part, m_b.getIntNTy(static_cast<unsigned>(outBits))));
+        return fromBits(m_b.CreateTrunc(part, m_b.getIntNTy(static_cast<unsigned>(outBits))));
     }
     const int64_t ratio = outBits / inBits;
     if (outBits % inBits != 0 || inDims.empty() || inDims.back() != ratio ||
@@ -232,12 +239,12 @@ StatusOr<Value*> KernelGen::genBitcastConvert(const HloInstruction& convert, con
         inner.multi = multiAll(index);
         inner.multi.push_back(c64(j));
         HLO_ASSIGN_OR_RETURN(Value * value, gen(operand, inner));
-        Value* part = m_b.CreateZExt(m_elemental.rawBits(from, value), wide);
+        Value* part = m_b.CreateZExt(bitsOf(value), wide);
         combined = m_b.CreateOr(
             combined,
             m_b.CreateShl(part, llvm::ConstantInt::get(wide, static_cast<uint64_t>(j * inBits))));
     }
-    return m_elemental.fromRawBits(to, combined);
+    return fromBits(combined);
 }
 
 std::vector<Value*> KernelGen::unflatten(Value* k, const std::vector<int64_t>& sizes) {

@@ -565,17 +565,22 @@ StatusOr<Value*> GpuKernelGen::genOther(const HloInstruction& instruction, const
         return unsupportedAt(instruction, std::string(hloOpcodeString(instruction.opcode())) +
                                               " is not compiled by the GPU backend");
     const PrimitiveType resultType = instruction.shape().elementType();
-    if (!primitive_util::isFloatingPoint(resultType) && !primitive_util::isInteger(resultType))
+    if (!primitive_util::isFloatingPoint(resultType) && !primitive_util::isInteger(resultType) &&
+        resultType != PrimitiveType::PRED)
         return unsupportedAt(
             instruction, "dot of element type " + std::string(primitive_util::name(resultType)));
+    // A pred dot counts in s64 (true where any product is), as the interpreter does.
+    const PrimitiveType accumulate =
+        resultType == PrimitiveType::PRED ? PrimitiveType::S64 : resultType;
     HLO_ASSIGN_OR_RETURN(Value * sum,
-                         genDotSum(instruction, index, resultType,
+                         genDotSum(instruction, index, accumulate,
                                    [&](int side, const Index& inner) -> StatusOr<Value*> {
                                        const HloInstruction& operand = *instruction.operand(side);
                                        HLO_ASSIGN_OR_RETURN(Value * value, gen(operand, inner));
                                        return m_elemental.convert(operand.shape().elementType(),
-                                                                  resultType, value);
+                                                                  accumulate, value);
                                    }));
+    if (accumulate != resultType) return m_elemental.convert(accumulate, resultType, sum);
     return m_elemental.roundTo(resultType, sum);  // f16/bf16 results: accumulated in f32
 }
 
