@@ -912,6 +912,14 @@ void TestGpuBackend::rowFusionsAreRowKernels() {
     const GpuPlan one = planOf(*prepared(**softmax, ExecutionMode::kFused));
     QCOMPARE(one.steps.size(), size_t{1});
     QCOMPARE(one.steps[0].launch.block[0], int64_t{256});
+    // Layer norm too: the mean, the variance and rsqrt(var + eps) of each row in one block.
+    auto layerNorm = loadModuleFromFile((kExamples + "/layernorm.hlo").toStdString());
+    QVERIFY(layerNorm.isOk());
+    const GpuPlan norm = planOf(*prepared(**layerNorm, ExecutionMode::kFused));
+    QCOMPARE(norm.steps.size(), size_t{1});
+    QCOMPARE(norm.steps[0].launch.grid[0], int64_t{32 * 128});
+    QCOMPARE(norm.steps[0].launch.block[0], int64_t{256});
+    assemble(norm, ptxas);
 }
 
 // rng-bit-generator (three_fry, philox; 8 to 64-bit outputs): one kernel each, a thread per

@@ -109,14 +109,16 @@ class TestPassRowFusion : public QObject {
     // Fusion, then row fusion; checks the result, its meaning and that a
     // second run changes nothing. Returns the module's text.
     std::string run(const std::string& entry, const std::string& checks,
-                    const std::string& target = "cpu") {
+                    const std::string& target = "cpu", const std::string& fusionForbid = "") {
         const std::string hlo = std::string(kReducers) + entry;
         auto module = parseHloModule(hlo);
         if (!module.isOk()) {
             QTest::qFail(module.status().toString().c_str(), __FILE__, __LINE__);
             return {};
         }
-        auto fusion = FusionPass::create(PassOptions{{"target", target}});
+        PassOptions fusionOptions{{"target", target}};
+        if (!fusionForbid.empty()) fusionOptions.set("forbid", fusionForbid);
+        auto fusion = FusionPass::create(fusionOptions);
         auto rows = RowFusionPass::create(PassOptions{{"target", target}});
         if (!fusion.isOk() || !rows.isOk() || !(*fusion)->run(**module).isOk()) {
             QTest::qFail("fusion failed", __FILE__, __LINE__);
@@ -199,6 +201,36 @@ CHECK: ROOT {{.*}} = f32[300,250] fusion(f32[300,250] %x, {{.*}}), kind=kLoop
             if (d.reason == "no-predicted-gain")
                 QVERIFY2(d.explanation.find("only 64 rows") != std::string::npos,
                          d.explanation.c_str());
+    }
+
+    // On h100 the fusion pass leaves a layer norm's rsqrt(var + eps) as a kernel of its own
+    // (fused elementwise it would be recomputed per element: here, forbidden to fuse);
+    // row-fusion takes it into the loop that broadcasts it, computed once per row, and then
+    // both reductions: one kernel.
+    void gpuLayerNormIsOneKernel() {
+        auto rows300 = [](std::string text) {
+            for (size_t at; (at = text.find("[16")) != std::string::npos;)
+                text.replace(at, 3, "[300");
+            return text;
+        };
+        const std::string text = run(rows300(kLayerNorm), R"(
+CHECK: %fused_computation
+CHECK: %s = f32[300] reduce(
+CHECK: %v = f32[300] reduce(
+CHECK: rsqrt(
+CHECK: ENTRY
+CHECK: ROOT {{.*}} = f32[300,130] fusion(f32[300,130] %x, {{.*}}), kind=kLoop
+)",
+                                     "gpu", "r:rb");
+        QCOMPARE(countOf(text, " fusion("), 1);
+        bool rowValue = false;
+        for (const PassDecision& d : m_decisions)
+            if (d.applied && d.explanation.find("is one value per row of") != std::string::npos)
+                rowValue = true;
+        QVERIFY(rowValue);
+        // 16 rows: nothing merges on gpu, the rsqrt kernel included.
+        const std::string few = run(kLayerNorm, "CHECK: ENTRY\n", "gpu", "r:rb");
+        QVERIFY(countOf(few, " fusion(") > 1);
     }
 
     void columnReductionStaysApart() {

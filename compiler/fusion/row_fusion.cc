@@ -126,6 +126,34 @@ int64_t rowCount(const std::vector<int64_t>& dims) {
     return rows;
 }
 
+// The row reduction behind a per-row value: `producer` (a kLoop fusion or an
+// elementwise op) has the rows' kept dimensions, computes only row-local
+// things, and reads a row reduction over `consumer`'s rows that has no other
+// reader and that row-fusion would merge once the value is inside `consumer`
+// (on gpu, at least kGpuMinRows rows). nullptr otherwise.
+const HloInstruction* rowValueSource(const HloInstruction& producer, const HloInstruction& consumer,
+                                     const std::string& target) {
+    if (!isFusion(consumer, "kLoop") || !consumer.shape().isArray() || !producer.shape().isArray())
+        return nullptr;
+    if (!isFusion(producer, "kLoop") &&
+        (producer.opcode() == HloOpcode::kFusion || !hloOpcodeIsElementwise(producer.opcode())))
+        return nullptr;
+    const std::vector<int64_t>& rowDims = consumer.shape().dimensions();
+    if (rowDims.empty() ||
+        producer.shape().dimensions() != std::vector<int64_t>(rowDims.begin(), rowDims.end() - 1))
+        return nullptr;
+    if (target == "gpu" && rowCount(rowDims) < kGpuMinRows) return nullptr;
+    std::string what;
+    if (!rowLocal(producer, &what)) return nullptr;
+    for (const HloInstruction* operand : producer.operands()) {
+        const HloInstruction* reduce = rowReduceOf(*operand);
+        if (reduce && operand->userCount() == 1 &&
+            reduce->operand(0)->shape().dimensions() == rowDims && rowLocal(*operand, &what))
+            return operand;
+    }
+    return nullptr;
+}
+
 }  // namespace
 
 bool fusion::isRowBroadcast(const HloInstruction& instruction, const std::vector<int64_t>& rowDims) {
@@ -178,15 +206,25 @@ StatusOr<bool> RowFusionPass::run(HloModule& module) {
                                           producer->opcode() == HloOpcode::kBroadcast))) &&
                                        producer->shape().isArray() &&
                                        producer->shape().dimensions() == consumer->shape().dimensions();
-                if (!reduce && !joinsRows) continue;
+                // A value per row computed from a row reduction (a layer norm's
+                // rsqrt(var + eps)) that its only reader broadcasts back over the
+                // rows (case 3): inside, it is computed once per row, and the
+                // reduction can then join too.
+                const HloInstruction* rowValueOf =
+                    !reduce && !joinsRows && producer->userCount() == 1
+                        ? rowValueSource(*producer, *consumer, m_config.target)
+                        : nullptr;
+                if (!reduce && !joinsRows && !rowValueOf) continue;
                 PassDecision decision;
                 decision.producer = producer->name();
                 decision.consumer = consumer->name();
                 const std::string p = "%" + producer->name(), c = "%" + consumer->name();
                 std::optional<FusionReason> reason;
                 std::string detail, what;
-                const std::vector<int64_t> rowDims =
-                    reduce ? reduce->operand(0)->shape().dimensions() : consumer->shape().dimensions();
+                const std::vector<int64_t> rowDims = reduce
+                                                         ? reduce->operand(0)->shape().dimensions()
+                                                         : consumer->shape().dimensions();
+                if (rowValueOf && !readsAsRowBroadcast(*producer, *consumer, rowDims)) continue;
                 if (m_config.forbidden(*producer, *consumer)) {
                     reason = FusionReason::kForbiddenByUser;
                     detail = "forbid= names " + p + ":" + c;
@@ -229,14 +267,25 @@ StatusOr<bool> RowFusionPass::run(HloModule& module) {
                     m_config.forced(*producer, *consumer) ? FusionReason::kForcedByUser : FusionReason::kFused));
                 const int64_t rowLength = rowDims.empty() ? 1 : rowDims.back();
                 decision.explanation =
-                    reduce ? "each row of " + std::to_string(rowLength) + " elements is reduced inside " + c +
-                                 " while it is in cache: " + fusion::describeBytes(producer->shape()) +
-                                 " of reduction results no longer go through memory"
-                           : p + " is computed per row inside " + c + ", its only reader, instead of writing " +
-                                 fusion::describeBytes(producer->shape()) + " and reading it back";
+                    reduce
+                        ? "each row of " + std::to_string(rowLength) +
+                              " elements is reduced inside " + c +
+                              " while it is in cache: " + fusion::describeBytes(producer->shape()) +
+                              " of reduction results no longer go through memory"
+                    : rowValueOf
+                        ? p + " is one value per row of %" + rowValueOf->name() +
+                              ", computed once per row inside " + c +
+                              " (its only reader broadcasts it over the rows), so %" +
+                              rowValueOf->name() + " can be reduced there too"
+                        : p + " is computed per row inside " + c +
+                              ", its only reader, instead of writing " +
+                              fusion::describeBytes(producer->shape()) + " and reading it back";
                 recordDecision(std::move(decision));
                 HloInstruction* fused = builder.fuse(producer, consumer, /*producerGoesAway=*/true);
-                recordRewrite(reduce ? "row-reduction" : "row-producer", consumer, fused);
+                recordRewrite(reduce       ? "row-reduction"
+                              : rowValueOf ? "row-value"
+                                           : "row-producer",
+                              consumer, fused);
                 merged = true;
                 break;
             }

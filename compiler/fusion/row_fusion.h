@@ -10,7 +10,12 @@
 // Once a reduction is inside, a loop producer whose only user is that
 // fusion and that iterates over the same rows joins it too (the exp of a
 // softmax, the x - mean of a layer norm): recomputing it per row costs
-// arithmetic, storing it would cost a round trip to memory.
+// arithmetic, storing it would cost a round trip to memory. And a value per
+// row computed from a row reduction that nothing else reads (a layer norm's
+// rsqrt(var + eps), which the gpu fusion leaves as a kernel of its own since
+// fused elementwise it would be recomputed per element) joins the loop that
+// broadcasts it over the rows: there it is computed once per row, and the
+// reduction behind it then joins as well.
 //
 // Conditions (each refusal is logged with its reason):
 //   * the reduction R is a reduce, or a kInput fusion whose root is one, of a
@@ -28,7 +33,7 @@
 // transpose, is left alone.
 //
 // Decisions: one PassDecision per pair (fusion_decision.h codes).
-// Rewrite rules: "row-reduction", "row-producer".
+// Rewrite rules: "row-reduction", "row-producer", "row-value".
 // Options: as FusionPass (target, max_operands, max_fused_instructions,
 // force, forbid). Ordering: after FusionPass (it merges its fusions); in the
 // cpu and gpu pipelines, whose emitters hoist row reductions (the GPU's row
