@@ -25,6 +25,7 @@ constexpr std::string_view kConvForward = "__cudnn$convForward";
 constexpr std::string_view kConvBiasActivation = "__cudnn$convBiasActivationForward";
 constexpr std::string_view kConvBackwardInput = "__cudnn$convBackwardInput";
 constexpr std::string_view kConvBackwardFilter = "__cudnn$convBackwardFilter";
+constexpr std::string_view kBlockScaledDot = "__op$block_scaled_dot";
 
 Status invalidAt(const HloInstruction& call, const std::string& why) {
     return Status(StatusCode::kInvalidArgument,
@@ -387,6 +388,60 @@ StatusOr<H> expandGemm(Builder& b, HloInstruction& call) {
     return b.tuple(elements);
 }
 
+// XLA's block-scaled dot (its block_scaling_rewriter's input): lhs [B,] M x K
+// and rhs [B,] N x K, both contracted on their last dimension, each times its
+// scale per block of K (the rhs's may be absent), the product times an
+// optional scalar global scale: a scaled-dot.
+StatusOr<H> expandBlockScaledDot(Builder& b, HloInstruction& call) {
+    const int64_t n = call.operandCount();
+    if (n < 3 || n > 5 || !call.shape().isArray())
+        return invalidAt(call,
+                         "takes lhs, rhs, lhs_scale[, rhs_scale][, global_scale] and "
+                         "returns an array");
+    for (H operand : call.operands())
+        if (!operand->shape().isArray())
+            return invalidAt(call, "has a non-array operand %" + operand->name());
+    H lhs = call.operand(0);
+    H rhs = call.operand(1);
+    const int64_t rank = lhs->shape().rank();
+    if ((rank != 2 && rank != 3) || rhs->shape().rank() != rank)
+        return invalidAt(call, "needs operands of rank 2 or 3 (batch, rows, contracted)");
+    H lhsScale = call.operand(2);
+    H rhsScale = nullptr;
+    H global = nullptr;
+    for (int64_t i = 3; i < n; ++i) {
+        H operand = call.operand(i);
+        if (operand->shape().rank() == 0 && global == nullptr && i == n - 1)
+            global = operand;
+        else if (rhsScale == nullptr && i == 3)
+            rhsScale = operand;
+        else
+            return invalidAt(call, "has an operand %" + operand->name() +
+                                       " that is neither the rhs scale nor a scalar global scale");
+    }
+    // An absent rhs scale: a scalar, which scaled-dot ignores.
+    if (rhsScale == nullptr) rhsScale = b.scalar(PrimitiveType::F32, 1);
+    const Shape& d = call.shape();
+    H dot = b.add(HloOpcode::kScaledDot, d, {lhs, rhs, lhsScale, rhsScale}, "scaled_dot");
+    DotDimensionNumbers dims;
+    dims.lhsContractingDimensions = {rank - 1};
+    dims.rhsContractingDimensions = {rank - 1};
+    if (rank == 3) dims.lhsBatchDimensions = dims.rhsBatchDimensions = {0};
+    dot->mutableExtra().dotDimensionNumbers = dims;
+    auto inferred = inferShape(*dot);
+    if (!inferred.isOk())
+        return invalidAt(
+            call, "is not a block-scaled dot of its operands: " + inferred.status().message());
+    if (!sameDimensions(*inferred, d))
+        return invalidAt(call, "returns " + d.toString(false) + " but its dot gives " +
+                                   inferred->toString(false));
+    if (global == nullptr) return dot;
+    if (!primitive_util::isFloatingPoint(d.elementType()))
+        return invalidAt(call, "scales a non-float result");
+    H factor = b.broadcast(b.convert(global, d.elementType()), d, {});
+    return b.binary(HloOpcode::kMultiply, dot, factor, "global_scale");
+}
+
 // ---------------------------------------------------------------------------
 // cuDNN
 
@@ -608,7 +663,7 @@ StatusOr<H> expandConv(Builder& b, HloInstruction& call) {
 bool isLibraryCallTarget(std::string_view target) {
     return target == kGemm || target == kLtMatmul || target == kConvForward ||
            target == kConvBiasActivation || target == kConvBackwardInput ||
-           target == kConvBackwardFilter;
+           target == kConvBackwardFilter || target == kBlockScaledDot;
 }
 
 bool isLibraryCall(const HloInstruction& instruction) {
@@ -626,8 +681,10 @@ StatusOr<HloInstruction*> expandLibraryCall(HloInstruction& call) {
     std::vector<H> order;
     for (const auto& instruction : computation->instructions()) order.push_back(instruction.get());
     Builder b(*computation, call);
-    const bool gemm = call.customCallTarget().rfind("__cublas$", 0) == 0;
-    StatusOr<H> expanded = gemm ? expandGemm(b, call) : expandConv(b, call);
+    const std::string_view target = call.customCallTarget();
+    StatusOr<H> expanded = target.rfind("__cublas$", 0) == 0 ? expandGemm(b, call)
+                           : target == kBlockScaledDot       ? expandBlockScaledDot(b, call)
+                                                             : expandConv(b, call);
     if (!expanded.isOk()) {
         b.discard();
         return expanded.status();

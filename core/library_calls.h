@@ -25,6 +25,11 @@
 //    the forward convolution that window= and dim_labels= describe, each as
 //    one convolution (the filter reversed and its features swapped; the
 //    batch contracted), times conv_result_scale.
+//  * `__op$block_scaled_dot` (lhs, rhs, lhs_scale[, rhs_scale][, global
+//    scale]), the block-scaled matmul XLA's block_scaling_rewriter lowers:
+//    lhs [B,] M x K and rhs [B,] N x K contracted on K, each times its scale
+//    per block of K, as a scaled-dot (an absent rhs scale is a scalar, which
+//    scaled-dot ignores), times the scalar global scale when there is one.
 //  A tuple result's trailing u8/s8 workspace becomes zeros.
 //
 // The backend_config may be the GpuBackendConfig wrapper or the inner config,

@@ -180,7 +180,8 @@ ENTRY %e (x: f32[3,2500]) -> s32[3,2500] {
     QTest::newRow("row kernels: 8 warps, one warp, bf16") << golden("row_kernels.hlo");
     QTest::newRow("rng-bit-generator: three_fry, philox, 8 to 64 bits")
         << golden("rng_bit_generator.hlo");
-    QTest::newRow("cuBLAS and cuDNN calls of XLA:GPU, expanded") << golden("library_calls.hlo");
+    QTest::newRow("cuBLAS, cuDNN and block-scaled dot calls of XLA:GPU, expanded")
+        << golden("library_calls.hlo");
     QTest::newRow("expm1, log1p, tan, sinh, cosh in f32 and bf16") << golden("device_math.hlo");
     QTest::newRow("bitcast-convert of pred, pred dot, TOTALORDER compare")
         << golden("bits_and_order.hlo");
@@ -213,7 +214,7 @@ void TestGpuEmulation::corpusModules() {
     // From XLA:GPU's own pass-test inputs: the ragged-dots and the cuBLAS / cuDNN calls.
     const QRegularExpression pickGpu(
         all ? QStringLiteral(".")
-            : QStringLiteral(R"([ =]ragged-dot\(|"__cublas\$|"__cudnn\$conv)"));
+            : QStringLiteral(R"([ =]ragged-dot\(|"__cublas\$|"__cudnn\$conv|"__op\$block_scaled)"));
     int emulated = 0, matched = 0;
     QStringList failures;
     for (const char* folder : {"xla_tests", "evaluator", "fusion", "gpu"}) {
@@ -261,7 +262,7 @@ void TestGpuEmulation::corpusModules() {
     qInfo("%d corpus modules%s emulated; %d matched the interpreter in both modes", emulated,
           all ? ""
               : " with while, conditional, sort, top-k, fft, scaled-dot, rng-bit-generator, "
-                "ragged-dot or cuBLAS / cuDNN calls",
+                "ragged-dot or library calls",
           matched);
     for (const QString& failure : failures) qWarning("%s", qPrintable(failure));
     QVERIFY2(failures.isEmpty(), qPrintable(failures.join('\n')));

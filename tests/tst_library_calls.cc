@@ -265,6 +265,51 @@ ENTRY e {
         QVERIFY2(why.empty(), why.c_str());
     }
 
+    void blockScaledDotIsAScaledDot() {
+        // Batched, both scales and a global scale; then the rhs without a scale.
+        const std::string call = R"(HloModule call
+ENTRY e {
+  lhs = f8e4m3fn[2,16,64] parameter(0)
+  rhs = f8e5m2[2,8,64] parameter(1)
+  ls = f8e8m0fnu[2,16,2] parameter(2)
+  rs = f8e8m0fnu[2,8,2] parameter(3)
+  g = f32[] parameter(4)
+  d = f32[2,16,8] custom-call(lhs, rhs, ls, rs, g), custom_call_target="__op$block_scaled_dot"
+  b = bf16[16,64] parameter(5)
+  c = bf16[8,64] parameter(6)
+  bs = f8e8m0fnu[16,4] parameter(7)
+  h = bf16[16,8] custom-call(b, c, bs), custom_call_target="__op$block_scaled_dot"
+  ROOT t = (f32[2,16,8], bf16[16,8]) tuple(d, h)
+})";
+        const std::string plain = R"(HloModule plain
+ENTRY e {
+  lhs = f8e4m3fn[2,16,64] parameter(0)
+  rhs = f8e5m2[2,8,64] parameter(1)
+  ls = f8e8m0fnu[2,16,2] parameter(2)
+  rs = f8e8m0fnu[2,8,2] parameter(3)
+  g = f32[] parameter(4)
+  sd = f32[2,16,8] scaled-dot(lhs, rhs, ls, rs), lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={2}
+  gb = f32[2,16,8] broadcast(g), dimensions={}
+  d = f32[2,16,8] multiply(sd, gb)
+  b = bf16[16,64] parameter(5)
+  c = bf16[8,64] parameter(6)
+  bs = f8e8m0fnu[16,4] parameter(7)
+  one = f32[] constant(1)
+  h = bf16[16,8] scaled-dot(b, c, bs, one), lhs_contracting_dims={1}, rhs_contracting_dims={1}
+  ROOT t = (f32[2,16,8], bf16[16,8]) tuple(d, h)
+})";
+        auto a = parseHloModule(call);
+        auto e = parseHloModule(plain);
+        QVERIFY2(a.isOk() && e.isOk(), "parse");
+        const auto arguments = makeRandomArguments(*(*e)->entryComputation(), 5);
+        HloEvaluator evaluator;
+        auto got = evaluator.evaluate(**a, arguments);
+        auto want = evaluator.evaluate(**e, arguments);
+        QVERIFY2(got.isOk(), got.status().toString().c_str());
+        QVERIFY2(want.isOk(), want.status().toString().c_str());
+        QCOMPARE(*got, *want);
+    }
+
     void backwardConvolutionsAreAdjoints_data() {
         QTest::addColumn<QString>("input");
         QTest::addColumn<QString>("filter");
@@ -417,6 +462,9 @@ ENTRY e {
             << "custom-call(a, b), window={size=1}, dim_labels=bf0_io0->bf0, "
                "feature_group_count=2, custom_call_target=\"__cudnn$convBackwardInput\""
             << int(StatusCode::kUnimplemented) << "with feature or batch groups";
+        QTest::newRow("block-scaled dot of rank 1")
+            << "custom-call(v, v, v), custom_call_target=\"__op$block_scaled_dot\""
+            << int(StatusCode::kInvalidArgument) << "needs operands of rank 2 or 3";
         QTest::newRow("result of another shape")
             << "custom-call(a, b), window={size=1 pad=1_0}, dim_labels=bf0_io0->bf0, "
                "custom_call_target=\"__cudnn$convForward\""

@@ -1,7 +1,8 @@
 // LibraryCallExpanderPass ("library-call-expander"): replaces XLA:GPU's
 // cuBLAS and cuDNN custom-calls (`__cublas$gemm`, `__cublas$lt$matmul`,
 // `__cudnn$convForward`, `__cudnn$convBiasActivationForward`,
-// `__cudnn$convBackwardInput`, `__cudnn$convBackwardFilter`) by the plain
+// `__cudnn$convBackwardInput`, `__cudnn$convBackwardFilter`) and its
+// block-scaled dots (`__op$block_scaled_dot`) by the plain
 // HLO their backend_config describes (core/library_calls.h): a dot or a
 // convolution, its scaling, bias, side input and activation, zeros for the
 // workspace. A module dumped after XLA's GPU optimisations then compiles on
