@@ -180,6 +180,7 @@ private slots:
     void fftIsOneKernelPerAxis();
     void scaledDotIsOneKernel();
     void raggedDotIsOneKernel();
+    void narrowScatterIsACompareAndSwapLoop();
     void rowFusionsAreRowKernels();
     void rngBitGeneratorIsOneKernel();
     void planRoundTrip();
@@ -855,6 +856,18 @@ ENTRY %e (c: bf16[8,30], d: bf16[30,8], sc: bf16[8,4], s: bf16[]) -> f32[8,8] {
         plan.status().message().find(
             "%y: scale dimension 1 does not divide the operand dimension") != std::string::npos,
         plan.status().message().c_str());
+}
+
+// Scatter combiners on 8- and 16-bit elements: a compare-and-swap loop that NVPTX widens to
+// the aligned 32-bit word (atom.cas.b32); the emulation checks the values.
+void TestGpuBackend::narrowScatterIsACompareAndSwapLoop() {
+    auto module = parse(readGolden("narrow_scatter.hlo"));
+    const GpuPlan plan = planOf(*prepared(*module, ExecutionMode::kFused));
+    checkPlanConsistent(plan);
+    for (const char* name : {"sx", "sy", "sz"})
+        QVERIFY(stepNamed(plan, name).kind == GpuStepKind::kKernel);
+    QVERIFY(plan.ptx.find("atom.global.cas.b32") != std::string::npos);
+    assemble(plan, ptxasPath());
 }
 
 // ragged-dot: each of the golden module's four (rows, batched with group_sizes per batch,

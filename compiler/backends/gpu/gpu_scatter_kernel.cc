@@ -37,10 +37,12 @@ Status GpuKernelGen::emitAtomicCombine(const HloComputation& reducer, PrimitiveT
                             llvm::AtomicOrdering::Monotonic);
         return Status::ok();
     }
-    if (bits != 32 && bits != 64)
+    // 8- and 16-bit elements: LLVM's NVPTX backend widens their compare-and-swap to the
+    // aligned 32-bit word around them (masking the neighbours in).
+    if (bits != 8 && bits != 16 && bits != 32 && bits != 64)
         return unsupportedAt(*root, "scatter combiner on " +
                                         std::string(primitive_util::name(type)) +
-                                        " elements (atomic updates need 32 or 64 bits)");
+                                        " elements (atomic updates need 8 to 64 bits)");
     llvm::Type* integer = m_b.getIntNTy(bits);
     auto toBits = [&](Value* v) {
         Value* stored = m_elemental.toMemory(type, v);
