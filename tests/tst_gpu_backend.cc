@@ -181,6 +181,7 @@ private slots:
     void scaledDotIsOneKernel();
     void raggedDotIsOneKernel();
     void narrowScatterIsACompareAndSwapLoop();
+    void variadicScatterIsOneThreadInOrder();
     void rowFusionsAreRowKernels();
     void rngBitGeneratorIsOneKernel();
     void planRoundTrip();
@@ -867,6 +868,22 @@ void TestGpuBackend::narrowScatterIsACompareAndSwapLoop() {
     for (const char* name : {"sx", "sy", "sz"})
         QVERIFY(stepNamed(plan, name).kind == GpuStepKind::kKernel);
     QVERIFY(plan.ptx.find("atom.global.cas.b32") != std::string::npos);
+    assemble(plan, ptxasPath());
+}
+
+// A scatter of several operands: a copy per operand into its output, then one kernel whose
+// thread 0 applies the updates in order (no atomic updates two elements together).
+void TestGpuBackend::variadicScatterIsOneThreadInOrder() {
+    auto module = parse(readGolden("variadic_scatter.hlo"));
+    const GpuPlan plan = planOf(*prepared(*module, ExecutionMode::kUnfused));
+    checkPlanConsistent(plan);
+    const GpuPlanStep& best = stepNamed(plan, "best");
+    QVERIFY(best.kind == GpuStepKind::kKernel);
+    QCOMPARE(best.launch.grid[0] * best.launch.block[0], int64_t{32});  // thread 0 works
+    QVERIFY(plan.ptx.find("atom.") == std::string::npos);
+    QCOMPARE(best.args.size(), size_t{5});  // two outputs, the indices, two updates
+    QVERIFY(stepNamed(plan, "best.init.0").kind == GpuStepKind::kCopy);
+    QVERIFY(stepNamed(plan, "best.init.1").kind == GpuStepKind::kCopy);
     assemble(plan, ptxasPath());
 }
 

@@ -185,6 +185,8 @@ ENTRY %e (x: f32[3,2500]) -> s32[3,2500] {
     QTest::newRow("expm1, log1p, tan, sinh, cosh in f32 and bf16") << golden("device_math.hlo");
     QTest::newRow("scatter combiners on f16, bf16 and s8 (colliding indices)")
         << golden("narrow_scatter.hlo");
+    QTest::newRow("scatters of two operands: argmax, and the last writer with a sum")
+        << golden("variadic_scatter.hlo");
     QTest::newRow("bitcast-convert of pred, pred dot, TOTALORDER compare")
         << golden("bits_and_order.hlo");
     QTest::newRow("ragged-dot: rows, batched with a prefix, contracting, batch")

@@ -60,15 +60,21 @@ std::vector<Value*> GpuKernelGen::beginEntry(const std::string& name, size_t cou
     return pointers;
 }
 
-GpuKernelGen::GridLoop GpuKernelGen::beginGridLoop(int64_t n, const char* name) {
+GpuKernelGen::GridLoop GpuKernelGen::beginGridLoop(int64_t n, const char* name,
+                                                   bool firstThreadOnly) {
     GridLoop loop;
     llvm::BasicBlock* entry = m_b.GetInsertBlock();
-    Value* start = globalThread();
-    loop.stride = m_b.CreateMul(special(llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_x),
-                                special(llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x));
+    Value* thread = globalThread();
+    Value* start = firstThreadOnly ? c64(0) : thread;
+    loop.stride = firstThreadOnly
+                      ? c64(1)
+                      : m_b.CreateMul(special(llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_x),
+                                      special(llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x));
     loop.body = llvm::BasicBlock::Create(m_b.getContext(), name, m_function);
     loop.done = llvm::BasicBlock::Create(m_b.getContext(), "done", m_function);
-    m_b.CreateCondBr(m_b.CreateICmpSLT(start, c64(n)), loop.body, loop.done);
+    Value* enter = m_b.CreateICmpSLT(start, c64(n));
+    if (firstThreadOnly) enter = m_b.CreateAnd(enter, m_b.CreateICmpEQ(thread, c64(0)));
+    m_b.CreateCondBr(enter, loop.body, loop.done);
     m_b.SetInsertPoint(loop.body);
     loop.position = m_b.CreatePHI(i64(), 2, "i");
     loop.position->addIncoming(start, entry);
@@ -128,6 +134,12 @@ StatusOr<GpuKernelInfo> GpuKernelGen::emit() {
         GpuKernelInfo info;
         info.entry = m_spec.name;
         return m_spec.outputs[0]->opcode() == HloOpcode::kSort ? emitSort(info) : emitTopK(info);
+    }
+    if (m_spec.outputs.size() == 1 && m_spec.outputs[0]->opcode() == HloOpcode::kScatter &&
+        m_spec.outputs[0]->shape().isTuple()) {
+        GpuKernelInfo info;
+        info.entry = m_spec.name;
+        return emitScatter(info);
     }
     if (m_spec.outputs.size() == 1 && m_spec.outputs[0]->opcode() == HloOpcode::kRngBitGenerator) {
         GpuKernelInfo info;

@@ -127,7 +127,8 @@ private:
         llvm::BasicBlock* done = nullptr;
         Value* stride = nullptr;
     };
-    GridLoop beginGridLoop(int64_t n, const char* name);
+    // firstThreadOnly: thread 0 takes every element in order, the others none.
+    GridLoop beginGridLoop(int64_t n, const char* name, bool firstThreadOnly = false);
     void endGridLoop(GridLoop& loop, int64_t n);
     StatusOr<Value*> outputValue(size_t k, const Index& index);
     StatusOr<GpuKernelInfo> emitLoop(const std::vector<int64_t>& dims, GpuKernelInfo info);
@@ -147,6 +148,9 @@ private:
                                                std::vector<Value*> values);
     StatusOr<GpuKernelInfo> emitWarpReduction(GpuKernelInfo info);
     StatusOr<GpuKernelInfo> emitScatter(GpuKernelInfo info);
+    // A scatter of several operands at one update element (gpu_scatter_kernel.cc).
+    Status combineInOrder(const HloInstruction& scatter, int64_t count,
+                          const std::vector<Value*>& params, Value* linear, const Index& update);
     // sort, in place on outputs the plan has set to the operands (gpu_sort_kernel.cc).
     StatusOr<GpuKernelInfo> emitSort(GpuKernelInfo info);
     // topk (and the TopK custom call without a comparator): a thread per input element that

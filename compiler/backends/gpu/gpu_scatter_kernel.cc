@@ -73,22 +73,57 @@ Status GpuKernelGen::emitAtomicCombine(const HloComputation& reducer, PrimitiveT
     return Status::ok();
 }
 
-// scatter (one operand; batching dimensions too) into an output the plan has
-// initialised with the operand: one thread per update element, which finds
-// its operand position (XLA's rule: a window that does not fit is skipped)
-// and combines atomically.
+// The outputs' elements at `linear` replaced by the combiner of them and the
+// updates' elements at `update` (one thread: plain loads and stores).
+Status GpuKernelGen::combineInOrder(const HloInstruction& scatter, int64_t count,
+                                    const std::vector<Value*>& params, Value* linear,
+                                    const Index& update) {
+    std::vector<Value*> arguments, addresses;
+    std::vector<PrimitiveType> types;
+    for (int64_t k = 0; k < count; ++k) {
+        const PrimitiveType type = scatter.shape().tupleShape(k).elementType();
+        Value* address = m_b.CreateInBoundsGEP(m_elemental.memoryType(type),
+                                               params[static_cast<size_t>(k)], linear);
+        arguments.push_back(
+            m_elemental.fromMemory(type, m_b.CreateLoad(m_elemental.memoryType(type), address)));
+        addresses.push_back(address);
+        types.push_back(type);
+    }
+    for (int64_t k = 0; k < count; ++k) {
+        HLO_ASSIGN_OR_RETURN(Value * value, gen(*scatter.operand(count + 1 + k), update));
+        arguments.push_back(value);
+    }
+    HLO_ASSIGN_OR_RETURN(std::vector<Value*> combined,
+                         callScalar(*scatter.toApply(), arguments, false));
+    if (combined.size() != static_cast<size_t>(count))
+        return unsupportedAt(scatter, "scatter combiner without one result per operand");
+    for (int64_t k = 0; k < count; ++k)
+        m_b.CreateStore(
+            m_elemental.toMemory(types[static_cast<size_t>(k)], combined[static_cast<size_t>(k)]),
+            addresses[static_cast<size_t>(k)]);
+    return Status::ok();
+}
+
+// scatter (batching dimensions too) into outputs the plan has initialised with
+// the operands: one thread per update element, which finds its operand
+// position (XLA's rule: a window that does not fit is skipped) and combines
+// atomically; with several operands (their elements combined together, which
+// no atomic does) one thread applying every update in order, as the
+// interpreter does.
 StatusOr<GpuKernelInfo> GpuKernelGen::emitScatter(GpuKernelInfo info) {
     const HloInstruction& scatter = *m_spec.outputs[0];
     const ScatterDimensionNumbers* numbers = scatter.scatterDimensionNumbers();
-    if (!numbers || scatter.operandCount() != 3 || !scatter.toApply())
-        return unsupportedAt(scatter,
-                             "only scatters of one operand are compiled by the GPU backend");
+    const int64_t count = scatter.operandCount() / 2;
+    if (!numbers || count < 1 || scatter.operandCount() != 2 * count + 1 || !scatter.toApply())
+        return unsupportedAt(scatter, "scatter without operands, indices, updates and to_apply");
     if (numbers->inputBatchingDims.size() != numbers->scatterIndicesBatchingDims.size())
         return unsupportedAt(scatter, "batching dimension counts differ");
+    const bool serial = count > 1;
     const HloInstruction& operand = *scatter.operand(0);
-    const HloInstruction& indices = *scatter.operand(1);
-    const HloInstruction& updates = *scatter.operand(2);
-    const PrimitiveType type = scatter.shape().elementType();
+    const HloInstruction& indices = *scatter.operand(count);
+    const HloInstruction& updates = *scatter.operand(count + 1);
+    const PrimitiveType type =
+        serial ? PrimitiveType::PRIMITIVE_TYPE_INVALID : scatter.shape().elementType();
     const PrimitiveType indexType = indices.shape().elementType();
     if (!primitive_util::isInteger(indexType))
         return unsupportedAt(scatter, "non-integer scatter indices");
@@ -114,13 +149,20 @@ StatusOr<GpuKernelInfo> GpuKernelGen::emitScatter(GpuKernelInfo info) {
     info.kind = GpuKernelKind::kLoop;
     const int64_t n = product(updDims);
     info.outputElements = n;
-    info.launch = loopLaunch(n);
+    if (serial) {  // one warp, of which thread 0 works
+        info.launch.block = {32, 1, 1};
+        info.launch.grid = {1, 1, 1};
+    } else {
+        info.launch = loopLaunch(n);
+    }
     m_outputsAreReduces = false;
-    std::vector<Value*> params =
-        beginEntry(m_spec.name, 1 + m_spec.leaves.size(), info.launch.block[0]);
-    bindLeaves(params);
+    std::vector<Value*> params = beginEntry(
+        m_spec.name, static_cast<size_t>(count) + m_spec.leaves.size(), info.launch.block[0]);
+    m_leafPointers.clear();
+    for (size_t i = 0; i < m_spec.leaves.size(); ++i)
+        m_leafPointers.emplace(m_spec.leaves[i], params[static_cast<size_t>(count) + i]);
     llvm::LLVMContext& context = m_b.getContext();
-    GridLoop loop = beginGridLoop(n, "update");
+    GridLoop loop = beginGridLoop(n, "update", serial);
     llvm::PHINode* u = loop.position;
     Index update = makeIndex(updDims);
     update.linear = updDims.empty() ? c64(0) : u;
@@ -189,13 +231,17 @@ StatusOr<GpuKernelInfo> GpuKernelGen::emitScatter(GpuKernelInfo info) {
     llvm::BasicBlock* next = llvm::BasicBlock::Create(context, "next", m_function);
     m_b.CreateCondBr(fits, apply, next);
     m_b.SetInsertPoint(apply);
-    auto value = gen(updates, update);
     Status combined =
-        value.isOk()
-            ? emitAtomicCombine(
-                  *scatter.toApply(), type,
-                  m_b.CreateInBoundsGEP(m_elemental.memoryType(type), params[0], linear), *value)
-            : value.status();
+        serial ? combineInOrder(scatter, count, params, linear, update) : Status::ok();
+    if (!serial) {
+        auto value = gen(updates, update);
+        combined = value.isOk()
+                       ? emitAtomicCombine(
+                             *scatter.toApply(), type,
+                             m_b.CreateInBoundsGEP(m_elemental.memoryType(type), params[0], linear),
+                             *value)
+                       : value.status();
+    }
     if (!combined.isOk()) {
         erasePartial();
         return combined;
