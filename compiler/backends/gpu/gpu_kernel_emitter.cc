@@ -88,9 +88,9 @@ void GpuKernelGen::endGridLoop(GridLoop& loop, int64_t n) {
     m_b.SetInsertPoint(loop.done);
 }
 
-void GpuKernelGen::bindLeaves(const std::vector<Value*>& params) {
+void GpuKernelGen::bindLeaves(const std::vector<Value*>& params, size_t outputs) {
     m_leafPointers.clear();
-    const size_t outputs = m_spec.outputs.size();
+    if (outputs == kOutputsOfSpec) outputs = m_spec.outputs.size();
     for (size_t i = 0; i < m_spec.leaves.size(); ++i)
         m_leafPointers.emplace(m_spec.leaves[i], params[outputs + i]);
 }

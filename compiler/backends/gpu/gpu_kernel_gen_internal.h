@@ -117,7 +117,9 @@ private:
     // A kernel entry with `count` global-pointer parameters (accessed as
     // global pointers: ld.global, and 16-byte vectors where aligned).
     std::vector<Value*> beginEntry(const std::string& name, size_t count, int64_t maxThreads);
-    void bindLeaves(const std::vector<Value*>& params);
+    // The leaves at params[outputs...] (outputs: by default one per spec output).
+    static constexpr size_t kOutputsOfSpec = static_cast<size_t>(-1);
+    void bindLeaves(const std::vector<Value*>& params, size_t outputs = kOutputsOfSpec);
     // A grid-stride loop over [0, n): `position` is this thread's element;
     // the body goes between begin and end; after end, the insert point is the
     // block after the loop.

@@ -709,36 +709,9 @@ Status PlanBuilder::planInstruction(const HloInstruction& instruction, int64_t t
                 instruction.fusedComputation()->root()->opcode() == HloOpcode::kScatter
             ? instruction.fusedComputation()->root()
             : nullptr;
-    if (scatterRoot && !shape.isArray()) {
-        // Several operands: the outputs set to the operands, then one thread applying the
-        // updates in order (the combiner updates all operands' elements together, which no
-        // atomic does; XLA expands such scatters into a loop too).
-        if (opcode != HloOpcode::kScatter)
-            return notOnGpu(instruction, "scatter of several operands inside a fusion");
-        const int64_t n = instruction.operandCount() / 2;
-        if (instruction.operandCount() != 2 * n + 1 || outputs.size() != static_cast<size_t>(n))
-            return notOnGpu(instruction, "scatter whose result does not match its operands");
-        for (int64_t k = 0; k < n; ++k)
-            addCopy(instruction, instruction.name() + ".init." + std::to_string(k),
-                    operandBuffer(k), outputs[static_cast<size_t>(k)],
-                    denseBytes(*leaves[static_cast<size_t>(k)]));
-        std::unordered_set<const HloInstruction*> seen;
-        std::vector<int> args = outputs;
-        for (int64_t i = n; i < instruction.operandCount(); ++i)
-            if (seen.insert(instruction.operand(i)).second) {
-                spec.leaves.push_back(instruction.operand(i));
-                args.push_back(operandBuffer(i));
-            }
-        if (product(instruction.operand(n + 1)->shape().dimensions()) == 0) return Status::ok();
-        spec.name = entryName();
-        spec.outputs = {&instruction};
-        std::vector<GpuPlanStep> extra;
-        HLO_ASSIGN_OR_RETURN(GpuPlanStep step, kernelStep(instruction, spec, args, time, extra));
-        m_plan.steps.push_back(std::move(step));
-        ++m_plan.kernels;
-        return Status::ok();
-    }
-    if (scatterRoot) {
+    if (scatterRoot && !shape.isArray() && opcode != HloOpcode::kScatter)
+        return notOnGpu(instruction, "scatter of several operands inside a fusion");
+    if (scatterRoot && shape.isArray()) {
         if (opcode == HloOpcode::kFusion) {
             const HloComputation* fused = instruction.fusedComputation();
             for (int64_t i = 0; i < fused->parameterCount(); ++i) {
@@ -782,6 +755,26 @@ Status PlanBuilder::planInstruction(const HloInstruction& instruction, int64_t t
         ++m_plan.kernels;
         return Status::ok();
     };
+    if (opcode == HloOpcode::kScatter) {
+        // Several operands: the outputs set to the operands, then one kernel whose thread 0
+        // applies the updates in order (the combiner updates all operands' elements together,
+        // which no atomic does; XLA expands such scatters into a loop too).
+        const int64_t n = instruction.operandCount() / 2;
+        if (instruction.operandCount() != 2 * n + 1 || outputs.size() != static_cast<size_t>(n))
+            return notOnGpu(instruction, "scatter whose result does not match its operands");
+        for (int64_t k = 0; k < n; ++k)
+            addCopy(instruction, instruction.name() + ".init." + std::to_string(k),
+                    operandBuffer(k), outputs[static_cast<size_t>(k)],
+                    denseBytes(*leaves[static_cast<size_t>(k)]));
+        std::unordered_set<const HloInstruction*> seen;
+        std::vector<int> args = outputs;
+        for (int64_t i = n; i < instruction.operandCount(); ++i)
+            if (seen.insert(instruction.operand(i)).second) {
+                spec.leaves.push_back(instruction.operand(i));
+                args.push_back(operandBuffer(i));
+            }
+        return wholeKernel(args);
+    }
     if (opcode == HloOpcode::kSort) {
         // The outputs set to the operands, then sorted in place by one kernel.
         if (outputs.size() != static_cast<size_t>(instruction.operandCount()))

@@ -158,9 +158,7 @@ StatusOr<GpuKernelInfo> GpuKernelGen::emitScatter(GpuKernelInfo info) {
     m_outputsAreReduces = false;
     std::vector<Value*> params = beginEntry(
         m_spec.name, static_cast<size_t>(count) + m_spec.leaves.size(), info.launch.block[0]);
-    m_leafPointers.clear();
-    for (size_t i = 0; i < m_spec.leaves.size(); ++i)
-        m_leafPointers.emplace(m_spec.leaves[i], params[static_cast<size_t>(count) + i]);
+    bindLeaves(params, static_cast<size_t>(count));
     llvm::LLVMContext& context = m_b.getContext();
     GridLoop loop = beginGridLoop(n, "update", serial);
     llvm::PHINode* u = loop.position;
