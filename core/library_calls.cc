@@ -273,7 +273,8 @@ struct GemmConfig {
     std::string epilogue = "DEFAULT";
     bool bias = false;
     bool aux = false;
-    std::string activation;  // "", "RELU", "GELU"
+    std::string activation;        // "", "RELU", "GELU"
+    std::string operandPrecision;  // "{highest,highest}" from precision_config, or ""
 };
 
 StatusOr<GemmConfig> gemmConfig(const HloInstruction& call) {
@@ -303,6 +304,20 @@ StatusOr<GemmConfig> gemmConfig(const HloInstruction& call) {
     config.aux = e.size() > 4 && e.compare(e.size() - 4, 4, "_AUX") == 0;
     if (e.find("RELU") != std::string::npos) config.activation = "RELU";
     if (e.find("GELU") != std::string::npos) config.activation = "GELU";
+    if (const Json* precision = field(json, "precision_config")) {
+        const Json* operands = field(*precision, "operand_precision");
+        if (operands && operands->is_array() && operands->size() == 2) {
+            std::string text = "{";
+            for (const Json& item : *operands) {
+                if (!item.is_string()) return invalidAt(call, "backend_config: operand_precision");
+                std::string name = item.get<std::string>();
+                for (char& c : name)
+                    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+                text += (text.size() > 1 ? "," : "") + name;
+            }
+            config.operandPrecision = text + "}";
+        }
+    }
     if (auto damax = numberOf(field(json, "damax_output")); damax && *damax != 0)
         return unimplementedAt(call, "with damax_output (an fp8 scaling output) is not supported");
     return config;
@@ -345,6 +360,8 @@ StatusOr<H> expandGemm(Builder& b, HloInstruction& call) {
 
     H dot = b.add(HloOpcode::kDot, d, {call.operand(0), call.operand(1)}, "dot");
     dot->mutableExtra().dotDimensionNumbers = config.dims;
+    if (!config.operandPrecision.empty())
+        dot->setAttribute("operand_precision", config.operandPrecision);
     auto inferred = inferShape(*dot);
     if (!inferred.isOk())
         return invalidAt(

@@ -390,13 +390,17 @@ ENTRY e {
     }
 
     void expansionTakesTheCallsPlace() {
-        auto module = parseHloModule(R"(HloModule m
+        auto module = parseHloModule(
+            R"(HloModule m
 ENTRY e {
   a = f32[4,3] parameter(0)
   b = f32[3,2] parameter(1)
   before = f32[4,3] negate(a)
   g = (f32[4,2], s8[4]) custom-call(before, b), custom_call_target="__cublas$gemm", metadata={op_name="jit(f)/dot"}, )" +
-                                     gemmConfig("1", "0", R"(,"alpha_real":1,"beta":0)") + R"(
+            gemmConfig(
+                "1", "0",
+                R"(,"alpha_real":1,"beta":0,"precision_config":{"operand_precision":["HIGHEST","DEFAULT"]})") +
+            R"(
   d = f32[4,2] get-tuple-element(g), index=0
   ROOT after = f32[4,2] abs(d)
 })");
@@ -417,6 +421,13 @@ ENTRY e {
                                                "tuple",     "get-tuple-element", "abs"};
         QCOMPARE(order, want);
         QCOMPARE(entry->root()->name(), std::string("after"));
+        // The config's operand precision stays with the dot (the TPU's numerics read it).
+        const HloInstruction* dot = nullptr;
+        for (const auto& instruction : entry->instructions())
+            if (instruction->opcode() == HloOpcode::kDot) dot = instruction.get();
+        QVERIFY(dot != nullptr);
+        QCOMPARE(std::string(dot->attribute("operand_precision").value_or("")),
+                 std::string("{highest,default}"));
     }
 
     // One negative test per error class: each names the call.

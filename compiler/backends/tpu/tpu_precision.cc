@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "compiler/passes/library_call_expander.h"
 #include "core/hlo_computation.h"
 #include "core/hlo_parser.h"
 #include "core/hlo_printer.h"
@@ -379,6 +380,11 @@ StatusOr<std::unique_ptr<HloModule>> emulateTpuNumerics(const HloModule& module,
     if (Status verified = verifyModule(**copy, options); !verified.isOk())
         return verified.withContext("the input module does not verify, so " + passName +
                                     " does not run on it");
+    // XLA:GPU's cuBLAS / cuDNN calls first become the dots and convolutions they stand for,
+    // whose numerics the TPU has.
+    LibraryCallExpanderPass libraryCalls;
+    if (auto expanded = libraryCalls.run(**copy); !expanded.isOk())
+        return expanded.status().withContext(std::string(LibraryCallExpanderPass::kName));
     TpuPrecisionEmulationPass pass;
     auto changed = pass.run(**copy);
     if (!changed.isOk()) return changed.status().withContext(passName);

@@ -49,7 +49,9 @@
 // Ordering: on an unfused module, before fusion and layout assignment (new
 // instructions get the operands' dense layouts, without tiles). It is not
 // part of any target pipeline (estimates and layouts must not depend on it):
-// emulateTpuNumerics applies it to a copy for the simulated TPU device.
+// emulateTpuNumerics applies it to a copy for the simulated TPU device, after
+// library-call-expander (XLA:GPU's cuBLAS / cuDNN calls are dots and
+// convolutions there, as in the tpu pipeline).
 #pragma once
 
 #include <cstdint>
