@@ -569,10 +569,15 @@ Status GpuKernelGen::emitCombine(const GpuKernelInfo& info) {
 // dot: the sum over the contracting elements of lhs * rhs at the mapped
 // indices (output dimensions: batch, lhs free, rhs free), accumulated in the
 // result type. scaled-dot: the same sum over its operands multiplied by their scales, in the
-// types core/scaled_dot.h gives.
+// types core/scaled_dot.h gives. ragged-dot: gpu_ragged_dot.cc. A custom-call is named by
+// its target.
 StatusOr<Value*> GpuKernelGen::genOther(const HloInstruction& instruction, const Index& index) {
     if (instruction.opcode() == HloOpcode::kScaledDot) return genScaledDot(instruction, index);
     if (instruction.opcode() == HloOpcode::kRaggedDot) return genRaggedDot(instruction, index);
+    if (instruction.opcode() == HloOpcode::kCustomCall)
+        return unsupportedAt(instruction, "custom-call \"" +
+                                              std::string(instruction.customCallTarget()) +
+                                              "\" is not compiled by the GPU backend");
     if (instruction.opcode() != HloOpcode::kDot)
         return unsupportedAt(instruction, std::string(hloOpcodeString(instruction.opcode())) +
                                               " is not compiled by the GPU backend");
