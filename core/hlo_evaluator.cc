@@ -953,25 +953,30 @@ StatusOr<Literal> HloEvaluator::evaluate(const HloModule& module,
 
 StatusOr<Literal> HloEvaluator::evaluate(const HloComputation& computation,
                                          std::span<const Literal> arguments) {
+    std::vector<const Literal*> pointers;
+    for (const Literal& argument : arguments) pointers.push_back(&argument);
+    return evaluate(computation, std::span<const Literal* const>(pointers));
+}
+
+StatusOr<Literal> HloEvaluator::evaluate(const HloComputation& computation,
+                                         std::span<const Literal* const> arguments) {
     if (static_cast<int64_t>(arguments.size()) != computation.parameterCount())
         return invalidArgument("computation " + computation.name() + " takes " +
                                std::to_string(computation.parameterCount()) + " argument(s), got " +
                                std::to_string(arguments.size()));
-    std::vector<const Literal*> pointers;
     for (size_t i = 0; i < arguments.size(); ++i) {
         const HloInstruction* parameter = computation.parameter(static_cast<int64_t>(i));
         if (parameter == nullptr)
             return invalidArgument("computation " + computation.name() + " has no parameter " +
                                    std::to_string(i));
-        if (!argumentMatches(arguments[i], parameter->shape()))
+        if (!argumentMatches(*arguments[i], parameter->shape()))
             return invalidArgument("argument " + std::to_string(i) + " has shape " +
-                                   arguments[i].shape().toString(false) + " but parameter %" +
+                                   arguments[i]->shape().toString(false) + " but parameter %" +
                                    parameter->name() + " expects " +
                                    parameter->shape().toString(false));
-        pointers.push_back(&arguments[i]);
     }
     Evaluator evaluator(m_options);
-    return evaluator.call(computation, pointers);
+    return evaluator.call(computation, arguments);
 }
 
 struct HloInstructionEvaluator::Impl {

@@ -51,6 +51,9 @@ public:
     StatusOr<Literal> evaluate(const HloModule& module, std::span<const Literal> arguments);
     StatusOr<Literal> evaluate(const HloComputation& computation,
                                std::span<const Literal> arguments);
+    // The same on arguments held elsewhere (no copies).
+    StatusOr<Literal> evaluate(const HloComputation& computation,
+                               std::span<const Literal* const> arguments);
 
     const HloEvaluatorOptions& options() const { return m_options; }
 

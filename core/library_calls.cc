@@ -544,6 +544,96 @@ Status checkBackward(const HloInstruction& call, const Window& window) {
     return Status::ok();
 }
 
+// Convolution dimension numbers from each side's roles: (batch, feature,
+// spatial) of the input and the output, (input feature, output feature,
+// spatial) of the kernel.
+struct Roles {
+    int64_t first;
+    int64_t second;
+    const std::vector<int64_t>& spatial;
+};
+ConvolutionDimensionNumbers dimensionNumbers(Roles input, Roles kernel, Roles output) {
+    ConvolutionDimensionNumbers dims;
+    dims.inputBatchDimension = input.first;
+    dims.inputFeatureDimension = input.second;
+    dims.inputSpatialDimensions = input.spatial;
+    dims.kernelInputFeatureDimension = kernel.first;
+    dims.kernelOutputFeatureDimension = kernel.second;
+    dims.kernelSpatialDimensions = kernel.spatial;
+    dims.outputBatchDimension = output.first;
+    dims.outputFeatureDimension = output.second;
+    dims.outputSpatialDimensions = output.spatial;
+    return dims;
+}
+
+// d input[x] = sum over k of grad dilated by the stride, at
+// x - ((K-1)D - pad_lo) + k D, times the filter reversed in space, its input
+// and output features swapped.
+StatusOr<H> backwardInput(Builder& b, const HloInstruction& call,
+                          const ConvolutionDimensionNumbers& fwd, const Window& window,
+                          const Shape& result) {
+    HLO_RETURN_IF_ERROR(checkBackward(call, window));
+    H grad = call.operand(0);
+    H filter = call.operand(1);
+    Window w;
+    for (size_t i = 0; i < window.dimensions.size(); ++i) {
+        const WindowDimension& f = window.dimensions[i];
+        const int64_t inputSize = result.dimensions(fwd.inputSpatialDimensions[i]);
+        const int64_t gradSize = grad->shape().dimensions(fwd.outputSpatialDimensions[i]);
+        const int64_t extent = (f.size - 1) * f.windowDilation;
+        WindowDimension g;
+        g.size = f.size;
+        g.windowDilation = f.windowDilation;
+        g.baseDilation = f.stride;
+        g.paddingLow = extent - f.paddingLow;
+        g.paddingHigh = inputSize + extent - ((gradSize - 1) * f.stride + 1) - g.paddingLow;
+        w.dimensions.push_back(g);
+    }
+    H reversed = b.add(HloOpcode::kReverse, filter->shape(), {filter}, "reverse");
+    reversed->setDimensions(fwd.kernelSpatialDimensions);
+    return convolution(
+        b, call, result, grad, reversed, std::move(w),
+        dimensionNumbers(
+            {fwd.outputBatchDimension, fwd.outputFeatureDimension, fwd.outputSpatialDimensions},
+            {fwd.kernelOutputFeatureDimension, fwd.kernelInputFeatureDimension,
+             fwd.kernelSpatialDimensions},
+            {fwd.inputBatchDimension, fwd.inputFeatureDimension, fwd.inputSpatialDimensions}),
+        1, 1);
+}
+
+// d filter[i, o, k] = sum over batch and y of input[y S + k D - pad_lo] times
+// grad[y]: the input's batch contracted against the gradient's, the gradient
+// as the window, strided by the forward dilation.
+StatusOr<H> backwardFilter(Builder& b, const HloInstruction& call,
+                           const ConvolutionDimensionNumbers& fwd, const Window& window,
+                           const Shape& result) {
+    HLO_RETURN_IF_ERROR(checkBackward(call, window));
+    H input = call.operand(0);
+    H grad = call.operand(1);
+    Window w;
+    for (size_t i = 0; i < window.dimensions.size(); ++i) {
+        const WindowDimension& f = window.dimensions[i];
+        const int64_t inputSize = input->shape().dimensions(fwd.inputSpatialDimensions[i]);
+        const int64_t gradSize = grad->shape().dimensions(fwd.outputSpatialDimensions[i]);
+        WindowDimension g;
+        g.size = gradSize;
+        g.stride = f.windowDilation;
+        g.windowDilation = f.stride;
+        g.paddingLow = f.paddingLow;
+        g.paddingHigh = (f.size - 1) * f.windowDilation + (gradSize - 1) * f.stride + 1 -
+                        inputSize - f.paddingLow;
+        w.dimensions.push_back(g);
+    }
+    return convolution(
+        b, call, result, input, grad, std::move(w),
+        dimensionNumbers(
+            {fwd.inputFeatureDimension, fwd.inputBatchDimension, fwd.inputSpatialDimensions},
+            {fwd.outputBatchDimension, fwd.outputFeatureDimension, fwd.outputSpatialDimensions},
+            {fwd.kernelInputFeatureDimension, fwd.kernelOutputFeatureDimension,
+             fwd.kernelSpatialDimensions}),
+        1, 1);
+}
+
 StatusOr<H> expandConv(Builder& b, HloInstruction& call) {
     const std::string_view target = call.customCallTarget();
     HLO_ASSIGN_OR_RETURN(ConvConfig config, convConfig(call));
@@ -573,73 +663,9 @@ StatusOr<H> expandConv(Builder& b, HloInstruction& call) {
             x, convolution(b, call, result, call.operand(0), call.operand(1), window, *fwd,
                            call.featureGroupCount(), call.batchGroupCount()));
     } else if (target == kConvBackwardInput) {
-        // d input[x] = sum over k of grad dilated by the stride, at
-        // x - ((K-1)D - pad_lo) + k D, times the filter reversed in space,
-        // its input and output features swapped.
-        HLO_RETURN_IF_ERROR(checkBackward(call, window));
-        H grad = call.operand(0);
-        H filter = call.operand(1);
-        Window w;
-        for (size_t i = 0; i < spatial; ++i) {
-            const WindowDimension& f = window.dimensions[i];
-            const int64_t inputSize = result.dimensions(fwd->inputSpatialDimensions[i]);
-            const int64_t gradSize = grad->shape().dimensions(fwd->outputSpatialDimensions[i]);
-            const int64_t extent = (f.size - 1) * f.windowDilation;
-            WindowDimension g;
-            g.size = f.size;
-            g.windowDilation = f.windowDilation;
-            g.baseDilation = f.stride;
-            g.paddingLow = extent - f.paddingLow;
-            g.paddingHigh = inputSize + extent - ((gradSize - 1) * f.stride + 1) - g.paddingLow;
-            w.dimensions.push_back(g);
-        }
-        ConvolutionDimensionNumbers dims;
-        dims.inputBatchDimension = fwd->outputBatchDimension;
-        dims.inputFeatureDimension = fwd->outputFeatureDimension;
-        dims.inputSpatialDimensions = fwd->outputSpatialDimensions;
-        dims.kernelInputFeatureDimension = fwd->kernelOutputFeatureDimension;
-        dims.kernelOutputFeatureDimension = fwd->kernelInputFeatureDimension;
-        dims.kernelSpatialDimensions = fwd->kernelSpatialDimensions;
-        dims.outputBatchDimension = fwd->inputBatchDimension;
-        dims.outputFeatureDimension = fwd->inputFeatureDimension;
-        dims.outputSpatialDimensions = fwd->inputSpatialDimensions;
-        H reversed = b.add(HloOpcode::kReverse, filter->shape(), {filter}, "reverse");
-        reversed->setDimensions(fwd->kernelSpatialDimensions);
-        HLO_ASSIGN_OR_RETURN(
-            x, convolution(b, call, result, grad, reversed, std::move(w), std::move(dims), 1, 1));
+        HLO_ASSIGN_OR_RETURN(x, backwardInput(b, call, *fwd, window, result));
     } else if (target == kConvBackwardFilter) {
-        // d filter[i, o, k] = sum over batch and y of input[y S + k D - pad_lo]
-        // times grad[y]: the input's batch contracted against the gradient's,
-        // the gradient as the window, strided by the forward dilation.
-        HLO_RETURN_IF_ERROR(checkBackward(call, window));
-        H input = call.operand(0);
-        H grad = call.operand(1);
-        Window w;
-        for (size_t i = 0; i < spatial; ++i) {
-            const WindowDimension& f = window.dimensions[i];
-            const int64_t inputSize = input->shape().dimensions(fwd->inputSpatialDimensions[i]);
-            const int64_t gradSize = grad->shape().dimensions(fwd->outputSpatialDimensions[i]);
-            WindowDimension g;
-            g.size = gradSize;
-            g.stride = f.windowDilation;
-            g.windowDilation = f.stride;
-            g.paddingLow = f.paddingLow;
-            g.paddingHigh = (f.size - 1) * f.windowDilation + (gradSize - 1) * f.stride + 1 -
-                            inputSize - f.paddingLow;
-            w.dimensions.push_back(g);
-        }
-        ConvolutionDimensionNumbers dims;
-        dims.inputBatchDimension = fwd->inputFeatureDimension;
-        dims.inputFeatureDimension = fwd->inputBatchDimension;
-        dims.inputSpatialDimensions = fwd->inputSpatialDimensions;
-        dims.kernelInputFeatureDimension = fwd->outputBatchDimension;
-        dims.kernelOutputFeatureDimension = fwd->outputFeatureDimension;
-        dims.kernelSpatialDimensions = fwd->outputSpatialDimensions;
-        dims.outputBatchDimension = fwd->kernelInputFeatureDimension;
-        dims.outputFeatureDimension = fwd->kernelOutputFeatureDimension;
-        dims.outputSpatialDimensions = fwd->kernelSpatialDimensions;
-        HLO_ASSIGN_OR_RETURN(
-            x, convolution(b, call, result, input, grad, std::move(w), std::move(dims), 1, 1));
+        HLO_ASSIGN_OR_RETURN(x, backwardFilter(b, call, *fwd, window, result));
     } else {
         return unimplementedAt(call, "is not supported");
     }
@@ -759,14 +785,9 @@ StatusOr<Literal> evaluateLibraryCall(const HloInstruction& call,
                                       std::span<const Literal* const> operands,
                                       const HloEvaluatorOptions& options) {
     std::vector<Shape> shapes;
-    std::vector<Literal> arguments;
-    for (const Literal* operand : operands) {
-        shapes.push_back(operand->shape());
-        arguments.push_back(*operand);
-    }
+    for (const Literal* operand : operands) shapes.push_back(operand->shape());
     HLO_ASSIGN_OR_RETURN(std::unique_ptr<HloModule> module, expandedAlone(call, shapes));
-    HloEvaluator evaluator(options);
-    return evaluator.evaluate(*module, arguments);
+    return HloEvaluator(options).evaluate(*module->entryComputation(), operands);
 }
 
 }  // namespace hloscope

@@ -36,22 +36,31 @@ const std::string kQuotedGemmConfig =
     "\\\"rhsContractingDimensions\\\":[\\\"0\\\"]}}}\"";
 const std::string kQuotedConvConfig = "backend_config=\"{\\\"convResultScale\\\":0.25}\"";
 
-// Evaluates two modules on the same seeded random arguments; empty when
-// every element agrees within `tolerance` (relative to 1 + |expected|).
-std::string sameResults(const std::string& actual, const std::string& expected,
-                        double tolerance = 1e-5, uint64_t seed = 7) {
+// Two modules evaluated on the same seeded random arguments (the expected
+// module's parameters): {actual, expected}.
+StatusOr<std::pair<Literal, Literal>> evaluateBoth(const std::string& actual,
+                                                   const std::string& expected, uint64_t seed) {
     auto a = parseHloModule(actual);
     auto e = parseHloModule(expected);
-    if (!a.isOk()) return "parse: " + a.status().toString();
-    if (!e.isOk()) return "parse: " + e.status().toString();
+    if (!a.isOk()) return a.status().withContext("parse");
+    if (!e.isOk()) return e.status().withContext("parse");
     const auto arguments = makeRandomArguments(*(*e)->entryComputation(), seed);
     HloEvaluator evaluator;
     auto got = evaluator.evaluate(**a, arguments);
     auto want = evaluator.evaluate(**e, arguments);
-    if (!got.isOk()) return "evaluate: " + got.status().toString();
-    if (!want.isOk()) return "evaluate reference: " + want.status().toString();
-    auto g = got->convert(PrimitiveType::F64);
-    auto w = want->convert(PrimitiveType::F64);
+    if (!got.isOk()) return got.status().withContext("evaluate");
+    if (!want.isOk()) return want.status().withContext("evaluate reference");
+    return std::make_pair(std::move(*got), std::move(*want));
+}
+
+// Empty when the two modules' results (arrays) agree element by element
+// within `tolerance` (relative to 1 + |expected|).
+std::string sameResults(const std::string& actual, const std::string& expected,
+                        double tolerance = 1e-5, uint64_t seed = 7) {
+    auto both = evaluateBoth(actual, expected, seed);
+    if (!both.isOk()) return both.status().toString();
+    auto g = both->first.convert(PrimitiveType::F64);
+    auto w = both->second.convert(PrimitiveType::F64);
     if (!g.isOk() || !w.isOk()) return "convert failed";
     auto gv = g->data<double>();
     auto wv = w->data<double>();
@@ -298,16 +307,9 @@ ENTRY e {
   h = bf16[16,8] scaled-dot(b, c, bs, one), lhs_contracting_dims={1}, rhs_contracting_dims={1}
   ROOT t = (f32[2,16,8], bf16[16,8]) tuple(d, h)
 })";
-        auto a = parseHloModule(call);
-        auto e = parseHloModule(plain);
-        QVERIFY2(a.isOk() && e.isOk(), "parse");
-        const auto arguments = makeRandomArguments(*(*e)->entryComputation(), 5);
-        HloEvaluator evaluator;
-        auto got = evaluator.evaluate(**a, arguments);
-        auto want = evaluator.evaluate(**e, arguments);
-        QVERIFY2(got.isOk(), got.status().toString().c_str());
-        QVERIFY2(want.isOk(), want.status().toString().c_str());
-        QCOMPARE(*got, *want);
+        auto both = evaluateBoth(call, plain, 5);
+        QVERIFY2(both.isOk(), both.status().toString().c_str());
+        QCOMPARE(both->first, both->second);
     }
 
     void backwardConvolutionsAreAdjoints_data() {

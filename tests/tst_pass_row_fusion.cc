@@ -99,6 +99,13 @@ const char* kTransposed = R"(ENTRY e {
 }
 )";
 
+// `text` with its leading dimension `from` ("[64") made `rows` long.
+std::string withRows(std::string text, const std::string& from, int rows) {
+    const std::string to = "[" + std::to_string(rows);
+    for (size_t at; (at = text.find(from)) != std::string::npos;) text.replace(at, from.size(), to);
+    return text;
+}
+
 }  // namespace
 
 class TestPassRowFusion : public QObject {
@@ -179,12 +186,7 @@ CHECK: ROOT {{.*}} = f32[16,130] fusion(f32[16,130] %x, {{.*}}), kind=kLoop
     // On gpu the row kernel runs a block per row: 300 rows merge, 64 are left to the
     // reduction kernels, which split rows across blocks.
     void gpuMergesOnlyManyRows() {
-        auto rows300 = [](std::string text) {
-            for (size_t at; (at = text.find("[64")) != std::string::npos;)
-                text.replace(at, 3, "[300");
-            return text;
-        };
-        const std::string many = run(rows300(kSoftmax), R"(
+        const std::string many = run(withRows(kSoftmax, "[64", 300), R"(
 CHECK: %fused_computation
 CHECK: %m = f32[300] reduce(
 CHECK: %s = f32[300] reduce(
@@ -208,12 +210,7 @@ CHECK: ROOT {{.*}} = f32[300,250] fusion(f32[300,250] %x, {{.*}}), kind=kLoop
     // row-fusion takes it into the loop that broadcasts it, computed once per row, and then
     // both reductions: one kernel.
     void gpuLayerNormIsOneKernel() {
-        auto rows300 = [](std::string text) {
-            for (size_t at; (at = text.find("[16")) != std::string::npos;)
-                text.replace(at, 3, "[300");
-            return text;
-        };
-        const std::string text = run(rows300(kLayerNorm), R"(
+        const std::string text = run(withRows(kLayerNorm, "[16", 300), R"(
 CHECK: %fused_computation
 CHECK: %s = f32[300] reduce(
 CHECK: %v = f32[300] reduce(

@@ -127,13 +127,15 @@ int64_t rowCount(const std::vector<int64_t>& dims) {
 }
 
 // The row reduction behind a per-row value: `producer` (a kLoop fusion or an
-// elementwise op) has the rows' kept dimensions, computes only row-local
-// things, and reads a row reduction over `consumer`'s rows that has no other
-// reader and that row-fusion would merge once the value is inside `consumer`
-// (on gpu, at least kGpuMinRows rows). nullptr otherwise.
+// elementwise op) has the rows' kept dimensions and no reader but `consumer`,
+// which reads it only as a broadcast over its rows; it computes only
+// row-local things, and reads a row reduction over `consumer`'s rows that has
+// no other reader and that row-fusion would merge once the value is inside
+// `consumer` (on gpu, at least kGpuMinRows rows). nullptr otherwise.
 const HloInstruction* rowValueSource(const HloInstruction& producer, const HloInstruction& consumer,
                                      const std::string& target) {
-    if (!isFusion(consumer, "kLoop") || !consumer.shape().isArray() || !producer.shape().isArray())
+    if (producer.userCount() != 1 || !isFusion(consumer, "kLoop") || !consumer.shape().isArray() ||
+        !producer.shape().isArray())
         return nullptr;
     if (!isFusion(producer, "kLoop") &&
         (producer.opcode() == HloOpcode::kFusion || !hloOpcodeIsElementwise(producer.opcode())))
@@ -144,7 +146,8 @@ const HloInstruction* rowValueSource(const HloInstruction& producer, const HloIn
         return nullptr;
     if (target == "gpu" && rowCount(rowDims) < kGpuMinRows) return nullptr;
     std::string what;
-    if (!rowLocal(producer, &what)) return nullptr;
+    if (!rowLocal(producer, &what) || !readsAsRowBroadcast(producer, consumer, rowDims))
+        return nullptr;
     for (const HloInstruction* operand : producer.operands()) {
         const HloInstruction* reduce = rowReduceOf(*operand);
         if (reduce && operand->userCount() == 1 &&
@@ -211,9 +214,8 @@ StatusOr<bool> RowFusionPass::run(HloModule& module) {
                 // rows (case 3): inside, it is computed once per row, and the
                 // reduction can then join too.
                 const HloInstruction* rowValueOf =
-                    !reduce && !joinsRows && producer->userCount() == 1
-                        ? rowValueSource(*producer, *consumer, m_config.target)
-                        : nullptr;
+                    !reduce && !joinsRows ? rowValueSource(*producer, *consumer, m_config.target)
+                                          : nullptr;
                 if (!reduce && !joinsRows && !rowValueOf) continue;
                 PassDecision decision;
                 decision.producer = producer->name();
@@ -224,7 +226,6 @@ StatusOr<bool> RowFusionPass::run(HloModule& module) {
                 const std::vector<int64_t> rowDims = reduce
                                                          ? reduce->operand(0)->shape().dimensions()
                                                          : consumer->shape().dimensions();
-                if (rowValueOf && !readsAsRowBroadcast(*producer, *consumer, rowDims)) continue;
                 if (m_config.forbidden(*producer, *consumer)) {
                     reason = FusionReason::kForbiddenByUser;
                     detail = "forbid= names " + p + ":" + c;

@@ -24,6 +24,7 @@
 
 #include "compiler/backends/gpu/gpu_kernel_gen_internal.h"
 #include "core/hlo_computation.h"
+#include "core/library_calls.h"
 #include "core/scaled_dot.h"
 
 namespace hloscope {
@@ -575,9 +576,7 @@ StatusOr<Value*> GpuKernelGen::genOther(const HloInstruction& instruction, const
     if (instruction.opcode() == HloOpcode::kScaledDot) return genScaledDot(instruction, index);
     if (instruction.opcode() == HloOpcode::kRaggedDot) return genRaggedDot(instruction, index);
     if (instruction.opcode() == HloOpcode::kCustomCall)
-        return unsupportedAt(instruction, "custom-call \"" +
-                                              std::string(instruction.customCallTarget()) +
-                                              "\" is not compiled by the GPU backend");
+        return unsupportedAt(instruction, gpuCustomCallRefusal(instruction));
     if (instruction.opcode() != HloOpcode::kDot)
         return unsupportedAt(instruction, std::string(hloOpcodeString(instruction.opcode())) +
                                               " is not compiled by the GPU backend");
@@ -881,6 +880,14 @@ StatusOr<GpuKernelInfo> GpuKernelEmitter::emitKernel(const CpuKernelSpec& spec) 
     }
     ++m_impl->code.kernels;
     return info;
+}
+
+std::string gpuCustomCallRefusal(const HloInstruction& call) {
+    std::string why = "custom-call \"" + std::string(call.customCallTarget()) +
+                      "\" is not compiled by the GPU backend";
+    if (isLibraryCall(call))
+        why += " (library-call-expander left it: " + libraryCallStatus(call).message() + ")";
+    return why;
 }
 
 int64_t GpuKernelEmitter::kernelCount() const { return m_impl->code.kernels; }

@@ -78,6 +78,9 @@ struct GpuKernelInfo {
 // rhsTransposed (the plan's gemm step).
 // topk, or the TopK custom call: compiled as one top-k kernel writing (values, indices).
 bool isGpuTopK(const HloInstruction& instruction);
+// Why a custom-call has no GPU code: its target, and for a cuBLAS / cuDNN call
+// that library-call-expander left in place, what the expansion said.
+std::string gpuCustomCallRefusal(const HloInstruction& call);
 
 struct GpuGemmShape {
     int64_t batch = 1, m = 0, n = 0, k = 0;

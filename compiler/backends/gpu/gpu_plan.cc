@@ -11,7 +11,6 @@
 #include "core/hlo_computation.h"
 #include "core/hlo_evaluator.h"
 #include "core/hlo_instruction.h"
-#include "core/library_calls.h"
 
 namespace hloscope {
 namespace gpu_plan_internal {
@@ -861,12 +860,7 @@ Status PlanBuilder::planInstruction(const HloInstruction& instruction, int64_t t
             }
         addKernelOutputs(spec, instruction);
     } else if (opcode == HloOpcode::kCustomCall) {
-        std::string why = "custom-call \"" + std::string(instruction.customCallTarget()) +
-                          "\" is not compiled by the GPU backend";
-        if (isLibraryCall(instruction))
-            why += " (library-call-expander left it: " + libraryCallStatus(instruction).message() +
-                   ")";
-        return notOnGpu(instruction, why);
+        return notOnGpu(instruction, gpuCustomCallRefusal(instruction));
     } else {
         return notOnGpu(instruction, std::string(hloOpcodeString(opcode)) +
                                          " is not compiled by the GPU backend");

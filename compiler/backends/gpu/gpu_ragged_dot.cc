@@ -87,42 +87,30 @@ StatusOr<Value*> GpuKernelGen::genRaggedDot(const HloInstruction& dot, const Ind
         Value* total;
     };
     auto scan = [&](Value* target, Value* at) -> StatusOr<Scan> {
-        llvm::LLVMContext& context = m_b.getContext();
-        llvm::BasicBlock* before = m_b.GetInsertBlock();
-        if (groups == 0) return Scan{c64(0), c64(0), c64(0), c64(0)};
-        llvm::BasicBlock* loop = llvm::BasicBlock::Create(context, "groups.loop", m_function);
-        llvm::BasicBlock* exit = llvm::BasicBlock::Create(context, "groups.exit", m_function);
-        m_b.CreateBr(loop);
-        m_b.SetInsertPoint(loop);
-        llvm::PHINode* g = m_b.CreatePHI(i64(), 2, "group");
-        llvm::PHINode* total = m_b.CreatePHI(i64(), 2, "group.end");
-        llvm::PHINode* start = m_b.CreatePHI(i64(), 2, "run.start");
-        llvm::PHINode* end = m_b.CreatePHI(i64(), 2, "run.end");
-        llvm::PHINode* count = m_b.CreatePHI(i64(), 2, "groups.before");
-        for (llvm::PHINode* phi : {g, total, start, end, count}) phi->addIncoming(c64(0), before);
-        Index at_ = makeIndex(sizeDims);
-        for (int64_t d : prefix) at_.multi.push_back(lhsCoordinate[static_cast<size_t>(d)]);
-        at_.multi.push_back(g);
-        HLO_ASSIGN_OR_RETURN(Value * raw, gen(sizes, at_));
-        Value* size = m_elemental.convert(sizeType, PrimitiveType::S64, raw);
-        size = m_b.CreateSelect(m_b.CreateICmpSLT(size, c64(0)), c64(0), size);
-        Value* nextTotal = m_b.CreateAdd(total, size);
-        Value* isTarget = target ? m_b.CreateICmpEQ(g, target) : m_b.getFalse();
-        Value* nextStart = m_b.CreateSelect(isTarget, total, start);
-        Value* nextEnd = m_b.CreateSelect(isTarget, nextTotal, end);
-        Value* nextCount =
-            at ? m_b.CreateAdd(count, m_b.CreateZExt(m_b.CreateICmpSLE(nextTotal, at), i64()))
-               : count;
-        Value* nextG = m_b.CreateAdd(g, c64(1));
-        llvm::BasicBlock* latch = m_b.GetInsertBlock();
-        g->addIncoming(nextG, latch);
-        total->addIncoming(nextTotal, latch);
-        start->addIncoming(nextStart, latch);
-        end->addIncoming(nextEnd, latch);
-        count->addIncoming(nextCount, latch);
-        m_b.CreateCondBr(m_b.CreateICmpSLT(nextG, c64(groups)), loop, exit);
-        m_b.SetInsertPoint(exit);
-        return Scan{nextStart, nextEnd, nextCount, nextTotal};
+        // Accumulators: the end of the groups so far, the run's start and end, the count.
+        HLO_ASSIGN_OR_RETURN(
+            std::vector<Value*> last,
+            emitFold(
+                groups, {c64(0), c64(0), c64(0), c64(0)},
+                [&](Value* g, const std::vector<Value*>& acc) -> StatusOr<std::vector<Value*>> {
+                    Index where = makeIndex(sizeDims);
+                    for (int64_t d : prefix)
+                        where.multi.push_back(lhsCoordinate[static_cast<size_t>(d)]);
+                    where.multi.push_back(g);
+                    HLO_ASSIGN_OR_RETURN(Value * raw, gen(sizes, where));
+                    Value* size = m_elemental.convert(sizeType, PrimitiveType::S64, raw);
+                    size = m_b.CreateSelect(m_b.CreateICmpSLT(size, c64(0)), c64(0), size);
+                    Value* total = m_b.CreateAdd(acc[0], size);
+                    Value* isTarget = target ? m_b.CreateICmpEQ(g, target) : m_b.getFalse();
+                    Value* count =
+                        at ? m_b.CreateAdd(acc[3],
+                                           m_b.CreateZExt(m_b.CreateICmpSLE(total, at), i64()))
+                           : acc[3];
+                    return std::vector<Value*>{total, m_b.CreateSelect(isTarget, acc[0], acc[1]),
+                                               m_b.CreateSelect(isTarget, total, acc[2]), count};
+                },
+                "groups"));
+        return Scan{last[1], last[2], last[3], last[0]};
     };
 
     auto operandValue = [&](int side, const Index& inner) -> StatusOr<Value*> {
