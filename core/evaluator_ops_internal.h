@@ -295,5 +295,8 @@ StatusOr<Literal> evaluateScatter(const HloInstruction& instruction, Operands op
 StatusOr<Literal> evaluateSort(const HloInstruction& instruction, Operands operands,
                                EvalContext& context);
 StatusOr<Literal> evaluateTopK(const HloInstruction& instruction, Operands operands);
+// scan (core/scan.h): the body called once per step, in the scan's direction.
+StatusOr<Literal> evaluateScan(const HloInstruction& instruction, Operands operands,
+                               EvalContext& context);
 
 }  // namespace hloscope::evaluator

@@ -1,5 +1,5 @@
 // Evaluator family: reduce, reduce-window, select-and-scatter (this file),
-// gather, scatter (evaluator_gather.cc), sort, topk (evaluator_sort.cc).
+// scan, gather, scatter (evaluator_gather.cc), sort, topk (evaluator_sort.cc).
 //
 // Order follows XLA's evaluator: outputs in row-major order; for each, the
 // reduced (or window) elements in row-major order, folded as
@@ -13,6 +13,7 @@
 #include <string>
 
 #include "core/evaluator_ops_internal.h"
+#include "core/scan.h"
 
 namespace hloscope::evaluator {
 
@@ -33,6 +34,8 @@ StatusOr<Literal> evaluateReduction(const HloInstruction& instruction, Operands 
             return evaluateScatter(instruction, operands, context);
         case HloOpcode::kTopK:
             return evaluateTopK(instruction, operands);
+        case HloOpcode::kScan:
+            return evaluateScan(instruction, operands, context);
         default:
             break;
     }
@@ -532,6 +535,86 @@ StatusOr<Literal> evaluateSelectAndScatter(const HloInstruction& instruction, Op
         }
     }
     return result;
+}
+
+namespace {
+
+// Row `index` along `dimension` of a stacked array, and its inverse: the
+// literals are row-major, so each of the `outer` blocks before the dimension
+// holds `length` rows of one row's bytes divided by `outer`.
+struct RowCopy {
+    int64_t outer = 1, length = 0, inner = 0;
+
+    RowCopy(const Shape& stacked, int64_t dimension, int64_t rowBytes) {
+        length = stacked.dimensions(dimension);
+        for (int64_t d = 0; d < dimension; ++d) outer *= stacked.dimensions(d);
+        inner = outer == 0 ? 0 : rowBytes / outer;
+    }
+    void take(const Literal& stacked, Literal& row, int64_t index) const {
+        if (inner == 0) return;
+        const auto* from = static_cast<const uint8_t*>(stacked.untypedData());
+        auto* to = static_cast<uint8_t*>(row.untypedData());
+        for (int64_t o = 0; o < outer; ++o)
+            std::memcpy(to + o * inner, from + (o * length + index) * inner,
+                        static_cast<size_t>(inner));
+    }
+    void put(const Literal& row, Literal& stacked, int64_t index) const {
+        if (inner == 0) return;
+        const auto* from = static_cast<const uint8_t*>(row.untypedData());
+        auto* to = static_cast<uint8_t*>(stacked.untypedData());
+        for (int64_t o = 0; o < outer; ++o)
+            std::memcpy(to + (o * length + index) * inner, from + o * inner,
+                        static_cast<size_t>(inner));
+    }
+};
+
+}  // namespace
+
+StatusOr<Literal> evaluateScan(const HloInstruction& instruction, Operands operands,
+                               EvalContext& context) {
+    HLO_ASSIGN_OR_RETURN(ScanGeometry g, scanGeometry(instruction));
+    std::vector<Literal> slices;
+    std::vector<RowCopy> inputRows;
+    for (int64_t i = 0; i < g.inputCount; ++i) {
+        const Literal& input = *operands[static_cast<size_t>(i)];
+        slices.emplace_back(removeDimension(input.shape(), g.dimension));
+        inputRows.emplace_back(input.shape(), g.dimension, slices.back().sizeInBytes());
+    }
+    std::vector<Literal> carries;
+    for (int64_t j = 0; j < g.carryCount; ++j)
+        carries.push_back(*operands[static_cast<size_t>(g.inputCount + j)]);
+    std::vector<Literal> stacked;
+    std::vector<RowCopy> outputRows;
+    for (const Shape& output : g.outputShapes) {
+        stacked.emplace_back(insertDimension(output, g.dimension, g.length));
+        outputRows.emplace_back(stacked.back().shape(), g.dimension, Literal(output).sizeInBytes());
+    }
+    for (int64_t step = 0; step < g.length; ++step) {
+        // Step i reads and writes index i; a reverse scan counts down.
+        const int64_t index = g.reverse ? g.length - 1 - step : step;
+        std::vector<const Literal*> arguments;
+        for (size_t i = 0; i < slices.size(); ++i) {
+            inputRows[i].take(*operands[i], slices[i], index);
+            arguments.push_back(&slices[i]);
+        }
+        for (const Literal& carry : carries) arguments.push_back(&carry);
+        HLO_ASSIGN_OR_RETURN(Literal result, context.call(*instruction.toApply(), arguments));
+        std::vector<Literal> values;
+        if (g.tupleResult)
+            values = std::move(result.mutableTupleElements());
+        else
+            values.push_back(std::move(result));
+        if (static_cast<int64_t>(values.size()) != g.outputCount + g.carryCount)
+            return invalid(instruction,
+                           "to_apply returned " + std::to_string(values.size()) + " values");
+        for (size_t o = 0; o < stacked.size(); ++o) outputRows[o].put(values[o], stacked[o], index);
+        for (size_t j = 0; j < carries.size(); ++j)
+            carries[j] = std::move(values[stacked.size() + j]);
+    }
+    std::vector<Literal> results = std::move(stacked);
+    for (Literal& carry : carries) results.push_back(std::move(carry));
+    if (!g.tupleResult) return std::move(results.front());
+    return Literal::makeTuple(std::move(results));
 }
 
 }  // namespace hloscope::evaluator

@@ -73,6 +73,7 @@ Family familyOf(HloOpcode opcode) {
         case HloOpcode::kGather:
         case HloOpcode::kScatter:
         case HloOpcode::kTopK:
+        case HloOpcode::kScan:
             return Family::kReduction;
         default:
             break;

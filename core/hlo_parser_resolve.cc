@@ -264,23 +264,24 @@ Status Parser::checkInstruction(const Site& site) {
                                               "to_apply, but to_apply has " +
                                               std::to_string(body->parameterCount()) +
                                               " parameters");
-            if (instruction->dimensions().size() == 1) {
+            int64_t carries = 0;
+            if (auto text = instruction->attribute("num_carries")) {
+                if (!parseInt64(*text, &carries) || carries < 0)
+                    return error(site.offset, "num_carries must be a non-negative integer");
+                if (carries > count)
+                    return error(site.offset, "expects at least " + std::to_string(carries) +
+                                                  " operands to match the number of carries, but "
+                                                  "has " +
+                                                  std::to_string(count) + " operands");
+            }
+            // The dimension is the inputs' (the operands before the carries).
+            if (instruction->dimensions().size() == 1 && count > carries) {
                 int64_t dim = instruction->dimensions(0);
                 int64_t rank = operandShape(0).rank();
                 if (dim < 0 || dim >= rank)
                     return error(site.offset, "scan dimension " + std::to_string(dim) +
                                                   " is out of range for an operand of rank " +
                                                   std::to_string(rank));
-            }
-            if (auto carries = instruction->attribute("num_carries")) {
-                int64_t value = 0;
-                if (!parseInt64(*carries, &value) || value < 0)
-                    return error(site.offset, "num_carries must be a non-negative integer");
-                if (value > count)
-                    return error(site.offset, "expects at least " + std::to_string(value) +
-                                                  " operands to match the number of carries, but "
-                                                  "has " +
-                                                  std::to_string(count) + " operands");
             }
             return Status::ok();
         }

@@ -8,14 +8,15 @@
 
 #include <algorithm>
 #include <cctype>
+#include <functional>
 #include <map>
 #include <set>
 #include <unordered_map>
-#include <functional>
 #include <unordered_set>
 
 #include "core/hlo_parser.h"
 #include "core/hlo_verifier_internal.h"
+#include "core/scan.h"
 #include "core/shape_inference.h"
 #include "core/shape_inference_internal.h"
 
@@ -920,6 +921,13 @@ Status Verifier::verifyOpcodeSpecific(const HloInstruction& instruction) {
     case HloOpcode::kAsyncUpdate:
     case HloOpcode::kAsyncDone: HLO_RETURN_IF_ERROR(verifyAsync(instruction, m_options)); break;
     case HloOpcode::kScan:
+        if (auto geometry = scanGeometry(instruction); !geometry.isOk()) {
+            // scanGeometry names the instruction; say where it is too.
+            std::string_view message = geometry.status().message();
+            const std::string prefix = "%" + instruction.name() + ": ";
+            if (message.starts_with(prefix)) message.remove_prefix(prefix.size());
+            return instructionError(instruction, message);
+        }
         if (m_options.layoutSensitive && instruction.attribute("is_associative") &&
             *instruction.attribute("is_associative") == "false") {
             return instructionError(instruction,

@@ -367,11 +367,12 @@ const char* kOptModule =
 void TestCli::passesListsRegistryAndTargets() {
     Result r = runCli({u"passes"_s});
     QCOMPARE(r.exitCode, 0);
-    for (const char* name : {"dce", "cse", "algebraic-simplifier", "constant-folding",
-                             "call-inliner", "tuple-simplifier", "while-loop-invariant-code-motion",
-                             "layout-assignment", "buffer-assignment", "library-call-expander"})
+    for (const char* name :
+         {"dce", "cse", "algebraic-simplifier", "constant-folding", "call-inliner",
+          "tuple-simplifier", "while-loop-invariant-code-motion", "layout-assignment",
+          "buffer-assignment", "library-call-expander", "scan-expander"})
         QVERIFY2(r.out.contains(u"  "_s + QLatin1String(name) + u"\n"_s), name);
-    QVERIFY(r.out.contains(u"cpu: library-call-expander, call-inliner"_s));
+    QVERIFY(r.out.contains(u"cpu: library-call-expander, scan-expander, call-inliner"_s));
     QVERIFY(r.out.contains(u"tpu: "_s));
 }
 
@@ -388,7 +389,8 @@ void TestCli::optPrintsAndDumps() {
     QCOMPARE(d.exitCode, 0);
     QVERIFY(QFile::exists(dir + u"/00-input.hlo"_s));
     QVERIFY(QFile::exists(dir + u"/01-library-call-expander.hlo"_s));
-    QVERIFY(QFile::exists(dir + u"/02-call-inliner.hlo"_s));
+    QVERIFY(QFile::exists(dir + u"/02-scan-expander.hlo"_s));
+    QVERIFY(QFile::exists(dir + u"/03-call-inliner.hlo"_s));
     QFile json(dir + u"/passes.json"_s);
     QVERIFY(json.open(QIODevice::ReadOnly));
     const QJsonObject report = QJsonDocument::fromJson(json.readAll()).object();

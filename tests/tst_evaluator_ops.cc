@@ -2,7 +2,7 @@
 // contracting on any dimension, mixed types, ragged, scaled), convolution
 // (stride, padding, dilations, reversal, feature and batch groups),
 // reduce (multi-dimension, variadic, NaN, empty), reduce-window,
-// select-and-scatter, sort, gather/scatter (XLA's documented examples,
+// select-and-scatter, sort, scan, gather/scatter (XLA's documented examples,
 // batching dimensions, clamping, skipped windows), topk, fft, cholesky and
 // triangular-solve, on hand-written modules with values worked out by hand.
 // Larger dots and convolutions are checked bitwise against naive loops that
@@ -108,6 +108,7 @@ private slots:
     void gather();
     void scatter();
     void topk();
+    void scan();
     void fft();
     void choleskyAndTriangularSolve();
     void errors();
@@ -678,6 +679,82 @@ void TestEvaluatorOps::scatter() {
               " s = f32[] add(a, c)\n m = s32[] multiply(b, d)\n"
               " ROOT t = (f32[], s32[]) tuple(s, m)\n}\n"),
         "(f32[2], s32[2]) ({1, 7}, {10, 60})");
+}
+
+// scan: XLA's evaluator tests (1-D forward and reverse, 2-D, along the
+// middle dimension of a 3-D array, two carries, a carry of another shape
+// than the rows), the single-value forms and a scan without inputs.
+void TestEvaluatorOps::scan() {
+    const std::string addTwice =
+        "add {\n x = f32[] parameter(0)\n y = f32[] parameter(1)\n"
+        " s = f32[] add(x, y)\n ROOT t = (f32[], f32[]) tuple(s, s)\n}\n";
+    EXPECT_EVAL(entry("x = f32[4] constant({1,2,3,4})\ni = f32[] constant(0)\n"
+                      "ROOT s = (f32[4], f32[]) scan(x, i), dimensions={0}, num_carries=1, "
+                      "to_apply=add",
+                      addTwice),
+                "(f32[4], f32[]) ({1,3,6,10}, 10)");
+    // Reverse: step i reads and writes index length-1-i.
+    EXPECT_EVAL(entry("x = f32[4] constant({1,2,3,4})\ni = f32[] constant(0)\n"
+                      "ROOT s = (f32[4], f32[]) scan(x, i), dimensions={0}, num_carries=1, "
+                      "is_reverse=true, to_apply=add",
+                      addTwice),
+                "(f32[4], f32[]) ({10,9,7,4}, 10)");
+    const std::string addRows =
+        "add {\n x = f32[2] parameter(0)\n y = f32[2] parameter(1)\n"
+        " s = f32[2] add(x, y)\n ROOT t = (f32[2], f32[2]) tuple(s, s)\n}\n";
+    EXPECT_EVAL(entry("x = f32[2,2] constant({{1,2},{3,4}})\ni = f32[2] constant({0,0})\n"
+                      "ROOT s = (f32[2,2], f32[2]) scan(x, i), dimensions={0}, num_carries=1, "
+                      "to_apply=add",
+                      addRows),
+                "(f32[2,2], f32[2]) ({{1,2},{4,6}}, {4,6})");
+    const std::string addPlanes =
+        "add {\n x = f32[2,2] parameter(0)\n y = f32[2,2] parameter(1)\n"
+        " s = f32[2,2] add(x, y)\n ROOT t = (f32[2,2], f32[2,2]) tuple(s, s)\n}\n";
+    EXPECT_EVAL(entry("x = f32[2,2,2] constant({{{1,2},{3,4}},{{5,6},{7,8}}})\n"
+                      "i = f32[2,2] constant({{0,0},{0,0}})\n"
+                      "ROOT s = (f32[2,2,2], f32[2,2]) scan(x, i), dimensions={1}, "
+                      "num_carries=1, to_apply=add",
+                      addPlanes),
+                "(f32[2,2,2], f32[2,2]) ({{{1,2},{4,6}},{{5,6},{12,14}}}, {{4,6},{12,14}})");
+    // Two inputs, two carries: a running sum and a running product.
+    EXPECT_EVAL(entry("x = f32[3] constant({1,2,3})\ny = f32[3] constant({1,2,3})\n"
+                      "z = f32[] constant(0)\no = f32[] constant(1)\n"
+                      "ROOT s = (f32[3], f32[3], f32[], f32[]) scan(x, y, z, o), dimensions={0}, "
+                      "num_carries=2, to_apply=f",
+                      "f {\n x1 = f32[] parameter(0)\n x2 = f32[] parameter(1)\n"
+                      " y1 = f32[] parameter(2)\n y2 = f32[] parameter(3)\n"
+                      " a = f32[] add(x1, y1)\n m = f32[] multiply(x2, y2)\n"
+                      " ROOT t = (f32[], f32[], f32[], f32[]) tuple(a, m, a, m)\n}\n"),
+                "(f32[3], f32[3], f32[], f32[]) ({1,3,6}, {1,2,6}, 6, 6)");
+    // The carry is a matrix; each step's output is its column sums.
+    EXPECT_EVAL(entry("x = f32[2,2] constant({{1,2},{3,4}})\ni = f32[2,2] constant({{0,0},{0,0}})\n"
+                      "ROOT s = (f32[2,2], f32[2,2]) scan(x, i), dimensions={0}, num_carries=1, "
+                      "to_apply=f",
+                      std::string(kAddF32) +
+                          "f {\n x = f32[2] parameter(0)\n y = f32[2,2] parameter(1)\n"
+                          " b = f32[2,2] broadcast(x), dimensions={1}\n a = f32[2,2] add(b, y)\n"
+                          " z = f32[] constant(0)\n"
+                          " r = f32[2] reduce(a, z), dimensions={0}, to_apply=add_f32\n"
+                          " ROOT t = (f32[2], f32[2,2]) tuple(r, a)\n}\n"),
+                "(f32[2,2], f32[2,2]) ({{2,4},{8,12}}, {{4,6},{4,6}})");
+    // One carry and no outputs: the result is the carry itself.
+    EXPECT_EVAL(entry("x = s32[3,2] constant({{1,2},{3,4},{5,6}})\ni = s32[2] constant({0,10})\n"
+                      "ROOT s = s32[2] scan(x, i), dimensions={0}, num_carries=1, to_apply=f",
+                      "f {\n x = s32[2] parameter(0)\n c = s32[2] parameter(1)\n"
+                      " ROOT m = s32[2] subtract(c, x)\n}\n"),
+                "s32[2] {-9,-2}");
+    // No carries, one output: each row doubled, the result stacked along dimension 1.
+    EXPECT_EVAL(entry("x = s32[2,3] constant({{1,2,3},{4,5,6}})\n"
+                      "ROOT s = s32[2,3] scan(x), dimensions={1}, num_carries=0, to_apply=f",
+                      "f {\n x = s32[2] parameter(0)\n ROOT d = s32[2] add(x, x)\n}\n"),
+                "s32[2,3] {{2,4,6},{8,10,12}}");
+    // No inputs: the length is the stacked output's (a counter, backwards).
+    EXPECT_EVAL(entry("i = s32[] constant(5)\n"
+                      "ROOT s = (s32[4], s32[]) scan(i), dimensions={0}, num_carries=1, "
+                      "is_reverse=true, to_apply=f",
+                      "f {\n c = s32[] parameter(0)\n o = s32[] constant(1)\n"
+                      " n = s32[] add(c, o)\n ROOT t = (s32[], s32[]) tuple(c, n)\n}\n"),
+                "(s32[4], s32[]) ({8,7,6,5}, 9)");
 }
 
 void TestEvaluatorOps::topk() {

@@ -203,10 +203,10 @@ void TestGpuEmulation::handWrittenModules() {
     }
 }
 
-// The corpus modules with while loops, conditionals, sort, top-k, fft, scaled-dot or
-// rng-bit-generator that get a GPU plan (as tests/bench/gpu/device_check.sh picks them), and
-// XLA:GPU's modules with ragged-dot or cuBLAS / cuDNN calls, within a size the emulator runs in
-// seconds.
+// The corpus modules with while loops, conditionals, sort, top-k, fft, scaled-dot,
+// rng-bit-generator or scan that get a GPU plan (as tests/bench/gpu/device_check.sh picks them),
+// and XLA:GPU's modules with scan, ragged-dot or cuBLAS / cuDNN calls, within a size the emulator
+// runs in seconds.
 void TestGpuEmulation::corpusModules() {
     if (!QDir(kCorpus).exists()) QSKIP("../shared/corpus is absent: corpus modules not emulated");
     // HLOSCOPE_GPU_EMULATION_ALL=1: every module of those folders (a longer run).
@@ -214,11 +214,12 @@ void TestGpuEmulation::corpusModules() {
     const QRegularExpression pick(
         all ? QStringLiteral(".")
             : QStringLiteral(
-                  R"([ =](while|conditional|sort|topk|fft|scaled-dot|rng-bit-generator)\(|"TopK")"));
-    // From XLA:GPU's own pass-test inputs: the ragged-dots and the cuBLAS / cuDNN calls.
+                  R"([ =](while|conditional|sort|topk|fft|scaled-dot|rng-bit-generator|scan)\(|"TopK")"));
+    // From XLA:GPU's own pass-test inputs: the scans, ragged-dots and cuBLAS / cuDNN calls.
     const QRegularExpression pickGpu(
         all ? QStringLiteral(".")
-            : QStringLiteral(R"([ =]ragged-dot\(|"__cublas\$|"__cudnn\$conv|"__op\$block_scaled)"));
+            : QStringLiteral(
+                  R"([ =](ragged-dot|scan)\(|"__cublas\$|"__cudnn\$conv|"__op\$block_scaled)"));
     int emulated = 0, matched = 0;
     QStringList failures;
     for (const char* folder : {"xla_tests", "evaluator", "fusion", "gpu"}) {
@@ -266,7 +267,7 @@ void TestGpuEmulation::corpusModules() {
     qInfo("%d corpus modules%s emulated; %d matched the interpreter in both modes", emulated,
           all ? ""
               : " with while, conditional, sort, top-k, fft, scaled-dot, rng-bit-generator, "
-                "ragged-dot or library calls",
+                "scan, ragged-dot or library calls",
           matched);
     for (const QString& failure : failures) qWarning("%s", qPrintable(failure));
     QVERIFY2(failures.isEmpty(), qPrintable(failures.join('\n')));

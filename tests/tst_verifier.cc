@@ -466,6 +466,68 @@ void TestVerifier::rejected_data() {
   a = f32[2,3] parameter(0)
   ROOT r = f32[3,2] add(a, a)
 })") << "r" << "Expected instruction to have shape equal to f32[2,3]";
+    // scan (core/scan.h): the body against the operands, the result against the body.
+    QTest::newRow("scan-slice")
+        << QStringLiteral(R"(f {
+  x = f32[4] parameter(0)
+  c = f32[] parameter(1)
+  ROOT t = (f32[], f32[]) tuple(c, c)
+}
+ENTRY e {
+  a = f32[4,3] parameter(0)
+  i = f32[] constant(0)
+  ROOT r = (f32[4], f32[]) scan(a, i), dimensions={0}, num_carries=1, to_apply=f
+})") << "r"
+        << "to_apply parameter 0 is f32[4], expected f32[3] (the input's slice)";
+    QTest::newRow("scan-carry") << QStringLiteral(R"(f {
+  x = f32[] parameter(0)
+  c = f32[] parameter(1)
+  b = f32[2] broadcast(c), dimensions={}
+  ROOT t = (f32[], f32[2]) tuple(x, b)
+}
+ENTRY e {
+  a = f32[4] parameter(0)
+  i = f32[] constant(0)
+  ROOT r = (f32[4], f32[2]) scan(a, i), dimensions={0}, num_carries=1, to_apply=f
+})") << "r"
+                                << "to_apply returns carry 0 as f32[2], its initial value is f32[]";
+    QTest::newRow("scan-lengths") << QStringLiteral(R"(f {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  c = f32[] parameter(2)
+  ROOT t = (f32[], f32[]) tuple(x, c)
+}
+ENTRY e {
+  a = f32[4] parameter(0)
+  b = f32[5] parameter(1)
+  i = f32[] constant(0)
+  ROOT r = (f32[4], f32[]) scan(a, b, i), dimensions={0}, num_carries=1, to_apply=f
+})") << "r"
+                                  << "scan inputs differ in length along dimension 0: 4 and 5";
+    QTest::newRow("scan-result")
+        << QStringLiteral(R"(f {
+  x = f32[] parameter(0)
+  c = f32[] parameter(1)
+  ROOT t = (f32[], f32[]) tuple(x, c)
+}
+ENTRY e {
+  a = f32[4] parameter(0)
+  i = f32[] constant(0)
+  ROOT r = (f32[3], f32[]) scan(a, i), dimensions={0}, num_carries=1, to_apply=f
+})") << "r"
+        << "scan result 0 is f32[3], expected f32[4] (output 0 stacked along dimension 0)";
+    QTest::newRow("scan-output-tuple") << QStringLiteral(R"(f {
+  x = f32[] parameter(0)
+  c = f32[] parameter(1)
+  p = (f32[], f32[]) tuple(x, x)
+  ROOT t = ((f32[], f32[]), f32[]) tuple(p, c)
+}
+ENTRY e {
+  a = f32[4] parameter(0)
+  i = f32[] constant(0)
+  ROOT r = ((f32[], f32[]), f32[]) scan(a, i), dimensions={0}, num_carries=1, to_apply=f
+})") << "r"
+                                       << "scan output 0 ((f32[], f32[])) is not an array";
     QTest::newRow("binary-element-types") << QStringLiteral(R"(ENTRY e {
   a = f32[2] parameter(0)
   b = s32[2] parameter(1)

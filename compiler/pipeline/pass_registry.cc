@@ -13,6 +13,7 @@
 #include "compiler/passes/cse.h"
 #include "compiler/passes/dce.h"
 #include "compiler/passes/library_call_expander.h"
+#include "compiler/passes/scan_expander.h"
 #include "compiler/passes/tuple_simplifier.h"
 #include "compiler/passes/while_loop_invariant_code_motion.h"
 
@@ -37,6 +38,7 @@ std::vector<PassInfo> makeRegistry() {
         entry<LibraryCallExpanderPass>(),
         entry<MultiOutputFusionPass>(),
         entry<RowFusionPass>(),
+        entry<ScanExpanderPass>(),
         entry<TupleSimplifierPass>(),
         entry<WhileLoopInvariantCodeMotionPass>(),
     };

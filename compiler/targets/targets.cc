@@ -39,6 +39,8 @@ StatusOr<Pipeline> targetPipeline(std::string_view targetOrHardware) {
     // XLA:GPU's cuBLAS / cuDNN calls (in modules dumped after XLA's GPU
     // passes) become the dots and convolutions they stand for.
     add("library-call-expander");
+    // No backend runs scan itself: each becomes the while loop computing it.
+    add("scan-expander");
     // Simplification, as XLA runs it before fusion.
     add("call-inliner");
     add("dce");

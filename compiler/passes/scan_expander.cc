@@ -1,0 +1,236 @@
+#include "compiler/passes/scan_expander.h"
+
+#include <unordered_set>
+#include <vector>
+
+#include "compiler/passes/pass_util.h"
+#include "core/hlo_computation.h"
+#include "core/hlo_module.h"
+#include "core/scan.h"
+
+namespace hloscope {
+namespace {
+
+using H = HloInstruction*;
+
+// Adds instructions named after the scan to one computation.
+class Builder {
+public:
+    Builder(HloModule& module, HloComputation& computation, std::string stem)
+        : m_module(module), m_computation(computation), m_stem(std::move(stem)) {}
+
+    H add(HloOpcode opcode, Shape shape, std::vector<H> operands, std::string_view what) {
+        auto instruction = std::make_unique<HloInstruction>(
+            opcode, m_module.uniqueInstructionName(m_stem + "." + std::string(what)),
+            std::move(shape));
+        for (H operand : operands) instruction->appendOperand(operand);
+        return m_computation.addInstruction(std::move(instruction));
+    }
+    H parameter(Shape shape) {
+        auto p = std::make_unique<HloInstruction>(HloOpcode::kParameter,
+                                                  m_module.uniqueInstructionName(m_stem + ".state"),
+                                                  std::move(shape));
+        p->setParameterNumber(0);
+        return m_computation.addInstruction(std::move(p));
+    }
+    H index(int64_t value) {
+        H c = add(HloOpcode::kConstant, Shape::makeScalar(PrimitiveType::S32), {}, "constant");
+        c->setLiteralText(std::to_string(value));
+        return c;
+    }
+    H zeros(const Shape& shape) {
+        H zero = add(HloOpcode::kConstant, Shape::makeScalar(shape.elementType()), {}, "zero");
+        zero->setLiteralText(shape.elementType() == PrimitiveType::PRED ? "false" : "0");
+        H b = add(HloOpcode::kBroadcast, shape, {zero}, "zeros");
+        b->setDimensions({});
+        return b;
+    }
+    H element(H tuple, int64_t i) {
+        H g = add(HloOpcode::kGetTupleElement, tuple->shape().tupleShape(i), {tuple}, "element");
+        g->setTupleIndex(i);
+        return g;
+    }
+    H tuple(const std::vector<H>& elements) {
+        std::vector<Shape> shapes;
+        for (H e : elements) shapes.push_back(e->shape());
+        return add(HloOpcode::kTuple, Shape::makeTuple(std::move(shapes)), elements, "tuple");
+    }
+    // Row `at` of `array` along `dimension`, without that dimension.
+    H row(H array, int64_t dimension, H at) {
+        const Shape& shape = array->shape();
+        std::vector<H> operands = {array};
+        std::vector<int64_t> sizes = shape.dimensions();
+        sizes[static_cast<size_t>(dimension)] = 1;
+        for (int64_t d = 0; d < shape.rank(); ++d)
+            operands.push_back(d == dimension ? at : index(0));
+        H slice = add(HloOpcode::kDynamicSlice, Shape::makeArray(shape.elementType(), sizes),
+                      operands, "row");
+        slice->mutableExtra().dynamicSliceSizes = sizes;
+        return add(HloOpcode::kReshape, removeDimension(shape, dimension), {slice}, "row");
+    }
+    // `array` with `value` as its row `at` along `dimension`.
+    H putRow(H array, int64_t dimension, H at, H value) {
+        H update = add(HloOpcode::kReshape, insertDimension(value->shape(), dimension, 1), {value},
+                       "update");
+        std::vector<H> operands = {array, update};
+        for (int64_t d = 0; d < array->shape().rank(); ++d)
+            operands.push_back(d == dimension ? at : index(0));
+        return add(HloOpcode::kDynamicUpdateSlice, array->shape(), operands, "stacked");
+    }
+
+private:
+    HloModule& m_module;
+    HloComputation& m_computation;
+    std::string m_stem;
+};
+
+HloComputation* newComputation(HloModule& module, const std::string& name) {
+    return module.addComputation(
+        std::make_unique<HloComputation>(module.uniqueComputationName(name)));
+}
+
+// The state's layout: step, inputs, carries, stacked outputs.
+struct State {
+    int64_t inputs = 0, carries = 0, outputs = 0;
+    int64_t input(int64_t i) const { return 1 + i; }
+    int64_t carry(int64_t j) const { return 1 + inputs + j; }
+    int64_t output(int64_t o) const { return 1 + inputs + carries + o; }
+};
+
+// Replaces `scan` by its loop; returns the instruction standing for it.
+StatusOr<H> expand(HloModule& module, HloInstruction* scan, const ScanGeometry& g) {
+    HloComputation& outer = *scan->parent();
+    const HloComputation& body = *scan->toApply();
+    const State state{g.inputCount, g.carryCount, g.outputCount};
+    Builder b(module, outer, scan->name());
+
+    std::vector<H> init = {b.index(0)};
+    for (int64_t i = 0; i < scan->operandCount(); ++i) init.push_back(scan->operand(i));
+    std::vector<Shape> stackedShapes;
+    for (const Shape& output : g.outputShapes) {
+        stackedShapes.push_back(insertDimension(output, g.dimension, g.length));
+        init.push_back(b.zeros(stackedShapes.back()));
+    }
+    H initial = b.tuple(init);
+    const Shape& stateShape = initial->shape();
+
+    // condition: step < length.
+    HloComputation* condition = newComputation(module, scan->name() + ".condition");
+    {
+        Builder c(module, *condition, scan->name());
+        H step = c.element(c.parameter(stateShape), 0);
+        H less = c.add(HloOpcode::kCompare, Shape::makeScalar(PrimitiveType::PRED),
+                       {step, c.index(g.length)}, "more");
+        less->mutableExtra().comparisonDirection = ComparisonDirection::kLt;
+        condition->setRoot(less);
+    }
+
+    // body: one step of the scan.
+    HloComputation* loopBody = newComputation(module, scan->name() + ".body");
+    {
+        Builder l(module, *loopBody, scan->name());
+        H parameter = l.parameter(stateShape);
+        H step = l.element(parameter, 0);
+        H at = step;
+        if (g.reverse)
+            at = l.add(HloOpcode::kSubtract, step->shape(), {l.index(g.length - 1), step}, "at");
+        std::vector<H> arguments, inputs, next = {nullptr};
+        for (int64_t i = 0; i < g.inputCount; ++i) {
+            inputs.push_back(l.element(parameter, state.input(i)));
+            arguments.push_back(l.row(inputs.back(), g.dimension, at));
+        }
+        for (int64_t j = 0; j < g.carryCount; ++j)
+            arguments.push_back(l.element(parameter, state.carry(j)));
+        const auto clones = passes::cloneBodyInto(module, *loopBody, body, arguments);
+        H result = clones.at(body.root());
+        std::vector<H> values;
+        if (g.tupleResult)
+            for (int64_t v = 0; v < g.outputCount + g.carryCount; ++v)
+                values.push_back(l.element(result, v));
+        else
+            values.push_back(result);
+        next.insert(next.end(), inputs.begin(), inputs.end());
+        for (int64_t j = 0; j < g.carryCount; ++j)
+            next.push_back(values[static_cast<size_t>(g.outputCount + j)]);
+        for (int64_t o = 0; o < g.outputCount; ++o)
+            next.push_back(l.putRow(l.element(parameter, state.output(o)), g.dimension, at,
+                                    values[static_cast<size_t>(o)]));
+        next[0] = l.add(HloOpcode::kAdd, step->shape(), {step, l.index(1)}, "step");
+        loopBody->setRoot(l.tuple(next));
+    }
+
+    H loop = b.add(HloOpcode::kWhile, stateShape, {initial}, "loop");
+    loop->setCalledComputation("condition", condition);
+    loop->setCalledComputation("body", loopBody);
+    loop->setMetadata(scan->metadata());
+    std::vector<H> results;
+    for (int64_t o = 0; o < g.outputCount; ++o) results.push_back(b.element(loop, state.output(o)));
+    for (int64_t j = 0; j < g.carryCount; ++j) results.push_back(b.element(loop, state.carry(j)));
+    H replacement = g.tupleResult ? b.tuple(results) : results.front();
+    HLO_RETURN_IF_ERROR(outer.replaceInstruction(scan, replacement));
+    return replacement;
+}
+
+}  // namespace
+
+std::string_view ScanExpanderPass::description() {
+    return "Replaces each scan by the while loop that computes it: row i of every input "
+           "(dynamic-slice), the scan's body on the rows and carries, the step's outputs "
+           "written to row i of the stacked results (dynamic-update-slice).";
+}
+
+StatusOr<std::unique_ptr<HloPass>> ScanExpanderPass::create(const PassOptions& options) {
+    HLO_RETURN_IF_ERROR(options.checkKnown({}));
+    return std::unique_ptr<HloPass>(std::make_unique<ScanExpanderPass>());
+}
+
+StatusOr<bool> ScanExpanderPass::run(HloModule& module) {
+    const auto before = passes::unreachableComputations(module);
+    const std::unordered_set<HloComputation*> unreachableBefore(before.begin(), before.end());
+    std::unordered_set<const HloComputation*> existing;
+    for (const auto& computation : module.computations()) existing.insert(computation.get());
+    int64_t expanded = 0;
+    // Callees first: a scan inside another scan's body is a loop by the time
+    // the outer body is copied.
+    for (HloComputation* computation : passes::calleesFirst(module)) {
+        std::vector<HloInstruction*> scans;
+        for (const auto& instruction : computation->instructions())
+            if (instruction->opcode() == HloOpcode::kScan) scans.push_back(instruction.get());
+        for (HloInstruction* scan : scans) {
+            HLO_ASSIGN_OR_RETURN(ScanGeometry geometry, scanGeometry(*scan));
+            RewriteEvent event{"expand-scan", scan->name(), scan->uniqueId(), {}, -1};
+            HLO_ASSIGN_OR_RETURN(H replacement, expand(module, scan, geometry));
+            event.after = replacement->name();
+            event.afterId = replacement->uniqueId();
+            recordRewrite(std::move(event));
+            ++expanded;
+        }
+    }
+    setStatistic("expanded", expanded);
+    if (expanded == 0) return false;
+    // Bodies nothing calls any more (each scan's was copied into its loop).
+    std::vector<HloComputation*> dead;
+    for (HloComputation* computation : passes::unreachableComputations(module))
+        if (!unreachableBefore.count(computation)) dead.push_back(computation);
+    HLO_RETURN_IF_ERROR(passes::removeComputations(module, dead));
+    // The old computations keep their order; each new loop condition and
+    // body comes right before the first computation that calls it.
+    std::vector<HloComputation*> order;
+    std::unordered_set<const HloComputation*> placed;
+    auto place = [&](auto&& self, HloComputation* computation) -> void {
+        if (!placed.insert(computation).second) return;
+        for (const auto& instruction : computation->instructions())
+            for (HloComputation* called : instruction->calledComputations())
+                if (!existing.count(called)) self(self, called);
+        order.push_back(computation);
+    };
+    std::vector<HloComputation*> all;
+    for (const auto& computation : module.computations()) all.push_back(computation.get());
+    for (HloComputation* computation : all)
+        if (existing.count(computation)) place(place, computation);
+    for (HloComputation* computation : all) place(place, computation);
+    HLO_RETURN_IF_ERROR(module.reorderComputations(order));
+    return true;
+}
+
+}  // namespace hloscope
