@@ -30,7 +30,13 @@
 //    lhs [B,] M x K and rhs [B,] N x K contracted on K, each times its scale
 //    per block of K, as a scaled-dot (an absent rhs scale is a scalar, which
 //    scaled-dot ignores), times the scalar global scale when there is one.
-//  A tuple result's trailing u8/s8 workspace becomes zeros.
+//  * `xla.gpu.ext.cub_sort` and `xla.gpu.ext.cub_sort_unassigned_scratch_size`
+//    (keys[, values]; backend_config {"descending": bool}), the CUB radix
+//    sort XLA's sort rewriter calls: a stable sort of each row (the last
+//    dimension) by its keys, ascending or descending, the values moved with
+//    them; floats in the total order except that -0 and +0 are equal keys
+//    (a radix sort's order).
+//  A tuple result's trailing u8/s8 workspace or scratch becomes zeros.
 //
 // The backend_config may be the GpuBackendConfig wrapper or the inner config,
 // quoted or not, with snake_case or lowerCamelCase keys and enums as names or

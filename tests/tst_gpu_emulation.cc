@@ -215,11 +215,11 @@ void TestGpuEmulation::corpusModules() {
         all ? QStringLiteral(".")
             : QStringLiteral(
                   R"([ =](while|conditional|sort|topk|fft|scaled-dot|rng-bit-generator|scan)\(|"TopK")"));
-    // From XLA:GPU's own pass-test inputs: the scans, ragged-dots and cuBLAS / cuDNN calls.
+    // From XLA:GPU's own pass-test inputs: the scans, ragged-dots and cuBLAS / cuDNN / CUB calls.
     const QRegularExpression pickGpu(
         all ? QStringLiteral(".")
             : QStringLiteral(
-                  R"([ =](ragged-dot|scan)\(|"__cublas\$|"__cudnn\$conv|"__op\$block_scaled)"));
+                  R"([ =](ragged-dot|scan)\(|"__cublas\$|"__cudnn\$conv|"__op\$block_scaled|"xla\.gpu\.ext\.cub_sort)"));
     int emulated = 0, matched = 0;
     QStringList failures;
     for (const char* folder : {"xla_tests", "evaluator", "fusion", "gpu"}) {
@@ -237,12 +237,21 @@ void TestGpuEmulation::corpusModules() {
                 continue;
             auto module = loadModuleFromFile(file.toStdString());
             if (!module.isOk()) continue;
-            int64_t elements = 0;
+            int64_t elements = 0, longestSort = 0;
             for (const auto& computation : (*module)->computations())
-                for (const auto& instruction : computation->instructions())
+                for (const auto& instruction : computation->instructions()) {
                     if (instruction->shape().isArray())
                         elements += instruction->shape().elementCount();
-            if (elements > (1 << 20)) continue;  // minutes with a thread per GPU thread
+                    const Shape& keys = instruction->operandCount() > 0
+                                            ? instruction->operand(0)->shape()
+                                            : instruction->shape();
+                    if ((instruction->opcode() == HloOpcode::kSort ||
+                         instruction->customCallTarget().starts_with("xla.gpu.ext.cub_sort")) &&
+                        keys.isArray() && keys.rank() > 0)
+                        longestSort = std::max(longestSort, keys.dimensions().back());
+                }
+            // Minutes with a thread per GPU thread; a sort's row is one thread's loop.
+            if (elements > (1 << 20) || longestSort > 2048) continue;
             bool planned = true;
             for (ExecutionMode mode : {ExecutionMode::kUnfused, ExecutionMode::kFused}) {
                 const std::string problem = emulateAgainstInterpreter(**module, mode);

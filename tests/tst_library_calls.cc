@@ -1,4 +1,4 @@
-// XLA:GPU's cuBLAS / cuDNN custom-calls (core/library_calls.h): what the
+// XLA:GPU's cuBLAS / cuDNN / CUB custom-calls (core/library_calls.h): what the
 // interpreter computes for them, checked against values worked out by hand,
 // against the plain HLO each stands for (written here independently), and,
 // for the backward convolutions, against the adjoint identities
@@ -433,6 +433,93 @@ ENTRY e {
     }
 
     // One negative test per error class: each names the call.
+    void cubSortByHand() {
+        // Rows sorted stably by their keys, values alongside; -0 and +0 are
+        // equal keys (they keep their order both ways), NaN sorts last.
+        const std::string pairs = R"(HloModule cub
+ENTRY e {
+  k = f32[2,6] constant({{3, -0, nan, 0, -inf, 3}, {1, 2, -1, 2, 1, 0}})
+  v = s32[2,6] constant({{0, 1, 2, 3, 4, 5}, {0, 1, 2, 3, 4, 5}})
+  ROOT s = (f32[2,6], s32[2,6], u8[1]) custom-call(k, v), custom_call_target="xla.gpu.ext.cub_sort_unassigned_scratch_size", backend_config={"descending":%1}
+})";
+        auto ascending = evaluateText(QString::fromStdString(pairs).arg("false").toStdString());
+        QVERIFY2(ascending.isOk(), ascending.status().toString().c_str());
+        QCOMPARE(ascending->tupleElement(0),
+                 literal("f32[2,6] {{-inf, -0, 0, 3, 3, nan}, {-1, 0, 1, 1, 2, 2}}"));
+        QCOMPARE(ascending->tupleElement(1),
+                 literal("s32[2,6] {{4, 1, 3, 0, 5, 2}, {2, 5, 0, 4, 1, 3}}"));
+        QCOMPARE(ascending->tupleElement(2), literal("u8[1] {0}"));
+        auto descending = evaluateText(QString::fromStdString(pairs).arg("true").toStdString());
+        QVERIFY2(descending.isOk(), descending.status().toString().c_str());
+        QCOMPARE(descending->tupleElement(0),
+                 literal("f32[2,6] {{nan, 3, 3, -0, 0, -inf}, {2, 2, 1, 1, 0, -1}}"));
+        QCOMPARE(descending->tupleElement(1),
+                 literal("s32[2,6] {{2, 0, 5, 1, 3, 4}, {1, 3, 0, 4, 5, 2}}"));
+        // Keys alone, unsigned and signed, with the config absent (ascending).
+        std::string why = mismatch(R"(HloModule cub
+ENTRY e {
+  k = u16[4] constant({5, 1, 65535, 0})
+  s = (u16[4], u8[1]) custom-call(k), custom_call_target="xla.gpu.ext.cub_sort", backend_config={"descending":true}
+  ROOT r = u16[4] get-tuple-element(s), index=0
+})",
+                                   "u16[4] {65535, 5, 1, 0}");
+        QVERIFY2(why.empty(), why.c_str());
+        why = mismatch(R"(HloModule cub
+ENTRY e {
+  k = s32[3] constant({-3, 2, -7})
+  ROOT s = s32[3] custom-call(k), custom_call_target="xla.gpu.ext.cub_sort"
+})",
+                       "s32[3] {-7, -3, 2}");
+        QVERIFY2(why.empty(), why.c_str());
+    }
+
+    void cubSortErrors_data() {
+        QTest::addColumn<QString>("call");
+        QTest::addColumn<int>("code");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("values of another shape")
+            << "(f32[4,3], s32[4,2], u8[1]) custom-call(k, w)" << int(StatusCode::kInvalidArgument)
+            << "has values s32[4,2] that do not match its keys f32[4,3]";
+        QTest::newRow("pred keys") << "(pred[4,3], u8[1]) custom-call(p)"
+                                   << int(StatusCode::kUnimplemented) << "sorts pred keys";
+        QTest::newRow("three operands")
+            << "(f32[4,3], s32[4,3], u8[1]) custom-call(k, v, v)"
+            << int(StatusCode::kInvalidArgument) << "sorts keys or (keys, values)";
+        QTest::newRow("descending not a bool")
+            << "(f32[4,3], u8[1]) custom-call(k), backend_config={\"descending\":2}"
+            << int(StatusCode::kInvalidArgument) << "descending is not a bool";
+    }
+
+    void cubSortErrors() {
+        QFETCH(QString, call);
+        QFETCH(int, code);
+        QFETCH(QString, message);
+        QString text = call;
+        const int at = text.indexOf(u')', text.indexOf(u"custom-call(")) + 1;
+        text.insert(at, u", custom_call_target=\"xla.gpu.ext.cub_sort\"");
+        const std::string hlo = QStringLiteral(R"(HloModule bad
+ENTRY e {
+  k = f32[4,3] parameter(0)
+  v = s32[4,3] parameter(1)
+  w = s32[4,2] parameter(2)
+  p = pred[4,3] parameter(3)
+  ROOT g = %1
+})")
+                                    .arg(text)
+                                    .toStdString();
+        auto module = parseHloModule(hlo);
+        QVERIFY2(module.isOk(), module.status().toString().c_str());
+        const std::string before = printModule(**module);
+        auto expanded = expandLibraryCall(*(*module)->entryComputation()->findInstruction("g"));
+        QVERIFY(!expanded.isOk());
+        QCOMPARE(int(expanded.status().code()), code);
+        QVERIFY2(expanded.status().message().rfind("%g: xla.gpu.ext.cub_sort ", 0) == 0,
+                 expanded.status().message().c_str());
+        QVERIFY2(expanded.status().message().find(message.toStdString()) != std::string::npos,
+                 expanded.status().message().c_str());
+        QCOMPARE(printModule(**module), before);
+    }
+
     void errors_data() {
         QTest::addColumn<QString>("call");
         QTest::addColumn<int>("code");

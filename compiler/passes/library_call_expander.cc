@@ -11,7 +11,8 @@ namespace hloscope {
 std::string_view LibraryCallExpanderPass::description() {
     return "Replaces XLA:GPU's cuBLAS and cuDNN custom-calls (__cublas$gemm, "
            "__cublas$lt$matmul, __cudnn$conv*) by the dot or convolution and the scaling, bias "
-           "and activation their backend_config describes, so that every target compiles them.";
+           "and activation their backend_config describes, and its CUB sorts by a stable sort, "
+           "so that every target compiles them.";
 }
 
 StatusOr<std::unique_ptr<HloPass>> LibraryCallExpanderPass::create(const PassOptions& options) {

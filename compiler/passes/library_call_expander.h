@@ -1,11 +1,12 @@
 // LibraryCallExpanderPass ("library-call-expander"): replaces XLA:GPU's
 // cuBLAS and cuDNN custom-calls (`__cublas$gemm`, `__cublas$lt$matmul`,
 // `__cudnn$convForward`, `__cudnn$convBiasActivationForward`,
-// `__cudnn$convBackwardInput`, `__cudnn$convBackwardFilter`) and its
-// block-scaled dots (`__op$block_scaled_dot`) by the plain
+// `__cudnn$convBackwardInput`, `__cudnn$convBackwardFilter`), its
+// block-scaled dots (`__op$block_scaled_dot`) and its CUB sorts
+// (`xla.gpu.ext.cub_sort*`) by the plain
 // HLO their backend_config describes (core/library_calls.h): a dot or a
-// convolution, its scaling, bias, side input and activation, zeros for the
-// workspace. A module dumped after XLA's GPU optimisations then compiles on
+// convolution, its scaling, bias, side input and activation, a stable sort,
+// zeros for the workspace. A module dumped after XLA's GPU optimisations then compiles on
 // every target, and fusion sees the epilogue as ordinary elementwise work.
 // A call the expansion cannot express (an fp8 gemm, an unknown epilogue, no
 // backend_config) is left as it is (statistic "left"); the backends name

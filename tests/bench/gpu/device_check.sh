@@ -36,7 +36,7 @@ emit() {
         # The folders tst_gpu_corpus covers.
         mapfile -t files < <( (grep -lE '[ =](while|conditional|sort|topk|fft|scaled-dot|rng-bit-generator|scan)\(|"TopK"' -r "$corpus/xla_tests" \
             "$corpus/evaluator" "$corpus/fusion" --include='*.hlo'
-            grep -lE '[ =](ragged-dot|scan)\(|"__cublas\$|"__cudnn\$conv|"__op\$block_scaled' -r "$corpus/gpu" --include='*.hlo') | sort)
+            grep -lE '[ =](ragged-dot|scan)\(|"__cublas\$|"__cudnn\$conv|"__op\$block_scaled|"xla\.gpu\.ext\.cub_sort' -r "$corpus/gpu" --include='*.hlo') | sort)
     fi
     [ -x "$cli" ] || { echo "device_check: build hloscope-cli first ($cli)" >&2; exit 1; }
     rm -rf "$plans"
