@@ -1,9 +1,8 @@
 // ScanExpanderPass: every scan becomes the while loop that computes it
 // (forward and reverse, several inputs and carries, along any dimension,
 // single-value results, no inputs, a scan inside another's body and inside
-// a while body), the module verifies and computes what the interpreter's
-// own scan computes; the bodies are removed once copied; second in every
-// pipeline.
+// a while body, inside a fusion, which becomes a call), the module verifies and computes what the
+// interpreter's own scan computes; the bodies are removed once copied; second in every pipeline.
 #include <QtTest>
 
 #include "compiler/passes/scan_expander.h"
@@ -187,6 +186,47 @@ ENTRY e {
         QCOMPARE(countOf(run->text, "to_apply=add\n"), 0);
         QCOMPARE(countOf(run->text, "%inner "), 0);
         const std::string why = semantics(hlo.toStdString(), *run->module);
+        QVERIFY2(why.empty(), why.c_str());
+    }
+
+    void scanInsideAFusionIsUnfused() {
+        // A loop cannot run inside a kernel: the fusion becomes a call of its
+        // computation (the call inliner's to inline), the scan a loop in it.
+        const std::string hlo = R"(HloModule m
+add {
+  c = f32[] parameter(0)
+  x = f32[] parameter(1)
+  a = f32[] add(c, x)
+  ROOT t = (f32[], f32[]) tuple(a, a)
+}
+fused {
+  p0 = f32[64] parameter(0)
+  p1 = f32[] parameter(1)
+  s = (f32[64], f32[]) scan(p0, p1), dimensions={0}, num_carries=1, to_apply=add
+  ROOT g = f32[64] get-tuple-element(s), index=0
+}
+ENTRY e {
+  x = f32[64] parameter(0)
+  i = f32[] parameter(1)
+  f = f32[64] fusion(x, i), kind=kCustom, calls=fused
+  ROOT n = f32[64] negate(f)
+})";
+        auto pass = ScanExpanderPass::create({});
+        QVERIFY(pass.isOk());
+        auto run = runPass(**pass, hlo);
+        QVERIFY2(run.isOk(), run.status().toString().c_str());
+        QVERIFY(run->changed);
+        std::string why = fileCheck(run->text, R"(
+CHECK: %fused (
+CHECK: while(
+CHECK: ENTRY
+CHECK-NOT: fusion(
+CHECK: %f.unfused{{[.0-9]*}} = f32[64] call(f32[64] %x, f32[] %i), to_apply=%fused
+)");
+        QVERIFY2(why.empty(), why.c_str());
+        QCOMPARE((*pass)->statistics().at("unfused"), int64_t(1));
+        QCOMPARE((*pass)->statistics().at("expanded"), int64_t(1));
+        why = semantics(hlo, *run->module);
         QVERIFY2(why.empty(), why.c_str());
     }
 

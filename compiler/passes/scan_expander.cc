@@ -171,6 +171,42 @@ StatusOr<H> expand(HloModule& module, HloInstruction* scan, const ScanGeometry& 
     return replacement;
 }
 
+// A loop cannot run inside a kernel: each fusion whose computation holds a
+// scan, directly or through what it calls, becomes a call of that
+// computation, which the call inliner then inlines. Returns how many.
+StatusOr<int64_t> unfuseScans(HloModule& module) {
+    std::unordered_set<const HloComputation*> holdsScan;
+    for (HloComputation* computation : passes::calleesFirst(module))
+        for (const auto& instruction : computation->instructions()) {
+            bool scan = instruction->opcode() == HloOpcode::kScan;
+            for (const HloComputation* called : instruction->calledComputations())
+                scan = scan || holdsScan.count(called);
+            if (scan) {
+                holdsScan.insert(computation);
+                break;
+            }
+        }
+    std::vector<HloInstruction*> fusions;
+    for (const auto& computation : module.computations())
+        for (const auto& instruction : computation->instructions())
+            if (instruction->opcode() == HloOpcode::kFusion &&
+                holdsScan.count(instruction->fusedComputation()))
+                fusions.push_back(instruction.get());
+    for (HloInstruction* fusion : fusions) {
+        HloComputation* fused = fusion->fusedComputation();
+        auto call = std::make_unique<HloInstruction>(
+            HloOpcode::kCall, module.uniqueInstructionName(fusion->name() + ".unfused"),
+            fusion->shape());
+        for (HloInstruction* operand : fusion->operands()) call->appendOperand(operand);
+        call->setCalledComputation("to_apply", fused);
+        call->setMetadata(fusion->metadata());
+        HloInstruction* added = fusion->parent()->addInstruction(std::move(call));
+        HLO_RETURN_IF_ERROR(fusion->parent()->replaceInstruction(fusion, added));
+    }
+    if (!fusions.empty()) passes::repointFusionComputations(module);
+    return static_cast<int64_t>(fusions.size());
+}
+
 }  // namespace
 
 std::string_view ScanExpanderPass::description() {
@@ -189,6 +225,7 @@ StatusOr<bool> ScanExpanderPass::run(HloModule& module) {
     const std::unordered_set<HloComputation*> unreachableBefore(before.begin(), before.end());
     std::unordered_set<const HloComputation*> existing;
     for (const auto& computation : module.computations()) existing.insert(computation.get());
+    HLO_ASSIGN_OR_RETURN(const int64_t unfused, unfuseScans(module));
     int64_t expanded = 0;
     // Callees first: a scan inside another scan's body is a loop by the time
     // the outer body is copied.
@@ -207,7 +244,8 @@ StatusOr<bool> ScanExpanderPass::run(HloModule& module) {
         }
     }
     setStatistic("expanded", expanded);
-    if (expanded == 0) return false;
+    setStatistic("unfused", unfused);
+    if (expanded == 0) return unfused > 0;
     // Bodies nothing calls any more (each scan's was copied into its loop).
     std::vector<HloComputation*> dead;
     for (HloComputation* computation : passes::unreachableComputations(module))

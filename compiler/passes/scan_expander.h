@@ -6,7 +6,9 @@
 // dynamic-update-slices the step's outputs into row i of the stacked
 // results, which start as zeros. No backend compiles scan itself, so this is
 // what lets the CPU, GPU and TPU targets run it; the body's computation is
-// removed when nothing else calls it.
+// removed when nothing else calls it. A loop cannot run inside a kernel: a
+// fusion holding a scan (XLA:GPU keeps them in Triton fusions) becomes a call
+// of its computation first (statistic "unfused").
 //
 // Rule: "expand-scan". Ordering: early, before call inlining and the
 // simplifications, which then clean the loop (the body's tuple and
