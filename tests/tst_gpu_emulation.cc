@@ -191,6 +191,8 @@ ENTRY %e (x: f32[3,2500]) -> s32[3,2500] {
         << golden("bits_and_order.hlo");
     QTest::newRow("ragged-dot: rows, batched with a prefix, contracting, batch")
         << golden("ragged_dot.hlo");
+    QTest::newRow("c64 and c128: arithmetic, exp, log, sqrt, power, reductions, dot, fft")
+        << golden("complex.hlo");
 }
 
 void TestGpuEmulation::handWrittenModules() {

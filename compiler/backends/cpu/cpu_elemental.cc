@@ -2,6 +2,7 @@
 
 #include <llvm/IR/Intrinsics.h>
 
+#include <complex>
 #include <limits>
 
 #include "compiler/backends/cpu/cpu_codegen_internal.h"
@@ -62,6 +63,9 @@ bool isElementalOpcode(HloOpcode opcode) {
         case HloOpcode::kAsinh:
         case HloOpcode::kAcosh:
         case HloOpcode::kAtanh:
+        case HloOpcode::kComplex:
+        case HloOpcode::kReal:
+        case HloOpcode::kImag:
             return true;
         default:
             return false;
@@ -151,6 +155,8 @@ bool Elemental::supported(PrimitiveType type) {
         case PrimitiveType::U1:
         case PrimitiveType::U2:
         case PrimitiveType::U4:
+        case PrimitiveType::C64:
+        case PrimitiveType::C128:
             return true;
         default:
             return isSmallFloat(type);
@@ -167,6 +173,10 @@ llvm::Type* Elemental::registerType(PrimitiveType type) {
             return m_b.getFloatTy();
         case PrimitiveType::F64:
             return m_b.getDoubleTy();
+        case PrimitiveType::C64:
+            return llvm::StructType::get(m_b.getFloatTy(), m_b.getFloatTy());
+        case PrimitiveType::C128:
+            return llvm::StructType::get(m_b.getDoubleTy(), m_b.getDoubleTy());
         default:
             if (isSmallFloat(type)) return m_b.getFloatTy();
             return m_b.getIntNTy(static_cast<unsigned>(primitive_util::bitWidth(type)));
@@ -214,6 +224,23 @@ Value* Elemental::roundTo(PrimitiveType type, Value* value) {
     return isNarrow(type) ? fromMemory(type, toMemory(type, value)) : value;
 }
 
+Value* Elemental::zero(PrimitiveType type) {
+    llvm::Type* t = registerType(type);
+    if (primitive_util::isComplex(type)) return llvm::Constant::getNullValue(t);
+    if (isFloat(type)) return llvm::ConstantFP::get(t, 0.0);
+    return llvm::ConstantInt::get(t, 0);
+}
+
+Value* Elemental::multiplyAdd(PrimitiveType type, Value* acc, Value* x, Value* y) {
+    if (primitive_util::isComplex(type)) {
+        Value* product = complexMultiply(x, y);
+        return complexOf(m_b.CreateFAdd(realPart(acc), realPart(product)),
+                         m_b.CreateFAdd(imagPart(acc), imagPart(product)));
+    }
+    if (isFloat(type)) return m_b.CreateFAdd(acc, m_b.CreateFMul(x, y));
+    return m_b.CreateAdd(acc, m_b.CreateMul(x, y));
+}
+
 Value* Elemental::rawBits(PrimitiveType type, Value* value) {
     const auto bits = static_cast<unsigned>(primitive_util::bitWidth(type));
     if (!isFloat(type)) return value;  // iN registers hold exactly the N bits
@@ -230,12 +257,25 @@ Value* Elemental::fromRawBits(PrimitiveType type, Value* bits) {
 }
 
 Value* Elemental::constant(PrimitiveType type, const Literal& literal, int64_t index) {
+    if (primitive_util::isComplex(type)) {
+        auto* pair = llvm::cast<llvm::StructType>(registerType(type));
+        const std::complex<double> z = literal.getAsComplex(index);
+        return llvm::ConstantStruct::get(
+            pair, {llvm::ConstantFP::get(pair->getElementType(0), z.real()),
+                   llvm::ConstantFP::get(pair->getElementType(1), z.imag())});
+    }
     if (isFloat(type)) return llvm::ConstantFP::get(registerType(type), literal.getAsDouble(index));
     if (type == PrimitiveType::PRED) return m_b.getInt1(literal.getAsInt64(index) != 0);
     return llvm::ConstantInt::get(registerType(type), literal.getAsUint64(index));
 }
 
 Value* Elemental::fromIndex(PrimitiveType type, Value* position) {
+    if (primitive_util::isComplex(type)) {
+        const PrimitiveType part =
+            type == PrimitiveType::C64 ? PrimitiveType::F32 : PrimitiveType::F64;
+        Value* re = fromIndex(part, position);
+        return complexOf(re, llvm::ConstantFP::get(re->getType(), 0.0));
+    }
     if (isFloat(type)) return roundTo(type, m_b.CreateUIToFP(position, registerType(type)));
     if (type == PrimitiveType::PRED) return m_b.CreateICmpNE(position, m_b.getInt64(0));
     return m_b.CreateTrunc(position, registerType(type));
@@ -243,6 +283,20 @@ Value* Elemental::fromIndex(PrimitiveType type, Value* position) {
 
 Value* Elemental::convert(PrimitiveType from, PrimitiveType to, Value* value) {
     if (from == to) return value;
+    if (primitive_util::isComplex(to)) {
+        // From a real value (the imaginary part 0) or the other complex type;
+        // complex to real is not an HLO conversion (the verifier rejects it).
+        const PrimitiveType part =
+            to == PrimitiveType::C64 ? PrimitiveType::F32 : PrimitiveType::F64;
+        if (primitive_util::isComplex(from)) {
+            const PrimitiveType fromPart =
+                from == PrimitiveType::C64 ? PrimitiveType::F32 : PrimitiveType::F64;
+            return complexOf(convert(fromPart, part, realPart(value)),
+                             convert(fromPart, part, imagPart(value)));
+        }
+        Value* re = convert(from, part, value);
+        return complexOf(re, llvm::ConstantFP::get(re->getType(), 0.0));
+    }
     llvm::Type* target = registerType(to);
     if (to == PrimitiveType::PRED) {
         if (isFloat(from))
@@ -296,6 +350,15 @@ StatusOr<Value*> Elemental::emitCompare(const HloInstruction& instruction,
     static constexpr P kUnsigned[] = {P::ICMP_EQ,  P::ICMP_NE,  P::ICMP_UGE,
                                       P::ICMP_UGT, P::ICMP_ULE, P::ICMP_ULT};
     const auto d = static_cast<size_t>(*direction);
+    if (primitive_util::isComplex(type)) {
+        // Equal when both parts are (ordered); NE is its negation.
+        if (*direction != ComparisonDirection::kEq && *direction != ComparisonDirection::kNe)
+            return notCompiled(instruction, "compare of complex values other than EQ or NE");
+        Value* equal =
+            m_b.CreateAnd(m_b.CreateFCmpOEQ(realPart(operands[0]), realPart(operands[1])),
+                          m_b.CreateFCmpOEQ(imagPart(operands[0]), imagPart(operands[1])));
+        return *direction == ComparisonDirection::kEq ? equal : m_b.CreateNot(equal);
+    }
     if (isFloat(type)) {
         if (comparison == ComparisonType::kTotalOrder) {
             // The interpreter's keys: the type's own bits, negatives complemented and
@@ -425,6 +488,7 @@ StatusOr<Value*> Elemental::emitFloat(const HloInstruction& instruction,
             return m_b.CreateSelect(one, c(1.0), power);
         }
         case HloOpcode::kAtan2:
+            if (m_deviceCode && f32) return deviceAtan2(x, y);
             return callLibm("atan2", t, {x, y});
         case HloOpcode::kAbs:
             return unary(llvm::Intrinsic::fabs);
@@ -600,12 +664,16 @@ StatusOr<Value*> Elemental::emit(const HloInstruction& instruction,
         case HloOpcode::kConvert:
             return convert(instruction.operand(0)->shape().elementType(), type, operands[0]);
         case HloOpcode::kIsFinite: {
+            if (primitive_util::isComplex(instruction.operand(0)->shape().elementType()))
+                return notCompiled(instruction, "is-finite of a complex value");
             Value* magnitude = m_b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, operands[0]);
             return m_b.CreateFCmpOLT(
                 magnitude, llvm::ConstantFP::get(magnitude->getType(),
                                                  std::numeric_limits<double>::infinity()));
         }
         case HloOpcode::kClamp: {
+            if (primitive_util::isComplex(type))
+                return notCompiled(instruction, "clamp of complex values");
             Value* lo = operands[0];
             Value* x = operands[1];
             Value* hi = operands[2];
@@ -622,6 +690,11 @@ StatusOr<Value*> Elemental::emit(const HloInstruction& instruction,
         default:
             break;
     }
+    const PrimitiveType operandType = instruction.operand(0)->shape().elementType();
+    if (primitive_util::isComplex(type) || primitive_util::isComplex(operandType) ||
+        instruction.opcode() == HloOpcode::kComplex || instruction.opcode() == HloOpcode::kReal ||
+        instruction.opcode() == HloOpcode::kImag)
+        return emitComplex(instruction, operands);
     if (isFloat(type)) {
         HLO_ASSIGN_OR_RETURN(Value * result, emitFloat(instruction, operands));
         return m_roundNarrow ? roundTo(type, result) : result;

@@ -3,8 +3,9 @@
 // semantics as the reference interpreter implements them (integer division
 // by zero gives -1, shifts past the width give 0 or the sign, float->int
 // conversion saturates with NaN -> 0, maximum/minimum propagate NaN, ...).
-// Values live in registers as i1 (pred), iN (integers) or float/double;
-// memory holds pred as one byte.
+// Values live in registers as i1 (pred), iN (integers), float/double or,
+// for c64/c128, a {float, float} / {double, double} pair (real, imaginary:
+// std::complex's layout, in memory too); memory holds pred as one byte.
 #pragma once
 
 #include <llvm/IR/IRBuilder.h>
@@ -31,7 +32,7 @@ public:
     // pred, s1..s64, u1..u64 (sub-byte integers: iN registers, one byte in
     // memory holding the value, as core's Literal does), f16, bf16 (in f32
     // registers, rounded after every op; 16 bits in memory), the f8, f6 and
-    // f4 formats (the same, one byte in memory), f32, f64.
+    // f4 formats (the same, one byte in memory), f32, f64, c64, c128.
     static bool supported(PrimitiveType type);
     // f8*, f6*, f4* (cpu_small_float_ir.cc).
     static bool isSmallFloat(PrimitiveType type);
@@ -61,6 +62,17 @@ public:
     StatusOr<llvm::Value*> emit(const HloInstruction& instruction,
                                 const std::vector<llvm::Value*>& operands);
 
+    // acc + x * y in `type` (a dot's or a convolution's step): float,
+    // integer (wrapping) or complex.
+    llvm::Value* multiplyAdd(PrimitiveType type, llvm::Value* acc, llvm::Value* x, llvm::Value* y);
+    // The zero of `type`.
+    llvm::Value* zero(PrimitiveType type);
+
+    // Complex values (cpu_complex_ir.cc): a pair from its parts, and back.
+    llvm::Value* complexOf(llvm::Value* re, llvm::Value* im);
+    llvm::Value* realPart(llvm::Value* z) { return m_b.CreateExtractValue(z, 0); }
+    llvm::Value* imagPart(llvm::Value* z) { return m_b.CreateExtractValue(z, 1); }
+
 private:
     // A small float's bits (i8) from an f32 or f64 value, rounded once as
     // core/float_types encodes; and the f32 value of its bits (exact).
@@ -74,6 +86,19 @@ private:
                                        const std::vector<llvm::Value*>& operands);
     StatusOr<llvm::Value*> emitCompare(const HloInstruction& instruction,
                                        const std::vector<llvm::Value*>& operands);
+    // Ops on complex values (cpu_complex_ir.cc): arithmetic, exp, log,
+    // sqrt, rsqrt, power, sign, abs, real/imag/complex, with the reference
+    // interpreter's (std::complex's) formulas.
+    StatusOr<llvm::Value*> emitComplex(const HloInstruction& instruction,
+                                       const std::vector<llvm::Value*>& operands);
+    llvm::Value* complexMultiply(llvm::Value* a, llvm::Value* b);
+    llvm::Value* complexDivide(llvm::Value* a, llvm::Value* b);
+    // |z| without overflow (hypot), and arg z (atan2, libm; an error on the GPU).
+    llvm::Value* complexAbs(llvm::Value* z);
+    StatusOr<llvm::Value*> complexLog(const HloInstruction& instruction, llvm::Value* z);
+    StatusOr<llvm::Value*> complexExp(const HloInstruction& instruction, llvm::Value* z);
+    // f32 atan2(y, x) for a device without libm (cpu_complex_ir.cc).
+    llvm::Value* deviceAtan2(llvm::Value* y, llvm::Value* x);
 
     llvm::Value* devicePower(llvm::Value* x, llvm::Value* y);
     // f32 device code for what the CPU takes from libm: expm1 and log1p by

@@ -198,6 +198,8 @@ StatusOr<Value*> KernelGen::genLayoutBitcast(const HloInstruction& bitcast, cons
 StatusOr<Value*> KernelGen::genBitcastConvert(const HloInstruction& convert, const Index& index) {
     const HloInstruction& operand = *convert.operand(0);
     const PrimitiveType from = operand.shape().elementType(), to = convert.shape().elementType();
+    if (primitive_util::isComplex(from) || primitive_util::isComplex(to))
+        return unsupportedAt(convert, "bitcast-convert of complex values");
     auto bitsOf = [&](Value* value) {
         return from == PrimitiveType::PRED ? m_b.CreateZExt(value, m_b.getInt8Ty())
                                            : m_elemental.rawBits(from, value);

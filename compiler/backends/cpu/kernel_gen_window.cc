@@ -82,9 +82,12 @@ int64_t product(const std::vector<int64_t>& values) {
 // (core/evaluator_ops_common.cc, accumulationType).
 PrimitiveType accumulationTypeOf(PrimitiveType out, PrimitiveType lhs, PrimitiveType rhs) {
     using primitive_util::isFloatingPoint;
-    const bool wide = lhs == PrimitiveType::F64 || rhs == PrimitiveType::F64;
+    const bool wide = lhs == PrimitiveType::F64 || rhs == PrimitiveType::F64 ||
+                      lhs == PrimitiveType::C128 || rhs == PrimitiveType::C128;
     if (isFloatingPoint(out))
         return out == PrimitiveType::F64 || wide ? PrimitiveType::F64 : PrimitiveType::F32;
+    if (primitive_util::isComplex(out))
+        return out == PrimitiveType::C128 || wide ? PrimitiveType::C128 : PrimitiveType::C64;
     if (primitive_util::isInteger(out) || out == PrimitiveType::PRED) {
         if (isFloatingPoint(lhs) || isFloatingPoint(rhs)) return PrimitiveType::F64;
         if (primitive_util::isComplex(lhs) || primitive_util::isComplex(rhs))
@@ -154,7 +157,6 @@ StatusOr<Value*> KernelGen::genConvolution(const HloInstruction& convolution, co
                              std::string(primitive_util::name(rhsType)) + " into " +
                              std::string(primitive_util::name(outType)));
     const ConvolutionDimensionNumbers& dn = *g.dn;
-    const bool isFloat = primitive_util::isFloatingPoint(accType);
     const std::vector<Value*> out = multiAll(index);
     Value* b = out[static_cast<size_t>(dn.outputBatchDimension)];
     Value* f = out[static_cast<size_t>(dn.outputFeatureDimension)];
@@ -168,8 +170,7 @@ StatusOr<Value*> KernelGen::genConvolution(const HloInstruction& convolution, co
         m_b.CreateAdd(b, m_b.CreateMul(m_b.CreateUDiv(f, c64(outGroupB)), c64(batchGroupSize)));
     std::vector<int64_t> sizes;
     for (const WindowDimension& w : g.window) sizes.push_back(w.size);
-    llvm::Type* acc = m_elemental.registerType(accType);
-    Value* zero = isFloat ? llvm::ConstantFP::get(acc, 0.0) : llvm::ConstantInt::get(acc, 0);
+    Value* zero = m_elemental.zero(accType);
     const auto spatial = static_cast<size_t>(g.spatialRank);
     auto features = [&](const std::vector<Value*>& positions, const std::vector<Value*>& kernelAt,
                         const std::vector<Value*>& sum) {
@@ -193,9 +194,7 @@ StatusOr<Value*> KernelGen::genConvolution(const HloInstruction& convolution, co
                 HLO_ASSIGN_OR_RETURN(Value * y, gen(rhs, r));
                 x = m_elemental.convert(lhsType, accType, x);
                 y = m_elemental.convert(rhsType, accType, y);
-                return std::vector<Value*>{isFloat
-                                               ? m_b.CreateFAdd(partial[0], m_b.CreateFMul(x, y))
-                                               : m_b.CreateAdd(partial[0], m_b.CreateMul(x, y))};
+                return std::vector<Value*>{m_elemental.multiplyAdd(accType, partial[0], x, y)};
             },
             "conv.feature");
     };

@@ -286,6 +286,12 @@ StatusOr<GpuKernelInfo> GpuKernelGen::emitLoopStrided(const std::vector<int64_t>
 }
 
 Value* GpuKernelGen::shuffle(Value* value, PrimitiveType type, int64_t delta, bool butterfly) {
+    if (primitive_util::isComplex(type)) {  // each part on its own
+        const PrimitiveType part =
+            type == PrimitiveType::C64 ? PrimitiveType::F32 : PrimitiveType::F64;
+        return m_elemental.complexOf(shuffle(m_elemental.realPart(value), part, delta, butterfly),
+                                     shuffle(m_elemental.imagPart(value), part, delta, butterfly));
+    }
     llvm::Type* i32 = m_b.getInt32Ty();
     const llvm::Intrinsic::ID id = butterfly ? llvm::Intrinsic::nvvm_shfl_sync_bfly_i32
                                              : llvm::Intrinsic::nvvm_shfl_sync_down_i32;
@@ -582,12 +588,16 @@ StatusOr<Value*> GpuKernelGen::genOther(const HloInstruction& instruction, const
                                               " is not compiled by the GPU backend");
     const PrimitiveType resultType = instruction.shape().elementType();
     if (!primitive_util::isFloatingPoint(resultType) && !primitive_util::isInteger(resultType) &&
-        resultType != PrimitiveType::PRED)
+        !primitive_util::isComplex(resultType) && resultType != PrimitiveType::PRED)
         return unsupportedAt(
             instruction, "dot of element type " + std::string(primitive_util::name(resultType)));
-    // A pred dot counts in s64 (true where any product is), as the interpreter does.
-    const PrimitiveType accumulate =
-        resultType == PrimitiveType::PRED ? PrimitiveType::S64 : resultType;
+    // A pred dot counts in s64 (true where any product is), as the interpreter does; a c64
+    // dot of a c128 operand in c128.
+    PrimitiveType accumulate = resultType == PrimitiveType::PRED ? PrimitiveType::S64 : resultType;
+    if (resultType == PrimitiveType::C64)
+        for (const HloInstruction* operand : instruction.operands())
+            if (operand->shape().elementType() == PrimitiveType::C128)
+                accumulate = PrimitiveType::C128;
     HLO_ASSIGN_OR_RETURN(Value * sum,
                          genDotSum(instruction, index, accumulate,
                                    [&](int side, const Index& inner) -> StatusOr<Value*> {
@@ -694,9 +704,7 @@ StatusOr<Value*> GpuKernelGen::genDotSum(
     llvm::LLVMContext& context = m_b.getContext();
     llvm::BasicBlock* before = m_b.GetInsertBlock();
     llvm::Type* accType = m_elemental.registerType(accumulate);
-    const bool isFloat = primitive_util::isFloatingPoint(accumulate);
-    Value* zero =
-        isFloat ? llvm::ConstantFP::get(accType, 0.0) : llvm::ConstantInt::get(accType, 0);
+    Value* zero = m_elemental.zero(accumulate);
     if (count == 0) return zero;
     llvm::BasicBlock* loop = llvm::BasicBlock::Create(context, "dot.loop", m_function);
     llvm::BasicBlock* exit = llvm::BasicBlock::Create(context, "dot.exit", m_function);
@@ -732,8 +740,7 @@ StatusOr<Value*> GpuKernelGen::genDotSum(
             inner.multi[static_cast<size_t>(rhsFixed)] = ragged->rhsFixedValue;
         HLO_ASSIGN_OR_RETURN(values[side], operandValue(side, inner));
     }
-    Value* next = isFloat ? m_b.CreateFAdd(acc, m_b.CreateFMul(values[0], values[1]))
-                          : m_b.CreateAdd(acc, m_b.CreateMul(values[0], values[1]));
+    Value* next = m_elemental.multiplyAdd(accumulate, acc, values[0], values[1]);
     Value* r1 = m_b.CreateAdd(r, c64(1));
     llvm::BasicBlock* latch = m_b.GetInsertBlock();
     r->addIncoming(r1, latch);

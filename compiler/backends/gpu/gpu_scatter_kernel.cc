@@ -39,6 +39,10 @@ Status GpuKernelGen::emitAtomicCombine(const HloComputation& reducer, PrimitiveT
     }
     // 8- and 16-bit elements: LLVM's NVPTX backend widens their compare-and-swap to the
     // aligned 32-bit word around them (masking the neighbours in).
+    if (primitive_util::isComplex(type))
+        return unsupportedAt(*root, "scatter combiner on " +
+                                        std::string(primitive_util::name(type)) +
+                                        " elements (atomic updates need one 8- to 64-bit word)");
     if (bits != 8 && bits != 16 && bits != 32 && bits != 64)
         return unsupportedAt(*root, "scatter combiner on " +
                                         std::string(primitive_util::name(type)) +
