@@ -559,6 +559,26 @@ ENTRY e {
   d1 = f32[4] dynamic-slice(v, j), dynamic_slice_sizes={4}
   ROOT t = (f32[5,3], f32[20,20], f32[4]) tuple(ds, dus, d1)
 })");
+        row("c64 and c128 values",
+            R"(cadd { a = c64[] parameter(0)  b = c64[] parameter(1)  ROOT s = c64[] add(a, b) }
+wmul { a = c128[] parameter(0)  b = c128[] parameter(1)  ROOT s = c128[] multiply(a, b) }
+ENTRY e {
+  x = f32[6,10] parameter(0)  y = f32[6,10] parameter(1)
+  z = c64[6,10] complex(x, y)  w = c64[6,10] convert(x)
+  q = c64[6,10] divide(z, w)  s = c64[6,10] sqrt(q)  r = c64[6,10] rsqrt(z)
+  ex = c64[6,10] exponential(s)  lg = c64[6,10] log(z)  pw = c64[6,10] power(z, ex)
+  sg = c64[6,10] sign(pw)  n = c64[6,10] negate(sg)  m = c64[6,10] multiply(n, r)
+  a = c64[6,10] add(m, lg)  d = c64[6,10] subtract(a, z)
+  ne = pred[6,10] compare(d, z), direction=NE  pick = c64[6,10] select(ne, d, z)
+  re = f32[6,10] real(pick)  im = f32[6,10] imag(pick)  ab = f32[6,10] abs(pick)
+  zero = c64[] constant((0, 0))  rows = c64[6] reduce(pick, zero), dimensions={1}, to_apply=cadd
+  l = c64[1,6,10] reshape(z)  b = c64[6,10,2] broadcast(z), dimensions={0,1}
+  k = c64[3,10,2] slice(b), slice={[0:3], [0:10], [0:2]}
+  conv = c64[1,4,2] convolution(l, k), window={size=3}, dim_labels=b0f_0io->b0f
+  wz = c128[6,10] convert(z)  wl = c128[6,10] log(wz)  wp = c128[6,10] power(wz, wl)
+  one = c128[] constant((1, 0))  wr = c128[6] reduce(wp, one), dimensions={1}, to_apply=wmul
+  ROOT t = (f32[6,10], f32[6,10], f32[6,10], c64[6], c64[1,4,2], c128[6]) tuple(re, im, ab, rows, conv, wr)
+})");
         row("dimension sizes", R"(ENTRY e {
   p = s32[4] parameter(0)  size = s32[] parameter(1)
   dyn = s32[<=4] set-dimension-size(p, size), dimensions={0}
