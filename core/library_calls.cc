@@ -21,6 +21,7 @@ using H = HloInstruction*;
 
 constexpr std::string_view kGemm = "__cublas$gemm";
 constexpr std::string_view kLtMatmul = "__cublas$lt$matmul";
+constexpr std::string_view kLtMatmulF8 = "__cublas$lt$matmul$f8";
 constexpr std::string_view kConvForward = "__cudnn$convForward";
 constexpr std::string_view kConvBiasActivation = "__cudnn$convBiasActivationForward";
 constexpr std::string_view kConvBackwardInput = "__cudnn$convBackwardInput";
@@ -342,7 +343,8 @@ H geluTanh(Builder& b, H x) {
 }
 
 StatusOr<H> expandGemm(Builder& b, HloInstruction& call) {
-    if (call.customCallTarget() != kGemm && call.customCallTarget() != kLtMatmul)
+    const bool f8 = call.customCallTarget() == kLtMatmulF8;
+    if (call.customCallTarget() != kGemm && call.customCallTarget() != kLtMatmul && !f8)
         return unimplementedAt(call, "is not supported");
     HLO_ASSIGN_OR_RETURN(GemmConfig config, gemmConfig(call));
     std::optional<Shape> workspace;
@@ -350,7 +352,27 @@ StatusOr<H> expandGemm(Builder& b, HloInstruction& call) {
                          resultArrays(call, config.aux ? 2 : 1, &workspace));
     const Shape& d = results[0];
     const PrimitiveType type = d.elementType();
-    const size_t expected = 2 + (config.beta != 0 ? 1 : 0) + (config.bias ? 1 : 0);
+    size_t expected = 2 + (config.beta != 0 ? 1 : 0) + (config.bias ? 1 : 0);
+    // An fp8 gemm's dequantising scales: a_scale and b_scale after a, b (and c),
+    // D = a_scale * b_scale * (A B), accumulated in f32 as cuBLASLt does.
+    H scale = nullptr;
+    if (f8 && static_cast<size_t>(call.operandCount()) == expected + 2) {
+        if (config.bias || config.activation != "" || config.aux)
+            return unimplementedAt(call, "with an epilogue is not supported");
+        for (int64_t i = 0; i < 2; ++i) {
+            const Shape& s = call.operand(static_cast<int64_t>(expected) + i)->shape();
+            if (!s.isArray() || s.rank() != 0 || s.elementType() != PrimitiveType::F32)
+                return invalidAt(call, "has a scale of shape " + s.toString(false) +
+                                           "; a_scale and b_scale are f32 scalars");
+        }
+        scale = b.binary(HloOpcode::kMultiply, call.operand(static_cast<int64_t>(expected)),
+                         call.operand(static_cast<int64_t>(expected) + 1), "ab_scale");
+    } else if (f8 && static_cast<size_t>(call.operandCount()) > expected) {
+        return unimplementedAt(call, "with c, d or amax scales (" +
+                                         std::to_string(call.operandCount()) +
+                                         " operands) is not supported");
+    }
+    if (scale != nullptr) expected += 2;
     if (static_cast<size_t>(call.operandCount()) != expected)
         return invalidAt(call, "takes " + std::to_string(expected) + " operands (a, b" +
                                    (config.beta != 0 ? ", c" : "") + (config.bias ? ", bias" : "") +
@@ -360,7 +382,9 @@ StatusOr<H> expandGemm(Builder& b, HloInstruction& call) {
     if (config.activation == "GELU" && !primitive_util::isFloatingPoint(type))
         return invalidAt(call, "applies GELU to a non-float result");
 
-    H dot = b.add(HloOpcode::kDot, d, {call.operand(0), call.operand(1)}, "dot");
+    Shape dotShape = d;
+    if (scale != nullptr) dotShape.setElementType(PrimitiveType::F32);
+    H dot = b.add(HloOpcode::kDot, dotShape, {call.operand(0), call.operand(1)}, "dot");
     dot->mutableExtra().dotDimensionNumbers = config.dims;
     if (!config.operandPrecision.empty())
         dot->setAttribute("operand_precision", config.operandPrecision);
@@ -372,6 +396,9 @@ StatusOr<H> expandGemm(Builder& b, HloInstruction& call) {
         return invalidAt(call, "returns " + d.toString(false) + " but its dot gives " +
                                    inferred->toString(false));
     H x = dot;
+    if (scale != nullptr)
+        x = b.convert(
+            b.binary(HloOpcode::kMultiply, dot, b.broadcast(scale, dotShape, {}), "scaled"), type);
     if (config.alphaImag != 0) {
         H alpha = b.add(HloOpcode::kConstant, Shape::makeScalar(type), {}, "alpha");
         alpha->setLiteralText(complexText(type, config.alphaReal, config.alphaImag));
@@ -810,10 +837,10 @@ StatusOr<H> expandConv(Builder& b, HloInstruction& call) {
 }  // namespace
 
 bool isLibraryCallTarget(std::string_view target) {
-    return target == kGemm || target == kLtMatmul || target == kConvForward ||
-           target == kConvBiasActivation || target == kConvBackwardInput ||
-           target == kConvBackwardFilter || target == kBlockScaledDot || target == kCubSort ||
-           target == kCubSortUnsized;
+    return target == kGemm || target == kLtMatmul || target == kLtMatmulF8 ||
+           target == kConvForward || target == kConvBiasActivation ||
+           target == kConvBackwardInput || target == kConvBackwardFilter ||
+           target == kBlockScaledDot || target == kCubSort || target == kCubSortUnsized;
 }
 
 bool isLibraryCall(const HloInstruction& instruction) {

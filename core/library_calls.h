@@ -14,6 +14,10 @@
 //    bias runs along d's last dimension; epilogues DEFAULT, BIAS, RELU,
 //    BIAS_RELU, GELU, BIAS_GELU (cuBLASLt's tanh approximation) and the
 //    *_AUX forms, whose second result is the value before the activation.
+//  * `__cublas$lt$matmul$f8` (a, b[, c], then a_scale and b_scale when
+//    given): the same with fp8 operands, the dot accumulated in f32 and
+//    times a_scale * b_scale before the result type; c, d and amax scales
+//    are not said (kUnimplemented).
 //  * `__cudnn$convForward` (input, filter): conv_result_scale * conv.
 //  * `__cudnn$convBiasActivationForward` (input, filter, bias[, side input]):
 //      activation(conv_result_scale * conv + side_input_scale * side

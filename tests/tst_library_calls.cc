@@ -433,6 +433,67 @@ ENTRY e {
     }
 
     // One negative test per error class: each names the call.
+    void fp8GemmScalesItsDot() {
+        // __cublas$lt$matmul$f8 with a_scale and b_scale: the f8 dot accumulated in f32,
+        // times both scales, then the result type.
+        const std::string call = R"(HloModule f8
+ENTRY e {
+  a = f8e4m3fn[4,8] parameter(0)
+  b = f8e5m2[8,3] parameter(1)
+  sa = f32[] parameter(2)
+  sb = f32[] parameter(3)
+  g = (bf16[4,3], s8[64]) custom-call(a, b, sa, sb), custom_call_target="__cublas$lt$matmul$f8", )" +
+                                 gemmConfig("1", "0", R"(,"alpha_real":1,"beta":0)") + R"(
+  ROOT d = bf16[4,3] get-tuple-element(g), index=0
+})";
+        const std::string plain = R"(HloModule f8
+ENTRY e {
+  a = f8e4m3fn[4,8] parameter(0)
+  b = f8e5m2[8,3] parameter(1)
+  sa = f32[] parameter(2)
+  sb = f32[] parameter(3)
+  af = f32[4,8] convert(a)
+  bf = f32[8,3] convert(b)
+  dot = f32[4,3] dot(af, bf), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  s = f32[] multiply(sa, sb)
+  sd = f32[4,3] broadcast(s), dimensions={}
+  m = f32[4,3] multiply(dot, sd)
+  ROOT d = bf16[4,3] convert(m)
+})";
+        auto both = evaluateBoth(call, plain, 11);
+        QVERIFY2(both.isOk(), both.status().toString().c_str());
+        QCOMPARE(both->first, both->second);
+        // Without scales it is the plain dot; c, d and amax scales are not said.
+        const std::string unscaled = R"(HloModule f8
+ENTRY e {
+  a = f8e4m3fn[4,8] parameter(0)
+  b = f8e4m3fn[8,3] parameter(1)
+  ROOT g = f32[4,3] custom-call(a, b), custom_call_target="__cublas$lt$matmul$f8", )" +
+                                     gemmConfig("1", "0", "") + R"(
+})";
+        const std::string plainDot = R"(HloModule f8
+ENTRY e {
+  a = f8e4m3fn[4,8] parameter(0)
+  b = f8e4m3fn[8,3] parameter(1)
+  ROOT g = f32[4,3] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+})";
+        auto plainBoth = evaluateBoth(unscaled, plainDot, 12);
+        QVERIFY2(plainBoth.isOk(), plainBoth.status().toString().c_str());
+        QCOMPARE(plainBoth->first, plainBoth->second);
+        const std::string sixScales = R"(HloModule f8
+ENTRY e {
+  a = f8e4m3fn[4,8] parameter(0)
+  b = f8e4m3fn[8,3] parameter(1)
+  s = f32[] parameter(2)
+  ROOT g = f32[4,3] custom-call(a, b, s, s, s, s), custom_call_target="__cublas$lt$matmul$f8", )" +
+                                      gemmConfig("1", "0", "") + R"(
+})";
+        const Status error = errorOf(sixScales);
+        QCOMPARE(error.code(), StatusCode::kUnimplemented);
+        QVERIFY2(error.message().find("with c, d or amax scales (6 operands)") != std::string::npos,
+                 error.toString().c_str());
+    }
+
     void cubSortByHand() {
         // Rows sorted stably by their keys, values alongside; -0 and +0 are
         // equal keys (they keep their order both ways), NaN sorts last.
