@@ -579,6 +579,29 @@ ENTRY e {
   one = c128[] constant((1, 0))  wr = c128[6] reduce(wp, one), dimensions={1}, to_apply=wmul
   ROOT t = (f32[6,10], f32[6,10], f32[6,10], c64[6], c64[1,4,2], c128[6]) tuple(re, im, ab, rows, conv, wr)
 })");
+        row("variadic reduce-windows (argmax pooling, order-sensitive reducers)", R"(argmax {
+  v0 = f32[] parameter(0)  i0 = s32[] parameter(1)  v1 = f32[] parameter(2)  i1 = s32[] parameter(3)
+  gt = pred[] compare(v1, v0), direction=GT
+  v = f32[] select(gt, v1, v0)  i = s32[] select(gt, i1, i0)
+  ROOT t = (f32[], s32[]) tuple(v, i)
+}
+weighted {
+  a0 = f32[] parameter(0)  b0 = f32[] parameter(1)  a1 = f32[] parameter(2)  b1 = f32[] parameter(3)
+  h = f32[] constant(0.5)  ha = f32[] multiply(a0, h)  a = f32[] add(ha, a1)
+  b = f32[] subtract(b0, b1)
+  ROOT t = (f32[], f32[]) tuple(a, b)
+}
+ENTRY e {
+  x = f32[2,9,10] parameter(0)  idx = s32[2,9,10] iota(), iota_dimension=1
+  ninf = f32[] constant(-inf)  none = s32[] constant(-1)
+  pool = (f32[2,5,5], s32[2,5,5]) reduce-window(x, idx, ninf, none), window={size=1x3x3 stride=1x2x2 pad=0_0x1_1x1_1}, to_apply=argmax
+  best = f32[2,5,5] get-tuple-element(pool), index=0  where = s32[2,5,5] get-tuple-element(pool), index=1
+  twice = f32[2,5,5] add(best, best)
+  zero = f32[] constant(0)
+  mixed = (f32[2,7,10], f32[2,7,10]) reduce-window(x, x, zero, zero), window={size=1x3x2 pad=0_0x0_0x1_0}, to_apply=weighted
+  first = f32[2,7,10] get-tuple-element(mixed), index=0  second = f32[2,7,10] get-tuple-element(mixed), index=1
+  ROOT t = (f32[2,5,5], s32[2,5,5], f32[2,7,10], f32[2,7,10]) tuple(twice, where, first, second)
+})");
         row("dimension sizes", R"(ENTRY e {
   p = s32[4] parameter(0)  size = s32[] parameter(1)
   dyn = s32[<=4] set-dimension-size(p, size), dimensions={0}

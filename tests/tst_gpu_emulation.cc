@@ -193,6 +193,8 @@ ENTRY %e (x: f32[3,2500]) -> s32[3,2500] {
         << golden("ragged_dot.hlo");
     QTest::newRow("c64 and c128: arithmetic, exp, log, sqrt, power, reductions, dot, fft")
         << golden("complex.hlo");
+    QTest::newRow("variadic reduce-windows: argmax pooling, a weighted sum with a bf16 maximum")
+        << golden("variadic_reduce_window.hlo");
 }
 
 void TestGpuEmulation::handWrittenModules() {

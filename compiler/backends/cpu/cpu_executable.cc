@@ -57,11 +57,12 @@ std::optional<size_t> leafNumber(const Shape& shape, const std::vector<int64_t>&
 }
 
 // The values a kernel computed by `root` stores: a tuple's elements, a
-// variadic reduce's components, or the root itself.
+// variadic reduce's or reduce-window's components, or the root itself.
 void addKernelOutputs(CpuKernelSpec& spec, const HloInstruction& root) {
     if (root.opcode() == HloOpcode::kTuple) {
         for (const HloInstruction* element : root.operands()) spec.outputs.push_back(element);
-    } else if (root.shape().isTuple() && root.opcode() == HloOpcode::kReduce) {
+    } else if (root.shape().isTuple() &&
+               (root.opcode() == HloOpcode::kReduce || root.opcode() == HloOpcode::kReduceWindow)) {
         for (int64_t k = 0; k < root.shape().tupleCount(); ++k) {
             spec.outputs.push_back(&root);
             spec.outputComponents.push_back(static_cast<int>(k));

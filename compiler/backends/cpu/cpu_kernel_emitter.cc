@@ -202,10 +202,10 @@ StatusOr<Value*> KernelGen::genUncached(const HloInstruction& instruction, const
         }
         case HloOpcode::kGetTupleElement: {
             const HloInstruction& tuple = *instruction.operand(0);
-            if (tuple.opcode() != HloOpcode::kReduce)
+            if (tuple.opcode() != HloOpcode::kReduce && tuple.opcode() != HloOpcode::kReduceWindow)
                 return unsupportedAt(instruction, "get-tuple-element of a " +
                                                       std::string(hloOpcodeString(tuple.opcode())));
-            HLO_ASSIGN_OR_RETURN(std::vector<Value*> values, genReduce(tuple, index));
+            HLO_ASSIGN_OR_RETURN(std::vector<Value*> values, genComponents(tuple, index));
             if (instruction.tupleIndex() < 0 ||
                 instruction.tupleIndex() >= static_cast<int64_t>(values.size()))
                 return unsupportedAt(instruction, "tuple index out of range");
@@ -586,9 +586,10 @@ StatusOr<CpuKernelInfo> KernelGen::run() {
     for (size_t k = 0; k < m_spec.outputs.size(); ++k) {
         const Shape& shape = m_spec.outputs[k]->shape();
         const int c = component(k);
-        if (c >= 0 ? (!shape.isTuple() || c >= shape.tupleCount() ||
-                      !shape.tupleShape(c).isArray() || !reduceOf(k))
-                   : !shape.isArray())
+        if (c >= 0
+                ? (!shape.isTuple() || c >= shape.tupleCount() || !shape.tupleShape(c).isArray() ||
+                   (!reduceOf(k) && m_spec.outputs[k]->opcode() != HloOpcode::kReduceWindow))
+                : !shape.isArray())
             return unsupportedAt(*m_spec.outputs[k],
                                  "kernel output of shape " + shape.toString(false));
     }
@@ -691,7 +692,7 @@ StatusOr<CpuKernelInfo> KernelGen::run() {
         Value* value = nullptr;
         Status failure = Status::ok();
         if (component(k) >= 0) {
-            auto values = genReduce(output, index);
+            auto values = genComponents(output, index);
             if (values.isOk())
                 value = (*values)[static_cast<size_t>(component(k))];
             else

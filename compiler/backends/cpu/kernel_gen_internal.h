@@ -136,6 +136,11 @@ protected:
     StatusOr<Value*> genLayoutBitcast(const HloInstruction& bitcast, const Index& index);
     StatusOr<Value*> genBitcastConvert(const HloInstruction& convert, const Index& index);
     StatusOr<Value*> genReduceWindow(const HloInstruction& reduceWindow, const Index& index);
+    // A (variadic) reduce-window's values at `index`, one per input (cached).
+    StatusOr<std::vector<Value*>> genReduceWindowValues(const HloInstruction& reduceWindow,
+                                                        const Index& index);
+    // The components of a variadic reduce or reduce-window at `index`.
+    StatusOr<std::vector<Value*>> genComponents(const HloInstruction& multi, const Index& index);
     StatusOr<Value*> genConvolution(const HloInstruction& convolution, const Index& index);
     StatusOr<Value*> genSelectAndScatter(const HloInstruction& selectAndScatter,
                                          const Index& index);

@@ -99,23 +99,52 @@ PrimitiveType accumulationTypeOf(PrimitiveType out, PrimitiveType lhs, Primitive
 
 }  // namespace
 
+StatusOr<std::vector<Value*>> KernelGen::genComponents(const HloInstruction& multi,
+                                                       const Index& index) {
+    if (multi.opcode() == HloOpcode::kReduceWindow) return genReduceWindowValues(multi, index);
+    return genReduce(multi, index);
+}
+
 StatusOr<Value*> KernelGen::genReduceWindow(const HloInstruction& reduceWindow,
                                             const Index& index) {
-    if (reduceWindow.operandCount() != 2 || !reduceWindow.shape().isArray())
-        return unsupportedAt(reduceWindow, "variadic reduce-window");
-    const HloInstruction& input = *reduceWindow.operand(0);
+    if (!reduceWindow.shape().isArray())
+        return unsupportedAt(reduceWindow, "variadic reduce-window used as an array");
+    HLO_ASSIGN_OR_RETURN(std::vector<Value*> values, genReduceWindowValues(reduceWindow, index));
+    return values.front();
+}
+
+// Each output element folds its window's taps in row-major order from the
+// init values, acc = to_apply(acc..., inputs at the tap...); taps in the
+// padding are skipped, as the interpreter does.
+StatusOr<std::vector<Value*>> KernelGen::genReduceWindowValues(const HloInstruction& reduceWindow,
+                                                               const Index& index) {
+    const auto key = std::make_pair(&reduceWindow, index.id);
+    if (auto it = m_cache.find(key); it != m_cache.end()) return it->second;
+    const int64_t n = reduceWindow.operandCount() / 2;
+    if (n < 1 || reduceWindow.operandCount() != 2 * n)
+        return unsupportedAt(reduceWindow, "reduce-window without inputs and init values");
     const HloComputation* reducer = reduceWindow.toApply();
     if (!reducer) return unsupportedAt(reduceWindow, "reduce-window without to_apply");
-    if (!reduceWindow.operand(1)->shape().isScalar())
-        return unsupportedAt(reduceWindow, "non-scalar init value");
-    const std::vector<int64_t>& inDims = input.shape().dimensions();
+    const HloInstruction& first = *reduceWindow.operand(0);
+    const std::vector<int64_t>& inDims = first.shape().dimensions();
+    for (int64_t i = 0; i < n; ++i) {
+        const Shape& input = reduceWindow.operand(i)->shape();
+        if (!input.isArray() || input.dimensions() != inDims)
+            return unsupportedAt(reduceWindow, "reduce-window inputs of different shapes");
+        if (!reduceWindow.operand(n + i)->shape().isScalar())
+            return unsupportedAt(reduceWindow, "non-scalar init value");
+    }
     HLO_ASSIGN_OR_RETURN(std::vector<WindowDimension> window,
                          windowOf(reduceWindow, static_cast<int64_t>(inDims.size())));
     if (index.dims.size() != inDims.size())
         return unsupportedAt(reduceWindow, "result rank differs from the operand's");
     std::vector<int64_t> sizes;
     for (const WindowDimension& w : window) sizes.push_back(w.size);
-    HLO_ASSIGN_OR_RETURN(Value * init, gen(*reduceWindow.operand(1), scalarIndex()));
+    std::vector<Value*> inits;
+    for (int64_t i = 0; i < n; ++i) {
+        HLO_ASSIGN_OR_RETURN(Value * init, gen(*reduceWindow.operand(n + i), scalarIndex()));
+        inits.push_back(init);
+    }
     const std::vector<Value*> out = multiAll(index);
     auto body = [&](Value* k, const std::vector<Value*>& acc) -> StatusOr<std::vector<Value*>> {
         const std::vector<Value*> win = unflatten(k, sizes);
@@ -130,14 +159,19 @@ StatusOr<Value*> KernelGen::genReduceWindow(const HloInstruction& reduceWindow,
         return emitIf(
             valid, acc,
             [&]() -> StatusOr<std::vector<Value*>> {
-                HLO_ASSIGN_OR_RETURN(Value * x, gen(input, at));
-                return callScalar(*reducer, {acc[0], x}, false);
+                std::vector<Value*> args = acc;
+                for (int64_t i = 0; i < n; ++i) {
+                    HLO_ASSIGN_OR_RETURN(Value * x, gen(*reduceWindow.operand(i), at));
+                    args.push_back(x);
+                }
+                return callScalar(*reducer, args, false);
             },
             "window.tap");
     };
     HLO_ASSIGN_OR_RETURN(std::vector<Value*> result,
-                         emitFold(product(sizes), {init}, body, "window"));
-    return result.front();
+                         emitFold(product(sizes), inits, body, "window"));
+    m_cache[key] = result;
+    return result;
 }
 
 StatusOr<Value*> KernelGen::genConvolution(const HloInstruction& convolution, const Index& index) {

@@ -99,7 +99,7 @@ void GpuKernelGen::bindLeaves(const std::vector<Value*>& params, size_t outputs)
 StatusOr<Value*> GpuKernelGen::outputValue(size_t k, const Index& index) {
     const HloInstruction& output = *m_spec.outputs[k];
     if (component(k) >= 0) {
-        HLO_ASSIGN_OR_RETURN(std::vector<Value*> values, genReduce(output, index));
+        HLO_ASSIGN_OR_RETURN(std::vector<Value*> values, genComponents(output, index));
         return values[static_cast<size_t>(component(k))];
     }
     return gen(output, index);
@@ -150,9 +150,10 @@ StatusOr<GpuKernelInfo> GpuKernelGen::emit() {
     for (size_t k = 0; k < m_spec.outputs.size(); ++k) {
         const Shape& shape = m_spec.outputs[k]->shape();
         const int c = component(k);
-        if (c >= 0 ? (!shape.isTuple() || c >= shape.tupleCount() ||
-                      !shape.tupleShape(c).isArray() || !reduceOf(k))
-                   : !shape.isArray())
+        if (c >= 0
+                ? (!shape.isTuple() || c >= shape.tupleCount() || !shape.tupleShape(c).isArray() ||
+                   (!reduceOf(k) && m_spec.outputs[k]->opcode() != HloOpcode::kReduceWindow))
+                : !shape.isArray())
             return unsupportedAt(*m_spec.outputs[k],
                                  "kernel output of shape " + shape.toString(false));
     }

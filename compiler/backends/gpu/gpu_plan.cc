@@ -80,7 +80,8 @@ int64_t product(const std::vector<int64_t>& dims) {
 void addKernelOutputs(CpuKernelSpec& spec, const HloInstruction& root) {
     if (root.opcode() == HloOpcode::kTuple) {
         for (const HloInstruction* element : root.operands()) spec.outputs.push_back(element);
-    } else if (root.shape().isTuple() && root.opcode() == HloOpcode::kReduce) {
+    } else if (root.shape().isTuple() &&
+               (root.opcode() == HloOpcode::kReduce || root.opcode() == HloOpcode::kReduceWindow)) {
         for (int64_t k = 0; k < root.shape().tupleCount(); ++k) {
             spec.outputs.push_back(&root);
             spec.outputComponents.push_back(static_cast<int>(k));
