@@ -1,5 +1,6 @@
 #include "compiler/passes/scan_expander.h"
 
+#include <limits>
 #include <unordered_set>
 #include <vector>
 
@@ -99,6 +100,9 @@ struct State {
 
 // Replaces `scan` by its loop; returns the instruction standing for it.
 StatusOr<H> expand(HloModule& module, HloInstruction* scan, const ScanGeometry& g) {
+    if (g.length > std::numeric_limits<int32_t>::max())
+        return unimplemented("%" + scan->name() + ": scan of " + std::to_string(g.length) +
+                             " steps (the loop counts in s32)");
     HloComputation& outer = *scan->parent();
     const HloComputation& body = *scan->toApply();
     const State state{g.inputCount, g.carryCount, g.outputCount};
@@ -106,11 +110,8 @@ StatusOr<H> expand(HloModule& module, HloInstruction* scan, const ScanGeometry& 
 
     std::vector<H> init = {b.index(0)};
     for (int64_t i = 0; i < scan->operandCount(); ++i) init.push_back(scan->operand(i));
-    std::vector<Shape> stackedShapes;
-    for (const Shape& output : g.outputShapes) {
-        stackedShapes.push_back(insertDimension(output, g.dimension, g.length));
-        init.push_back(b.zeros(stackedShapes.back()));
-    }
+    for (const Shape& output : g.outputShapes)
+        init.push_back(b.zeros(insertDimension(output, g.dimension, g.length)));
     H initial = b.tuple(init);
     const Shape& stateShape = initial->shape();
 
