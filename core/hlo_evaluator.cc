@@ -872,9 +872,7 @@ StatusOr<Literal> Evaluator::evaluateCustomCall(const HloInstruction& instructio
     const std::string_view target = instruction.customCallTarget();
     if (target == "TopK") return evaluateTopKCustomCall(instruction, operands);
     if (isLibraryCallTarget(target)) return evaluateLibraryCall(instruction, operands, m_options);
-    if (target == "Sharding" || target == "SPMDFullToShardShape" ||
-        target == "SPMDShardToFullShape" || target == "MoveToHost" || target == "MoveToDevice" ||
-        target == "annotate_device_placement" || target == "LayoutConstraint") {
+    if (isAnnotationTarget(target)) {
         if (operands.size() == 1 && sameArrayShape(operands[0]->shape(), instruction.shape()))
             return *operands[0];
         return unsupported(instruction,

@@ -843,6 +843,18 @@ bool isLibraryCallTarget(std::string_view target) {
            target == kBlockScaledDot || target == kCubSort || target == kCubSortUnsized;
 }
 
+bool isAnnotationTarget(std::string_view target) {
+    return target == "Sharding" || target == "SPMDFullToShardShape" ||
+           target == "SPMDShardToFullShape" || target == "MoveToHost" || target == "MoveToDevice" ||
+           target == "annotate_device_placement" || target == "LayoutConstraint";
+}
+
+bool isPassThroughAnnotation(const HloInstruction& instruction) {
+    return instruction.opcode() == HloOpcode::kCustomCall &&
+           isAnnotationTarget(instruction.customCallTarget()) && instruction.operandCount() == 1 &&
+           instruction.shape().compatible(instruction.operand(0)->shape());
+}
+
 bool isLibraryCall(const HloInstruction& instruction) {
     return instruction.opcode() == HloOpcode::kCustomCall &&
            isLibraryCallTarget(instruction.customCallTarget());

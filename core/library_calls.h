@@ -77,6 +77,15 @@ StatusOr<HloInstruction*> expandLibraryCall(HloInstruction& call);
 // place.
 Status libraryCallStatus(const HloInstruction& call);
 
+// Custom-calls that only annotate their one operand for XLA's partitioner
+// or memory-space assignment (Sharding, SPMDFullToShardShape,
+// SPMDShardToFullShape, MoveToHost, MoveToDevice, annotate_device_placement,
+// LayoutConstraint): on one device the value passes through unchanged, when
+// the call keeps its operand's shape.
+bool isAnnotationTarget(std::string_view target);
+// Whether `instruction` is such a call that keeps its operand's shape.
+bool isPassThroughAnnotation(const HloInstruction& instruction);
+
 struct HloEvaluatorOptions;
 // The interpreter's evaluation of a library call on its operands' values:
 // its expansion, in a module of its own, evaluated with `options`.

@@ -370,9 +370,10 @@ void TestCli::passesListsRegistryAndTargets() {
     for (const char* name :
          {"dce", "cse", "algebraic-simplifier", "constant-folding", "call-inliner",
           "tuple-simplifier", "while-loop-invariant-code-motion", "layout-assignment",
-          "buffer-assignment", "library-call-expander", "scan-expander"})
+          "buffer-assignment", "library-call-expander", "scan-expander", "annotation-remover"})
         QVERIFY2(r.out.contains(u"  "_s + QLatin1String(name) + u"\n"_s), name);
-    QVERIFY(r.out.contains(u"cpu: library-call-expander, scan-expander, call-inliner"_s));
+    QVERIFY(r.out.contains(
+        u"cpu: library-call-expander, scan-expander, annotation-remover, call-inliner"_s));
     QVERIFY(r.out.contains(u"tpu: "_s));
 }
 
@@ -390,7 +391,8 @@ void TestCli::optPrintsAndDumps() {
     QVERIFY(QFile::exists(dir + u"/00-input.hlo"_s));
     QVERIFY(QFile::exists(dir + u"/01-library-call-expander.hlo"_s));
     QVERIFY(QFile::exists(dir + u"/02-scan-expander.hlo"_s));
-    QVERIFY(QFile::exists(dir + u"/03-call-inliner.hlo"_s));
+    QVERIFY(QFile::exists(dir + u"/03-annotation-remover.hlo"_s));
+    QVERIFY(QFile::exists(dir + u"/04-call-inliner.hlo"_s));
     QFile json(dir + u"/passes.json"_s);
     QVERIFY(json.open(QIODevice::ReadOnly));
     const QJsonObject report = QJsonDocument::fromJson(json.readAll()).object();

@@ -8,6 +8,7 @@
 #include "compiler/fusion/row_fusion.h"
 #include "compiler/layout/layout_assignment.h"
 #include "compiler/passes/algebraic_simplifier.h"
+#include "compiler/passes/annotation_remover.h"
 #include "compiler/passes/call_inliner.h"
 #include "compiler/passes/constant_folding.h"
 #include "compiler/passes/cse.h"
@@ -28,6 +29,7 @@ PassInfo entry() {
 std::vector<PassInfo> makeRegistry() {
     std::vector<PassInfo> passes = {
         entry<AlgebraicSimplifierPass>(),
+        entry<AnnotationRemoverPass>(),
         entry<BufferAssignmentPass>(),
         entry<LayoutAssignmentPass>(),
         entry<CallInlinerPass>(),

@@ -41,6 +41,8 @@ StatusOr<Pipeline> targetPipeline(std::string_view targetOrHardware) {
     add("library-call-expander");
     // No backend runs scan itself: each becomes the while loop computing it.
     add("scan-expander");
+    // Partitioning and memory-space annotations pass their value through on one device.
+    add("annotation-remover");
     // Simplification, as XLA runs it before fusion.
     add("call-inliner");
     add("dce");
