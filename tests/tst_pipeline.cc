@@ -95,6 +95,21 @@ public:
     }
 };
 
+// Raises the constant named "bound" to 999,999: a loop the module's results
+// do not depend on runs that long (slow to interpret, not different).
+class LengthenLoopPass : public HloPass {
+public:
+    std::string_view name() const override { return "lengthen"; }
+    StatusOr<bool> run(HloModule& module) override {
+        for (const auto& computation : module.computations())
+            if (HloInstruction* bound = computation->findInstruction("bound")) {
+                bound->setLiteralText("999999");
+                return true;
+            }
+        return false;
+    }
+};
+
 // Swaps the operands of multiply in place (semantics-preserving rewiring).
 class SwapOperandsPass : public HloPass {
 public:
@@ -195,6 +210,7 @@ private slots:
     void targetsListKnownPasses();
     void bisectNamesTheFirstBadPass();
     void bisectCannotEvaluate();
+    void bisectStopsWhereEvaluationGetsTooSlow();
     void toleranceComparison();
     void cancellation();
     void scheduleStaysValid();
@@ -513,6 +529,50 @@ ENTRY %e (x: f32[2]) -> f32[2] {
     QVERIFY(result.isOk());
     QCOMPARE(result->outcome, BisectResult::Outcome::kCannotEvaluate);
     QVERIFY2(result->detail.find("%k") != std::string::npos, result->detail.c_str());
+}
+
+void TestPipeline::bisectStopsWhereEvaluationGetsTooSlow() {
+    // After "lengthen" the loop runs 999,999 times (seconds in the interpreter, beyond the
+    // 4x + 1 s budget): not a mismatch, but "cannot evaluate" after that pass.
+    auto module = parse(R"(HloModule slow
+cond {
+  s = (s32[], f32[1024]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  bound = s32[] constant(1)
+  ROOT lt = pred[] compare(i, bound), direction=LT
+}
+body {
+  s = (s32[], f32[1024]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  v = f32[1024] get-tuple-element(s), index=1
+  one = s32[] constant(1)
+  n = s32[] add(i, one)
+  w = f32[1024] add(v, v)
+  ROOT t = (s32[], f32[1024]) tuple(n, w)
+}
+ENTRY e {
+  x = f32[2] parameter(0)
+  z = s32[] constant(0)
+  zv = f32[] constant(0)
+  v = f32[1024] broadcast(zv), dimensions={}
+  init = (s32[], f32[1024]) tuple(z, v)
+  w = (s32[], f32[1024]) while(init), condition=cond, body=body
+  c = s32[] get-tuple-element(w), index=0
+  f = f32[] convert(c)
+  zero = f32[] constant(0)
+  m = f32[] multiply(f, zero)
+  b = f32[2] broadcast(m), dimensions={}
+  ROOT r = f32[2] add(x, b)
+})");
+    PipelineRunner runner(*module, stepsNamed({"sweep", "lengthen", "noop"}),
+                          passes<SweepPass, LengthenLoopPass, NoopPass>());
+    auto result = bisectRunner(runner);
+    QVERIFY2(result.isOk(), result.status().toString().c_str());
+    QCOMPARE(result->outcome, BisectResult::Outcome::kCannotEvaluate);
+    QCOMPARE(result->passIndex, 1);
+    QCOMPARE(result->passName, std::string("lengthen"));
+    QVERIFY2(result->detail.find("after pass 1 (lengthen) the module takes more than") == 0,
+             result->detail.c_str());
 }
 
 void TestPipeline::toleranceComparison() {

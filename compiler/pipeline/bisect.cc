@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cmath>
 #include <condition_variable>
+#include <cstdio>
 #include <mutex>
 #include <sstream>
 #include <thread>
@@ -105,9 +106,10 @@ std::string compareRecursive(const Literal& expected, const Literal& actual, con
 }
 
 // Evaluates with a wall-time limit (a watchdog sets the evaluator's cancel
-// flag) and a loop-iteration limit.
+// flag; `*timedOut` says it fired) and a loop-iteration limit.
 StatusOr<Literal> evaluateWithLimits(const HloModule& module, std::span<const Literal> arguments,
-                                     int64_t maxWhileIterations, double seconds) {
+                                     int64_t maxWhileIterations, double seconds,
+                                     bool* timedOut = nullptr) {
     std::atomic<bool> cancel{false};
     std::mutex mutex;
     std::condition_variable wake;
@@ -128,10 +130,12 @@ StatusOr<Literal> evaluateWithLimits(const HloModule& module, std::span<const Li
     }
     wake.notify_one();
     watchdog.join();
-    if (!value.isOk() && value.status().code() == StatusCode::kCancelled)
+    if (!value.isOk() && value.status().code() == StatusCode::kCancelled) {
+        if (timedOut) *timedOut = true;
         return Status(StatusCode::kResourceExhausted,
                       "evaluation did not finish within " + std::to_string(static_cast<int>(seconds)) +
                           " s");
+    }
     return value;
 }
 
@@ -169,9 +173,26 @@ public:
     Status afterPass(const PassRunInfo& info, const HloModule& module,
                      const PassRunResult& result) override {
         if (!result.changed) return Status::ok();
-        auto value = evaluateWithLimits(module, m_arguments, m_maxWhileIterations,
-                                        4 * m_referenceSeconds + 1);
+        const double limit = 4 * m_referenceSeconds + 1;
+        bool timedOut = false;
+        auto value =
+            evaluateWithLimits(module, m_arguments, m_maxWhileIterations, limit, &timedOut);
         ++m_result.passesEvaluated;
+        if (timedOut) {
+            // Slower to interpret is not a different result (a scan expanded into its loop
+            // copies its state every step in the interpreter): the check stops here, saying
+            // where; a loop that no longer ends still fails on the iteration limit.
+            m_result.outcome = BisectResult::Outcome::kCannotEvaluate;
+            m_result.passIndex = info.index;
+            m_result.passName = info.step ? info.step->pass : std::string();
+            char seconds[64];
+            std::snprintf(seconds, sizeof seconds, "%.1f s (the input took %.2f s)", limit,
+                          m_referenceSeconds);
+            m_result.detail = "after pass " + std::to_string(info.index) + " (" +
+                              m_result.passName + ") the module takes more than " + seconds +
+                              " to evaluate; the passes before it keep its results";
+            return Status(StatusCode::kCancelled, "cannot evaluate");
+        }
         std::string why;
         if (!value.isOk())
             why = "the module no longer evaluates: " + value.status().message();

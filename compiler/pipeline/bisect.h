@@ -17,7 +17,9 @@ namespace hloscope {
 struct BisectResult {
     enum class Outcome { kNoChange, kMismatch, kCannotEvaluate };
     Outcome outcome = Outcome::kNoChange;
-    int passIndex = -1;       // the first pass whose results differ
+    // The first pass whose results differ; with kCannotEvaluate, the pass after which the
+    // module took too long to evaluate (-1: the input itself could not be evaluated).
+    int passIndex = -1;
     std::string passName;
     std::string detail;       // the mismatch, or why the module cannot be evaluated
     int passesEvaluated = 0;  // evaluations after changing passes
@@ -31,8 +33,10 @@ struct BisectOptions {
     // as not evaluable rather than run for minutes.
     int64_t maxElements = 10'000'000'000;
     // Loops that run longer, and reference evaluations that take longer,
-    // make the module "not evaluable" (after a pass, an evaluation may take
-    // four times the reference's time plus a second).
+    // make the module "not evaluable"; after a pass, an evaluation may take
+    // four times the reference's time plus a second, and one that takes
+    // longer stops the check there as "not evaluable" after that pass (a
+    // loop that exceeds the iteration limit is a mismatch).
     int64_t maxWhileIterations = 1'000'000;
     double timeLimitSeconds = 120;
 };
