@@ -37,14 +37,15 @@
 //
 // Supported element types: pred, s1..s64, u1..u64 (sub-byte ones one byte
 // per element), f16, bf16, the f8 / f6 / f4 formats (one byte each; all
-// narrow floats compute in f32, rounded after every op), f32, f64.
-// Supported ops: elementwise arithmetic, logic, shifts, compare (not
-// TOTALORDER), select, clamp, convert, bitcast-convert, the
+// narrow floats compute in f32, rounded after every op), f32, f64, c64 and
+// c128 ({re, im} pairs; cpu_complex_ir.cc).
+// Supported ops: elementwise arithmetic, logic, shifts, compare (TOTALORDER
+// too), select, clamp, convert, bitcast-convert, the
 // transcendentals, broadcast, reshape, bitcast (any layouts), transpose,
 // slice, reverse, pad, concatenate, iota, constant, copy, reduce (any
 // reducer of supported scalar ops, variadic too) and get-tuple-element of a
-// variadic reduce, gather, dynamic-slice, dynamic-update-slice, map,
-// reduce-window, convolution (element by element; the runtime prefers its
+// variadic reduce or reduce-window, gather, dynamic-slice,
+// dynamic-update-slice, map, reduce-window (variadic too), convolution (element by element; the runtime prefers its
 // GEMM convolution), select-and-scatter, collectives on one device,
 // replica-id, partition-id, get/set-dimension-size, dynamic-reshape
 // (kernel_gen_internal.h).
