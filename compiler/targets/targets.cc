@@ -39,8 +39,10 @@ StatusOr<Pipeline> targetPipeline(std::string_view targetOrHardware) {
     // XLA:GPU's cuBLAS / cuDNN calls (in modules dumped after XLA's GPU
     // passes) become the dots and convolutions they stand for.
     add("library-call-expander");
-    // No backend runs scan itself: each becomes the while loop computing it.
-    add("scan-expander");
+    // No GPU or TPU kernel runs scan itself: each becomes the while loop computing it. The
+    // CPU backend runs a scan through the interpreter instead, which is faster than its
+    // compiled loop until loop state is updated in place (the loop copies it every step).
+    if (target != "cpu") add("scan-expander");
     // Partitioning and memory-space annotations pass their value through on one device.
     add("annotation-remover");
     // Simplification, as XLA runs it before fusion.
