@@ -536,27 +536,27 @@ void TestPipeline::bisectStopsWhereEvaluationGetsTooSlow() {
     // 4x + 1 s budget): not a mismatch, but "cannot evaluate" after that pass.
     auto module = parse(R"(HloModule slow
 cond {
-  s = (s32[], f32[1024]) parameter(0)
+  s = (s32[], f32[8192]) parameter(0)
   i = s32[] get-tuple-element(s), index=0
   bound = s32[] constant(1)
   ROOT lt = pred[] compare(i, bound), direction=LT
 }
 body {
-  s = (s32[], f32[1024]) parameter(0)
+  s = (s32[], f32[8192]) parameter(0)
   i = s32[] get-tuple-element(s), index=0
-  v = f32[1024] get-tuple-element(s), index=1
+  v = f32[8192] get-tuple-element(s), index=1
   one = s32[] constant(1)
   n = s32[] add(i, one)
-  w = f32[1024] add(v, v)
-  ROOT t = (s32[], f32[1024]) tuple(n, w)
+  w = f32[8192] add(v, v)
+  ROOT t = (s32[], f32[8192]) tuple(n, w)
 }
 ENTRY e {
   x = f32[2] parameter(0)
   z = s32[] constant(0)
   zv = f32[] constant(0)
-  v = f32[1024] broadcast(zv), dimensions={}
-  init = (s32[], f32[1024]) tuple(z, v)
-  w = (s32[], f32[1024]) while(init), condition=cond, body=body
+  v = f32[8192] broadcast(zv), dimensions={}
+  init = (s32[], f32[8192]) tuple(z, v)
+  w = (s32[], f32[8192]) while(init), condition=cond, body=body
   c = s32[] get-tuple-element(w), index=0
   f = f32[] convert(c)
   zero = f32[] constant(0)
