@@ -327,7 +327,7 @@ StatusOr<GemmConfig> gemmConfig(const HloInstruction& call) {
 }
 
 std::string complexText(PrimitiveType type, double re, double im) {
-    const PrimitiveType part = type == PrimitiveType::C64 ? PrimitiveType::F32 : PrimitiveType::F64;
+    const PrimitiveType part = primitive_util::complexComponentType(type);
     return "(" + stablehlo::formatScalar(part, re) + ", " + stablehlo::formatScalar(part, im) + ")";
 }
 

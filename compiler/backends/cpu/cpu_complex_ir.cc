@@ -13,15 +13,7 @@
 #include "compiler/backends/cpu/cpu_elemental.h"
 
 namespace hloscope::cpu_internal {
-namespace {
-
 using llvm::Value;
-
-Status notCompiled(const HloInstruction& instruction, const std::string& why) {
-    return Status(StatusCode::kUnimplemented, "%" + instruction.name() + ": " + why);
-}
-
-}  // namespace
 
 Value* Elemental::complexOf(Value* re, Value* im) {
     llvm::Type* pair = llvm::StructType::get(re->getType(), im->getType());

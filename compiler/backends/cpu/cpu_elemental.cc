@@ -117,10 +117,6 @@ namespace {
 
 using llvm::Value;
 
-Status notCompiled(const HloInstruction& instruction, const std::string& why) {
-    return Status(StatusCode::kUnimplemented, "%" + instruction.name() + ": " + why);
-}
-
 // f16 and bf16 compute in f32 registers and are rounded back after every op
 // (XLA's CPU and GPU emitters do the same); memory holds their 16 bits.
 bool isNarrow(PrimitiveType type) {
@@ -133,6 +129,10 @@ bool isFloat(PrimitiveType type) {
 bool isUnsigned(PrimitiveType type) { return primitive_util::isUnsignedInteger(type); }
 
 }  // namespace
+
+Status notCompiled(const HloInstruction& instruction, const std::string& why) {
+    return Status(StatusCode::kUnimplemented, "%" + instruction.name() + ": " + why);
+}
 
 bool Elemental::supported(PrimitiveType type) {
     switch (type) {
@@ -271,8 +271,7 @@ Value* Elemental::constant(PrimitiveType type, const Literal& literal, int64_t i
 
 Value* Elemental::fromIndex(PrimitiveType type, Value* position) {
     if (primitive_util::isComplex(type)) {
-        const PrimitiveType part =
-            type == PrimitiveType::C64 ? PrimitiveType::F32 : PrimitiveType::F64;
+        const PrimitiveType part = primitive_util::complexComponentType(type);
         Value* re = fromIndex(part, position);
         return complexOf(re, llvm::ConstantFP::get(re->getType(), 0.0));
     }
@@ -286,11 +285,9 @@ Value* Elemental::convert(PrimitiveType from, PrimitiveType to, Value* value) {
     if (primitive_util::isComplex(to)) {
         // From a real value (the imaginary part 0) or the other complex type;
         // complex to real is not an HLO conversion (the verifier rejects it).
-        const PrimitiveType part =
-            to == PrimitiveType::C64 ? PrimitiveType::F32 : PrimitiveType::F64;
+        const PrimitiveType part = primitive_util::complexComponentType(to);
         if (primitive_util::isComplex(from)) {
-            const PrimitiveType fromPart =
-                from == PrimitiveType::C64 ? PrimitiveType::F32 : PrimitiveType::F64;
+            const PrimitiveType fromPart = primitive_util::complexComponentType(from);
             return complexOf(convert(fromPart, part, realPart(value)),
                              convert(fromPart, part, imagPart(value)));
         }

@@ -21,6 +21,9 @@
 
 namespace hloscope::cpu_internal {
 
+// kUnimplemented "%name: why": an op or type the element generator does not compile.
+Status notCompiled(const HloInstruction& instruction, const std::string& why);
+
 class Elemental {
 public:
     Elemental(llvm::IRBuilderBase& b, llvm::Module& module) : m_b(b), m_module(module) {}

@@ -56,22 +56,6 @@ std::optional<size_t> leafNumber(const Shape& shape, const std::vector<int64_t>&
     return leaf;
 }
 
-// The values a kernel computed by `root` stores: a tuple's elements, a
-// variadic reduce's or reduce-window's components, or the root itself.
-void addKernelOutputs(CpuKernelSpec& spec, const HloInstruction& root) {
-    if (root.opcode() == HloOpcode::kTuple) {
-        for (const HloInstruction* element : root.operands()) spec.outputs.push_back(element);
-    } else if (root.shape().isTuple() &&
-               (root.opcode() == HloOpcode::kReduce || root.opcode() == HloOpcode::kReduceWindow)) {
-        for (int64_t k = 0; k < root.shape().tupleCount(); ++k) {
-            spec.outputs.push_back(&root);
-            spec.outputComponents.push_back(static_cast<int>(k));
-        }
-    } else {
-        spec.outputs.push_back(&root);
-    }
-}
-
 // The dot of a kOutput-style fusion whose other instructions form an
 // elementwise epilogue reading the dot at the output's own index, or nullptr.
 // The dot or convolution of a kOutput fusion whose other instructions are
@@ -273,7 +257,7 @@ Status CpuExecutable::Impl::planThunk(Program& program, Thunk& thunk, CpuKernelE
                 failure = plan;
             }
         }
-        addKernelOutputs(thunk.spec, *fused->root());
+        thunk.spec.addOutputs(*fused->root());
     } else if (isKernelOpcode(opcode)) {
         std::unordered_set<const HloInstruction*> seen;
         for (int64_t i = 0; i < instruction.operandCount(); ++i) {
@@ -282,7 +266,7 @@ Status CpuExecutable::Impl::planThunk(Program& program, Thunk& thunk, CpuKernelE
                 thunk.leafOperands.push_back(static_cast<int>(i));
             }
         }
-        addKernelOutputs(thunk.spec, instruction);
+        thunk.spec.addOutputs(instruction);
     } else {
         failure = Status(StatusCode::kUnimplemented, std::string(hloOpcodeString(opcode)) +
                                                          " is not compiled by the CPU backend");

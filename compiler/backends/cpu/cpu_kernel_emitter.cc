@@ -586,10 +586,9 @@ StatusOr<CpuKernelInfo> KernelGen::run() {
     for (size_t k = 0; k < m_spec.outputs.size(); ++k) {
         const Shape& shape = m_spec.outputs[k]->shape();
         const int c = component(k);
-        if (c >= 0
-                ? (!shape.isTuple() || c >= shape.tupleCount() || !shape.tupleShape(c).isArray() ||
-                   (!reduceOf(k) && m_spec.outputs[k]->opcode() != HloOpcode::kReduceWindow))
-                : !shape.isArray())
+        if (c >= 0 ? (!shape.isTuple() || c >= shape.tupleCount() ||
+                      !shape.tupleShape(c).isArray() || !isVariadicReduction(*m_spec.outputs[k]))
+                   : !shape.isArray())
             return unsupportedAt(*m_spec.outputs[k],
                                  "kernel output of shape " + shape.toString(false));
     }
@@ -758,6 +757,30 @@ StatusOr<CpuKernelInfo> KernelGen::run() {
 }
 
 }  // namespace cpu_internal
+
+bool isVariadicReduction(const HloInstruction& instruction) {
+    return instruction.shape().isTuple() && (instruction.opcode() == HloOpcode::kReduce ||
+                                             instruction.opcode() == HloOpcode::kReduceWindow);
+}
+
+void CpuKernelSpec::addOutputs(const HloInstruction& root) {
+    if (root.opcode() == HloOpcode::kTuple) {
+        for (const HloInstruction* element : root.operands()) outputs.push_back(element);
+    } else if (isVariadicReduction(root)) {
+        for (int64_t k = 0; k < root.shape().tupleCount(); ++k) {
+            outputs.push_back(&root);
+            outputComponents.push_back(static_cast<int>(k));
+        }
+    } else {
+        outputs.push_back(&root);
+    }
+}
+
+const Shape& CpuKernelSpec::outputShape(size_t k) const {
+    const Shape& shape = outputs[k]->shape();
+    const int c = k < outputComponents.size() ? outputComponents[k] : -1;
+    return c >= 0 ? shape.tupleShape(c) : shape;
+}
 
 CpuKernelEmitter::CpuKernelEmitter(const CpuJit& jit, const std::string& moduleName)
     : m_impl(std::make_unique<Impl>()) {

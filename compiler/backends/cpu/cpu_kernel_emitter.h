@@ -84,8 +84,8 @@ bool isKernelOpcode(HloOpcode opcode);
 struct CpuKernelSpec {
     std::string name;                            // function name, unique in the JIT
     std::vector<const HloInstruction*> outputs;  // arrays of equal dimensions
-    // Per output: -1, or component k of a variadic (tuple-shaped) reduce.
-    // Empty: all -1.
+    // Per output: -1, or component k of a variadic (tuple-shaped) reduce or
+    // reduce-window. Empty: all -1.
     std::vector<int> outputComponents;
     std::vector<const HloInstruction*> leaves;  // buffers[outputs.size() + i] holds leaves[i]
     // Write the outputs with non-temporal stores (the runtime asks for it
@@ -99,7 +99,17 @@ struct CpuKernelSpec {
     // buffer for the element loop (see KernelGen); off for the GPU, whose
     // threads compute one element each.
     bool rowBuffers = true;
+
+    // Adds the values a kernel computed by `root` stores: a tuple's elements,
+    // a variadic reduce's or reduce-window's components, or the root itself.
+    void addOutputs(const HloInstruction& root);
+    // Output k's array shape (its component's, for a variadic one).
+    const Shape& outputShape(size_t k) const;
 };
+
+// A variadic (tuple-shaped) reduce or reduce-window: its components are
+// kernel outputs of their own.
+bool isVariadicReduction(const HloInstruction& instruction);
 
 struct CpuKernelInfo {
     // Every output is a reduce over the same number of elements: the kernel

@@ -100,10 +100,7 @@ protected:
         return output->opcode() == HloOpcode::kReduce ? output : nullptr;
     }
     // Output k's array shape (a variadic reduce's component, or the output's own).
-    const Shape& outputShape(size_t k) const {
-        const Shape& shape = m_spec.outputs[k]->shape();
-        return component(k) >= 0 ? shape.tupleShape(component(k)) : shape;
-    }
+    const Shape& outputShape(size_t k) const { return m_spec.outputShape(k); }
     StatusOr<Value*> genUncached(const HloInstruction& instruction, const Index& index);
     // An op the shared generator does not know (dot, convolution, ...): a
     // backend's own lowering, or an error naming the instruction.

@@ -150,10 +150,9 @@ StatusOr<GpuKernelInfo> GpuKernelGen::emit() {
     for (size_t k = 0; k < m_spec.outputs.size(); ++k) {
         const Shape& shape = m_spec.outputs[k]->shape();
         const int c = component(k);
-        if (c >= 0
-                ? (!shape.isTuple() || c >= shape.tupleCount() || !shape.tupleShape(c).isArray() ||
-                   (!reduceOf(k) && m_spec.outputs[k]->opcode() != HloOpcode::kReduceWindow))
-                : !shape.isArray())
+        if (c >= 0 ? (!shape.isTuple() || c >= shape.tupleCount() ||
+                      !shape.tupleShape(c).isArray() || !isVariadicReduction(*m_spec.outputs[k]))
+                   : !shape.isArray())
             return unsupportedAt(*m_spec.outputs[k],
                                  "kernel output of shape " + shape.toString(false));
     }
@@ -288,8 +287,7 @@ StatusOr<GpuKernelInfo> GpuKernelGen::emitLoopStrided(const std::vector<int64_t>
 
 Value* GpuKernelGen::shuffle(Value* value, PrimitiveType type, int64_t delta, bool butterfly) {
     if (primitive_util::isComplex(type)) {  // each part on its own
-        const PrimitiveType part =
-            type == PrimitiveType::C64 ? PrimitiveType::F32 : PrimitiveType::F64;
+        const PrimitiveType part = primitive_util::complexComponentType(type);
         return m_elemental.complexOf(shuffle(m_elemental.realPart(value), part, delta, butterfly),
                                      shuffle(m_elemental.imagPart(value), part, delta, butterfly));
     }

@@ -76,27 +76,6 @@ int64_t product(const std::vector<int64_t>& dims) {
     return n;
 }
 
-// The values a kernel computed by `root` stores (as the CPU backend's).
-void addKernelOutputs(CpuKernelSpec& spec, const HloInstruction& root) {
-    if (root.opcode() == HloOpcode::kTuple) {
-        for (const HloInstruction* element : root.operands()) spec.outputs.push_back(element);
-    } else if (root.shape().isTuple() &&
-               (root.opcode() == HloOpcode::kReduce || root.opcode() == HloOpcode::kReduceWindow)) {
-        for (int64_t k = 0; k < root.shape().tupleCount(); ++k) {
-            spec.outputs.push_back(&root);
-            spec.outputComponents.push_back(static_cast<int>(k));
-        }
-    } else {
-        spec.outputs.push_back(&root);
-    }
-}
-
-const Shape& specOutputShape(const CpuKernelSpec& spec, size_t k) {
-    const Shape& shape = spec.outputs[k]->shape();
-    const int c = k < spec.outputComponents.size() ? spec.outputComponents[k] : -1;
-    return c >= 0 ? shape.tupleShape(c) : shape;
-}
-
 // Elements each output reduces (0: not a reduce), the kernel-shape key.
 int64_t reducedCount(const HloInstruction* output) {
     if (output->opcode() == HloOpcode::kGetTupleElement) output = output->operand(0);
@@ -256,8 +235,7 @@ Status PlanBuilder::addKernel(const HloInstruction& instruction, CpuKernelSpec s
     // One kernel per group of outputs with the same dimensions and reduction.
     std::vector<std::pair<std::pair<std::vector<int64_t>, int64_t>, std::vector<size_t>>> groups;
     for (size_t k = 0; k < spec.outputs.size(); ++k) {
-        auto key =
-            std::make_pair(specOutputShape(spec, k).dimensions(), reducedCount(spec.outputs[k]));
+        auto key = std::make_pair(spec.outputShape(k).dimensions(), reducedCount(spec.outputs[k]));
         auto it = std::find_if(groups.begin(), groups.end(),
                                [&](const auto& g) { return g.first == key; });
         if (it == groups.end())
@@ -813,7 +791,7 @@ Status PlanBuilder::planInstruction(const HloInstruction& instruction, int64_t t
                 spec.leaves.push_back(instruction.operand(i));
                 leafBuffers.push_back(operandBuffer(i));
             }
-        addKernelOutputs(spec, instruction);
+        spec.addOutputs(instruction);
     } else if (opcode == HloOpcode::kFusion) {
         const HloComputation* fused = instruction.fusedComputation();
         if (!fused)
@@ -850,7 +828,7 @@ Status PlanBuilder::planInstruction(const HloInstruction& instruction, int64_t t
                 m_live.pop_back();
             }
         }
-        addKernelOutputs(spec, *fused->root());
+        spec.addOutputs(*fused->root());
     } else if (isKernelOpcode(opcode) || opcode == HloOpcode::kScaledDot ||
                opcode == HloOpcode::kRaggedDot) {
         std::unordered_set<const HloInstruction*> seen;
@@ -859,7 +837,7 @@ Status PlanBuilder::planInstruction(const HloInstruction& instruction, int64_t t
                 spec.leaves.push_back(instruction.operand(i));
                 leafBuffers.push_back(operandBuffer(i));
             }
-        addKernelOutputs(spec, instruction);
+        spec.addOutputs(instruction);
     } else if (opcode == HloOpcode::kCustomCall) {
         return notOnGpu(instruction, gpuCustomCallRefusal(instruction));
     } else {

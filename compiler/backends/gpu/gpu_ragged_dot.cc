@@ -118,9 +118,7 @@ StatusOr<Value*> GpuKernelGen::genRaggedDot(const HloInstruction& dot, const Ind
         HLO_ASSIGN_OR_RETURN(Value * value, gen(operand, inner));
         return m_elemental.convert(operand.shape().elementType(), resultType, value);
     };
-    llvm::Type* accType = m_elemental.registerType(resultType);
-    Value* zero = primitive_util::isFloatingPoint(resultType) ? llvm::ConstantFP::get(accType, 0.0)
-                                                              : llvm::ConstantInt::get(accType, 0);
+    Value* zero = m_elemental.zero(resultType);
     Value* sum = nullptr;
     Value* valid = nullptr;
     if (contracting) {
