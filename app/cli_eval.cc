@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -18,6 +19,7 @@
 #include "core/hlo_evaluator.h"
 #include "core/literal.h"
 #include "core/module_io.h"
+#include "core/multi_device_evaluator.h"
 
 namespace hloscope::cli {
 namespace {
@@ -151,41 +153,96 @@ int runEval(const std::vector<std::string>& args) {
         std::fprintf(stderr, "%s\n", formatError(flags.inputs, arguments.status()).c_str());
         return kExitFailed;
     }
-    if (flags.showInputs)
-        for (const Literal& argument : *arguments) printLiteral(argument, flags.format);
+    // A module on several devices (replicas x partitions) runs on all of
+    // them; random inputs differ per device (seed + device).
+    auto grid = moduleDeviceGrid(**module);
+    if (!grid.isOk()) {
+        std::fprintf(stderr, "%s\n", oneLine(formatError(name, grid.status())).c_str());
+        return kExitFailed;
+    }
+    std::vector<std::vector<Literal>> deviceArguments;
+    if (grid->count() > 1)
+        for (int64_t device = 0; device < grid->count(); ++device) {
+            if (flags.inputs != "random") {
+                deviceArguments.push_back(*arguments);
+                continue;
+            }
+            auto own =
+                makeArguments(*entry, flags.inputs, flags.seed + static_cast<uint64_t>(device));
+            if (!own.isOk()) {
+                std::fprintf(stderr, "%s\n", formatError(flags.inputs, own.status()).c_str());
+                return kExitFailed;
+            }
+            deviceArguments.push_back(std::move(*own));
+        }
+    if (flags.showInputs) {
+        if (deviceArguments.empty())
+            for (const Literal& argument : *arguments) printLiteral(argument, flags.format);
+        for (size_t device = 0; device < deviceArguments.size(); ++device) {
+            std::printf("// inputs of %s\n", deviceLabel(*grid, int64_t(device)).c_str());
+            for (const Literal& argument : deviceArguments[device])
+                printLiteral(argument, flags.format);
+        }
+    }
 
     const int repeat = flags.repeat > 0 ? flags.repeat : (flags.bench || flags.profile ? 5 : 1);
     std::unordered_map<const HloInstruction*, InstructionTime> times;
+    std::mutex timesMutex;  // devices report from their own threads
     std::vector<double> wall, cpu;
-    std::optional<Literal> result;
+    std::vector<Literal> result;
     int checks = 0;
     for (int run = 0; run < repeat; ++run) {
         CheckRunner checkRunner;
         HloEvaluatorOptions options;
         options.rngSeed = flags.seed;
         checkRunner.install(options);
+        if (!deviceArguments.empty() && options.customCallHandler)
+            options.customCallHandler = [&, inner = options.customCallHandler](
+                                            const HloInstruction& instruction,
+                                            std::span<const Literal* const> operands) {
+                std::lock_guard lock(timesMutex);
+                return inner(instruction, operands);
+            };
         if (flags.profile)
             options.onInstructionTimed = [&](const HloInstruction& instruction, double seconds) {
+                std::lock_guard lock(timesMutex);
                 InstructionTime& t = times[&instruction];
                 t.instruction = &instruction;
                 t.seconds += seconds;
                 ++t.runs;
             };
-        HloEvaluator evaluator(options);
         const auto start = std::chrono::steady_clock::now();
         const double cpuStart = cpuSeconds();
-        StatusOr<Literal> value = evaluator.evaluate(**module, *arguments);
+        StatusOr<std::vector<Literal>> values = std::vector<Literal>{};
+        if (deviceArguments.empty()) {
+            HloEvaluator evaluator(options);
+            StatusOr<Literal> value = evaluator.evaluate(**module, *arguments);
+            if (value.isOk())
+                values->push_back(std::move(*value));
+            else
+                values = value.status();
+        } else {
+            values = evaluateOnDevices(**module, *grid, deviceArguments, options);
+        }
         cpu.push_back(cpuSeconds() - cpuStart);
         wall.push_back(secondsSince(start));
-        if (!value.isOk()) {
-            std::fprintf(stderr, "%s\n", oneLine(formatError(name, value.status())).c_str());
+        if (!values.isOk()) {
+            std::fprintf(stderr, "%s\n", oneLine(formatError(name, values.status())).c_str());
             return kExitFailed;
         }
         checks = checkRunner.checks();
-        result = std::move(*value);
+        result = std::move(*values);
     }
     if (!flags.bench && !flags.profile) {
-        printLiteral(*result, flags.format);
+        if (result.size() == 1) {
+            printLiteral(result[0], flags.format);
+        } else {
+            for (size_t device = 0; device < result.size(); ++device) {
+                if (flags.format == "hlo")
+                    std::printf("// %s\n", deviceLabel(*grid, int64_t(device)).c_str());
+                printLiteral(result[device], flags.format);
+            }
+        }
         if (checks > 0) std::fprintf(stderr, "%s: %d check(s) passed\n", name.c_str(), checks);
         return kExitOk;
     }

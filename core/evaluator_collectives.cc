@@ -1,4 +1,5 @@
-// Collectives on a single participant, as the evaluator computes them:
+// Collectives on a single participant, as the evaluator computes them
+// (between devices: evaluator_collectives_devices.cc):
 // with one participant in its group a collective passes its operands
 // through; collective-permute keeps its operand when a source_target pair
 // sends device 0's data to itself and gives zeros otherwise; the async
@@ -10,6 +11,7 @@
 #include <string>
 #include <string_view>
 
+#include "core/collective_groups.h"
 #include "core/evaluator_internal.h"
 #include "core/hlo_computation.h"
 #include "core/hlo_evaluator.h"
@@ -73,16 +75,12 @@ int64_t participantCount(const HloInstruction& instruction) {
     return deviceCount(instruction);
 }
 
-namespace {
-
 Literal operandsAsResult(Operands operands) {
     if (operands.size() == 1) return *operands[0];
     std::vector<Literal> elements;
     for (const Literal* operand : operands) elements.push_back(*operand);
     return Literal::makeTuple(std::move(elements));
 }
-
-}  // namespace
 
 // A literal of tuple `shape` with elements 0 and 1 given and zeros elsewhere
 // (the (operands, result, context...) tuples of async "start" ops).
@@ -106,7 +104,8 @@ bool sameArrayShape(const Shape& a, const Shape& b) {
     return a.elementType() == b.elementType() && a.dimensions() == b.dimensions();
 }
 
-StatusOr<Literal> evaluateCollective(const HloInstruction& instruction, Operands operands) {
+StatusOr<Literal> evaluateCollective(const HloInstruction& instruction, Operands operands,
+                                     EvalContext& context) {
     const HloOpcode opcode = instruction.opcode();
     // "done" halves: the start's result is the value (element 1 of a
     // (operand, result, ...) tuple for the tuple-shaped starts).
@@ -121,6 +120,9 @@ StatusOr<Literal> evaluateCollective(const HloInstruction& instruction, Operands
             return start.tupleElement(1);
         return start;
     }
+
+    if (context.options().collectives != nullptr && exchangesBetweenDevices(opcode))
+        return evaluateCollectiveOnDevices(instruction, operands, context);
 
     if (opcode == HloOpcode::kCollectivePermute || opcode == HloOpcode::kCollectivePermuteStart) {
         if (operands.size() != 1)

@@ -60,8 +60,15 @@ StatusOr<Literal> evaluateReduction(const HloInstruction& instruction, Operands 
 // tuple; equal element types and dimensions, recursively.
 int64_t participantCount(const HloInstruction& instruction);
 int64_t deviceCount(const HloInstruction& instruction);
-StatusOr<Literal> evaluateCollective(const HloInstruction& instruction, Operands operands);
+StatusOr<Literal> evaluateCollective(const HloInstruction& instruction, Operands operands,
+                                     EvalContext& context);
 Literal startTuple(const Shape& shape, Literal first, Literal second);
+// The operand itself, or a tuple of the operands when there are several.
+Literal operandsAsResult(Operands operands);
+// A collective between the devices of a multi-device evaluation
+// (options().collectives set; evaluator_collectives_devices.cc).
+StatusOr<Literal> evaluateCollectiveOnDevices(const HloInstruction& instruction, Operands operands,
+                                              EvalContext& context);
 bool sameArrayShape(const Shape& a, const Shape& b);
 
 // Which family handles an opcode (the rest — control flow, tuples, calls,

@@ -683,7 +683,7 @@ StatusOr<Literal> Evaluator::evaluateCore(const HloInstruction& instruction, Ope
         case HloOpcode::kCollectivePermute:
         case HloOpcode::kCollectivePermuteStart:
         case HloOpcode::kCollectivePermuteDone:
-            return evaluateCollective(instruction, operands);
+            return evaluateCollective(instruction, operands, *this);
         case HloOpcode::kSend:
         case HloOpcode::kSendDone:
         case HloOpcode::kRecv:

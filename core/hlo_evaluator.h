@@ -19,11 +19,18 @@
 
 namespace hloscope {
 
+class CollectiveExchange;  // core/multi_device_evaluator.h
+
 struct HloEvaluatorOptions {
     uint64_t rngSeed = 42;  // rng, rng-bit-generator fallback, rng-get-and-update-state
     int64_t maxWhileIterations = 100'000'000;  // guard against runaway loops
-    int64_t replicaId = 0;                     // single replica: collectives act on one participant
+    int64_t replicaId = 0;  // this device's ids on the module's grid (core/collective_groups.h)
     int64_t partitionId = 0;
+    // Set by evaluateOnDevices (core/multi_device_evaluator.h): collectives
+    // exchange values with the other devices through it. Null: one device,
+    // where a collective with one participant passes its operands through
+    // and one with more is an error naming it.
+    CollectiveExchange* collectives = nullptr;
     const std::atomic<bool>* cancel = nullptr;  // checked between instructions
     // The most bytes of instruction results held at once; an instruction whose
     // result would go over it is an error (kResourceExhausted) naming it,

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/collective_groups.h"
 #include "core/hlo_module.h"
 #include "core/hlo_verifier.h"
 #include "core/status.h"
@@ -66,8 +67,8 @@ std::optional<std::vector<int64_t>> literalDimensions(std::string_view text, int
 Status verifyEntryComputationLayout(const HloModule& module, const HloVerifierOptions& options);
 Status verifyInputOutputAliasing(const HloModule& module, const HloVerifierOptions& options);
 
-// Collective group mode (XLA's CollectiveOpGroupMode).
-enum class GroupMode { kCrossReplica, kCrossPartition, kCrossReplicaAndPartition, kFlattenedId };
+// Collective group mode (XLA's CollectiveOpGroupMode, core/collective_groups.h).
+using GroupMode = CollectiveGroupMode;
 
 // Checks of the opcode families in hlo_verifier_ops.cc; each returns the
 // first violation.

@@ -42,35 +42,17 @@ int64_t partitionCount(const HloInstruction& instruction) {
     return module && module->numPartitions() ? *module->numPartitions() : 1;
 }
 
-bool hasChannelId(const HloInstruction& instruction) {
-    return instruction.attribute("channel_id").has_value();
+// The shared rule (collective_groups.cc), its error placed at the instruction.
+StatusOr<GroupMode> groupMode(const HloInstruction& instruction) {
+    StatusOr<GroupMode> mode = collectiveGroupMode(instruction);
+    if (mode.isOk()) return mode;
+    std::string message = mode.status().message();
+    const std::string prefix = "%" + instruction.name() + ": ";
+    if (message.rfind(prefix, 0) == 0) message.erase(0, prefix.size());
+    return instructionError(instruction, message);
 }
 
-StatusOr<GroupMode> groupMode(const HloInstruction& instruction, bool hasUseGlobalDeviceIds) {
-    bool channel = hasChannelId(instruction);
-    std::optional<bool> useGlobal;
-    if (hasUseGlobalDeviceIds) useGlobal = boolAttribute(instruction, "use_global_device_ids").value_or(false);
-    if (!channel) {
-        if (useGlobal && *useGlobal) {
-            return instructionError(instruction, "Invalid combination of has_channel_id and "
-                                                 "use_global_device_ids: use_global_device_ids=true "
-                                                 "requires a channel_id");
-        }
-        return GroupMode::kCrossReplica;
-    }
-    if (!useGlobal) return GroupMode::kCrossPartition;
-    return *useGlobal ? GroupMode::kFlattenedId : GroupMode::kCrossReplicaAndPartition;
-}
-
-std::string_view groupModeName(GroupMode mode) {
-    switch (mode) {
-    case GroupMode::kCrossReplica: return "cross_replica";
-    case GroupMode::kCrossPartition: return "cross_partition";
-    case GroupMode::kCrossReplicaAndPartition: return "cross_replica_and_partition";
-    case GroupMode::kFlattenedId: return "flattened_id";
-    }
-    return "unknown";
-}
+std::string_view groupModeName(GroupMode mode) { return collectiveGroupModeName(mode); }
 
 using Groups = std::vector<std::vector<int64_t>>;
 
@@ -296,7 +278,7 @@ Status verifyCollective(const HloInstruction& instruction) {
     switch (opcode) {
     case HloOpcode::kAllReduce:
     case HloOpcode::kAllReduceStart: {
-        HLO_ASSIGN_OR_RETURN(GroupMode mode, groupMode(instruction, true));
+        HLO_ASSIGN_OR_RETURN(GroupMode mode, groupMode(instruction));
         auto groups = replicaGroups(instruction);
         if (groups) HLO_RETURN_IF_ERROR(checkReplicaGroups(instruction, *groups, mode, /*uniformSize=*/false));
         if (auto channel = intAttribute(instruction, "channel_id"); channel && *channel <= 0) {
@@ -314,7 +296,7 @@ Status verifyCollective(const HloInstruction& instruction) {
     case HloOpcode::kAllGather:
     case HloOpcode::kAllGatherStart:
     case HloOpcode::kReduceScatter: {
-        HLO_ASSIGN_OR_RETURN(GroupMode mode, groupMode(instruction, true));
+        HLO_ASSIGN_OR_RETURN(GroupMode mode, groupMode(instruction));
         auto groups = replicaGroups(instruction);
         if (!groups) break;
         HLO_RETURN_IF_ERROR(checkReplicaGroups(instruction, *groups, mode, true));
@@ -342,7 +324,7 @@ Status verifyCollective(const HloInstruction& instruction) {
     }
     case HloOpcode::kAllToAll:
     case HloOpcode::kRaggedAllToAll: {
-        HLO_ASSIGN_OR_RETURN(GroupMode mode, groupMode(instruction, false));
+        HLO_ASSIGN_OR_RETURN(GroupMode mode, groupMode(instruction));
         auto groups = replicaGroups(instruction);
         if (!groups) break;
         HLO_RETURN_IF_ERROR(checkReplicaGroups(instruction, *groups, mode, true));
@@ -384,7 +366,7 @@ Status verifyCollective(const HloInstruction& instruction) {
     }
     case HloOpcode::kCollectivePermute:
     case HloOpcode::kCollectivePermuteStart: {
-        HLO_ASSIGN_OR_RETURN(GroupMode mode, groupMode(instruction, false));
+        HLO_ASSIGN_OR_RETURN(GroupMode mode, groupMode(instruction));
         HLO_RETURN_IF_ERROR(checkInplaceCollectivePermute(instruction));
         HLO_RETURN_IF_ERROR(checkSourceTargetPairs(instruction, mode));
         break;

@@ -1,0 +1,237 @@
+#include "core/collective_groups.h"
+
+#include <algorithm>
+#include <string>
+
+#include "core/hlo_computation.h"
+#include "core/shape_inference_internal.h"
+
+namespace hloscope {
+
+namespace {
+
+Status groupError(const HloInstruction& instruction, const std::string& what) {
+    return Status(StatusCode::kFailedPrecondition, "%" + instruction.name() + ": " + what);
+}
+
+bool hasUseGlobalDeviceIds(HloOpcode opcode) {
+    switch (opcode) {
+        case HloOpcode::kAllReduce:
+        case HloOpcode::kAllReduceStart:
+        case HloOpcode::kAllGather:
+        case HloOpcode::kAllGatherStart:
+        case HloOpcode::kReduceScatter:
+            return true;
+        default:
+            return false;
+    }
+}
+
+bool isPermute(HloOpcode opcode) {
+    return opcode == HloOpcode::kCollectivePermute || opcode == HloOpcode::kCollectivePermuteStart;
+}
+
+StatusOr<DeviceGroups> listedGroups(const HloInstruction& instruction) {
+    auto text = instruction.attribute("replica_groups");
+    if (!text) return DeviceGroups{};
+    auto groups = shape_inference_internal::parseReplicaGroups(*text);
+    if (!groups)
+        return Status(StatusCode::kUnimplemented,
+                      "%" + instruction.name() + ": replica_groups=" + std::string(*text) +
+                          " is in a form the device groups do not model");
+    return *groups;
+}
+
+// The largest id the instruction's groups (or pairs) name, -1 for none.
+StatusOr<int64_t> largestId(const HloInstruction& instruction) {
+    int64_t largest = -1;
+    if (isPermute(instruction.opcode())) {
+        HLO_ASSIGN_OR_RETURN(auto pairs, collectivePermutePairs(instruction));
+        for (const auto& [source, target] : pairs) largest = std::max({largest, source, target});
+        return largest;
+    }
+    HLO_ASSIGN_OR_RETURN(DeviceGroups groups, listedGroups(instruction));
+    for (const auto& group : groups)
+        for (int64_t id : group) largest = std::max(largest, id);
+    return largest;
+}
+
+}  // namespace
+
+std::string_view collectiveGroupModeName(CollectiveGroupMode mode) {
+    switch (mode) {
+        case CollectiveGroupMode::kCrossReplica:
+            return "cross_replica";
+        case CollectiveGroupMode::kCrossPartition:
+            return "cross_partition";
+        case CollectiveGroupMode::kCrossReplicaAndPartition:
+            return "cross_replica_and_partition";
+        case CollectiveGroupMode::kFlattenedId:
+            return "flattened_id";
+    }
+    return "unknown";
+}
+
+bool exchangesBetweenDevices(HloOpcode opcode) {
+    switch (opcode) {
+        case HloOpcode::kAllReduce:
+        case HloOpcode::kAllReduceStart:
+        case HloOpcode::kAllGather:
+        case HloOpcode::kAllGatherStart:
+        case HloOpcode::kReduceScatter:
+        case HloOpcode::kAllToAll:
+        case HloOpcode::kRaggedAllToAll:
+        case HloOpcode::kCollectiveBroadcast:
+        case HloOpcode::kCollectivePermute:
+        case HloOpcode::kCollectivePermuteStart:
+            return true;
+        default:
+            return false;
+    }
+}
+
+StatusOr<CollectiveGroupMode> collectiveGroupMode(const HloInstruction& instruction) {
+    const bool channel = instruction.attribute("channel_id").has_value();
+    std::optional<bool> useGlobal;
+    if (hasUseGlobalDeviceIds(instruction.opcode()))
+        useGlobal = instruction.attribute("use_global_device_ids") == std::string_view("true");
+    if (!channel) {
+        if (useGlobal && *useGlobal)
+            return groupError(instruction,
+                              "Invalid combination of has_channel_id and use_global_device_ids: "
+                              "use_global_device_ids=true requires a channel_id");
+        return CollectiveGroupMode::kCrossReplica;
+    }
+    if (!useGlobal) return CollectiveGroupMode::kCrossPartition;
+    return *useGlobal ? CollectiveGroupMode::kFlattenedId
+                      : CollectiveGroupMode::kCrossReplicaAndPartition;
+}
+
+StatusOr<std::vector<std::pair<int64_t, int64_t>>> collectivePermutePairs(
+    const HloInstruction& instruction) {
+    auto text = instruction.attribute("source_target_pairs");
+    if (!text) return std::vector<std::pair<int64_t, int64_t>>{};
+    auto pairs = shape_inference_internal::parsePairs(*text);
+    if (!pairs)
+        return groupError(instruction, "cannot parse source_target_pairs=" + std::string(*text));
+    for (const auto& [source, target] : *pairs)
+        if (source < 0 || target < 0)
+            return groupError(instruction, "source_target_pairs names a negative id");
+    return *pairs;
+}
+
+StatusOr<DeviceGroups> collectiveDeviceGroups(const HloInstruction& instruction,
+                                              const DeviceGrid& grid) {
+    HLO_ASSIGN_OR_RETURN(CollectiveGroupMode mode, collectiveGroupMode(instruction));
+    DeviceGroups listed;
+    if (!isPermute(instruction.opcode())) {
+        HLO_ASSIGN_OR_RETURN(listed, listedGroups(instruction));
+    }
+    // Ids the groups list are replica, partition or device ids by mode.
+    const int64_t idLimit = mode == CollectiveGroupMode::kCrossPartition ? grid.partitions
+                            : mode == CollectiveGroupMode::kFlattenedId  ? grid.count()
+                                                                         : grid.replicas;
+    const std::string_view idKind = mode == CollectiveGroupMode::kCrossPartition ? "partition"
+                                    : mode == CollectiveGroupMode::kFlattenedId  ? "device"
+                                                                                 : "replica";
+    if (listed.empty()) {
+        if (mode == CollectiveGroupMode::kFlattenedId)
+            return groupError(instruction, "replica groups must be given in flattened-id mode");
+        listed.emplace_back();
+        for (int64_t id = 0; id < idLimit; ++id) listed.back().push_back(id);
+    }
+    for (const auto& group : listed)
+        for (int64_t id : group)
+            if (id < 0 || id >= idLimit)
+                return groupError(instruction, "replica_groups names " + std::string(idKind) + " " +
+                                                   std::to_string(id) + " but the module has " +
+                                                   std::to_string(idLimit) + " " +
+                                                   std::string(idKind) + "s");
+    DeviceGroups groups;
+    switch (mode) {
+        case CollectiveGroupMode::kCrossReplica:
+            for (const auto& group : listed)
+                for (int64_t p = 0; p < grid.partitions; ++p) {
+                    groups.emplace_back();
+                    for (int64_t r : group) groups.back().push_back(grid.device(r, p));
+                }
+            break;
+        case CollectiveGroupMode::kCrossPartition:
+            for (const auto& group : listed)
+                for (int64_t r = 0; r < grid.replicas; ++r) {
+                    groups.emplace_back();
+                    for (int64_t p : group) groups.back().push_back(grid.device(r, p));
+                }
+            break;
+        case CollectiveGroupMode::kCrossReplicaAndPartition:
+            for (const auto& group : listed) {
+                groups.emplace_back();
+                for (int64_t r : group)
+                    for (int64_t p = 0; p < grid.partitions; ++p)
+                        groups.back().push_back(grid.device(r, p));
+            }
+            break;
+        case CollectiveGroupMode::kFlattenedId:
+            groups = listed;
+            break;
+    }
+    std::vector<int> seen(static_cast<size_t>(grid.count()), 0);
+    for (const auto& group : groups)
+        for (int64_t device : group) ++seen[static_cast<size_t>(device)];
+    for (int64_t device = 0; device < grid.count(); ++device)
+        if (seen[static_cast<size_t>(device)] != 1)
+            return groupError(instruction,
+                              "device " + std::to_string(device) + " (replica " +
+                                  std::to_string(grid.replicaOf(device)) + ", partition " +
+                                  std::to_string(grid.partitionOf(device)) + ") is in " +
+                                  std::to_string(seen[static_cast<size_t>(device)]) +
+                                  " of the collective's groups instead of one");
+    return groups;
+}
+
+StatusOr<DeviceGroupPosition> deviceGroupOf(const HloInstruction& instruction,
+                                            const DeviceGrid& grid, int64_t device) {
+    HLO_ASSIGN_OR_RETURN(DeviceGroups groups, collectiveDeviceGroups(instruction, grid));
+    for (auto& group : groups)
+        for (size_t i = 0; i < group.size(); ++i)
+            if (group[i] == device) return DeviceGroupPosition{std::move(group), int64_t(i)};
+    return groupError(instruction,
+                      "device " + std::to_string(device) + " is in none of its groups");
+}
+
+StatusOr<DeviceGrid> moduleDeviceGrid(const HloModule& module) {
+    if (module.replicaCount() || module.numPartitions()) {
+        DeviceGrid grid{module.replicaCount().value_or(1), module.numPartitions().value_or(1)};
+        if (grid.replicas < 1 || grid.partitions < 1)
+            return Status(
+                StatusCode::kFailedPrecondition,
+                "module " + module.name() + ": replica_count and num_partitions must be positive");
+        return grid;
+    }
+    DeviceGrid grid;
+    int64_t flattened = 0;
+    for (const auto& computation : module.computations())
+        for (const auto& instruction : computation->instructions()) {
+            if (!exchangesBetweenDevices(instruction->opcode())) continue;
+            HLO_ASSIGN_OR_RETURN(CollectiveGroupMode mode, collectiveGroupMode(*instruction));
+            HLO_ASSIGN_OR_RETURN(int64_t largest, largestId(*instruction));
+            const int64_t needed = largest + 1;
+            switch (mode) {
+                case CollectiveGroupMode::kCrossReplica:
+                case CollectiveGroupMode::kCrossReplicaAndPartition:
+                    grid.replicas = std::max(grid.replicas, needed);
+                    break;
+                case CollectiveGroupMode::kCrossPartition:
+                    grid.partitions = std::max(grid.partitions, needed);
+                    break;
+                case CollectiveGroupMode::kFlattenedId:
+                    flattened = std::max(flattened, needed);
+                    break;
+            }
+        }
+    if (grid.count() < flattened)
+        grid.replicas = (flattened + grid.partitions - 1) / grid.partitions;
+    return grid;
+}
+
+}  // namespace hloscope

@@ -1,0 +1,88 @@
+// Which devices take part in a collective together, as XLA forms its groups
+// (collective_ops_utils' GetParticipatingDevicesGroups): a module runs on a
+// grid of replicas x partitions; device d = replica * partitions + partition
+// (XLA's default device assignment). A collective's `replica_groups`, its
+// channel_id and use_global_device_ids choose the group mode, and the mode
+// says what the ids in the groups name:
+//   cross_replica                (no channel_id) replica ids; one set of
+//                                groups per partition
+//   cross_partition              (channel_id, op without use_global_device_ids:
+//                                all-to-all, collective-permute, ...)
+//                                partition ids; one set per replica
+//   cross_replica_and_partition  (channel_id, use_global_device_ids=false)
+//                                replica ids, each with all its partitions
+//   flattened_id                 (use_global_device_ids=true) device ids
+// Empty replica_groups put every replica (partition, device) in one group.
+// The verifier, the interpreter's multi-device evaluation and the GPU plan
+// share these rules.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "core/hlo_instruction.h"
+#include "core/hlo_module.h"
+#include "core/status.h"
+
+namespace hloscope {
+
+struct DeviceGrid {
+    int64_t replicas = 1;
+    int64_t partitions = 1;
+
+    int64_t count() const { return replicas * partitions; }
+    int64_t device(int64_t replica, int64_t partition) const {
+        return replica * partitions + partition;
+    }
+    int64_t replicaOf(int64_t device) const { return device / partitions; }
+    int64_t partitionOf(int64_t device) const { return device % partitions; }
+    bool operator==(const DeviceGrid&) const = default;
+};
+
+enum class CollectiveGroupMode {
+    kCrossReplica,
+    kCrossPartition,
+    kCrossReplicaAndPartition,
+    kFlattenedId
+};
+std::string_view collectiveGroupModeName(CollectiveGroupMode mode);
+
+// Collectives that exchange data between devices (the async "done" halves
+// and collective-reduce excluded).
+bool exchangesBetweenDevices(HloOpcode opcode);
+
+// The group mode of a collective; an error naming it for
+// use_global_device_ids=true without a channel_id.
+StatusOr<CollectiveGroupMode> collectiveGroupMode(const HloInstruction& instruction);
+
+// The groups of device ids a collective forms on `grid`, each in the order
+// its members' data is concatenated, reduced or indexed. For
+// collective-permute: the sets of devices its pairs' ids index (all replicas
+// of a partition, or all partitions of a replica). An error naming the
+// instruction when a group names a device the grid lacks or the groups do
+// not cover every device exactly once.
+using DeviceGroups = std::vector<std::vector<int64_t>>;
+StatusOr<DeviceGroups> collectiveDeviceGroups(const HloInstruction& instruction,
+                                              const DeviceGrid& grid);
+// The group holding `device` and the device's position in it.
+struct DeviceGroupPosition {
+    std::vector<int64_t> group;
+    int64_t index = 0;
+};
+StatusOr<DeviceGroupPosition> deviceGroupOf(const HloInstruction& instruction,
+                                            const DeviceGrid& grid, int64_t device);
+
+// collective-permute's source_target_pairs as (source, target) indices into
+// its groups (replica ids, or partition ids with a channel_id).
+StatusOr<std::vector<std::pair<int64_t, int64_t>>> collectivePermutePairs(
+    const HloInstruction& instruction);
+
+// The grid a module runs on: replica_count and num_partitions from its
+// header (1 when one is absent); with neither given, the smallest grid its
+// collectives' groups and pairs name (XLA's tests set the counts outside the
+// text, so dumps of them carry none).
+StatusOr<DeviceGrid> moduleDeviceGrid(const HloModule& module);
+
+}  // namespace hloscope

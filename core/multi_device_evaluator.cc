@@ -1,0 +1,133 @@
+#include "core/multi_device_evaluator.h"
+
+#include <chrono>
+#include <string>
+#include <thread>
+
+#include "core/hlo_computation.h"
+
+namespace hloscope {
+
+std::string deviceLabel(const DeviceGrid& grid, int64_t device) {
+    return "device " + std::to_string(device) + " (replica " +
+           std::to_string(grid.replicaOf(device)) + ", partition " +
+           std::to_string(grid.partitionOf(device)) + ")";
+}
+
+CollectiveExchange::CollectiveExchange(DeviceGrid grid, const std::atomic<bool>* cancel)
+    : m_grid(grid),
+      m_cancel(cancel),
+      m_finished(static_cast<size_t>(grid.count()), false),
+      m_finalStatus(static_cast<size_t>(grid.count())) {}
+
+StatusOr<CollectiveExchange::Values> CollectiveExchange::exchange(const HloInstruction& instruction,
+                                                                  const std::vector<int64_t>& group,
+                                                                  int64_t index, Literal value) {
+    const size_t size = group.size();
+    const int64_t device = group[static_cast<size_t>(index)];
+    std::unique_lock lock(m_mutex);
+    const int64_t run = m_runs[{device, &instruction}]++;
+    const Key key{&instruction, group.front(), run};
+    Slot& slot = m_slots[key];
+    if (slot.values.empty()) {
+        slot.values.resize(size);
+        slot.given.assign(size, false);
+    }
+    slot.values[static_cast<size_t>(index)] = std::move(value);
+    slot.given[static_cast<size_t>(index)] = true;
+    if (++slot.count == size) {
+        slot.result = std::make_shared<const std::vector<Literal>>(std::move(slot.values));
+        m_changed.notify_all();
+    }
+    while (!slot.result) {
+        for (size_t m = 0; m < size; ++m) {
+            const auto member = static_cast<size_t>(group[m]);
+            if (slot.given[m] || !m_finished[member]) continue;
+            const Status& status = m_finalStatus[member];
+            std::string why = status.isOk()
+                                  ? deviceLabel(m_grid, group[m]) + " finished without reaching it"
+                                  : deviceLabel(m_grid, group[m]) + " failed: " + status.message();
+            // Leave the slot to the members still to come; they fail the same way.
+            return Status(StatusCode::kFailedPrecondition,
+                          "%" + instruction.name() + ": " + deviceLabel(m_grid, device) +
+                              " waits in vain for the other members (execution " +
+                              std::to_string(run + 1) + "): " + why);
+        }
+        if (m_cancel != nullptr && m_cancel->load())
+            return Status(StatusCode::kCancelled, "%" + instruction.name() + ": cancelled");
+        m_changed.wait_for(lock, std::chrono::milliseconds(50));
+    }
+    Values result = slot.result;
+    if (++slot.readers == size) m_slots.erase(key);
+    return result;
+}
+
+void CollectiveExchange::finish(int64_t device, const Status& status) {
+    std::lock_guard lock(m_mutex);
+    m_finished[static_cast<size_t>(device)] = true;
+    m_finalStatus[static_cast<size_t>(device)] = status;
+    m_changed.notify_all();
+}
+
+StatusOr<std::vector<Literal>> evaluateOnDevices(const HloModule& module, const DeviceGrid& grid,
+                                                 std::span<const std::vector<Literal>> arguments,
+                                                 const HloEvaluatorOptions& options) {
+    const int64_t count = grid.count();
+    if (count < 1 || static_cast<int64_t>(arguments.size()) != count)
+        return Status(StatusCode::kInvalidArgument, "module " + module.name() + " runs on " +
+                                                        std::to_string(count) +
+                                                        " devices but arguments were given for " +
+                                                        std::to_string(arguments.size()));
+    CollectiveExchange exchange(grid, options.cancel);
+    std::vector<std::optional<StatusOr<Literal>>> results(static_cast<size_t>(count));
+    std::vector<std::thread> threads;
+    threads.reserve(static_cast<size_t>(count));
+    for (int64_t device = 0; device < count; ++device)
+        threads.emplace_back([&, device] {
+            HloEvaluatorOptions own = options;
+            own.replicaId = grid.replicaOf(device);
+            own.partitionId = grid.partitionOf(device);
+            own.collectives = &exchange;
+            HloEvaluator evaluator(own);
+            StatusOr<Literal> result =
+                evaluator.evaluate(module, std::span(arguments[static_cast<size_t>(device)]));
+            exchange.finish(device, result.isOk() ? Status::ok() : result.status());
+            results[static_cast<size_t>(device)] = std::move(result);
+        });
+    for (std::thread& thread : threads) thread.join();
+
+    // The first failure that is not a member waiting for a failed one.
+    const Status* waiting = nullptr;
+    int64_t waitingDevice = 0;
+    for (int64_t device = 0; device < count; ++device) {
+        const StatusOr<Literal>& result = *results[static_cast<size_t>(device)];
+        if (result.isOk()) continue;
+        const bool inVain = result.status().message().find(" waits in vain ") != std::string::npos;
+        if (inVain) {
+            if (waiting == nullptr) {
+                waiting = &result.status();
+                waitingDevice = device;
+            }
+            continue;
+        }
+        return Status(result.status().code(),
+                      deviceLabel(grid, device) + ": " + result.status().message());
+    }
+    if (waiting != nullptr)
+        return Status(waiting->code(),
+                      deviceLabel(grid, waitingDevice) + ": " + waiting->message());
+    std::vector<Literal> values;
+    values.reserve(static_cast<size_t>(count));
+    for (auto& result : results) values.push_back(std::move(**result));
+    return values;
+}
+
+std::vector<std::vector<Literal>> makeDeviceArguments(const HloComputation& entry,
+                                                      const DeviceGrid& grid, uint64_t seed) {
+    std::vector<std::vector<Literal>> arguments;
+    for (int64_t device = 0; device < grid.count(); ++device)
+        arguments.push_back(makeRandomArguments(entry, seed + static_cast<uint64_t>(device)));
+    return arguments;
+}
+
+}  // namespace hloscope

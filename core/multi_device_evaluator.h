@@ -1,0 +1,91 @@
+// Evaluating a module on every device of its grid at once (replicas x
+// partitions, core/collective_groups.h): one HloEvaluator per device, each
+// on its own thread with its replica-id and partition-id, meeting the others
+// at every collective through a CollectiveExchange. The collectives then
+// compute what XLA's do between devices (evaluator_collectives.cc):
+// all-reduce folds the group's operands in group order with its to_apply,
+// all-gather concatenates them, reduce-scatter keeps the member's slice of
+// the fold, all-to-all sends chunk j to member j, collective-permute and
+// collective-broadcast copy between devices, ragged-all-to-all copies row
+// ranges into the receivers' outputs.
+//
+// A device that fails, or finishes without reaching a collective the others
+// wait at, ends the evaluation with an error naming the device and the
+// instruction: collectives never deadlock.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <tuple>
+#include <vector>
+
+#include "core/collective_groups.h"
+#include "core/hlo_evaluator.h"
+#include "core/literal.h"
+#include "core/status.h"
+
+namespace hloscope {
+
+// The meeting point of the devices' evaluators. Thread-safe.
+class CollectiveExchange {
+public:
+    explicit CollectiveExchange(DeviceGrid grid, const std::atomic<bool>* cancel = nullptr);
+    CollectiveExchange(const CollectiveExchange&) = delete;
+    CollectiveExchange& operator=(const CollectiveExchange&) = delete;
+
+    const DeviceGrid& grid() const { return m_grid; }
+
+    // `device` (member `index` of `group`) gives `value` for its next
+    // execution of `instruction` and waits for the group's other members'
+    // values for the same execution; returns every member's value in group
+    // order (shared by the members). An error when a member has finished or
+    // failed without giving its value, or on cancellation.
+    using Values = std::shared_ptr<const std::vector<Literal>>;
+    StatusOr<Values> exchange(const HloInstruction& instruction, const std::vector<int64_t>& group,
+                              int64_t index, Literal value);
+
+    // `device` has finished (`status` says how); wakes members waiting for it.
+    void finish(int64_t device, const Status& status);
+
+private:
+    struct Slot {
+        std::vector<Literal> values;
+        std::vector<bool> given;
+        size_t count = 0;
+        size_t readers = 0;
+        Values result;
+    };
+    using Key = std::tuple<const HloInstruction*, int64_t, int64_t>;  // (op, first member, run)
+
+    DeviceGrid m_grid;
+    const std::atomic<bool>* m_cancel;
+    std::mutex m_mutex;
+    std::condition_variable m_changed;
+    std::map<Key, Slot> m_slots;
+    std::map<std::pair<int64_t, const HloInstruction*>, int64_t> m_runs;  // (device, op) -> count
+    std::vector<bool> m_finished;
+    std::vector<Status> m_finalStatus;
+};
+
+// Evaluates `module`'s entry on every device of `grid`; `arguments[d]` are
+// device d's (device d = replica * partitions + partition). Returns the
+// results by device. `options` apply to every device (its replica and
+// partition ids and exchange are set per device); the first error, naming
+// the device, ends the evaluation.
+StatusOr<std::vector<Literal>> evaluateOnDevices(const HloModule& module, const DeviceGrid& grid,
+                                                 std::span<const std::vector<Literal>> arguments,
+                                                 const HloEvaluatorOptions& options = {});
+
+// Seeded random arguments for each device: device d's use seed + d
+// (makeRandomArguments), so that devices hold different data.
+std::vector<std::vector<Literal>> makeDeviceArguments(const HloComputation& entry,
+                                                      const DeviceGrid& grid, uint64_t seed);
+
+// "device 3 (replica 1, partition 1)".
+std::string deviceLabel(const DeviceGrid& grid, int64_t device);
+
+}  // namespace hloscope
