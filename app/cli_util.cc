@@ -7,6 +7,7 @@
 #include "core/hlo_computation.h"
 #include "core/hlo_evaluator.h"
 #include "core/hlo_instruction.h"
+#include "core/input_limits.h"
 #include "core/module_io.h"
 
 namespace hloscope::cli {
@@ -41,6 +42,16 @@ double secondsSince(std::chrono::steady_clock::time_point start) {
 
 StatusOr<std::vector<Literal>> makeArguments(const HloComputation& entry, const std::string& inputs, uint64_t seed) {
     std::vector<Literal> arguments;
+    // Parameters past the interpreter's budget are refused before they are made.
+    int64_t bytes = 0;
+    for (int64_t i = 0; i < entry.parameterCount(); ++i)
+        bytes += entry.parameter(i)->shape().byteSize();
+    if (bytes > limits::evaluationMemoryLimitBytes())
+        return Status(StatusCode::kResourceExhausted,
+                      "the entry computation " + entry.name() + "'s parameters need " +
+                          std::to_string(bytes >> 20) + " MiB, more than the interpreter's " +
+                          std::to_string(limits::evaluationMemoryLimitBytes() >> 20) +
+                          " MiB budget (HLOSCOPE_EVAL_MEMORY_MB)");
     if (inputs == "random") return makeRandomArguments(entry, seed);
     if (inputs == "zeros") {
         for (int64_t i = 0; i < entry.parameterCount(); ++i)

@@ -56,6 +56,31 @@ StatusOr<int64_t> largestId(const HloInstruction& instruction) {
     return largest;
 }
 
+// The group size an all-gather or reduce-scatter's shapes imply (the
+// gathered or scattered dimension's ratio), 0 when they imply none.
+int64_t groupSizeFromShapes(const HloInstruction& instruction) {
+    const HloOpcode opcode = instruction.opcode();
+    if (opcode != HloOpcode::kAllGather && opcode != HloOpcode::kAllGatherStart &&
+        opcode != HloOpcode::kReduceScatter)
+        return 0;
+    if (instruction.operandCount() < 1 || instruction.dimensions().size() != 1) return 0;
+    const Shape& operand = instruction.operand(0)->shape();
+    const Shape* result = &instruction.shape();
+    if (opcode == HloOpcode::kAllGatherStart && result->isTuple() && result->tupleCount() == 2 &&
+        !result->tupleShape(1).isTuple() && instruction.operandCount() == 1)
+        result = &result->tupleShape(1);
+    if (result->isTuple() && result->tupleCount() > 0) result = &result->tupleShape(0);
+    const int64_t d = instruction.dimensions(0);
+    if (!operand.isArray() || !result->isArray() || d < 0 || d >= operand.rank() ||
+        d >= result->rank())
+        return 0;
+    const int64_t big =
+        opcode == HloOpcode::kReduceScatter ? operand.dimensions(d) : result->dimensions(d);
+    const int64_t small =
+        opcode == HloOpcode::kReduceScatter ? result->dimensions(d) : operand.dimensions(d);
+    return small > 0 && big % small == 0 ? big / small : 0;
+}
+
 }  // namespace
 
 std::string_view collectiveGroupModeName(CollectiveGroupMode mode) {
@@ -215,7 +240,10 @@ StatusOr<DeviceGrid> moduleDeviceGrid(const HloModule& module) {
             if (!exchangesBetweenDevices(instruction->opcode())) continue;
             HLO_ASSIGN_OR_RETURN(CollectiveGroupMode mode, collectiveGroupMode(*instruction));
             HLO_ASSIGN_OR_RETURN(int64_t largest, largestId(*instruction));
-            const int64_t needed = largest + 1;
+            // Empty groups: one group of everyone, as large as the shapes say.
+            const int64_t needed = largest >= 0
+                                       ? largest + 1
+                                       : std::max<int64_t>(1, groupSizeFromShapes(*instruction));
             switch (mode) {
                 case CollectiveGroupMode::kCrossReplica:
                 case CollectiveGroupMode::kCrossReplicaAndPartition:

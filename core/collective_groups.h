@@ -81,8 +81,9 @@ StatusOr<std::vector<std::pair<int64_t, int64_t>>> collectivePermutePairs(
 
 // The grid a module runs on: replica_count and num_partitions from its
 // header (1 when one is absent); with neither given, the smallest grid its
-// collectives' groups and pairs name (XLA's tests set the counts outside the
-// text, so dumps of them carry none).
+// collectives' groups and pairs name, or for empty groups the group size an
+// all-gather's or reduce-scatter's shapes imply (XLA's tests set the counts
+// outside the text, so dumps of them carry none).
 StatusOr<DeviceGrid> moduleDeviceGrid(const HloModule& module);
 
 }  // namespace hloscope

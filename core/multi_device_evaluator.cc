@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "core/hlo_computation.h"
+#include "core/input_limits.h"
 
 namespace hloscope {
 
@@ -88,6 +89,9 @@ StatusOr<std::vector<Literal>> evaluateOnDevices(const HloModule& module, const 
             own.replicaId = grid.replicaOf(device);
             own.partitionId = grid.partitionOf(device);
             own.collectives = &exchange;
+            // The devices share the interpreter's memory budget.
+            if (own.memoryLimitBytes == 0)
+                own.memoryLimitBytes = limits::evaluationMemoryLimitBytes() / count;
             HloEvaluator evaluator(own);
             StatusOr<Literal> result =
                 evaluator.evaluate(module, std::span(arguments[static_cast<size_t>(device)]));

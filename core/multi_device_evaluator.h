@@ -74,8 +74,9 @@ private:
 // Evaluates `module`'s entry on every device of `grid`; `arguments[d]` are
 // device d's (device d = replica * partitions + partition). Returns the
 // results by device. `options` apply to every device (its replica and
-// partition ids and exchange are set per device); the first error, naming
-// the device, ends the evaluation.
+// partition ids and exchange are set per device; without a memory limit
+// the devices share the interpreter's budget equally); the first error,
+// naming the device, ends the evaluation.
 StatusOr<std::vector<Literal>> evaluateOnDevices(const HloModule& module, const DeviceGrid& grid,
                                                  std::span<const std::vector<Literal>> arguments,
                                                  const HloEvaluatorOptions& options = {});

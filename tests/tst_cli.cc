@@ -72,6 +72,7 @@ private slots:
     void missingFile();
     void evalInputs();
     void evalJsonOutputAndInputFile();
+    void evalOnEveryDevice();
     void evalErrors();
     void evalBenchAndProfile();
     void conformOutcomes();
@@ -243,6 +244,48 @@ void TestCli::evalInputs() {
     const QList<double> x = values(lines[0]), y = values(lines[1]);
     QCOMPARE(x.size(), 4);
     for (int i = 0; i < 4; ++i) QCOMPARE(static_cast<float>(y[i]), 2 * static_cast<float>(x[i]));
+}
+
+void TestCli::evalOnEveryDevice() {
+    // Two replicas: each gets its own random input; both get the sum.
+    QString file = write(u"two.hlo"_s,
+                         "HloModule m, replica_count=2\nadd {\n  a = f32[] parameter(0)\n"
+                         "  b = f32[] parameter(1)\n  ROOT r = f32[] add(a, b)\n}\n"
+                         "ENTRY e {\n  p = f32[2] parameter(0)\n"
+                         "  ROOT c = f32[2] all-reduce(p), to_apply=add\n}\n");
+    Result r = runCli({u"eval"_s, file, u"--inputs"_s, u"zeros"_s});
+    QCOMPARE(r.exitCode, 0);
+    QCOMPARE(r.out,
+             u"// device 0 (replica 0, partition 0)\nf32[2] {0, 0}\n"
+             "// device 1 (replica 1, partition 0)\nf32[2] {0, 0}\n"_s);
+    Result shown = runCli({u"eval"_s, file, u"--seed"_s, u"3"_s, u"--show-inputs"_s});
+    QCOMPARE(shown.exitCode, 0);
+    const QStringList lines = shown.out.trimmed().split(u'\n');
+    QCOMPARE(lines.size(), 8);  // two inputs, two results, each under its device line
+    auto values = [](const QString& line) {
+        QList<float> out;
+        for (const QString& v : line.section(u'{', 1).section(u'}', 0, 0).split(u','))
+            out << v.trimmed().toFloat();
+        return out;
+    };
+    const QList<float> a = values(lines[1]), b = values(lines[3]);
+    QVERIFY(a != b);
+    for (int row : {5, 7}) {
+        const QList<float> sum = values(lines[row]);
+        QCOMPARE(sum.size(), 2);
+        for (int i = 0; i < 2; ++i) QCOMPARE(sum[i], a[i] + b[i]);
+    }
+    // A group naming a replica the module lacks.
+    QString bad =
+        write(u"bad.hlo"_s,
+              "HloModule m, replica_count=2\nadd {\n  a = f32[] parameter(0)\n"
+              "  b = f32[] parameter(1)\n  ROOT r = f32[] add(a, b)\n}\n"
+              "ENTRY e {\n  p = f32[2] parameter(0)\n"
+              "  ROOT c = f32[2] all-reduce(p), to_apply=add, replica_groups={{0},{1},{2}}\n}\n");
+    Result e = runCli({u"eval"_s, bad});
+    QCOMPARE(e.exitCode, 1);
+    QVERIFY2(e.err.contains(u"%c: replica_groups names replica 2 but the module has 2 replicas"_s),
+             qPrintable(e.err));
 }
 
 void TestCli::evalJsonOutputAndInputFile() {

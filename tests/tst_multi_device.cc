@@ -187,6 +187,16 @@ private slots:
                    "all-reduce(p), to_apply=add, channel_id=1, replica_groups={{0,1,2,3,4,5}}, "
                    "use_global_device_ids=true\n}\n")
             << 6 << 1;
+        QTest::newRow("all-gather's shapes, empty groups")
+            << QString::fromStdString("HloModule m\n" + body +
+                                      "all-gather(p), dimensions={0}, replica_groups={}\n}\n")
+                   .replace("f32[4] all-gather", "f32[12] all-gather")
+            << 3 << 1;
+        QTest::newRow("reduce-scatter's shapes")
+            << QString::fromStdString("HloModule m\n" + std::string(kAdd) + body +
+                                      "reduce-scatter(p), dimensions={0}, to_apply=add\n}\n")
+                   .replace("f32[4] reduce-scatter", "f32[1] reduce-scatter")
+            << 4 << 1;
         QTest::newRow("no collectives")
             << QString::fromStdString("HloModule m\n" + body + "negate(p)\n}\n") << 1 << 1;
     }
