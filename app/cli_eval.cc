@@ -154,7 +154,8 @@ int runEval(const std::vector<std::string>& args) {
         return kExitFailed;
     }
     // A module on several devices (replicas x partitions) runs on all of
-    // them; random inputs differ per device (seed + device).
+    // them; random arrays differ per device (seed + device), scalars are
+    // device 0's everywhere (makeDeviceArguments).
     auto grid = moduleDeviceGrid(**module);
     if (!grid.isOk()) {
         std::fprintf(stderr, "%s\n", oneLine(formatError(name, grid.status())).c_str());
@@ -174,6 +175,7 @@ int runEval(const std::vector<std::string>& args) {
                 return kExitFailed;
             }
             deviceArguments.push_back(std::move(*own));
+            replicateScalars(*entry, deviceArguments.front(), deviceArguments.back());
         }
     if (flags.showInputs) {
         if (deviceArguments.empty())

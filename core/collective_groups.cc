@@ -148,6 +148,10 @@ StatusOr<std::vector<std::pair<int64_t, int64_t>>> collectivePermutePairs(
 StatusOr<DeviceGroups> collectiveDeviceGroups(const HloInstruction& instruction,
                                               const DeviceGrid& grid) {
     HLO_ASSIGN_OR_RETURN(CollectiveGroupMode mode, collectiveGroupMode(instruction));
+    // With one partition, XLA's runtime reads a channel op's partition ids as
+    // replica ids.
+    if (mode == CollectiveGroupMode::kCrossPartition && grid.partitions == 1)
+        mode = CollectiveGroupMode::kCrossReplica;
     DeviceGroups listed;
     if (!isPermute(instruction.opcode())) {
         HLO_ASSIGN_OR_RETURN(listed, listedGroups(instruction));
@@ -225,15 +229,14 @@ StatusOr<DeviceGroupPosition> deviceGroupOf(const HloInstruction& instruction,
 }
 
 StatusOr<DeviceGrid> moduleDeviceGrid(const HloModule& module) {
-    if (module.replicaCount() || module.numPartitions()) {
-        DeviceGrid grid{module.replicaCount().value_or(1), module.numPartitions().value_or(1)};
-        if (grid.replicas < 1 || grid.partitions < 1)
-            return Status(
-                StatusCode::kFailedPrecondition,
-                "module " + module.name() + ": replica_count and num_partitions must be positive");
-        return grid;
-    }
-    DeviceGrid grid;
+    const std::optional<int64_t> declaredReplicas = module.replicaCount();
+    const std::optional<int64_t> declaredPartitions = module.numPartitions();
+    if (declaredReplicas.value_or(1) < 1 || declaredPartitions.value_or(1) < 1)
+        return Status(
+            StatusCode::kFailedPrecondition,
+            "module " + module.name() + ": replica_count and num_partitions must be positive");
+    // What the collectives need; a count the header gives is kept.
+    DeviceGrid grid{declaredReplicas.value_or(1), declaredPartitions.value_or(1)};
     int64_t flattened = 0;
     for (const auto& computation : module.computations())
         for (const auto& instruction : computation->instructions()) {
@@ -247,18 +250,28 @@ StatusOr<DeviceGrid> moduleDeviceGrid(const HloModule& module) {
             switch (mode) {
                 case CollectiveGroupMode::kCrossReplica:
                 case CollectiveGroupMode::kCrossReplicaAndPartition:
-                    grid.replicas = std::max(grid.replicas, needed);
+                    if (!declaredReplicas) grid.replicas = std::max(grid.replicas, needed);
                     break;
                 case CollectiveGroupMode::kCrossPartition:
-                    grid.partitions = std::max(grid.partitions, needed);
+                    if (!declaredPartitions) grid.partitions = std::max(grid.partitions, needed);
                     break;
                 case CollectiveGroupMode::kFlattenedId:
                     flattened = std::max(flattened, needed);
                     break;
             }
         }
-    if (grid.count() < flattened)
-        grid.replicas = (flattened + grid.partitions - 1) / grid.partitions;
+    if (grid.count() < flattened) {
+        if (!declaredReplicas)
+            grid.replicas = (flattened + grid.partitions - 1) / grid.partitions;
+        else if (!declaredPartitions)
+            grid.partitions = (flattened + grid.replicas - 1) / grid.replicas;
+    }
+    if (grid.count() > kMaxDevices)
+        return Status(StatusCode::kUnimplemented,
+                      "module " + module.name() + " runs on " + std::to_string(grid.replicas) +
+                          " replicas x " + std::to_string(grid.partitions) +
+                          " partitions, more than the " + std::to_string(kMaxDevices) +
+                          " devices evaluated at once");
     return grid;
 }
 

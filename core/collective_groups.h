@@ -60,7 +60,9 @@ StatusOr<CollectiveGroupMode> collectiveGroupMode(const HloInstruction& instruct
 // The groups of device ids a collective forms on `grid`, each in the order
 // its members' data is concatenated, reduced or indexed. For
 // collective-permute: the sets of devices its pairs' ids index (all replicas
-// of a partition, or all partitions of a replica). An error naming the
+// of a partition, or all partitions of a replica). On a grid of one
+// partition, ids of the cross-partition mode name replicas, as XLA's runtime
+// reads them. An error naming the
 // instruction when a group names a device the grid lacks or the groups do
 // not cover every device exactly once.
 using DeviceGroups = std::vector<std::vector<int64_t>>;
@@ -80,10 +82,12 @@ StatusOr<std::vector<std::pair<int64_t, int64_t>>> collectivePermutePairs(
     const HloInstruction& instruction);
 
 // The grid a module runs on: replica_count and num_partitions from its
-// header (1 when one is absent); with neither given, the smallest grid its
+// header; a count it does not give is the smallest its
 // collectives' groups and pairs name, or for empty groups the group size an
 // all-gather's or reduce-scatter's shapes imply (XLA's tests set the counts
-// outside the text, so dumps of them carry none).
+// outside the text, so dumps of them carry none), 1 without collectives.
+// More than kMaxDevices devices is an error.
+inline constexpr int64_t kMaxDevices = 256;
 StatusOr<DeviceGrid> moduleDeviceGrid(const HloModule& module);
 
 }  // namespace hloscope

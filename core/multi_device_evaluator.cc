@@ -126,11 +126,20 @@ StatusOr<std::vector<Literal>> evaluateOnDevices(const HloModule& module, const 
     return values;
 }
 
+void replicateScalars(const HloComputation& entry, const std::vector<Literal>& first,
+                      std::vector<Literal>& arguments) {
+    for (int64_t i = 0; i < entry.parameterCount() && size_t(i) < arguments.size(); ++i)
+        if (entry.parameter(i)->shape().isArray() && entry.parameter(i)->shape().rank() == 0)
+            arguments[size_t(i)] = first[size_t(i)];
+}
+
 std::vector<std::vector<Literal>> makeDeviceArguments(const HloComputation& entry,
                                                       const DeviceGrid& grid, uint64_t seed) {
     std::vector<std::vector<Literal>> arguments;
-    for (int64_t device = 0; device < grid.count(); ++device)
+    for (int64_t device = 0; device < grid.count(); ++device) {
         arguments.push_back(makeRandomArguments(entry, seed + static_cast<uint64_t>(device)));
+        replicateScalars(entry, arguments.front(), arguments.back());
+    }
     return arguments;
 }
 

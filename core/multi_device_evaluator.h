@@ -81,10 +81,16 @@ StatusOr<std::vector<Literal>> evaluateOnDevices(const HloModule& module, const 
                                                  std::span<const std::vector<Literal>> arguments,
                                                  const HloEvaluatorOptions& options = {});
 
-// Seeded random arguments for each device: device d's use seed + d
-// (makeRandomArguments), so that devices hold different data.
+// Seeded random arguments for each device: device d's arrays use seed + d
+// (makeRandomArguments), so that devices hold different data; scalar
+// parameters are device 0's on every device, since SPMD programs take loop
+// bounds and flags replicated (devices that disagree on a trip count would
+// not meet at the loop's collectives).
 std::vector<std::vector<Literal>> makeDeviceArguments(const HloComputation& entry,
                                                       const DeviceGrid& grid, uint64_t seed);
+// Sets `arguments`' scalar parameters to `first`'s.
+void replicateScalars(const HloComputation& entry, const std::vector<Literal>& first,
+                      std::vector<Literal>& arguments);
 
 // "device 3 (replica 1, partition 1)".
 std::string deviceLabel(const DeviceGrid& grid, int64_t device);

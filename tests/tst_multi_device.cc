@@ -197,6 +197,12 @@ private slots:
                                       "reduce-scatter(p), dimensions={0}, to_apply=add\n}\n")
                    .replace("f32[4] reduce-scatter", "f32[1] reduce-scatter")
             << 4 << 1;
+        QTest::newRow("header's partitions kept, replicas grown")
+            << QString::fromStdString(
+                   "HloModule m, num_partitions=2\n" + std::string(kAdd) + body +
+                   "all-reduce(p), to_apply=add, channel_id=1, replica_groups={{0,1,2,3,4,5}}, "
+                   "use_global_device_ids=true\n}\n")
+            << 3 << 2;
         QTest::newRow("no collectives")
             << QString::fromStdString("HloModule m\n" + body + "negate(p)\n}\n") << 1 << 1;
     }
@@ -209,6 +215,28 @@ private slots:
         QVERIFY2(grid.isOk(), grid.status().toString().c_str());
         QCOMPARE(grid->replicas, int64_t(replicas));
         QCOMPARE(grid->partitions, int64_t(partitions));
+    }
+
+    void onePartitionReadsPartitionIdsAsReplicas() {
+        auto module = parse(
+            "HloModule m, replica_count=4\nENTRY e {\n  p = f32[4] parameter(0)\n"
+            "  ROOT c = f32[4] all-to-all(p), dimensions={0}, channel_id=1, "
+            "replica_groups={{0,3},{1,2}}\n}\n");
+        auto groups = collectiveDeviceGroups(*find(*module, "c"), DeviceGrid{4, 1});
+        QVERIFY2(groups.isOk(), groups.status().toString().c_str());
+        QCOMPARE(*groups, (DeviceGroups{{0, 3}, {1, 2}}));
+    }
+
+    void deviceArgumentsDifferButScalarsAgree() {
+        auto module = parse(
+            "HloModule m, replica_count=3\nENTRY e {\n  n = s32[] parameter(0)\n"
+            "  p = f32[4] parameter(1)\n  ROOT c = f32[4] negate(p)\n}\n");
+        auto arguments = makeDeviceArguments(*module->entryComputation(), DeviceGrid{3, 1}, 5);
+        QCOMPARE(arguments.size(), size_t(3));
+        for (size_t d = 1; d < 3; ++d) {
+            QVERIFY(arguments[d][0] == arguments[0][0]);
+            QVERIFY(!(arguments[d][1] == arguments[0][1]));
+        }
     }
 
     void allReduce() {
