@@ -13,6 +13,7 @@
 #include "core/hlo_evaluator.h"
 #include "core/hlo_parser.h"
 #include "core/module_io.h"
+#include "core/multi_device_evaluator.h"
 #include "tests/sanitizer_run.h"
 
 using namespace hloscope;
@@ -47,6 +48,22 @@ std::string emulateAgainstInterpreter(const HloModule& module, ExecutionMode mod
     options.mode = mode == ExecutionMode::kFused ? "fused" : "unfused";
     auto plan = buildGpuPlan(*prepared->module, options);
     if (!plan.isOk()) return "plan: " + plan.status().toString();
+    if (plan->devices() > 1) {
+        // Every device's outputs against the interpreter's multi-device evaluation.
+        const DeviceGrid grid{plan->replicas, plan->partitions};
+        const auto args = makeDeviceArguments(*module.entryComputation(), grid, 7);
+        auto reference = evaluateOnDevices(module, grid, args);
+        if (!reference.isOk()) return "interpreter: " + reference.status().toString();
+        auto emulated = emulateGpuPlanOnDevices(*plan, args);
+        if (!emulated.isOk()) return "emulation: " + emulated.status().toString();
+        for (int64_t d = 0; d < grid.count(); ++d) {
+            std::vector<Literal> expected;
+            flatten((*reference)[static_cast<size_t>(d)], expected);
+            const OutputCheck check = checkOutputs(expected, (*emulated)[static_cast<size_t>(d)]);
+            if (!check.passed) return deviceLabel(grid, d) + " differs: " + check.detail;
+        }
+        return {};
+    }
     const std::vector<Literal> args = makeRandomArguments(*module.entryComputation(), 7);
     auto interpreter = findDevice("interpreter");
     if (!interpreter.isOk()) return interpreter.status().toString();
@@ -195,6 +212,8 @@ ENTRY %e (x: f32[3,2500]) -> s32[3,2500] {
         << golden("complex.hlo");
     QTest::newRow("variadic reduce-windows: argmax pooling, a weighted sum with a bf16 maximum")
         << golden("variadic_reduce_window.hlo");
+    QTest::newRow("collectives between 2 replicas x 2 partitions, in a loop, with replica-id")
+        << golden("multi_device.hlo");
 }
 
 void TestGpuEmulation::handWrittenModules() {

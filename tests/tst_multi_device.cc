@@ -11,6 +11,7 @@
 #include "core/collective_groups.h"
 #include "core/hlo_computation.h"
 #include "core/hlo_parser.h"
+#include "core/module_io.h"
 #include "core/multi_device_evaluator.h"
 #include "tests/evaluator_test_util.h"
 
@@ -73,6 +74,25 @@ Status errorOf(const std::string& text, const DeviceTexts& inputs) {
     if (!grid.isOk()) return grid.status();
     auto results = evaluateOnDevices(*module, *grid, argumentsOf(inputs));
     return results.isOk() ? Status::ok() : results.status();
+}
+
+// Multi-device corpus modules that must evaluate on every device (measured;
+// raise it as support grows).
+constexpr int kMultiDeviceCorpusFloor = 0;
+
+// A failure's reason without the device and instruction names, for tallies.
+std::string reasonOf(const Status& status) {
+    std::string message = status.message();
+    for (;;) {
+        size_t colon = message.find(": ");
+        if (colon == std::string::npos || colon > 60) break;
+        const std::string head = message.substr(0, colon);
+        if (head.rfind("device ", 0) != 0 && head.rfind("%", 0) != 0 &&
+            head.rfind("module ", 0) != 0)
+            break;
+        message.erase(0, colon + 2);
+    }
+    return message.substr(0, 90);
 }
 
 DeviceTexts each(std::vector<std::string> perDevice) {
@@ -456,6 +476,75 @@ private slots:
         auto results = evaluateOnDevices(*module, DeviceGrid{2, 1}, argumentsOf(each({"f32[] 1"})));
         QVERIFY(!results.isOk());
         QCOMPARE(results.status().code(), StatusCode::kInvalidArgument);
+    }
+
+    // Every corpus module whose collectives span several devices, on seeded
+    // random arguments: evaluated on all of them within 10 s, or a named
+    // reason, tallied. The count is a floor: it only goes up.
+    void corpusModulesOnEveryDevice() {
+        const QString root = QStringLiteral(HLOSCOPE_CORPUS_DIR "/hlo/valid");
+        if (!QDir(root).exists())
+            QSKIP("../shared/corpus is absent: the multi-device sweep is skipped");
+        constexpr int kFloor = kMultiDeviceCorpusFloor;
+        int evaluated = 0, modules = 0;
+        std::map<std::string, int> reasons;
+        QDirIterator it(root, {QStringLiteral("*.hlo")}, QDir::Files, QDirIterator::Subdirectories);
+        QStringList files;
+        while (it.hasNext()) files << it.next();
+        files.sort();
+        for (const QString& file : files) {
+            auto module = loadModuleFromFile(file.toStdString());
+            if (!module.isOk() || (*module)->entryComputation() == nullptr) continue;
+            auto grid = moduleDeviceGrid(**module);
+            if (grid.isOk() && grid->count() <= 1) continue;
+            ++modules;
+            if (!grid.isOk()) {
+                ++reasons[reasonOf(grid.status())];
+                continue;
+            }
+            int64_t bytes = 0;
+            const HloComputation& entry = *(*module)->entryComputation();
+            for (int64_t i = 0; i < entry.parameterCount(); ++i)
+                bytes += entry.parameter(i)->shape().byteSize();
+            if (bytes * grid->count() > (int64_t{1} << 30)) {
+                ++reasons["arguments over 1 GiB"];
+                continue;
+            }
+            std::atomic<bool> cancel{false};
+            std::mutex mutex;
+            std::condition_variable done;
+            bool finished = false;
+            std::thread watchdog([&] {
+                std::unique_lock lock(mutex);
+                if (!done.wait_for(lock, std::chrono::seconds(10), [&] { return finished; }))
+                    cancel = true;
+            });
+            HloEvaluatorOptions options;
+            options.cancel = &cancel;
+            auto results = evaluateOnDevices(
+                **module, *grid, makeDeviceArguments(*(*module)->entryComputation(), *grid, 0),
+                options);
+            {
+                std::lock_guard lock(mutex);
+                finished = true;
+            }
+            done.notify_all();
+            watchdog.join();
+            if (results.isOk()) {
+                ++evaluated;
+                QCOMPARE(int64_t(results->size()), grid->count());
+            } else {
+                ++reasons[cancel ? std::string("over 10 s") : reasonOf(results.status())];
+            }
+        }
+        qInfo("%d of %d multi-device corpus modules evaluated on every device", evaluated, modules);
+        std::vector<std::pair<int, std::string>> sorted;
+        for (const auto& [reason, count] : reasons) sorted.emplace_back(count, reason);
+        std::sort(sorted.rbegin(), sorted.rend());
+        for (const auto& [count, reason] : sorted) qInfo("%5d  %s", count, reason.c_str());
+        QVERIFY2(evaluated >= kFloor,
+                 qPrintable(QString::number(evaluated) + QStringLiteral(" < floor ") +
+                            QString::number(kFloor)));
     }
 
     void oneDeviceStillPassesOperandsThrough() {

@@ -99,6 +99,10 @@ struct CpuKernelSpec {
     // buffer for the element loop (see KernelGen); off for the GPU, whose
     // threads compute one element each.
     bool rowBuffers = true;
+    // The device the kernel runs for: replica-id and partition-id are these
+    // constants (a multi-device GPU plan emits such a kernel per device).
+    int64_t replicaId = 0;
+    int64_t partitionId = 0;
 
     // Adds the values a kernel computed by `root` stores: a tuple's elements,
     // a variadic reduce's or reduce-window's components, or the root itself.

@@ -75,10 +75,9 @@ StatusOr<Value*> KernelGen::genShared(const HloInstruction& instruction, const I
     switch (opcode) {
         case HloOpcode::kReplicaId:
         case HloOpcode::kPartitionId: {
-            // A single replica and partition: the interpreter's defaults.
-            const HloEvaluatorOptions defaults;
+            // The device the kernel is emitted for (replica 0, partition 0 by default).
             const int64_t id =
-                opcode == HloOpcode::kReplicaId ? defaults.replicaId : defaults.partitionId;
+                opcode == HloOpcode::kReplicaId ? m_spec.replicaId : m_spec.partitionId;
             if (!primitive_util::isInteger(type))
                 return unsupportedAt(instruction, opName(instruction) + " of a non-integer type");
             return llvm::ConstantInt::get(m_elemental.registerType(type),

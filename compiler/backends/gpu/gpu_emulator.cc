@@ -360,6 +360,20 @@ void collectLeaves(const Literal& literal, std::vector<const Literal*>& out) {
 
 StatusOr<std::vector<Literal>> emulateGpuPlan(const GpuPlan& plan,
                                               const std::vector<Literal>& args) {
+    if (plan.devices() != 1)
+        return invalidArgument("GPU emulation: the plan runs on " + std::to_string(plan.devices()) +
+                               " devices; give each its arguments");
+    HLO_ASSIGN_OR_RETURN(auto outputs, emulateGpuPlanOnDevices(plan, {args}));
+    return std::move(outputs.front());
+}
+
+StatusOr<std::vector<std::vector<Literal>>> emulateGpuPlanOnDevices(
+    const GpuPlan& plan, const std::vector<std::vector<Literal>>& deviceArgs) {
+    const int64_t devices = plan.devices();
+    if (static_cast<int64_t>(deviceArgs.size()) != devices)
+        return invalidArgument("GPU emulation: the plan runs on " + std::to_string(devices) +
+                               " devices, arguments were given for " +
+                               std::to_string(deviceArgs.size()));
     if (plan.hostIr.empty() && plan.kernels > 0)
         return invalidArgument(
             "GPU emulation needs the plan's LLVM IR (GpuPlanOptions::keepHostIr)");
@@ -388,15 +402,21 @@ StatusOr<std::vector<Literal>> emulateGpuPlan(const GpuPlan& plan,
         }
     }
 
-    // The arena, inputs and constants.
-    std::vector<uint8_t> arena(static_cast<size_t>(plan.arenaBytes) + kGpuBufferAlignment, 0);
+    // The arenas (device d's at d * arenaBytes), inputs and constants.
+    std::vector<uint8_t> arena(static_cast<size_t>(plan.arenaBytes * devices) + kGpuBufferAlignment,
+                               0);
     uint8_t* base = arena.data();
     base += (kGpuBufferAlignment - reinterpret_cast<uintptr_t>(base) % kGpuBufferAlignment) %
             kGpuBufferAlignment;
-    auto address = [&](int buffer) {
-        return base + plan.buffers.at(static_cast<size_t>(buffer)).offset;
+    auto address = [&](int buffer, int64_t device) {
+        return base + device * plan.arenaBytes +
+               plan.buffers.at(static_cast<size_t>(buffer)).offset;
     };
     for (const GpuPlanInput& input : plan.inputs) {
+        if (input.device < 0 || input.device >= devices)
+            return invalidArgument("GPU emulation: input " + input.name + " names device " +
+                                   std::to_string(input.device));
+        const std::vector<Literal>& args = deviceArgs[static_cast<size_t>(input.device)];
         if (input.parameter < 0 || input.parameter >= static_cast<int64_t>(args.size()))
             return invalidArgument("GPU emulation: no argument for parameter " +
                                    std::to_string(input.parameter));
@@ -407,15 +427,30 @@ StatusOr<std::vector<Literal>> emulateGpuPlan(const GpuPlan& plan,
             return invalidArgument("GPU emulation: parameter " + std::to_string(input.parameter) +
                                    " has no leaf " + std::to_string(leaf));
         if (input.array.bytes > 0)
-            std::memcpy(address(input.array.buffer), leaves[leaf]->untypedData(),
+            std::memcpy(address(input.array.buffer, input.device), leaves[leaf]->untypedData(),
                         static_cast<size_t>(input.array.bytes));
     }
     for (const GpuPlanConstant& constant : plan.constants) {
         const int64_t bytes = plan.buffers.at(static_cast<size_t>(constant.buffer)).bytes;
-        if (bytes > 0)
-            std::memcpy(address(constant.buffer), constant.value.untypedData(),
+        for (int64_t device = 0; device < devices && bytes > 0; ++device)
+            std::memcpy(address(constant.buffer, device), constant.value.untypedData(),
                         static_cast<size_t>(bytes));
     }
+    // A branch's or switch's predicate, the same on every device.
+    auto predicateOf = [&](const GpuPlanStep& step, size_t bytes) -> StatusOr<int64_t> {
+        int64_t value = 0;
+        for (int64_t device = 0; device < devices; ++device) {
+            int64_t own = 0;
+            std::memcpy(&own, address(step.predicate, device), bytes);
+            if (device > 0 && own != value)
+                return Status(StatusCode::kFailedPrecondition,
+                              "GPU emulation: " + step.name + ": device " + std::to_string(device) +
+                                  " decides otherwise than device 0 (" + std::to_string(own) +
+                                  " against " + std::to_string(value) + ")");
+            value = own;
+        }
+        return value;
+    };
 
     // The steps, with the runner's control flow.
     std::vector<int64_t> loopJumps(plan.steps.size(), 0);
@@ -424,7 +459,9 @@ StatusOr<std::vector<Literal>> emulateGpuPlan(const GpuPlan& plan,
         if (it == kernels.end())
             return internalError("GPU emulation: no kernel " + step.entry + " for " + step.name);
         std::vector<void*> pointers;
-        for (int buffer : step.args) pointers.push_back(address(buffer));
+        for (size_t a = 0; a < step.args.size(); ++a)
+            pointers.push_back(address(
+                step.args[a], a < step.argDevices.size() ? step.argDevices[a] : step.device));
         return launchKernel(it->second, pointers.data(), step.launch);
     };
     for (size_t i = 0; i < plan.steps.size();) {
@@ -441,25 +478,31 @@ StatusOr<std::vector<Literal>> emulateGpuPlan(const GpuPlan& plan,
                 HLO_RETURN_IF_ERROR(launchStep(step.fallback.front()));
                 break;
             case GpuStepKind::kCopy:
-                std::memmove(address(step.dst), address(step.src), static_cast<size_t>(step.bytes));
+                std::memmove(address(step.dst, step.device),
+                             address(step.src, step.srcDevice >= 0 ? step.srcDevice : step.device),
+                             static_cast<size_t>(step.bytes));
                 break;
             case GpuStepKind::kMemset:
-                std::memset(address(step.dst), step.value, static_cast<size_t>(step.bytes));
+                std::memset(address(step.dst, step.device), step.value,
+                            static_cast<size_t>(step.bytes));
                 break;
-            case GpuStepKind::kBranch:
-                if (*address(step.predicate) == 0) {
+            case GpuStepKind::kBranch: {
+                HLO_ASSIGN_OR_RETURN(const int64_t predicate, predicateOf(step, 1));
+                if (predicate == 0) {
                     next = static_cast<size_t>(step.target);
                     if (step.target > 0) loopJumps[static_cast<size_t>(step.target - 1)] = 0;
                 }
                 break;
+            }
             case GpuStepKind::kSwitch: {
                 const size_t branches = step.targets.size();
                 size_t branch = branches - 1;
                 if (step.indexType == "pred") {
-                    branch = *address(step.predicate) != 0 ? 0 : 1;
+                    HLO_ASSIGN_OR_RETURN(const int64_t predicate, predicateOf(step, 1));
+                    branch = predicate != 0 ? 0 : 1;
                 } else {
-                    int32_t index = 0;
-                    std::memcpy(&index, address(step.predicate), sizeof index);
+                    HLO_ASSIGN_OR_RETURN(const int64_t word, predicateOf(step, sizeof(int32_t)));
+                    const auto index = static_cast<int32_t>(static_cast<uint32_t>(word));
                     if (index >= 0 && static_cast<size_t>(index) < branches)
                         branch = static_cast<size_t>(index);
                 }
@@ -477,12 +520,16 @@ StatusOr<std::vector<Literal>> emulateGpuPlan(const GpuPlan& plan,
         i = next;
     }
 
-    std::vector<Literal> outputs;
+    std::vector<std::vector<Literal>> outputs(static_cast<size_t>(devices));
     for (const GpuPlanArray& output : plan.outputs) {
+        if (output.device < 0 || output.device >= devices)
+            return invalidArgument("GPU emulation: an output names device " +
+                                   std::to_string(output.device));
         auto storage = std::make_shared<std::vector<uint8_t>>(static_cast<size_t>(output.bytes));
         if (output.bytes > 0)
-            std::memcpy(storage->data(), address(output.buffer), static_cast<size_t>(output.bytes));
-        outputs.push_back(
+            std::memcpy(storage->data(), address(output.buffer, output.device),
+                        static_cast<size_t>(output.bytes));
+        outputs[static_cast<size_t>(output.device)].push_back(
             Literal::fromStorage(Shape(output.type, output.dims), std::move(storage)));
     }
     return outputs;

@@ -27,5 +27,9 @@ namespace hloscope {
 // its limit (naming the step).
 StatusOr<std::vector<Literal>> emulateGpuPlan(const GpuPlan& plan,
                                               const std::vector<Literal>& args);
+// A multi-device plan (GpuPlan::devices()): `args[d]` are device d's arguments; the outputs by
+// device. A branch or switch whose predicate differs between devices is an error naming it.
+StatusOr<std::vector<std::vector<Literal>>> emulateGpuPlanOnDevices(
+    const GpuPlan& plan, const std::vector<std::vector<Literal>>& args);
 
 }  // namespace hloscope

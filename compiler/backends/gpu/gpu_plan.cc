@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <tuple>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -202,10 +203,70 @@ GpuPlanStep launchStep(const HloInstruction& instruction, const GpuKernelInfo& i
     return step;
 }
 
+namespace {
+
+// Whether `instruction` or a computation it calls holds replica-id or partition-id.
+bool readsDeviceIds(const HloInstruction& instruction,
+                    std::unordered_set<const HloComputation*>& seen) {
+    if (instruction.opcode() == HloOpcode::kReplicaId ||
+        instruction.opcode() == HloOpcode::kPartitionId)
+        return true;
+    for (const HloComputation* called : instruction.calledComputations())
+        if (called && seen.insert(called).second)
+            for (const auto& inner : called->instructions())
+                if (readsDeviceIds(*inner, seen)) return true;
+    return false;
+}
+
+// Whether the kernel of `spec` computes replica-id or partition-id.
+bool readsDeviceIds(const CpuKernelSpec& spec) {
+    std::unordered_set<const HloInstruction*> leaves(spec.leaves.begin(), spec.leaves.end());
+    std::unordered_set<const HloInstruction*> visited;
+    std::unordered_set<const HloComputation*> seen;
+    std::vector<const HloInstruction*> stack(spec.outputs.begin(), spec.outputs.end());
+    while (!stack.empty()) {
+        const HloInstruction* instruction = stack.back();
+        stack.pop_back();
+        if (leaves.count(instruction) || !visited.insert(instruction).second) continue;
+        if (readsDeviceIds(*instruction, seen)) return true;
+        for (const HloInstruction* operand : instruction->operands()) stack.push_back(operand);
+    }
+    return false;
+}
+
+}  // namespace
+
 StatusOr<GpuPlanStep> PlanBuilder::kernelStep(const HloInstruction& instruction,
                                               const CpuKernelSpec& spec,
                                               const std::vector<int>& args, int64_t time,
                                               std::vector<GpuPlanStep>& extra) {
+    if (m_grid.count() == 1 || !readsDeviceIds(spec))
+        return kernelStepOnce(instruction, spec, args, time, extra);
+    std::vector<GpuPlanStep> all;
+    for (int64_t device = 0; device < m_grid.count(); ++device) {
+        CpuKernelSpec own = spec;
+        own.name = spec.name + "_d" + std::to_string(device);
+        own.replicaId = m_grid.replicaOf(device);
+        own.partitionId = m_grid.partitionOf(device);
+        std::vector<GpuPlanStep> more;
+        HLO_ASSIGN_OR_RETURN(GpuPlanStep step, kernelStepOnce(instruction, own, args, time, more));
+        step.device = device;
+        all.push_back(std::move(step));
+        for (GpuPlanStep& e : more) {
+            e.device = device;
+            all.push_back(std::move(e));
+        }
+    }
+    GpuPlanStep first = std::move(all.front());
+    extra.insert(extra.begin(), std::make_move_iterator(all.begin() + 1),
+                 std::make_move_iterator(all.end()));
+    return first;
+}
+
+StatusOr<GpuPlanStep> PlanBuilder::kernelStepOnce(const HloInstruction& instruction,
+                                                  const CpuKernelSpec& spec,
+                                                  const std::vector<int>& args, int64_t time,
+                                                  std::vector<GpuPlanStep>& extra) {
     HLO_ASSIGN_OR_RETURN(GpuKernelInfo info, m_emitter.emitKernel(spec));
     GpuPlanStep step = launchStep(instruction, info, args);
     if (info.slices > 1) {
@@ -353,6 +414,7 @@ StatusOr<bool> PlanBuilder::planPermutedGemm(const HloInstruction& instruction,
                              kernelStep(instruction, spec, {permuted, buffers[side]}, time, extra));
         step.name = instruction.name() + ".transpose" + std::to_string(side);
         m_plan.steps.push_back(std::move(step));
+        for (GpuPlanStep& e : extra) m_plan.steps.push_back(std::move(e));
         ++m_plan.kernels;
         canonical[side] = transpose;
         buffers[side] = permuted;
@@ -459,6 +521,10 @@ StatusOr<bool> PlanBuilder::planRouting(const HloInstruction& instruction, int64
             all.append(zeroLeaves(instruction, shape.tupleShape(k), time));
         return route(all);
     };
+    if (m_grid.count() > 1 && exchangesBetweenDevices(opcode)) {
+        HLO_RETURN_IF_ERROR(planCollective(instruction, time));
+        return true;
+    }
     switch (opcode) {
         case HloOpcode::kAllReduce:
         case HloOpcode::kAllReduceStart:
@@ -730,6 +796,7 @@ Status PlanBuilder::planInstruction(const HloInstruction& instruction, int64_t t
         std::vector<GpuPlanStep> extra;
         HLO_ASSIGN_OR_RETURN(GpuPlanStep step, kernelStep(instruction, spec, args, time, extra));
         m_plan.steps.push_back(std::move(step));
+        for (GpuPlanStep& e : extra) m_plan.steps.push_back(std::move(e));
         ++m_plan.kernels;
         return Status::ok();
     };
@@ -858,6 +925,9 @@ StatusOr<GpuPlan> PlanBuilder::build() {
     m_plan.sm = m_options.sm;
     m_plan.warmup = m_options.warmup;
     m_plan.repeat = m_options.repeat;
+    HLO_ASSIGN_OR_RETURN(m_grid, moduleDeviceGrid(m_module));
+    m_plan.replicas = m_grid.replicas;
+    m_plan.partitions = m_grid.partitions;
     const std::vector<const HloInstruction*> sequence =
         executionSequence(*entry, m_module.isScheduled());
     for (const HloInstruction* instruction : sequence)
@@ -875,6 +945,7 @@ StatusOr<GpuPlan> PlanBuilder::build() {
                                               rootLeaves[i]->dimensions(),
                                               denseBytes(*rootLeaves[i])});
     }
+    expandForDevices();
     for (int b : m_pinned) m_live[static_cast<size_t>(b)] = Interval{0, time};
     std::vector<HeapInterval> intervals;
     for (size_t i = 0; i < m_plan.buffers.size(); ++i)
@@ -884,7 +955,8 @@ StatusOr<GpuPlan> PlanBuilder::build() {
     for (size_t i = 0; i < m_plan.buffers.size(); ++i) m_plan.buffers[i].offset = layout.offsets[i];
     std::sort(m_plan.inputs.begin(), m_plan.inputs.end(),
               [](const GpuPlanInput& a, const GpuPlanInput& b) {
-                  return std::make_pair(a.parameter, a.leaf) < std::make_pair(b.parameter, b.leaf);
+                  return std::make_tuple(a.device, a.parameter, a.leaf) <
+                         std::make_tuple(b.device, b.parameter, b.leaf);
               });
     m_plan.arenaBytes = std::max<int64_t>(layout.bytes, kGpuBufferAlignment);
     if (m_options.keepHostIr) m_plan.hostIr = m_emitter.irText();

@@ -67,10 +67,12 @@ struct GpuPlanArray {
     PrimitiveType type = PrimitiveType::F32;
     std::vector<int64_t> dims;
     int64_t bytes = 0;
+    int64_t device = 0;  // whose arena holds it (multi-device plans)
 };
 
 struct GpuPlanInput {
     int64_t parameter = 0;
+    int64_t device = 0;  // the device whose argument it is (multi-device plans)
     std::string name;
     GpuPlanArray array;
     // A tuple-shaped parameter has one input per array leaf: leaf k (depth
@@ -97,6 +99,14 @@ struct GpuPlanStep {
         name;  // the instruction it computes ("fusion.3"; a combine step: "fusion.3.combine")
     std::string opcode;       // the instruction's opcode
     std::string instruction;  // the instruction's name (step times are summed per instruction)
+    // The device whose arena the step's buffers are in (0 on one device). A multi-device
+    // kernel step may read other devices' buffers: argDevices[i] is the device of args[i]
+    // (empty: all `device`'s); a copy's source is on srcDevice (-1: `device`). A branch or
+    // switch of a multi-device plan reads its predicate on every device, which must agree.
+    // While a plan is built, -1 stands for every device (the step is repeated per device).
+    int64_t device = -1;
+    std::vector<int64_t> argDevices;
+    int64_t srcDevice = -1;
     // kKernel
     std::string entry;
     GpuLaunchDims launch;
@@ -127,6 +137,11 @@ struct GpuPlanStep {
 
 struct GpuPlan {
     std::string module;
+    // The devices it runs (core/collective_groups.h): every device has an arena of arenaBytes
+    // laid out alike, device d's at d * arenaBytes; inputs and outputs name their device, and
+    // constants are copied into every arena.
+    int64_t replicas = 1, partitions = 1;
+    int64_t devices() const { return replicas * partitions; }
     std::string mode;  // "fused" / "unfused"
     std::string sm;
     std::string ptx;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "compiler/backends/gpu/gpu_plan.h"
+#include "core/collective_groups.h"
 
 namespace hloscope::gpu_plan_internal {
 
@@ -93,9 +94,24 @@ private:
     Status addKernel(const HloInstruction& instruction, CpuKernelSpec spec,
                      const std::vector<int>& outputs, const std::vector<int>& leafBuffers,
                      int64_t time);
+    // The kernel step of `spec` (a split reduction's combine step in `extra`). On several
+    // devices, a kernel that reads replica-id or partition-id is emitted once per device,
+    // each step pinned to its device (the others in `extra`).
     StatusOr<GpuPlanStep> kernelStep(const HloInstruction& instruction, const CpuKernelSpec& spec,
                                      const std::vector<int>& args, int64_t time,
                                      std::vector<GpuPlanStep>& extra);
+    StatusOr<GpuPlanStep> kernelStepOnce(const HloInstruction& instruction,
+                                         const CpuKernelSpec& spec, const std::vector<int>& args,
+                                         int64_t time, std::vector<GpuPlanStep>& extra);
+    // A collective between the devices of a multi-device plan (gpu_plan_collectives.cc): its
+    // result in new buffers, written on each device by steps pinned to it that read the
+    // group's operands from the other devices' arenas (kernels for reductions, gathers and
+    // all-to-all, copies for permutes and broadcasts).
+    Status planCollective(const HloInstruction& instruction, int64_t time);
+    // The built steps repeated per device (gpu_plan_collectives.cc): a step for every device
+    // (-1) becomes one per device, pinned steps stay, branches and jumps stay single with
+    // their targets renumbered; inputs and outputs are repeated per device.
+    void expandForDevices();
     Status planGemm(const HloInstruction& instruction, const HloInstruction& dot,
                     const GpuGemmShape& gemm, const std::vector<int>& operandBuffers, int outBuffer,
                     int64_t time);
@@ -133,6 +149,7 @@ private:
 
     const HloModule& m_module;
     const GpuPlanOptions& m_options;
+    DeviceGrid m_grid;
     GpuKernelEmitter m_emitter;
     GpuPlan m_plan;
     std::vector<Interval> m_live;
