@@ -215,6 +215,7 @@ private slots:
     void usageErrors();
     void noGpu();
     void loopPlanValidates();
+    void multiDevicePlanValidates();
     void unparsableJson();
     void invalidPlans_data();
     void invalidPlans();
@@ -316,6 +317,22 @@ void TestGpuRunner::loopPlanValidates() {
         Result r = runRunner({writePlanDir(name, plan)}, true);
         QVERIFY2(r.exitCode == 2 && r.err.contains(u"no GPU found"_s), qPrintable(r.err));
     }
+}
+
+// A plan on 2 devices whose kernel reads device 1's buffer and whose copy crosses devices
+// validates, up to the missing GPU.
+void TestGpuRunner::multiDevicePlanValidates() {
+    QJsonObject plan = withStepField(validPlan(), 1, u"arg_devices"_s, ints({0, 1, 0}));
+    plan = withStepField(plan, 2, u"src_device"_s, 1);
+    plan[u"replicas"_s] = 2;
+    QJsonArray outputs = plan[u"outputs"_s].toArray();
+    QJsonObject second = outputs[1].toObject();
+    second[u"device"_s] = 1;
+    outputs[1] = second;
+    plan[u"outputs"_s] = outputs;
+    const QString dir = writePlanDir(u"multi_device"_s, plan);
+    Result r = runRunner({dir}, true);
+    QVERIFY2(r.exitCode == 2 && r.err.contains(u"no GPU found"_s), qPrintable(r.err));
 }
 
 void TestGpuRunner::unparsableJson() {
@@ -438,6 +455,35 @@ void TestGpuRunner::invalidPlans_data() {
     QTest::newRow("switch pred targets")
         << withStepField(choice, 1, u"targets"_s, ints({2, 4, 5}))
         << u"steps[1] (cond.switch): \"targets\" must list two steps (true, false)"_s;
+
+    // Multi-device plans: every device index within replicas x partitions.
+    QJsonObject two = plan;
+    two[u"replicas"_s] = 2;
+    QTest::newRow("step device")
+        << withStepField(two, 1, u"device"_s, 2)
+        << u"steps[1] (add.2): \"device\" is device 2; the plan runs on 2"_s;
+    QTest::newRow("copy source device")
+        << withStepField(two, 2, u"src_device"_s, 5)
+        << u"steps[2] (copy.3): \"src_device\" is device 5; the plan runs on 2"_s;
+    QTest::newRow("argument devices")
+        << withStepField(two, 1, u"arg_devices"_s, ints({0, 1}))
+        << u"steps[1] (add.2): \"arg_devices\" must list a device per argument"_s;
+    QTest::newRow("argument device out of range")
+        << withStepField(two, 1, u"arg_devices"_s, ints({0, 1, 2}))
+        << u"steps[1] (add.2): arg_devices[2] is not a device of the plan"_s;
+    QJsonObject tooMany = plan;
+    tooMany[u"replicas"_s] = 64;
+    tooMany[u"partitions"_s] = 8;
+    QTest::newRow("devices")
+        << tooMany << u"plan.json: \"replicas\" x \"partitions\" must be 1 to 256 devices"_s;
+    QJsonObject inputDevice = two;
+    QJsonArray inputs = inputDevice[u"inputs"_s].toArray();
+    QJsonObject input = inputs[0].toObject();
+    input[u"device"_s] = 3;
+    inputs[0] = input;
+    inputDevice[u"inputs"_s] = inputs;
+    QTest::newRow("input device")
+        << inputDevice << u"plan.json: inputs[0]: \"device\" is device 3; the plan runs on 2"_s;
 
     QJsonObject noSteps = plan;
     noSteps.remove(u"steps"_s);

@@ -202,6 +202,22 @@ private:
         m_plan.sm = top.text("sm", "");
         m_plan.ptxFile = top.text("ptx", "");
         m_plan.arenaBytes = top.count("arena_bytes");
+        const uint64_t replicas = top.count("replicas", 1, 256);
+        const uint64_t partitions = top.count("partitions", 1, 256);
+        m_plan.devices = replicas * partitions;
+        if (m_plan.devices < 1 || m_plan.devices > 256)
+            top.fail("\"replicas\" x \"partitions\" must be 1 to 256 devices");
+        if (product(m_plan.arenaBytes, m_plan.devices, 1) == UINT64_MAX)
+            top.fail("the arenas' size overflows");
+    }
+
+    // A device index: member `key` of `f`, `fallback` when absent.
+    uint64_t deviceRef(const Fields& f, const char* key, uint64_t fallback) const {
+        const uint64_t device = f.count(key, fallback, UINT64_MAX);
+        if (device >= m_plan.devices)
+            f.fail(std::string("\"") + key + "\" is device " + std::to_string(device) +
+                   "; the plan runs on " + std::to_string(m_plan.devices));
+        return device;
     }
 
     void readBuffers(const json& buffers) {
@@ -255,6 +271,7 @@ private:
             PlanUpload u;
             u.where = f.where();
             if (indexKey) f.count(indexKey);
+            if (indexKey) u.device = int64_t(deviceRef(f, "device", 0));
             const PlanBuffer& buffer = bufferRef(f, "buffer");
             u.buffer = buffer.id;
             u.bytes = f.count("bytes");
@@ -292,6 +309,7 @@ private:
             PlanOutput o;
             o.index = f.integer("index");
             if (o.index < 0) f.fail("\"index\" must not be negative");
+            o.device = deviceRef(f, "device", 0);
             if (!seen.insert(o.index).second) {
                 f.fail("output index " + std::to_string(o.index) + " appears twice");
             }
@@ -321,10 +339,13 @@ private:
         PlanStep step;
         step.name = f.text("name", "step" + std::to_string(index));
         step.where = f.where();
+        step.device = deviceRef(f, "device", 0);
+        step.srcDevice = deviceRef(f, "src_device", step.device);
         std::string kind = f.text("kind");
         if (kind == "kernel") {
             step.kind = StepKind::Kernel;
             step.kernel = readKernel(f);
+            readArgDevices(f, step);
         } else if (kind == "copy") {
             step.kind = StepKind::Copy;
             const PlanBuffer& src = bufferRef(f, "src");
@@ -427,6 +448,20 @@ private:
                    shown(value));
         }
         return dims;
+    }
+
+    // "arg_devices": one device per kernel argument (collectives read other devices' buffers).
+    void readArgDevices(const Fields& f, PlanStep& step) const {
+        const json* list = f.find("arg_devices");
+        if (!list) return;
+        if (!list->is_array() || list->size() != step.kernel.args.size())
+            f.fail("\"arg_devices\" must list a device per argument");
+        for (size_t i = 0; i < list->size(); ++i) {
+            const json& d = (*list)[i];
+            if (!d.is_number_unsigned() || d.get<uint64_t>() >= m_plan.devices)
+                f.fail("arg_devices[" + std::to_string(i) + "] is not a device of the plan");
+            step.kernel.argDevices.push_back(d.get<uint64_t>());
+        }
     }
 
     KernelLaunch readKernel(const Fields& f) {

@@ -26,6 +26,7 @@ struct PlanBuffer {
 struct PlanUpload {
     std::string where;  // "inputs[0]", for messages
     int64_t buffer = 0;
+    int64_t device = -1;  // an input's device; -1: every device (constants)
     std::string file;  // as written in the plan
     std::string path;  // resolved against the plan directory
     uint64_t bytes = 0;
@@ -38,6 +39,7 @@ struct PlanUpload {
 struct PlanOutput {
     int64_t index = 0;
     int64_t buffer = 0;
+    uint64_t device = 0;  // whose arena holds it
     uint64_t bytes = 0;
     uint64_t elements = 0;  // the product of "dims" (bytes / elements is the element size)
 };
@@ -50,6 +52,7 @@ struct KernelLaunch {
     std::array<uint32_t, 3> block = {1, 1, 1};
     uint32_t sharedBytes = 0;
     std::vector<int64_t> args;
+    std::vector<uint64_t> argDevices;  // per argument (multi-device plans); empty: the step's
 };
 
 // A row-major matrix product (see Cublas::sgemm for the layout).
@@ -75,6 +78,11 @@ struct PlanStep {
     StepKind kind = StepKind::Kernel;
     std::string name;
     std::string where;         // "steps[3] (fusion.2)", for messages
+    // The device whose arena the step's buffers are in; a copy reads from srcDevice. A
+    // branch or switch of a multi-device plan reads its predicate on every device, which
+    // must agree.
+    uint64_t device = 0;
+    uint64_t srcDevice = 0;
     KernelLaunch kernel;       // Kernel
     int64_t src = 0, dst = 0;  // Copy
     int64_t buffer = 0;        // Memset
@@ -103,7 +111,8 @@ struct Plan {
     std::string ptxFile;  // as written; empty when the plan has no kernels and names none
     std::string ptxPath;
     std::string ptxText;  // the module, read during validation
-    uint64_t arenaBytes = 0;
+    uint64_t arenaBytes = 0;  // per device: device d's arena starts at d * arenaBytes
+    uint64_t devices = 1;     // "replicas" x "partitions"
     std::map<int64_t, PlanBuffer> buffers;
     std::vector<PlanUpload> inputs;
     std::vector<PlanUpload> constants;

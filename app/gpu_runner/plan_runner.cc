@@ -144,7 +144,8 @@ private:
     void loadModule();
     void uploadArena();
     void setUpCublas();
-    PreparedLaunch prepareLaunch(const KernelLaunch& launch, const std::string& where);
+    PreparedLaunch prepareLaunch(const KernelLaunch& launch, uint64_t device,
+                                 const std::string& where);
     void runSequence(bool checkEachStep, const std::string& phase);
     // Enqueues step `index` (a branch first synchronises and reads its predicate back); the
     // index of the step to run next.
@@ -154,9 +155,12 @@ private:
         std::fill(m_loopJumps.begin(), m_loopJumps.end(), 0);
     }
     void launch(const PreparedLaunch& prepared);
-    CUdeviceptr address(int64_t buffer) const {
-        return m_arena->get() + m_plan.buffer(buffer).offset;
+    // Buffer `buffer` in device `device`'s arena (every device's arena is laid out alike).
+    CUdeviceptr address(int64_t buffer, uint64_t device) const {
+        return m_arena->get() + device * m_plan.arenaBytes + m_plan.buffer(buffer).offset;
     }
+    // A branch's or switch's predicate (`bytes` bytes), the same on every device.
+    int32_t readPredicate(const PlanStep& step, uint64_t bytes);
 
     const Plan& m_plan;
     const GpuContext& m_gpu;
@@ -177,7 +181,8 @@ private:
 void PlanExecutor::prepare() {
     loadModule();
     // One allocation for every buffer (at least one byte, so a plan of no buffers still runs).
-    m_arena = std::make_unique<DeviceBuffer>(m_api, std::max<uint64_t>(m_plan.arenaBytes, 1));
+    m_arena = std::make_unique<DeviceBuffer>(
+        m_api, std::max<uint64_t>(m_plan.arenaBytes * m_plan.devices, 1));
     uploadArena();
     setUpCublas();
     m_steps.resize(m_plan.steps.size());
@@ -187,11 +192,12 @@ void PlanExecutor::prepare() {
         const PlanStep& step = m_plan.steps[i];
         PreparedStep& prepared = m_steps[i];
         if (step.kind == StepKind::Kernel) {
-            prepared.kernel = prepareLaunch(step.kernel, step.where);
+            prepared.kernel = prepareLaunch(step.kernel, step.device, step.where);
         } else if (step.kind == StepKind::Gemm) {
             prepared.useCublas = m_cublas && step.gemm.type == "f32";
             if (step.gemm.fallback) {
-                prepared.kernel = prepareLaunch(*step.gemm.fallback, step.where + ": fallback");
+                prepared.kernel =
+                    prepareLaunch(*step.gemm.fallback, step.device, step.where + ": fallback");
             } else if (!prepared.useCublas) {
                 throw CudaError(step.where +
                                 ": cuBLAS is not available and the step has no "
@@ -233,8 +239,13 @@ void PlanExecutor::uploadArena() {
                 data = readBinary(upload.path, upload.bytes);
             }
             if (data.empty()) continue;
-            check(m_api, m_api.cuMemcpyHtoD(address(upload.buffer), data.data(), data.size()),
-                  upload.where + " (" + upload.file + "): cuMemcpyHtoD");
+            // An input goes to its device's arena, a constant to every arena.
+            for (uint64_t device = 0; device < m_plan.devices; ++device) {
+                if (upload.device >= 0 && uint64_t(upload.device) != device) continue;
+                check(m_api,
+                      m_api.cuMemcpyHtoD(address(upload.buffer, device), data.data(), data.size()),
+                      upload.where + " (" + upload.file + "): cuMemcpyHtoD");
+            }
         }
     }
 }
@@ -255,7 +266,8 @@ void PlanExecutor::setUpCublas() {
     }
 }
 
-PreparedLaunch PlanExecutor::prepareLaunch(const KernelLaunch& launch, const std::string& where) {
+PreparedLaunch PlanExecutor::prepareLaunch(const KernelLaunch& launch, uint64_t device,
+                                           const std::string& where) {
     PreparedLaunch prepared;
     prepared.launch = &launch;
     auto it = m_functions.find(launch.entry);
@@ -276,7 +288,9 @@ PreparedLaunch PlanExecutor::prepareLaunch(const KernelLaunch& launch, const std
               where + ": cuFuncSetAttribute(max dynamic shared memory " +
                   std::to_string(launch.sharedBytes) + ")");
     }
-    for (int64_t buffer : launch.args) prepared.values.push_back(address(buffer));
+    for (size_t i = 0; i < launch.args.size(); ++i)
+        prepared.values.push_back(
+            address(launch.args[i], i < launch.argDevices.size() ? launch.argDevices[i] : device));
     for (CUdeviceptr& value : prepared.values) prepared.params.push_back(&value);
     return prepared;
 }
@@ -302,14 +316,15 @@ size_t PlanExecutor::runStep(size_t index) {
                 break;
             case StepKind::Copy:
                 check(m_api,
-                      m_api.cuMemcpyDtoDAsync(address(step.dst), address(step.src), step.bytes,
+                      m_api.cuMemcpyDtoDAsync(address(step.dst, step.device),
+                                              address(step.src, step.srcDevice), step.bytes,
                                               m_stream.get()),
                       "cuMemcpyDtoDAsync");
                 break;
             case StepKind::Memset:
                 check(m_api,
-                      m_api.cuMemsetD8Async(address(step.buffer), step.value, step.bytes,
-                                            m_stream.get()),
+                      m_api.cuMemsetD8Async(address(step.buffer, step.device), step.value,
+                                            step.bytes, m_stream.get()),
                       "cuMemsetD8Async");
                 break;
             case StepKind::Gemm: {
@@ -317,7 +332,8 @@ size_t PlanExecutor::runStep(size_t index) {
                 if (prepared.useCublas) {
                     GemmShape shape{g.batch, g.m, g.n, g.k, g.lhsTransposed, g.rhsTransposed};
                     std::string error =
-                        m_cublas->sgemm(shape, address(g.lhs), address(g.rhs), address(g.out));
+                        m_cublas->sgemm(shape, address(g.lhs, step.device),
+                                        address(g.rhs, step.device), address(g.out, step.device));
                     if (error.empty()) break;
                     if (!g.fallback)
                         throw CudaError("cuBLAS SGEMM: " + error + " (and no fallback kernel)");
@@ -334,9 +350,7 @@ size_t PlanExecutor::runStep(size_t index) {
             case StepKind::Branch: {
                 // The condition's steps are queued before it: wait for them, read the pred back.
                 m_stream.synchronize("the steps before it");
-                uint8_t predicate = 0;
-                check(m_api, m_api.cuMemcpyDtoH(&predicate, address(step.buffer), 1),
-                      "reading the predicate back: cuMemcpyDtoH");
+                const int32_t predicate = readPredicate(step, 1);
                 if (predicate != 0) break;
                 // Leaving the loop: its jump (the step before) counts afresh next time.
                 if (step.target > 0) m_loopJumps[step.target - 1] = 0;
@@ -344,10 +358,7 @@ size_t PlanExecutor::runStep(size_t index) {
             }
             case StepKind::Switch: {
                 m_stream.synchronize("the steps before it");
-                int32_t selector = 0;
-                const uint64_t bytes = step.indexIsPred ? 1 : 4;
-                check(m_api, m_api.cuMemcpyDtoH(&selector, address(step.buffer), bytes),
-                      "reading the selector back: cuMemcpyDtoH");
+                const int32_t selector = readPredicate(step, step.indexIsPred ? 1 : 4);
                 const uint64_t branches = step.targets.size();
                 uint64_t branch = branches - 1;
                 if (step.indexIsPred)
@@ -371,6 +382,24 @@ size_t PlanExecutor::runStep(size_t index) {
         throw CudaError(step.where + ": " + e.what());
     }
     return index + 1;
+}
+
+int32_t PlanExecutor::readPredicate(const PlanStep& step, uint64_t bytes) {
+    int32_t first = 0;
+    for (uint64_t device = 0; device < m_plan.devices; ++device) {
+        int32_t value = 0;
+        check(m_api, m_api.cuMemcpyDtoH(&value, address(step.buffer, device), bytes),
+              "reading the predicate back: cuMemcpyDtoH");
+        if (device == 0) {
+            first = value;
+        } else if (value != first) {
+            throw CudaError("device " + std::to_string(device) +
+                            " decides otherwise than device 0 (" + std::to_string(value) +
+                            " against " + std::to_string(first) +
+                            "): the devices would not meet at the same collectives");
+        }
+    }
+    return first;
 }
 
 // One run of every step in order. With `checkEachStep` the stream is synchronised after every
@@ -453,8 +482,10 @@ ojson PlanExecutor::writeOutputs(const fs::path& dir) {
         std::vector<char> data(output.bytes);
         std::string file = "outputs/" + std::to_string(output.index) + ".bin";
         if (!data.empty()) {
-            check(m_api, m_api.cuMemcpyDtoH(data.data(), address(output.buffer), data.size()),
-                  "copying output " + std::to_string(output.index) + " back: cuMemcpyDtoH");
+            check(
+                m_api,
+                m_api.cuMemcpyDtoH(data.data(), address(output.buffer, output.device), data.size()),
+                "copying output " + std::to_string(output.index) + " back: cuMemcpyDtoH");
         }
         uint64_t stride = 1;
         if (m_options.sample > 0 && output.elements > m_options.sample) {

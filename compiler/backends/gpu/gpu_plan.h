@@ -46,6 +46,7 @@
 
 #include "compiler/backends/gpu/gpu_kernel_emitter.h"
 #include "compiler/runtime/execution_device.h"
+#include "core/collective_groups.h"
 #include "core/hlo_module.h"
 #include "core/literal.h"
 #include "core/status.h"
@@ -195,11 +196,21 @@ Status writeGpuPlan(const GpuPlan& plan, const std::vector<Literal>& args,
 std::vector<Literal> syntheticArguments(const HloComputation& entry, uint64_t base,
                                         std::vector<int64_t>& seeds);
 
+// A multi-device plan: `deviceArgs[d]` are device d's arguments (device d's
+// input files are inputs/device<d>.<parameter>.bin, device 0's as above).
+Status writeGpuPlanOnDevices(const GpuPlan& plan,
+                             const std::vector<std::vector<Literal>>& deviceArgs,
+                             const std::string& moduleText, const std::string& preparedText,
+                             const std::string& dir,
+                             const std::vector<int64_t>& syntheticSeeds = {});
+
 // A plan directory as written, read back (no PTX compilation): the plan's
-// description (ptx holds the text), the inputs as literals, module.hlo.
+// description (ptx holds the text), the inputs as literals (device 0's; every
+// device's in deviceInputs), module.hlo.
 struct GpuPlanFiles {
     GpuPlan plan;
     std::vector<Literal> inputs;
+    std::vector<std::vector<Literal>> deviceInputs;
     std::string moduleText;
     std::string preparedText;
 };

@@ -125,11 +125,18 @@ json arrayJson(const GpuPlanArray& array) {
                 {"bytes", array.bytes}};
 }
 
-json stepJson(const GpuPlanStep& step) {
+json stepJson(const GpuPlanStep& step, int64_t devices) {
     json j{{"kind", stepKindName(step.kind)},
            {"name", step.name},
            {"opcode", step.opcode},
            {"instruction", step.instruction}};
+    // Multi-device plans only (a single device's steps are all on device 0).
+    if (devices > 1) {
+        j["device"] = step.device;
+        if (!step.argDevices.empty()) j["arg_devices"] = step.argDevices;
+        if (step.kind == GpuStepKind::kCopy && step.srcDevice >= 0)
+            j["src_device"] = step.srcDevice;
+    }
     switch (step.kind) {
         case GpuStepKind::kKernel:
             j["entry"] = step.entry;
@@ -159,7 +166,7 @@ json stepJson(const GpuPlanStep& step) {
             j["out"] = step.out;
             j["lhs_transposed"] = step.lhsTransposed;
             j["rhs_transposed"] = step.rhsTransposed;
-            if (!step.fallback.empty()) j["fallback"] = stepJson(step.fallback.front());
+            if (!step.fallback.empty()) j["fallback"] = stepJson(step.fallback.front(), devices);
             break;
         case GpuStepKind::kBranch:
             j["predicate"] = step.predicate;
@@ -214,6 +221,9 @@ StatusOr<GpuPlanStep> readStep(const json& j, const std::string& where) {
     HLO_ASSIGN_OR_RETURN(step.name, field<std::string>(j, "name", where));
     step.opcode = j.value("opcode", "");
     step.instruction = j.value("instruction", step.name);
+    step.device = j.value("device", int64_t{0});
+    step.argDevices = j.value("arg_devices", std::vector<int64_t>{});
+    step.srcDevice = j.value("src_device", int64_t{-1});
     if (kind == "kernel") {
         step.kind = GpuStepKind::kKernel;
         HLO_ASSIGN_OR_RETURN(step.entry, field<std::string>(j, "entry", where));
@@ -272,6 +282,17 @@ std::string planPath(const std::string& dir) { return (fs::path(dir) / "plan.jso
 Status writeGpuPlan(const GpuPlan& plan, const std::vector<Literal>& args,
                     const std::string& moduleText, const std::string& preparedText,
                     const std::string& dir, const std::vector<int64_t>& syntheticSeeds) {
+    return writeGpuPlanOnDevices(plan, {args}, moduleText, preparedText, dir, syntheticSeeds);
+}
+
+Status writeGpuPlanOnDevices(const GpuPlan& plan,
+                             const std::vector<std::vector<Literal>>& deviceArgs,
+                             const std::string& moduleText, const std::string& preparedText,
+                             const std::string& dir, const std::vector<int64_t>& syntheticSeeds) {
+    if (static_cast<int64_t>(deviceArgs.size()) != plan.devices())
+        return invalidArgument("the plan runs on " + std::to_string(plan.devices()) +
+                               " devices, arguments were given for " +
+                               std::to_string(deviceArgs.size()));
     std::error_code error;
     fs::create_directories(fs::path(dir) / "inputs", error);
     if (!error) fs::create_directories(fs::path(dir) / "constants", error);
@@ -291,6 +312,10 @@ Status writeGpuPlan(const GpuPlan& plan, const std::vector<Literal>& args,
            {"repeat", plan.repeat},
            {"kernels", plan.kernels},
            {"compile_seconds", plan.compileSeconds}};
+    if (plan.devices() > 1) {
+        j["replicas"] = plan.replicas;
+        j["partitions"] = plan.partitions;
+    }
     json buffers = json::array();
     for (const GpuPlanBuffer& b : plan.buffers)
         buffers.push_back(
@@ -299,6 +324,10 @@ Status writeGpuPlan(const GpuPlan& plan, const std::vector<Literal>& args,
     json inputs = json::array();
     for (const GpuPlanInput& input : plan.inputs) {
         const size_t p = static_cast<size_t>(input.parameter);
+        if (input.device < 0 || input.device >= plan.devices())
+            return invalidArgument("plan input %" + input.name + ": no device " +
+                                   std::to_string(input.device));
+        const std::vector<Literal>& args = deviceArgs[static_cast<size_t>(input.device)];
         if (p >= args.size())
             return invalidArgument("plan input %" + input.name + ": no argument for parameter " +
                                    std::to_string(input.parameter));
@@ -319,6 +348,7 @@ Status writeGpuPlan(const GpuPlan& plan, const std::vector<Literal>& args,
         json entry = arrayJson(input.array);
         entry["parameter"] = input.parameter;
         entry["name"] = input.name;
+        if (plan.devices() > 1) entry["device"] = input.device;
         if (input.leaf >= 0) {
             entry["leaf"] = input.leaf;
             entry["parameter_shape"] = input.tupleShape;
@@ -328,7 +358,9 @@ Status writeGpuPlan(const GpuPlan& plan, const std::vector<Literal>& args,
             entry["generate"] = {{"kind", "uniform"}, {"seed", syntheticSeeds[p]}};
         } else {
             const std::string file =
-                "inputs/" + std::to_string(input.parameter) +
+                "inputs/" +
+                (input.device > 0 ? "device" + std::to_string(input.device) + "." : std::string()) +
+                std::to_string(input.parameter) +
                 (input.leaf >= 0 ? "." + std::to_string(input.leaf) : std::string()) + ".bin";
             HLO_RETURN_IF_ERROR(
                 writeBytes(fs::path(dir) / file, value->untypedData(), input.array.bytes));
@@ -356,11 +388,12 @@ Status writeGpuPlan(const GpuPlan& plan, const std::vector<Literal>& args,
     for (size_t i = 0; i < plan.outputs.size(); ++i) {
         json entry = arrayJson(plan.outputs[i]);
         entry["index"] = i;
+        if (plan.devices() > 1) entry["device"] = plan.outputs[i].device;
         outputs.push_back(entry);
     }
     j["outputs"] = outputs;
     json steps = json::array();
-    for (const GpuPlanStep& step : plan.steps) steps.push_back(stepJson(step));
+    for (const GpuPlanStep& step : plan.steps) steps.push_back(stepJson(step, plan.devices()));
     j["steps"] = steps;
     HLO_RETURN_IF_ERROR(writeBytes(fs::path(dir) / "kernels.ptx", plan.ptx.data(),
                                    static_cast<int64_t>(plan.ptx.size())));
@@ -393,6 +426,13 @@ StatusOr<GpuPlanFiles> readGpuPlan(const std::string& dir) {
     plan.repeat = j.value("repeat", 20);
     plan.kernels = j.value("kernels", int64_t{0});
     plan.compileSeconds = j.value("compile_seconds", 0.0);
+    plan.replicas = j.value("replicas", int64_t{1});
+    plan.partitions = j.value("partitions", int64_t{1});
+    if (plan.replicas < 1 || plan.partitions < 1 || plan.devices() > kMaxDevices)
+        return invalidArgument(where +
+                               ": \"replicas\" and \"partitions\" must be positive, at most " +
+                               std::to_string(kMaxDevices) + " devices");
+    files.deviceInputs.resize(static_cast<size_t>(plan.devices()));
     HLO_ASSIGN_OR_RETURN(json buffers, field<json>(j, "buffers", where));
     for (size_t i = 0; i < buffers.size(); ++i) {
         const std::string at = where + ": buffers[" + std::to_string(i) + "]";
@@ -416,7 +456,13 @@ StatusOr<GpuPlanFiles> readGpuPlan(const std::string& dir) {
         GpuPlanInput input;
         HLO_ASSIGN_OR_RETURN(input.parameter, field<int64_t>(inputs[i], "parameter", at));
         input.name = inputs[i].value("name", "");
+        input.device = inputs[i].value("device", int64_t{0});
+        if (input.device < 0 || input.device >= plan.devices())
+            return invalidArgument(at + ": device " + std::to_string(input.device) +
+                                   " out of range");
+        std::vector<Literal>& deviceInputs = files.deviceInputs[static_cast<size_t>(input.device)];
         HLO_ASSIGN_OR_RETURN(input.array, readArray(inputs[i], at));
+        input.array.device = input.device;
         if (!knownBuffer(input.array.buffer)) return invalidArgument(at + ": unknown buffer");
         std::shared_ptr<std::vector<uint8_t>> data;
         if (auto generate = inputs[i].find("generate"); generate != inputs[i].end()) {
@@ -436,7 +482,7 @@ StatusOr<GpuPlanFiles> readGpuPlan(const std::string& dir) {
             return invalidArgument(at + ": parameter " + std::to_string(input.parameter) +
                                    " out of range");
         const auto p = static_cast<size_t>(input.parameter);
-        if (files.inputs.size() <= p) files.inputs.resize(p + 1);
+        if (deviceInputs.size() <= p) deviceInputs.resize(p + 1);
         Literal value =
             Literal::fromStorage(Shape(input.array.type, input.array.dims), std::move(data));
         if (inputs[i].contains("leaf")) {
@@ -447,9 +493,9 @@ StatusOr<GpuPlanFiles> readGpuPlan(const std::string& dir) {
             auto shape = parseShape(input.tupleShape);
             if (!shape.isOk() || !shape->isTuple())
                 return invalidArgument(at + ": \"parameter_shape\" is not a tuple shape");
-            if (!files.inputs[p].isTuple()) files.inputs[p] = Literal(*shape);
+            if (!deviceInputs[p].isTuple()) deviceInputs[p] = Literal(*shape);
             std::vector<Literal*> leaves;
-            mutableLiteralLeaves(files.inputs[p], leaves);
+            mutableLiteralLeaves(deviceInputs[p], leaves);
             if (input.leaf < 0 || input.leaf >= static_cast<int64_t>(leaves.size()) ||
                 !sameShapeIgnoringLayout(leaves[static_cast<size_t>(input.leaf)]->shape(),
                                          value.shape()))
@@ -457,15 +503,20 @@ StatusOr<GpuPlanFiles> readGpuPlan(const std::string& dir) {
                                        " does not match \"parameter_shape\"");
             *leaves[static_cast<size_t>(input.leaf)] = std::move(value);
         } else {
-            files.inputs[p] = std::move(value);
+            deviceInputs[p] = std::move(value);
         }
         plan.inputs.push_back(std::move(input));
     }
+    files.inputs = files.deviceInputs.front();
     HLO_ASSIGN_OR_RETURN(json outputs, field<json>(j, "outputs", where));
     for (size_t i = 0; i < outputs.size(); ++i) {
         const std::string at = where + ": outputs[" + std::to_string(i) + "]";
         HLO_ASSIGN_OR_RETURN(GpuPlanArray array, readArray(outputs[i], at));
         if (!knownBuffer(array.buffer)) return invalidArgument(at + ": unknown buffer");
+        array.device = outputs[i].value("device", int64_t{0});
+        if (array.device < 0 || array.device >= plan.devices())
+            return invalidArgument(at + ": device " + std::to_string(array.device) +
+                                   " out of range");
         plan.outputs.push_back(std::move(array));
     }
     HLO_ASSIGN_OR_RETURN(json steps, field<json>(j, "steps", where));
@@ -478,6 +529,12 @@ StatusOr<GpuPlanFiles> readGpuPlan(const std::string& dir) {
     for (int i = 0; i < stepCount; ++i) {
         const GpuPlanStep& step = plan.steps[static_cast<size_t>(i)];
         const std::string at = where + ": steps[" + std::to_string(i) + "]";
+        bool devicesOk = step.device >= 0 && step.device < plan.devices() &&
+                         step.srcDevice < plan.devices() &&
+                         (step.argDevices.empty() || step.argDevices.size() == step.args.size());
+        for (int64_t device : step.argDevices)
+            devicesOk = devicesOk && device >= 0 && device < plan.devices();
+        if (!devicesOk) return invalidArgument(at + ": names a device the plan does not have");
         if (step.kind == GpuStepKind::kBranch &&
             (!knownBuffer(step.predicate) || step.target <= i || step.target > stepCount))
             return invalidArgument(at +
