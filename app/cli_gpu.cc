@@ -26,6 +26,7 @@
 #include "core/hlo_parser.h"
 #include "core/hlo_printer.h"
 #include "core/module_io.h"
+#include "core/multi_device_evaluator.h"
 
 namespace hloscope::cli {
 namespace {
@@ -93,8 +94,21 @@ int emitGpuPlans(const HloModule& module, const std::string& name, const std::ve
         }
         const std::string dir =
             modes.size() > 1 ? (fs::path(flags.dir) / modeName).string() : flags.dir;
-        Status written =
-            writeGpuPlan(*plan, inputs, moduleText, printModule(*prepared->module), dir, seeds);
+        Status written = Status::ok();
+        if (plan->devices() == 1) {
+            written =
+                writeGpuPlan(*plan, inputs, moduleText, printModule(*prepared->module), dir, seeds);
+        } else {
+            // Every device's arguments as files: random ones differ per device (seed + device,
+            // scalars shared), given ones are every device's.
+            const DeviceGrid grid{plan->replicas, plan->partitions};
+            std::vector<std::vector<Literal>> deviceArgs =
+                flags.synthetic
+                    ? makeDeviceArguments(*module.entryComputation(), grid, flags.seed)
+                    : std::vector<std::vector<Literal>>(static_cast<size_t>(grid.count()), args);
+            written = writeGpuPlanOnDevices(*plan, deviceArgs, moduleText,
+                                            printModule(*prepared->module), dir);
+        }
         if (!written.isOk()) {
             std::fprintf(stderr, "%s: %s\n", name.c_str(), written.message().c_str());
             return kExitFailed;
@@ -103,6 +117,7 @@ int emitGpuPlans(const HloModule& module, const std::string& name, const std::ve
         for (const GpuPlanStep& step : plan->steps) gemms += step.kind == GpuStepKind::kGemm;
         summary.push_back({{"mode", modeName},
                            {"dir", dir},
+                           {"devices", plan->devices()},
                            {"steps", plan->steps.size()},
                            {"kernels", plan->kernels},
                            {"gemms", gemms},
@@ -113,12 +128,18 @@ int emitGpuPlans(const HloModule& module, const std::string& name, const std::ve
         if (!flags.json)
             std::printf(
                 "%s: %s plan in %s: %zu steps (%lld kernels, %lld cuBLAS-capable GEMMs), arena "
-                "%lld bytes, "
+                "%lld bytes%s, "
                 "PTX %zu bytes for %s, generated in %.1f ms\n",
                 name.c_str(), modeName.c_str(), dir.c_str(), plan->steps.size(),
                 static_cast<long long>(plan->kernels), static_cast<long long>(gemms),
-                static_cast<long long>(plan->arenaBytes), plan->ptx.size(), plan->sm.c_str(),
-                plan->compileSeconds * 1e3);
+                static_cast<long long>(plan->arenaBytes),
+                plan->devices() > 1
+                    ? (" per device, " + std::to_string(plan->devices()) + " devices (" +
+                       std::to_string(plan->replicas) + " replicas x " +
+                       std::to_string(plan->partitions) + " partitions)")
+                          .c_str()
+                    : "",
+                plan->ptx.size(), plan->sm.c_str(), plan->compileSeconds * 1e3);
     }
     if (flags.json)
         std::printf("%s\n", Json{{"file", name}, {"plans", summary}}.dump(2).c_str());

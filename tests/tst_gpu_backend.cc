@@ -21,6 +21,8 @@
 #include <sstream>
 
 #include "compiler/backends/gpu/gpu_device.h"
+#include "compiler/backends/gpu/gpu_emulator.h"
+#include "compiler/backends/gpu/gpu_import.h"
 #include "compiler/backends/gpu/gpu_plan.h"
 #include "compiler/backends/gpu/gpu_synthetic.h"
 #include "compiler/runtime/execution_modes.h"
@@ -29,6 +31,7 @@
 #include "core/hlo_parser.h"
 #include "core/hlo_printer.h"
 #include "core/module_io.h"
+#include "core/multi_device_evaluator.h"
 
 using namespace hloscope;
 
@@ -185,6 +188,7 @@ private slots:
     void rowFusionsAreRowKernels();
     void rngBitGeneratorIsOneKernel();
     void planRoundTrip();
+    void multiDevicePlanRoundTripAndImport();
     void tuplesWithTokensAndParameterOrder();
     void resultsCheckedAgainstInterpreter();
     void noGpuFound();
@@ -1021,6 +1025,77 @@ void TestGpuBackend::planRoundTrip() {
     QVERIFY(!broken.isOk());
     QVERIFY2(broken.status().message().find("plan.json:1:") != std::string::npos,
              broken.status().message().c_str());
+}
+
+// A plan on 2 replicas x 2 partitions: written with each device's inputs, read back with its
+// devices, steps' devices and inputs; the outputs the runner would write (here from the
+// emulator) imported and checked against the interpreter's multi-device evaluation, and a
+// corrupted one caught. A local run is refused with what to do instead.
+void TestGpuBackend::multiDevicePlanRoundTripAndImport() {
+    auto module = parse(readGolden("multi_device.hlo"));
+    auto fused = prepared(*module, ExecutionMode::kFused);
+    GpuPlanOptions options;
+    options.keepHostIr = true;
+    const GpuPlan plan = planOf(*fused, options);
+    QCOMPARE(plan.replicas, int64_t{2});
+    QCOMPARE(plan.partitions, int64_t{2});
+    const DeviceGrid grid{2, 2};
+    const auto args = makeDeviceArguments(*module->entryComputation(), grid, 5);
+    QTemporaryDir dir;
+    Status written = writeGpuPlanOnDevices(plan, args, printModule(*module), printModule(*fused),
+                                           dir.path().toStdString());
+    QVERIFY2(written.isOk(), written.toString().c_str());
+    QVERIFY(QFile::exists(dir.filePath("inputs/device3.0.bin")));
+    auto read = readGpuPlan(dir.path().toStdString());
+    QVERIFY2(read.isOk(), read.status().toString().c_str());
+    QCOMPARE(read->plan.devices(), int64_t{4});
+    QCOMPARE(read->plan.steps.size(), plan.steps.size());
+    bool crossDevice = false;
+    for (size_t i = 0; i < plan.steps.size(); ++i) {
+        QCOMPARE(read->plan.steps[i].device, plan.steps[i].device);
+        QCOMPARE(read->plan.steps[i].argDevices, plan.steps[i].argDevices);
+        if (plan.steps[i].kind == GpuStepKind::kCopy)
+            QCOMPARE(read->plan.steps[i].srcDevice, plan.steps[i].srcDevice);
+        crossDevice = crossDevice || !plan.steps[i].argDevices.empty();
+    }
+    QVERIFY(crossDevice);
+    QCOMPARE(read->deviceInputs.size(), size_t{4});
+    for (size_t d = 0; d < 4; ++d)
+        for (size_t p = 0; p < args[d].size(); ++p) QVERIFY(read->deviceInputs[d][p] == args[d][p]);
+
+    // What the runner writes, from the emulator: the outputs in plan order.
+    auto emulated = emulateGpuPlanOnDevices(plan, args);
+    QVERIFY2(emulated.isOk(), emulated.status().toString().c_str());
+    auto writeResults = [&](float corruption) {
+        QDir().mkpath(dir.filePath("outputs"));
+        std::vector<size_t> next(4, 0);
+        nlohmann::json outputs = nlohmann::json::array();
+        for (size_t i = 0; i < plan.outputs.size(); ++i) {
+            Literal value =
+                (*emulated)[size_t(plan.outputs[i].device)][next[size_t(plan.outputs[i].device)]++];
+            if (i == 1 && value.elementType() == PrimitiveType::F32)
+                static_cast<float*>(value.untypedData())[0] += corruption;
+            std::ofstream(dir.filePath(QString("outputs/%1.bin").arg(i)).toStdString(),
+                          std::ios::binary)
+                .write(static_cast<const char*>(value.untypedData()), value.sizeInBytes());
+            outputs.push_back({{"index", i}, {"sample_stride", 1}});
+        }
+        nlohmann::json results{{"format", "hloscope-gpu-results"},
+                               {"version", 1},
+                               {"median_ms", 0.5},
+                               {"run_ms", {0.5}},
+                               {"device", {{"name", "NVIDIA H200"}}},
+                               {"outputs", outputs}};
+        std::ofstream(dir.filePath("results.json").toStdString()) << results.dump();
+    };
+    writeResults(0);
+    auto imported = importGpuRun(dir.path().toStdString());
+    QVERIFY2(imported.isOk(), imported.status().toString().c_str());
+    QVERIFY2(imported->check.passed, imported->check.detail.c_str());
+    writeResults(0.5f);
+    imported = importGpuRun(dir.path().toStdString());
+    QVERIFY(imported.isOk());
+    QVERIFY(!imported->check.passed);
 }
 
 // Tokens hold no buffer (a tuple's array leaves keep their places); inputs

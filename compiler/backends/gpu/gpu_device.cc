@@ -249,6 +249,13 @@ StatusOr<ExecutionResult> GpuDevice::run(const HloModule& module, const std::vec
     if (options.progress) options.progress(0, "generating PTX");
     bool hit = false;
     HLO_ASSIGN_OR_RETURN(std::shared_ptr<const GpuPlan> plan, m_impl->planFor(module, &hit));
+    if (plan->devices() > 1)
+        return Status(StatusCode::kUnimplemented,
+                      "module " + module.name() + " runs on " + std::to_string(plan->replicas) +
+                          " replicas x " + std::to_string(plan->partitions) +
+                          " partitions, each with its own arguments: write its plan with run "
+                          "--emit-plan DIR, run it with hloscope-gpu-runner DIR and read it back "
+                          "with import-run DIR");
     TemporaryDirectory dir;
     if (dir.path().empty())
         return internalError("cannot create a temporary directory for the GPU plan");

@@ -5,8 +5,21 @@
 
 #include "compiler/buffers/buffer_assignment.h"
 #include "core/hlo_parser.h"
+#include "core/multi_device_evaluator.h"
 
 namespace hloscope {
+
+namespace {
+
+void appendLeaves(const Literal& literal, std::vector<Literal>& out) {
+    if (!literal.isTuple()) {
+        out.push_back(literal);
+        return;
+    }
+    for (const Literal& element : literal.tupleElements()) appendLeaves(element, out);
+}
+
+}  // namespace
 
 StatusOr<ImportedGpuRun> importGpuRun(const std::string& dir) {
     ImportedGpuRun run;
@@ -17,17 +30,30 @@ StatusOr<ImportedGpuRun> importGpuRun(const std::string& dir) {
     if (!original.isOk())
         return Status(original.status().code(),
                       dir + "/module.hlo: " + original.status().message());
-    HLO_ASSIGN_OR_RETURN(ExecutionDevicePtr interpreter, findDevice("interpreter"));
-    auto reference = interpreter->run(**original, run.files.inputs, {});
-    if (!reference.isOk())
-        return Status(reference.status().code(),
-                      "reference interpreter: " + reference.status().message());
+    std::vector<Literal> outputs;  // the reference's, in the plan's output order
+    const GpuPlan& plan = run.files.plan;
+    if (plan.devices() > 1) {
+        // Every device's result leaves, device by device (the plan's order).
+        const DeviceGrid grid{plan.replicas, plan.partitions};
+        auto reference = evaluateOnDevices(**original, grid, run.files.deviceInputs);
+        if (!reference.isOk())
+            return Status(reference.status().code(),
+                          "reference interpreter: " + reference.status().message());
+        for (const Literal& result : *reference) appendLeaves(result, outputs);
+    } else {
+        HLO_ASSIGN_OR_RETURN(ExecutionDevicePtr interpreter, findDevice("interpreter"));
+        auto reference = interpreter->run(**original, run.files.inputs, {});
+        if (!reference.isOk())
+            return Status(reference.status().code(),
+                          "reference interpreter: " + reference.status().message());
+        outputs = std::move(reference->outputs);
+    }
     std::vector<Literal> expected;
-    for (size_t i = 0; i < reference->outputs.size(); ++i) {
+    for (size_t i = 0; i < outputs.size(); ++i) {
         const int64_t stride =
             i < run.results.sampleStrides.size() ? run.results.sampleStrides[i] : 1;
         run.sampled = run.sampled || stride > 1;
-        expected.push_back(sampleLiteral(reference->outputs[i], stride));
+        expected.push_back(sampleLiteral(outputs[i], stride));
     }
     run.check = checkOutputs(expected, run.results.outputs);
     auto prepared = parseHloModule(run.files.preparedText);
