@@ -457,7 +457,7 @@ ENTRY e {
     QCOMPARE(plan.steps.back().kind, GpuStepKind::kMemset);
     QCOMPARE(plan.steps.back().dst, plan.outputs[1].buffer);
     checkPlanConsistent(plan);
-    // Two replicas: a collective is no copy then, and the plan says so.
+    // Two replicas: the all-reduce is a kernel per device reading both devices' operands.
     auto twoReplicas = buildGpuPlan(*parse(R"(HloModule m, replica_count=2
 add { a = f32[] parameter(0)  b = f32[] parameter(1)  ROOT s = f32[] add(a, b) }
 ENTRY e {
@@ -465,10 +465,18 @@ ENTRY e {
   ROOT ar = f32[8] all-reduce(p), to_apply=add
 })"),
                                     {});
-    QVERIFY(!twoReplicas.isOk());
-    QVERIFY2(twoReplicas.status().message().rfind("%ar: all-reduce with more than one participant",
-                                                  0) == 0,
-             twoReplicas.status().message().c_str());
+    QVERIFY2(twoReplicas.isOk(), twoReplicas.status().toString().c_str());
+    QCOMPARE(twoReplicas->devices(), int64_t{2});
+    QCOMPARE(twoReplicas->steps.size(), size_t{2});
+    for (int64_t d = 0; d < 2; ++d) {
+        const GpuPlanStep& step = twoReplicas->steps[static_cast<size_t>(d)];
+        QCOMPARE(step.kind, GpuStepKind::kKernel);
+        QCOMPARE(step.device, d);
+        QCOMPARE(step.argDevices, (std::vector<int64_t>{d, 0, 1}));
+    }
+    QCOMPARE(twoReplicas->inputs.size(), size_t{2});
+    QCOMPARE(twoReplicas->outputs.size(), size_t{2});
+    QCOMPARE(twoReplicas->outputs[1].device, int64_t{1});
 }
 
 // A tuple-shaped entry parameter: one input per array leaf (nested, around

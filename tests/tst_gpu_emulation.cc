@@ -14,6 +14,7 @@
 #include "core/hlo_parser.h"
 #include "core/module_io.h"
 #include "core/multi_device_evaluator.h"
+#include "tests/multi_device_util.h"
 #include "tests/sanitizer_run.h"
 
 using namespace hloscope;
@@ -52,7 +53,7 @@ std::string emulateAgainstInterpreter(const HloModule& module, ExecutionMode mod
         // Every device's outputs against the interpreter's multi-device evaluation.
         const DeviceGrid grid{plan->replicas, plan->partitions};
         const auto args = makeDeviceArguments(*module.entryComputation(), grid, 7);
-        auto reference = evaluateOnDevices(module, grid, args);
+        auto reference = testing::evaluateOnDevicesWithin(module, grid, args, 5);
         if (!reference.isOk()) return "interpreter: " + reference.status().toString();
         auto emulated = emulateGpuPlanOnDevices(*plan, args);
         if (!emulated.isOk()) return "emulation: " + emulated.status().toString();
@@ -227,9 +228,10 @@ void TestGpuEmulation::handWrittenModules() {
 }
 
 // The corpus modules with while loops, conditionals, sort, top-k, fft, scaled-dot,
-// rng-bit-generator or scan that get a GPU plan (as tests/bench/gpu/device_check.sh picks them),
-// and XLA:GPU's modules with scan, ragged-dot or cuBLAS / cuDNN calls, within a size the emulator
-// runs in seconds.
+// rng-bit-generator, scan or collectives that get a GPU plan (as tests/bench/gpu/device_check.sh
+// picks them), and XLA:GPU's modules with scan, ragged-dot, cuBLAS / cuDNN calls or collectives,
+// within a size the emulator runs in seconds; modules on several devices against the
+// interpreter's multi-device evaluation (skipped when it takes over 5 s).
 void TestGpuEmulation::corpusModules() {
     if (!QDir(kCorpus).exists()) QSKIP("../shared/corpus is absent: corpus modules not emulated");
     // HLOSCOPE_GPU_EMULATION_ALL=1: every module of those folders (a longer run).
@@ -237,13 +239,15 @@ void TestGpuEmulation::corpusModules() {
     const QRegularExpression pick(
         all ? QStringLiteral(".")
             : QStringLiteral(
-                  R"([ =](while|conditional|sort|topk|fft|scaled-dot|rng-bit-generator|scan)\(|"TopK")"));
+                  R"([ =](while|conditional|sort|topk|fft|scaled-dot|rng-bit-generator|scan)\(|"TopK"|)"
+                  R"([ =](all-reduce|all-gather|reduce-scatter|all-to-all|collective-permute|collective-broadcast)(-start)?\()"));
     // From XLA:GPU's own pass-test inputs: the scans, ragged-dots and cuBLAS / cuDNN / CUB calls.
     const QRegularExpression pickGpu(
         all ? QStringLiteral(".")
             : QStringLiteral(
-                  R"([ =](ragged-dot|scan)\(|"__cublas\$|"__cudnn\$conv|"__op\$block_scaled|"xla\.gpu\.ext\.cub_sort)"));
-    int emulated = 0, matched = 0;
+                  R"([ =](ragged-dot|scan)\(|"__cublas\$|"__cudnn\$conv|"__op\$block_scaled|"xla\.gpu\.ext\.cub_sort|)"
+                  R"([ =](all-reduce|all-gather|reduce-scatter|all-to-all|collective-permute|collective-broadcast)(-start)?\()"));
+    int emulated = 0, matched = 0, multiDevice = 0;
     QStringList failures;
     for (const char* folder : {"xla_tests", "evaluator", "fusion", "gpu"}) {
         const QRegularExpression& picked = std::string_view(folder) == "gpu" ? pickGpu : pick;
@@ -292,18 +296,23 @@ void TestGpuEmulation::corpusModules() {
             }
             if (!planned) continue;
             ++emulated;
+            if (auto grid = moduleDeviceGrid(**module); grid.isOk() && grid->count() > 1)
+                ++multiDevice;
             matched +=
                 failures.isEmpty() || !failures.last().startsWith(QFileInfo(file).fileName());
         }
     }
-    qInfo("%d corpus modules%s emulated; %d matched the interpreter in both modes", emulated,
-          all ? ""
-              : " with while, conditional, sort, top-k, fft, scaled-dot, rng-bit-generator, "
-                "scan, ragged-dot or library calls",
-          matched);
+    qInfo(
+        "%d corpus modules%s emulated (%d on several devices); %d matched the interpreter in "
+        "both modes",
+        emulated,
+        all ? ""
+            : " with while, conditional, sort, top-k, fft, scaled-dot, rng-bit-generator, "
+              "scan, ragged-dot, library calls or collectives",
+        multiDevice, matched);
     for (const QString& failure : failures) qWarning("%s", qPrintable(failure));
     QVERIFY2(failures.isEmpty(), qPrintable(failures.join('\n')));
-    QVERIFY(emulated >= (testing::sanitizerRun() ? 20 : 60));
+    QVERIFY(emulated >= (testing::sanitizerRun() ? 100 : 400));
 }
 
 // A plan built without its IR, and a loop that does not end, are errors, not hangs.
