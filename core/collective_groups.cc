@@ -107,6 +107,7 @@ bool exchangesBetweenDevices(HloOpcode opcode) {
         case HloOpcode::kAllToAll:
         case HloOpcode::kRaggedAllToAll:
         case HloOpcode::kCollectiveBroadcast:
+        case HloOpcode::kCollectiveReduce:
         case HloOpcode::kCollectivePermute:
         case HloOpcode::kCollectivePermuteStart:
             return true;
@@ -148,13 +149,12 @@ StatusOr<std::vector<std::pair<int64_t, int64_t>>> collectivePermutePairs(
 StatusOr<DeviceGroups> collectiveDeviceGroups(const HloInstruction& instruction,
                                               const DeviceGrid& grid) {
     HLO_ASSIGN_OR_RETURN(CollectiveGroupMode mode, collectiveGroupMode(instruction));
-    // With one partition, XLA's runtime reads a channel op's partition ids as
-    // replica ids.
-    if (mode == CollectiveGroupMode::kCrossPartition && grid.partitions == 1)
-        mode = CollectiveGroupMode::kCrossReplica;
     DeviceGroups listed;
     if (!isPermute(instruction.opcode())) {
         HLO_ASSIGN_OR_RETURN(listed, listedGroups(instruction));
+        // StableHLO pads uneven groups with -1.
+        for (auto& group : listed) std::erase_if(group, [](int64_t id) { return id == -1; });
+        std::erase_if(listed, [](const std::vector<int64_t>& group) { return group.empty(); });
     }
     // Ids the groups list are replica, partition or device ids by mode.
     const int64_t idLimit = mode == CollectiveGroupMode::kCrossPartition ? grid.partitions
@@ -207,8 +207,11 @@ StatusOr<DeviceGroups> collectiveDeviceGroups(const HloInstruction& instruction,
     std::vector<int> seen(static_cast<size_t>(grid.count()), 0);
     for (const auto& group : groups)
         for (int64_t device : group) ++seen[static_cast<size_t>(device)];
+    // A collective-broadcast may leave devices out: they receive zeros.
+    const bool partial = instruction.opcode() == HloOpcode::kCollectiveBroadcast;
     for (int64_t device = 0; device < grid.count(); ++device)
-        if (seen[static_cast<size_t>(device)] != 1)
+        if (seen[static_cast<size_t>(device)] > 1 ||
+            (seen[static_cast<size_t>(device)] == 0 && !partial))
             return groupError(instruction,
                               "device " + std::to_string(device) + " (replica " +
                                   std::to_string(grid.replicaOf(device)) + ", partition " +
@@ -224,8 +227,8 @@ StatusOr<DeviceGroupPosition> deviceGroupOf(const HloInstruction& instruction,
     for (auto& group : groups)
         for (size_t i = 0; i < group.size(); ++i)
             if (group[i] == device) return DeviceGroupPosition{std::move(group), int64_t(i)};
-    return groupError(instruction,
-                      "device " + std::to_string(device) + " is in none of its groups");
+    // Only a collective-broadcast leaves devices out (collectiveDeviceGroups): alone, index -1.
+    return DeviceGroupPosition{{device}, -1};
 }
 
 StatusOr<DeviceGrid> moduleDeviceGrid(const HloModule& module) {

@@ -50,7 +50,7 @@ enum class CollectiveGroupMode {
 std::string_view collectiveGroupModeName(CollectiveGroupMode mode);
 
 // Collectives that exchange data between devices (the async "done" halves
-// and collective-reduce excluded).
+// excluded).
 bool exchangesBetweenDevices(HloOpcode opcode);
 
 // The group mode of a collective; an error naming it for
@@ -60,15 +60,16 @@ StatusOr<CollectiveGroupMode> collectiveGroupMode(const HloInstruction& instruct
 // The groups of device ids a collective forms on `grid`, each in the order
 // its members' data is concatenated, reduced or indexed. For
 // collective-permute: the sets of devices its pairs' ids index (all replicas
-// of a partition, or all partitions of a replica). On a grid of one
-// partition, ids of the cross-partition mode name replicas, as XLA's runtime
-// reads them. An error naming the
+// of a partition, or all partitions of a replica). StableHLO's -1 padding
+// ids are dropped. An error naming the
 // instruction when a group names a device the grid lacks or the groups do
-// not cover every device exactly once.
+// not cover every device exactly once (a collective-broadcast may leave
+// devices out).
 using DeviceGroups = std::vector<std::vector<int64_t>>;
 StatusOr<DeviceGroups> collectiveDeviceGroups(const HloInstruction& instruction,
                                               const DeviceGrid& grid);
-// The group holding `device` and the device's position in it.
+// The group holding `device` and the device's position in it; a device a
+// collective-broadcast leaves out (it receives zeros) is alone at index -1.
 struct DeviceGroupPosition {
     std::vector<int64_t> group;
     int64_t index = 0;

@@ -13,7 +13,9 @@
 //                       member i concatenates every member's slice i, in
 //                       member order (without dimensions: member i's result
 //                       element j is member j's operand i)
-//   collective-broadcast  member 0's operand
+//   collective-reduce   the fold for member 0 (the root), zeros for the others
+//   collective-broadcast  member 0's operand (with StableHLO's dynamic root, the
+//                       member its last operand names, per data operand)
 //   collective-permute  the operand of the source whose pair targets this
 //                       device's index in its group; zeros when none does
 //   ragged-all-to-all   this device's output operand, into which every
@@ -227,6 +229,7 @@ StatusOr<Literal> evaluateCollectiveOnDevices(const HloInstruction& instruction,
     const HloOpcode opcode = instruction.opcode();
     const int64_t device = grid.device(context.options().replicaId, context.options().partitionId);
     HLO_ASSIGN_OR_RETURN(DeviceGroupPosition position, deviceGroupOf(instruction, grid, device));
+    if (position.index < 0) return Literal(instruction.shape());  // left out of a broadcast
     const size_t members = position.group.size();
 
     Literal given = opcode == HloOpcode::kRaggedAllToAll
@@ -246,11 +249,16 @@ StatusOr<Literal> evaluateCollectiveOnDevices(const HloInstruction& instruction,
     switch (opcode) {
         case HloOpcode::kAllReduce:
         case HloOpcode::kAllReduceStart:
+        case HloOpcode::kCollectiveReduce:
         case HloOpcode::kReduceScatter: {
             std::vector<Literal> results;
             for (size_t k = 0; k < operands.size(); ++k) {
                 std::vector<const Literal*> parts = component(values, k, tuple);
                 HLO_RETURN_IF_ERROR(checkSameShapes(instruction, parts, position, grid));
+                if (opcode == HloOpcode::kCollectiveReduce && position.index != 0) {
+                    results.emplace_back(parts[0]->shape());  // only the root receives
+                    continue;
+                }
                 HLO_ASSIGN_OR_RETURN(Literal folded, fold(instruction, parts, context));
                 if (opcode == HloOpcode::kReduceScatter) {
                     HLO_ASSIGN_OR_RETURN(folded,
@@ -310,8 +318,26 @@ StatusOr<Literal> evaluateCollectiveOnDevices(const HloInstruction& instruction,
             if (!tuple) return std::move(received[0]);
             return Literal::makeTuple(std::move(received));
         }
-        case HloOpcode::kCollectiveBroadcast:
-            return values[0];
+        case HloOpcode::kCollectiveBroadcast: {
+            if (!instruction.attribute("has_dynamic_root")) return values[0];
+            // StableHLO's dynamic root: the last operand holds, per data operand, the index in
+            // the group of the member whose value everyone receives.
+            const size_t data = operands.size() - 1;
+            const Literal& roots = *operands.back();
+            if (data < 1 || roots.isTuple() || roots.elementCount() != static_cast<int64_t>(data))
+                return invalid(instruction, "a dynamic root needs one root index per operand");
+            std::vector<Literal> received;
+            for (size_t k = 0; k < data; ++k) {
+                const int64_t root = roots.getAsInt64(static_cast<int64_t>(k));
+                if (root < 0 || root >= static_cast<int64_t>(members))
+                    return invalid(instruction, "root " + std::to_string(root) + " of a group of " +
+                                                    std::to_string(members));
+                received.push_back(
+                    values[static_cast<size_t>(root)].tupleElement(static_cast<int64_t>(k)));
+            }
+            if (data == 1) return std::move(received[0]);
+            return Literal::makeTuple(std::move(received));
+        }
         case HloOpcode::kCollectivePermute:
         case HloOpcode::kCollectivePermuteStart: {
             if (operands.size() != 1)

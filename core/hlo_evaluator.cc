@@ -25,6 +25,7 @@
 #include "core/hlo_conditional.h"
 #include "core/input_limits.h"
 #include "core/library_calls.h"
+#include "core/multi_device_evaluator.h"
 #include "core/prng_layout.h"
 
 namespace hloscope {
@@ -871,6 +872,8 @@ StatusOr<Literal> Evaluator::evaluateCustomCall(const HloInstruction& instructio
     }
     const std::string_view target = instruction.customCallTarget();
     if (target == "TopK") return evaluateTopKCustomCall(instruction, operands);
+    if (target == "interpreter.run_parallel")
+        return evaluateRunParallel(instruction, operands, m_options);
     if (isLibraryCallTarget(target)) return evaluateLibraryCall(instruction, operands, m_options);
     if (isAnnotationTarget(target)) {
         if (operands.size() == 1 && sameArrayShape(operands[0]->shape(), instruction.shape()))

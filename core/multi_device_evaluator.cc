@@ -1,6 +1,7 @@
 #include "core/multi_device_evaluator.h"
 
 #include <chrono>
+#include <map>
 #include <string>
 #include <thread>
 
@@ -79,6 +80,23 @@ StatusOr<std::vector<Literal>> evaluateOnDevices(const HloModule& module, const 
                                                         std::to_string(count) +
                                                         " devices but arguments were given for " +
                                                         std::to_string(arguments.size()));
+    const HloComputation* entry = module.entryComputation();
+    if (entry == nullptr)
+        return Status(StatusCode::kInvalidArgument,
+                      "module " + module.name() + " has no entry computation");
+    const std::vector<const HloComputation*> programs(static_cast<size_t>(count), entry);
+    return evaluateProgramsOnDevices(programs, grid, arguments, options);
+}
+
+StatusOr<std::vector<Literal>> evaluateProgramsOnDevices(
+    std::span<const HloComputation* const> programs, const DeviceGrid& grid,
+    std::span<const std::vector<Literal>> arguments, const HloEvaluatorOptions& options) {
+    const int64_t count = grid.count();
+    if (count < 1 || static_cast<int64_t>(arguments.size()) != count ||
+        static_cast<int64_t>(programs.size()) != count)
+        return Status(StatusCode::kInvalidArgument,
+                      std::to_string(count) + " devices but " + std::to_string(programs.size()) +
+                          " programs and arguments for " + std::to_string(arguments.size()));
     CollectiveExchange exchange(grid, options.cancel);
     std::vector<std::optional<StatusOr<Literal>>> results(static_cast<size_t>(count));
     std::vector<std::thread> threads;
@@ -94,7 +112,8 @@ StatusOr<std::vector<Literal>> evaluateOnDevices(const HloModule& module, const 
                 own.memoryLimitBytes = limits::evaluationMemoryLimitBytes() / count;
             HloEvaluator evaluator(own);
             StatusOr<Literal> result =
-                evaluator.evaluate(module, std::span(arguments[static_cast<size_t>(device)]));
+                evaluator.evaluate(*programs[static_cast<size_t>(device)],
+                                   std::span(arguments[static_cast<size_t>(device)]));
             exchange.finish(device, result.isOk() ? Status::ok() : result.status());
             results[static_cast<size_t>(device)] = std::move(result);
         });
@@ -131,6 +150,89 @@ void replicateScalars(const HloComputation& entry, const std::vector<Literal>& f
     for (int64_t i = 0; i < entry.parameterCount() && size_t(i) < arguments.size(); ++i)
         if (entry.parameter(i)->shape().isArray() && entry.parameter(i)->shape().rank() == 0)
             arguments[size_t(i)] = first[size_t(i)];
+}
+
+StatusOr<Literal> evaluateRunParallel(const HloInstruction& instruction,
+                                      std::span<const Literal* const> operands,
+                                      const HloEvaluatorOptions& options) {
+    auto fail = [&](const std::string& what) {
+        return Status(StatusCode::kInvalidArgument, "%" + instruction.name() + ": " + what);
+    };
+    // "programs": the [replicas][partitions] matrix as StableHLO wrote it ("[[@a, @b], [@c,
+    // @d]]"), for its shape; "program_computations": each device's computation by name,
+    // row-major (the called computations list each once).
+    const std::string text(instruction.attribute("programs").value_or(""));
+    int64_t rows = 0, columns = 0, inRow = 0, depth = 0;
+    for (char c : text) {
+        if (c == '[') {
+            ++depth;
+            inRow = 0;
+        } else if (c == '@' && depth == 2) {
+            ++inRow;
+        } else if (c == ']') {
+            if (depth == 2) {
+                if (rows > 0 && inRow != columns) return fail("programs is not a matrix: " + text);
+                columns = inRow;
+                ++rows;
+            }
+            --depth;
+        }
+    }
+    std::map<std::string, const HloComputation*> byName;
+    for (const HloComputation* computation : instruction.calledComputations())
+        if (computation) byName[computation->name()] = computation;
+    std::string names(instruction.attribute("program_computations").value_or(""));
+    if (names.size() >= 2 && names.front() == '"') names = names.substr(1, names.size() - 2);
+    std::vector<const HloComputation*> programs;
+    for (size_t start = 0; start <= names.size() && !names.empty();) {
+        size_t end = names.find(',', start);
+        if (end == std::string::npos) end = names.size();
+        const std::string name = names.substr(start, end - start);
+        auto it = byName.find(name);
+        if (it == byName.end()) return fail("run_parallel names no called computation " + name);
+        programs.push_back(it->second);
+        start = end + 1;
+    }
+    if (static_cast<int64_t>(programs.size()) != rows * columns)
+        return fail("run_parallel needs a computation per program of " + text);
+    if (rows < 1 || columns < 1)
+        return fail("run_parallel needs a [replicas][partitions] matrix of programs, got " + text);
+    const DeviceGrid grid{rows, columns};
+    if (grid.count() > kMaxDevices)
+        return fail("run_parallel on more than " + std::to_string(kMaxDevices) + " devices");
+    std::vector<std::vector<Literal>> arguments(programs.size());
+    size_t next = 0;
+    for (size_t d = 0; d < programs.size(); ++d)
+        for (int64_t p = 0; p < programs[d]->parameterCount(); ++p) {
+            if (next >= operands.size())
+                return fail("run_parallel has too few operands for its programs");
+            arguments[d].push_back(*operands[next++]);
+        }
+    if (next != operands.size())
+        return fail("run_parallel has more operands than its programs take");
+    HloEvaluatorOptions own = options;
+    own.collectives = nullptr;
+    own.customCallHandler = nullptr;  // the caller's handler is not shared between threads
+    own.onInstructionTimed = nullptr;
+    HLO_ASSIGN_OR_RETURN(std::vector<Literal> results,
+                         evaluateProgramsOnDevices(programs, grid, arguments, own));
+    std::vector<Literal> flat;
+    for (Literal& result : results) {
+        if (result.isTuple())
+            for (const Literal& element : result.tupleElements()) flat.push_back(element);
+        else
+            flat.push_back(std::move(result));
+    }
+    if (!instruction.shape().isTuple()) {
+        if (flat.size() != 1)
+            return fail("run_parallel returns one value but its programs give " +
+                        std::to_string(flat.size()));
+        return std::move(flat.front());
+    }
+    if (static_cast<int64_t>(flat.size()) != instruction.shape().tupleCount())
+        return fail("run_parallel returns " + std::to_string(instruction.shape().tupleCount()) +
+                    " values but its programs give " + std::to_string(flat.size()));
+    return Literal::makeTuple(std::move(flat));
 }
 
 std::vector<std::vector<Literal>> makeDeviceArguments(const HloComputation& entry,

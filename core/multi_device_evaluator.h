@@ -81,6 +81,22 @@ StatusOr<std::vector<Literal>> evaluateOnDevices(const HloModule& module, const 
                                                  std::span<const std::vector<Literal>> arguments,
                                                  const HloEvaluatorOptions& options = {});
 
+// The same with a program per device: `programs[d]` is device d's computation
+// (the StableHLO interpreter's run_parallel gives each device its function).
+StatusOr<std::vector<Literal>> evaluateProgramsOnDevices(
+    std::span<const HloComputation* const> programs, const DeviceGrid& grid,
+    std::span<const std::vector<Literal>> arguments, const HloEvaluatorOptions& options = {});
+
+// The StableHLO interpreter's `interpreter.run_parallel` (imported as a
+// custom-call whose called computations are its programs, row-major, and
+// whose "programs" attribute is their [replicas][partitions] matrix): the
+// operands dealt to the programs in order (each takes as many as it has
+// parameters), every program run on its device, the results of all of them
+// in order as a tuple (one result: the result itself).
+StatusOr<Literal> evaluateRunParallel(const HloInstruction& instruction,
+                                      std::span<const Literal* const> operands,
+                                      const HloEvaluatorOptions& options);
+
 // Seeded random arguments for each device: device d's arrays use seed + d
 // (makeRandomArguments), so that devices hold different data; scalar
 // parameters are device 0's on every device, since SPMD programs take loop

@@ -464,6 +464,15 @@ StatusOr<Values> lowerTestingOp(OpContext& ctx) {
             HLO_ASSIGN_OR_RETURN(std::vector<HloComputation*> comps, symbolComputations(ctx, *programs));
             call->setCalledComputationList("called_computations", comps);
             call->setAttribute("programs", quoteString(programs->text));
+            // Each device's computation, row-major (replicas x partitions), by its HLO name.
+            std::string names;
+            for (const MlirAttr& row : programs->elements)
+                for (const MlirAttr& program : row.elements) {
+                    HLO_ASSIGN_OR_RETURN(HloComputation * c, ctx.importer.functionComputation(
+                                                                 program.str, program.pos));
+                    names += (names.empty() ? "" : ",") + c->name();
+                }
+            call->setAttribute("program_computations", quoteString(names));
         }
         return resultsOf(ctx, call);
     }

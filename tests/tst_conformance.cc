@@ -60,6 +60,7 @@ private slots:
     void floatEqualityIsSignAware();
     void probeValuesAreCompared();
     void unsupportedCases();
+    void runParallel();
     void importErrorIsFailure();
     void splitFileNumbersCases();
     void corpusSuites();
@@ -268,21 +269,35 @@ func.func @q() {
 })");
     QCOMPARE(quantized.outcome, CaseOutcome::kUnsupported);
     QVERIFY2(quantized.detail.find("case.mlir:3:") != std::string::npos, quantized.detail.c_str());
-    // Several processes are beyond a single-replica evaluator.
-    ConformanceCase parallel = runOne(R"(
+}
+
+// interpreter.run_parallel: each program on its own device (replicas x partitions), the
+// results in order; a wrong expectation fails.
+void TestConformance::runParallel() {
+    const std::string text = R"(
 module @m {
-  func.func @id() -> tensor<ui32> {
+  func.func @id() -> (tensor<ui32>, tensor<ui32>) {
     %0 = stablehlo.replica_id : tensor<ui32>
-    return %0 : tensor<ui32>
+    %1 = stablehlo.partition_id : tensor<ui32>
+    return %0, %1 : tensor<ui32>, tensor<ui32>
   }
   func.func @main() {
-    %results:2 = "interpreter.run_parallel"() {programs=[[@id], [@id]]} : () -> (tensor<ui32>, tensor<ui32>)
-    check.expect_eq_const %results#0, dense<0> : tensor<ui32>
+    %r:8 = "interpreter.run_parallel"() {programs=[[@id, @id], [@id, @id]]} : () -> (tensor<ui32>, tensor<ui32>, tensor<ui32>, tensor<ui32>, tensor<ui32>, tensor<ui32>, tensor<ui32>, tensor<ui32>)
+    check.expect_eq_const %r#4, dense<1> : tensor<ui32>
+    check.expect_eq_const %r#5, dense<0> : tensor<ui32>
+    check.expect_eq_const %r#7, dense<WANT> : tensor<ui32>
     func.return
   }
-})");
-    QCOMPARE(parallel.outcome, CaseOutcome::kUnsupported);
-    QVERIFY2(parallel.detail.find("run_parallel") != std::string::npos, parallel.detail.c_str());
+})";
+    auto with = [&](const char* want) {
+        std::string t = text;
+        t.replace(t.find("WANT"), 4, want);
+        return runOne(t.c_str());
+    };
+    ConformanceCase good = with("1");
+    QVERIFY2(good.outcome == CaseOutcome::kPassed, good.detail.c_str());
+    ConformanceCase bad = with("0");
+    QCOMPARE(bad.outcome, CaseOutcome::kFailed);
 }
 
 void TestConformance::importErrorIsFailure() {

@@ -238,14 +238,15 @@ private slots:
         QCOMPARE(grid->partitions, int64_t(partitions));
     }
 
-    void onePartitionReadsPartitionIdsAsReplicas() {
+    void onePartitionKeepsPartitionGroups() {
+        // A channel op's ids name partitions even on one partition (StableHLO's
+        // cross_partition_single_partition case): every device is its own group.
         auto module = parse(
             "HloModule m, replica_count=4\nENTRY e {\n  p = f32[4] parameter(0)\n"
-            "  ROOT c = f32[4] all-to-all(p), dimensions={0}, channel_id=1, "
-            "replica_groups={{0,3},{1,2}}\n}\n");
+            "  ROOT c = f32[4] collective-broadcast(p), channel_id=1, replica_groups={{0}}\n}\n");
         auto groups = collectiveDeviceGroups(*find(*module, "c"), DeviceGrid{4, 1});
         QVERIFY2(groups.isOk(), groups.status().toString().c_str());
-        QCOMPARE(*groups, (DeviceGroups{{0, 3}, {1, 2}}));
+        QCOMPARE(*groups, (DeviceGroups{{0}, {1}, {2}, {3}}));
     }
 
     void deviceArgumentsDifferButScalarsAgree() {
@@ -388,6 +389,15 @@ private slots:
                      "HloModule m, replica_count=3\nENTRY e {\n  p = s32[2] parameter(0)\n"
                      "  ROOT c = s32[2] collective-broadcast(p), replica_groups={{2,0,1}}\n}\n",
                      three, {"s32[2] {5, 6}", "s32[2] {5, 6}", "s32[2] {5, 6}"})),
+                 QString());
+        // collective-reduce: the fold for the group's first member only.
+        QCOMPARE(QString::fromStdString(
+                     mismatch("HloModule m, replica_count=3\nmax {\n  a = s32[] parameter(0)\n"
+                              "  b = s32[] parameter(1)\n  ROOT r = s32[] maximum(a, b)\n}\n"
+                              "ENTRY e {\n  p = s32[2] parameter(0)\n"
+                              "  ROOT c = s32[2] collective-reduce(p), replica_groups={{1,2},{0}}, "
+                              "to_apply=max\n}\n",
+                              three, {"s32[2] {1, 2}", "s32[2] {5, 6}", "s32[2] {0, 0}"})),
                  QString());
     }
 

@@ -6,7 +6,7 @@
 // in lockstep). Values follow the interpreter's multi-device rules
 // (core/evaluator_collectives_devices.cc):
 //   all-reduce        a kernel folding the G members' operands with map(to_apply), member 0
-//                     first
+//                     first (collective-reduce: for member 0, zeros for the others)
 //   reduce-scatter    the same fold, sliced to member i's part (a kernel per member index)
 //   all-gather        a concatenate kernel of the G operands
 //   all-to-all        a kernel concatenating every member's slice i (with a split
@@ -26,6 +26,8 @@ Status PlanBuilder::planCollective(const HloInstruction& instruction, int64_t ti
     const HloOpcode opcode = instruction.opcode();
     const Shape& shape = instruction.shape();
     const std::string op(hloOpcodeString(opcode));
+    if (opcode == HloOpcode::kCollectiveBroadcast && instruction.attribute("has_dynamic_root"))
+        return notOnGpu(instruction, "collective-broadcast whose root is known only at run time");
     if (opcode == HloOpcode::kRaggedAllToAll)
         return notOnGpu(instruction,
                         "ragged-all-to-all between devices (its row ranges are known only at "
@@ -129,7 +131,8 @@ Status PlanBuilder::planCollective(const HloInstruction& instruction, int64_t ti
         HloInstruction* root = nullptr;
         switch (opcode) {
             case HloOpcode::kAllReduce:
-            case HloOpcode::kAllReduceStart: {
+            case HloOpcode::kAllReduceStart:
+            case HloOpcode::kCollectiveReduce: {
                 HLO_ASSIGN_OR_RETURN(root, fold(params));
                 break;
             }
@@ -184,10 +187,28 @@ Status PlanBuilder::planCollective(const HloInstruction& instruction, int64_t ti
         m_plan.steps.push_back(std::move(step));
     };
 
+    auto zeroStep = [&](int dst, int64_t device, int64_t bytes) {
+        if (bytes <= 0) return;
+        GpuPlanStep zero;
+        zero.kind = GpuStepKind::kMemset;
+        zero.name = instruction.name() + ".zeros";
+        zero.opcode = op;
+        zero.instruction = instruction.name();
+        zero.dst = dst;
+        zero.bytes = bytes;
+        zero.device = device;
+        m_plan.steps.push_back(std::move(zero));
+    };
     const bool splitForm = opcode == HloOpcode::kAllToAll && instruction.hasDimensions() &&
                            !instruction.dimensions().empty();
     for (int64_t device = 0; device < m_grid.count(); ++device) {
         const Position& at = positions[static_cast<size_t>(device)];
+        if (at.group == nullptr) {
+            // Left out of a collective-broadcast's groups: zeros.
+            for (size_t k = 0; k < results.ids.size(); ++k)
+                zeroStep(results.ids[k], device, denseBytes(*results.shapes[k]));
+            continue;
+        }
         const std::vector<int64_t>& group = *at.group;
         const int64_t members = static_cast<int64_t>(group.size());
         switch (opcode) {
@@ -211,16 +232,8 @@ Status PlanBuilder::planCollective(const HloInstruction& instruction, int64_t ti
                 if (source >= 0) {
                     copyStep(operands.ids[0], group[static_cast<size_t>(source)], results.ids[0],
                              device, denseBytes(*results.shapes[0]));
-                } else if (denseBytes(*results.shapes[0]) > 0) {
-                    GpuPlanStep zero;
-                    zero.kind = GpuStepKind::kMemset;
-                    zero.name = instruction.name() + ".zeros";
-                    zero.opcode = op;
-                    zero.instruction = instruction.name();
-                    zero.dst = results.ids[0];
-                    zero.bytes = denseBytes(*results.shapes[0]);
-                    zero.device = device;
-                    m_plan.steps.push_back(std::move(zero));
+                } else {
+                    zeroStep(results.ids[0], device, denseBytes(*results.shapes[0]));
                 }
                 break;
             }
@@ -240,6 +253,12 @@ Status PlanBuilder::planCollective(const HloInstruction& instruction, int64_t ti
                 }
                 [[fallthrough]];
             default:
+                if (opcode == HloOpcode::kCollectiveReduce && at.index != 0) {
+                    // Only the root (member 0) receives the fold; the others get zeros.
+                    for (size_t k = 0; k < results.ids.size(); ++k)
+                        zeroStep(results.ids[k], device, denseBytes(*results.shapes[k]));
+                    break;
+                }
                 for (size_t k = 0; k < results.ids.size(); ++k) {
                     if (denseBytes(*results.shapes[k]) == 0) continue;
                     const bool perMember =
