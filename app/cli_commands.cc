@@ -149,7 +149,11 @@ Commands:
         print the result literal. Inputs are seeded random values (default,
         --seed N, default 0), zeros, or a JSON array of literals (one per
         parameter, see docs/json_format.md). check.* custom calls in the module
-        are applied; a failing check is an error.
+        are applied; a failing check is an error. A module on several devices
+        (replica_count x num_partitions, or what its collectives name) runs on
+        every device; each result is printed under a line naming its device,
+        replica and partition (JSON: one line per device); random arrays
+        differ per device (seed + D), scalars are the same on all.
         --bench      time --repeat N runs (default 5): wall, CPU, elements/s
         --profile    also time each instruction of the entry computation
   opt FILE [--target cpu|gpu|tpu] [--passes a,b,c] [--disable p] [--stop-after p]
