@@ -1,6 +1,8 @@
 #include "core/multi_device_evaluator.h"
 
 #include <chrono>
+#include <cinttypes>
+#include <cstdio>
 #include <map>
 #include <string>
 #include <thread>
@@ -20,6 +22,7 @@ CollectiveExchange::CollectiveExchange(DeviceGrid grid, const std::atomic<bool>*
     : m_grid(grid),
       m_cancel(cancel),
       m_finished(static_cast<size_t>(grid.count()), false),
+      m_abandoned(static_cast<size_t>(grid.count()), false),
       m_finalStatus(static_cast<size_t>(grid.count())) {}
 
 StatusOr<CollectiveExchange::Values> CollectiveExchange::exchange(const HloInstruction& instruction,
@@ -50,6 +53,7 @@ StatusOr<CollectiveExchange::Values> CollectiveExchange::exchange(const HloInstr
                                   ? deviceLabel(m_grid, group[m]) + " finished without reaching it"
                                   : deviceLabel(m_grid, group[m]) + " failed: " + status.message();
             // Leave the slot to the members still to come; they fail the same way.
+            m_abandoned[static_cast<size_t>(device)] = true;
             return Status(StatusCode::kFailedPrecondition,
                           "%" + instruction.name() + ": " + deviceLabel(m_grid, device) +
                               " waits in vain for the other members (execution " +
@@ -62,6 +66,11 @@ StatusOr<CollectiveExchange::Values> CollectiveExchange::exchange(const HloInstr
     Values result = slot.result;
     if (++slot.readers == size) m_slots.erase(key);
     return result;
+}
+
+bool CollectiveExchange::abandoned(int64_t device) {
+    std::lock_guard lock(m_mutex);
+    return m_abandoned[static_cast<size_t>(device)];
 }
 
 void CollectiveExchange::finish(int64_t device, const Status& status) {
@@ -125,8 +134,7 @@ StatusOr<std::vector<Literal>> evaluateProgramsOnDevices(
     for (int64_t device = 0; device < count; ++device) {
         const StatusOr<Literal>& result = *results[static_cast<size_t>(device)];
         if (result.isOk()) continue;
-        const bool inVain = result.status().message().find(" waits in vain ") != std::string::npos;
-        if (inVain) {
+        if (exchange.abandoned(device)) {
             if (waiting == nullptr) {
                 waiting = &result.status();
                 waitingDevice = device;
@@ -158,31 +166,22 @@ StatusOr<Literal> evaluateRunParallel(const HloInstruction& instruction,
     auto fail = [&](const std::string& what) {
         return Status(StatusCode::kInvalidArgument, "%" + instruction.name() + ": " + what);
     };
-    // "programs": the [replicas][partitions] matrix as StableHLO wrote it ("[[@a, @b], [@c,
-    // @d]]"), for its shape; "program_computations": each device's computation by name,
-    // row-major (the called computations list each once).
-    const std::string text(instruction.attribute("programs").value_or(""));
-    int64_t rows = 0, columns = 0, inRow = 0, depth = 0;
-    for (char c : text) {
-        if (c == '[') {
-            ++depth;
-            inRow = 0;
-        } else if (c == '@' && depth == 2) {
-            ++inRow;
-        } else if (c == ']') {
-            if (depth == 2) {
-                if (rows > 0 && inRow != columns) return fail("programs is not a matrix: " + text);
-                columns = inRow;
-                ++rows;
-            }
-            --depth;
-        }
-    }
+    // "program_grid": "RxC" (replicas x partitions); "program_computations": each device's
+    // computation by name, row-major (the called computations list each once).
+    auto unquoted = [&](const char* name) {
+        std::string value(instruction.attribute(name).value_or(""));
+        if (value.size() >= 2 && value.front() == '"') value = value.substr(1, value.size() - 2);
+        return value;
+    };
+    const std::string shape = unquoted("program_grid");
+    int64_t rows = 0, columns = 0;
+    if (std::sscanf(shape.c_str(), "%" SCNd64 "x%" SCNd64, &rows, &columns) != 2)
+        return fail("run_parallel needs its program_grid (replicas x partitions), got \"" + shape +
+                    "\"");
     std::map<std::string, const HloComputation*> byName;
     for (const HloComputation* computation : instruction.calledComputations())
         if (computation) byName[computation->name()] = computation;
-    std::string names(instruction.attribute("program_computations").value_or(""));
-    if (names.size() >= 2 && names.front() == '"') names = names.substr(1, names.size() - 2);
+    const std::string names = unquoted("program_computations");
     std::vector<const HloComputation*> programs;
     for (size_t start = 0; start <= names.size() && !names.empty();) {
         size_t end = names.find(',', start);
@@ -194,9 +193,9 @@ StatusOr<Literal> evaluateRunParallel(const HloInstruction& instruction,
         start = end + 1;
     }
     if (static_cast<int64_t>(programs.size()) != rows * columns)
-        return fail("run_parallel needs a computation per program of " + text);
+        return fail("run_parallel needs a computation per program of its " + shape + " grid");
     if (rows < 1 || columns < 1)
-        return fail("run_parallel needs a [replicas][partitions] matrix of programs, got " + text);
+        return fail("run_parallel needs a [replicas][partitions] matrix of programs, got " + shape);
     const DeviceGrid grid{rows, columns};
     if (grid.count() > kMaxDevices)
         return fail("run_parallel on more than " + std::to_string(kMaxDevices) + " devices");

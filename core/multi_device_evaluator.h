@@ -50,6 +50,9 @@ public:
 
     // `device` has finished (`status` says how); wakes members waiting for it.
     void finish(int64_t device, const Status& status);
+    // Whether `device` stopped at a collective because another member had
+    // finished or failed (its error follows from theirs).
+    bool abandoned(int64_t device);
 
 private:
     struct Slot {
@@ -68,6 +71,7 @@ private:
     std::map<Key, Slot> m_slots;
     std::map<std::pair<int64_t, const HloInstruction*>, int64_t> m_runs;  // (device, op) -> count
     std::vector<bool> m_finished;
+    std::vector<bool> m_abandoned;
     std::vector<Status> m_finalStatus;
 };
 

@@ -473,6 +473,14 @@ StatusOr<Values> lowerTestingOp(OpContext& ctx) {
                     names += (names.empty() ? "" : ",") + c->name();
                 }
             call->setAttribute("program_computations", quoteString(names));
+            const size_t columns =
+                programs->elements.empty() ? 0 : programs->elements[0].elements.size();
+            for (const MlirAttr& row : programs->elements)
+                if (row.elements.size() != columns)
+                    return opError(ctx, "run_parallel's programs are not a matrix");
+            call->setAttribute("program_grid",
+                               quoteString(std::to_string(programs->elements.size()) + "x" +
+                                           std::to_string(columns)));
         }
         return resultsOf(ctx, call);
     }
