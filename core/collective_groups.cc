@@ -1,9 +1,11 @@
 #include "core/collective_groups.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <string>
 
 #include "core/hlo_computation.h"
+#include "core/hlo_verifier_internal.h"
 #include "core/shape_inference_internal.h"
 
 namespace hloscope {
@@ -231,6 +233,59 @@ StatusOr<DeviceGroupPosition> deviceGroupOf(const HloInstruction& instruction,
     return DeviceGroupPosition{{device}, -1};
 }
 
+bool isPeerTransfer(const HloInstruction& instruction) {
+    const HloOpcode opcode = instruction.opcode();
+    if (opcode != HloOpcode::kSend && opcode != HloOpcode::kRecv) return false;
+    if (instruction.attribute("is_host_transfer") == std::string_view("true")) return false;
+    return verifier_internal::frontendAttribute(instruction, "_xla_send_recv_source_target_pairs")
+        .has_value();
+}
+
+StatusOr<PeerTransfer> peerTransferOf(const HloInstruction& instruction) {
+    auto text =
+        verifier_internal::frontendAttribute(instruction, "_xla_send_recv_source_target_pairs");
+    if (!isPeerTransfer(instruction) || !text)
+        return groupError(instruction, "not a send or recv between devices");
+    auto pairs = shape_inference_internal::parsePairs(*text);
+    if (!pairs)
+        return groupError(instruction, "cannot parse _xla_send_recv_source_target_pairs=" + *text);
+    for (const auto& [source, target] : *pairs)
+        if (source < 0 || target < 0)
+            return groupError(instruction,
+                              "_xla_send_recv_source_target_pairs names a negative id");
+    PeerTransfer transfer;
+    transfer.pairs = std::move(*pairs);
+    int64_t channel = 0;
+    if (auto id = instruction.attribute("channel_id"))
+        channel = std::atoll(std::string(*id).c_str());
+    transfer.mode =
+        channel > 0 ? CollectiveGroupMode::kCrossPartition : CollectiveGroupMode::kCrossReplica;
+    return transfer;
+}
+
+StatusOr<PeerLinks> peerLinks(const HloInstruction& instruction, const DeviceGrid& grid,
+                              int64_t device) {
+    HLO_ASSIGN_OR_RETURN(PeerTransfer transfer, peerTransferOf(instruction));
+    const bool partitions = transfer.mode == CollectiveGroupMode::kCrossPartition;
+    const int64_t limit = partitions ? grid.partitions : grid.replicas;
+    const int64_t own = partitions ? grid.partitionOf(device) : grid.replicaOf(device);
+    auto deviceOf = [&](int64_t id) {
+        return partitions ? grid.device(grid.replicaOf(device), id)
+                          : grid.device(id, grid.partitionOf(device));
+    };
+    PeerLinks links;
+    for (const auto& [source, target] : transfer.pairs) {
+        if (source >= limit || target >= limit)
+            return groupError(instruction, "_xla_send_recv_source_target_pairs names " +
+                                               std::string(partitions ? "partition " : "replica ") +
+                                               std::to_string(std::max(source, target)) + " of " +
+                                               std::to_string(limit));
+        if (source == own) links.target = deviceOf(target);
+        if (target == own) links.source = deviceOf(source);
+    }
+    return links;
+}
+
 StatusOr<DeviceGrid> moduleDeviceGrid(const HloModule& module) {
     const std::optional<int64_t> declaredReplicas = module.replicaCount();
     const std::optional<int64_t> declaredPartitions = module.numPartitions();
@@ -243,6 +298,18 @@ StatusOr<DeviceGrid> moduleDeviceGrid(const HloModule& module) {
     int64_t flattened = 0;
     for (const auto& computation : module.computations())
         for (const auto& instruction : computation->instructions()) {
+            if (isPeerTransfer(*instruction)) {
+                HLO_ASSIGN_OR_RETURN(PeerTransfer transfer, peerTransferOf(*instruction));
+                int64_t needed = 1;
+                for (const auto& [source, target] : transfer.pairs)
+                    needed = std::max({needed, source + 1, target + 1});
+                if (transfer.mode == CollectiveGroupMode::kCrossPartition) {
+                    if (!declaredPartitions) grid.partitions = std::max(grid.partitions, needed);
+                } else if (!declaredReplicas) {
+                    grid.replicas = std::max(grid.replicas, needed);
+                }
+                continue;
+            }
             if (!exchangesBetweenDevices(instruction->opcode())) continue;
             HLO_ASSIGN_OR_RETURN(CollectiveGroupMode mode, collectiveGroupMode(*instruction));
             HLO_ASSIGN_OR_RETURN(int64_t largest, largestId(*instruction));

@@ -82,12 +82,34 @@ StatusOr<DeviceGroupPosition> deviceGroupOf(const HloInstruction& instruction,
 StatusOr<std::vector<std::pair<int64_t, int64_t>>> collectivePermutePairs(
     const HloInstruction& instruction);
 
+// send and recv between devices, as XLA:GPU's P2P configuration reads them:
+// the pairs of their _xla_send_recv_source_target_pairs frontend attribute
+// name replicas of the device's partition (channel_id absent or 0) or
+// partitions of its replica (channel_id > 0). A device sends to at most one
+// device and receives from at most one: the last pair naming it wins, as in
+// XLA's id map. Host transfers (is_host_transfer=true) and a send or recv
+// without the attribute are not peer transfers.
+bool isPeerTransfer(const HloInstruction& instruction);
+struct PeerTransfer {
+    CollectiveGroupMode mode = CollectiveGroupMode::kCrossReplica;
+    std::vector<std::pair<int64_t, int64_t>> pairs;  // (source id, target id)
+};
+StatusOr<PeerTransfer> peerTransferOf(const HloInstruction& instruction);
+// The devices `device` sends to and receives from (-1: none); an error when a
+// pair names an id the grid lacks.
+struct PeerLinks {
+    int64_t target = -1;
+    int64_t source = -1;
+};
+StatusOr<PeerLinks> peerLinks(const HloInstruction& instruction, const DeviceGrid& grid,
+                              int64_t device);
+
 // The grid a module runs on: replica_count and num_partitions from its
 // header; a count it does not give is the smallest its
-// collectives' groups and pairs name, or for empty groups the group size an
-// all-gather's or reduce-scatter's shapes imply (XLA's tests set the counts
-// outside the text, so dumps of them carry none), 1 without collectives.
-// More than kMaxDevices devices is an error.
+// collectives' groups and pairs (and peer transfers' pairs) name, or for empty groups the group
+// size an all-gather's or reduce-scatter's shapes imply (XLA's tests set the counts outside the
+// text, so dumps of them carry none), 1 without collectives. More than kMaxDevices devices is an
+// error.
 inline constexpr int64_t kMaxDevices = 256;
 StatusOr<DeviceGrid> moduleDeviceGrid(const HloModule& module);
 

@@ -104,6 +104,52 @@ bool sameArrayShape(const Shape& a, const Shape& b) {
     return a.elementType() == b.elementType() && a.dimensions() == b.dimensions();
 }
 
+Status copyRaggedUpdates(const HloInstruction& instruction, Literal& output, const Literal& input,
+                         const Literal& inputOffsets, const Literal& sendSizes,
+                         const Literal& outputOffsets, int64_t receiver, int64_t members,
+                         int64_t sender) {
+    const std::string from = members > 1 ? " of member " + std::to_string(sender) : "";
+    if (input.isTuple() || output.isTuple() || input.shape().rank() == 0 ||
+        output.shape().rank() == 0 || input.elementType() != output.elementType())
+        return invalid(instruction,
+                       "ragged-all-to-all input and output must be arrays of one "
+                       "element type with rows");
+    const int64_t updates = inputOffsets.elementCount();
+    if (sendSizes.elementCount() != updates || outputOffsets.elementCount() != updates ||
+        updates % members != 0)
+        return invalid(instruction, "ragged-all-to-all offsets" + from + " hold " +
+                                        std::to_string(updates) + ", " +
+                                        std::to_string(sendSizes.elementCount()) + " and " +
+                                        std::to_string(outputOffsets.elementCount()) +
+                                        " updates, not the same multiple of the " +
+                                        std::to_string(members) + " members");
+    const int64_t inRows = input.shape().dimensions(0);
+    const int64_t outRows = output.shape().dimensions(0);
+    const int64_t rowBytes = outRows == 0 ? 0 : output.sizeInBytes() / outRows;
+    if (inRows > 0 && outRows > 0 && input.sizeInBytes() / inRows != rowBytes)
+        return invalid(instruction, "ragged-all-to-all input and output rows differ");
+    const int64_t perMember = updates / members;
+    for (int64_t u = 0; u < perMember; ++u) {
+        const int64_t k = receiver * perMember + u;
+        const int64_t inOffset = inputOffsets.getAsInt64(k);
+        const int64_t size = sendSizes.getAsInt64(k);
+        const int64_t outOffset = outputOffsets.getAsInt64(k);
+        if (size < 0 || inOffset < 0 || outOffset < 0 || inOffset + size > inRows ||
+            outOffset + size > outRows)
+            return invalid(instruction,
+                           "ragged-all-to-all update " + std::to_string(k) + from + ": rows [" +
+                               std::to_string(inOffset) + ", " + std::to_string(inOffset + size) +
+                               ") of " + std::to_string(inRows) + " to rows [" +
+                               std::to_string(outOffset) + ", " + std::to_string(outOffset + size) +
+                               ") of " + std::to_string(outRows) + " out of range");
+        if (size > 0 && rowBytes > 0)
+            std::memcpy(static_cast<char*>(output.untypedData()) + outOffset * rowBytes,
+                        static_cast<const char*>(input.untypedData()) + inOffset * rowBytes,
+                        static_cast<size_t>(size * rowBytes));
+    }
+    return Status::ok();
+}
+
 StatusOr<Literal> evaluateCollective(const HloInstruction& instruction, Operands operands,
                                      EvalContext& context) {
     const HloOpcode opcode = instruction.opcode();
@@ -162,30 +208,12 @@ StatusOr<Literal> evaluateCollective(const HloInstruction& instruction, Operands
         }
         case HloOpcode::kRaggedAllToAll: {
             // Operands: input, output, input_offsets, send_sizes, output_offsets,
-            // recv_sizes. One participant: copy one ragged row range.
+            // recv_sizes. One participant: its own updates into its output.
             if (operands.size() != 6)
                 return invalid(instruction, "ragged-all-to-all needs 6 operands");
-            const Literal& input = *operands[0];
             Literal output = *operands[1];
-            if (operands[2]->elementCount() != 1 || operands[3]->elementCount() != 1 ||
-                operands[4]->elementCount() != 1)
-                return unsupported(instruction,
-                                   "ragged-all-to-all offsets for several participants");
-            const int64_t inOffset = operands[2]->getAsInt64(0);
-            const int64_t size = operands[3]->getAsInt64(0);
-            const int64_t outOffset = operands[4]->getAsInt64(0);
-            if (input.shape().rank() == 0 || input.elementType() != output.elementType())
-                return invalid(instruction, "ragged-all-to-all operands");
-            const int64_t inRows = input.shape().dimensions(0);
-            const int64_t outRows = output.shape().dimensions(0);
-            if (size < 0 || inOffset < 0 || outOffset < 0 || inOffset + size > inRows ||
-                outOffset + size > outRows)
-                return invalid(instruction, "ragged-all-to-all offsets out of range");
-            const int64_t rowBytes = inRows == 0 ? 0 : input.sizeInBytes() / inRows;
-            if (rowBytes * size > 0)
-                std::memcpy(static_cast<char*>(output.untypedData()) + outOffset * rowBytes,
-                            static_cast<const char*>(input.untypedData()) + inOffset * rowBytes,
-                            static_cast<size_t>(rowBytes * size));
+            HLO_RETURN_IF_ERROR(copyRaggedUpdates(instruction, output, *operands[0], *operands[2],
+                                                  *operands[3], *operands[4], 0, 1, 0));
             return output;
         }
         default:

@@ -19,9 +19,10 @@
 //   collective-permute  the operand of the source whose pair targets this
 //                       device's index in its group; zeros when none does
 //   ragged-all-to-all   this device's output operand, into which every
-//                       member j copies rows [input_offsets[i], + send_sizes[i])
-//                       of its input at its output_offsets[i] (i: this
-//                       device's index; one update per member)
+//                       member j, in member order, copies its updates for
+//                       this device: rows [input_offsets[k], + send_sizes[k])
+//                       of its input at its output_offsets[k], k = i*U .. i*U+U-1
+//                       (i: this device's index, U updates per member)
 #include <cstring>
 #include <string>
 #include <vector>
@@ -181,41 +182,11 @@ StatusOr<Literal> raggedAllToAll(const HloInstruction& instruction, Operands ope
     if (operands.size() != 6) return invalid(instruction, "ragged-all-to-all needs 6 operands");
     const int64_t members = int64_t(position.group.size());
     Literal output = *operands[1];
-    if (output.shape().rank() == 0) return invalid(instruction, "ragged-all-to-all of a scalar");
-    const int64_t outRows = output.shape().dimensions(0);
-    const int64_t rowBytes = outRows == 0 ? 0 : output.sizeInBytes() / outRows;
     for (int64_t j = 0; j < members; ++j) {
         const Literal& sender = values[size_t(j)];
-        const Literal& input = sender.tupleElement(0);
-        const Literal& inputOffsets = sender.tupleElement(2);
-        const Literal& sendSizes = sender.tupleElement(3);
-        const Literal& outputOffsets = sender.tupleElement(4);
-        if (inputOffsets.elementCount() != members || sendSizes.elementCount() != members ||
-            outputOffsets.elementCount() != members)
-            return unsupported(
-                instruction,
-                "ragged-all-to-all with other than one update per member (offsets of " +
-                    std::to_string(inputOffsets.elementCount()) + " for " +
-                    std::to_string(members) + " members)");
-        if (input.elementType() != output.elementType() || input.shape().rank() == 0 ||
-            input.sizeInBytes() / std::max<int64_t>(1, input.shape().dimensions(0)) != rowBytes)
-            return invalid(instruction, "ragged-all-to-all input and output rows differ");
-        const int64_t i = position.index;
-        const int64_t inOffset = inputOffsets.getAsInt64(i);
-        const int64_t size = sendSizes.getAsInt64(i);
-        const int64_t outOffset = outputOffsets.getAsInt64(i);
-        const int64_t inRows = input.shape().dimensions(0);
-        if (size < 0 || inOffset < 0 || outOffset < 0 || inOffset + size > inRows ||
-            outOffset + size > outRows)
-            return invalid(instruction, "ragged-all-to-all rows [" + std::to_string(inOffset) +
-                                            ", " + std::to_string(inOffset + size) +
-                                            ") of member " + std::to_string(j) + " to rows [" +
-                                            std::to_string(outOffset) + ", " +
-                                            std::to_string(outOffset + size) + ") out of range");
-        if (size > 0)
-            std::memcpy(static_cast<char*>(output.untypedData()) + outOffset * rowBytes,
-                        static_cast<const char*>(input.untypedData()) + inOffset * rowBytes,
-                        size_t(size * rowBytes));
+        HLO_RETURN_IF_ERROR(copyRaggedUpdates(instruction, output, sender.tupleElement(0),
+                                              sender.tupleElement(2), sender.tupleElement(3),
+                                              sender.tupleElement(4), position.index, members, j));
     }
     return output;
 }
@@ -365,6 +336,65 @@ StatusOr<Literal> evaluateCollectiveOnDevices(const HloInstruction& instruction,
     }
     return unsupported(instruction,
                        std::string(hloOpcodeString(opcode)) + " between devices is not supported");
+}
+
+}  // namespace hloscope::evaluator
+
+namespace hloscope::evaluator {
+
+StatusOr<Literal> evaluatePeerTransfer(const HloInstruction& instruction, Operands operands,
+                                       EvalContext& context) {
+    CollectiveExchange& exchange = *context.options().collectives;
+    const DeviceGrid& grid = exchange.grid();
+    const int64_t device = grid.device(context.options().replicaId, context.options().partitionId);
+    const Shape& shape = instruction.shape();
+    const HloOpcode opcode = instruction.opcode();
+    const std::string op(hloOpcodeString(opcode));
+    auto context32 = [](int64_t value) { return Literal::scalar(PrimitiveType::U32, value); };
+    const Literal token(Shape::makeToken());
+    switch (opcode) {
+        case HloOpcode::kSend:
+        case HloOpcode::kRecv: {
+            if (!shape.isTuple() || shape.tupleCount() != 3 || operands.empty())
+                return invalid(instruction, op + " must give a (data, u32[], token[]) tuple");
+            if (!isPeerTransfer(instruction))
+                return unsupported(instruction, op + " without _xla_send_recv_source_target_pairs "
+                                                     "(no peer device named)");
+            HLO_ASSIGN_OR_RETURN(PeerLinks links, peerLinks(instruction, grid, device));
+            if (opcode == HloOpcode::kSend) {
+                const Literal& data = *operands[0];
+                if (!sameArrayShape(data.shape(), shape.tupleShape(0)))
+                    return invalid(instruction, "send's data differs from its result's");
+                if (links.target >= 0) exchange.post(device, links.target, data);
+                return Literal::makeTuple({data, context32(0), token});
+            }
+            const int64_t ticket = links.source >= 0 ? exchange.book(links.source, device) : 0;
+            return Literal::makeTuple({Literal(shape.tupleShape(0)), context32(ticket), token});
+        }
+        case HloOpcode::kRecvDone: {
+            if (operands.size() != 1 || !operands[0]->isTuple() ||
+                operands[0]->tupleElements().size() != 3 || !shape.isTuple() ||
+                shape.tupleCount() != 2)
+                return invalid(instruction,
+                               "recv-done takes a recv's (data, u32[], token[]) and "
+                               "gives (data, token[])");
+            const Literal& recv = *operands[0];
+            const int64_t ticket = recv.tupleElement(1).getAsInt64(0);
+            Literal data = recv.tupleElement(0);
+            if (ticket != 0) {
+                HLO_ASSIGN_OR_RETURN(data, exchange.take(instruction, device, ticket));
+            }
+            if (!sameArrayShape(data.shape(), shape.tupleShape(0)))
+                return invalid(instruction, "recv-done receives " + data.shape().toString(false) +
+                                                " but gives " +
+                                                shape.tupleShape(0).toString(false));
+            return Literal::makeTuple({std::move(data), token});
+        }
+        case HloOpcode::kSendDone:
+            return token;
+        default:
+            return invalid(instruction, op + " is not a send or recv");
+    }
 }
 
 }  // namespace hloscope::evaluator

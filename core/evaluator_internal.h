@@ -65,10 +65,28 @@ StatusOr<Literal> evaluateCollective(const HloInstruction& instruction, Operands
 Literal startTuple(const Shape& shape, Literal first, Literal second);
 // The operand itself, or a tuple of the operands when there are several.
 Literal operandsAsResult(Operands operands);
+// ragged-all-to-all's copies from one sender into a receiver's `output`
+// (evaluator_collectives.cc): the sender's offsets hold `members` x U
+// updates, U per receiver; the receiver at `receiver` in the group takes
+// updates receiver*U .. receiver*U+U-1, each the rows [input_offsets[k],
+// + send_sizes[k]) of the sender's input at rows output_offsets[k] of its
+// output, in order (XLA's GPU kernel's indexing). A row range outside
+// either array is an error naming `sender`.
+Status copyRaggedUpdates(const HloInstruction& instruction, Literal& output, const Literal& input,
+                         const Literal& inputOffsets, const Literal& sendSizes,
+                         const Literal& outputOffsets, int64_t receiver, int64_t members,
+                         int64_t sender);
 // A collective between the devices of a multi-device evaluation
 // (options().collectives set; evaluator_collectives_devices.cc).
 StatusOr<Literal> evaluateCollectiveOnDevices(const HloInstruction& instruction, Operands operands,
                                               EvalContext& context);
+// send, recv and their done halves between the devices of a multi-device
+// evaluation (evaluator_collectives_devices.cc): a send posts its operand to
+// its target device; a recv books the next value from its source and carries
+// the booking in its context (u32) element, data zero; its recv-done takes
+// the value (zeros when no device sends to this one).
+StatusOr<Literal> evaluatePeerTransfer(const HloInstruction& instruction, Operands operands,
+                                       EvalContext& context);
 bool sameArrayShape(const Shape& a, const Shape& b);
 
 // Which family handles an opcode (the rest — control flow, tuples, calls,

@@ -390,15 +390,19 @@ StatusOr<const ComputationPlan*> Evaluator::planFor(const HloComputation& comput
         return invalidArgument("computation " + computation.name() + " has no root");
 
     // Only what the root depends on is evaluated (plus, with a custom-call
-    // handler, the side-effecting custom-calls it may want to see).
+    // handler, the side-effecting custom-calls it may want to see, and between
+    // devices the sends: another device waits for what they post).
     std::unordered_set<const HloInstruction*> reachable;
     std::vector<const HloInstruction*> stack = {root};
     reachable.insert(root);
-    if (m_options.customCallHandler) {
-        for (const auto& instruction : computation.instructions())
-            if (instruction->opcode() == HloOpcode::kCustomCall && instruction->hasSideEffect() &&
-                reachable.insert(instruction.get()).second)
-                stack.push_back(instruction.get());
+    for (const auto& instruction : computation.instructions()) {
+        const HloOpcode opcode = instruction->opcode();
+        const bool wanted = (m_options.customCallHandler && opcode == HloOpcode::kCustomCall &&
+                             instruction->hasSideEffect()) ||
+                            (m_options.collectives != nullptr &&
+                             (opcode == HloOpcode::kSend || opcode == HloOpcode::kSendDone));
+        if (wanted && reachable.insert(instruction.get()).second)
+            stack.push_back(instruction.get());
     }
     while (!stack.empty()) {
         const HloInstruction* node = stack.back();
@@ -689,6 +693,10 @@ StatusOr<Literal> Evaluator::evaluateCore(const HloInstruction& instruction, Ope
         case HloOpcode::kSendDone:
         case HloOpcode::kRecv:
         case HloOpcode::kRecvDone:
+            if (m_options.collectives != nullptr &&
+                instruction.attribute("is_host_transfer") != std::string_view("true"))
+                return evaluatePeerTransfer(instruction, operands, *this);
+            [[fallthrough]];
         case HloOpcode::kInfeed:
         case HloOpcode::kOutfeed:
             return unsupported(

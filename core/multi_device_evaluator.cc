@@ -21,6 +21,9 @@ std::string deviceLabel(const DeviceGrid& grid, int64_t device) {
 CollectiveExchange::CollectiveExchange(DeviceGrid grid, const std::atomic<bool>* cancel)
     : m_grid(grid),
       m_cancel(cancel),
+      m_waiting(static_cast<size_t>(grid.count()), nullptr),
+      m_waitingGaveUp(static_cast<size_t>(grid.count()), nullptr),
+      m_waitingAt(static_cast<size_t>(grid.count()), nullptr),
       m_finished(static_cast<size_t>(grid.count()), false),
       m_abandoned(static_cast<size_t>(grid.count()), false),
       m_finalStatus(static_cast<size_t>(grid.count())) {}
@@ -44,7 +47,8 @@ StatusOr<CollectiveExchange::Values> CollectiveExchange::exchange(const HloInstr
         slot.result = std::make_shared<const std::vector<Literal>>(std::move(slot.values));
         m_changed.notify_all();
     }
-    while (!slot.result) {
+    const std::function<bool()> ready = [&slot] { return slot.result != nullptr; };
+    const std::function<std::string()> gaveUp = [&]() -> std::string {
         for (size_t m = 0; m < size; ++m) {
             const auto member = static_cast<size_t>(group[m]);
             if (slot.given[m] || !m_finished[member]) continue;
@@ -53,19 +57,110 @@ StatusOr<CollectiveExchange::Values> CollectiveExchange::exchange(const HloInstr
                                   ? deviceLabel(m_grid, group[m]) + " finished without reaching it"
                                   : deviceLabel(m_grid, group[m]) + " failed: " + status.message();
             // Leave the slot to the members still to come; they fail the same way.
-            m_abandoned[static_cast<size_t>(device)] = true;
-            return Status(StatusCode::kFailedPrecondition,
-                          "%" + instruction.name() + ": " + deviceLabel(m_grid, device) +
-                              " waits in vain for the other members (execution " +
-                              std::to_string(run + 1) + "): " + why);
+            return " waits in vain for the other members (execution " + std::to_string(run + 1) +
+                   "): " + why;
         }
-        if (m_cancel != nullptr && m_cancel->load())
-            return Status(StatusCode::kCancelled, "%" + instruction.name() + ": cancelled");
-        m_changed.wait_for(lock, std::chrono::milliseconds(50));
-    }
+        return {};
+    };
+    HLO_RETURN_IF_ERROR(waitUntil(lock, instruction, device, ready, gaveUp));
     Values result = slot.result;
     if (++slot.readers == size) m_slots.erase(key);
     return result;
+}
+
+Status CollectiveExchange::waitUntil(std::unique_lock<std::mutex>& lock,
+                                     const HloInstruction& instruction, int64_t device,
+                                     const std::function<bool()>& ready,
+                                     const std::function<std::string()>& gaveUp) {
+    const auto self = static_cast<size_t>(device);
+    m_waiting[self] = &ready;
+    m_waitingGaveUp[self] = &gaveUp;
+    m_waitingAt[self] = &instruction;
+    Status outcome = Status::ok();
+    while (!ready()) {
+        if (std::string why = gaveUp(); !why.empty()) {
+            m_abandoned[self] = true;
+            outcome = Status(StatusCode::kFailedPrecondition,
+                             "%" + instruction.name() + ": " + deviceLabel(m_grid, device) + why);
+            break;
+        }
+        if (m_cancel != nullptr && m_cancel->load()) {
+            outcome = Status(StatusCode::kCancelled, "%" + instruction.name() + ": cancelled");
+            break;
+        }
+        if (m_deadlock.empty()) {
+            // Deadlocked when every device still running waits for what is not there
+            // (and has not yet seen that a device it waits for has finished).
+            bool stuck = true;
+            std::string where;
+            for (size_t d = 0; d < m_waiting.size() && stuck; ++d) {
+                if (m_finished[d]) continue;
+                stuck = m_waiting[d] != nullptr && !(*m_waiting[d])() &&
+                        (*m_waitingGaveUp[d])().empty();
+                if (stuck)
+                    where += (where.empty() ? "" : ", ") +
+                             deviceLabel(m_grid, static_cast<int64_t>(d)) + " at %" +
+                             m_waitingAt[d]->name();
+            }
+            if (stuck) {
+                m_deadlock =
+                    "deadlock: every device still running waits for another (" + where + ")";
+                m_changed.notify_all();
+            }
+        }
+        if (!m_deadlock.empty()) {
+            outcome = Status(StatusCode::kFailedPrecondition,
+                             "%" + instruction.name() + ": " + m_deadlock);
+            break;
+        }
+        m_changed.wait_for(lock, std::chrono::milliseconds(50));
+    }
+    m_waiting[self] = nullptr;
+    m_waitingGaveUp[self] = nullptr;
+    m_waitingAt[self] = nullptr;
+    return outcome;
+}
+
+void CollectiveExchange::post(int64_t source, int64_t target, Literal value) {
+    std::lock_guard lock(m_mutex);
+    const Link link{source, target};
+    m_mail[link].emplace(m_posted[link]++, std::move(value));
+    m_changed.notify_all();
+}
+
+int64_t CollectiveExchange::book(int64_t source, int64_t target) {
+    std::lock_guard lock(m_mutex);
+    const Link link{source, target};
+    m_bookings.push_back(Booking{link, m_booked[link]++});
+    return static_cast<int64_t>(m_bookings.size());
+}
+
+StatusOr<Literal> CollectiveExchange::take(const HloInstruction& instruction, int64_t target,
+                                           int64_t ticket) {
+    std::unique_lock lock(m_mutex);
+    if (ticket < 1 || ticket > static_cast<int64_t>(m_bookings.size()) ||
+        m_bookings[static_cast<size_t>(ticket - 1)].link.second != target)
+        return Status(StatusCode::kInvalidArgument,
+                      "%" + instruction.name() + ": " + deviceLabel(m_grid, target) +
+                          " has no receive " + std::to_string(ticket) +
+                          " booked (a recv-done needs its recv's context)");
+    const Booking booking = m_bookings[static_cast<size_t>(ticket - 1)];
+    const int64_t source = booking.link.first;
+    std::map<int64_t, Literal>& box = m_mail[booking.link];
+    const std::function<bool()> ready = [&] { return box.count(booking.sequence) > 0; };
+    const std::function<std::string()> gaveUp = [&]() -> std::string {
+        if (!m_finished[static_cast<size_t>(source)]) return {};
+        const Status& status = m_finalStatus[static_cast<size_t>(source)];
+        return " waits in vain for send " + std::to_string(booking.sequence + 1) + " from " +
+               deviceLabel(m_grid, source) + ": " +
+               (status.isOk() ? "it finished without sending it"
+                              : "it failed: " + status.message());
+    };
+    HLO_RETURN_IF_ERROR(waitUntil(lock, instruction, target, ready, gaveUp));
+    auto it = box.find(booking.sequence);
+    Literal value = std::move(it->second);
+    box.erase(it);
+    return value;
 }
 
 bool CollectiveExchange::abandoned(int64_t device) {

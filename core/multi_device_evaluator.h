@@ -9,13 +9,19 @@
 // collective-broadcast copy between devices, ragged-all-to-all copies row
 // ranges into the receivers' outputs.
 //
+// send / recv between devices (peer transfers) go through the exchange's
+// mailboxes: a send posts, a recv books, its recv-done takes.
+//
 // A device that fails, or finishes without reaching a collective the others
 // wait at, ends the evaluation with an error naming the device and the
-// instruction: collectives never deadlock.
+// instruction; so do devices that all wait on each other (a deadlock, as
+// devices whose control flow diverged, or receives that precede their sends
+// in a ring): the evaluation never hangs.
 #pragma once
 
 #include <atomic>
 #include <condition_variable>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -48,6 +54,17 @@ public:
     StatusOr<Values> exchange(const HloInstruction& instruction, const std::vector<int64_t>& group,
                               int64_t index, Literal value);
 
+    // Peer transfers (send / recv, core/collective_groups.h peerLinks):
+    // `source` posts its next value for `target` without waiting; `target`
+    // books the next value from `source` (values pair with bookings in
+    // order, as NCCL matches a peer's sends with its receives) and later
+    // takes it by the booking's ticket (never 0), waiting until it is
+    // posted. An error when the source has finished without posting it, or
+    // on cancellation.
+    void post(int64_t source, int64_t target, Literal value);
+    int64_t book(int64_t source, int64_t target);
+    StatusOr<Literal> take(const HloInstruction& instruction, int64_t target, int64_t ticket);
+
     // `device` has finished (`status` says how); wakes members waiting for it.
     void finish(int64_t device, const Status& status);
     // Whether `device` stopped at a collective because another member had
@@ -63,6 +80,18 @@ private:
         Values result;
     };
     using Key = std::tuple<const HloInstruction*, int64_t, int64_t>;  // (op, first member, run)
+    using Link = std::pair<int64_t, int64_t>;                         // (source, target)
+    struct Booking {
+        Link link;
+        int64_t sequence = 0;
+    };
+    // Waits (the lock held between checks) until `ready`, failing with what
+    // `gaveUp` says when it says something, on cancellation, or when every
+    // device still running waits for something that cannot come (a
+    // deadlock, named by where each device waits).
+    Status waitUntil(std::unique_lock<std::mutex>& lock, const HloInstruction& instruction,
+                     int64_t device, const std::function<bool()>& ready,
+                     const std::function<std::string()>& gaveUp);
 
     DeviceGrid m_grid;
     const std::atomic<bool>* m_cancel;
@@ -70,6 +99,14 @@ private:
     std::condition_variable m_changed;
     std::map<Key, Slot> m_slots;
     std::map<std::pair<int64_t, const HloInstruction*>, int64_t> m_runs;  // (device, op) -> count
+    std::map<Link, std::map<int64_t, Literal>> m_mail;  // posted, not yet taken, by sequence
+    std::map<Link, int64_t> m_posted, m_booked;
+    std::vector<Booking> m_bookings;  // ticket t is m_bookings[t - 1]
+    // Per device while it waits: what it waits for and where.
+    std::vector<const std::function<bool()>*> m_waiting;
+    std::vector<const std::function<std::string()>*> m_waitingGaveUp;
+    std::vector<const HloInstruction*> m_waitingAt;
+    std::string m_deadlock;
     std::vector<bool> m_finished;
     std::vector<bool> m_abandoned;
     std::vector<Status> m_finalStatus;

@@ -424,6 +424,71 @@ private slots:
                  QString());
     }
 
+    void raggedAllToAllSeveralUpdatesPerMember() {
+        // Offsets of 4 for 2 members: 2 updates per member, receiver i taking
+        // updates 2i and 2i+1 of every sender, sender 0 first. Device 0 gets
+        // sender 0's rows [0,2) at 0 and row 2 at 3, then sender 1's, which
+        // overwrite them; device 1 gets rows 3 and 5 at rows 1 and 4.
+        const std::string text =
+            "HloModule m, replica_count=2\nENTRY e {\n  in = f32[6] parameter(0)\n"
+            "  out = f32[5] parameter(1)\n  io = s32[4] parameter(2)\n  ss = s32[4] parameter(3)\n"
+            "  oo = s32[4] parameter(4)\n  ROOT c = f32[5] ragged-all-to-all(in, out, io, ss, oo, "
+            "ss), replica_groups={{0,1}}\n}\n";
+        const std::vector<std::string> offsets = {"s32[4] {0, 2, 3, 5}", "s32[4] {2, 1, 1, 1}",
+                                                  "s32[4] {0, 3, 1, 4}"};
+        const DeviceTexts inputs = {
+            {"f32[6] {0, 1, 2, 3, 4, 5}", "f32[5] {-1, -1, -1, -1, -1}", offsets[0], offsets[1],
+             offsets[2]},
+            {"f32[6] {100, 101, 102, 103, 104, 105}", "f32[5] {-1, -1, -1, -1, -1}", offsets[0],
+             offsets[1], offsets[2]}};
+        QCOMPARE(
+            QString::fromStdString(mismatch(
+                text, inputs, {"f32[5] {100, 101, -1, 102, -1}", "f32[5] {-1, 103, -1, -1, 105}"})),
+            QString());
+
+        // Offsets that are not a multiple of the members, and a row range past
+        // the output, are errors naming the sender.
+        const std::string three =
+            "HloModule m, replica_count=2\nENTRY e {\n  in = f32[6] parameter(0)\n"
+            "  out = f32[5] parameter(1)\n  io = s32[3] parameter(2)\n  ss = s32[3] parameter(3)\n"
+            "  oo = s32[3] parameter(4)\n  ROOT c = f32[5] ragged-all-to-all(in, out, io, ss, oo, "
+            "ss), replica_groups={{0,1}}\n}\n";
+        DeviceTexts odd = inputs;
+        for (auto& device : odd)
+            for (size_t k = 2; k < 5; ++k) device[k] = "s32[3] {0, 0, 0}";
+        Status status = errorOf(three, odd);
+        QVERIFY2(
+            status.message().find("not the same multiple of the 2 members") != std::string::npos,
+            status.toString().c_str());
+        DeviceTexts past = inputs;
+        past[1][4] = "s32[4] {0, 3, 4, 5}";
+        status = errorOf(text, past);
+        QVERIFY2(status.message().find(
+                     "update 3 of member 1: rows [5, 6) of 6 to rows [5, 6) of 5 out of range") !=
+                     std::string::npos,
+                 status.toString().c_str());
+    }
+
+    void raggedAllToAllAsXlaExpects() {
+        // XLA's ragged_all_to_all_e2e_test (offsets from replica-id): replica 0
+        // gets {0, -1, 10, -1} and replica 1 {2, -1, 12, -1}.
+        const std::string text =
+            "HloModule m, replica_count=2\nENTRY e {\n  io = f32[4] iota(), iota_dimension=0\n"
+            "  id = u32[] replica-id()\n  ten = u32[] constant(10)\n  id2 = u32[] multiply(id, "
+            "ten)\n"
+            "  id3 = f32[] convert(id2)\n  id4 = f32[4] broadcast(id3), dimensions={}\n"
+            "  input = f32[4] add(io, id4)\n  output = f32[4] constant({-1,-1,-1,-1})\n"
+            "  sizes = s32[2] constant({1,1})\n  input_offsets = s32[2] constant({0, 2})\n"
+            "  step = u32[] constant(2)\n  oof = u32[] multiply(id, step)\n"
+            "  oof2 = s32[] convert(oof)\n  output_offsets = s32[2] broadcast(oof2), "
+            "dimensions={}\n"
+            "  ROOT ra2a = f32[4] ragged-all-to-all(input, output, input_offsets, sizes, "
+            "output_offsets, sizes), replica_groups={{0,1}}\n}\n";
+        QCOMPARE(QString::fromStdString(mismatch(
+                     text, {{}, {}}, {"f32[4] {0, -1, 10, -1}", "f32[4] {2, -1, 12, -1}"})),
+                 QString());
+    }
+
     void collectivesInALoop() {
         // Three iterations, each adding the sum of the replica ids (0+1+2 = 3).
         const std::string text =
@@ -489,6 +554,106 @@ private slots:
         auto results = evaluateOnDevices(*module, DeviceGrid{2, 1}, argumentsOf(each({"f32[] 1"})));
         QVERIFY(!results.isOk());
         QCOMPARE(results.status().code(), StatusCode::kInvalidArgument);
+    }
+
+    void sendAndRecvBetweenDevices() {
+        // channel_id=0: the pairs name replicas. Replica 1 sends {11, 11} to
+        // replica 0; the recv comes first in the text (XLA's SendRecv test),
+        // and replica 1, which nobody sends to, receives zeros.
+        const std::string replicas =
+            "HloModule m, replica_count=2\nENTRY e {\n  r = u32[] replica-id()\n"
+            "  ten = u32[] constant(10)\n  sum = u32[] add(r, ten)\n"
+            "  p = u32[2] broadcast(sum), dimensions={}\n  a = token[] after-all()\n"
+            "  recv = (u32[2], u32[], token[]) recv(a), channel_id=0, "
+            "frontend_attributes={_xla_send_recv_source_target_pairs=\"{{1,0}}\"}\n"
+            "  send = (u32[2], u32[], token[]) send(p, a), channel_id=0, "
+            "control-predecessors={recv}, "
+            "frontend_attributes={_xla_send_recv_source_target_pairs=\"{{1,0}}\"}\n"
+            "  done = (u32[2], token[]) recv-done(recv), channel_id=0\n"
+            "  sent = token[] send-done(send), channel_id=0\n"
+            "  ROOT data = u32[2] get-tuple-element(done), index=0\n}\n";
+        QCOMPARE(QString::fromStdString(
+                     mismatch(replicas, {{}, {}}, {"u32[2] {11, 11}", "u32[2] {0, 0}"})),
+                 QString());
+
+        // channel_id>0: partitions, in a ring, three times round a loop; the
+        // send and recv have different channels (XLA:GPU pairs them by peer
+        // and order). Each step passes the value one partition on.
+        const std::string ring =
+            "HloModule m, num_partitions=3\n"
+            "cond {\n  s = (u32[], f32[]) parameter(0)\n  i = u32[] get-tuple-element(s), index=0\n"
+            "  n = u32[] constant(3)\n  ROOT lt = pred[] compare(i, n), direction=LT\n}\n"
+            "body {\n  s = (u32[], f32[]) parameter(0)\n  i = u32[] get-tuple-element(s), index=0\n"
+            "  v = f32[] get-tuple-element(s), index=1\n  a = token[] after-all()\n"
+            "  send = (f32[], u32[], token[]) send(v, a), channel_id=1, "
+            "frontend_attributes={_xla_send_recv_source_target_pairs={{0,1},{1,2},{2,0}}}\n"
+            "  recv = (f32[], u32[], token[]) recv(a), channel_id=2, "
+            "frontend_attributes={_xla_send_recv_source_target_pairs={{0,1},{1,2},{2,0}}}\n"
+            "  sent = token[] send-done(send), channel_id=1\n"
+            "  done = (f32[], token[]) recv-done(recv), channel_id=2\n"
+            "  got = f32[] get-tuple-element(done), index=0\n  one = u32[] constant(1)\n"
+            "  j = u32[] add(i, one)\n  ten = f32[] constant(10)\n  w = f32[] multiply(got, ten)\n"
+            "  ROOT t = (u32[], f32[]) tuple(j, w)\n}\n"
+            "ENTRY e {\n  p = f32[] parameter(0)\n  z = u32[] constant(0)\n"
+            "  t = (u32[], f32[]) tuple(z, p)\n"
+            "  w = (u32[], f32[]) while(t), condition=cond, body=body\n"
+            "  ROOT v = f32[] get-tuple-element(w), index=1\n}\n";
+        // After three steps round a ring of three, every value is home, x 1000.
+        QCOMPARE(QString::fromStdString(mismatch(ring, each({"f32[] 1", "f32[] 2", "f32[] 3"}),
+                                                 {"f32[] 1000", "f32[] 2000", "f32[] 3000"})),
+                 QString());
+
+        // The grid comes from the pairs when the header gives none.
+        auto module = parse(std::string(replicas).replace(0, 28, "HloModule m\n"));
+        auto grid = moduleDeviceGrid(*module);
+        QVERIFY2(grid.isOk(), grid.status().toString().c_str());
+        QCOMPARE(*grid, (DeviceGrid{2, 1}));
+
+        // Receiving before sending round a ring waits forever on a real
+        // machine too: here it is a deadlock error naming where each waits.
+        std::string stuck = ring;
+        const size_t sendAt = stuck.find("  send = ");
+        const size_t sendEnd = stuck.find("\n", sendAt) + 1;
+        const std::string sendLine = stuck.substr(sendAt, sendEnd - sendAt);
+        stuck.erase(sendAt, sendEnd - sendAt);
+        const size_t doneEnd = stuck.find("\n", stuck.find("  done = ")) + 1;
+        stuck.insert(doneEnd, sendLine);
+        // The send now follows the recv-done it feeds: ordered by a control edge.
+        const std::string plainSend = "send(v, a), channel_id=1, ";
+        stuck.replace(stuck.find(plainSend), plainSend.size(),
+                      plainSend + "control-predecessors={done}, ");
+        Status status = errorOf(stuck, each({"f32[] 1", "f32[] 2", "f32[] 3"}));
+        QVERIFY2(status.message().find("deadlock: every device still running waits for another") !=
+                         std::string::npos &&
+                     status.message().find("at %done") != std::string::npos,
+                 status.toString().c_str());
+
+        // A pair naming a partition the grid lacks.
+        std::string far = ring;
+        far.replace(far.find("{2,0}}}\n  recv"), 5, "{5,0}");
+        status = errorOf(far, each({"f32[] 1", "f32[] 2", "f32[] 3"}));
+        QVERIFY2(status.message().find("names partition 5 of 3") != std::string::npos,
+                 status.toString().c_str());
+    }
+
+    void divergentCollectivesAreADeadlock() {
+        // Replica 0 waits at one all-reduce, replica 1 at another: neither
+        // can finish, and the evaluation says so rather than hanging.
+        const std::string text =
+            "HloModule m, replica_count=2\n" + std::string(kAdd) +
+            "left {\n  x = f32[] parameter(0)\n  ROOT y = f32[] all-reduce(x), to_apply=add\n}\n"
+            "right {\n  x = f32[] parameter(0)\n  ROOT z = f32[] all-reduce(x), to_apply=add\n}\n"
+            "ENTRY e {\n  p = f32[] parameter(0)\n  r = u32[] replica-id()\n"
+            "  zero = u32[] constant(0)\n  is0 = pred[] compare(r, zero), direction=EQ\n"
+            "  ROOT c = f32[] conditional(is0, p, p), true_computation=left, "
+            "false_computation=right\n}\n";
+        Status status = errorOf(text, each({"f32[] 1", "f32[] 2"}));
+        QVERIFY2(status.message().find("deadlock") != std::string::npos &&
+                     status.message().find("device 0 (replica 0, partition 0) at %y") !=
+                         std::string::npos &&
+                     status.message().find("device 1 (replica 1, partition 0) at %z") !=
+                         std::string::npos,
+                 status.toString().c_str());
     }
 
     // Every corpus module whose collectives span several devices, on seeded

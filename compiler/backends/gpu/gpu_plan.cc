@@ -521,6 +521,16 @@ StatusOr<bool> PlanBuilder::planRouting(const HloInstruction& instruction, int64
             all.append(zeroLeaves(instruction, shape.tupleShape(k), time));
         return route(all);
     };
+    if ((opcode == HloOpcode::kSend || opcode == HloOpcode::kRecv ||
+         opcode == HloOpcode::kSendDone || opcode == HloOpcode::kRecvDone) &&
+        instruction.attribute("is_host_transfer") != std::string_view("true")) {
+        HLO_RETURN_IF_ERROR(planPeerTransfer(instruction, time));
+        return true;
+    }
+    if (opcode == HloOpcode::kRaggedAllToAll) {
+        HLO_RETURN_IF_ERROR(planRaggedAllToAll(instruction, time));
+        return true;
+    }
     if (m_grid.count() > 1 && exchangesBetweenDevices(opcode)) {
         HLO_RETURN_IF_ERROR(planCollective(instruction, time));
         return true;
@@ -732,7 +742,11 @@ Status PlanBuilder::planInstruction(const HloInstruction& instruction, int64_t t
     }
     for (const HloInstruction* operand : instruction.operands())
         if (!operand->shape().isArray())
-            return notOnGpu(instruction, "operand %" + operand->name() + " is a tuple");
+            return notOnGpu(
+                instruction,
+                "operand %" + operand->name() + " is " +
+                    (operand->shape().isTuple() ? std::string("a tuple")
+                                                : "of shape " + operand->shape().toString(false)));
     std::vector<const Shape*> leaves;
     collectLeaves(shape, leaves);
     std::vector<int> outputs;

@@ -3,6 +3,7 @@
 // public interface is gpu_plan.h.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -108,6 +109,12 @@ private:
     // group's operands from the other devices' arenas (kernels for reductions, gathers and
     // all-to-all, copies for permutes and broadcasts).
     Status planCollective(const HloInstruction& instruction, int64_t time);
+    // A ragged-all-to-all, on one device or several (gpu_plan_ragged.cc): a kernel per
+    // receiver that reads its group's row ranges from device memory and copies the rows.
+    Status planRaggedAllToAll(const HloInstruction& instruction, int64_t time);
+    // send, recv and their done halves between devices (gpu_plan_peer.cc): a recv-done copies
+    // from the send paired with its recv on each device's link.
+    Status planPeerTransfer(const HloInstruction& instruction, int64_t time);
     // The built steps repeated per device (gpu_plan_collectives.cc): a step for every device
     // (-1) becomes one per device, pinned steps stay, branches and jumps stay single with
     // their targets renumbered; inputs and outputs are repeated per device.
@@ -159,6 +166,16 @@ private:
     // canonical dots); they only feed the kernel emitter, never the module.
     std::vector<std::unique_ptr<HloInstruction>> m_synthetic;
     int m_entries = 0;
+    // Peer transfers: each link's (source, target) sends in plan order, how many receives it
+    // has booked, and each recv's booking per device (-1: nothing to receive).
+    struct PeerSend {
+        int buffer = -1;
+        const HloComputation* computation = nullptr;
+        const HloInstruction* instruction = nullptr;
+    };
+    std::map<std::pair<int64_t, int64_t>, std::vector<PeerSend>> m_peerSends;
+    std::map<std::pair<int64_t, int64_t>, int64_t> m_peerBooked;
+    std::unordered_map<const HloInstruction*, std::vector<int64_t>> m_peerBookings;
     int64_t m_time = 1;  // the step of the instruction being planned (live ranges)
 };
 

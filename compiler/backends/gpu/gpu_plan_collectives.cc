@@ -13,6 +13,7 @@
 //                     dimension), or copies of member j's operand i (the tuple form)
 //   collective-broadcast, collective-permute  copies from the source device (memset zeros
 //                     where a permute sends nothing)
+//   ragged-all-to-all gpu_plan_ragged.cc
 #include <map>
 #include <string>
 #include <tuple>
@@ -28,10 +29,7 @@ Status PlanBuilder::planCollective(const HloInstruction& instruction, int64_t ti
     const std::string op(hloOpcodeString(opcode));
     if (opcode == HloOpcode::kCollectiveBroadcast && instruction.attribute("has_dynamic_root"))
         return notOnGpu(instruction, "collective-broadcast whose root is known only at run time");
-    if (opcode == HloOpcode::kRaggedAllToAll)
-        return notOnGpu(instruction,
-                        "ragged-all-to-all between devices (its row ranges are known only at "
-                        "run time)");
+    if (opcode == HloOpcode::kRaggedAllToAll) return planRaggedAllToAll(instruction, time);
     Leaves operands;
     for (const HloInstruction* operand : instruction.operands())
         operands.append(leavesOfValue(*operand));
