@@ -135,6 +135,23 @@ StatusOr<CollectiveGroupMode> collectiveGroupMode(const HloInstruction& instruct
                       : CollectiveGroupMode::kCrossReplicaAndPartition;
 }
 
+bool isCombinedPermute(const HloInstruction& instruction) {
+    const Shape& shape = instruction.shape();
+    if (instruction.opcode() != HloOpcode::kCollectivePermute || instruction.operandCount() < 2 ||
+        instruction.attribute("slice_sizes") || !shape.isTuple() ||
+        shape.tupleCount() != instruction.operandCount())
+        return false;
+    for (int64_t k = 0; k < instruction.operandCount(); ++k) {
+        const Shape& operand = instruction.operand(k)->shape();
+        const Shape& result = shape.tupleShape(k);
+        if (!operand.isArray() || !result.isArray() ||
+            operand.elementType() != result.elementType() ||
+            operand.dimensions() != result.dimensions())
+            return false;
+    }
+    return true;
+}
+
 StatusOr<std::vector<std::pair<int64_t, int64_t>>> collectivePermutePairs(
     const HloInstruction& instruction) {
     auto text = instruction.attribute("source_target_pairs");

@@ -77,6 +77,11 @@ struct DeviceGroupPosition {
 StatusOr<DeviceGroupPosition> deviceGroupOf(const HloInstruction& instruction,
                                             const DeviceGrid& grid, int64_t device);
 
+// A collective-permute of several arrays at once (XLA's combined form: N
+// operands, a tuple of N results, every one moved along the same pairs), not
+// the in-place form (input, output, input and output offsets, slice_sizes).
+bool isCombinedPermute(const HloInstruction& instruction);
+
 // collective-permute's source_target_pairs as (source, target) indices into
 // its groups (replica ids, or partition ids with a channel_id).
 StatusOr<std::vector<std::pair<int64_t, int64_t>>> collectivePermutePairs(

@@ -171,8 +171,14 @@ StatusOr<Literal> evaluateCollective(const HloInstruction& instruction, Operands
         return evaluateCollectiveOnDevices(instruction, operands, context);
 
     if (opcode == HloOpcode::kCollectivePermute || opcode == HloOpcode::kCollectivePermuteStart) {
+        if (isCombinedPermute(instruction)) {
+            HLO_ASSIGN_OR_RETURN(const bool selfPair, collectivePermuteKeepsOperand(instruction));
+            return selfPair ? operandsAsResult(operands) : Literal(instruction.shape());
+        }
         if (operands.size() != 1)
-            return unsupported(instruction, "collective-permute with several operands");
+            return unsupported(instruction,
+                               "collective-permute with several operands in the in-place form "
+                               "(input, output, offsets)");
         HLO_ASSIGN_OR_RETURN(const bool selfPair, collectivePermuteKeepsOperand(instruction));
         const Shape& resultShape =
             opcode == HloOpcode::kCollectivePermute || !instruction.shape().isTuple()

@@ -18,6 +18,7 @@
 //                       member its last operand names, per data operand)
 //   collective-permute  the operand of the source whose pair targets this
 //                       device's index in its group; zeros when none does
+//                       (the combined form: every operand so, as a tuple)
 //   ragged-all-to-all   this device's output operand, into which every
 //                       member j, in member order, copies its updates for
 //                       this device: rows [input_offsets[k], + send_sizes[k])
@@ -311,8 +312,10 @@ StatusOr<Literal> evaluateCollectiveOnDevices(const HloInstruction& instruction,
         }
         case HloOpcode::kCollectivePermute:
         case HloOpcode::kCollectivePermuteStart: {
-            if (operands.size() != 1)
-                return unsupported(instruction, "collective-permute with several operands");
+            if (operands.size() != 1 && !isCombinedPermute(instruction))
+                return unsupported(instruction,
+                                   "collective-permute with several operands in the in-place "
+                                   "form (input, output, offsets)");
             HLO_ASSIGN_OR_RETURN(auto pairs, collectivePermutePairs(instruction));
             const Shape& resultShape = opcode == HloOpcode::kCollectivePermute || !shape.isTuple()
                                            ? shape

@@ -505,6 +505,14 @@ ENTRY e {
   b = f32[8] broadcast(k), dimensions={}  s = f32[8] multiply(cp, b)
   ROOT t = (f32[8], u32[]) tuple(s, pid)
 })");
+        {
+            // Shared with tst_gpu_emulation.
+            QFile golden(QStringLiteral(HLOSCOPE_SOURCE_DIR "/tests/golden/gpu/rounding.hlo"));
+            QVERIFY(golden.open(QIODevice::ReadOnly));
+            const QString text = QString::fromUtf8(golden.readAll());
+            QTest::newRow("reduce-precision and stochastic-convert")
+                << text.mid(text.indexOf('\n') + 1);  // without its HloModule line
+        }
         row("bitcasts that change layouts and types", R"(ENTRY e {
   p = f32[4,6]{1,0} parameter(0)
   c = f32[4,6]{0,1} copy(p)

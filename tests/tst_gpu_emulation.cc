@@ -219,6 +219,17 @@ ENTRY %e (x: f32[3,2500]) -> s32[3,2500] {
         << golden("ragged_all_to_all.hlo");
     QTest::newRow("send / recv round a ring in a loop and between replicas")
         << golden("send_recv.hlo");
+    QTest::newRow("collective-permute of two arrays at once") << QStringLiteral(R"(
+HloModule combined_permute, replica_count=3
+
+ENTRY main {
+  a = f32[4] parameter(0)
+  b = s32[2,3] parameter(1)
+  ROOT permute = (f32[4], s32[2,3]) collective-permute(a, b), source_target_pairs={{0,1},{1,2}}
+}
+)");
+    QTest::newRow("reduce-precision and stochastic-convert over f32, bf16, f64")
+        << golden("rounding.hlo");
     QTest::newRow("ragged-all-to-all on one device, 3 updates") << QStringLiteral(R"(
 HloModule ragged_one_device
 

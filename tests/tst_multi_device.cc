@@ -636,6 +636,22 @@ private slots:
                  status.toString().c_str());
     }
 
+    void combinedPermute() {
+        // Two arrays moved along the same pairs (XLA's collective_ops_e2e test):
+        // replica 0 gets replica 1's and the reverse.
+        const std::string text =
+            "HloModule m, replica_count=2\nENTRY e {\n  r = u32[] replica-id()\n"
+            "  ten = u32[] constant(10)\n  sum = u32[] add(r, ten)\n"
+            "  a = u32[2] broadcast(r), dimensions={}\n  b = u32[2] broadcast(sum), dimensions={}\n"
+            "  p = (u32[2], u32[2]) collective-permute(a, b), source_target_pairs={{1,0},{0,1}}\n"
+            "  x = u32[2] get-tuple-element(p), index=0\n  y = u32[2] get-tuple-element(p), "
+            "index=1\n"
+            "  ROOT c = u32[4] concatenate(x, y), dimensions={0}\n}\n";
+        QCOMPARE(QString::fromStdString(
+                     mismatch(text, {{}, {}}, {"u32[4] {1, 1, 11, 11}", "u32[4] {0, 0, 10, 10}"})),
+                 QString());
+    }
+
     void divergentCollectivesAreADeadlock() {
         // Replica 0 waits at one all-reduce, replica 1 at another: neither
         // can finish, and the evaluation says so rather than hanging.

@@ -40,6 +40,7 @@ bool isElementalOpcode(HloOpcode opcode) {
         case HloOpcode::kOr:
         case HloOpcode::kPopulationCount:
         case HloOpcode::kPower:
+        case HloOpcode::kReducePrecision:
         case HloOpcode::kRemainder:
         case HloOpcode::kRoundNearestAfz:
         case HloOpcode::kRoundNearestEven:
@@ -51,6 +52,7 @@ bool isElementalOpcode(HloOpcode opcode) {
         case HloOpcode::kSign:
         case HloOpcode::kSin:
         case HloOpcode::kSqrt:
+        case HloOpcode::kStochasticConvert:
         case HloOpcode::kSubtract:
         case HloOpcode::kTan:
         case HloOpcode::kTanh:
@@ -660,6 +662,12 @@ StatusOr<Value*> Elemental::emit(const HloInstruction& instruction,
             return m_b.CreateSelect(operands[0], operands[1], operands[2]);
         case HloOpcode::kConvert:
             return convert(instruction.operand(0)->shape().elementType(), type, operands[0]);
+        case HloOpcode::kReducePrecision: {
+            HLO_ASSIGN_OR_RETURN(Value * result, emitReducePrecision(instruction, operands[0]));
+            return m_roundNarrow ? roundTo(type, result) : result;
+        }
+        case HloOpcode::kStochasticConvert:
+            return emitStochasticConvert(instruction, operands);
         case HloOpcode::kIsFinite: {
             if (primitive_util::isComplex(instruction.operand(0)->shape().elementType()))
                 return notCompiled(instruction, "is-finite of a complex value");

@@ -89,6 +89,11 @@ private:
                                        const std::vector<llvm::Value*>& operands);
     StatusOr<llvm::Value*> emitCompare(const HloInstruction& instruction,
                                        const std::vector<llvm::Value*>& operands);
+    // reduce-precision and stochastic-convert, as the interpreter computes them
+    // (cpu_rounding_ir.cc).
+    StatusOr<llvm::Value*> emitReducePrecision(const HloInstruction& instruction, llvm::Value* x);
+    StatusOr<llvm::Value*> emitStochasticConvert(const HloInstruction& instruction,
+                                                 const std::vector<llvm::Value*>& operands);
     // Ops on complex values (cpu_complex_ir.cc): arithmetic, exp, log,
     // sqrt, rsqrt, power, sign, abs, real/imag/complex, with the reference
     // interpreter's (std::complex's) formulas.

@@ -558,8 +558,12 @@ StatusOr<bool> PlanBuilder::planRouting(const HloInstruction& instruction, int64
         }
         case HloOpcode::kCollectivePermute:
         case HloOpcode::kCollectivePermuteStart: {
+            if (isCombinedPermute(instruction)) {
+                HLO_ASSIGN_OR_RETURN(const bool keeps, collectivePermuteKeepsOperand(instruction));
+                return route(keeps ? operands : zeroLeaves(instruction, shape, time));
+            }
             if (instruction.operandCount() != 1)
-                return notOnGpu(instruction, op + " with several operands");
+                return notOnGpu(instruction, op + " with several operands in the in-place form");
             HLO_ASSIGN_OR_RETURN(const bool keeps, collectivePermuteKeepsOperand(instruction));
             const bool tuple = opcode == HloOpcode::kCollectivePermuteStart && shape.isTuple();
             const Shape& resultShape = tuple ? shape.tupleShape(1) : shape;
@@ -710,6 +714,12 @@ Status PlanBuilder::planInstruction(const HloInstruction& instruction, int64_t t
         case HloOpcode::kBitcast:
         case HloOpcode::kReshape:
         case HloOpcode::kCopy: {
+            // A copy of a tuple: its leaves' buffers (values are never written twice).
+            if (opcode == HloOpcode::kCopy && shape.isTuple() &&
+                sameLeaves(leavesOf(shape), leavesOf(instruction.operand(0)->shape()))) {
+                aliasOf(instruction.operand(0));
+                return Status::ok();
+            }
             // Dense row-major storage: the same bytes (a copy is a value copy,
             // and buffers are never written twice).
             // A bitcast between element types of one width keeps the bytes too.

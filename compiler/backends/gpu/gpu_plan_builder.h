@@ -109,8 +109,8 @@ private:
     // group's operands from the other devices' arenas (kernels for reductions, gathers and
     // all-to-all, copies for permutes and broadcasts).
     Status planCollective(const HloInstruction& instruction, int64_t time);
-    // A ragged-all-to-all, on one device or several (gpu_plan_ragged.cc): a kernel per
-    // receiver that reads its group's row ranges from device memory and copies the rows.
+    // A ragged-all-to-all, on one device or several (gpu_plan_ragged.cc): a kernel launched
+    // per receiver that reads its group's row ranges from device memory and copies the rows.
     Status planRaggedAllToAll(const HloInstruction& instruction, int64_t time);
     // send, recv and their done halves between devices (gpu_plan_peer.cc): a recv-done copies
     // from the send paired with its recv on each device's link.

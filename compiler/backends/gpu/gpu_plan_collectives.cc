@@ -12,7 +12,7 @@
 //   all-to-all        a kernel concatenating every member's slice i (with a split
 //                     dimension), or copies of member j's operand i (the tuple form)
 //   collective-broadcast, collective-permute  copies from the source device (memset zeros
-//                     where a permute sends nothing)
+//                     where a permute sends nothing; the combined form: per operand)
 //   ragged-all-to-all gpu_plan_ragged.cc
 #include <map>
 #include <string>
@@ -51,8 +51,8 @@ Status PlanBuilder::planCollective(const HloInstruction& instruction, int64_t ti
                             shape.tupleCount() == 2 && leafCount(shape) == 2 * operands.ids.size();
     const Shape& resultShape = permuteTuple || gatherPair ? shape.tupleShape(1) : shape;
     const std::vector<const Shape*> resultLeaves = leavesOf(resultShape);
-    if (permute && instruction.operandCount() != 1)
-        return notOnGpu(instruction, op + " with several operands");
+    if (permute && instruction.operandCount() != 1 && !isCombinedPermute(instruction))
+        return notOnGpu(instruction, op + " with several operands in the in-place form");
     if (resultLeaves.size() != operands.ids.size())
         return notOnGpu(instruction, op + " whose result differs from the value it exchanges");
     Leaves results;
@@ -227,11 +227,13 @@ Status PlanBuilder::planCollective(const HloInstruction& instruction, int64_t ti
                                                          std::to_string(members));
                     if (to == at.index) source = from;
                 }
-                if (source >= 0) {
-                    copyStep(operands.ids[0], group[static_cast<size_t>(source)], results.ids[0],
-                             device, denseBytes(*results.shapes[0]));
-                } else {
-                    zeroStep(results.ids[0], device, denseBytes(*results.shapes[0]));
+                for (size_t k = 0; k < results.ids.size(); ++k) {
+                    if (source >= 0) {
+                        copyStep(operands.ids[k], group[static_cast<size_t>(source)],
+                                 results.ids[k], device, denseBytes(*results.shapes[k]));
+                    } else {
+                        zeroStep(results.ids[k], device, denseBytes(*results.shapes[k]));
+                    }
                 }
                 break;
             }

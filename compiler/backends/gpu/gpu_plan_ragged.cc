@@ -10,7 +10,9 @@
 //   for each (j, k):  inside = output_offsets[k] <= r < output_offsets[k] + send_sizes[k]
 //                     acc[r] = inside ? input_j[r - output_offsets[k] + input_offsets[k]] : acc[r]
 // the source row clamped into input_j (a gather), so a range that runs past either array
-// copies the clamped rows where the interpreter reports the range as out of bounds.
+// copies the clamped rows where the interpreter reports the range as out of bounds. One kernel
+// serves every receiver of a group size: i is read from a one-byte buffer a memset step sets
+// on each device before the launch.
 #include <map>
 #include <string>
 #include <utility>
@@ -56,11 +58,12 @@ Status PlanBuilder::planRaggedAllToAll(const HloInstruction& instruction, int64_
     HLO_ASSIGN_OR_RETURN(DeviceGroups groups, collectiveDeviceGroups(instruction, m_grid));
     const int result = newBuffer("%" + instruction.name(), denseBytes(shape), time);
 
-    // The kernel of the receiver at `index` in a group of `members`; its leaves: the receiver's
-    // output, then each member's input, input_offsets, send_sizes and output_offsets.
-    std::map<std::pair<int64_t, int64_t>, GpuKernelInfo> kernels;
-    auto kernelFor = [&](int64_t members, int64_t index) -> StatusOr<GpuKernelInfo> {
-        if (auto it = kernels.find({members, index}); it != kernels.end()) return it->second;
+    // The kernel of a receiver in a group of `members`; its leaves: the receiver's index in the
+    // group (u8[], set on each device by a memset, so that one kernel serves every receiver),
+    // its output, then each member's input, input_offsets, send_sizes and output_offsets.
+    std::map<int64_t, GpuKernelInfo> kernels;
+    auto kernelFor = [&](int64_t members) -> StatusOr<GpuKernelInfo> {
+        if (auto it = kernels.find(members); it != kernels.end()) return it->second;
         const int64_t updates = offsets.dimensions(0);
         if (updates % members != 0)
             return notOnGpu(instruction, "ragged-all-to-all offsets hold " +
@@ -95,16 +98,21 @@ Status PlanBuilder::planRaggedAllToAll(const HloInstruction& instruction, int64_
             c->setLiteralText(std::to_string(value));
             return broadcastRows(c, rowsShape, {});
         };
-        // Element k of an offsets vector, as s64 on every row.
-        auto element = [&](H vector, int64_t k) {
+        // Element k (an s64[] value) of an offsets vector, as s64 on every row.
+        auto element = [&](H vector, H k) {
             const Shape& of = vector->shape();
-            H slice =
-                add(HloOpcode::kSlice, Shape::makeArray(of.elementType(), {1}), {vector}, "slice");
-            slice->mutableExtra().slice = {SliceDimension{k, k + 1, 1}};
+            H slice = add(HloOpcode::kDynamicSlice, Shape::makeArray(of.elementType(), {1}),
+                          {vector, k}, "slice");
+            slice->mutableExtra().dynamicSliceSizes = {1};
             H one =
                 add(HloOpcode::kReshape, Shape::makeScalar(of.elementType()), {slice}, "element");
             H wide = add(HloOpcode::kConvert, scalar, {one}, "wide");
             return broadcastRows(wide, rowsShape, {});
+        };
+        auto scalarConstant = [&](int64_t value) {
+            H c = add(HloOpcode::kConstant, scalar, {}, "constant");
+            c->setLiteralText(std::to_string(value));
+            return c;
         };
         auto compare = [&](H a, H b, ComparisonDirection direction) {
             H c = add(HloOpcode::kCompare, mask, {a, b}, "compare");
@@ -112,6 +120,9 @@ Status PlanBuilder::planRaggedAllToAll(const HloInstruction& instruction, int64_
             return c;
         };
 
+        H index = add(HloOpcode::kConvert, scalar,
+                      {parameter(Shape::makeScalar(PrimitiveType::U8), "index")}, "index");
+        H first = add(HloOpcode::kMultiply, scalar, {index, scalarConstant(perMember)}, "first");
         H acc = add(HloOpcode::kReshape, flat, {parameter(output, "output")}, "flat");
         H rows = add(HloOpcode::kIota, rowsShape, {}, "rows");
         rows->setIotaDimension(0);
@@ -125,7 +136,7 @@ Status PlanBuilder::planRaggedAllToAll(const HloInstruction& instruction, int64_
             if (inRows == 0) continue;  // nothing to send
             H source = add(HloOpcode::kReshape, inFlat, {in}, "source");
             for (int64_t u = 0; u < perMember; ++u) {
-                const int64_t k = index * perMember + u;
+                H k = add(HloOpcode::kAdd, scalar, {first, scalarConstant(u)}, "update");
                 H at = element(outputOffsets, k);
                 H end = add(HloOpcode::kAdd, rowsShape, {at, element(sendSizes, k)}, "end");
                 H inside = add(HloOpcode::kAnd, mask,
@@ -161,10 +172,13 @@ Status PlanBuilder::planRaggedAllToAll(const HloInstruction& instruction, int64_
         HLO_ASSIGN_OR_RETURN(GpuKernelInfo info, m_emitter.emitKernel(spec));
         if (info.slices > 1) return internalError("%" + instruction.name() + ": split kernel");
         ++m_plan.kernels;
-        kernels.emplace(std::make_pair(members, index), info);
+        kernels.emplace(members, info);
         return info;
     };
 
+    // Each device's index in its group, for the kernel to read.
+    const int indexBuffer = newBuffer("%" + instruction.name() + ".index", 1, time);
+    use(indexBuffer, time);
     std::vector<bool> placed(static_cast<size_t>(m_grid.count()), false);
     for (const std::vector<int64_t>& group : groups) {
         const int64_t members = static_cast<int64_t>(group.size());
@@ -172,9 +186,19 @@ Status PlanBuilder::planRaggedAllToAll(const HloInstruction& instruction, int64_
             const int64_t device = group[static_cast<size_t>(index)];
             placed[static_cast<size_t>(device)] = true;
             if (denseBytes(shape) == 0) continue;
-            HLO_ASSIGN_OR_RETURN(GpuKernelInfo info, kernelFor(members, index));
-            std::vector<int> args{result, operands[1].ids[0]};
-            std::vector<int64_t> argDevices{device, device};
+            HLO_ASSIGN_OR_RETURN(GpuKernelInfo info, kernelFor(members));
+            GpuPlanStep setIndex;
+            setIndex.kind = GpuStepKind::kMemset;
+            setIndex.name = instruction.name() + ".index";
+            setIndex.opcode = "ragged-all-to-all";
+            setIndex.instruction = instruction.name();
+            setIndex.dst = indexBuffer;
+            setIndex.bytes = 1;
+            setIndex.value = static_cast<int>(index);  // < kMaxDevices = 256
+            setIndex.device = device;
+            m_plan.steps.push_back(std::move(setIndex));
+            std::vector<int> args{result, indexBuffer, operands[1].ids[0]};
+            std::vector<int64_t> argDevices{device, device, device};
             for (int64_t member : group) {
                 for (size_t k : {size_t{0}, size_t{2}, size_t{3}, size_t{4}}) {
                     args.push_back(operands[k].ids[0]);
