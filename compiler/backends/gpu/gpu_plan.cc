@@ -452,15 +452,7 @@ PlanBuilder::Leaves PlanBuilder::zeroLeaves(const HloInstruction& instruction, c
         const int buffer =
             newBuffer("%" + instruction.name() + ".zeros" + std::to_string(m_plan.buffers.size()),
                       denseBytes(*leaf), time);
-        GpuPlanStep step;
-        step.kind = GpuStepKind::kMemset;
-        step.name = instruction.name() + ".zero";
-        step.opcode = std::string(hloOpcodeString(instruction.opcode()));
-        step.instruction = instruction.name();
-        step.dst = buffer;
-        step.bytes = denseBytes(*leaf);
-        step.value = 0;
-        if (step.bytes > 0) m_plan.steps.push_back(std::move(step));
+        addMemset(instruction, instruction.name() + ".zero", buffer, denseBytes(*leaf), 0, -1);
         zeros.ids.push_back(buffer);
         zeros.shapes.push_back(leaf);
     }

@@ -146,9 +146,15 @@ private:
     // Buffers made since `firstBuffer`, and older ones read since `start`, live from `start`
     // to the current step (a loop's or a conditional's whole extent).
     void liveThroughout(size_t firstBuffer, int64_t start);
-    // A copy step of `bytes` bytes from buffer `src` to `dst` (no step for 0 bytes).
+    // A copy step of `bytes` bytes from buffer `src` to `dst` (no step for 0 bytes or a copy
+    // onto itself); on `device` (-1: every device), reading `src` in `srcDevice`'s arena (-1:
+    // the same device's).
     void addCopy(const HloInstruction& instruction, const std::string& name, int src, int dst,
-                 int64_t bytes);
+                 int64_t bytes, int64_t device = -1, int64_t srcDevice = -1);
+    // A memset step setting `bytes` bytes of `dst` to `value` on `device` (-1: every device);
+    // no step for 0 bytes.
+    void addMemset(const HloInstruction& instruction, const std::string& name, int dst,
+                   int64_t bytes, int value, int64_t device);
     HloInstruction* synthetic(std::unique_ptr<HloInstruction> instruction) {
         m_synthetic.push_back(std::move(instruction));
         return m_synthetic.back().get();

@@ -171,31 +171,10 @@ Status PlanBuilder::planCollective(const HloInstruction& instruction, int64_t ti
         return info;
     };
     auto copyStep = [&](int src, int64_t srcDevice, int dst, int64_t device, int64_t bytes) {
-        if (bytes <= 0) return;
-        GpuPlanStep step;
-        step.kind = GpuStepKind::kCopy;
-        step.name = instruction.name();
-        step.opcode = op;
-        step.instruction = instruction.name();
-        step.src = src;
-        step.dst = dst;
-        step.bytes = bytes;
-        step.device = device;
-        step.srcDevice = srcDevice;
-        m_plan.steps.push_back(std::move(step));
+        addCopy(instruction, instruction.name(), src, dst, bytes, device, srcDevice);
     };
-
     auto zeroStep = [&](int dst, int64_t device, int64_t bytes) {
-        if (bytes <= 0) return;
-        GpuPlanStep zero;
-        zero.kind = GpuStepKind::kMemset;
-        zero.name = instruction.name() + ".zeros";
-        zero.opcode = op;
-        zero.instruction = instruction.name();
-        zero.dst = dst;
-        zero.bytes = bytes;
-        zero.device = device;
-        m_plan.steps.push_back(std::move(zero));
+        addMemset(instruction, instruction.name() + ".zeros", dst, bytes, 0, device);
     };
     const bool splitForm = opcode == HloOpcode::kAllToAll && instruction.hasDimensions() &&
                            !instruction.dimensions().empty();

@@ -25,8 +25,8 @@ GpuPlanStep controlStep(const HloInstruction& loop, GpuStepKind kind, const std:
 }  // namespace
 
 void PlanBuilder::addCopy(const HloInstruction& instruction, const std::string& name, int src,
-                          int dst, int64_t bytes) {
-    if (bytes <= 0 || src == dst) return;
+                          int dst, int64_t bytes, int64_t device, int64_t srcDevice) {
+    if (bytes <= 0 || (src == dst && (srcDevice < 0 || srcDevice == device))) return;
     GpuPlanStep step;
     step.kind = GpuStepKind::kCopy;
     step.name = name;
@@ -35,6 +35,23 @@ void PlanBuilder::addCopy(const HloInstruction& instruction, const std::string& 
     step.src = src;
     step.dst = dst;
     step.bytes = bytes;
+    step.device = device;
+    step.srcDevice = srcDevice;
+    m_plan.steps.push_back(std::move(step));
+}
+
+void PlanBuilder::addMemset(const HloInstruction& instruction, const std::string& name, int dst,
+                            int64_t bytes, int value, int64_t device) {
+    if (bytes <= 0) return;
+    GpuPlanStep step;
+    step.kind = GpuStepKind::kMemset;
+    step.name = name;
+    step.opcode = std::string(hloOpcodeString(instruction.opcode()));
+    step.instruction = instruction.name();
+    step.dst = dst;
+    step.bytes = bytes;
+    step.value = value;
+    step.device = device;
     m_plan.steps.push_back(std::move(step));
 }
 

@@ -80,37 +80,26 @@ Status PlanBuilder::planPeerTransfer(const HloInstruction& instruction, int64_t 
             const int result = newBuffer("%" + instruction.name(), bytes, time);
             for (int64_t device = 0; device < devices; ++device) {
                 const int64_t k = booked->second[static_cast<size_t>(device)];
-                GpuPlanStep step;
-                step.name = instruction.name();
-                step.opcode = op;
-                step.instruction = instruction.name();
-                step.dst = result;
-                step.bytes = bytes;
-                step.device = device;
                 if (k < 0) {
                     // No device sends to this one: zeros, as the interpreter.
-                    step.kind = GpuStepKind::kMemset;
-                    step.name += ".zeros";
-                } else {
-                    HLO_ASSIGN_OR_RETURN(PeerLinks link, peerLinks(*recv, m_grid, device));
-                    const auto& sends = m_peerSends[{link.source, device}];
-                    if (k >= static_cast<int64_t>(sends.size()))
-                        return notOnGpu(instruction,
-                                        "recv-done before the send it receives (receive " +
-                                            std::to_string(k + 1) + " from " +
-                                            std::to_string(link.source) + " to " +
-                                            std::to_string(device) + ")");
-                    const PeerSend& send = sends[static_cast<size_t>(k)];
-                    if (send.computation != instruction.parent())
-                        return notOnGpu(instruction, "recv-done whose send %" +
-                                                         send.instruction->name() +
-                                                         " is in another computation");
-                    use(send.buffer, time);
-                    step.kind = GpuStepKind::kCopy;
-                    step.src = send.buffer;
-                    step.srcDevice = link.source;
+                    addMemset(instruction, instruction.name() + ".zeros", result, bytes, 0, device);
+                    continue;
                 }
-                if (bytes > 0) m_plan.steps.push_back(std::move(step));
+                HLO_ASSIGN_OR_RETURN(PeerLinks link, peerLinks(*recv, m_grid, device));
+                const auto& sends = m_peerSends[{link.source, device}];
+                if (k >= static_cast<int64_t>(sends.size()))
+                    return notOnGpu(instruction, "recv-done before the send it receives (receive " +
+                                                     std::to_string(k + 1) + " from " +
+                                                     std::to_string(link.source) + " to " +
+                                                     std::to_string(device) + ")");
+                const PeerSend& send = sends[static_cast<size_t>(k)];
+                if (send.computation != instruction.parent())
+                    return notOnGpu(instruction, "recv-done whose send %" +
+                                                     send.instruction->name() +
+                                                     " is in another computation");
+                use(send.buffer, time);
+                addCopy(instruction, instruction.name(), send.buffer, result, bytes, device,
+                        link.source);
             }
             m_leaves[&instruction] = {result};
             return Status::ok();

@@ -187,16 +187,8 @@ Status PlanBuilder::planRaggedAllToAll(const HloInstruction& instruction, int64_
             placed[static_cast<size_t>(device)] = true;
             if (denseBytes(shape) == 0) continue;
             HLO_ASSIGN_OR_RETURN(GpuKernelInfo info, kernelFor(members));
-            GpuPlanStep setIndex;
-            setIndex.kind = GpuStepKind::kMemset;
-            setIndex.name = instruction.name() + ".index";
-            setIndex.opcode = "ragged-all-to-all";
-            setIndex.instruction = instruction.name();
-            setIndex.dst = indexBuffer;
-            setIndex.bytes = 1;
-            setIndex.value = static_cast<int>(index);  // < kMaxDevices = 256
-            setIndex.device = device;
-            m_plan.steps.push_back(std::move(setIndex));
+            addMemset(instruction, instruction.name() + ".index", indexBuffer, 1,
+                      static_cast<int>(index), device);  // index < kMaxDevices = 256
             std::vector<int> args{result, indexBuffer, operands[1].ids[0]};
             std::vector<int64_t> argDevices{device, device, device};
             for (int64_t member : group) {
@@ -214,15 +206,7 @@ Status PlanBuilder::planRaggedAllToAll(const HloInstruction& instruction, int64_
     for (int64_t device = 0; device < m_grid.count(); ++device) {
         if (placed[static_cast<size_t>(device)] || denseBytes(shape) == 0) continue;
         // In no group (the interpreter's zeros for a device a collective leaves out).
-        GpuPlanStep zero;
-        zero.kind = GpuStepKind::kMemset;
-        zero.name = instruction.name() + ".zeros";
-        zero.opcode = "ragged-all-to-all";
-        zero.instruction = instruction.name();
-        zero.dst = result;
-        zero.bytes = denseBytes(shape);
-        zero.device = device;
-        m_plan.steps.push_back(std::move(zero));
+        addMemset(instruction, instruction.name() + ".zeros", result, denseBytes(shape), 0, device);
     }
     for (const Leaves& operand : operands) use(operand.ids[0], time);
     m_leaves[&instruction] = {result};
