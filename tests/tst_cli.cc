@@ -286,6 +286,14 @@ void TestCli::evalOnEveryDevice() {
     QCOMPARE(e.exitCode, 1);
     QVERIFY2(e.err.contains(u"%c: replica_groups names replica 2 but the module has 2 replicas"_s),
              qPrintable(e.err));
+    // `run` on a one-device device fails at the all-reduce and names the routes that run it
+    // on every device.
+    Result run = runCli({u"run"_s, file});
+    QCOMPARE(run.exitCode, 1);
+    QVERIFY2(run.err.contains(u"note: m runs on 2 devices (2 replicas x 1 partition) and this "
+                              "device runs device 0 alone; `hloscope-cli eval "_s) &&
+                 run.err.contains(u"--device gpu --emit-plan DIR"_s),
+             qPrintable(run.err));
 }
 
 void TestCli::evalJsonOutputAndInputFile() {
