@@ -189,6 +189,7 @@ private slots:
     void rngBitGeneratorIsOneKernel();
     void planRoundTrip();
     void multiDevicePlanRoundTripAndImport();
+    void raggedAndPeerPlansRoundTrip();
     void tuplesWithTokensAndParameterOrder();
     void resultsCheckedAgainstInterpreter();
     void noGpuFound();
@@ -1104,6 +1105,49 @@ void TestGpuBackend::multiDevicePlanRoundTripAndImport() {
     imported = importGpuRun(dir.path().toStdString());
     QVERIFY(imported.isOk());
     QVERIFY(!imported->check.passed);
+}
+
+// ragged-all-to-all (kernels reading row ranges from other arenas, memsets of each device's
+// index), send/recv (copies across arenas) and the rounding ops' kernels: PTX assembled by
+// ptxas when installed, and the plan files read back with every step's device, argument
+// devices, source device and value.
+void TestGpuBackend::raggedAndPeerPlansRoundTrip() {
+    const QString ptxas = ptxasPath();
+    for (const char* name : {"ragged_all_to_all.hlo", "send_recv.hlo", "rounding.hlo"}) {
+        auto module = parse(readGolden(name));
+        for (ExecutionMode mode : {ExecutionMode::kUnfused, ExecutionMode::kFused}) {
+            auto fused = prepared(*module, mode);
+            const GpuPlan plan = planOf(*fused, {});
+            checkPlanConsistent(plan);
+            assemble(plan, ptxas);
+            bool indexSet = false, acrossArenas = false;
+            for (const GpuPlanStep& step : plan.steps) {
+                indexSet = indexSet || (step.kind == GpuStepKind::kMemset && step.value > 0);
+                acrossArenas =
+                    acrossArenas || (step.kind == GpuStepKind::kCopy && step.srcDevice >= 0 &&
+                                     step.srcDevice != step.device);
+            }
+            if (std::string_view(name) == "ragged_all_to_all.hlo") QVERIFY2(indexSet, name);
+            if (std::string_view(name) == "send_recv.hlo") QVERIFY2(acrossArenas, name);
+            const DeviceGrid grid{plan.replicas, plan.partitions};
+            const auto args = makeDeviceArguments(*module->entryComputation(), grid, 3);
+            QTemporaryDir dir;
+            Status written = writeGpuPlanOnDevices(plan, args, printModule(*module),
+                                                   printModule(*fused), dir.path().toStdString());
+            QVERIFY2(written.isOk(), written.toString().c_str());
+            auto read = readGpuPlan(dir.path().toStdString());
+            QVERIFY2(read.isOk(), read.status().toString().c_str());
+            QCOMPARE(read->plan.steps.size(), plan.steps.size());
+            for (size_t i = 0; i < plan.steps.size(); ++i) {
+                const GpuPlanStep& a = plan.steps[i];
+                const GpuPlanStep& b = read->plan.steps[i];
+                QCOMPARE(b.device, a.device);
+                QCOMPARE(b.argDevices, a.argDevices);
+                if (a.kind == GpuStepKind::kCopy) QCOMPARE(b.srcDevice, a.srcDevice);
+                if (a.kind == GpuStepKind::kMemset) QCOMPARE(b.value, a.value);
+            }
+        }
+    }
 }
 
 // Tokens hold no buffer (a tuple's array leaves keep their places); inputs
