@@ -230,6 +230,28 @@ ENTRY main {
 )");
     QTest::newRow("reduce-precision and stochastic-convert over f32, bf16, f64")
         << golden("rounding.hlo");
+    QTest::newRow("collectives inside a fusion (XLA:GPU's Triton collective fusions)")
+        << QStringLiteral(R"(
+HloModule collective_fusion, replica_count=2
+
+add {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT s = f32[] add(x, y)
+}
+
+wrapped {
+  p = f32[64] parameter(0)
+  ar = f32[64] all-reduce(p), replica_groups={{0,1}}, to_apply=add
+  n = f32[64] negate(ar)
+  ROOT ag = f32[128] all-gather(n), replica_groups={{0,1}}, dimensions={0}
+}
+
+ENTRY main {
+  p = f32[64] parameter(0)
+  ROOT f = f32[128] fusion(p), kind=kLoop, calls=wrapped
+}
+)");
     QTest::newRow("ragged-all-to-all on one device, 3 updates") << QStringLiteral(R"(
 HloModule ragged_one_device
 

@@ -527,6 +527,18 @@ StatusOr<bool> PlanBuilder::planRouting(const HloInstruction& instruction, int64
         HLO_RETURN_IF_ERROR(planCollective(instruction, time));
         return true;
     }
+    // A fusion around a collective between devices (XLA:GPU's Triton collective fusions): no
+    // kernel reads other arenas, so its computation is planned in place, as a call.
+    if (opcode == HloOpcode::kFusion && m_grid.count() > 1 && instruction.fusedComputation()) {
+        const auto& inside = instruction.fusedComputation()->instructions();
+        if (std::any_of(inside.begin(), inside.end(), [](const auto& i) {
+                return exchangesBetweenDevices(i->opcode()) || isPeerTransfer(*i);
+            })) {
+            HLO_ASSIGN_OR_RETURN(
+                Leaves result, planCalled(instruction, instruction.fusedComputation(), arguments));
+            return route(result);
+        }
+    }
     switch (opcode) {
         case HloOpcode::kAllReduce:
         case HloOpcode::kAllReduceStart:
