@@ -111,6 +111,25 @@ private slots:
         QVERIFY(panel.runButton()->isEnabled());
     }
 
+    // A module of several devices fails on a one-device device at its first exchange, and the
+    // message says where every device runs.
+    void multiDeviceModuleNamesTheRoutes() {
+        DocumentStatePtr state = makeState("../../tests/golden/gpu/send_recv.hlo", "cpu");
+        QVERIFY(state);
+        ExecutionPanel panel;
+        panel.setState(state);
+        QSignalSpy finished(&panel, &ExecutionPanel::runFinished);
+        panel.run();
+        QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 1, 120000);
+        QCOMPARE(finished.at(0).at(0).toBool(), false);
+        const QString message = finished.at(0).at(1).toString();
+        QVERIFY2(message.contains(QStringLiteral("The module runs on 6 devices (2 replicas x 3 "
+                                                 "partitions) and this device runs device 0 "
+                                                 "alone")),
+                 qPrintable(message));
+        QVERIFY(panel.runButton()->isEnabled());
+    }
+
     // The CPU backend through the panel: both modes JIT-compiled and checked,
     // per-kernel times for the graph's heat map (measuredTimes), and Cancel.
     void runsOnTheCpuBackend() {

@@ -22,6 +22,7 @@
 
 #include "compiler/runtime/execution_modes.h"
 #include "compiler/runtime/timeline_trace.h"
+#include "core/collective_groups.h"
 #include "core/hlo_evaluator.h"
 #include "core/thread_handoff.h"
 #include "views/estimator/model_figures.h"
@@ -76,6 +77,21 @@ ExecutionPanel::Outcome runJob(const JobSpec& spec) {
         if (status.code() == StatusCode::kCancelled || spec.cancel->load())
             outcome.cancelled = true;
         outcome.error = what + QStringLiteral(": ") + QString::fromStdString(status.toString());
+        // A module of several devices runs here as device 0 alone: say where all of them run.
+        if (StatusOr<std::shared_ptr<const HloModule>> first = moduleAt(state, 0);
+            !outcome.cancelled && first.isOk()) {
+            if (StatusOr<DeviceGrid> grid = moduleDeviceGrid(**first);
+                grid.isOk() && grid->count() > 1)
+                outcome.error +=
+                    QStringLiteral("\n") +
+                    QObject::tr(
+                        "The module runs on %1 devices (%2 replicas x %3 partitions) and "
+                        "this device runs device 0 alone: export a GPU plan, which runs "
+                        "every device, or evaluate every device with `hloscope-cli eval`.")
+                        .arg(grid->count())
+                        .arg(grid->replicas)
+                        .arg(grid->partitions);
+        }
         return outcome;
     };
 
