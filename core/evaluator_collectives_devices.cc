@@ -24,6 +24,8 @@
 //                       this device: rows [input_offsets[k], + send_sizes[k])
 //                       of its input at its output_offsets[k], k = i*U .. i*U+U-1
 //                       (i: this device's index, U updates per member)
+// and send / recv between devices through the exchange's mailboxes
+// (evaluatePeerTransfer).
 #include <cstring>
 #include <string>
 #include <vector>
@@ -340,10 +342,6 @@ StatusOr<Literal> evaluateCollectiveOnDevices(const HloInstruction& instruction,
     return unsupported(instruction,
                        std::string(hloOpcodeString(opcode)) + " between devices is not supported");
 }
-
-}  // namespace hloscope::evaluator
-
-namespace hloscope::evaluator {
 
 StatusOr<Literal> evaluatePeerTransfer(const HloInstruction& instruction, Operands operands,
                                        EvalContext& context) {
