@@ -222,12 +222,8 @@ void printText(const std::string& name, const ExecutionDevice& device, const Run
 std::string multiDeviceHint(const HloModule& module, const std::string& file) {
     auto grid = moduleDeviceGrid(module);
     if (!grid.isOk() || grid->count() <= 1) return {};
-    auto count = [](int64_t n, const std::string& what) {
-        return std::to_string(n) + " " + what + (n == 1 ? "" : "s");
-    };
-    return "note: " + module.name() + " runs on " + std::to_string(grid->count()) + " devices (" +
-           count(grid->replicas, "replica") + " x " + count(grid->partitions, "partition") +
-           ") and this device runs device 0 alone; `hloscope-cli eval " + file +
+    return "note: " + module.name() + " runs on " + deviceGridText(*grid) +
+           " and this device runs device 0 alone; `hloscope-cli eval " + file +
            "` evaluates it on every device, and `hloscope-cli run " + file +
            " --device gpu --emit-plan DIR` writes a GPU plan for all of them\n";
 }

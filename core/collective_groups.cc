@@ -250,10 +250,22 @@ StatusOr<DeviceGroupPosition> deviceGroupOf(const HloInstruction& instruction,
     return DeviceGroupPosition{{device}, -1};
 }
 
+std::string deviceGridText(const DeviceGrid& grid) {
+    auto count = [](int64_t n, const char* what) {
+        return std::to_string(n) + " " + what + (n == 1 ? "" : "s");
+    };
+    return count(grid.count(), "device") + " (" + count(grid.replicas, "replica") + " x " +
+           count(grid.partitions, "partition") + ")";
+}
+
+bool isHostTransfer(const HloInstruction& instruction) {
+    return instruction.attribute("is_host_transfer") == std::string_view("true");
+}
+
 bool isPeerTransfer(const HloInstruction& instruction) {
     const HloOpcode opcode = instruction.opcode();
     if (opcode != HloOpcode::kSend && opcode != HloOpcode::kRecv) return false;
-    if (instruction.attribute("is_host_transfer") == std::string_view("true")) return false;
+    if (isHostTransfer(instruction)) return false;
     return verifier_internal::frontendAttribute(instruction, "_xla_send_recv_source_target_pairs")
         .has_value();
 }

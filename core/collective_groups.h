@@ -18,6 +18,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -40,6 +41,8 @@ struct DeviceGrid {
     int64_t partitionOf(int64_t device) const { return device % partitions; }
     bool operator==(const DeviceGrid&) const = default;
 };
+// "6 devices (2 replicas x 3 partitions)".
+std::string deviceGridText(const DeviceGrid& grid);
 
 enum class CollectiveGroupMode {
     kCrossReplica,
@@ -95,6 +98,8 @@ StatusOr<std::vector<std::pair<int64_t, int64_t>>> collectivePermutePairs(
 // XLA's id map. Host transfers (is_host_transfer=true) and a send or recv
 // without the attribute are not peer transfers.
 bool isPeerTransfer(const HloInstruction& instruction);
+// is_host_transfer=true: a send, recv or done half that talks to the host.
+bool isHostTransfer(const HloInstruction& instruction);
 struct PeerTransfer {
     CollectiveGroupMode mode = CollectiveGroupMode::kCrossReplica;
     std::vector<std::pair<int64_t, int64_t>> pairs;  // (source id, target id)

@@ -21,6 +21,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "core/collective_groups.h"
 #include "core/evaluator_internal.h"
 #include "core/hlo_conditional.h"
 #include "core/input_limits.h"
@@ -693,8 +694,7 @@ StatusOr<Literal> Evaluator::evaluateCore(const HloInstruction& instruction, Ope
         case HloOpcode::kSendDone:
         case HloOpcode::kRecv:
         case HloOpcode::kRecvDone:
-            if (m_options.collectives != nullptr &&
-                instruction.attribute("is_host_transfer") != std::string_view("true"))
+            if (m_options.collectives != nullptr && !isHostTransfer(instruction))
                 return evaluatePeerTransfer(instruction, operands, *this);
             [[fallthrough]];
         case HloOpcode::kInfeed:

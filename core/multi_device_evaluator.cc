@@ -21,9 +21,7 @@ std::string deviceLabel(const DeviceGrid& grid, int64_t device) {
 CollectiveExchange::CollectiveExchange(DeviceGrid grid, const std::atomic<bool>* cancel)
     : m_grid(grid),
       m_cancel(cancel),
-      m_waiting(static_cast<size_t>(grid.count()), nullptr),
-      m_waitingGaveUp(static_cast<size_t>(grid.count()), nullptr),
-      m_waitingAt(static_cast<size_t>(grid.count()), nullptr),
+      m_waiters(static_cast<size_t>(grid.count())),
       m_finished(static_cast<size_t>(grid.count()), false),
       m_abandoned(static_cast<size_t>(grid.count()), false),
       m_finalStatus(static_cast<size_t>(grid.count())) {}
@@ -73,9 +71,7 @@ Status CollectiveExchange::waitUntil(std::unique_lock<std::mutex>& lock,
                                      const std::function<bool()>& ready,
                                      const std::function<std::string()>& gaveUp) {
     const auto self = static_cast<size_t>(device);
-    m_waiting[self] = &ready;
-    m_waitingGaveUp[self] = &gaveUp;
-    m_waitingAt[self] = &instruction;
+    m_waiters[self] = Waiter{&ready, &gaveUp, &instruction};
     Status outcome = Status::ok();
     while (!ready()) {
         if (std::string why = gaveUp(); !why.empty()) {
@@ -93,14 +89,14 @@ Status CollectiveExchange::waitUntil(std::unique_lock<std::mutex>& lock,
             // (and has not yet seen that a device it waits for has finished).
             bool stuck = true;
             std::string where;
-            for (size_t d = 0; d < m_waiting.size() && stuck; ++d) {
+            for (size_t d = 0; d < m_waiters.size() && stuck; ++d) {
                 if (m_finished[d]) continue;
-                stuck = m_waiting[d] != nullptr && !(*m_waiting[d])() &&
-                        (*m_waitingGaveUp[d])().empty();
+                const Waiter& waiter = m_waiters[d];
+                stuck = waiter.at != nullptr && !(*waiter.ready)() && (*waiter.gaveUp)().empty();
                 if (stuck)
                     where += (where.empty() ? "" : ", ") +
                              deviceLabel(m_grid, static_cast<int64_t>(d)) + " at %" +
-                             m_waitingAt[d]->name();
+                             waiter.at->name();
             }
             if (stuck) {
                 m_deadlock =
@@ -115,9 +111,7 @@ Status CollectiveExchange::waitUntil(std::unique_lock<std::mutex>& lock,
         }
         m_changed.wait_for(lock, std::chrono::milliseconds(50));
     }
-    m_waiting[self] = nullptr;
-    m_waitingGaveUp[self] = nullptr;
-    m_waitingAt[self] = nullptr;
+    m_waiters[self] = Waiter{};
     return outcome;
 }
 

@@ -102,10 +102,13 @@ private:
     std::map<Link, std::map<int64_t, Literal>> m_mail;  // posted, not yet taken, by sequence
     std::map<Link, int64_t> m_posted, m_booked;
     std::vector<Booking> m_bookings;  // ticket t is m_bookings[t - 1]
-    // Per device while it waits: what it waits for and where.
-    std::vector<const std::function<bool()>*> m_waiting;
-    std::vector<const std::function<std::string()>*> m_waitingGaveUp;
-    std::vector<const HloInstruction*> m_waitingAt;
+    // Per device while it waits (null `at` otherwise): what it waits for and where.
+    struct Waiter {
+        const std::function<bool()>* ready = nullptr;
+        const std::function<std::string()>* gaveUp = nullptr;
+        const HloInstruction* at = nullptr;
+    };
+    std::vector<Waiter> m_waiters;
     std::string m_deadlock;
     std::vector<bool> m_finished;
     std::vector<bool> m_abandoned;

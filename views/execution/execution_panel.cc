@@ -85,12 +85,10 @@ ExecutionPanel::Outcome runJob(const JobSpec& spec) {
                 outcome.error +=
                     QStringLiteral("\n") +
                     QObject::tr(
-                        "The module runs on %1 devices (%2 replicas x %3 partitions) and "
-                        "this device runs device 0 alone: export a GPU plan, which runs "
-                        "every device, or evaluate every device with `hloscope-cli eval`.")
-                        .arg(grid->count())
-                        .arg(grid->replicas)
-                        .arg(grid->partitions);
+                        "The module runs on %1 and this device runs device 0 alone: export a "
+                        "GPU plan, which runs every device, or evaluate every device with "
+                        "`hloscope-cli eval`.")
+                        .arg(QString::fromStdString(deviceGridText(*grid)));
         }
         return outcome;
     };

@@ -515,7 +515,7 @@ StatusOr<bool> PlanBuilder::planRouting(const HloInstruction& instruction, int64
     };
     if ((opcode == HloOpcode::kSend || opcode == HloOpcode::kRecv ||
          opcode == HloOpcode::kSendDone || opcode == HloOpcode::kRecvDone) &&
-        instruction.attribute("is_host_transfer") != std::string_view("true")) {
+        !isHostTransfer(instruction)) {
         HLO_RETURN_IF_ERROR(planPeerTransfer(instruction, time));
         return true;
     }

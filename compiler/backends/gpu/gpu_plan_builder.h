@@ -175,8 +175,7 @@ private:
     // Peer transfers: each link's (source, target) sends in plan order, how many receives it
     // has booked, and each recv's booking per device (-1: nothing to receive).
     struct PeerSend {
-        int buffer = -1;
-        const HloComputation* computation = nullptr;
+        int buffer = -1;  // its data
         const HloInstruction* instruction = nullptr;
     };
     std::map<std::pair<int64_t, int64_t>, std::vector<PeerSend>> m_peerSends;

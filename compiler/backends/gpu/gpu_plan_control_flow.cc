@@ -4,6 +4,7 @@
 // conditional's selector, read back the same way) and at a jump step.
 #include <algorithm>
 #include <unordered_set>
+#include <utility>
 
 #include "compiler/backends/gpu/gpu_plan_builder.h"
 #include "core/hlo_computation.h"
@@ -13,13 +14,18 @@
 namespace hloscope::gpu_plan_internal {
 namespace {
 
-GpuPlanStep controlStep(const HloInstruction& loop, GpuStepKind kind, const std::string& suffix) {
+// A step of `kind` named `name` for `instruction` (its opcode and name recorded for the times).
+GpuPlanStep stepOf(const HloInstruction& instruction, GpuStepKind kind, std::string name) {
     GpuPlanStep step;
     step.kind = kind;
-    step.name = loop.name() + suffix;
-    step.opcode = std::string(hloOpcodeString(loop.opcode()));
-    step.instruction = loop.name();
+    step.name = std::move(name);
+    step.opcode = std::string(hloOpcodeString(instruction.opcode()));
+    step.instruction = instruction.name();
     return step;
+}
+
+GpuPlanStep controlStep(const HloInstruction& loop, GpuStepKind kind, const std::string& suffix) {
+    return stepOf(loop, kind, loop.name() + suffix);
 }
 
 }  // namespace
@@ -27,11 +33,7 @@ GpuPlanStep controlStep(const HloInstruction& loop, GpuStepKind kind, const std:
 void PlanBuilder::addCopy(const HloInstruction& instruction, const std::string& name, int src,
                           int dst, int64_t bytes, int64_t device, int64_t srcDevice) {
     if (bytes <= 0 || (src == dst && (srcDevice < 0 || srcDevice == device))) return;
-    GpuPlanStep step;
-    step.kind = GpuStepKind::kCopy;
-    step.name = name;
-    step.opcode = std::string(hloOpcodeString(instruction.opcode()));
-    step.instruction = instruction.name();
+    GpuPlanStep step = stepOf(instruction, GpuStepKind::kCopy, name);
     step.src = src;
     step.dst = dst;
     step.bytes = bytes;
@@ -43,11 +45,7 @@ void PlanBuilder::addCopy(const HloInstruction& instruction, const std::string& 
 void PlanBuilder::addMemset(const HloInstruction& instruction, const std::string& name, int dst,
                             int64_t bytes, int value, int64_t device) {
     if (bytes <= 0) return;
-    GpuPlanStep step;
-    step.kind = GpuStepKind::kMemset;
-    step.name = name;
-    step.opcode = std::string(hloOpcodeString(instruction.opcode()));
-    step.instruction = instruction.name();
+    GpuPlanStep step = stepOf(instruction, GpuStepKind::kMemset, name);
     step.dst = dst;
     step.bytes = bytes;
     step.value = value;

@@ -47,7 +47,7 @@ Status PlanBuilder::planPeerTransfer(const HloInstruction& instruction, int64_t 
                     if (const int64_t target = links[static_cast<size_t>(device)].target;
                         target >= 0)
                         m_peerSends[{device, target}].push_back(
-                            PeerSend{data.ids[0], instruction.parent(), &instruction});
+                            PeerSend{data.ids[0], &instruction});
                 value = data;
             } else {
                 std::vector<int64_t>& bookings = m_peerBookings[&instruction];
@@ -93,7 +93,7 @@ Status PlanBuilder::planPeerTransfer(const HloInstruction& instruction, int64_t 
                                                      std::to_string(link.source) + " to " +
                                                      std::to_string(device) + ")");
                 const PeerSend& send = sends[static_cast<size_t>(k)];
-                if (send.computation != instruction.parent())
+                if (send.instruction->parent() != instruction.parent())
                     return notOnGpu(instruction, "recv-done whose send %" +
                                                      send.instruction->name() +
                                                      " is in another computation");

@@ -93,10 +93,13 @@ Status PlanBuilder::planRaggedAllToAll(const HloInstruction& instruction, int64_
             b->setDimensions(std::move(dims));
             return b;
         };
-        auto constant = [&](int64_t value) {
+        auto scalarConstant = [&](int64_t value) {
             H c = add(HloOpcode::kConstant, scalar, {}, "constant");
             c->setLiteralText(std::to_string(value));
-            return broadcastRows(c, rowsShape, {});
+            return c;
+        };
+        auto constant = [&](int64_t value) {
+            return broadcastRows(scalarConstant(value), rowsShape, {});
         };
         // Element k (an s64[] value) of an offsets vector, as s64 on every row.
         auto element = [&](H vector, H k) {
@@ -108,11 +111,6 @@ Status PlanBuilder::planRaggedAllToAll(const HloInstruction& instruction, int64_
                 add(HloOpcode::kReshape, Shape::makeScalar(of.elementType()), {slice}, "element");
             H wide = add(HloOpcode::kConvert, scalar, {one}, "wide");
             return broadcastRows(wide, rowsShape, {});
-        };
-        auto scalarConstant = [&](int64_t value) {
-            H c = add(HloOpcode::kConstant, scalar, {}, "constant");
-            c->setLiteralText(std::to_string(value));
-            return c;
         };
         auto compare = [&](H a, H b, ComparisonDirection direction) {
             H c = add(HloOpcode::kCompare, mask, {a, b}, "compare");
