@@ -295,6 +295,8 @@ StatusOr<Literal> evaluateScatter(const HloInstruction& instruction, Operands op
 StatusOr<Literal> evaluateSort(const HloInstruction& instruction, Operands operands,
                                EvalContext& context);
 StatusOr<Literal> evaluateTopK(const HloInstruction& instruction, Operands operands);
+// batch-norm-training, -inference and -grad (evaluator_batch_norm.cc), in double.
+StatusOr<Literal> evaluateBatchNorm(const HloInstruction& instruction, Operands operands);
 // scan (core/scan.h): the body called once per step, in the scan's direction.
 StatusOr<Literal> evaluateScan(const HloInstruction& instruction, Operands operands,
                                EvalContext& context);

@@ -36,6 +36,10 @@ StatusOr<Literal> evaluateReduction(const HloInstruction& instruction, Operands 
             return evaluateTopK(instruction, operands);
         case HloOpcode::kScan:
             return evaluateScan(instruction, operands, context);
+        case HloOpcode::kBatchNormTraining:
+        case HloOpcode::kBatchNormInference:
+        case HloOpcode::kBatchNormGrad:
+            return evaluateBatchNorm(instruction, operands);
         default:
             break;
     }

@@ -21,6 +21,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "core/async_wrapping.h"
 #include "core/collective_groups.h"
 #include "core/evaluator_internal.h"
 #include "core/hlo_conditional.h"
@@ -76,6 +77,9 @@ Family familyOf(HloOpcode opcode) {
         case HloOpcode::kScatter:
         case HloOpcode::kTopK:
         case HloOpcode::kScan:
+        case HloOpcode::kBatchNormTraining:
+        case HloOpcode::kBatchNormInference:
+        case HloOpcode::kBatchNormGrad:
             return Family::kReduction;
         default:
             break;
@@ -97,6 +101,28 @@ using evaluator::startTuple;
 using evaluator::unsupported;
 
 constexpr int kMaxCallDepth = 200;
+
+// An async-update that binds more operands (`call-update(%start, %p0)`): the
+// previous state's bound operands with these appended, its other elements
+// kept where the shapes agree (placeholders otherwise).
+StatusOr<Literal> bindLateOperands(const HloInstruction& instruction, Operands operands) {
+    const Literal& previous = *operands[0];
+    const Shape& shape = instruction.shape();
+    if (!previous.isTuple() || previous.tupleElements().empty() ||
+        !previous.tupleElement(0).isTuple() || !shape.isTuple() || shape.tupleCount() < 1)
+        return invalid(instruction, "async-update operand is not an async-start tuple");
+    std::vector<Literal> bound = previous.tupleElement(0).tupleElements();
+    for (size_t i = 1; i < operands.size(); ++i) bound.push_back(*operands[i]);
+    std::vector<Literal> elements;
+    elements.push_back(Literal::makeTuple(std::move(bound)));
+    for (int64_t i = 1; i < shape.tupleCount(); ++i) {
+        const auto index = static_cast<size_t>(i);
+        const bool kept = index < previous.tupleElements().size() &&
+                          sameArrayShape(previous.tupleElement(i).shape(), shape.tupleShape(i));
+        elements.push_back(kept ? previous.tupleElement(i) : Literal(shape.tupleShape(i)));
+    }
+    return Literal::makeTuple(std::move(elements));
+}
 
 // ---------------------------------------------------------------------------
 // Random bit generators, following XLA's prng.cc bit for bit.
@@ -621,11 +647,16 @@ StatusOr<Literal> Evaluator::evaluateCore(const HloInstruction& instruction, Ope
             std::vector<HloComputation*> called = instruction.calledComputations();
             if (called.empty())
                 return unsupported(instruction, "async-start without a computation");
-            HLO_ASSIGN_OR_RETURN(Literal result, call(*called.front(), operands));
             const Shape& shape = instruction.shape();
-            if (!shape.isTuple() || shape.tupleCount() < 2) return result;
             std::vector<Literal> operandValues;
             for (const Literal* operand : operands) operandValues.push_back(*operand);
+            // Operands bound later by async-update: the computation runs at
+            // the done, on all of them.
+            if (asyncBindsLate(instruction) && shape.isTuple() && shape.tupleCount() >= 2)
+                return startTuple(shape, Literal::makeTuple(std::move(operandValues)),
+                                  Literal(shape.tupleShape(1)));
+            HLO_ASSIGN_OR_RETURN(Literal result, call(*called.front(), operands));
+            if (!shape.isTuple() || shape.tupleCount() < 2) return result;
             Literal first = shape.tupleShape(0).isTuple() || operands.empty()
                                 ? Literal::makeTuple(std::move(operandValues))
                                 : *operands[0];
@@ -633,9 +664,26 @@ StatusOr<Literal> Evaluator::evaluateCore(const HloInstruction& instruction, Ope
         }
         case HloOpcode::kAsyncUpdate:
             HLO_RETURN_IF_ERROR(needOperands(1));
-            return *operands[0];
+            if (operands.size() == 1) return *operands[0];
+            return bindLateOperands(instruction, operands);
         case HloOpcode::kAsyncDone: {
             HLO_RETURN_IF_ERROR(needOperands(1));
+            if (const HloInstruction* start = asyncChainStart(instruction);
+                start && asyncBindsLate(*start)) {
+                const Literal& state = *operands[0];
+                if (!state.isTuple() || state.tupleElements().empty() ||
+                    !state.tupleElement(0).isTuple())
+                    return invalid(instruction, "async-done operand is not an async-start tuple");
+                const HloComputation& called = *start->calledComputation("calls");
+                const std::vector<Literal>& bound = state.tupleElement(0).tupleElements();
+                if (static_cast<int64_t>(bound.size()) != called.parameterCount())
+                    return invalid(instruction, "its chain binds " + std::to_string(bound.size()) +
+                                                    " operands; " + called.name() + " takes " +
+                                                    std::to_string(called.parameterCount()));
+                std::vector<const Literal*> arguments;
+                for (const Literal& value : bound) arguments.push_back(&value);
+                return call(called, arguments);
+            }
             const Literal& start = *operands[0];
             if (!start.isTuple() || start.tupleElements().size() < 2)
                 return invalid(instruction, "async-done operand is not an async-start tuple");

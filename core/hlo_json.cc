@@ -24,6 +24,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/async_wrapping.h"
 #include "core/hlo_parser.h"
 
 namespace hloscope {
@@ -978,6 +979,8 @@ StatusOr<std::unique_ptr<HloModule>> Importer::run(std::string_view text) {
                 fused->setFusionInstruction(instruction.get());
         }
     }
+    // As the text parser does: `X-start` sugar calls a computation around X.
+    HLO_RETURN_IF_ERROR(wrapAsyncSugar(*module));
     return module;
 }
 

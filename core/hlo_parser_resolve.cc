@@ -6,6 +6,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "core/async_wrapping.h"
 #include "core/hlo_parser_internal.h"
 #include "core/shape_inference.h"
 
@@ -567,7 +568,9 @@ Status Parser::finishModule(HloModule* module) {
         module->addComputation(std::move(computation), isEntry);
     }
     m_computations.clear();
-    return Status::ok();
+    // `X-start` sugar becomes an async-start calling a computation around X
+    // (the printer writes the sugar back).
+    return wrapAsyncSugar(*module);
 }
 
 }  // namespace hloscope::hlo_parser_internal

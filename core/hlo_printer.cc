@@ -2,6 +2,9 @@
 
 #include <charconv>
 #include <cstdio>
+#include <unordered_set>
+
+#include "core/async_wrapping.h"
 
 namespace hloscope {
 namespace {
@@ -205,9 +208,20 @@ void appendTypedAttributes(std::string& out, const HloInstruction& instruction) 
     }
 }
 
+// Whether an async op with an async wrapped opcode is written as `X-start`,
+// `X-update`, `X-done`: not when its chain's `X-start` calls a wrapper that
+// passes have changed (then the chain is written in full, async-start
+// calls=...). A done written `X-done` after a plain async-start stays so.
+bool printsAsSugar(const HloInstruction& instruction) {
+    const HloInstruction* start = asyncChainStart(instruction);
+    if (!start || !start->extra() || !start->extra()->asyncWrappedOpcode) return true;
+    return !start->calledComputation("calls") || asyncSugarRoot(*start);
+}
+
 void appendOpcode(std::string& out, const HloInstruction& instruction) {
     const HloExtraAttributes* extra = instruction.extra();
-    if (extra && extra->asyncWrappedOpcode && hloOpcodeIsAsync(instruction.opcode())) {
+    if (extra && extra->asyncWrappedOpcode && hloOpcodeIsAsync(instruction.opcode()) &&
+        printsAsSugar(instruction)) {
         out += hloOpcodeString(*extra->asyncWrappedOpcode);
         switch (instruction.opcode()) {
         case HloOpcode::kAsyncStart: out += "-start"; break;
@@ -454,6 +468,9 @@ std::string windowToString(const Window& window) {
 
 void appendInstruction(std::string& out, const HloInstruction& instruction,
                        const HloPrintOptions& options) {
+    // `X-start` sugar: the attributes are those of the wrapped X.
+    const HloInstruction* wrapped = asyncSugarRoot(instruction);
+    const HloInstruction& attributes = wrapped ? *wrapped : instruction;
     appendName(out, instruction.name(), options);
     out += " = ";
     instruction.shape().appendTo(out, options.printLayouts);
@@ -482,8 +499,8 @@ void appendInstruction(std::string& out, const HloInstruction& instruction,
     }
     }
     out += ')';
-    appendTypedAttributes(out, instruction);
-    for (const CalledComputationAttribute& attr : instruction.calledComputationAttributes()) {
+    appendTypedAttributes(out, attributes);
+    for (const CalledComputationAttribute& attr : attributes.calledComputationAttributes()) {
         beginAttribute(out, attr.name);
         if (attr.isList) out += '{';
         for (size_t i = 0; i < attr.computations.size(); ++i) {
@@ -503,14 +520,14 @@ void appendInstruction(std::string& out, const HloInstruction& instruction,
         out += '}';
     }
     if (options.printVerbatimAttributes) {
-        for (const HloAttribute& attr : instruction.attributes()) {
+        for (const HloAttribute& attr : attributes.attributes()) {
             beginAttribute(out, attr.name);
             out += attr.value;
         }
     }
-    if (options.printMetadata && !instruction.metadata().empty()) {
+    if (options.printMetadata && !attributes.metadata().empty()) {
         out += ", metadata={";
-        out += instruction.metadata();
+        out += attributes.metadata();
         out += '}';
     }
 }
@@ -535,8 +552,15 @@ std::string printModule(const HloModule& module, const HloPrintOptions& options)
     out.reserve(estimate);
     appendHeader(out, module, options);
     if (options.printStackFrames) appendStackFrames(out, module.stackFrames());
+    // Wrappers of `X-start` sugar are implied by it.
+    std::unordered_set<const HloComputation*> implied;
+    for (const auto& computation : module.computations())
+        for (const auto& instruction : computation->instructions())
+            if (instruction->opcode() == HloOpcode::kAsyncStart && asyncSugarRoot(*instruction))
+                implied.insert(instruction->calledComputation("calls"));
     bool first = true;
     for (const auto& computation : module.computations()) {
+        if (implied.count(computation.get())) continue;
         if (!first) out += '\n';
         first = false;
         appendComputation(out, *computation, options);

@@ -6,6 +6,7 @@
 #include <set>
 #include <unordered_set>
 
+#include "core/async_wrapping.h"
 #include "core/hlo_verifier_internal.h"
 #include "core/shape_inference_internal.h"
 
@@ -384,18 +385,6 @@ struct AsyncSignature {
     Shape result;
 };
 
-const HloInstruction* asyncChainStart(const HloInstruction* instruction) {
-    int guard = 0;
-    while (instruction && instruction->opcode() != HloOpcode::kAsyncStart && guard++ < 10000) {
-        if (instruction->operandCount() < 1) return nullptr;
-        const HloInstruction* previous = instruction->operand(0);
-        if (previous->opcode() != HloOpcode::kAsyncStart && previous->opcode() != HloOpcode::kAsyncUpdate)
-            return nullptr;
-        instruction = previous;
-    }
-    return instruction;
-}
-
 const HloInstruction* asyncChainDone(const HloInstruction* instruction) {
     int guard = 0;
     while (instruction && instruction->opcode() != HloOpcode::kAsyncDone && guard++ < 10000) {
@@ -414,7 +403,7 @@ const HloInstruction* asyncChainDone(const HloInstruction* instruction) {
 
 std::optional<AsyncSignature> asyncSignature(const HloInstruction& instruction) {
     const HloComputation* computation = instruction.calledComputation("calls");
-    const HloInstruction* start = asyncChainStart(&instruction);
+    const HloInstruction* start = asyncChainStart(instruction);
     if (!computation && start) computation = start->calledComputation("calls");
     // `call-start(...), to_apply=c` sugar wraps a call of c: same signature.
     if (!computation && start && start->extra() && start->extra()->asyncWrappedOpcode == HloOpcode::kCall)

@@ -418,14 +418,16 @@ const char* kOptModule =
 void TestCli::passesListsRegistryAndTargets() {
     Result r = runCli({u"passes"_s});
     QCOMPARE(r.exitCode, 0);
-    for (const char* name :
-         {"dce", "cse", "algebraic-simplifier", "constant-folding", "call-inliner",
-          "tuple-simplifier", "while-loop-invariant-code-motion", "layout-assignment",
-          "buffer-assignment", "library-call-expander", "scan-expander", "annotation-remover"})
+    for (const char* name : {"dce", "cse", "algebraic-simplifier", "constant-folding",
+                             "call-inliner", "tuple-simplifier", "while-loop-invariant-code-motion",
+                             "layout-assignment", "buffer-assignment", "library-call-expander",
+                             "scan-expander", "batch-norm-expander", "annotation-remover"})
         QVERIFY2(r.out.contains(u"  "_s + QLatin1String(name) + u"\n"_s), name);
-    QVERIFY(r.out.contains(u"cpu: library-call-expander, annotation-remover, call-inliner"_s));
-    QVERIFY(r.out.contains(u"gpu: library-call-expander, scan-expander, annotation-remover"_s));
-    QVERIFY(r.out.contains(u"tpu: "_s));
+    QVERIFY(r.out.contains(
+        u"cpu: library-call-expander, batch-norm-expander, annotation-remover, call-inliner"_s));
+    QVERIFY(r.out.contains(
+        u"gpu: library-call-expander, scan-expander, batch-norm-expander, annotation-remover"_s));
+    QVERIFY(r.out.contains(u"tpu: library-call-expander, scan-expander, annotation-remover"_s));
 }
 
 void TestCli::optPrintsAndDumps() {
@@ -441,8 +443,9 @@ void TestCli::optPrintsAndDumps() {
     QCOMPARE(d.exitCode, 0);
     QVERIFY(QFile::exists(dir + u"/00-input.hlo"_s));
     QVERIFY(QFile::exists(dir + u"/01-library-call-expander.hlo"_s));
-    QVERIFY(QFile::exists(dir + u"/02-annotation-remover.hlo"_s));
-    QVERIFY(QFile::exists(dir + u"/03-call-inliner.hlo"_s));
+    QVERIFY(QFile::exists(dir + u"/02-batch-norm-expander.hlo"_s));
+    QVERIFY(QFile::exists(dir + u"/03-annotation-remover.hlo"_s));
+    QVERIFY(QFile::exists(dir + u"/04-call-inliner.hlo"_s));
     QFile json(dir + u"/passes.json"_s);
     QVERIFY(json.open(QIODevice::ReadOnly));
     const QJsonObject report = QJsonDocument::fromJson(json.readAll()).object();

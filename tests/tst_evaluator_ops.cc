@@ -3,7 +3,7 @@
 // (stride, padding, dilations, reversal, feature and batch groups),
 // reduce (multi-dimension, variadic, NaN, empty), reduce-window,
 // select-and-scatter, sort, scan, gather/scatter (XLA's documented examples,
-// batching dimensions, clamping, skipped windows), topk, fft, cholesky and
+// batching dimensions, clamping, skipped windows), topk, batch norm, fft, cholesky and
 // triangular-solve, on hand-written modules with values worked out by hand.
 // Larger dots and convolutions are checked bitwise against naive loops that
 // accumulate in the same order.
@@ -108,6 +108,7 @@ private slots:
     void gather();
     void scatter();
     void topk();
+    void batchNorm();
     void scan();
     void fft();
     void choleskyAndTriangularSolve();
@@ -764,6 +765,45 @@ void TestEvaluatorOps::topk() {
     EXPECT_EVAL(entry("x = f32[2,3] constant({{3, 1, 2}, {0, 0, -5}})\n"
                       "ROOT t = (f32[2,2], s32[2,2]) topk(x), k=2, largest=false"),
                 "(f32[2,2], s32[2,2]) ({{1, 2}, {-5, 0}}, {{1, 2}, {2, 0}})");
+}
+
+// Two features of two elements (training and inference), one feature of three (grad), by hand.
+void TestEvaluatorOps::batchNorm() {
+    const std::string x =
+        "x = f32[2,2] constant({{1, 2}, {3, 6}})\n"
+        "s = f32[2] constant({1, 2})\no = f32[2] constant({0, 1})\n";
+    const std::string training =
+        x +
+        "t = (f32[2,2], f32[2], f32[2]) batch-norm-training(x, s, o), epsilon=0, feature_index=1\n";
+    EXPECT_EVAL_NEAR(entry(training + "ROOT y = f32[2,2] get-tuple-element(t), index=0"),
+                     "f32[2,2] {{-1, -1}, {1, 3}}", 1e-6);
+    EXPECT_EVAL_NEAR(entry(training + "ROOT m = f32[2] get-tuple-element(t), index=1"),
+                     "f32[2] {2, 4}", 1e-6);
+    EXPECT_EVAL_NEAR(entry(training + "ROOT v = f32[2] get-tuple-element(t), index=2"),
+                     "f32[2] {1, 4}", 1e-6);
+    EXPECT_EVAL_NEAR(entry(x + "m = f32[2] constant({2, 4})\nv = f32[2] constant({0.99, 3.99})\n"
+                               "ROOT y = f32[2,2] batch-norm-inference(x, s, o, m, v), "
+                               "epsilon=0.01, feature_index=1"),
+                     "f32[2,2] {{-1, -1}, {1, 3}}", 1e-6);
+    const std::string grad =
+        "x = f32[3,1] constant({{0}, {3}, {6}})\ns = f32[1] constant({2})\n"
+        "m = f32[1] constant({3})\nv = f32[1] constant({4})\n"
+        "dy = f32[3,1] constant({{1}, {0}, {2}})\n"
+        "g = (f32[3,1], f32[1], f32[1]) batch-norm-grad(x, s, m, v, dy), epsilon=0, "
+        "feature_index=1\n";
+    EXPECT_EVAL_NEAR(entry(grad + "ROOT dx = f32[3,1] get-tuple-element(g), index=0"),
+                     "f32[3,1] {{0.75}, {-1}, {0.25}}", 1e-6);
+    EXPECT_EVAL_NEAR(entry(grad + "ROOT ds = f32[1] get-tuple-element(g), index=1"), "f32[1] {1.5}",
+                     1e-6);
+    EXPECT_EVAL_NEAR(entry(grad + "ROOT do = f32[1] get-tuple-element(g), index=2"), "f32[1] {3}",
+                     1e-6);
+    // A non-floating operand is refused by name.
+    auto refused =
+        evaluateText(entry("x = s32[2,2] constant({{1, 2}, {3, 4}})\n"
+                           "s = s32[2] constant({1, 1})\no = s32[2] constant({0, 0})\n"
+                           "ROOT t = (s32[2,2], s32[2], s32[2]) batch-norm-training(x, s, "
+                           "o), epsilon=0, feature_index=1"));
+    QVERIFY(!refused.isOk());
 }
 
 void TestEvaluatorOps::fft() {

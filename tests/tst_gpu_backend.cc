@@ -1108,12 +1108,14 @@ void TestGpuBackend::multiDevicePlanRoundTripAndImport() {
 }
 
 // ragged-all-to-all (kernels reading row ranges from other arenas, memsets of each device's
-// index), send/recv (copies across arenas) and the rounding ops' kernels: PTX assembled by
+// index), send/recv (copies across arenas), the rounding ops' kernels and XLA's async sugar
+// (wrapped ops, operands bound by async-updates): PTX assembled by
 // ptxas when installed, and the plan files read back with every step's device, argument
 // devices, source device and value.
 void TestGpuBackend::raggedAndPeerPlansRoundTrip() {
     const QString ptxas = ptxasPath();
-    for (const char* name : {"ragged_all_to_all.hlo", "send_recv.hlo", "rounding.hlo"}) {
+    for (const char* name :
+         {"ragged_all_to_all.hlo", "send_recv.hlo", "rounding.hlo", "async_sugar.hlo"}) {
         auto module = parse(readGolden(name));
         for (ExecutionMode mode : {ExecutionMode::kUnfused, ExecutionMode::kFused}) {
             auto fused = prepared(*module, mode);

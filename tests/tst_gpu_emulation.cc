@@ -219,6 +219,8 @@ ENTRY %e (x: f32[3,2500]) -> s32[3,2500] {
         << golden("ragged_all_to_all.hlo");
     QTest::newRow("send / recv round a ring in a loop and between replicas")
         << golden("send_recv.hlo");
+    QTest::newRow("async sugar: reduce-scatter, dot, slices, negate, fusion, late-bound call")
+        << golden("async_sugar.hlo");
     QTest::newRow("collective-permute of two arrays at once") << QStringLiteral(R"(
 HloModule combined_permute, replica_count=3
 

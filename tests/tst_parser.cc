@@ -6,8 +6,10 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/async_wrapping.h"
 #include "core/hlo_parser.h"
 #include "core/hlo_printer.h"
+#include "core/hlo_verifier.h"
 
 using namespace hloscope;
 
@@ -357,12 +359,46 @@ ENTRY e {
     HloInstruction* s = find(*module, "s");
     QCOMPARE(s->opcode(), HloOpcode::kAsyncStart);
     QVERIFY(s->extra() && s->extra()->asyncWrappedOpcode == HloOpcode::kDot);
-    QVERIFY(s->dotDimensionNumbers());
-    QCOMPARE(s->dotDimensionNumbers()->lhsContractingDimensions, std::vector<int64_t>({1}));
+    // The start calls a computation around the dot, which holds its attributes.
+    const HloComputation* wrapper = s->calledComputation("calls");
+    QVERIFY(wrapper);
+    QCOMPARE(wrapper->parameterCount(), int64_t(2));
+    QCOMPARE(wrapper->instructionCount(), int64_t(3));
+    const HloInstruction* dot = wrapper->root();
+    QCOMPARE(dot->opcode(), HloOpcode::kDot);
+    QCOMPARE(dot->shape().dimensions(), std::vector<int64_t>({4, 4}));
+    QVERIFY(dot->dotDimensionNumbers());
+    QCOMPARE(dot->dotDimensionNumbers()->lhsContractingDimensions, std::vector<int64_t>({1}));
+    QVERIFY(!s->dotDimensionNumbers());
+    QCOMPARE(asyncSugarRoot(*s), dot);
+    QCOMPARE(module->computationCount(), int64_t(2));
+    QVERIFY(module->computations().front().get() == wrapper);
+    // The sugar is printed back, without the wrapper.
+    const std::string text = printModule(*module);
+    QVERIFY2(text.find("dot-start(f32[4,4] %a, f32[4,4] %b), lhs_contracting_dims={1}, "
+                       "rhs_contracting_dims={0}") != std::string::npos,
+             text.c_str());
+    QVERIFY2(text.find(wrapper->name()) == std::string::npos, text.c_str());
+    QVERIFY(verifyModule(*module).isOk());
     QCOMPARE(find(*module, "u")->opcode(), HloOpcode::kAsyncUpdate);
     QCOMPARE(find(*module, "d")->opcode(), HloOpcode::kAsyncDone);
     QCOMPARE(*find(*module, "d")->extra()->asyncWrappedOpcode, HloOpcode::kDot);
     QVERIFY(roundTrips(*module));
+    // A pass that changes the wrapper (here: the dot's result negated) makes the chain print in
+    // full (plain async ops, which no longer name the dot), a fixed point of print -> parse.
+    HloComputation* mutableWrapper = module->computations().front().get();
+    auto negate = std::make_unique<HloInstruction>(HloOpcode::kNegate, "neg", dot->shape());
+    negate->appendOperand(mutableWrapper->root());
+    mutableWrapper->setRoot(mutableWrapper->addInstruction(std::move(negate)));
+    QVERIFY(!asyncSugarRoot(*s));
+    const std::string full = printModule(*module);
+    for (const char* part : {"async-start(f32[4,4] %a, f32[4,4] %b), calls=%", "async-update(",
+                             "async-done(", "negate("})
+        QVERIFY2(full.find(part) != std::string::npos, part);
+    QVERIFY2(full.find("dot-done") == std::string::npos, full.c_str());
+    auto reparsed = parseHloModule(full);
+    QVERIFY2(reparsed.isOk(), reparsed.status().toString().c_str());
+    QCOMPARE(printModule(**reparsed), full);
 }
 
 void TestParser::realAsyncOpcodesStayThemselves() {

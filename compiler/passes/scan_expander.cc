@@ -4,6 +4,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "compiler/passes/instruction_builder.h"
 #include "compiler/passes/pass_util.h"
 #include "core/hlo_computation.h"
 #include "core/hlo_module.h"
@@ -15,46 +16,21 @@ namespace {
 using H = HloInstruction*;
 
 // Adds instructions named after the scan to one computation.
-class Builder {
+class Builder : public passes::InstructionBuilder {
 public:
-    Builder(HloModule& module, HloComputation& computation, std::string stem)
-        : m_module(module), m_computation(computation), m_stem(std::move(stem)) {}
+    using InstructionBuilder::InstructionBuilder;
 
-    H add(HloOpcode opcode, Shape shape, std::vector<H> operands, std::string_view what) {
-        auto instruction = std::make_unique<HloInstruction>(
-            opcode, m_module.uniqueInstructionName(m_stem + "." + std::string(what)),
-            std::move(shape));
-        for (H operand : operands) instruction->appendOperand(operand);
-        return m_computation.addInstruction(std::move(instruction));
-    }
     H parameter(Shape shape) {
         auto p = std::make_unique<HloInstruction>(HloOpcode::kParameter,
-                                                  m_module.uniqueInstructionName(m_stem + ".state"),
+                                                  module().uniqueInstructionName(stem() + ".state"),
                                                   std::move(shape));
         p->setParameterNumber(0);
-        return m_computation.addInstruction(std::move(p));
+        return computation().addInstruction(std::move(p));
     }
     H index(int64_t value) {
         H c = add(HloOpcode::kConstant, Shape::makeScalar(PrimitiveType::S32), {}, "constant");
         c->setLiteralText(std::to_string(value));
         return c;
-    }
-    H zeros(const Shape& shape) {
-        H zero = add(HloOpcode::kConstant, Shape::makeScalar(shape.elementType()), {}, "zero");
-        zero->setLiteralText(shape.elementType() == PrimitiveType::PRED ? "false" : "0");
-        H b = add(HloOpcode::kBroadcast, shape, {zero}, "zeros");
-        b->setDimensions({});
-        return b;
-    }
-    H element(H tuple, int64_t i) {
-        H g = add(HloOpcode::kGetTupleElement, tuple->shape().tupleShape(i), {tuple}, "element");
-        g->setTupleIndex(i);
-        return g;
-    }
-    H tuple(const std::vector<H>& elements) {
-        std::vector<Shape> shapes;
-        for (H e : elements) shapes.push_back(e->shape());
-        return add(HloOpcode::kTuple, Shape::makeTuple(std::move(shapes)), elements, "tuple");
     }
     // Row `at` of `array` along `dimension`, without that dimension.
     H row(H array, int64_t dimension, H at) {
@@ -78,11 +54,6 @@ public:
             operands.push_back(d == dimension ? at : index(0));
         return add(HloOpcode::kDynamicUpdateSlice, array->shape(), operands, "stacked");
     }
-
-private:
-    HloModule& m_module;
-    HloComputation& m_computation;
-    std::string m_stem;
 };
 
 HloComputation* newComputation(HloModule& module, const std::string& name) {

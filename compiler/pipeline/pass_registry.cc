@@ -9,6 +9,7 @@
 #include "compiler/layout/layout_assignment.h"
 #include "compiler/passes/algebraic_simplifier.h"
 #include "compiler/passes/annotation_remover.h"
+#include "compiler/passes/batch_norm_expander.h"
 #include "compiler/passes/call_inliner.h"
 #include "compiler/passes/constant_folding.h"
 #include "compiler/passes/cse.h"
@@ -30,6 +31,7 @@ std::vector<PassInfo> makeRegistry() {
     std::vector<PassInfo> passes = {
         entry<AlgebraicSimplifierPass>(),
         entry<AnnotationRemoverPass>(),
+        entry<BatchNormExpanderPass>(),
         entry<BufferAssignmentPass>(),
         entry<LayoutAssignmentPass>(),
         entry<CallInlinerPass>(),

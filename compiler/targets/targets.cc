@@ -43,6 +43,9 @@ StatusOr<Pipeline> targetPipeline(std::string_view targetOrHardware) {
     // CPU backend runs a scan through the interpreter instead, which is faster than its
     // compiled loop until loop state is updated in place (the loop copies it every step).
     if (target != "cpu") add("scan-expander");
+    // Batch norm becomes reductions and loops on cpu and gpu, as XLA's CPU and GPU compilers
+    // expand it; the TPU model plans it as one operation.
+    if (target != "tpu") add("batch-norm-expander");
     // Partitioning and memory-space annotations pass their value through on one device.
     add("annotation-remover");
     // Simplification, as XLA runs it before fusion.

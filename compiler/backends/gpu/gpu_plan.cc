@@ -9,6 +9,7 @@
 #include "compiler/backends/gpu/gpu_plan_builder.h"
 #include "compiler/buffers/buffer_assignment.h"
 #include "compiler/buffers/heap_layout.h"
+#include "core/async_wrapping.h"
 #include "core/hlo_computation.h"
 #include "core/hlo_evaluator.h"
 #include "core/hlo_instruction.h"
@@ -581,14 +582,45 @@ StatusOr<bool> PlanBuilder::planRouting(const HloInstruction& instruction, int64
         case HloOpcode::kAsyncStart: {
             std::vector<HloComputation*> called = instruction.calledComputations();
             if (called.empty()) return notOnGpu(instruction, "async-start without a computation");
+            // Operands bound later by async-updates: the computation runs at the done.
+            if (asyncBindsLate(instruction) && shape.isTuple() && shape.tupleCount() >= 2)
+                return startTuple(operands, zeroLeaves(instruction, shape.tupleShape(1), time));
             HLO_ASSIGN_OR_RETURN(Leaves result, planCalled(instruction, called.front(), arguments));
             if (!shape.isTuple() || shape.tupleCount() < 2) return route(result);
             const bool wrapped = shape.tupleShape(0).isTuple() || arguments.empty();
             return startTuple(wrapped ? operands : arguments.front(), result);
         }
-        case HloOpcode::kAsyncUpdate:
-            return route(arguments.at(0));
+        case HloOpcode::kAsyncUpdate: {
+            if (arguments.size() == 1) return route(arguments.at(0));
+            // Binds more operands: they join the bound ones (element 0).
+            const Shape& previous = instruction.operand(0)->shape();
+            if (!previous.isTuple() || previous.tupleCount() < 1 || !shape.isTuple())
+                return notOnGpu(instruction, "async-update operand is not an async-start tuple");
+            Leaves all = arguments[0].slice(elementLeaves(previous, 0));
+            for (size_t i = 1; i < arguments.size(); ++i) all.append(arguments[i]);
+            for (int64_t k = 1; k < shape.tupleCount(); ++k)
+                all.append(k < previous.tupleCount() &&
+                                   sameArrayShape(previous.tupleShape(k), shape.tupleShape(k))
+                               ? arguments[0].slice(elementLeaves(previous, k))
+                               : zeroLeaves(instruction, shape.tupleShape(k), time));
+            return route(all);
+        }
         case HloOpcode::kAsyncDone: {
+            if (const HloInstruction* start = asyncChainStart(instruction);
+                start && asyncBindsLate(*start)) {
+                const HloComputation* called = start->calledComputation("calls");
+                const Shape& state = instruction.operand(0)->shape();
+                if (!state.isTuple() || state.tupleCount() < 1 || !state.tupleShape(0).isTuple() ||
+                    state.tupleShape(0).tupleCount() != called->parameterCount())
+                    return notOnGpu(instruction, "its chain binds operands " + called->name() +
+                                                     " does not take");
+                const Leaves bound = arguments.at(0).slice(elementLeaves(state, 0));
+                std::vector<Leaves> parameters;
+                for (int64_t k = 0; k < called->parameterCount(); ++k)
+                    parameters.push_back(bound.slice(elementLeaves(state.tupleShape(0), k)));
+                HLO_ASSIGN_OR_RETURN(Leaves result, planCalled(instruction, called, parameters));
+                return route(result);
+            }
             const Shape& start = instruction.operand(0)->shape();
             if (!start.isTuple() || start.tupleCount() < 2)
                 return notOnGpu(instruction, "async-done operand is not an async-start tuple");
