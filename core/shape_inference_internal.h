@@ -79,7 +79,8 @@ StatusOr<const HloComputation*> requireComputation(const HloInstruction& instruc
                                                    std::string_view attribute);
 
 // Parses an integer-list-of-lists attribute such as `{{0,1},{2,3}}` or the
-// iota form `[2,2]<=[4]` / `[2,2]<=[2,2]T(1,0)`. nullopt when malformed.
+// iota form `[2,2]<=[4]` / `[2,2]<=[2,2]T(1,0)`, or the mesh form
+// `mesh['x'=2,'y'=2] {'y'}` (groups vary the listed axes). nullopt when malformed.
 std::optional<std::vector<std::vector<int64_t>>> parseReplicaGroups(std::string_view text);
 // `{{0,1},{1,2}}` as pairs.
 std::optional<std::vector<std::pair<int64_t, int64_t>>> parsePairs(std::string_view text);

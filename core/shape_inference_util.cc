@@ -276,6 +276,22 @@ struct Cursor {
             if (!consume(',')) return false;
         }
     }
+    // `'name'` (single-quoted, no escapes).
+    std::optional<std::string_view> quoted() {
+        if (!consume('\'')) return std::nullopt;
+        const size_t end = text.find('\'', pos);
+        if (end == std::string_view::npos) return std::nullopt;
+        std::string_view name = text.substr(pos, end - pos);
+        pos = end + 1;
+        return name;
+    }
+    // `word` (letters and underscores).
+    bool keyword(std::string_view word) {
+        skipSpace();
+        if (text.substr(pos, word.size()) != word) return false;
+        pos += word.size();
+        return true;
+    }
     // `{a,b,...}` into `out`.
     bool braceList(std::vector<int64_t>& out) {
         if (!consume('{')) return false;
@@ -292,9 +308,89 @@ struct Cursor {
 
 }  // namespace
 
+namespace {
+
+constexpr int64_t kMaxGroupDevices = int64_t{1} << 24;
+
+// XLA's mesh form, `mesh['x'=2,'y'=4(, device_ids=(...))?] {'y'}`: devices laid
+// out over the named axes (row-major ids, or `device_ids` in that order); a
+// group varies the listed axes, in the listed order, and fixes the others.
+std::optional<std::vector<std::vector<int64_t>>> parseMeshGroups(Cursor& cursor) {
+    if (!cursor.keyword("mesh") || !cursor.consume('[')) return std::nullopt;
+    std::vector<std::string_view> names;
+    std::vector<int64_t> sizes;
+    std::vector<int64_t> devices;
+    while (!cursor.consume(']')) {
+        if (!names.empty() && !cursor.consume(',')) return std::nullopt;
+        if (cursor.keyword("device_ids")) {
+            if (!cursor.consume('=') || !cursor.consume('(')) return std::nullopt;
+            while (!cursor.consume(')')) {
+                if (!devices.empty() && !cursor.consume(',')) return std::nullopt;
+                auto id = cursor.integer();
+                if (!id || *id < 0) return std::nullopt;
+                devices.push_back(*id);
+            }
+            continue;
+        }
+        auto name = cursor.quoted();
+        if (!name || !cursor.consume('=')) return std::nullopt;
+        auto size = cursor.integer();
+        if (!size || *size <= 0 || *size > kMaxGroupDevices) return std::nullopt;
+        names.push_back(*name);
+        sizes.push_back(*size);
+    }
+    int64_t total = 1;
+    for (int64_t size : sizes) {
+        total *= size;
+        if (total > kMaxGroupDevices) return std::nullopt;
+    }
+    if (devices.empty())
+        for (int64_t id = 0; id < total; ++id) devices.push_back(id);
+    if (names.empty() || static_cast<int64_t>(devices.size()) != total) return std::nullopt;
+    std::vector<size_t> grouped;
+    if (!cursor.consume('{')) return std::nullopt;
+    while (!cursor.consume('}')) {
+        if (!grouped.empty() && !cursor.consume(',')) return std::nullopt;
+        auto name = cursor.quoted();
+        if (!name) return std::nullopt;
+        auto at = std::find(names.begin(), names.end(), *name);
+        if (at == names.end()) return std::nullopt;
+        const auto axis = static_cast<size_t>(at - names.begin());
+        if (std::find(grouped.begin(), grouped.end(), axis) != grouped.end()) return std::nullopt;
+        grouped.push_back(axis);
+    }
+    if (!cursor.atEnd()) return std::nullopt;
+    // Axes in the order groups are read: the fixed ones, then the grouped ones.
+    std::vector<size_t> order;
+    for (size_t axis = 0; axis < names.size(); ++axis)
+        if (std::find(grouped.begin(), grouped.end(), axis) == grouped.end()) order.push_back(axis);
+    order.insert(order.end(), grouped.begin(), grouped.end());
+    int64_t groupSize = 1;
+    for (size_t axis : grouped) groupSize *= sizes[axis];
+    std::vector<int64_t> strides(names.size(), 1);
+    for (size_t axis = names.size() - 1; axis > 0; --axis)
+        strides[axis - 1] = strides[axis] * sizes[axis];
+    std::vector<std::vector<int64_t>> groups;
+    std::vector<int64_t> index(names.size(), 0);
+    for (int64_t n = 0; n < total; ++n) {
+        if (n % groupSize == 0) groups.emplace_back();
+        int64_t position = 0;
+        for (size_t axis = 0; axis < names.size(); ++axis) position += index[axis] * strides[axis];
+        groups.back().push_back(devices[static_cast<size_t>(position)]);
+        for (size_t k = order.size(); k-- > 0;) {
+            if (++index[order[k]] < sizes[order[k]]) break;
+            index[order[k]] = 0;
+        }
+    }
+    return groups;
+}
+
+}  // namespace
+
 std::optional<std::vector<std::vector<int64_t>>> parseReplicaGroups(std::string_view text) {
     Cursor cursor{text};
     std::vector<std::vector<int64_t>> groups;
+    if (cursor.peek('m')) return parseMeshGroups(cursor);
     if (cursor.peek('[')) {
         // Iota form: [groups,size]<=[reshape dims]T(perm)
         std::vector<int64_t> shape;
