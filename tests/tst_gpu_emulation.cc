@@ -221,6 +221,37 @@ ENTRY %e (x: f32[3,2500]) -> s32[3,2500] {
         << golden("send_recv.hlo");
     QTest::newRow("async sugar: reduce-scatter, dot, slices, negate, fusion, late-bound call")
         << golden("async_sugar.hlo");
+    QTest::newRow("XLA:GPU's sort fusion: keys with their fused iota, ties by index")
+        << QStringLiteral(R"(
+HloModule sort_fusion
+
+sorting_computation {
+  lhs_key = f32[] parameter(0)
+  rhs_key = f32[] parameter(1)
+  lhs_index = s32[] parameter(2)
+  rhs_index = s32[] parameter(3)
+  lt_key = pred[] compare(lhs_key, rhs_key), direction=LT
+  gt_key = pred[] compare(rhs_key, lhs_key), direction=LT
+  eq_key = pred[] compare(lt_key, gt_key), direction=EQ
+  lt_index = pred[] compare(lhs_index, rhs_index), direction=LT
+  ROOT res = pred[] select(eq_key, lt_index, lt_key)
+}
+
+sort_fusion {
+  p0 = f32[3,700] parameter(0)
+  four = f32[] constant(4)
+  fours = f32[3,700] broadcast(four), dimensions={}
+  scaled = f32[3,700] multiply(p0, fours)
+  keys = f32[3,700] round-nearest-even(scaled)
+  iota = s32[3,700] iota(), iota_dimension=1
+  ROOT sort = (f32[3,700], s32[3,700]) sort(keys, iota), dimensions={1}, is_stable=true, to_apply=sorting_computation
+}
+
+ENTRY main {
+  p = f32[3,700] parameter(0)
+  ROOT fusion = (f32[3,700], s32[3,700]) fusion(p), kind=kInput, calls=sort_fusion
+}
+)");
     QTest::newRow("collective-permute of two arrays at once") << QStringLiteral(R"(
 HloModule combined_permute, replica_count=3
 

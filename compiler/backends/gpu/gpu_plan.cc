@@ -528,12 +528,18 @@ StatusOr<bool> PlanBuilder::planRouting(const HloInstruction& instruction, int64
         HLO_RETURN_IF_ERROR(planCollective(instruction, time));
         return true;
     }
-    // A fusion around a collective between devices (XLA:GPU's Triton collective fusions): no
-    // kernel reads other arenas, so its computation is planned in place, as a call.
-    if (opcode == HloOpcode::kFusion && m_grid.count() > 1 && instruction.fusedComputation()) {
+    // A fusion around what no loop kernel computes is planned in place, as a call: a
+    // collective between devices (XLA:GPU's Triton collective fusions; no kernel reads other
+    // arenas), a sort (XLA:GPU's sort fusions, the iota of its indices fused in) or a scatter
+    // of several operands (each its own steps).
+    if (opcode == HloOpcode::kFusion && instruction.fusedComputation()) {
         const auto& inside = instruction.fusedComputation()->instructions();
-        if (std::any_of(inside.begin(), inside.end(), [](const auto& i) {
-                return exchangesBetweenDevices(i->opcode()) || isPeerTransfer(*i);
+        const bool severalDevices = m_grid.count() > 1;
+        if (std::any_of(inside.begin(), inside.end(), [&](const auto& i) {
+                return (severalDevices &&
+                        (exchangesBetweenDevices(i->opcode()) || isPeerTransfer(*i))) ||
+                       i->opcode() == HloOpcode::kSort ||
+                       (i->opcode() == HloOpcode::kScatter && i->operandCount() > 3);
             })) {
             HLO_ASSIGN_OR_RETURN(
                 Leaves result, planCalled(instruction, instruction.fusedComputation(), arguments));
