@@ -425,8 +425,9 @@ void TestCli::passesListsRegistryAndTargets() {
         QVERIFY2(r.out.contains(u"  "_s + QLatin1String(name) + u"\n"_s), name);
     QVERIFY(r.out.contains(
         u"cpu: library-call-expander, batch-norm-expander, annotation-remover, call-inliner"_s));
-    QVERIFY(r.out.contains(
-        u"gpu: library-call-expander, scan-expander, batch-norm-expander, annotation-remover"_s));
+    QVERIFY(
+        r.out.contains(u"gpu: library-call-expander, scan-expander, batch-norm-expander, "
+                       u"triangular-solve-expander, annotation-remover"_s));
     QVERIFY(r.out.contains(u"tpu: library-call-expander, scan-expander, annotation-remover"_s));
 }
 

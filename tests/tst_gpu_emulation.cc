@@ -221,6 +221,27 @@ ENTRY %e (x: f32[3,2500]) -> s32[3,2500] {
         << golden("send_recv.hlo");
     QTest::newRow("async sugar: reduce-scatter, dot, slices, negate, fusion, late-bound call")
         << golden("async_sugar.hlo");
+    QTest::newRow("triangular-solve: right side, upper, transposed; batched left, lower")
+        << QStringLiteral(R"(
+HloModule triangular_solve
+
+ENTRY main {
+  p = f32[6,6] parameter(0)
+  b = f32[3,6] parameter(1)
+  r = s32[6,6] iota(), iota_dimension=0
+  c = s32[6,6] iota(), iota_dimension=1
+  diag = pred[6,6] compare(r, c), direction=EQ
+  k = f32[] constant(6)
+  kb = f32[6,6] broadcast(k), dimensions={}
+  pk = f32[6,6] add(p, kb)
+  a = f32[6,6] select(diag, pk, p)
+  x = f32[3,6] triangular-solve(a, b), left_side=false, lower=false, unit_diagonal=false, transpose_a=TRANSPOSE
+  ab = f32[2,6,6] broadcast(a), dimensions={1,2}
+  bb = f32[2,6,3] parameter(2)
+  y = f32[2,6,3] triangular-solve(ab, bb), left_side=true, lower=true, unit_diagonal=true, transpose_a=NO_TRANSPOSE
+  ROOT t = (f32[3,6], f32[2,6,3]) tuple(x, y)
+}
+)");
     QTest::newRow("XLA:GPU's sort fusion: keys with their fused iota, ties by index")
         << QStringLiteral(R"(
 HloModule sort_fusion

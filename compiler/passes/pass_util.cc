@@ -156,4 +156,23 @@ std::unordered_map<const HloInstruction*, HloInstruction*> cloneBodyInto(
     return clones;
 }
 
+Status placeNewComputations(HloModule& module,
+                            const std::unordered_set<const HloComputation*>& existing) {
+    std::vector<HloComputation*> order;
+    std::unordered_set<const HloComputation*> placed;
+    auto place = [&](auto&& self, HloComputation* computation) -> void {
+        if (!placed.insert(computation).second) return;
+        for (const auto& instruction : computation->instructions())
+            for (HloComputation* called : instruction->calledComputations())
+                if (!existing.count(called)) self(self, called);
+        order.push_back(computation);
+    };
+    std::vector<HloComputation*> all;
+    for (const auto& computation : module.computations()) all.push_back(computation.get());
+    for (HloComputation* computation : all)
+        if (existing.count(computation)) place(place, computation);
+    for (HloComputation* computation : all) place(place, computation);
+    return module.reorderComputations(order);
+}
+
 }  // namespace hloscope::passes

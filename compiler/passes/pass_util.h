@@ -4,6 +4,7 @@
 #pragma once
 
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "core/hlo_module.h"
@@ -45,6 +46,12 @@ std::vector<HloComputation*> unreachableComputations(const HloModule& module);
 std::unordered_map<const HloInstruction*, HloInstruction*> cloneBodyInto(
     HloModule& module, HloComputation& into, const HloComputation& body,
     const std::vector<HloInstruction*>& operands, std::vector<HloInstruction*>* added = nullptr);
+
+// Keeps the order of the computations in `existing`; each other computation
+// (one an expander added) comes right before the first computation that calls
+// it, so that the module prints callees first.
+Status placeNewComputations(HloModule& module,
+                            const std::unordered_set<const HloComputation*>& existing);
 
 // Every computation of `module`, callees before callers (post order over
 // the call graph).

@@ -223,23 +223,7 @@ StatusOr<bool> ScanExpanderPass::run(HloModule& module) {
     for (HloComputation* computation : passes::unreachableComputations(module))
         if (!unreachableBefore.count(computation)) dead.push_back(computation);
     HLO_RETURN_IF_ERROR(passes::removeComputations(module, dead));
-    // The old computations keep their order; each new loop condition and
-    // body comes right before the first computation that calls it.
-    std::vector<HloComputation*> order;
-    std::unordered_set<const HloComputation*> placed;
-    auto place = [&](auto&& self, HloComputation* computation) -> void {
-        if (!placed.insert(computation).second) return;
-        for (const auto& instruction : computation->instructions())
-            for (HloComputation* called : instruction->calledComputations())
-                if (!existing.count(called)) self(self, called);
-        order.push_back(computation);
-    };
-    std::vector<HloComputation*> all;
-    for (const auto& computation : module.computations()) all.push_back(computation.get());
-    for (HloComputation* computation : all)
-        if (existing.count(computation)) place(place, computation);
-    for (HloComputation* computation : all) place(place, computation);
-    HLO_RETURN_IF_ERROR(module.reorderComputations(order));
+    HLO_RETURN_IF_ERROR(passes::placeNewComputations(module, existing));
     return true;
 }
 

@@ -16,6 +16,7 @@
 #include "compiler/passes/dce.h"
 #include "compiler/passes/library_call_expander.h"
 #include "compiler/passes/scan_expander.h"
+#include "compiler/passes/triangular_solve_expander.h"
 #include "compiler/passes/tuple_simplifier.h"
 #include "compiler/passes/while_loop_invariant_code_motion.h"
 
@@ -43,6 +44,7 @@ std::vector<PassInfo> makeRegistry() {
         entry<MultiOutputFusionPass>(),
         entry<RowFusionPass>(),
         entry<ScanExpanderPass>(),
+        entry<TriangularSolveExpanderPass>(),
         entry<TupleSimplifierPass>(),
         entry<WhileLoopInvariantCodeMotionPass>(),
     };

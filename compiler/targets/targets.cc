@@ -46,6 +46,9 @@ StatusOr<Pipeline> targetPipeline(std::string_view targetOrHardware) {
     // Batch norm becomes reductions and loops on cpu and gpu, as XLA's CPU and GPU compilers
     // expand it; the TPU model plans it as one operation.
     if (target != "tpu") add("batch-norm-expander");
+    // XLA:GPU calls cuBLAS trsm; our GPU kernels run the substitution loop. The CPU backend
+    // runs triangular-solve through the interpreter, the TPU model as one operation.
+    if (target == "gpu") add("triangular-solve-expander");
     // Partitioning and memory-space annotations pass their value through on one device.
     add("annotation-remover");
     // Simplification, as XLA runs it before fusion.
