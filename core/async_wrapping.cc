@@ -134,6 +134,12 @@ const HloInstruction* asyncSugarRoot(const HloInstruction& instruction) {
     return root;
 }
 
+bool asyncWrittenAsSugar(const HloInstruction& instruction) {
+    const HloInstruction* start = asyncChainStart(instruction);
+    if (!start || !start->extra() || !start->extra()->asyncWrappedOpcode) return true;
+    return !start->calledComputation("calls") || asyncSugarRoot(*start);
+}
+
 const HloInstruction* asyncChainStart(const HloInstruction& instruction) {
     if (instruction.opcode() == HloOpcode::kAsyncStart) return &instruction;
     if (instruction.opcode() != HloOpcode::kAsyncUpdate &&
@@ -161,7 +167,10 @@ Status wrapAsyncSugar(HloModule& module) {
     for (const auto& computation : module.computations()) {
         for (const auto& instruction : computation->instructions()) {
             std::optional<HloOpcode> wrapped = wrappedOpcodeOf(*instruction);
+            // Wrapped already; or a plain async-start (calls=) that a changed
+            // wrapper was written as (a fusion-start's calls= is its fusion's).
             if (!wrapped || asyncSugarRoot(*instruction)) continue;
+            if (instruction->calledComputation("calls") && *wrapped != HloOpcode::kFusion) continue;
             std::unique_ptr<HloComputation> wrapper;
             HLO_RETURN_IF_ERROR(wrapOne(module, *instruction, *wrapped, &wrapper));
             made[computation.get()].push_back(std::move(wrapper));

@@ -26,6 +26,12 @@ class HloModule;
 // any other instruction.
 const HloInstruction* asyncSugarRoot(const HloInstruction& instruction);
 
+// Whether an async op with an async wrapped opcode is written as `X-start`,
+// `X-update`, `X-done` (text and JSON): not when its chain's `X-start` calls a
+// wrapper that passes have changed; the chain is then written in full
+// (async-start calls=..., async-done). Ops without a wrapped opcode: true.
+bool asyncWrittenAsSugar(const HloInstruction& instruction);
+
 // The async-start of the chain `instruction` (an async-start, -update or
 // -done) belongs to; nullptr when its first operands do not lead to one.
 const HloInstruction* asyncChainStart(const HloInstruction& instruction);

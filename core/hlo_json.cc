@@ -185,7 +185,7 @@ Json instructionToJson(const HloInstruction& instruction) {
     out["name"] = instruction.name();
     out["opcode"] = std::string(hloOpcodeString(opcode));
     const HloExtraAttributes* extra = instruction.extra();
-    if (extra && extra->asyncWrappedOpcode)
+    if (extra && extra->asyncWrappedOpcode && asyncWrittenAsSugar(instruction))
         out["async_wrapped_opcode"] = std::string(hloOpcodeString(*extra->asyncWrappedOpcode));
     out["shape"] = instruction.shape().toString();
 

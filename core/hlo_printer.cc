@@ -208,20 +208,10 @@ void appendTypedAttributes(std::string& out, const HloInstruction& instruction) 
     }
 }
 
-// Whether an async op with an async wrapped opcode is written as `X-start`,
-// `X-update`, `X-done`: not when its chain's `X-start` calls a wrapper that
-// passes have changed (then the chain is written in full, async-start
-// calls=...). A done written `X-done` after a plain async-start stays so.
-bool printsAsSugar(const HloInstruction& instruction) {
-    const HloInstruction* start = asyncChainStart(instruction);
-    if (!start || !start->extra() || !start->extra()->asyncWrappedOpcode) return true;
-    return !start->calledComputation("calls") || asyncSugarRoot(*start);
-}
-
 void appendOpcode(std::string& out, const HloInstruction& instruction) {
     const HloExtraAttributes* extra = instruction.extra();
     if (extra && extra->asyncWrappedOpcode && hloOpcodeIsAsync(instruction.opcode()) &&
-        printsAsSugar(instruction)) {
+        asyncWrittenAsSugar(instruction)) {
         out += hloOpcodeString(*extra->asyncWrappedOpcode);
         switch (instruction.opcode()) {
         case HloOpcode::kAsyncStart: out += "-start"; break;

@@ -40,16 +40,18 @@ const QString kCorpus = QStringLiteral(HLOSCOPE_CORPUS_DIR "/hlo/valid");
 // with scan, complex types and variadic reduce-windows; 724 with collectives
 // between several devices; 730 with send/recv between devices, tuple copies and
 // stochastic-convert; 732 with collectives inside fusions; 737 (session 22)
-// with XLA's async sugar wrapped and batch norm expanded).
-constexpr int kCoverageFloor = 737;
+// with XLA's async sugar wrapped and batch norm expanded, 738 with sort
+// fusions).
+constexpr int kCoverageFloor = 738;
 // The same for ../shared/corpus/hlo/valid/gpu (1,446 modules; measured
 // 2026-11-27: 852 before the cuBLAS / cuDNN calls were expanded, 889 after,
 // 930 with ragged-dot, 935 with expm1, pred bitcasts and dots, TOTALORDER, 945
 // with block-scaled dots, 949 with scatters of several operands, 998 with
 // scan, CUB sorts and complex types, 1,182 with collectives between several
 // devices, 1,222 with ragged-all-to-all, send/recv, combined permutes and
-// reduce-precision; 1,230 with XLA's async sugar wrapped).
-constexpr int kGpuFolderFloor = 1230;
+// reduce-precision; 1,230 with XLA's async sugar wrapped, 1,236 with sort
+// fusions and triangular-solve).
+constexpr int kGpuFolderFloor = 1236;
 
 // "%name: why" -> "why" without instruction-specific names, for the tally.
 std::string reasonOf(const std::string& message) {

@@ -6,6 +6,7 @@
 #include <QtTest>
 #include <algorithm>
 
+#include "core/async_wrapping.h"
 #include "core/hlo_json.h"
 #include "core/hlo_parser.h"
 #include "core/hlo_printer.h"
@@ -379,6 +380,7 @@ private slots:
     void textFormsOfTypedAttributes();
     void hloSnippetsRoundTrip_data();
     void hloSnippetsRoundTrip();
+    void asyncSugarThroughJson();
     void syntaxErrorHasLineAndColumn();
     void deepNestingIsRejected();
     void truncatedAndCorruptedInputFailsCleanly();
@@ -904,6 +906,43 @@ void TestJson::hloSnippetsRoundTrip() {
     QVERIFY2(module.isOk(), module.status().toString().c_str());
     QString failure = roundTripFailure(**module);
     QVERIFY2(failure.isEmpty(), qPrintable(failure));
+}
+
+// XLA's async sugar: the wrapper computation travels in the JSON and is not wrapped again on
+// import, also once a pass has changed it (then the chain is plain async ops, as in text).
+void TestJson::asyncSugarThroughJson() {
+    auto module = parseHloModule(R"(HloModule m
+square {
+  p = f32[4] parameter(0)
+  ROOT m = f32[4] multiply(p, p)
+}
+ENTRY e {
+  x = f32[4] parameter(0)
+  f = ((f32[4]), f32[4], s32[]) fusion-start(x), kind=kLoop, calls=square
+  fd = f32[4] fusion-done(f)
+  c = ((), (), s32[]) call-start(), to_apply=square
+  cu = ((f32[4]), (), s32[]) call-update(c, fd)
+  ROOT cd = f32[4] call-done(cu)
+})");
+    QVERIFY2(module.isOk(), module.status().toString().c_str());
+    QCOMPARE((*module)->computationCount(), int64_t(4));
+    QString failure = roundTripFailure(**module);
+    QVERIFY2(failure.isEmpty(), qPrintable(failure));
+    // A pass changes the fusion's wrapper.
+    HloInstruction* start = (*module)->entryComputation()->findInstruction("f");
+    HloComputation* wrapper = start->calledComputation("calls");
+    QVERIFY(wrapper && asyncSugarRoot(*start));
+    auto negate =
+        std::make_unique<HloInstruction>(HloOpcode::kNegate, "neg", wrapper->root()->shape());
+    negate->appendOperand(wrapper->root());
+    wrapper->setRoot(wrapper->addInstruction(std::move(negate)));
+    auto imported = moduleFromJson(moduleToJson(**module), "changed.json");
+    QVERIFY2(imported.isOk(), imported.status().toString().c_str());
+    QCOMPARE((*imported)->computationCount(), int64_t(4));
+    const std::string text = printModule(**module);
+    QCOMPARE(printModule(**imported), text);
+    QVERIFY(text.find("async-start(f32[4] %x), calls=%") != std::string::npos);
+    QVERIFY(text.find("call-done(") != std::string::npos);
 }
 
 void TestJson::syntaxErrorHasLineAndColumn() {

@@ -90,7 +90,7 @@ private slots:
         QVERIFY(run->changed);
         std::string why = fileCheck(run->text, R"(
 CHECK: %x.condition{{[.0-9]*}} (
-CHECK: compare(s32[] %{{.*}}, s32[] %x.index{{[.0-9]*}}), direction=LT
+CHECK: compare(s32[] %{{.*}}, s32[] %x.constant{{[.0-9]*}}), direction=LT
 CHECK: %x.body{{[.0-9]*}} (
 CHECK: f32[1,4] dynamic-slice(
 CHECK: f32[1,3] dot(f32[1,4] %x.a_row{{[.0-9]*}}, f32[4,3] %x.element{{[.0-9]*}}), lhs_contracting_dims={1}, rhs_contracting_dims={0}

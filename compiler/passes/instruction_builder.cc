@@ -20,6 +20,20 @@ HloInstruction* InstructionBuilder::scalar(PrimitiveType type, double value,
     return c;
 }
 
+HloInstruction* InstructionBuilder::index(int64_t value, std::string_view what) {
+    H c = add(HloOpcode::kConstant, Shape::makeScalar(PrimitiveType::S32), {}, what);
+    c->setLiteralText(std::to_string(value));
+    return c;
+}
+
+HloInstruction* InstructionBuilder::parameter(Shape shape, std::string_view what) {
+    auto p = std::make_unique<HloInstruction>(
+        HloOpcode::kParameter, m_module.uniqueInstructionName(m_stem + "." + std::string(what)),
+        std::move(shape));
+    p->setParameterNumber(0);
+    return m_computation.addInstruction(std::move(p));
+}
+
 HloInstruction* InstructionBuilder::broadcast(H x, Shape shape, std::vector<int64_t> dimensions) {
     H b = add(HloOpcode::kBroadcast, std::move(shape), {x}, "broadcast");
     b->setDimensions(std::move(dimensions));

@@ -36,6 +36,10 @@ public:
     // A scalar constant of `type` (`value` written as HLO text writes it).
     H scalar(PrimitiveType type, double value, std::string_view what = "constant");
     H broadcast(H x, Shape shape, std::vector<int64_t> dimensions);
+    // An s32 scalar constant (a loop step, an index).
+    H index(int64_t value, std::string_view what = "constant");
+    // Parameter 0, of `shape` (a loop's state).
+    H parameter(Shape shape, std::string_view what = "state");
     // Zeros (false for pred) of `shape`: a broadcast scalar.
     H zeros(const Shape& shape);
     // `x` converted to `type` (`x` itself when it has it).

@@ -20,18 +20,6 @@ class Builder : public passes::InstructionBuilder {
 public:
     using InstructionBuilder::InstructionBuilder;
 
-    H parameter(Shape shape) {
-        auto p = std::make_unique<HloInstruction>(HloOpcode::kParameter,
-                                                  module().uniqueInstructionName(stem() + ".state"),
-                                                  std::move(shape));
-        p->setParameterNumber(0);
-        return computation().addInstruction(std::move(p));
-    }
-    H index(int64_t value) {
-        H c = add(HloOpcode::kConstant, Shape::makeScalar(PrimitiveType::S32), {}, "constant");
-        c->setLiteralText(std::to_string(value));
-        return c;
-    }
     // Row `at` of `array` along `dimension`, without that dimension.
     H row(H array, int64_t dimension, H at) {
         const Shape& shape = array->shape();

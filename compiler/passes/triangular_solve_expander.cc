@@ -52,18 +52,6 @@ class Builder : public passes::InstructionBuilder {
 public:
     using InstructionBuilder::InstructionBuilder;
 
-    H index(int64_t value) {
-        H c = add(HloOpcode::kConstant, Shape::makeScalar(PrimitiveType::S32), {}, "index");
-        c->setLiteralText(std::to_string(value));
-        return c;
-    }
-    H state(Shape shape) {
-        auto p = std::make_unique<HloInstruction>(HloOpcode::kParameter,
-                                                  module().uniqueInstructionName(stem() + ".state"),
-                                                  std::move(shape));
-        p->setParameterNumber(0);
-        return computation().addInstruction(std::move(p));
-    }
     H compare(H a, H b, ComparisonDirection direction) {
         Shape shape = a->shape();
         shape.setElementType(PrimitiveType::PRED);
@@ -166,14 +154,14 @@ StatusOr<H> expand(HloModule& module, H solve) {
         module.uniqueComputationName(solve->name() + ".condition")));
     {
         Builder c(module, *condition, solve->name());
-        H step = c.element(c.state(stateShape), 0);
+        H step = c.element(c.parameter(stateShape), 0);
         condition->setRoot(c.compare(step, c.index(m), D::kLt));
     }
     HloComputation* body = module.addComputation(
         std::make_unique<HloComputation>(module.uniqueComputationName(solve->name() + ".body")));
     {
         Builder l(module, *body, solve->name());
-        H state = l.state(stateShape);
+        H state = l.parameter(stateShape);
         H step = l.element(state, 0);
         H matrix = l.element(state, 1);
         H right = l.element(state, 2);
