@@ -25,7 +25,9 @@ const HloInstruction* lastBeforeDone(const HloInstruction& start) {
     for (int guard = 0; guard < 10000; ++guard) {
         const HloInstruction* next = nullptr;
         for (const HloInstruction* user : last->users())
-            if (user->opcode() == HloOpcode::kAsyncUpdate && user->operand(0) == last) next = user;
+            if (user->opcode() == HloOpcode::kAsyncUpdate && user->operandCount() > 0 &&
+                user->operand(0) == last)
+                next = user;
         if (!next) break;
         last = next;
     }
@@ -95,7 +97,9 @@ Status wrapOne(HloModule& module, HloInstruction& start, HloOpcode wrapped,
     // operands come late).
     const HloInstruction* done = nullptr;
     for (const HloInstruction* user : last->users())
-        if (user->opcode() == HloOpcode::kAsyncDone && user->operand(0) == last) done = user;
+        if (user->opcode() == HloOpcode::kAsyncDone && user->operandCount() > 0 &&
+            user->operand(0) == last)
+            done = user;
     std::unique_ptr<HloInstruction> op =
         start.cloneWithNewOperands(done ? done->shape() : shape.tupleShape(1), parameters,
                                    module.uniqueInstructionName(start.name() + ".wrapped"));

@@ -943,6 +943,25 @@ ENTRY e {
     QCOMPARE(printModule(**imported), text);
     QVERIFY(text.find("async-start(f32[4] %x), calls=%") != std::string::npos);
     QVERIFY(text.find("call-done(") != std::string::npos);
+    // A sugar start without a wrapper (as a program may build one) whose shape is not
+    // ((operands...), result, ...) is an import error naming it.
+    HloModule built("built");
+    auto entry = std::make_unique<HloComputation>("e");
+    auto p = std::make_unique<HloInstruction>(HloOpcode::kParameter, "p",
+                                              Shape::makeArray(PrimitiveType::F32, {4}));
+    p->setParameterNumber(0);
+    HloInstruction* parameter = entry->addInstruction(std::move(p));
+    auto bad = std::make_unique<HloInstruction>(HloOpcode::kAsyncStart, "bad",
+                                                Shape::makeArray(PrimitiveType::F32, {4}));
+    bad->appendOperand(parameter);
+    bad->mutableExtra().asyncWrappedOpcode = HloOpcode::kNegate;
+    entry->setRoot(entry->addInstruction(std::move(bad)));
+    built.addComputation(std::move(entry), true);
+    auto broken = moduleFromJson(moduleToJson(built), "broken.json");
+    QVERIFY(!broken.isOk());
+    QVERIFY2(broken.status().message().find("async-start bad") != std::string::npos &&
+                 broken.status().message().find("((operand0_shape") != std::string::npos,
+             broken.status().toString().c_str());
 }
 
 void TestJson::syntaxErrorHasLineAndColumn() {
