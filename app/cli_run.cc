@@ -187,6 +187,11 @@ void printText(const std::string& name, const ExecutionDevice& device, const Run
     const bool simulated = !reports.empty() && reports[0].simulated;
     if (simulated)
         std::printf("times are simulated (%s), not measured\n", device.modelTarget().c_str());
+    if (!reports.empty() && reports[0].devices > 1)
+        std::printf(
+            "every run covers all %lld devices of the module's grid, on the same inputs; "
+            "the checks compare device 0's outputs\n",
+            static_cast<long long>(reports[0].devices));
     if (reports.size() == 2 && reports[1].medianSeconds() > 0)
         std::printf("%s speedup (unfused / fused): %.2fx\n", simulated ? "simulated" : "measured",
                     reports[0].medianSeconds() / reports[1].medianSeconds());
@@ -224,7 +229,8 @@ std::string multiDeviceHint(const HloModule& module, const std::string& file) {
     if (!grid.isOk() || grid->count() <= 1) return {};
     return "note: " + module.name() + " runs on " + deviceGridText(*grid) +
            " and this device runs device 0 alone; `hloscope-cli eval " + file +
-           "` evaluates it on every device, and `hloscope-cli run " + file +
+           "` evaluates it on every device, `hloscope-cli run " + file +
+           " --device interpreter` runs and times every device, and `hloscope-cli run " + file +
            " --device gpu --emit-plan DIR` writes a GPU plan for all of them\n";
 }
 
@@ -367,6 +373,7 @@ int runRun(const std::vector<std::string>& args) {
         j["repeat"] = flags.repeat;
         j["warmup"] = flags.warmup;
         j["simulated"] = simulated;
+        j["devices"] = reports.empty() ? int64_t{1} : reports[0].devices;
         for (const ModeMeasurement& r : reports) {
             j[modeName(r)] = modeJson(r);
             if (Json tpu = tpuSimulationJson(**device, r); !tpu.is_null())

@@ -286,6 +286,15 @@ void TestCli::evalOnEveryDevice() {
     QCOMPARE(e.exitCode, 1);
     QVERIFY2(e.err.contains(u"%c: replica_groups names replica 2 but the module has 2 replicas"_s),
              qPrintable(e.err));
+    // `run` on the interpreter runs and times both devices, in both modes.
+    Result both = runCli({u"run"_s, file, u"--device"_s, u"interpreter"_s, u"--json"_s});
+    QCOMPARE(both.exitCode, 0);
+    const QJsonObject report = QJsonDocument::fromJson(both.out.toUtf8()).object();
+    QCOMPARE(report.value(u"devices"_s).toInt(), 2);
+    QCOMPARE(report.value(u"fused"_s).toObject().value(u"runs"_s).toInt(), 5);
+    Result text = runCli({u"run"_s, file, u"--device"_s, u"interpreter"_s});
+    QVERIFY2(text.out.contains(u"every run covers all 2 devices of the module's grid"_s),
+             qPrintable(text.out));
     // `run` on a one-device device fails at the all-reduce and names the routes that run it
     // on every device.
     Result run = runCli({u"run"_s, file});

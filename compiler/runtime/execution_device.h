@@ -74,6 +74,10 @@ struct ExecutionResult {
     bool simulated = false;
     // Per-unit busy intervals, when the device models them (empty otherwise).
     std::vector<TimelineEvent> timeline;
+    // Devices that ran: a module of several replicas or partitions runs on every device of its
+    // grid where the device can (the interpreter), each on the same arguments; `outputs` are
+    // then device 0's.
+    int64_t devices = 1;
 };
 
 class ExecutionDevice {

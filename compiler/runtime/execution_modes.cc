@@ -184,6 +184,7 @@ StatusOr<std::vector<ModeMeasurement>> measureModes(
             report.kernels = static_cast<int64_t>(result.kernelTimes.size());
             report.kernelTimes = std::move(result.kernelTimes);
             report.simulated = result.simulated;
+            report.devices = result.devices;
             report.timeline = std::move(result.timeline);
         }
     }

@@ -85,6 +85,7 @@ struct ModeMeasurement {
     std::optional<OutputCheck> differenceFromOwnNumerics;
     std::shared_ptr<const HloModule> module;  // as prepared
     bool simulated = false;                   // times from a simulator (ExecutionResult::simulated)
+    int64_t devices = 1;                      // devices that ran (ExecutionResult::devices)
     std::vector<TimelineEvent> timeline;      // the last run's, when the device models its units
 
     double medianSeconds() const;

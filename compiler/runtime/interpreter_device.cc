@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <chrono>
 
+#include "core/collective_groups.h"
 #include "core/hlo_evaluator.h"
+#include "core/multi_device_evaluator.h"
 
 namespace hloscope {
 
@@ -46,6 +48,26 @@ StatusOr<ExecutionResult> InterpreterDevice::run(const HloModule& module,
             options.progress(static_cast<double>(times.count()) / total, instruction.name());
     };
     if (options.progress) options.progress(0, {});
+    // A module of several devices: every device of its grid, on its own thread (per-instruction
+    // times would come from all of them at once: none are taken).
+    if (StatusOr<DeviceGrid> grid = moduleDeviceGrid(module); grid.isOk() && grid->count() > 1) {
+        evaluatorOptions.onInstructionTimed = nullptr;
+        const std::vector<std::vector<Literal>> perDevice(static_cast<size_t>(grid->count()), args);
+        const auto start = std::chrono::steady_clock::now();
+        StatusOr<std::vector<Literal>> values =
+            evaluateOnDevices(module, *grid, perDevice, evaluatorOptions);
+        result.wallSeconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        if (!values.isOk()) {
+            if (options.cancel && options.cancel->load())
+                return Status(StatusCode::kCancelled, "run cancelled");
+            return values.status();
+        }
+        result.outputs = splitOutputs(std::move(values->front()));
+        result.devices = grid->count();
+        if (options.progress) options.progress(1, {});
+        return result;
+    }
     HloEvaluator evaluator(std::move(evaluatorOptions));
     const auto start = std::chrono::steady_clock::now();
     StatusOr<Literal> value = evaluator.evaluate(module, std::span<const Literal>(args));

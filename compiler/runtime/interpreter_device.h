@@ -3,7 +3,10 @@
 // evaluator's onInstructionTimed hook (entry computation instructions; a
 // while loop or call reports once with the time of everything it ran);
 // parameters are not timed. Progress is the fraction of the entry's
-// non-parameter instructions evaluated.
+// non-parameter instructions evaluated. A module of several replicas or
+// partitions (core/collective_groups.h) runs on every device of its grid
+// (core/multi_device_evaluator.h), each on the same arguments, untimed per
+// instruction; the outputs are device 0's (ExecutionResult::devices).
 #pragma once
 
 #include "compiler/runtime/execution_device.h"

@@ -85,9 +85,8 @@ ExecutionPanel::Outcome runJob(const JobSpec& spec) {
                 outcome.error +=
                     QStringLiteral("\n") +
                     QObject::tr(
-                        "The module runs on %1 and this device runs device 0 alone: export a "
-                        "GPU plan, which runs every device, or evaluate every device with "
-                        "`hloscope-cli eval`.")
+                        "The module runs on %1 and this device runs device 0 alone: run it "
+                        "on the interpreter, or export a GPU plan, which run every device.")
                         .arg(QString::fromStdString(deviceGridText(*grid)));
         }
         return outcome;
@@ -145,6 +144,7 @@ ExecutionPanel::Outcome runJob(const JobSpec& spec) {
         ExecutionMeasurement m;
         m.mode = label;
         m.device = QString::fromStdString(spec.device->name());
+        m.devices = result->devices;
         m.deviceKind = QString::fromStdString(spec.device->kind());
         m.snapshot = index;
         m.wallSeconds = result->wallSeconds;
@@ -495,7 +495,13 @@ void ExecutionPanel::onFinished() {
             const int row = m_results->rowCount();
             m_results->insertRow(row);
             m_results->setItem(row, 0, new QTableWidgetItem(m.mode));
-            m_results->setItem(row, 1, new QTableWidgetItem(m.device));
+            // Every device of a module's grid (the interpreter): the checks are device 0's.
+            m_results->setItem(
+                row, 1,
+                new QTableWidgetItem(
+                    m.devices > 1
+                        ? tr("%1, %2 devices (device 0 checked)").arg(m.device).arg(m.devices)
+                        : m.device));
             auto* time = new QTableWidgetItem(FusionDecisionModel::formatSeconds(m.wallSeconds) +
                                               (m.simulated ? tr(" (simulated)") : QString()));
             if (m.simulated)

@@ -52,6 +52,7 @@ struct ExecutionMeasurement {
     qint64 peakBytes = 0;                 // what the device held for the run (0: it does not say)
     double compileSeconds = 0;            // the device's code generation in this run (0: cached)
     bool simulated = false;               // times from a simulator (tpu-sim), not a clock
+    qint64 devices = 1;                   // devices that ran (ExecutionResult::devices)
     std::vector<TimelineEvent> timeline;  // per-unit busy intervals, when the device models them
 };
 
