@@ -222,13 +222,13 @@ void printText(const std::string& name, const ExecutionDevice& device, const Run
     printTpuSimulations(device, reports);
 }
 
-// For a run that failed on a module of several devices (replicas x partitions), which a device
-// here runs as device 0 alone: where it runs on all of them. Empty for one device.
+// For a run that failed on a module of several devices (replicas x partitions) on a device
+// that runs one: where it runs on all of them. Empty for one device.
 std::string multiDeviceHint(const HloModule& module, const std::string& file) {
     auto grid = moduleDeviceGrid(module);
     if (!grid.isOk() || grid->count() <= 1) return {};
     return "note: " + module.name() + " runs on " + deviceGridText(*grid) +
-           " and this device runs device 0 alone; `hloscope-cli eval " + file +
+           " and this device runs one device; `hloscope-cli eval " + file +
            "` evaluates it on every device, `hloscope-cli run " + file +
            " --device interpreter` runs and times every device, and `hloscope-cli run " + file +
            " --device gpu --emit-plan DIR` writes a GPU plan for all of them\n";

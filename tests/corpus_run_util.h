@@ -189,6 +189,11 @@ inline void forEachEvaluableModule(
                 tally.skip("the interpreter cannot run it");
                 continue;
             }
+            // The interpreter ran every device of its grid; the device runs one.
+            if (reference->devices > 1) {
+                tally.skip("runs on several devices (the device runs one)");
+                continue;
+            }
             // A collective whose declared shapes imply several devices:
             // on one device the interpreter's result has other shapes.
             if (!matchesDeclaredShape(reference->outputs, entry->root()->shape())) {

@@ -295,12 +295,14 @@ void TestCli::evalOnEveryDevice() {
     Result text = runCli({u"run"_s, file, u"--device"_s, u"interpreter"_s});
     QVERIFY2(text.out.contains(u"every run covers all 2 devices of the module's grid"_s),
              qPrintable(text.out));
-    // `run` on a one-device device fails at the all-reduce and names the routes that run it
-    // on every device.
-    Result run = runCli({u"run"_s, file});
+    // `run` on a one-device device (the CPU backend) refuses it, naming the grid, and names
+    // the routes that run it on every device.
+    Result run = runCli({u"run"_s, file, u"--device"_s, u"cpu"_s});
     QCOMPARE(run.exitCode, 1);
-    QVERIFY2(run.err.contains(u"note: m runs on 2 devices (2 replicas x 1 partition) and this "
-                              "device runs device 0 alone; `hloscope-cli eval "_s) &&
+    QVERIFY2(run.err.contains(u"module 'm' runs on 2 devices (2 replicas x 1 partition) and the "
+                              "CPU backend runs one device"_s) &&
+                 run.err.contains(u"note: m runs on 2 devices (2 replicas x 1 partition) and "
+                                  "this device runs one device; `hloscope-cli eval "_s) &&
                  run.err.contains(u"--device gpu --emit-plan DIR"_s),
              qPrintable(run.err));
 }

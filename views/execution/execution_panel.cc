@@ -77,7 +77,7 @@ ExecutionPanel::Outcome runJob(const JobSpec& spec) {
         if (status.code() == StatusCode::kCancelled || spec.cancel->load())
             outcome.cancelled = true;
         outcome.error = what + QStringLiteral(": ") + QString::fromStdString(status.toString());
-        // A module of several devices runs here as device 0 alone: say where all of them run.
+        // A module of several devices on a device that runs one: say where all of them run.
         if (StatusOr<std::shared_ptr<const HloModule>> first = moduleAt(state, 0);
             !outcome.cancelled && first.isOk()) {
             if (StatusOr<DeviceGrid> grid = moduleDeviceGrid(**first);
@@ -85,7 +85,7 @@ ExecutionPanel::Outcome runJob(const JobSpec& spec) {
                 outcome.error +=
                     QStringLiteral("\n") +
                     QObject::tr(
-                        "The module runs on %1 and this device runs device 0 alone: run it "
+                        "The module runs on %1 and this device runs one device: run it "
                         "on the interpreter, or export a GPU plan, which run every device.")
                         .arg(QString::fromStdString(deviceGridText(*grid)));
         }

@@ -88,6 +88,7 @@ StatusOr<ExecutionResult> CpuDevice::run(const HloModule& module, const std::vec
     std::string why;
     if (!available(&why)) return Status(StatusCode::kFailedPrecondition, "the CPU backend is unavailable: " + why);
     if (options.cancel && options.cancel->load()) return Status(StatusCode::kCancelled, "run cancelled");
+    HLO_RETURN_IF_ERROR(requireOneDevice(module, "the CPU backend"));
     if (options.progress) options.progress(0, "compiling");
     bool hit = false;
     HLO_ASSIGN_OR_RETURN(std::shared_ptr<CpuExecutable> executable, executableFor(module, &hit));
