@@ -804,6 +804,9 @@ void TestEvaluatorOps::batchNorm() {
                            "ROOT t = (s32[2,2], s32[2], s32[2]) batch-norm-training(x, s, "
                            "o), epsilon=0, feature_index=1"));
     QVERIFY(!refused.isOk());
+    QCOMPARE(refused.status().code(), StatusCode::kUnimplemented);
+    QVERIFY2(refused.status().message().find("%t: operand 0 of type s32") != std::string::npos,
+             refused.status().toString().c_str());
 }
 
 void TestEvaluatorOps::fft() {
