@@ -325,8 +325,10 @@ std::string shapeWithLayoutString(const Shape& shape);
 // Upper-case primitive type name as in XLA messages ("F16", "U4").
 std::string upperTypeName(PrimitiveType type);
 // Appends `text` with whitespace runs outside strings collapsed to one space,
-// comments outside strings dropped, and the ends trimmed.
-void appendCollapsed(std::string& out, std::string_view text);
+// comments outside strings dropped, and the ends trimmed. Strings are
+// double-quoted, or single-quoted outside braces; `insideBraces`: `text` is
+// the inside of a braced value.
+void appendCollapsed(std::string& out, std::string_view text, bool insideBraces = false);
 std::string formatDouble(double value);
 // The contents of a quoted string (unescaped); other text unchanged.
 std::string unquoteString(std::string_view text);

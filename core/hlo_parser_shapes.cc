@@ -66,8 +66,11 @@ std::string formatDouble(double value) {
     return std::string(buffer, result.ptr);
 }
 
-void appendCollapsed(std::string& out, std::string_view text) {
+void appendCollapsed(std::string& out, std::string_view text, bool insideBraces) {
     const size_t start = out.size();
+    // Single quotes delimit strings only outside braces, as the attribute
+    // scanners read them (inside braces, "'//'" starts a comment there too).
+    int depth = insideBraces ? 1 : 0;
     bool pendingSpace = false;
     size_t i = 0;
     const size_t n = text.size();
@@ -95,7 +98,7 @@ void appendCollapsed(std::string& out, std::string_view text) {
             if (out.size() > start) out += ' ';
             pendingSpace = false;
         }
-        if (c == '"' || c == '\'') {
+        if (c == '"' || (c == '\'' && depth == 0)) {
             size_t j = i + 1;
             while (j < n && text[j] != c) j += text[j] == '\\' ? 2 : 1;
             if (j < n) {
@@ -111,6 +114,7 @@ void appendCollapsed(std::string& out, std::string_view text) {
             if (isSpace(d) || d == '"' || d == '\'' || d == '/') break;
             ++j;
         }
+        for (size_t k = i; k < j; ++k) depth += text[k] == '{' ? 1 : text[k] == '}' ? -1 : 0;
         out.append(text.data() + i, j - i);
         i = j;
     }

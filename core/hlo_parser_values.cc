@@ -470,7 +470,7 @@ Status Parser::parseBracedVerbatim(std::string* out) {
     if (!text.empty() && (text.front() == ' ' || text.back() == ' ')) collapse = true;
     if (collapse) {
         out->clear();
-        appendCollapsed(*out, text);
+        appendCollapsed(*out, text, /*insideBraces=*/true);
     } else {
         out->assign(text);
     }

@@ -1,6 +1,8 @@
 // Shape inference for collectives: all-reduce, all-gather, reduce-scatter,
 // all-to-all, ragged-all-to-all, collective-permute and collective-broadcast
 // (and their -start forms).
+#include <algorithm>
+
 #include "core/shape_inference_internal.h"
 
 namespace hloscope::shape_inference_internal {
@@ -138,7 +140,7 @@ StatusOr<Shape> inferReduceScatter(const HloInstruction& instruction) {
         output0.dimensions(dim) > 0) {
         int64_t in = operand0.dimensions(dim);
         int64_t out = output0.dimensions(dim);
-        shardCount = (in + out - 1) / out;
+        shardCount = std::max<int64_t>(1, (in + out - 1) / out);
     }
     std::vector<Shape> scattered;
     for (int64_t i = 0; i < n; ++i) {
