@@ -1,6 +1,6 @@
 // InstructionBuilder: adds instructions to one computation for the passes
 // that expand an operation into several (scan-expander,
-// batch-norm-expander). Each instruction is named after the expanded one
+// batch-norm-expander, triangular-solve-expander). Each instruction is named after the expanded one
 // ("<stem>.<what>", unique in the module) and gets no layout (layout
 // assignment gives it one).
 #pragma once
