@@ -405,9 +405,6 @@ std::optional<AsyncSignature> asyncSignature(const HloInstruction& instruction) 
     const HloComputation* computation = instruction.calledComputation("calls");
     const HloInstruction* start = asyncChainStart(instruction);
     if (!computation && start) computation = start->calledComputation("calls");
-    // `call-start(...), to_apply=c` sugar wraps a call of c: same signature.
-    if (!computation && start && start->extra() && start->extra()->asyncWrappedOpcode == HloOpcode::kCall)
-        computation = start->toApply();
     AsyncSignature signature;
     if (computation) {
         auto program = shape_inference_internal::programShape(computation);
@@ -416,8 +413,9 @@ std::optional<AsyncSignature> asyncSignature(const HloInstruction& instruction) 
         signature.result = program->result;
         return signature;
     }
-    // Other `op-start` sugar: the wrapped instruction is implicit; its
-    // operands are those bound before the done, its result the done's shape.
+    // `op-start` sugar a program built without its wrapper (the parser and the
+    // JSON reader add one, core/async_wrapping.h): its operands are those
+    // bound before the done, its result the done's shape.
     if (!start) return std::nullopt;
     const HloInstruction* done = asyncChainDone(start);
     const HloInstruction* last = done && done->operandCount() > 0 ? done->operand(0) : start;

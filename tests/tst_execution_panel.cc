@@ -26,6 +26,18 @@
 using namespace hloscope;
 using namespace hloscope::testing;
 
+namespace {
+
+// Selects the device `name` in the panel's combo box; false when it is not listed.
+bool selectDevice(ExecutionPanel& panel, const char* name) {
+    const int index = panel.deviceCombo()->findData(QString::fromUtf8(name));
+    if (index < 0) return false;
+    panel.deviceCombo()->setCurrentIndex(index);
+    return true;
+}
+
+}  // namespace
+
 class TestExecutionPanel : public QObject {
     Q_OBJECT
 private slots:
@@ -118,9 +130,7 @@ private slots:
         DocumentStatePtr state = makeState("../../tests/golden/gpu/send_recv.hlo", "cpu");
         QVERIFY(state);
         ExecutionPanel panel;
-        const int cpu = panel.deviceCombo()->findData(QStringLiteral("cpu"));
-        QVERIFY(cpu >= 0);
-        panel.deviceCombo()->setCurrentIndex(cpu);
+        QVERIFY(selectDevice(panel, "cpu"));
         panel.setState(state);
         QSignalSpy finished(&panel, &ExecutionPanel::runFinished);
         panel.run();
@@ -157,9 +167,7 @@ private slots:
         DocumentStatePtr state = makeState("softmax.hlo", "cpu");
         QVERIFY(state);
         ExecutionPanel panel;
-        const int cpu = panel.deviceCombo()->findData(QStringLiteral("cpu"));
-        QVERIFY(cpu >= 0);
-        panel.deviceCombo()->setCurrentIndex(cpu);
+        QVERIFY(selectDevice(panel, "cpu"));
         panel.setState(state);
         panel.setMode(ExecutionPanel::Mode::kBoth);
         QSignalSpy progress(&panel, &ExecutionPanel::progressChanged);
@@ -205,9 +213,7 @@ private slots:
         DocumentStatePtr state = makeState("mlp.hlo", "cpu");
         QVERIFY(state);
         ExecutionPanel panel;
-        const int tpu = panel.deviceCombo()->findData(QStringLiteral("tpu-sim-v5e"));
-        QVERIFY(tpu >= 0);
-        panel.deviceCombo()->setCurrentIndex(tpu);
+        QVERIFY(selectDevice(panel, "tpu-sim-v5e"));
         panel.setState(state);
         panel.setMode(ExecutionPanel::Mode::kBoth);
         QSignalSpy finished(&panel, &ExecutionPanel::runFinished);

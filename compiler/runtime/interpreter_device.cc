@@ -49,28 +49,22 @@ StatusOr<ExecutionResult> InterpreterDevice::run(const HloModule& module,
     };
     if (options.progress) options.progress(0, {});
     // A module of several devices: every device of its grid, on its own thread (per-instruction
-    // times would come from all of them at once: none are taken).
-    if (StatusOr<DeviceGrid> grid = moduleDeviceGrid(module); grid.isOk() && grid->count() > 1) {
+    // times would come from all of them at once: none are taken); device 0's result.
+    StatusOr<DeviceGrid> grid = moduleDeviceGrid(module);
+    const bool severalDevices = grid.isOk() && grid->count() > 1;
+    auto evaluate = [&]() -> StatusOr<Literal> {
+        if (!severalDevices) {
+            HloEvaluator evaluator(std::move(evaluatorOptions));
+            return evaluator.evaluate(module, std::span<const Literal>(args));
+        }
         evaluatorOptions.onInstructionTimed = nullptr;
         const std::vector<std::vector<Literal>> perDevice(static_cast<size_t>(grid->count()), args);
-        const auto start = std::chrono::steady_clock::now();
-        StatusOr<std::vector<Literal>> values =
-            evaluateOnDevices(module, *grid, perDevice, evaluatorOptions);
-        result.wallSeconds =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        if (!values.isOk()) {
-            if (options.cancel && options.cancel->load())
-                return Status(StatusCode::kCancelled, "run cancelled");
-            return values.status();
-        }
-        result.outputs = splitOutputs(std::move(values->front()));
-        result.devices = grid->count();
-        if (options.progress) options.progress(1, {});
-        return result;
-    }
-    HloEvaluator evaluator(std::move(evaluatorOptions));
+        HLO_ASSIGN_OR_RETURN(std::vector<Literal> values,
+                             evaluateOnDevices(module, *grid, perDevice, evaluatorOptions));
+        return std::move(values.front());
+    };
     const auto start = std::chrono::steady_clock::now();
-    StatusOr<Literal> value = evaluator.evaluate(module, std::span<const Literal>(args));
+    StatusOr<Literal> value = evaluate();
     result.wallSeconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (!value.isOk()) {
@@ -79,6 +73,7 @@ StatusOr<ExecutionResult> InterpreterDevice::run(const HloModule& module,
         return value.status();
     }
     result.outputs = splitOutputs(std::move(*value));
+    if (severalDevices) result.devices = grid->count();
     times.moveInto(result);
     if (options.progress) options.progress(1, {});
     return result;
