@@ -21,7 +21,6 @@
 #include "compiler/runtime/execution_modes.h"
 #include "compiler/runtime/timeline_trace.h"
 #include "compiler/targets/target_description.h"
-#include "core/collective_groups.h"
 #include "core/hlo_computation.h"
 #include "core/hlo_evaluator.h"
 #include "core/literal.h"
@@ -222,18 +221,6 @@ void printText(const std::string& name, const ExecutionDevice& device, const Run
     printTpuSimulations(device, reports);
 }
 
-// For a run that failed on a module of several devices (replicas x partitions) on a device
-// that runs one: where it runs on all of them. Empty for one device.
-std::string multiDeviceHint(const HloModule& module, const std::string& file) {
-    auto grid = moduleDeviceGrid(module);
-    if (!grid.isOk() || grid->count() <= 1) return {};
-    return "note: " + module.name() + " runs on " + deviceGridText(*grid) +
-           " and this device runs one device; `hloscope-cli eval " + file +
-           "` evaluates it on every device, `hloscope-cli run " + file +
-           " --device interpreter` runs and times every device, and `hloscope-cli run " + file +
-           " --device gpu --emit-plan DIR` writes a GPU plan for all of them\n";
-}
-
 }  // namespace
 
 int runRun(const std::vector<std::string>& args) {
@@ -295,9 +282,8 @@ int runRun(const std::vector<std::string>& args) {
         const HloModule& referenceModule = *numerics ? **numerics : **input;
         auto result = (*interpreter)->run(referenceModule, *arguments, {});
         if (!result.isOk()) {
-            std::fprintf(stderr, "%s: reference interpreter: %s\n%s", name.c_str(),
-                         result.status().toString().c_str(),
-                         multiDeviceHint(**input, flags.file).c_str());
+            std::fprintf(stderr, "%s: reference interpreter: %s\n", name.c_str(),
+                         result.status().toString().c_str());
             return kExitFailed;
         }
         reference = std::move(result->outputs);
@@ -317,8 +303,7 @@ int runRun(const std::vector<std::string>& args) {
         measureModes(**input, target, modes, **device, *arguments, measureOptions,
                      reference ? &*reference : nullptr, ownNumerics ? &*ownNumerics : nullptr);
     if (!measured.isOk()) {
-        std::fprintf(stderr, "%s: %s\n%s", name.c_str(), measured.status().toString().c_str(),
-                     multiDeviceHint(**input, flags.file).c_str());
+        std::fprintf(stderr, "%s: %s\n", name.c_str(), measured.status().toString().c_str());
         return kExitFailed;
     }
     reports = std::move(*measured);

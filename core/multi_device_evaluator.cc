@@ -32,8 +32,10 @@ StatusOr<CollectiveExchange::Values> CollectiveExchange::exchange(const HloInstr
     const size_t size = group.size();
     const int64_t device = group[static_cast<size_t>(index)];
     std::unique_lock lock(m_mutex);
-    const int64_t run = m_runs[{device, &instruction}]++;
-    const Key key{&instruction, group.front(), run};
+    OpId op{instruction.parent() ? instruction.parent()->name() : std::string(),
+            instruction.name()};
+    const int64_t run = m_runs[{device, op}]++;
+    const Key key{std::move(op), group.front(), run};
     Slot& slot = m_slots[key];
     if (slot.values.empty()) {
         slot.values.resize(size);
@@ -196,24 +198,36 @@ StatusOr<std::vector<Literal>> evaluateProgramsOnDevices(
                       std::to_string(count) + " devices but " + std::to_string(programs.size()) +
                           " programs and arguments for " + std::to_string(arguments.size()));
     CollectiveExchange exchange(grid, options.cancel);
-    std::vector<std::optional<StatusOr<Literal>>> results(static_cast<size_t>(count));
+    std::vector<Literal> values(static_cast<size_t>(count));
+    HLO_RETURN_IF_ERROR(runOnDevices(exchange, [&](int64_t device) -> Status {
+        HloEvaluatorOptions own = options;
+        own.replicaId = grid.replicaOf(device);
+        own.partitionId = grid.partitionOf(device);
+        own.collectives = &exchange;
+        // The devices share the interpreter's memory budget.
+        if (own.memoryLimitBytes == 0)
+            own.memoryLimitBytes = limits::evaluationMemoryLimitBytes() / count;
+        HloEvaluator evaluator(own);
+        HLO_ASSIGN_OR_RETURN(values[static_cast<size_t>(device)],
+                             evaluator.evaluate(*programs[static_cast<size_t>(device)],
+                                                std::span(arguments[static_cast<size_t>(device)])));
+        return Status::ok();
+    }));
+    return values;
+}
+
+Status runOnDevices(CollectiveExchange& exchange,
+                    const std::function<Status(int64_t device)>& body) {
+    const DeviceGrid& grid = exchange.grid();
+    const int64_t count = grid.count();
+    std::vector<Status> statuses(static_cast<size_t>(count));
     std::vector<std::thread> threads;
     threads.reserve(static_cast<size_t>(count));
     for (int64_t device = 0; device < count; ++device)
         threads.emplace_back([&, device] {
-            HloEvaluatorOptions own = options;
-            own.replicaId = grid.replicaOf(device);
-            own.partitionId = grid.partitionOf(device);
-            own.collectives = &exchange;
-            // The devices share the interpreter's memory budget.
-            if (own.memoryLimitBytes == 0)
-                own.memoryLimitBytes = limits::evaluationMemoryLimitBytes() / count;
-            HloEvaluator evaluator(own);
-            StatusOr<Literal> result =
-                evaluator.evaluate(*programs[static_cast<size_t>(device)],
-                                   std::span(arguments[static_cast<size_t>(device)]));
-            exchange.finish(device, result.isOk() ? Status::ok() : result.status());
-            results[static_cast<size_t>(device)] = std::move(result);
+            Status status = body(device);
+            exchange.finish(device, status);
+            statuses[static_cast<size_t>(device)] = std::move(status);
         });
     for (std::thread& thread : threads) thread.join();
 
@@ -221,25 +235,21 @@ StatusOr<std::vector<Literal>> evaluateProgramsOnDevices(
     const Status* waiting = nullptr;
     int64_t waitingDevice = 0;
     for (int64_t device = 0; device < count; ++device) {
-        const StatusOr<Literal>& result = *results[static_cast<size_t>(device)];
-        if (result.isOk()) continue;
+        const Status& status = statuses[static_cast<size_t>(device)];
+        if (status.isOk()) continue;
         if (exchange.abandoned(device)) {
             if (waiting == nullptr) {
-                waiting = &result.status();
+                waiting = &status;
                 waitingDevice = device;
             }
             continue;
         }
-        return Status(result.status().code(),
-                      deviceLabel(grid, device) + ": " + result.status().message());
+        return Status(status.code(), deviceLabel(grid, device) + ": " + status.message());
     }
     if (waiting != nullptr)
         return Status(waiting->code(),
                       deviceLabel(grid, waitingDevice) + ": " + waiting->message());
-    std::vector<Literal> values;
-    values.reserve(static_cast<size_t>(count));
-    for (auto& result : results) values.push_back(std::move(**result));
-    return values;
+    return Status::ok();
 }
 
 void replicateScalars(const HloComputation& entry, const std::vector<Literal>& first,

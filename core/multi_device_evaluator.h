@@ -26,6 +26,7 @@
 #include <memory>
 #include <mutex>
 #include <span>
+#include <string>
 #include <tuple>
 #include <vector>
 
@@ -79,7 +80,10 @@ private:
         size_t readers = 0;
         Values result;
     };
-    using Key = std::tuple<const HloInstruction*, int64_t, int64_t>;  // (op, first member, run)
+    // An op is known by its computation's name and its own, not its address: devices may run
+    // copies of one module (the CPU backend compiles an executable per device).
+    using OpId = std::pair<std::string, std::string>;
+    using Key = std::tuple<OpId, int64_t, int64_t>;                   // (op, first member, run)
     using Link = std::pair<int64_t, int64_t>;                         // (source, target)
     struct Booking {
         Link link;
@@ -98,7 +102,7 @@ private:
     std::mutex m_mutex;
     std::condition_variable m_changed;
     std::map<Key, Slot> m_slots;
-    std::map<std::pair<int64_t, const HloInstruction*>, int64_t> m_runs;  // (device, op) -> count
+    std::map<std::pair<int64_t, OpId>, int64_t> m_runs;  // (device, op) -> count
     std::map<Link, std::map<int64_t, Literal>> m_mail;  // posted, not yet taken, by sequence
     std::map<Link, int64_t> m_posted, m_booked;
     std::vector<Booking> m_bookings;  // ticket t is m_bookings[t - 1]
@@ -124,6 +128,13 @@ private:
 StatusOr<std::vector<Literal>> evaluateOnDevices(const HloModule& module, const DeviceGrid& grid,
                                                  std::span<const std::vector<Literal>> arguments,
                                                  const HloEvaluatorOptions& options = {});
+
+// Runs `body(device)` for every device of `exchange`'s grid at once, each on a thread of its
+// own, and tells the exchange when each has finished. Returns the first failure that is not a
+// device waiting for a failed one (else the first of those), its message prefixed with the
+// device (deviceLabel); OK when every device succeeded.
+Status runOnDevices(CollectiveExchange& exchange,
+                    const std::function<Status(int64_t device)>& body);
 
 // The same with a program per device: `programs[d]` is device d's computation
 // (the StableHLO interpreter's run_parallel gives each device its function).

@@ -23,6 +23,7 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "compiler/runtime/execution_device.h"
@@ -48,14 +49,16 @@ inline bool isTransfer(HloOpcode opcode) {
     }
 }
 
-// Whether a value has the dimensions `shape` declares (recursively).
-inline bool hasDeclaredDims(const Literal& value, const Shape& shape) {
+// Whether a value has the dimensions `shape` declares (recursively), and, with `types`, its
+// element types.
+inline bool hasDeclaredDims(const Literal& value, const Shape& shape, bool types = false) {
     if (shape.isTuple() != value.isTuple()) return false;
     if (!shape.isTuple())
-        return !shape.isArray() || value.shape().dimensions() == shape.dimensions();
+        return !shape.isArray() || (value.shape().dimensions() == shape.dimensions() &&
+                                    (!types || value.shape().elementType() == shape.elementType()));
     if (value.tupleElements().size() != shape.tupleShapes().size()) return false;
     for (size_t i = 0; i < shape.tupleShapes().size(); ++i)
-        if (!hasDeclaredDims(value.tupleElements()[i], shape.tupleShapes()[i])) return false;
+        if (!hasDeclaredDims(value.tupleElements()[i], shape.tupleShapes()[i], types)) return false;
     return true;
 }
 
@@ -78,9 +81,11 @@ inline int64_t leafElements(const Shape& shape) {
     return shape.isArray() ? std::max<int64_t>(shape.elementCount(), 0) : 0;
 }
 
-// Runs `device` with a watchdog that cancels after `seconds`.
-inline StatusOr<ExecutionResult> runBounded(const ExecutionDevice& device, const HloModule& module,
-                                            const std::vector<Literal>& args, double seconds) {
+// Calls `run(options)` with the sweeps' options (2 threads, loops bounded) and a watchdog that
+// cancels it after `seconds`.
+template <typename Run>
+auto runWithWatchdog(double seconds, Run run)
+    -> decltype(run(std::declval<const ExecutionOptions&>())) {
     std::atomic<bool> cancel{false};
     std::atomic<bool> done{false};
     std::thread watchdog([&] {
@@ -94,15 +99,24 @@ inline StatusOr<ExecutionResult> runBounded(const ExecutionDevice& device, const
     options.cancel = &cancel;
     options.threads = 2;
     options.maxWhileIterations = 1'000'000;
-    StatusOr<ExecutionResult> result = internalError("not run");
-    try {
-        result = device.run(module, args, options);
-    } catch (const std::exception& e) {  // the interpreter on absurd shapes (iota of f32[1e12, 0])
-        result = internalError(std::string("exception: ") + e.what());
-    }
+    auto result = run(options);
     done.store(true);
     watchdog.join();
     return result;
+}
+
+// Runs `device` with a watchdog that cancels after `seconds`.
+inline StatusOr<ExecutionResult> runBounded(const ExecutionDevice& device, const HloModule& module,
+                                            const std::vector<Literal>& args, double seconds) {
+    return runWithWatchdog(
+        seconds, [&](const ExecutionOptions& options) -> StatusOr<ExecutionResult> {
+            try {
+                return device.run(module, args, options);
+            } catch (const std::exception&
+                         e) {  // the interpreter on absurd shapes (iota of f32[1e12, 0])
+                return internalError(std::string("exception: ") + e.what());
+            }
+        });
 }
 
 struct EvaluableModule {
@@ -187,11 +201,6 @@ inline void forEachEvaluableModule(
                 runBounded(interpreter, referenceModule ? *referenceModule : *m.module, m.args, 20);
             if (!reference.isOk()) {
                 tally.skip("the interpreter cannot run it");
-                continue;
-            }
-            // The interpreter ran every device of its grid; the device runs one.
-            if (reference->devices > 1) {
-                tally.skip("runs on several devices (the device runs one)");
                 continue;
             }
             // A collective whose declared shapes imply several devices:

@@ -295,16 +295,15 @@ void TestCli::evalOnEveryDevice() {
     Result text = runCli({u"run"_s, file, u"--device"_s, u"interpreter"_s});
     QVERIFY2(text.out.contains(u"every run covers all 2 devices of the module's grid"_s),
              qPrintable(text.out));
-    // `run` on a one-device device (the CPU backend) refuses it, naming the grid, and names
-    // the routes that run it on every device.
-    Result run = runCli({u"run"_s, file, u"--device"_s, u"cpu"_s});
-    QCOMPARE(run.exitCode, 1);
-    QVERIFY2(run.err.contains(u"module 'm' runs on 2 devices (2 replicas x 1 partition) and the "
-                              "CPU backend runs one device"_s) &&
-                 run.err.contains(u"note: m runs on 2 devices (2 replicas x 1 partition) and "
-                                  "this device runs one device; `hloscope-cli eval "_s) &&
-                 run.err.contains(u"--device gpu --emit-plan DIR"_s),
-             qPrintable(run.err));
+    // The CPU backend and the simulated TPU run both devices too (an executable per device),
+    // and their device 0 matches the interpreter's.
+    for (const QString& device : {u"cpu"_s, u"tpu-sim"_s}) {
+        Result run = runCli({u"run"_s, file, u"--device"_s, device, u"--check"_s, u"--json"_s});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+        const QJsonObject cpu = QJsonDocument::fromJson(run.out.toUtf8()).object();
+        QCOMPARE(cpu.value(u"devices"_s).toInt(), 2);
+        QVERIFY2(cpu.value(u"check"_s).toObject().value(u"passed"_s).toBool(), qPrintable(run.out));
+    }
 }
 
 void TestCli::evalJsonOutputAndInputFile() {

@@ -4,7 +4,8 @@
 // compiler/runtime/fast_math bit for bit over sampled floats and special
 // values (whose ulp accuracy tst_fast_math measures); integer edge cases,
 // reductions split across threads, variadic reductions, GEMM epilogues,
-// control flow, output recycling, visible fallbacks and errors.
+// control flow, output recycling, visible fallbacks and errors; modules of
+// several devices (an executable per device, meeting at their collectives).
 #include <QtTest>
 #include <bit>
 #include <cmath>
@@ -23,6 +24,7 @@
 #include "core/hlo_parser.h"
 #include "core/hlo_printer.h"
 #include "core/module_io.h"
+#include "core/multi_device_evaluator.h"
 #include "tests/sanitizer_run.h"
 
 using namespace hloscope;
@@ -899,6 +901,120 @@ ENTRY e {
         QCOMPARE(third.compileSeconds, 0.0);
     }
 
+    // A module of 2 replicas x 2 partitions: every device's kernel reads its own replica-id and
+    // partition-id (inside a fusion, so the JIT'd kernel has them compiled in), an all-gather
+    // over all four devices brings each device's value to device 0, and an all-reduce over the
+    // replicas of each partition adds them. Checked element by element and against the
+    // interpreter's evaluation of every device.
+    void multiDeviceRunsEveryDevice() {
+        const std::string text = R"(HloModule m, replica_count=2, num_partitions=2
+add { a = f32[] parameter(0)  b = f32[] parameter(1)  ROOT s = f32[] add(a, b) }
+scaled {
+  x = f32[8] parameter(0)
+  r = u32[] replica-id()
+  q = u32[] partition-id()
+  two = u32[] constant(2)
+  one = u32[] constant(1)
+  rq = u32[] multiply(r, two)
+  id = u32[] add(rq, q)
+  k = u32[] add(id, one)
+  f = f32[] convert(k)
+  b = f32[8] broadcast(f), dimensions={}
+  ROOT y = f32[8] multiply(x, b)
+}
+ENTRY e {
+  p = f32[8] parameter(0)
+  y = f32[8] fusion(p), kind=kLoop, calls=scaled
+  g = f32[32] all-gather(y), channel_id=1, replica_groups={{0,1,2,3}}, use_global_device_ids=true, dimensions={0}
+  s = f32[8] all-reduce(y), replica_groups={{0,1}}, to_apply=add
+  ROOT t = (f32[32], f32[8]) tuple(g, s)
+})";
+        auto module = parse(text);
+        std::vector<Literal> args = makeRandomArguments(*module->entryComputation(), 3);
+        const ExecutionResult result = runOn(*m_cpu, *module, args);
+        QCOMPARE(result.devices, int64_t(4));
+        QCOMPARE(result.outputs.size(), size_t(2));
+        const auto p = std::as_const(args[0]).data<float>();
+        const auto gathered = result.outputs[0].data<float>();
+        const auto summed = result.outputs[1].data<float>();
+        for (int device = 0; device < 4; ++device)
+            for (int i = 0; i < 8; ++i)
+                QCOMPARE(gathered[device * 8 + i], p[i] * float(device + 1));
+        // Device 0 is replica 0, partition 0: its replicas' group is devices 0 and 2.
+        for (int i = 0; i < 8; ++i) QCOMPARE(summed[i], p[i] * 1.0f + p[i] * 3.0f);
+        auto interpreter = findDevice("interpreter");
+        QVERIFY(interpreter.isOk());
+        const ExecutionResult reference = runOn(**interpreter, *module, args);
+        QCOMPARE(reference.devices, int64_t(4));
+        const OutputCheck check = checkOutputs(reference.outputs, result.outputs);
+        QVERIFY2(check.passed, check.detail.c_str());
+        // The collectives between devices are the interpreter's; the fusion is a kernel.
+        QCOMPARE(result.fallbacks.size(), size_t(2));
+        // The second run takes all four executables from the cache.
+        const ExecutionResult again = runOn(*m_cpu, *module, args, 4);
+        QCOMPARE(again.compileSeconds, 0.0);
+        QCOMPARE(again.devices, int64_t(4));
+        QVERIFY(checkOutputs(reference.outputs, again.outputs).passed);
+        // Each executable has its device compiled in.
+        for (int64_t device = 0; device < 4; ++device) {
+            bool hit = false;
+            auto executable = m_cpu->executableFor(*module, device, &hit);
+            QVERIFY(executable.isOk());
+            QVERIFY(hit);
+            QCOMPARE((*executable)->fallbacks().size(), size_t(2));
+        }
+        QVERIFY(!m_cpu->executableFor(*module, 4).isOk());
+    }
+
+    // Devices whose control flow diverges (replica 1 skips the all-reduce replica 0 waits at)
+    // end the run with an error naming the device and the instruction, never a hang; a run
+    // cancelled while devices wait at a collective returns kCancelled.
+    void multiDeviceErrorsAndCancel() {
+        auto diverging = parse(R"(HloModule m, replica_count=2
+add { a = f32[] parameter(0)  b = f32[] parameter(1)  ROOT s = f32[] add(a, b) }
+reduce_it { x = f32[4] parameter(0)  ROOT r = f32[4] all-reduce(x), replica_groups={{0,1}}, to_apply=add }
+keep_it { x = f32[4] parameter(0)  ROOT r = f32[4] negate(x) }
+ENTRY e {
+  p = f32[4] parameter(0)
+  r = u32[] replica-id()
+  zero = u32[] constant(0)
+  first = pred[] compare(r, zero), direction=EQ
+  ROOT c = f32[4] conditional(first, p, p), true_computation=reduce_it, false_computation=keep_it
+})");
+        const std::vector<Literal> args{Literal::vector<float>(PrimitiveType::F32, {1, 2, 3, 4})};
+        ExecutionOptions options;
+        options.threads = 2;
+        auto failed = m_cpu->run(*diverging, args, options);
+        QVERIFY(!failed.isOk());
+        const QString message = QString::fromStdString(failed.status().message());
+        QVERIFY2(message.contains(QStringLiteral("device 0 (replica 0, partition 0)")) &&
+                     message.contains(QStringLiteral("%r")) &&
+                     message.contains(QStringLiteral("finished without reaching it")),
+                 qPrintable(message));
+
+        // Cancelled by device 0's first progress report of the run (after compiling): the
+        // other device waits at the all-gather until the exchange sees the cancellation.
+        auto gather = parse(R"(HloModule m, replica_count=2
+ENTRY e {
+  p = f32[4] parameter(0)
+  n = f32[4] negate(p)
+  ROOT g = f32[8] all-gather(n), replica_groups={{0,1}}, dimensions={0}
+})");
+        std::atomic<bool> cancel{false};
+        options.cancel = &cancel;
+        options.progress = [&](double, const std::string& what) {
+            if (what.empty()) cancel = true;
+        };
+        auto cancelled = m_cpu->run(*gather, args, options);
+        QCOMPARE(cancelled.status().code(), StatusCode::kCancelled);
+        // Not cancelled, the same module runs.
+        cancel = false;
+        options.progress = nullptr;
+        const ExecutionResult gathered = runOn(*m_cpu, *gather, args);
+        QCOMPARE(gathered.devices, int64_t(2));
+        QCOMPARE(gathered.outputs.front().data<float>()[5], -2.0f);
+    }
+
     void errors() {
         auto module = parse(
             "HloModule m\nENTRY e {\n  p = f32[4] parameter(0)\n  ROOT r = f32[4] negate(p)\n}\n");
@@ -917,6 +1033,21 @@ ENTRY e {
         auto cancelled = m_cpu->run(
             *module, {Literal::vector<float>(PrimitiveType::F32, {1, 2, 3, 4})}, options);
         QCOMPARE(cancelled.status().code(), StatusCode::kCancelled);
+
+        // A fallback whose value is not what the instruction declares (a mixed-precision
+        // all-reduce of bf16 declared f32, which the interpreter passes through as bf16) is an
+        // error naming it, never bytes of one type copied into buffers of another.
+        auto mixed = parse(R"(HloModule m
+add { a = f32[] parameter(0)  b = f32[] parameter(1)  ROOT s = f32[] add(a, b) }
+ENTRY e {
+  p = bf16[4] parameter(0)
+  ROOT ar = f32[4] all-reduce(p), replica_groups={}, to_apply=add
+})");
+        auto refused = m_cpu->run(*mixed, makeRandomArguments(*mixed->entryComputation(), 1), {});
+        QVERIFY(!refused.isOk());
+        QVERIFY2(refused.status().message() ==
+                     "%ar: the interpreter gives bf16[4] where the instruction declares f32[4]",
+                 refused.status().message().c_str());
     }
 };
 

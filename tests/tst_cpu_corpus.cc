@@ -10,7 +10,16 @@
 // more than 20M elements in parameters or result, or that the verifier
 // rejects are counted as skipped. Instructions the backend cannot
 // compile run on the interpreter (reported); the tally of reasons is
-// printed. Skips cleanly when the corpus is absent.
+// printed. Modules of several devices run on every device (the same inputs
+// on each, as `run` gives them; device 0's outputs compared).
+//
+// A second sweep takes every corpus module of hlo/valid whose collectives
+// span several devices (the modules tst_multi_device evaluates), gives each
+// device its own seeded inputs, and checks every device's outputs of the
+// fused cpu pipeline on the CPU backend (an executable per device, all at
+// once) against the interpreter's evaluation of all devices. Its count is a
+// floor in a full run (a sanitizer run takes every 8th module, as the other
+// sweeps do). Skips cleanly when the corpus is absent.
 #include <QtTest>
 #include <atomic>
 #include <chrono>
@@ -22,11 +31,30 @@
 #include "core/hlo_computation.h"
 #include "core/hlo_evaluator.h"
 #include "core/module_io.h"
+#include "core/multi_device_evaluator.h"
 #include "tests/corpus_run_util.h"
+#include "tests/multi_device_util.h"
 
 using namespace hloscope;
 
 using namespace hloscope::testing;
+
+namespace {
+
+// Multi-device corpus modules that run on every device and match the interpreter on each
+// (session 23: 547 of 851; raise it as it grows).
+constexpr int kMultiDeviceFloor = 547;
+
+// The CPU backend's runDevices with a watchdog that cancels after `seconds`.
+StatusOr<std::vector<ExecutionResult>> runDevicesBounded(
+    const CpuDevice& cpu, const HloModule& module, const std::vector<std::vector<Literal>>& args,
+    double seconds) {
+    return runWithWatchdog(seconds, [&](const ExecutionOptions& options) {
+        return cpu.runDevices(module, args, options);
+    });
+}
+
+}  // namespace
 
 class TestCpuCorpus : public QObject {
     Q_OBJECT
@@ -104,6 +132,95 @@ private slots:
         for (const QString& failure : failures) qWarning("%s", qPrintable(failure));
         QVERIFY(evaluated > 0);
         QVERIFY2(failures.isEmpty(), qPrintable(failures.join(QLatin1Char('\n'))));
+    }
+    void multiDeviceModulesOnEveryDevice() {
+        const QString root = QStringLiteral(HLOSCOPE_CORPUS_DIR "/hlo/valid");
+        if (!QDir(root).exists())
+            QSKIP("../shared/corpus is absent: the multi-device CPU sweep is skipped");
+        CpuDevice cpu;
+        std::string why;
+        QVERIFY2(cpu.available(&why), why.c_str());
+        int modules = 0, matched = 0;
+        std::map<std::string, int> skipped;
+        QStringList failures;
+        const auto start = std::chrono::steady_clock::now();
+        QDirIterator it(root, {QStringLiteral("*.hlo")}, QDir::Files, QDirIterator::Subdirectories);
+        QStringList files;
+        while (it.hasNext()) files << it.next();
+        files.sort();
+        // A sanitizer run takes every corpusStride()-th module (the floor counts a full run).
+        const int stride = corpusStride();
+        for (const QString& file : corpusSample(files, stride)) {
+            auto module = loadModuleFromFile(file.toStdString());
+            if (!module.isOk() || (*module)->entryComputation() == nullptr) continue;
+            auto grid = moduleDeviceGrid(**module);
+            if (!grid.isOk() || grid->count() <= 1) continue;
+            ++modules;
+            int64_t elements = 0;
+            for (const auto& computation : (*module)->computations())
+                for (const auto& instruction : computation->instructions())
+                    if (instruction->shape().isArray())
+                        elements += std::max<int64_t>(instruction->shape().elementCount(), 0);
+            if (elements * grid->count() > (int64_t{1} << 22)) {
+                ++skipped["over 4M elements on all devices"];
+                continue;
+            }
+            const auto args = makeDeviceArguments(*(*module)->entryComputation(), *grid, 0);
+            auto expected = evaluateOnDevicesWithin(**module, *grid, args, 5);
+            if (!expected.isOk()) {
+                ++skipped["the interpreter does not evaluate every device"];
+                continue;
+            }
+            // Mixed precision: an all-reduce of bf16 declared f32, which the interpreter passes
+            // through as bf16 (the backend refuses to copy it into f32 buffers).
+            const Shape& declared = (*module)->entryComputation()->root()->shape();
+            if (!std::all_of(expected->begin(), expected->end(), [&](const Literal& value) {
+                    return hasDeclaredDims(value, declared, true);
+                })) {
+                ++skipped["the interpreter's results differ from the declared types"];
+                continue;
+            }
+            auto prepared = prepareForMode(std::move(*module), "cpu", ExecutionMode::kFused);
+            if (!prepared.isOk()) {
+                ++skipped["the pipeline rejects it"];
+                continue;
+            }
+            const QString name = QDir(root).relativeFilePath(file);
+            auto actual = runDevicesBounded(cpu, **prepared, args, 60);
+            if (!actual.isOk()) {
+                failures << name + QStringLiteral(": ") +
+                                QString::fromStdString(actual.status().toString());
+                continue;
+            }
+            bool same = true;
+            for (int64_t device = 0; device < grid->count() && same; ++device) {
+                const OutputCheck check =
+                    checkOutputs(splitOutputs(std::move((*expected)[size_t(device)])),
+                                 (*actual)[size_t(device)].outputs);
+                if (!check.passed) {
+                    failures << name + QStringLiteral(": ") +
+                                    QString::fromStdString(deviceLabel(*grid, device) + ": " +
+                                                           check.detail);
+                    same = false;
+                }
+            }
+            if (same) ++matched;
+        }
+        const double seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        qInfo(
+            "CPU multi-device corpus: %d of %d modules run on every device and match the "
+            "interpreter on each "
+            "(%.0f s)",
+            matched, modules, seconds);
+        for (const auto& [reason, count] : skipped)
+            qInfo("  skipped: %s: %d", reason.c_str(), count);
+        for (const QString& failure : failures) qWarning("%s", qPrintable(failure));
+        QVERIFY2(failures.isEmpty(), qPrintable(failures.join(QLatin1Char('\n'))));
+        const int floor = stride == 1 ? kMultiDeviceFloor : 1;
+        QVERIFY2(matched >= floor,
+                 qPrintable(QString::number(matched) + QStringLiteral(" < floor ") +
+                            QString::number(floor)));
     }
 };
 

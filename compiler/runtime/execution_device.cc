@@ -5,7 +5,6 @@
 
 #include "compiler/cost/cost_analysis.h"
 #include "compiler/runtime/interpreter_device.h"
-#include "core/collective_groups.h"
 
 namespace hloscope {
 namespace {
@@ -97,14 +96,6 @@ std::vector<Literal> splitOutputs(Literal result) {
         outputs.push_back(std::move(result));
     }
     return outputs;
-}
-
-Status requireOneDevice(const HloModule& module, std::string_view device) {
-    StatusOr<DeviceGrid> grid = moduleDeviceGrid(module);
-    if (!grid.isOk() || grid->count() <= 1) return Status::ok();
-    return Status(StatusCode::kUnimplemented, "module '" + module.name() + "' runs on " +
-                                                  deviceGridText(*grid) + " and " +
-                                                  std::string(device) + " runs one device");
 }
 
 }  // namespace hloscope

@@ -147,10 +147,4 @@ private:
 // Splits a result literal into outputs (tuple elements, or itself).
 std::vector<Literal> splitOutputs(Literal result);
 
-// For a device that runs one device of a module's grid: an error naming the
-// grid when `module` runs on several (replicas x partitions, as
-// core/collective_groups.h infers them), where device 0 alone would compute
-// something else than the module; OK otherwise. `device` names the device.
-Status requireOneDevice(const HloModule& module, std::string_view device);
-
 }  // namespace hloscope

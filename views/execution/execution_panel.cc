@@ -22,7 +22,6 @@
 
 #include "compiler/runtime/execution_modes.h"
 #include "compiler/runtime/timeline_trace.h"
-#include "core/collective_groups.h"
 #include "core/hlo_evaluator.h"
 #include "core/thread_handoff.h"
 #include "views/estimator/model_figures.h"
@@ -77,18 +76,6 @@ ExecutionPanel::Outcome runJob(const JobSpec& spec) {
         if (status.code() == StatusCode::kCancelled || spec.cancel->load())
             outcome.cancelled = true;
         outcome.error = what + QStringLiteral(": ") + QString::fromStdString(status.toString());
-        // A module of several devices on a device that runs one: say where all of them run.
-        if (StatusOr<std::shared_ptr<const HloModule>> first = moduleAt(state, 0);
-            !outcome.cancelled && first.isOk()) {
-            if (StatusOr<DeviceGrid> grid = moduleDeviceGrid(**first);
-                grid.isOk() && grid->count() > 1)
-                outcome.error +=
-                    QStringLiteral("\n") +
-                    QObject::tr(
-                        "The module runs on %1 and this device runs one device: run it "
-                        "on the interpreter, or export a GPU plan, which run every device.")
-                        .arg(QString::fromStdString(deviceGridText(*grid)));
-        }
         return outcome;
     };
 

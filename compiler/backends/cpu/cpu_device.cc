@@ -1,5 +1,7 @@
 #include "compiler/backends/cpu/cpu_device.h"
 
+#include <algorithm>
+#include <chrono>
 #include <functional>
 #include <list>
 #include <map>
@@ -10,20 +12,29 @@
 #include "compiler/backends/cpu/llvm_jit.h"
 #include "compiler/runtime/gemm.h"
 #include "compiler/runtime/thread_pool.h"
+#include "core/collective_groups.h"
 #include "core/hlo_parser.h"
 #include "core/hlo_printer.h"
+#include "core/multi_device_evaluator.h"
 
 namespace hloscope {
 
 struct CpuDevice::Impl {
     std::mutex cacheMutex;
-    // Most recently used first: (fingerprint, module text, executable).
+    // A module's executables, one per device of its grid, compiled on
+    // demand; most recently used first.
     struct Entry {
-        size_t fingerprint;
+        size_t fingerprint = 0;
         std::string text;
-        std::shared_ptr<CpuExecutable> executable;
+        bool scheduled = false;
+        DeviceGrid grid;
+        std::mutex compileMutex;
+        std::vector<std::shared_ptr<CpuExecutable>> byDevice;
+        // Held by a run of the whole grid: two runs of one module's devices
+        // at once could each hold an executable the other waits for.
+        std::mutex gridMutex;
     };
-    std::list<Entry> cache;
+    std::list<std::shared_ptr<Entry>> cache;
     // By thread count; a pool runs one job at a time (its mutex).
     struct Pool {
         explicit Pool(int threads) : pool(threads) {}
@@ -34,10 +45,28 @@ struct CpuDevice::Impl {
     std::map<int, std::unique_ptr<Pool>> pools;
     std::string availability;
     bool ok = false;
+
+    std::shared_ptr<Entry> entryFor(const HloModule& module);
+    StatusOr<std::shared_ptr<CpuExecutable>> compiled(Entry& entry, int64_t device, bool* hit);
+    // A module's entry and its executables, one per device, compiled where the cache lacks them.
+    struct Prepared {
+        std::shared_ptr<Entry> entry;
+        std::vector<std::shared_ptr<CpuExecutable>> executables;
+        double compileSeconds = 0;  // of those compiled now
+    };
+    StatusOr<Prepared> prepare(const HloModule& module, const ExecutionOptions& options);
+    // Runs every device (one: on the shared pool of the thread count), device d on argsOf(d);
+    // `wallSeconds`: of the whole grid.
+    StatusOr<std::vector<ExecutionResult>> runGrid(
+        Prepared& prepared, const std::function<const std::vector<Literal>&(int64_t)>& argsOf,
+        const ExecutionOptions& options, double* wallSeconds);
 };
 
 namespace {
 constexpr size_t kCacheSize = 16;
+// Executables of a module of many devices count one each: the most kept at once (and always
+// the most recent module's).
+constexpr size_t kCachedExecutables = 64;
 }
 
 CpuDevice::CpuDevice() : m_impl(std::make_unique<Impl>()) {
@@ -59,53 +88,178 @@ bool CpuDevice::available(std::string* whyNot) const {
     return m_impl->ok;
 }
 
-StatusOr<std::shared_ptr<CpuExecutable>> CpuDevice::executableFor(const HloModule& module, bool* hit) const {
+std::shared_ptr<CpuDevice::Impl::Entry> CpuDevice::Impl::entryFor(const HloModule& module) {
     std::string text = printModule(module);
     const size_t fingerprint = std::hash<std::string>{}(text);
-    {
-        std::lock_guard<std::mutex> lock(m_impl->cacheMutex);
-        for (auto it = m_impl->cache.begin(); it != m_impl->cache.end(); ++it)
-            if (it->fingerprint == fingerprint && it->text == text) {
-                m_impl->cache.splice(m_impl->cache.begin(), m_impl->cache, it);
-                if (hit) *hit = true;
-                return m_impl->cache.front().executable;
-            }
+    std::lock_guard<std::mutex> lock(cacheMutex);
+    for (auto it = cache.begin(); it != cache.end(); ++it)
+        if ((*it)->fingerprint == fingerprint && (*it)->text == text) {
+            cache.splice(cache.begin(), cache, it);
+            return cache.front();
+        }
+    auto entry = std::make_shared<Entry>();
+    entry->fingerprint = fingerprint;
+    entry->text = std::move(text);
+    entry->scheduled = module.isScheduled();
+    // A grid the module does not state consistently runs as one device, as before there were
+    // grids (the interpreter names the inconsistency at the first collective).
+    if (StatusOr<DeviceGrid> grid = moduleDeviceGrid(module); grid.isOk()) entry->grid = *grid;
+    entry->byDevice.resize(static_cast<size_t>(std::max<int64_t>(entry->grid.count(), 1)));
+    cache.push_front(entry);
+    size_t executables = 0;
+    for (const auto& cached : cache) executables += cached->byDevice.size();
+    while (cache.size() > 1 && (cache.size() > kCacheSize || executables > kCachedExecutables)) {
+        executables -= cache.back()->byDevice.size();
+        cache.pop_back();
     }
-    if (hit) *hit = false;
-    // The executable owns its own copy of the module (parsed back from the text).
-    HLO_ASSIGN_OR_RETURN(std::unique_ptr<HloModule> copy, parseHloModule(text));
-    copy->setIsScheduled(module.isScheduled());
-    HLO_ASSIGN_OR_RETURN(std::unique_ptr<CpuExecutable> compiled, CpuExecutable::compile(std::move(copy)));
-    std::shared_ptr<CpuExecutable> executable = std::move(compiled);
-    std::lock_guard<std::mutex> lock(m_impl->cacheMutex);
-    m_impl->cache.push_front(Impl::Entry{fingerprint, std::move(text), executable});
-    while (m_impl->cache.size() > kCacheSize) m_impl->cache.pop_back();
-    return executable;
+    return entry;
+}
+
+StatusOr<std::shared_ptr<CpuExecutable>> CpuDevice::Impl::compiled(Entry& entry, int64_t device,
+                                                                   bool* hit) {
+    std::lock_guard<std::mutex> lock(entry.compileMutex);
+    std::shared_ptr<CpuExecutable>& slot = entry.byDevice[static_cast<size_t>(device)];
+    if (hit) *hit = slot != nullptr;
+    if (slot) return slot;
+    // Each executable owns its own copy of the module (parsed back from the text).
+    HLO_ASSIGN_OR_RETURN(std::unique_ptr<HloModule> copy, parseHloModule(entry.text));
+    copy->setIsScheduled(entry.scheduled);
+    CpuCompileOptions options;
+    options.replicaId = entry.grid.replicaOf(device);
+    options.partitionId = entry.grid.partitionOf(device);
+    options.devices = entry.grid.count();
+    HLO_ASSIGN_OR_RETURN(std::unique_ptr<CpuExecutable> executable,
+                         CpuExecutable::compile(std::move(copy), options));
+    slot = std::move(executable);
+    return slot;
+}
+
+StatusOr<std::shared_ptr<CpuExecutable>> CpuDevice::executableFor(const HloModule& module,
+                                                                  int64_t device, bool* hit) const {
+    std::shared_ptr<Impl::Entry> entry = m_impl->entryFor(module);
+    if (device < 0 || device >= static_cast<int64_t>(entry->byDevice.size()))
+        return invalidArgument("module '" + module.name() + "' runs on " +
+                               deviceGridText(entry->grid) + ": it has no device " +
+                               std::to_string(device));
+    return m_impl->compiled(*entry, device, hit);
+}
+
+StatusOr<CpuDevice::Impl::Prepared> CpuDevice::Impl::prepare(const HloModule& module,
+                                                             const ExecutionOptions& options) {
+    if (!ok)
+        return Status(StatusCode::kFailedPrecondition,
+                      "the CPU backend is unavailable: " + availability);
+    if (options.cancel && options.cancel->load())
+        return Status(StatusCode::kCancelled, "run cancelled");
+    if (options.progress) options.progress(0, "compiling");
+    Prepared prepared;
+    prepared.entry = entryFor(module);
+    const auto devices = static_cast<int64_t>(prepared.entry->byDevice.size());
+    for (int64_t device = 0; device < devices; ++device) {
+        if (options.cancel && options.cancel->load())
+            return Status(StatusCode::kCancelled, "run cancelled");
+        if (options.progress && devices > 1)
+            options.progress(0, "compiling device " + std::to_string(device + 1) + " of " +
+                                    std::to_string(devices));
+        bool hit = false;
+        auto executable = compiled(*prepared.entry, device, &hit);
+        if (!executable.isOk()) {
+            if (devices == 1) return executable.status();
+            return Status(executable.status().code(), deviceLabel(prepared.entry->grid, device) +
+                                                          ": " + executable.status().message());
+        }
+        if (!hit) prepared.compileSeconds += (*executable)->compileSeconds();
+        prepared.executables.push_back(std::move(*executable));
+    }
+    return prepared;
+}
+
+StatusOr<std::vector<ExecutionResult>> CpuDevice::Impl::runGrid(
+    Prepared& prepared, const std::function<const std::vector<Literal>&(int64_t)>& argsOf,
+    const ExecutionOptions& options, double* wallSeconds) {
+    const auto devices = static_cast<int64_t>(prepared.executables.size());
+    const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    const int threads = options.threads > 0 ? options.threads : cores;
+    std::vector<ExecutionResult> results(static_cast<size_t>(devices));
+    if (devices == 1) {
+        Pool* pool = nullptr;
+        {
+            std::lock_guard<std::mutex> lock(poolsMutex);
+            auto& slot = pools[threads];
+            if (!slot) slot = std::make_unique<Pool>(threads);
+            pool = slot.get();
+        }
+        std::lock_guard<std::mutex> lock(pool->mutex);
+        HLO_ASSIGN_OR_RETURN(results.front(),
+                             prepared.executables.front()->run(argsOf(0), options, &pool->pool));
+        *wallSeconds = results.front().wallSeconds;
+        return results;
+    }
+    // Every device at once, each with its share of the threads (pools of their own: a shared
+    // one would make a device wait for a pool another device holds while it waits for that one
+    // at a collective).
+    std::lock_guard<std::mutex> gridLock(prepared.entry->gridMutex);
+    const int share = std::max(1, threads / static_cast<int>(devices));
+    std::vector<std::unique_ptr<ThreadPool>> devicePools(static_cast<size_t>(devices));
+    if (share > 1)
+        for (auto& pool : devicePools) pool = std::make_unique<ThreadPool>(share);
+    CollectiveExchange exchange(prepared.entry->grid, options.cancel);
+    const auto start = std::chrono::steady_clock::now();
+    Status status = runOnDevices(exchange, [&](int64_t device) -> Status {
+        const auto d = static_cast<size_t>(device);
+        ExecutionOptions own = options;
+        if (device != 0) own.progress = nullptr;  // device 0 reports for the grid
+        HLO_ASSIGN_OR_RETURN(results[d], prepared.executables[d]->run(
+                                             argsOf(device), own, devicePools[d].get(), &exchange));
+        return Status::ok();
+    });
+    *wallSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (!status.isOk()) {
+        if (options.cancel && options.cancel->load())
+            return Status(StatusCode::kCancelled, "run cancelled");
+        return status;
+    }
+    for (ExecutionResult& result : results) result.devices = devices;
+    return results;
 }
 
 StatusOr<ExecutionResult> CpuDevice::run(const HloModule& module, const std::vector<Literal>& args,
                                          const ExecutionOptions& options) const {
-    std::string why;
-    if (!available(&why)) return Status(StatusCode::kFailedPrecondition, "the CPU backend is unavailable: " + why);
-    if (options.cancel && options.cancel->load()) return Status(StatusCode::kCancelled, "run cancelled");
-    HLO_RETURN_IF_ERROR(requireOneDevice(module, "the CPU backend"));
-    if (options.progress) options.progress(0, "compiling");
-    bool hit = false;
-    HLO_ASSIGN_OR_RETURN(std::shared_ptr<CpuExecutable> executable, executableFor(module, &hit));
-    const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    const int threads = options.threads > 0 ? options.threads : cores;
-    Impl::Pool* pool = nullptr;
-    {
-        std::lock_guard<std::mutex> lock(m_impl->poolsMutex);
-        auto& slot = m_impl->pools[threads];
-        if (!slot) slot = std::make_unique<Impl::Pool>(threads);
-        pool = slot.get();
-    }
-    std::lock_guard<std::mutex> lock(pool->mutex);
-    HLO_ASSIGN_OR_RETURN(ExecutionResult result, executable->run(args, options, &pool->pool));
+    HLO_ASSIGN_OR_RETURN(Impl::Prepared prepared, m_impl->prepare(module, options));
+    double wallSeconds = 0;
+    HLO_ASSIGN_OR_RETURN(std::vector<ExecutionResult> results,
+                         m_impl->runGrid(
+                             prepared, [&](int64_t) -> const std::vector<Literal>& { return args; },
+                             options, &wallSeconds));
+    ExecutionResult result = std::move(results.front());
+    result.wallSeconds = wallSeconds;
+    for (size_t d = 1; d < results.size(); ++d) result.peakBytes += results[d].peakBytes;
     result.device = name();
-    result.compileSeconds = hit ? 0.0 : executable->compileSeconds();
+    result.compileSeconds = prepared.compileSeconds;
     return result;
+}
+
+StatusOr<std::vector<ExecutionResult>> CpuDevice::runDevices(
+    const HloModule& module, std::span<const std::vector<Literal>> args,
+    const ExecutionOptions& options) const {
+    HLO_ASSIGN_OR_RETURN(Impl::Prepared prepared, m_impl->prepare(module, options));
+    const DeviceGrid& grid = prepared.entry->grid;
+    if (static_cast<int64_t>(args.size()) != static_cast<int64_t>(prepared.executables.size()))
+        return invalidArgument("module '" + module.name() + "' runs on " + deviceGridText(grid) +
+                               " but " + std::to_string(args.size()) +
+                               " argument lists were given");
+    double wallSeconds = 0;
+    HLO_ASSIGN_OR_RETURN(
+        std::vector<ExecutionResult> results,
+        m_impl->runGrid(
+            prepared,
+            [&](int64_t device) -> const std::vector<Literal>& { return args[size_t(device)]; },
+            options, &wallSeconds));
+    for (ExecutionResult& result : results) {
+        result.device = name();
+        result.compileSeconds = prepared.compileSeconds;
+    }
+    return results;
 }
 
 void registerCpuBackend() {

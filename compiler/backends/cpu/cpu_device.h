@@ -6,12 +6,23 @@
 // threads (0: every core). ExecutionResult::compileSeconds is 0 on a cache
 // hit; fallbacks lists the instructions the interpreter ran.
 //
+// A module of several devices (replicas x partitions, core/collective_groups.h)
+// runs on every device of its grid, each on the same arguments: an
+// executable per device (its replica-id and partition-id compiled in), all
+// run at once, a thread each with an equal share of the threads, meeting at
+// their collectives through a CollectiveExchange (core/multi_device_evaluator.h).
+// The run reports device 0's outputs, kernel times and fallbacks, the wall
+// time of the whole grid, the memory of all devices and
+// ExecutionResult::devices.
+//
 // registerCpuBackend() adds the device to the registry; the CLI and the GUI
 // call it at start-up (explicit registration, no static initialisers).
 #pragma once
 
 #include <memory>
+#include <span>
 #include <string>
+#include <vector>
 
 #include "compiler/runtime/execution_device.h"
 
@@ -30,9 +41,20 @@ public:
     StatusOr<ExecutionResult> run(const HloModule& module, const std::vector<Literal>& args,
                                   const ExecutionOptions& options) const override;
 
-    // The executable for `module` (from the cache, or compiled now; `hit`
-    // says which).
-    StatusOr<std::shared_ptr<CpuExecutable>> executableFor(const HloModule& module, bool* hit = nullptr) const;
+    // Every device of `module`'s grid, device d on `args[d]` (one list per
+    // device): a result per device, each with its own outputs, times and
+    // fallbacks (compileSeconds: the grid's). What `run` does with the same
+    // arguments on every device; the corpus sweep checks every device with
+    // it.
+    StatusOr<std::vector<ExecutionResult>> runDevices(const HloModule& module,
+                                                      std::span<const std::vector<Literal>> args,
+                                                      const ExecutionOptions& options) const;
+
+    // The executable for `module` as device `device` of its grid (from the
+    // cache, or compiled now; `hit` says which).
+    StatusOr<std::shared_ptr<CpuExecutable>> executableFor(const HloModule& module,
+                                                           int64_t device = 0,
+                                                           bool* hit = nullptr) const;
 
     struct Impl;
 

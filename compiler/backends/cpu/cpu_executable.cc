@@ -192,6 +192,9 @@ Status CpuExecutable::Impl::planThunk(Program& program, Thunk& thunk, CpuKernelE
         }
     const std::string functionName = "kernel" + std::to_string(functionCounter++);
     thunk.spec.name = functionName;
+    thunk.spec.replicaId = replicaId;
+    thunk.spec.partitionId = partitionId;
+    thunk.spec.devices = devices;
     if (opcode == HloOpcode::kDot) {
         auto plan = planGemm(instruction);
         if (!plan.isOk()) {
@@ -369,6 +372,9 @@ Status CpuExecutable::Impl::permuteDotOperands(Thunk& thunk, const HloInstructio
         transpose->appendOperand(sides[side]);
         CpuKernelSpec spec;
         spec.name = "kernel" + std::to_string(functionCounter++);
+        spec.replicaId = replicaId;
+        spec.partitionId = partitionId;
+        spec.devices = devices;
         spec.outputs = {transpose.get()};
         spec.leaves = {sides[side]};
         HLO_RETURN_IF_ERROR(emitter.emitKernel(spec).status());
@@ -609,6 +615,9 @@ StatusOr<std::unique_ptr<CpuExecutable>> CpuExecutable::compile(std::unique_ptr<
     impl->module = std::move(module);
     impl->streamingStoreBytes = options.streamingStoreBytes >= 0 ? options.streamingStoreBytes
                                                                  : defaultStreamingStoreBytes();
+    impl->replicaId = options.replicaId;
+    impl->partitionId = options.partitionId;
+    impl->devices = options.devices;
     HLO_ASSIGN_OR_RETURN(impl->jit, CpuJit::create());
     CpuKernelEmitter emitter(*impl->jit, impl->module->name());
     HLO_RETURN_IF_ERROR(

@@ -26,7 +26,9 @@
 // outputs are written in place into output storage that the next run reuses
 // when the caller has dropped the returned literals (no page faults then).
 //
-// Runs of one executable are serialised (one arena).
+// Runs of one executable are serialised (one arena). A module of several
+// devices is compiled once per device (CpuCompileOptions' ids), and the
+// executables run at once, meeting at their collectives (CpuDevice).
 #pragma once
 
 #include <memory>
@@ -39,6 +41,7 @@
 
 namespace hloscope {
 
+class CollectiveExchange;  // core/multi_device_evaluator.h
 class ThreadPool;
 
 // Kernels with fewer elements of work (output elements times the elements
@@ -52,6 +55,16 @@ struct CpuCompileOptions {
     // the last-level cache (compiler/runtime/host_caches.h; 32 MiB when
     // unknown).
     int64_t streamingStoreBytes = -1;
+    // The device of the module's grid (core/collective_groups.h) the
+    // executable runs as: replica-id and partition-id are these constants in
+    // its kernels, and its fallbacks evaluate collectives as this device.
+    int64_t replicaId = 0;
+    int64_t partitionId = 0;
+    // The devices of that grid. With more than one, every collective is a
+    // fallback (the interpreter meets the other devices through the
+    // exchange); with one, a kernel passes a one-participant collective's
+    // operand through.
+    int64_t devices = 1;
 };
 
 // The threshold CpuCompileOptions{} uses on this machine.
@@ -69,8 +82,13 @@ public:
     CpuExecutable& operator=(const CpuExecutable&) = delete;
 
     // Runs the entry computation on `args`. `pool` may be null (one thread).
+    // `collectives`: the meeting point of the grid's devices when the
+    // module runs on several, each device's executable on a thread of its
+    // own (CpuDevice); the collectives the kernels cannot compute (those
+    // between devices) are fallbacks that exchange values through it. Null:
+    // one device.
     StatusOr<ExecutionResult> run(const std::vector<Literal>& args, const ExecutionOptions& options,
-                                  ThreadPool* pool);
+                                  ThreadPool* pool, CollectiveExchange* collectives = nullptr);
 
     const HloModule& module() const;
     double compileSeconds() const;

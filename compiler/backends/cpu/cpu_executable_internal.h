@@ -124,6 +124,9 @@ struct CpuExecutable::Impl {
     double compileSeconds = 0;
     int64_t functionCounter = 0;
     int64_t streamingStoreBytes = 0;  // resolved CpuCompileOptions::streamingStoreBytes
+    int64_t replicaId = 0;            // CpuCompileOptions' device
+    int64_t partitionId = 0;
+    int64_t devices = 1;
     std::mutex runMutex;
     // Entry outputs: flattened root leaves and their recycled storage.
     std::vector<const Shape*> outputShapes;

@@ -61,6 +61,20 @@ Literal literalOfValue(const Shape& shape, const RtValue& value) {
     return literal;
 }
 
+// Whether `literal` holds what `shape` declares: its tuple structure, and arrays of its element
+// types and dimensions (a fallback's value is copied into buffers of the declared sizes).
+bool holdsDeclared(const Literal& literal, const Shape& shape) {
+    if (shape.isTuple() != literal.isTuple()) return false;
+    if (shape.isTuple()) {
+        if (literal.tupleElements().size() != shape.tupleShapes().size()) return false;
+        for (size_t i = 0; i < shape.tupleShapes().size(); ++i)
+            if (!holdsDeclared(literal.tupleElements()[i], shape.tupleShapes()[i])) return false;
+        return true;
+    }
+    return !shape.isArray() || (literal.shape().elementType() == shape.elementType() &&
+                                literal.shape().dimensions() == shape.dimensions());
+}
+
 struct RunContext {
     RunContext(const ExecutionOptions& options_, ThreadPool* pool_, const HloEvaluatorOptions& evaluatorOptions)
         : options(options_), pool(pool_), evaluator(evaluatorOptions) {}
@@ -436,6 +450,11 @@ Status Runner::runThunk(Program& program, size_t slot, const std::vector<RtValue
         std::vector<const Literal*> pointers;
         for (const Literal& operand : operands) pointers.push_back(&operand);
         HLO_ASSIGN_OR_RETURN(Literal result, m_context.evaluator.evaluate(instruction, pointers));
+        if (!holdsDeclared(result, instruction.shape()))
+            return Status(StatusCode::kInvalidArgument,
+                          "%" + instruction.name() + ": the interpreter gives " +
+                              result.shape().toString(false) + " where the instruction declares " +
+                              instruction.shape().toString(false));
         program.owned[slot] = std::move(result);
         value = valueOfLiteral(program.owned[slot]);
         if (!thunk.buffers.empty()) {
@@ -474,8 +493,9 @@ Status Runner::runProgram(Program& program, const std::vector<RtValue>& paramete
 
 }  // namespace
 
-StatusOr<ExecutionResult> CpuExecutable::run(const std::vector<Literal>& args, const ExecutionOptions& options,
-                                             ThreadPool* pool) {
+StatusOr<ExecutionResult> CpuExecutable::run(const std::vector<Literal>& args,
+                                             const ExecutionOptions& options, ThreadPool* pool,
+                                             CollectiveExchange* collectives) {
     std::lock_guard<std::mutex> lock(m_impl->runMutex);
     Program& entry = *m_impl->programs.front();
     const HloComputation& computation = *entry.computation;
@@ -508,6 +528,9 @@ StatusOr<ExecutionResult> CpuExecutable::run(const std::vector<Literal>& args, c
     evaluatorOptions.rngSeed = options.rngSeed;
     evaluatorOptions.maxWhileIterations = options.maxWhileIterations;
     evaluatorOptions.cancel = options.cancel;
+    evaluatorOptions.replicaId = m_impl->replicaId;
+    evaluatorOptions.partitionId = m_impl->partitionId;
+    evaluatorOptions.collectives = collectives;
     RunContext context(options, pool, evaluatorOptions);
     context.entryTotal = std::max<int64_t>(
         1, static_cast<int64_t>(entry.thunks.size()) - computation.parameterCount());

@@ -103,6 +103,9 @@ struct CpuKernelSpec {
     // constants (a multi-device GPU plan emits such a kernel per device).
     int64_t replicaId = 0;
     int64_t partitionId = 0;
+    // The devices of its grid: with more than one, collectives are not
+    // compiled (their values come from the other devices).
+    int64_t devices = 1;
 
     // Adds the values a kernel computed by `root` stores: a tuple's elements,
     // a variadic reduce's or reduce-window's components, or the root itself.

@@ -132,6 +132,8 @@ StatusOr<Value*> KernelGen::genShared(const HloInstruction& instruction, const I
             break;
     }
     if (isCollective(opcode)) {
+        if (m_spec.devices > 1)
+            return unsupportedAt(instruction, opName(instruction) + " between devices");
         // One device: the operand itself (or, for a collective-permute
         // whose pairs send nothing to device 0, zeros).
         const HloInstruction& operand = *instruction.operand(0);

@@ -235,7 +235,6 @@ StatusOr<ExecutionResult> TpuDevice::run(const HloModule& module, const std::vec
         return Status(StatusCode::kFailedPrecondition, "the simulated TPU is unavailable: " + why);
     if (options.cancel && options.cancel->load())
         return Status(StatusCode::kCancelled, "run cancelled");
-    HLO_RETURN_IF_ERROR(requireOneDevice(module, "the simulated TPU"));
     if (options.progress) options.progress(0, "simulating");
     HLO_ASSIGN_OR_RETURN(std::shared_ptr<const Impl::Prepared> prepared, m_impl->prepare(module));
     auto outputs = m_impl->cpu.run(*prepared->cpuModule, args, options);
@@ -243,6 +242,7 @@ StatusOr<ExecutionResult> TpuDevice::run(const HloModule& module, const std::vec
     ExecutionResult result = simulatedResult(prepared->simulation);
     result.outputs = std::move(outputs->outputs);
     result.fallbacks = std::move(outputs->fallbacks);
+    result.devices = outputs->devices;
     result.device = name();
     return result;
 }

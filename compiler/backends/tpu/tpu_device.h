@@ -27,7 +27,9 @@
 //        pipeline's producer-consumer multi-output fusion of a reduce with
 //        the value it reduces (the CPU's kernels have one output shape).
 //    The CPU backend's remaining interpreter fallbacks pass through as the
-//    result's fallbacks.
+//    result's fallbacks. A module of several devices runs on every device
+//    of its grid there (ExecutionResult::devices); the simulated times are
+//    one chip's (inter-chip communication is not simulated).
 //
 // The simulation and the CPU-ready module are cached per module text (the 8
 // most recently used), so repeated runs of one module (warm-up, timed runs)
