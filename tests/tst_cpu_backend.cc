@@ -1015,6 +1015,46 @@ ENTRY e {
         QCOMPARE(gathered.outputs.front().data<float>()[5], -2.0f);
     }
 
+    // runDevices: every device on inputs of its own. The data-parallel MLP step of
+    // tests/bench/multi_device (4 replicas, gradients all-reduced) through the fused cpu
+    // pipeline: every device's updated weights match the interpreter's evaluation of all four,
+    // and they are the same on every device (the all-reduce gave each the same gradient).
+    void runDevicesGivesEveryDeviceItsInputs() {
+        auto file = loadModuleFromFile(HLOSCOPE_SOURCE_DIR
+                                       "/tests/bench/multi_device/data_parallel_mlp.hlo");
+        QVERIFY2(file.isOk(), file.status().toString().c_str());
+        const DeviceGrid grid{4, 1};
+        std::vector<std::vector<Literal>> args =
+            makeDeviceArguments(*(*file)->entryComputation(), grid, 5);
+        // The weights are replicated, the batch shards differ.
+        for (size_t d = 1; d < args.size(); ++d)
+            for (size_t p : {size_t(1), size_t(2)}) args[d][p] = args[0][p];
+        auto expected = evaluateOnDevices(**file, grid, args);
+        QVERIFY2(expected.isOk(), expected.status().toString().c_str());
+        auto prepared = prepareForMode(std::move(*file), "cpu", ExecutionMode::kFused);
+        QVERIFY2(prepared.isOk(), prepared.status().toString().c_str());
+        ExecutionOptions options;
+        options.threads = 2;
+        auto results = m_cpu->runDevices(**prepared, args, options);
+        QVERIFY2(results.isOk(), results.status().toString().c_str());
+        QCOMPARE(results->size(), size_t(4));
+        for (size_t d = 0; d < 4; ++d) {
+            QCOMPARE((*results)[d].devices, int64_t(4));
+            const OutputCheck check =
+                checkOutputs(splitOutputs(std::move((*expected)[d])), (*results)[d].outputs);
+            QVERIFY2(check.passed, check.detail.c_str());
+            QVERIFY(checkOutputs((*results)[0].outputs, (*results)[d].outputs).passed);
+        }
+        // A list of arguments per device, or an error naming the grid.
+        args.pop_back();
+        auto short_ = m_cpu->runDevices(**prepared, args, options);
+        QVERIFY(!short_.isOk());
+        QVERIFY2(short_.status().message() ==
+                     "module 'data_parallel_mlp' runs on 4 devices (4 replicas x 1 "
+                     "partition) but 3 argument lists were given",
+                 short_.status().message().c_str());
+    }
+
     void errors() {
         auto module = parse(
             "HloModule m\nENTRY e {\n  p = f32[4] parameter(0)\n  ROOT r = f32[4] negate(p)\n}\n");

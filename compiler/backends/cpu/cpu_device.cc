@@ -1,11 +1,13 @@
 #include "compiler/backends/cpu/cpu_device.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <functional>
 #include <list>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include "compiler/backends/cpu/cpu_executable.h"
@@ -52,7 +54,7 @@ struct CpuDevice::Impl {
     struct Prepared {
         std::shared_ptr<Entry> entry;
         std::vector<std::shared_ptr<CpuExecutable>> executables;
-        double compileSeconds = 0;  // of those compiled now
+        double compileSeconds = 0;  // compiling those the cache lacked (wall time); 0: none
     };
     StatusOr<Prepared> prepare(const HloModule& module, const ExecutionOptions& options);
     // Runs every device (one: on the shared pool of the thread count), device d on argsOf(d);
@@ -117,10 +119,14 @@ std::shared_ptr<CpuDevice::Impl::Entry> CpuDevice::Impl::entryFor(const HloModul
 
 StatusOr<std::shared_ptr<CpuExecutable>> CpuDevice::Impl::compiled(Entry& entry, int64_t device,
                                                                    bool* hit) {
-    std::lock_guard<std::mutex> lock(entry.compileMutex);
-    std::shared_ptr<CpuExecutable>& slot = entry.byDevice[static_cast<size_t>(device)];
-    if (hit) *hit = slot != nullptr;
-    if (slot) return slot;
+    const auto index = static_cast<size_t>(device);
+    {
+        std::lock_guard<std::mutex> lock(entry.compileMutex);
+        if (hit) *hit = entry.byDevice[index] != nullptr;
+        if (entry.byDevice[index]) return entry.byDevice[index];
+    }
+    // Compiled outside the lock, so that a grid's devices compile at once; two runs that
+    // compile the same device at once keep the first executable stored.
     // Each executable owns its own copy of the module (parsed back from the text).
     HLO_ASSIGN_OR_RETURN(std::unique_ptr<HloModule> copy, parseHloModule(entry.text));
     copy->setIsScheduled(entry.scheduled);
@@ -130,8 +136,9 @@ StatusOr<std::shared_ptr<CpuExecutable>> CpuDevice::Impl::compiled(Entry& entry,
     options.devices = entry.grid.count();
     HLO_ASSIGN_OR_RETURN(std::unique_ptr<CpuExecutable> executable,
                          CpuExecutable::compile(std::move(copy), options));
-    slot = std::move(executable);
-    return slot;
+    std::lock_guard<std::mutex> lock(entry.compileMutex);
+    if (!entry.byDevice[index]) entry.byDevice[index] = std::move(executable);
+    return entry.byDevice[index];
 }
 
 StatusOr<std::shared_ptr<CpuExecutable>> CpuDevice::executableFor(const HloModule& module,
@@ -155,22 +162,51 @@ StatusOr<CpuDevice::Impl::Prepared> CpuDevice::Impl::prepare(const HloModule& mo
     Prepared prepared;
     prepared.entry = entryFor(module);
     const auto devices = static_cast<int64_t>(prepared.entry->byDevice.size());
+    // The devices' executables compile at once, on up to a thread per core; the calling thread
+    // takes part and reports the progress.
+    std::vector<std::optional<StatusOr<std::shared_ptr<CpuExecutable>>>> results(
+        static_cast<size_t>(devices));
+    std::vector<char> hits(static_cast<size_t>(devices), 0);
+    std::atomic<int64_t> next{0}, finished{0};
+    const auto start = std::chrono::steady_clock::now();
+    auto work = [&](bool reports) {
+        for (int64_t device = next++; device < devices; device = next++) {
+            if (options.cancel && options.cancel->load()) break;
+            bool hit = false;
+            results[static_cast<size_t>(device)] = compiled(*prepared.entry, device, &hit);
+            hits[static_cast<size_t>(device)] = hit;
+            const int64_t done = ++finished;
+            if (reports && options.progress && devices > 1)
+                options.progress(0, "compiled " + std::to_string(done) + " of " +
+                                        std::to_string(devices) + " devices");
+        }
+    };
+    const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    std::vector<std::thread> helpers;
+    for (int64_t k = 1; k < std::min<int64_t>(devices, cores); ++k)
+        helpers.emplace_back(work, false);
+    work(true);
+    for (std::thread& helper : helpers) helper.join();
+    if (options.cancel && options.cancel->load())
+        return Status(StatusCode::kCancelled, "run cancelled");
+    bool compiledNow = false;
     for (int64_t device = 0; device < devices; ++device) {
-        if (options.cancel && options.cancel->load())
-            return Status(StatusCode::kCancelled, "run cancelled");
-        if (options.progress && devices > 1)
-            options.progress(0, "compiling device " + std::to_string(device + 1) + " of " +
-                                    std::to_string(devices));
-        bool hit = false;
-        auto executable = compiled(*prepared.entry, device, &hit);
+        StatusOr<std::shared_ptr<CpuExecutable>>& executable =
+            *results[static_cast<size_t>(device)];
         if (!executable.isOk()) {
             if (devices == 1) return executable.status();
             return Status(executable.status().code(), deviceLabel(prepared.entry->grid, device) +
                                                           ": " + executable.status().message());
         }
-        if (!hit) prepared.compileSeconds += (*executable)->compileSeconds();
+        compiledNow = compiledNow || !hits[static_cast<size_t>(device)];
         prepared.executables.push_back(std::move(*executable));
     }
+    // One device: its compile time; several: the wall time of compiling them all.
+    if (devices == 1 && compiledNow)
+        prepared.compileSeconds = prepared.executables.front()->compileSeconds();
+    else if (compiledNow)
+        prepared.compileSeconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return prepared;
 }
 
