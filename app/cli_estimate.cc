@@ -397,7 +397,8 @@ int runEstimate(const std::vector<std::string>& args) {
             std::fprintf(stderr, "%s\n", formatError(name, estimate.status()).c_str());
             return kExitFailed;
         }
-        if (history && !estimate->simulated) {  // a simulation is no measurement of this machine
+        // A simulation, or a grid of devices sharing this machine, is no measurement of it.
+        if (history && estimate->measuresOneDevice()) {
             auto stored = history->add(historyRecordOf(**module, name, *estimate));
             if (!stored.isOk())
                 std::fprintf(stderr, "hloscope-cli: estimate: history not stored: %s\n",

@@ -205,7 +205,8 @@ int runImportRun(const std::vector<std::string>& args) {
         if (description.isOk())
             estimate = estimateFromMeasurements(modes[0].measurement, modes[1].measurement,
                                                 *description, "gpu");
-        if (estimate && history) {
+        // A plan of several devices runs them all on one GPU: no measurement of one device.
+        if (estimate && history && modes[0].files.plan.devices() == 1) {
             const std::string path = EstimateHistory::defaultPath();
             auto original = parseHloModule(modes[0].files.moduleText);
             if (!path.empty() && original.isOk()) {

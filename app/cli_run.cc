@@ -330,7 +330,9 @@ int runRun(const std::vector<std::string>& args) {
             return kExitFailed;
         }
     }
-    if (flags.history && !simulated && reports.size() == 2 && !hardware.empty()) {
+    // Nor are a grid's devices sharing this machine's cores.
+    const bool oneDevice = !reports.empty() && reports[0].devices == 1;
+    if (flags.history && !simulated && oneDevice && reports.size() == 2 && !hardware.empty()) {
         auto description = resolveTargetDescription(target);
         const std::string path = EstimateHistory::defaultPath();
         if (description.isOk() && !path.empty() && pipelineFamily(description->kind) == hardware) {

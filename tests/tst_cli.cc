@@ -857,8 +857,9 @@ void TestCli::estimateErrors() {
 }
 
 void TestCli::runStoresHistory() {
-    // Both modes on the cpu device are stored; the interpreter, one mode or
-    // --no-history are not. The estimate's accuracy line counts the row.
+    // Both modes on the cpu device are stored; the interpreter, one mode,
+    // --no-history or a grid of several devices are not. The estimate's accuracy line counts the
+    // row.
     const QByteArray saved = qgetenv("HLOSCOPE_HISTORY");
     const QString path = m_dir.filePath(u"run_history.sqlite"_s);
     qputenv("HLOSCOPE_HISTORY", path.toUtf8());
@@ -873,6 +874,16 @@ void TestCli::runStoresHistory() {
     QCOMPARE(runCli({u"run"_s, example, u"--mode"_s, u"fused"_s, u"--repeat"_s, u"1"_s}).exitCode,
              0);
     QCOMPARE(runCli({u"run"_s, example, u"--repeat"_s, u"1"_s, u"--no-history"_s}).exitCode, 0);
+    // Nor is a module of several devices, whose grid shares this machine's cores (run and
+    // estimate --measure).
+    const QString grid =
+        write(u"grid_history.hlo"_s,
+              "HloModule g, replica_count=2\nadd {\n  a = f32[] parameter(0)\n"
+              "  b = f32[] parameter(1)\n  ROOT r = f32[] add(a, b)\n}\n"
+              "ENTRY e {\n  p = f32[64] parameter(0)\n  s = f32[64] sine(p)\n"
+              "  ROOT c = f32[64] all-reduce(s), to_apply=add, replica_groups={{0,1}}\n}\n");
+    QCOMPARE(runCli({u"run"_s, grid, u"--device"_s, u"cpu"_s, u"--repeat"_s, u"1"_s}).exitCode, 0);
+    QCOMPARE(runCli({u"estimate"_s, grid, u"--measure"_s, u"--repeat"_s, u"1"_s}).exitCode, 0);
     Result estimate = runCli({u"estimate"_s, example, u"--measure"_s, u"--repeat"_s, u"1"_s});
     qputenv("HLOSCOPE_HISTORY", saved);
     QCOMPARE(estimate.exitCode, 0);

@@ -298,6 +298,16 @@ private slots:
         panel.setMeasurements(measured);
         QTest::qWait(200);
         QCOMPARE((*history)->records()->size(), size_t{2});
+        // Nor is a grid of several devices that shared the CPU's cores.
+        for (ExecutionMeasurement& m : measured) {
+            m.device = QStringLiteral("cpu");
+            m.deviceKind = QStringLiteral("cpu");
+            m.devices = 4;
+        }
+        panel.setMeasurements(measured);
+        QTest::qWait(200);
+        QCOMPARE((*history)->records()->size(), size_t{2});
+        for (ExecutionMeasurement& m : measured) m.devices = 1;
         // Simulated figures (tpu-sim) are labelled so and never stored.
         for (ExecutionMeasurement& m : measured) {
             m.device = QStringLiteral("tpu-sim");

@@ -139,6 +139,7 @@ Estimate estimateFromMeasurements(const ModeMeasurement& unfused, const ModeMeas
                                    {fused.module, fused.pipelineSeconds}, used, &unfused, &fused);
     estimate.device = device;
     estimate.simulated = unfused.simulated || fused.simulated;
+    estimate.devices = std::max(unfused.devices, fused.devices);
     return estimate;
 }
 

@@ -75,11 +75,20 @@ struct Estimate {
     // The "measured" figures come from a simulator (tpu-sim), not a clock:
     // reports label them "simulated".
     bool simulated = false;
+    // Devices that ran at once: a module of several devices (replicas x
+    // partitions) times its whole grid, every device sharing this machine's
+    // cores (or one GPU), which is no measurement of one device's time.
+    int64_t devices = 1;
     EstimateFigures predicted;
     std::optional<EstimateFigures> measured;
     std::vector<KernelEstimate> unfusedKernels;
     std::vector<KernelEstimate> fusedKernels;
     std::vector<std::string> fallbacks;  // instructions the device left to the interpreter
+
+    // Whether the figures measure this machine's hardware running the module
+    // as the model predicts it: neither simulated nor a grid of devices
+    // sharing it. Only such estimates go into the estimator's history.
+    bool measuresOneDevice() const { return !simulated && devices == 1; }
 
     // Signed error of the predicted speedup against the measured one, in %.
     std::optional<double> speedupErrorPercent() const;

@@ -232,7 +232,8 @@ void EstimatorPanel::storeInHistory() {
     const std::optional<EstimateFigures> measured = measuredFigures();
     if (!measured || !m_figures || !m_state || m_figures->historyPath.empty()) return;
     const ExecutionMeasurement& first = m_measurements.front();
-    if (first.simulated) return;  // a simulation is no measurement of this machine
+    // A simulation, or a grid of devices sharing this machine, is no measurement of it.
+    if (first.simulated || first.devices > 1) return;
     const std::string_view hardware = hardwareFamily(first.deviceKind.toStdString());
     if (hardware.empty() || hardware != pipelineFamily(m_figures->target.kind)) return;
     Estimate estimate;
