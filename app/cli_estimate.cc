@@ -213,6 +213,12 @@ void printEstimate(const std::string& name, const Estimate& e) {
     if (e.measured) {
         std::printf("break-even (%s): %s%s\n", measuredWord(e), e.simulated ? "" : " ",
                     breakEvenText(*e.measured).c_str());
+        if (e.devices > 1)
+            std::printf(
+                "%s: every run covers all %lld devices of the module's grid at once; the "
+                "times are the whole grid's on this machine, the peak memory one "
+                "device's (not stored in the history)\n",
+                measuredWord(e), static_cast<long long>(e.devices));
         if (auto error = e.speedupErrorPercent()) std::printf("speedup error: %+.1f%%\n", *error);
         if (auto error = e.memoryErrorPercent())
             std::printf("memory reduction error: %+.1f%%\n", *error);
@@ -311,6 +317,7 @@ Json estimateJson(const ReportedEstimate& r) {
     j["predicted"] = figuresJson(e.predicted);
     if (e.measured) j["measured"] = figuresJson(*e.measured);
     j["simulated"] = e.simulated;
+    j["devices"] = e.devices;
     Json error;
     error["speedup_pct"] = optionalNumber(e.speedupErrorPercent());
     error["memory_reduction_pct"] = optionalNumber(e.memoryErrorPercent());

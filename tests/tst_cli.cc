@@ -883,7 +883,12 @@ void TestCli::runStoresHistory() {
               "ENTRY e {\n  p = f32[64] parameter(0)\n  s = f32[64] sine(p)\n"
               "  ROOT c = f32[64] all-reduce(s), to_apply=add, replica_groups={{0,1}}\n}\n");
     QCOMPARE(runCli({u"run"_s, grid, u"--device"_s, u"cpu"_s, u"--repeat"_s, u"1"_s}).exitCode, 0);
-    QCOMPARE(runCli({u"estimate"_s, grid, u"--measure"_s, u"--repeat"_s, u"1"_s}).exitCode, 0);
+    Result gridEstimate = runCli({u"estimate"_s, grid, u"--measure"_s, u"--repeat"_s, u"1"_s});
+    QCOMPARE(gridEstimate.exitCode, 0);
+    QVERIFY2(gridEstimate.out.contains(u"measured: every run covers all 2 devices of the module's "
+                                       "grid at once"_s) &&
+                 gridEstimate.out.contains(u"(not stored in the history)"_s),
+             qPrintable(gridEstimate.out));
     Result estimate = runCli({u"estimate"_s, example, u"--measure"_s, u"--repeat"_s, u"1"_s});
     qputenv("HLOSCOPE_HISTORY", saved);
     QCOMPARE(estimate.exitCode, 0);

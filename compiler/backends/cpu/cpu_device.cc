@@ -269,7 +269,6 @@ StatusOr<ExecutionResult> CpuDevice::run(const HloModule& module, const std::vec
                              options, &wallSeconds));
     ExecutionResult result = std::move(results.front());
     result.wallSeconds = wallSeconds;
-    for (size_t d = 1; d < results.size(); ++d) result.peakBytes += results[d].peakBytes;
     result.device = name();
     result.compileSeconds = prepared.compileSeconds;
     return result;

@@ -12,8 +12,9 @@
 // devices compile at once, on up to a thread per core, and compileSeconds
 // is the wall time of that), all run at once, a thread each with an equal share of the threads,
 // meeting at their collectives through a CollectiveExchange (core/multi_device_evaluator.h). The
-// run reports device 0's outputs, kernel times and fallbacks, the wall time of the whole grid, the
-// memory of all devices and ExecutionResult::devices.
+// run reports device 0's outputs, kernel times, fallbacks and memory (what one device holds, as a
+// prediction for one device counts it), the wall time of the whole grid and
+// ExecutionResult::devices.
 //
 // registerCpuBackend() adds the device to the registry; the CLI and the GUI
 // call it at start-up (explicit registration, no static initialisers).
