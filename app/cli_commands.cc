@@ -198,8 +198,8 @@ Commands:
         {"max_abs_error", "max_rel_error", "passed"}} (a mode not run is absent).
         A module of several devices (replicas x partitions) runs on every
         device of its grid on the interpreter, cpu and tpu-sim, each device
-        on the same inputs; the checks compare device 0's outputs and the
-        report says so ("devices" in --json).
+        on the same inputs; --check compares every device's outputs and the
+        report says so ("devices" and "check": {"devices"} in --json).
         --device gpu runs on this machine's NVIDIA GPU through hloscope-gpu-runner
         (the gpu pipeline, predicted on h100 unless --target; without a GPU it
         says "no GPU found" and prints the predicted figures). --emit-plan DIR

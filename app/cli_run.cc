@@ -186,11 +186,15 @@ void printText(const std::string& name, const ExecutionDevice& device, const Run
     const bool simulated = !reports.empty() && reports[0].simulated;
     if (simulated)
         std::printf("times are simulated (%s), not measured\n", device.modelTarget().c_str());
-    if (!reports.empty() && reports[0].devices > 1)
-        std::printf(
-            "every run covers all %lld devices of the module's grid, on the same inputs; "
-            "the checks compare device 0's outputs\n",
-            static_cast<long long>(reports[0].devices));
+    if (!reports.empty() && reports[0].devices > 1) {
+        std::printf("every run covers all %lld devices of the module's grid, on the same inputs",
+                    static_cast<long long>(reports[0].devices));
+        if (reports[0].check)
+            std::printf(reports[0].devicesChecked == reports[0].devices
+                            ? "; the checks compare every device's outputs"
+                            : "; the checks compare device 0's outputs");
+        std::printf("\n");
+    }
     if (reports.size() == 2 && reports[1].medianSeconds() > 0)
         std::printf("%s speedup (unfused / fused): %.2fx\n", simulated ? "simulated" : "measured",
                     reports[0].medianSeconds() / reports[1].medianSeconds());
@@ -269,7 +273,7 @@ int runRun(const std::vector<std::string>& args) {
     // The reference: the interpreter on the numerics the device implements
     // (the simulated TPU's bf16 MXU passes), and on the module's own when
     // they differ (reported, not checked).
-    std::optional<std::vector<Literal>> reference;
+    std::optional<ExecutionResult> reference;
     std::optional<std::vector<Literal>> ownNumerics;
     if (flags.check) {
         auto interpreter = findDevice("interpreter");
@@ -286,7 +290,7 @@ int runRun(const std::vector<std::string>& args) {
                          result.status().toString().c_str());
             return kExitFailed;
         }
-        reference = std::move(result->outputs);
+        reference = std::move(*result);
         if (*numerics) {
             auto own = (*interpreter)->run(**input, *arguments, {});
             if (own.isOk()) ownNumerics = std::move(own->outputs);
@@ -391,6 +395,8 @@ int runRun(const std::vector<std::string>& args) {
                 }
             }
             j["check"] = checkJson(worst);
+            // Devices compared (every device's outputs where both runs return them).
+            j["check"]["devices"] = reports.empty() ? int64_t{0} : reports[0].devicesChecked;
         }
         std::printf("%s\n", j.dump(2).c_str());
     } else {

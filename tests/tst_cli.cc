@@ -296,13 +296,15 @@ void TestCli::evalOnEveryDevice() {
     QVERIFY2(text.out.contains(u"every run covers all 2 devices of the module's grid"_s),
              qPrintable(text.out));
     // The CPU backend and the simulated TPU run both devices too (an executable per device),
-    // and their device 0 matches the interpreter's.
+    // and every device matches the interpreter's.
     for (const QString& device : {u"cpu"_s, u"tpu-sim"_s}) {
         Result run = runCli({u"run"_s, file, u"--device"_s, device, u"--check"_s, u"--json"_s});
         QVERIFY2(run.exitCode == 0, qPrintable(run.err));
         const QJsonObject cpu = QJsonDocument::fromJson(run.out.toUtf8()).object();
         QCOMPARE(cpu.value(u"devices"_s).toInt(), 2);
         QVERIFY2(cpu.value(u"check"_s).toObject().value(u"passed"_s).toBool(), qPrintable(run.out));
+        // Both devices' outputs compared with the interpreter's.
+        QCOMPARE(cpu.value(u"check"_s).toObject().value(u"devices"_s).toInt(), 2);
     }
 }
 

@@ -139,6 +139,7 @@ private slots:
         QVERIFY(!panel.measurements().isEmpty());
         for (const ExecutionMeasurement& m : panel.measurements()) {
             QCOMPARE(m.devices, qint64(6));
+            QCOMPARE(m.devicesChecked, int64_t(6));  // every device against the interpreter's
             QVERIFY2(m.passed, qPrintable(m.detail));
         }
         QVERIFY(panel.runButton()->isEnabled());
@@ -157,6 +158,7 @@ private slots:
         QVERIFY(!panel.measurements().isEmpty());
         for (const ExecutionMeasurement& m : panel.measurements()) {
             QCOMPARE(m.devices, qint64(6));
+            QCOMPARE(m.devicesChecked, int64_t(6));
             QVERIFY(m.passed);
         }
     }

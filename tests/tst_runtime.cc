@@ -188,6 +188,30 @@ ENTRY e {
         QVERIFY(close.maxAbsError > 0);
     }
 
+    // checkDeviceOutputs: device 0, then every other device both runs return; a difference on
+    // device 2 alone fails the check and is named; a run that returns device 0 alone checks one.
+    void deviceOutputCheck() {
+        const Literal c = Literal::vector<float>(PrimitiveType::F32, {1, 2, 3});
+        const Literal off = Literal::vector<float>(PrimitiveType::F32, {1, 2, 5});
+        ExecutionResult expected;
+        expected.devices = 3;
+        expected.outputs = {c};
+        expected.otherDeviceOutputs = {{c}, {c}};
+        ExecutionResult actual = expected;
+        int64_t checked = 0;
+        OutputCheck same = checkDeviceOutputs(expected, actual, &checked);
+        QVERIFY(same.passed);
+        QCOMPARE(checked, int64_t(3));
+        actual.otherDeviceOutputs[1] = {off};
+        OutputCheck wrong = checkDeviceOutputs(expected, actual, &checked);
+        QVERIFY(!wrong.passed);
+        QCOMPARE(wrong.maxAbsError, 2.0);
+        QVERIFY2(wrong.detail.rfind("device 2: ", 0) == 0, wrong.detail.c_str());
+        actual.otherDeviceOutputs.clear();
+        QVERIFY(checkDeviceOutputs(expected, actual, &checked).passed);
+        QCOMPARE(checked, int64_t(1));
+    }
+
     void unfusedAndFusedModules() {
         for (const char* target : {"cpu", "gpu", "tpu"}) {
             auto unfused = prepareForMode(loadExample("softmax.hlo"), target, ExecutionMode::kUnfused);

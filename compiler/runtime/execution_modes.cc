@@ -110,6 +110,25 @@ OutputCheck checkOutputs(const std::vector<Literal>& expected, const std::vector
     return check;
 }
 
+OutputCheck checkDeviceOutputs(const ExecutionResult& expected, const ExecutionResult& actual,
+                               int64_t* devicesChecked) {
+    OutputCheck check = checkOutputs(expected.outputs, actual.outputs);
+    const size_t others =
+        std::min(expected.otherDeviceOutputs.size(), actual.otherDeviceOutputs.size());
+    for (size_t d = 0; d < others; ++d) {
+        const OutputCheck device =
+            checkOutputs(expected.otherDeviceOutputs[d], actual.otherDeviceOutputs[d]);
+        check.maxAbsError = std::max(check.maxAbsError, device.maxAbsError);
+        check.maxRelError = std::max(check.maxRelError, device.maxRelError);
+        if (check.passed && !device.passed) {
+            check.passed = false;
+            check.detail = "device " + std::to_string(d + 1) + ": " + device.detail;
+        }
+    }
+    if (devicesChecked) *devicesChecked = 1 + static_cast<int64_t>(others);
+    return check;
+}
+
 StatusOr<PreparedModule> prepareCopyForMode(const HloModule& module, std::string_view target,
                                             ExecutionMode mode) {
     const auto start = std::chrono::steady_clock::now();
@@ -143,7 +162,7 @@ double ModeMeasurement::maxSeconds() const {
 StatusOr<std::vector<ModeMeasurement>> measureModes(
     const HloModule& module, std::string_view target, const std::vector<ExecutionMode>& modes,
     const ExecutionDevice& device, const std::vector<Literal>& args, const MeasureOptions& options,
-    const std::vector<Literal>* reference, const std::vector<Literal>* ownNumerics) {
+    const ExecutionResult* reference, const std::vector<Literal>* ownNumerics) {
     std::vector<ModeMeasurement> reports(modes.size());
     for (size_t m = 0; m < modes.size(); ++m) {
         ModeMeasurement& report = reports[m];
@@ -171,7 +190,8 @@ StatusOr<std::vector<ModeMeasurement>> measureModes(
             if (i == 0) {
                 report.compileSeconds = result.compileSeconds;
                 report.fallbacks = result.fallbacks;
-                if (reference) report.check = checkOutputs(*reference, result.outputs);
+                if (reference)
+                    report.check = checkDeviceOutputs(*reference, result, &report.devicesChecked);
                 if (ownNumerics)
                     report.differenceFromOwnNumerics = checkOutputs(*ownNumerics, result.outputs);
             }
@@ -199,7 +219,7 @@ StatusOr<ModeMeasurement> measureMode(const HloModule& module, std::string_view 
                                       ExecutionMode mode, const ExecutionDevice& device,
                                       const std::vector<Literal>& args,
                                       const MeasureOptions& options,
-                                      const std::vector<Literal>* reference) {
+                                      const ExecutionResult* reference) {
     HLO_ASSIGN_OR_RETURN(std::vector<ModeMeasurement> reports,
                          measureModes(module, target, {mode}, device, args, options, reference));
     return std::move(reports.front());

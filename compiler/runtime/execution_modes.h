@@ -47,6 +47,14 @@ struct OutputCheck {
 
 OutputCheck checkOutputs(const std::vector<Literal>& expected, const std::vector<Literal>& actual);
 
+// checkOutputs on every device both runs return (a module of several
+// devices: device 0's outputs, then ExecutionResult::otherDeviceOutputs):
+// the largest errors over them, the first failure's detail prefixed with its
+// device ("device 2: ..."). `devicesChecked` (optional) gets how many were
+// compared.
+OutputCheck checkDeviceOutputs(const ExecutionResult& expected, const ExecutionResult& actual,
+                               int64_t* devicesChecked = nullptr);
+
 // A copy of `module` prepared for `mode` on `target`, and how long the
 // pipeline (copy included) took.
 struct PreparedModule {
@@ -79,6 +87,7 @@ struct ModeMeasurement {
         kernelTimes;  // the last run's kernels, each with its median over the timed runs
     std::vector<std::string> fallbacks;
     std::optional<OutputCheck> check;  // when a reference was given
+    int64_t devicesChecked = 0;        // devices the check compared (checkDeviceOutputs)
     // Against the module's own numerics when the reference was computed on
     // the device's (ExecutionDevice::numericsModule): the difference the
     // device's numerics make, reported rather than checked.
@@ -94,13 +103,14 @@ struct ModeMeasurement {
 };
 
 // Prepares a copy of `module` for `mode` on `target`, runs it
-// warmup + repeat times on `device` with `args` and, given `reference`
-// outputs, checks the first run's against them.
+// warmup + repeat times on `device` with `args` and, given a `reference`
+// run, checks the first run's outputs against it on every device both
+// return (checkDeviceOutputs).
 StatusOr<ModeMeasurement> measureMode(const HloModule& module, std::string_view target,
                                       ExecutionMode mode, const ExecutionDevice& device,
                                       const std::vector<Literal>& args,
                                       const MeasureOptions& options,
-                                      const std::vector<Literal>* reference = nullptr);
+                                      const ExecutionResult* reference = nullptr);
 
 // measureMode for several modes at once, their runs interleaved (round i
 // runs every mode once), so that a machine whose speed drifts during the
@@ -108,7 +118,6 @@ StatusOr<ModeMeasurement> measureMode(const HloModule& module, std::string_view 
 StatusOr<std::vector<ModeMeasurement>> measureModes(
     const HloModule& module, std::string_view target, const std::vector<ExecutionMode>& modes,
     const ExecutionDevice& device, const std::vector<Literal>& args, const MeasureOptions& options,
-    const std::vector<Literal>* reference = nullptr,
-    const std::vector<Literal>* ownNumerics = nullptr);
+    const ExecutionResult* reference = nullptr, const std::vector<Literal>* ownNumerics = nullptr);
 
 }  // namespace hloscope

@@ -61,6 +61,8 @@ StatusOr<ExecutionResult> InterpreterDevice::run(const HloModule& module,
         const std::vector<std::vector<Literal>> perDevice(static_cast<size_t>(grid->count()), args);
         HLO_ASSIGN_OR_RETURN(std::vector<Literal> values,
                              evaluateOnDevices(module, *grid, perDevice, evaluatorOptions));
+        for (size_t d = 1; d < values.size(); ++d)
+            result.otherDeviceOutputs.push_back(splitOutputs(std::move(values[d])));
         return std::move(values.front());
     };
     const auto start = std::chrono::steady_clock::now();

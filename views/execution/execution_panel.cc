@@ -139,7 +139,7 @@ ExecutionPanel::Outcome runJob(const JobSpec& spec) {
         m.compileSeconds = result->compileSeconds;
         m.simulated = result->simulated;
         m.timeline = result->timeline;
-        const OutputCheck check = checkOutputs(reference->outputs, result->outputs);
+        const OutputCheck check = checkDeviceOutputs(*reference, *result, &m.devicesChecked);
         m.maxError = check.maxAbsError;
         m.detail = QString::fromStdString(check.detail);
         if (ownNumerics) {
@@ -482,13 +482,16 @@ void ExecutionPanel::onFinished() {
             const int row = m_results->rowCount();
             m_results->insertRow(row);
             m_results->setItem(row, 0, new QTableWidgetItem(m.mode));
-            // Every device of a module's grid (the interpreter): the checks are device 0's.
+            // Every device of a module's grid: checked on every device where both runs return them.
             m_results->setItem(
                 row, 1,
-                new QTableWidgetItem(
-                    m.devices > 1
-                        ? tr("%1, %2 devices (device 0 checked)").arg(m.device).arg(m.devices)
-                        : m.device));
+                new QTableWidgetItem(m.devices > 1
+                                         ? (m.devicesChecked == m.devices
+                                                ? tr("%1, %2 devices (every device checked)")
+                                                : tr("%1, %2 devices (device 0 checked)"))
+                                               .arg(m.device)
+                                               .arg(m.devices)
+                                         : m.device));
             auto* time = new QTableWidgetItem(FusionDecisionModel::formatSeconds(m.wallSeconds) +
                                               (m.simulated ? tr(" (simulated)") : QString()));
             if (m.simulated)

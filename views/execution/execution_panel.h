@@ -53,6 +53,7 @@ struct ExecutionMeasurement {
     double compileSeconds = 0;            // the device's code generation in this run (0: cached)
     bool simulated = false;               // times from a simulator (tpu-sim), not a clock
     qint64 devices = 1;                   // devices that ran (ExecutionResult::devices)
+    int64_t devicesChecked = 1;           // devices whose outputs were checked
     std::vector<TimelineEvent> timeline;  // per-unit busy intervals, when the device models them
 };
 

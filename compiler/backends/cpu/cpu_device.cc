@@ -269,6 +269,8 @@ StatusOr<ExecutionResult> CpuDevice::run(const HloModule& module, const std::vec
                              options, &wallSeconds));
     ExecutionResult result = std::move(results.front());
     result.wallSeconds = wallSeconds;
+    for (size_t d = 1; d < results.size(); ++d)
+        result.otherDeviceOutputs.push_back(std::move(results[d].outputs));
     result.device = name();
     result.compileSeconds = prepared.compileSeconds;
     return result;

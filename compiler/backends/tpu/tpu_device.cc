@@ -243,6 +243,7 @@ StatusOr<ExecutionResult> TpuDevice::run(const HloModule& module, const std::vec
     result.outputs = std::move(outputs->outputs);
     result.fallbacks = std::move(outputs->fallbacks);
     result.devices = outputs->devices;
+    result.otherDeviceOutputs = std::move(outputs->otherDeviceOutputs);
     result.device = name();
     return result;
 }
