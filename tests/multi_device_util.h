@@ -4,16 +4,30 @@
 // minutes is skipped, not waited for.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstdint>
 #include <mutex>
 #include <thread>
 #include <vector>
 
+#include "core/hlo_computation.h"
 #include "core/multi_device_evaluator.h"
 
 namespace hloscope::testing {
+
+// Array elements of every instruction of `module` (one device's): the corpus sweeps leave out
+// modules whose total over all devices is past their budget.
+inline int64_t moduleArrayElements(const HloModule& module) {
+    int64_t elements = 0;
+    for (const auto& computation : module.computations())
+        for (const auto& instruction : computation->instructions())
+            if (instruction->shape().isArray())
+                elements += std::max<int64_t>(instruction->shape().elementCount(), 0);
+    return elements;
+}
 
 inline StatusOr<std::vector<Literal>> evaluateOnDevicesWithin(
     const HloModule& module, const DeviceGrid& grid,

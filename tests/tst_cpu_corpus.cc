@@ -156,12 +156,7 @@ private slots:
             auto grid = moduleDeviceGrid(**module);
             if (!grid.isOk() || grid->count() <= 1) continue;
             ++modules;
-            int64_t elements = 0;
-            for (const auto& computation : (*module)->computations())
-                for (const auto& instruction : computation->instructions())
-                    if (instruction->shape().isArray())
-                        elements += std::max<int64_t>(instruction->shape().elementCount(), 0);
-            if (elements * grid->count() > (int64_t{1} << 22)) {
+            if (testing::moduleArrayElements(**module) * grid->count() > (int64_t{1} << 22)) {
                 ++skipped["over 4M elements on all devices"];
                 continue;
             }

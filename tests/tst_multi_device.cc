@@ -716,12 +716,7 @@ private slots:
             }
             // A single dot of billions of flops is not cancellable midway: the largest are
             // left out.
-            int64_t elements = 0;
-            for (const auto& computation : (*module)->computations())
-                for (const auto& instruction : computation->instructions())
-                    if (instruction->shape().isArray())
-                        elements += std::max<int64_t>(instruction->shape().elementCount(), 0);
-            if (elements * grid->count() > (int64_t{1} << 24)) {
+            if (testing::moduleArrayElements(**module) * grid->count() > (int64_t{1} << 24)) {
                 ++reasons["over 16M elements on all devices"];
                 continue;
             }
