@@ -206,7 +206,7 @@ int runImportRun(const std::vector<std::string>& args) {
             estimate = estimateFromMeasurements(modes[0].measurement, modes[1].measurement,
                                                 *description, "gpu");
         // A plan of several devices runs them all on one GPU: no measurement of one device.
-        if (estimate && history && modes[0].files.plan.devices() == 1) {
+        if (estimate && history && estimate->measuresOneDevice()) {
             const std::string path = EstimateHistory::defaultPath();
             auto original = parseHloModule(modes[0].files.moduleText);
             if (!path.empty() && original.isOk()) {

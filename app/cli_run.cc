@@ -313,8 +313,8 @@ int runRun(const std::vector<std::string>& args) {
     reports = std::move(*measured);
     // Both modes measured on the device of the target's own kind: the
     // estimator's history gets the run (the interpreter's times say nothing
-    // about a target's model). Never fatal.
-    // Simulated times are no measurement of this machine: not stored.
+    // about a target's model). Never fatal. Simulated times, and a grid's
+    // devices sharing this machine, are no measurement of it: not stored.
     const bool simulated = !reports.empty() && reports[0].simulated;
     if (!flags.trace.empty()) {
         std::vector<NamedTimeline> timelines;
@@ -334,18 +334,20 @@ int runRun(const std::vector<std::string>& args) {
             return kExitFailed;
         }
     }
-    // Nor are a grid's devices sharing this machine's cores.
-    const bool oneDevice = !reports.empty() && reports[0].devices == 1;
-    if (flags.history && !simulated && oneDevice && reports.size() == 2 && !hardware.empty()) {
+    if (flags.history && reports.size() == 2 && !hardware.empty()) {
         auto description = resolveTargetDescription(target);
         const std::string path = EstimateHistory::defaultPath();
-        if (description.isOk() && !path.empty() && pipelineFamily(description->kind) == hardware) {
+        const std::optional<Estimate> estimate =
+            description.isOk() ? std::optional(estimateFromMeasurements(
+                                     reports[0], reports[1], *description, (*device)->name()))
+                               : std::nullopt;
+        // Nor is a grid of devices sharing this machine's cores (Estimate::measuresOneDevice).
+        if (estimate && estimate->measuresOneDevice() && !path.empty() &&
+            pipelineFamily(description->kind) == hardware) {
             auto history = EstimateHistory::open(path);
             Status stored = history.isOk() ? Status::ok() : history.status();
             if (history.isOk()) {
-                const Estimate estimate = estimateFromMeasurements(reports[0], reports[1],
-                                                                   *description, (*device)->name());
-                auto id = (*history)->add(historyRecordOf(**input, name, estimate));
+                auto id = (*history)->add(historyRecordOf(**input, name, *estimate));
                 if (!id.isOk()) stored = id.status();
             }
             if (!stored.isOk())

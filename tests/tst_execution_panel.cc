@@ -123,14 +123,22 @@ private slots:
         QVERIFY(panel.runButton()->isEnabled());
     }
 
-    // The CPU backend runs every device of such a module too (an executable per device, all at
-    // once, meeting at the send/recv pairs) and says so.
-    void multiDeviceModuleOnTheCpu() {
+    // The interpreter and the CPU backend run every device of a module of several devices (the
+    // same inputs on each; the CPU an executable per device, all at once, meeting at the
+    // send/recv pairs), check every device's outputs and say so.
+    void multiDeviceModuleRunsEveryDevice_data() {
+        QTest::addColumn<QString>("device");
+        QTest::newRow("interpreter") << QStringLiteral("interpreter");
+        QTest::newRow("cpu") << QStringLiteral("cpu");
+    }
+    void multiDeviceModuleRunsEveryDevice() {
+        QFETCH(QString, device);
         registerCpuBackend();
-        DocumentStatePtr state = makeState("../../tests/golden/gpu/send_recv.hlo", "cpu");
+        DocumentStatePtr state =
+            makeState("../../tests/golden/gpu/send_recv.hlo", device.toStdString());
         QVERIFY(state);
         ExecutionPanel panel;
-        QVERIFY(selectDevice(panel, "cpu"));
+        QVERIFY(selectDevice(panel, device.toStdString().c_str()));
         panel.setState(state);
         QSignalSpy finished(&panel, &ExecutionPanel::runFinished);
         panel.run();
@@ -143,24 +151,6 @@ private slots:
             QVERIFY2(m.passed, qPrintable(m.detail));
         }
         QVERIFY(panel.runButton()->isEnabled());
-    }
-
-    // The interpreter runs every device of such a module (the same inputs on each) and says so.
-    void multiDeviceModuleOnTheInterpreter() {
-        DocumentStatePtr state = makeState("../../tests/golden/gpu/send_recv.hlo", "interpreter");
-        QVERIFY(state);
-        ExecutionPanel panel;
-        panel.setState(state);
-        QSignalSpy finished(&panel, &ExecutionPanel::runFinished);
-        panel.run();
-        QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 1, 120000);
-        QVERIFY2(finished.at(0).at(0).toBool(), qPrintable(finished.at(0).at(1).toString()));
-        QVERIFY(!panel.measurements().isEmpty());
-        for (const ExecutionMeasurement& m : panel.measurements()) {
-            QCOMPARE(m.devices, qint64(6));
-            QCOMPARE(m.devicesChecked, int64_t(6));
-            QVERIFY(m.passed);
-        }
     }
 
     // The CPU backend through the panel: both modes JIT-compiled and checked,

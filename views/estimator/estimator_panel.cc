@@ -232,13 +232,15 @@ void EstimatorPanel::storeInHistory() {
     const std::optional<EstimateFigures> measured = measuredFigures();
     if (!measured || !m_figures || !m_state || m_figures->historyPath.empty()) return;
     const ExecutionMeasurement& first = m_measurements.front();
-    // A simulation, or a grid of devices sharing this machine, is no measurement of it.
-    if (first.simulated || first.devices > 1) return;
     const std::string_view hardware = hardwareFamily(first.deviceKind.toStdString());
     if (hardware.empty() || hardware != pipelineFamily(m_figures->target.kind)) return;
     Estimate estimate;
     estimate.target = m_figures->target.name;
     estimate.device = first.device.toStdString();
+    estimate.simulated = first.simulated;
+    estimate.devices = first.devices;
+    // A simulation, or a grid of devices sharing this machine, is no measurement of it.
+    if (!estimate.measuresOneDevice()) return;
     estimate.predicted = m_figures->predicted();
     estimate.measured = measured;
     auto timesOf = [](const ExecutionMeasurement* m) {

@@ -56,7 +56,7 @@ struct CpuDevice::Impl {
         std::vector<std::shared_ptr<CpuExecutable>> executables;
         double compileSeconds = 0;  // compiling those the cache lacked (wall time); 0: none
     };
-    StatusOr<Prepared> prepare(const HloModule& module, const ExecutionOptions& options);
+    StatusOr<Prepared> prepare(std::shared_ptr<Entry> entry, const ExecutionOptions& options);
     // Runs every device (one: on the shared pool of the thread count), device d on argsOf(d);
     // `wallSeconds`: of the whole grid.
     StatusOr<std::vector<ExecutionResult>> runGrid(
@@ -151,7 +151,7 @@ StatusOr<std::shared_ptr<CpuExecutable>> CpuDevice::executableFor(const HloModul
     return m_impl->compiled(*entry, device, hit);
 }
 
-StatusOr<CpuDevice::Impl::Prepared> CpuDevice::Impl::prepare(const HloModule& module,
+StatusOr<CpuDevice::Impl::Prepared> CpuDevice::Impl::prepare(std::shared_ptr<Entry> entry,
                                                              const ExecutionOptions& options) {
     if (!ok)
         return Status(StatusCode::kFailedPrecondition,
@@ -160,7 +160,7 @@ StatusOr<CpuDevice::Impl::Prepared> CpuDevice::Impl::prepare(const HloModule& mo
         return Status(StatusCode::kCancelled, "run cancelled");
     if (options.progress) options.progress(0, "compiling");
     Prepared prepared;
-    prepared.entry = entryFor(module);
+    prepared.entry = std::move(entry);
     const auto devices = static_cast<int64_t>(prepared.entry->byDevice.size());
     // The devices' executables compile at once, on up to a thread per core; the calling thread
     // takes part and reports the progress.
@@ -261,7 +261,8 @@ StatusOr<std::vector<ExecutionResult>> CpuDevice::Impl::runGrid(
 
 StatusOr<ExecutionResult> CpuDevice::run(const HloModule& module, const std::vector<Literal>& args,
                                          const ExecutionOptions& options) const {
-    HLO_ASSIGN_OR_RETURN(Impl::Prepared prepared, m_impl->prepare(module, options));
+    HLO_ASSIGN_OR_RETURN(Impl::Prepared prepared,
+                         m_impl->prepare(m_impl->entryFor(module), options));
     double wallSeconds = 0;
     HLO_ASSIGN_OR_RETURN(std::vector<ExecutionResult> results,
                          m_impl->runGrid(
@@ -279,12 +280,13 @@ StatusOr<ExecutionResult> CpuDevice::run(const HloModule& module, const std::vec
 StatusOr<std::vector<ExecutionResult>> CpuDevice::runDevices(
     const HloModule& module, std::span<const std::vector<Literal>> args,
     const ExecutionOptions& options) const {
-    HLO_ASSIGN_OR_RETURN(Impl::Prepared prepared, m_impl->prepare(module, options));
-    const DeviceGrid& grid = prepared.entry->grid;
-    if (static_cast<int64_t>(args.size()) != static_cast<int64_t>(prepared.executables.size()))
-        return invalidArgument("module '" + module.name() + "' runs on " + deviceGridText(grid) +
-                               " but " + std::to_string(args.size()) +
+    // The argument lists are counted before anything compiles.
+    std::shared_ptr<Impl::Entry> entry = m_impl->entryFor(module);
+    if (args.size() != entry->byDevice.size())
+        return invalidArgument("module '" + module.name() + "' runs on " +
+                               deviceGridText(entry->grid) + " but " + std::to_string(args.size()) +
                                " argument lists were given");
+    HLO_ASSIGN_OR_RETURN(Impl::Prepared prepared, m_impl->prepare(std::move(entry), options));
     double wallSeconds = 0;
     HLO_ASSIGN_OR_RETURN(
         std::vector<ExecutionResult> results,

@@ -69,6 +69,7 @@ StatusOr<ImportedGpuRun> importGpuRun(const std::string& dir) {
     m.assignedPeakBytes = peakMemoryBytesWithOutputsHeld(**prepared);
     m.devicePeakBytes = run.files.plan.arenaBytes;
     m.kernelTimes = instructionTimesOf(run.files.plan, run.results);
+    m.devices = run.files.plan.devices();
     m.check = run.check;
     m.module = std::shared_ptr<const HloModule>(std::move(*prepared));
     return run;
