@@ -197,7 +197,7 @@ Commands:
         "max_ms", "compile_ms", "kernels", "peak_bytes", ...}, "check":
         {"max_abs_error", "max_rel_error", "passed"}} (a mode not run is absent).
         A module of several devices (replicas x partitions) runs on every
-        device of its grid on the interpreter, cpu and tpu-sim, each device
+        device of its grid on the interpreter, cpu, gpu and tpu-sim, each device
         on the same inputs; --check compares every device's outputs and the
         report says so ("devices" and "check": {"devices"} in --json).
         --device gpu runs on this machine's NVIDIA GPU through hloscope-gpu-runner

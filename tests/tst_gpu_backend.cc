@@ -1039,7 +1039,7 @@ void TestGpuBackend::planRoundTrip() {
 // A plan on 2 replicas x 2 partitions: written with each device's inputs, read back with its
 // devices, steps' devices and inputs; the outputs the runner would write (here from the
 // emulator) imported and checked against the interpreter's multi-device evaluation, and a
-// corrupted one caught. A local run is refused with what to do instead.
+// corrupted one caught. A local run's split of those outputs by device matches the emulator's.
 void TestGpuBackend::multiDevicePlanRoundTripAndImport() {
     auto module = parse(readGolden("multi_device.hlo"));
     auto fused = prepared(*module, ExecutionMode::kFused);
@@ -1101,6 +1101,18 @@ void TestGpuBackend::multiDevicePlanRoundTripAndImport() {
     auto imported = importGpuRun(dir.path().toStdString());
     QVERIFY2(imported.isOk(), imported.status().toString().c_str());
     QVERIFY2(imported->check.passed, imported->check.detail.c_str());
+    // What GpuDevice::run returns as device 0's outputs and the other devices'.
+    auto results = readGpuResults(plan, dir.path().toStdString());
+    QVERIFY2(results.isOk(), results.status().toString().c_str());
+    const std::vector<std::vector<Literal>> byDevice =
+        outputsByDevice(plan, std::move(results->outputs));
+    QCOMPARE(byDevice.size(), size_t{4});
+    for (size_t d = 0; d < 4; ++d) {
+        QCOMPARE(byDevice[d].size(), (*emulated)[d].size());
+        for (size_t i = 0; i < byDevice[d].size(); ++i)
+            QVERIFY2(byDevice[d][i] == (*emulated)[d][i],
+                     qPrintable(QString("device %1 output %2").arg(d).arg(i)));
+    }
     writeResults(0.5f);
     imported = importGpuRun(dir.path().toStdString());
     QVERIFY(imported.isOk());

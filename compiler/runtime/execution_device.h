@@ -75,8 +75,8 @@ struct ExecutionResult {
     // Per-unit busy intervals, when the device models them (empty otherwise).
     std::vector<TimelineEvent> timeline;
     // Devices that ran: a module of several replicas or partitions runs on every device of its
-    // grid (the interpreter, the CPU backend, the simulated TPU), each on the same arguments;
-    // `outputs` are then device 0's, and `otherDeviceOutputs` devices 1 .. devices - 1's
+    // grid (the interpreter, the CPU and GPU backends, the simulated TPU), each on the same
+    // arguments; `outputs` are then device 0's, and `otherDeviceOutputs` devices 1 .. devices - 1's
     // (split like `outputs`; empty where a device does not return them).
     int64_t devices = 1;
     std::vector<std::vector<Literal>> otherDeviceOutputs;

@@ -249,18 +249,18 @@ StatusOr<ExecutionResult> GpuDevice::run(const HloModule& module, const std::vec
     if (options.progress) options.progress(0, "generating PTX");
     bool hit = false;
     HLO_ASSIGN_OR_RETURN(std::shared_ptr<const GpuPlan> plan, m_impl->planFor(module, &hit));
-    if (plan->devices() > 1)
-        return Status(StatusCode::kUnimplemented,
-                      "module " + module.name() + " runs on " + std::to_string(plan->replicas) +
-                          " replicas x " + std::to_string(plan->partitions) +
-                          " partitions, each with its own arguments: write its plan with run "
-                          "--emit-plan DIR, run it with hloscope-gpu-runner DIR and read it back "
-                          "with import-run DIR");
     TemporaryDirectory dir;
     if (dir.path().empty())
         return internalError("cannot create a temporary directory for the GPU plan");
+    // A module of several devices runs its whole grid (every device's arena on this GPU), each
+    // device on the same arguments, as the interpreter and the CPU backend run it.
+    const int64_t devices = plan->devices();
     HLO_RETURN_IF_ERROR(
-        writeGpuPlan(*plan, args, printModule(module), printModule(module), dir.path()));
+        devices == 1
+            ? writeGpuPlan(*plan, args, printModule(module), printModule(module), dir.path())
+            : writeGpuPlanOnDevices(
+                  *plan, std::vector<std::vector<Literal>>(static_cast<size_t>(devices), args),
+                  printModule(module), printModule(module), dir.path()));
     if (options.cancel && options.cancel->load())
         return Status(StatusCode::kCancelled, "run cancelled");
     if (options.progress) options.progress(0.3, "running on the GPU");
@@ -271,7 +271,11 @@ StatusOr<ExecutionResult> GpuDevice::run(const HloModule& module, const std::vec
                           "): " + firstLine(output.err.empty() ? output.out : output.err));
     HLO_ASSIGN_OR_RETURN(GpuRunResults results, readGpuResults(*plan, dir.path()));
     ExecutionResult result;
-    result.outputs = std::move(results.outputs);
+    std::vector<std::vector<Literal>> byDevice = outputsByDevice(*plan, std::move(results.outputs));
+    result.outputs = std::move(byDevice[0]);
+    result.devices = devices;
+    for (int64_t d = 1; d < devices; ++d)
+        result.otherDeviceOutputs.push_back(std::move(byDevice[static_cast<size_t>(d)]));
     result.wallSeconds = results.medianMs * 1e-3;
     result.device = name();
     result.compileSeconds = hit ? 0.0 : plan->compileSeconds;

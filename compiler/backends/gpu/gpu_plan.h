@@ -253,4 +253,9 @@ Literal sampleLiteral(const Literal& literal, int64_t stride);
 // `resultsDir`: where the runner wrote (the plan directory by default).
 StatusOr<GpuRunResults> readGpuResults(const GpuPlan& plan, const std::string& resultsDir);
 
+// `outputs` (typed by the plan's outputs: every device's leaves in plan order) by device:
+// [d] is device d's leaves, depth first.
+std::vector<std::vector<Literal>> outputsByDevice(const GpuPlan& plan,
+                                                  std::vector<Literal> outputs);
+
 }  // namespace hloscope

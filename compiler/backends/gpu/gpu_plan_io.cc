@@ -1,5 +1,6 @@
 // Plan directories (writeGpuPlan / readGpuPlan) and the runner's results
 // (readGpuResults); the format: docs/gpu_plan_format.md.
+#include <cassert>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -625,6 +626,15 @@ std::vector<MeasuredTime> instructionTimesOf(const GpuPlan& plan, const GpuRunRe
         times[it->second].seconds += results.steps[i].medianMs * 1e-3;
     }
     return times;
+}
+
+std::vector<std::vector<Literal>> outputsByDevice(const GpuPlan& plan,
+                                                  std::vector<Literal> outputs) {
+    assert(outputs.size() == plan.outputs.size());
+    std::vector<std::vector<Literal>> byDevice(static_cast<size_t>(plan.devices()));
+    for (size_t i = 0; i < outputs.size(); ++i)
+        byDevice[static_cast<size_t>(plan.outputs[i].device)].push_back(std::move(outputs[i]));
+    return byDevice;
 }
 
 Literal sampleLiteral(const Literal& literal, int64_t stride) {
