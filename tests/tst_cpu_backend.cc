@@ -63,6 +63,21 @@ ExecutionResult expectMatch(const CpuDevice& cpu, const std::string& text, uint6
     return actual;
 }
 
+// A copy with storage of its own (copying a Literal shares its storage).
+Literal deepCopy(const Literal& literal) {
+    if (literal.isTuple()) {
+        std::vector<Literal> elements;
+        for (const Literal& element : literal.tupleElements())
+            elements.push_back(deepCopy(element));
+        return Literal::makeTuple(std::move(elements));
+    }
+    Literal copy(literal.shape());
+    if (literal.shape().isArray() && literal.sizeInBytes() > 0)
+        std::memcpy(copy.untypedData(), literal.untypedData(),
+                    static_cast<size_t>(literal.sizeInBytes()));
+    return copy;
+}
+
 }  // namespace
 
 class TestCpuBackend : public QObject {
@@ -854,6 +869,176 @@ ENTRY e {
   init = (s32[], f32[8], f32[8]) tuple(z, p, q)
   ROOT w = (s32[], f32[8], f32[8]) while(init), condition=cond, body=body
 })");
+    }
+
+    // A loop's dynamic-update-slice of its own state (a scan's stacked outputs) writes into the
+    // state instead of copying it, wherever nothing reads the old value afterwards; every row is
+    // checked against the interpreter, with the updates expected in place counted.
+    void loopStateUpdatedInPlace_data() {
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<int>("inPlace");
+        const QString cond = QStringLiteral(
+            "cond { s = (s32[], f32[8,4]) parameter(0)  i = s32[] get-tuple-element(s), index=0\n"
+            "       n = s32[] constant(10)  ROOT lt = pred[] compare(i, n), direction=LT }\n");
+        const QString head = QStringLiteral(
+            "body { s = (s32[], f32[8,4]) parameter(0)  i = s32[] get-tuple-element(s), index=0\n"
+            "       ys = f32[8,4] get-tuple-element(s), index=1  one = s32[] constant(1)\n"
+            "       i1 = s32[] add(i, one)  zero = s32[] constant(0)  f = f32[] convert(i)\n"
+            "       y = f32[1,4] broadcast(f), dimensions={}\n");
+        const QString entry = QStringLiteral(
+            "ENTRY e { p = f32[8,4] parameter(0)  z = s32[] constant(-2)\n"
+            "  init = (s32[], f32[8,4]) tuple(z, p)\n"
+            "  ROOT w = (s32[], f32[8,4]) while(init), condition=cond, body=body }\n");
+        auto module = [&](const QString& body) {
+            return QStringLiteral("HloModule m\n") + cond + head + body + entry;
+        };
+        // Rows 8 and 9 clamp (i runs -2 .. 9 over 8 rows).
+        QTest::newRow("scan") << module(
+                                     "  ys1 = f32[8,4] dynamic-update-slice(ys, y, i, zero)\n"
+                                     "  ROOT t = (s32[], f32[8,4]) tuple(i1, ys1) }\n")
+                              << 1;
+        QTest::newRow("chain")
+            << module(
+                   "  ys1 = f32[8,4] dynamic-update-slice(ys, y, i, zero)  two = f32[] "
+                   "constant(2)\n"
+                   "  y2 = f32[1,2] broadcast(two), dimensions={}  i2 = s32[] multiply(i, i)\n"
+                   "  ys2 = f32[8,4] dynamic-update-slice(ys1, y2, i1, i2)\n"
+                   "  ROOT t = (s32[], f32[8,4]) tuple(i1, ys2) }\n")
+            << 2;
+        QTest::newRow("read before") << module(
+                                            "  r = f32[8,4] negate(ys)  ys1 = f32[8,4] "
+                                            "dynamic-update-slice(ys, y, i, zero)\n"
+                                            "  sum = f32[8,4] add(ys1, r)\n"
+                                            "  ROOT t = (s32[], f32[8,4]) tuple(i1, sum) }\n")
+                                     << 1;
+        QTest::newRow("read after") << module(
+                                           "  ys1 = f32[8,4] dynamic-update-slice(ys, y, i, zero)\n"
+                                           "  sum = f32[8,4] add(ys1, ys)\n"
+                                           "  ROOT t = (s32[], f32[8,4]) tuple(i1, sum) }\n")
+                                    << 0;
+        QTest::newRow("view after") << module(
+                                           "  v = f32[32] bitcast(ys)  ys1 = f32[8,4] "
+                                           "dynamic-update-slice(ys, y, i, zero)\n"
+                                           "  w = f32[32] bitcast(ys1)  sum = f32[32] add(w, v)  b "
+                                           "= f32[8,4] bitcast(sum)\n"
+                                           "  ROOT t = (s32[], f32[8,4]) tuple(i1, b) }\n")
+                                    << 0;
+        QTest::newRow("another view of the state")
+            << module(
+                   "  ys1 = f32[8,4] dynamic-update-slice(ys, y, i, zero)\n"
+                   "  old = f32[8,4] get-tuple-element(s), index=1  sum = f32[8,4] add(ys1, old)\n"
+                   "  ROOT t = (s32[], f32[8,4]) tuple(i1, sum) }\n")
+            << 0;
+        // The new and the old state both kept: the old one in a second loop element.
+        QTest::newRow("old value kept")
+            << QStringLiteral(
+                   "HloModule m\n"
+                   "cond { s = (s32[], f32[8,4], f32[8,4]) parameter(0)  i = s32[] "
+                   "get-tuple-element(s), index=0\n"
+                   "       n = s32[] constant(5)  ROOT lt = pred[] compare(i, n), direction=LT }\n"
+                   "body { s = (s32[], f32[8,4], f32[8,4]) parameter(0)  i = s32[] "
+                   "get-tuple-element(s), index=0\n"
+                   "       ys = f32[8,4] get-tuple-element(s), index=1  one = s32[] constant(1)\n"
+                   "       i1 = s32[] add(i, one)  zero = s32[] constant(0)  f = f32[] convert(i)\n"
+                   "       y = f32[1,4] broadcast(f), dimensions={}\n"
+                   "       ys1 = f32[8,4] dynamic-update-slice(ys, y, i, zero)\n"
+                   "       ROOT t = (s32[], f32[8,4], f32[8,4]) tuple(i1, ys1, ys) }\n"
+                   "ENTRY e { p = f32[8,4] parameter(0)  q = f32[8,4] parameter(1)  z = s32[] "
+                   "constant(0)\n"
+                   "  init = (s32[], f32[8,4], f32[8,4]) tuple(z, p, q)\n"
+                   "  ROOT w = (s32[], f32[8,4], f32[8,4]) while(init), condition=cond, body=body "
+                   "}\n")
+            << 0;
+        // The updated state moves to another element (the copy back is staged).
+        QTest::newRow("moved")
+            << QStringLiteral(
+                   "HloModule m\n"
+                   "cond { s = (s32[], f32[8,4], f32[8,4]) parameter(0)  i = s32[] "
+                   "get-tuple-element(s), index=0\n"
+                   "       n = s32[] constant(5)  ROOT lt = pred[] compare(i, n), direction=LT }\n"
+                   "body { s = (s32[], f32[8,4], f32[8,4]) parameter(0)  i = s32[] "
+                   "get-tuple-element(s), index=0\n"
+                   "       ys = f32[8,4] get-tuple-element(s), index=1  other = f32[8,4] "
+                   "get-tuple-element(s), index=2\n"
+                   "       one = s32[] constant(1)  i1 = s32[] add(i, one)  zero = s32[] "
+                   "constant(0)\n"
+                   "       f = f32[] convert(i)  y = f32[1,4] broadcast(f), dimensions={}\n"
+                   "       ys1 = f32[8,4] dynamic-update-slice(ys, y, i, zero)\n"
+                   "       ROOT t = (s32[], f32[8,4], f32[8,4]) tuple(i1, other, ys1) }\n"
+                   "ENTRY e { p = f32[8,4] parameter(0)  q = f32[8,4] parameter(1)  z = s32[] "
+                   "constant(0)\n"
+                   "  init = (s32[], f32[8,4], f32[8,4]) tuple(z, p, q)\n"
+                   "  ROOT w = (s32[], f32[8,4], f32[8,4]) while(init), condition=cond, body=body "
+                   "}\n")
+            << 1;
+        // The body is also called: there its parameter is the caller's value, never updated.
+        QTest::newRow("body also called")
+            << QStringLiteral("HloModule m\n") + cond + head +
+                   QStringLiteral(
+                       "  ys1 = f32[8,4] dynamic-update-slice(ys, y, i, zero)\n"
+                       "  ROOT t = (s32[], f32[8,4]) tuple(i1, ys1) }\n"
+                       "ENTRY e { p = f32[8,4] parameter(0)  z = s32[] constant(3)\n"
+                       "  init = (s32[], f32[8,4]) tuple(z, p)\n"
+                       "  c = (s32[], f32[8,4]) call(init), to_apply=body\n"
+                       "  w = (s32[], f32[8,4]) while(init), condition=cond, body=body\n"
+                       "  a = f32[8,4] get-tuple-element(c), index=1  b = f32[8,4] "
+                       "get-tuple-element(w), index=1\n"
+                       "  ROOT r = (f32[8,4], f32[8,4], f32[8,4]) tuple(a, b, p) }\n")
+            << 1;
+        // A kernel's output (here in a conditional's branch), s64 and u32 start indices from the
+        // arguments (clamped below and above, then inside), a rank-3 update of the middle rows.
+        QTest::newRow("kernel operand")
+            << QStringLiteral(
+                   "HloModule m\n"
+                   "fill { x = (f32[], s64[], u32[]) parameter(0)  v = f32[] get-tuple-element(x), "
+                   "index=0\n"
+                   "       j = s64[] get-tuple-element(x), index=1  k = u32[] "
+                   "get-tuple-element(x), index=2\n"
+                   "       b = f32[3,6,5] broadcast(v), dimensions={}  e = f32[3,6,5] "
+                   "exponential(b)\n"
+                   "       u = f32[3,2,5] iota(), iota_dimension=2  zero = s64[] constant(0)\n"
+                   "       k64 = s64[] convert(k)\n"
+                   "       ROOT d = f32[3,6,5] dynamic-update-slice(e, u, zero, j, k64) }\n"
+                   "other { x = (f32[], s64[], u32[]) parameter(0)  ROOT b = f32[3,6,5] "
+                   "constant(0) }\n"
+                   "ENTRY e { v = f32[] parameter(0)  j = s64[] parameter(1)  k = u32[] "
+                   "parameter(2)\n"
+                   "  q = pred[] parameter(3)  x = (f32[], s64[], u32[]) tuple(v, j, k)\n"
+                   "  ROOT r = f32[3,6,5] conditional(q, x, x), true_computation=fill, "
+                   "false_computation=other }\n")
+            << 1;
+    }
+    void loopStateUpdatedInPlace() {
+        QFETCH(QString, text);
+        QFETCH(int, inPlace);
+        for (uint64_t seed : {uint64_t{3}, uint64_t{11}}) {
+            auto module = parse(text.toStdString());
+            std::vector<Literal> args = makeRandomArguments(*module->entryComputation(), seed);
+            if (QTest::currentDataTag() == QLatin1String("kernel operand")) {
+                // Clamped (rows -4 and columns 9 of 6 and 5), then inside.
+                args[1] = Literal::scalar(PrimitiveType::S64, seed == 3 ? -4 : 2);
+                args[2] = Literal::scalar(PrimitiveType::U32, seed == 3 ? 9 : 1);
+                args[3] = Literal::scalar(PrimitiveType::PRED, 1);
+            }
+            auto interpreter = findDevice("interpreter");
+            // Deep copies: an update in place must change neither the arguments nor what the
+            // interpreter returned (which may share their storage).
+            std::vector<Literal> expected, original;
+            for (const Literal& output : runOn(**interpreter, *module, args).outputs)
+                expected.push_back(deepCopy(output));
+            for (const Literal& arg : args) original.push_back(deepCopy(arg));
+            auto executable = CpuExecutable::compile(parse(text.toStdString()));
+            QVERIFY2(executable.isOk(), executable.status().toString().c_str());
+            QCOMPARE((*executable)->inPlaceUpdateCount(), int64_t{inPlace});
+            QVERIFY((*executable)->fallbacks().empty());
+            for (int run = 0; run < 2; ++run) {
+                auto result = (*executable)->run(args, ExecutionOptions{}, nullptr);
+                QVERIFY2(result.isOk(), result.status().toString().c_str());
+                const OutputCheck check = checkOutputs(expected, result->outputs);
+                QVERIFY2(check.passed, check.detail.c_str());
+                for (size_t i = 0; i < args.size(); ++i) QVERIFY(args[i] == original[i]);
+            }
+        }
     }
 
     void fallbackIsVisibleAndCorrect() {

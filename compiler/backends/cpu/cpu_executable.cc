@@ -90,9 +90,76 @@ const HloInstruction* epilogueProducer(const HloInstruction& fusion) {
     return dependent.count(fused->root()) ? dot : nullptr;
 }
 
+// Opcodes whose result is a view of their operand's storage (or holds it, as a tuple does)
+// rather than a copy.
+bool makesAlias(HloOpcode opcode) {
+    switch (opcode) {
+        case HloOpcode::kTuple:
+        case HloOpcode::kGetTupleElement:
+        case HloOpcode::kBitcast:
+        case HloOpcode::kAddDependency:
+        case HloOpcode::kOptimizationBarrier:
+        case HloOpcode::kDomain:
+            return true;
+        default:
+            return false;
+    }
+}
+
+bool isIntegerScalar(const Shape& shape) {
+    return shape.isArray() && shape.rank() == 0 && primitive_util::isInteger(shape.elementType()) &&
+           !primitive_util::isSubByte(shape.elementType());
+}
+
 }  // namespace
 
 using namespace cpu_exec;
+
+// Whether `update` (a dynamic-update-slice) may write into its operand's storage instead of
+// copying the operand into a buffer of its own: the loop-carried `ys = dynamic-update-slice(ys,
+// y, i, ...)` of a scan, which otherwise copies the whole state every step. The storage must
+// belong to this program's activation (a while body's state element, got by one
+// get-tuple-element of its parameter, or the output of a kernel or an earlier in-place update
+// here), and every other reader of the operand must run before the update and read it as a
+// copy (no tuple, get-tuple-element or bitcast keeps a view of it). Dense default layouts only.
+bool CpuExecutable::Impl::canUpdateInPlace(const Program& program,
+                                           const HloInstruction& update) const {
+    if (program.isEntry || update.operandCount() < 2) return false;
+    const HloInstruction* operand = update.operand(0);
+    const Shape& shape = update.shape();
+    const Shape& piece = update.operand(1)->shape();
+    if (!shape.isArray() || !operand->shape().isArray() || !piece.isArray() ||
+        !shape.hasDefaultDenseLayout() || !operand->shape().hasDefaultDenseLayout() ||
+        !piece.hasDefaultDenseLayout() || piece.elementType() != shape.elementType() ||
+        operand->shape().elementType() != shape.elementType() ||
+        !operand->shape().sameDimensions(shape) || piece.rank() != shape.rank() ||
+        update.operandCount() != 2 + shape.rank() || update.operand(1) == operand)
+        return false;
+    for (int64_t i = 2; i < update.operandCount(); ++i)
+        if (!isIntegerScalar(update.operand(i)->shape()) || update.operand(i) == operand)
+            return false;
+    const int position = program.slotOf.at(&update);
+    const ThunkKind kind = program.thunks[static_cast<size_t>(program.slotOf.at(operand))].kind;
+    if (kind == ThunkKind::kGetTupleElement) {
+        const HloInstruction* parameter = operand->operand(0);
+        if (!program.privateParameters || parameter->opcode() != HloOpcode::kParameter)
+            return false;
+        // No other view of the same state element.
+        for (const HloInstruction* user : parameter->users())
+            if (user->opcode() != HloOpcode::kGetTupleElement ||
+                (user != operand && user->tupleIndex() == operand->tupleIndex()))
+                return false;
+    } else if (kind != ThunkKind::kKernel && kind != ThunkKind::kUpdateInPlace) {
+        return false;
+    }
+    for (const HloInstruction* user : operand->users()) {
+        if (user == &update) continue;
+        auto it = program.slotOf.find(user);
+        if (it == program.slotOf.end() || it->second > position || makesAlias(user->opcode()))
+            return false;
+    }
+    return true;
+}
 
 void CpuExecutable::Impl::makeFallback(Thunk& thunk, const Status& why) {
     thunk.kind = ThunkKind::kFallback;
@@ -110,6 +177,10 @@ Status CpuExecutable::Impl::planThunk(Program& program, Thunk& thunk, CpuKernelE
     auto slot = [&](const HloInstruction* operand) { return program.slotOf.at(operand); };
     for (const HloInstruction* operand : instruction.operands())
         thunk.operands.push_back(slot(operand));
+    if (opcode == HloOpcode::kDynamicUpdateSlice && canUpdateInPlace(program, instruction)) {
+        thunk.kind = ThunkKind::kUpdateInPlace;
+        return Status::ok();
+    }
     switch (opcode) {
         case HloOpcode::kParameter:
             thunk.kind = ThunkKind::kParameter;
@@ -153,14 +224,16 @@ Status CpuExecutable::Impl::planThunk(Program& program, Thunk& thunk, CpuKernelE
     collectLeaves(shape, leaves);
     for (const Shape* leaf : leaves) thunk.buffers.push_back(LeafBuffer{-1, denseBytes(*leaf), -1});
 
-    auto calleeProgram = [&](const HloComputation* computation) -> StatusOr<Program*> {
+    auto calleeProgram = [&](const HloComputation* computation,
+                             bool privateParameters = false) -> StatusOr<Program*> {
         if (!computation)
             return invalidArgument("%" + instruction.name() + ": missing called computation");
-        return buildProgram(*computation, false, emitter);
+        return buildProgram(*computation, false, emitter, privateParameters);
     };
     if (opcode == HloOpcode::kWhile) {
         HLO_ASSIGN_OR_RETURN(Program * condition, calleeProgram(instruction.whileCondition()));
-        HLO_ASSIGN_OR_RETURN(Program * body, calleeProgram(instruction.whileBody()));
+        // The body runs on the loop's own copy of its state.
+        HLO_ASSIGN_OR_RETURN(Program * body, calleeProgram(instruction.whileBody(), true));
         thunk.kind = ThunkKind::kWhile;
         thunk.callees = {condition, body};
         return Status::ok();
@@ -411,14 +484,17 @@ Status CpuExecutable::Impl::permuteDotOperands(Thunk& thunk, const HloInstructio
 }
 
 StatusOr<Program*> CpuExecutable::Impl::buildProgram(const HloComputation& computation,
-                                                     bool isEntry, CpuKernelEmitter& emitter) {
-    if (auto it = programOf.find(&computation); it != programOf.end()) return it->second;
+                                                     bool isEntry, CpuKernelEmitter& emitter,
+                                                     bool privateParameters) {
+    const auto key = std::make_pair(&computation, privateParameters);
+    if (auto it = programOf.find(key); it != programOf.end()) return it->second;
     auto owned = std::make_unique<Program>();
     Program* program = owned.get();
     programs.push_back(std::move(owned));
-    programOf[&computation] = program;
+    programOf[key] = program;
     program->computation = &computation;
     program->isEntry = isEntry;
+    program->privateParameters = privateParameters;
     const std::vector<const HloInstruction*> sequence =
         executionSequence(computation, module->isScheduled());
     program->thunks.resize(sequence.size());
@@ -637,6 +713,13 @@ const HloModule& CpuExecutable::module() const { return *m_impl->module; }
 double CpuExecutable::compileSeconds() const { return m_impl->compileSeconds; }
 const std::vector<std::string>& CpuExecutable::fallbacks() const { return m_impl->fallbacks; }
 int64_t CpuExecutable::kernelCount() const { return m_impl->kernels; }
+int64_t CpuExecutable::inPlaceUpdateCount() const {
+    int64_t count = 0;
+    for (const auto& program : m_impl->programs)
+        for (const Thunk& thunk : program->thunks) count += thunk.kind == ThunkKind::kUpdateInPlace;
+    return count;
+}
+
 int64_t CpuExecutable::arenaBytes() const {
     int64_t total = 0;
     for (const auto& program : m_impl->programs) total += program->arenaBytes;

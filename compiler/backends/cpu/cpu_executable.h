@@ -96,6 +96,9 @@ public:
     const std::vector<std::string>& fallbacks() const;
     int64_t kernelCount() const;  // JIT'd kernels and GEMM thunks
     int64_t arenaBytes() const;   // temporaries of every thunk sequence
+    // dynamic-update-slices that write into their operand's storage (a loop's state updated in
+    // place) rather than into a copy of it.
+    int64_t inPlaceUpdateCount() const;
 
     struct Impl;
 

@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -38,8 +39,24 @@ void collectLeaves(const Shape& shape, std::vector<const Shape*>& out);
 int64_t denseBytes(const Shape& shape);
 
 enum class ThunkKind {
-    kParameter, kConstant, kTuple, kGetTupleElement, kAlias, kEmpty,
-    kKernel, kGemm, kGemmEpilogue, kConvolution, kConvolutionEpilogue, kWhile, kConditional, kCall, kFallback
+    kParameter,
+    kConstant,
+    kTuple,
+    kGetTupleElement,
+    kAlias,
+    kEmpty,
+    kKernel,
+    kGemm,
+    kGemmEpilogue,
+    kConvolution,
+    kConvolutionEpilogue,
+    kWhile,
+    kConditional,
+    kCall,
+    kFallback,
+    // A dynamic-update-slice writing its update into its operand's storage (which it then is):
+    // planned only where nothing reads the operand afterwards (canUpdateInPlace).
+    kUpdateInPlace
 };
 
 struct Program;
@@ -94,6 +111,9 @@ struct Thunk {
 struct Program {
     const HloComputation* computation = nullptr;
     bool isEntry = false;
+    // Its parameters' storage belongs to this program's activation (a while body's: the loop's
+    // state, which the loop copied from its operand), so it may be updated in place.
+    bool privateParameters = false;
     std::vector<Thunk> thunks;  // thunk i defines slot i
     std::unordered_map<const HloInstruction*, int> slotOf;
     int rootSlot = -1;
@@ -118,7 +138,8 @@ struct CpuExecutable::Impl {
     // destroyed before the module.
     std::vector<std::unique_ptr<HloInstruction>> synthetic;
     std::vector<std::unique_ptr<Program>> programs;  // [0] is the entry
-    std::unordered_map<const HloComputation*, Program*> programOf;
+    // Per computation, built as a while body (private parameters) or otherwise.
+    std::map<std::pair<const HloComputation*, bool>, Program*> programOf;
     std::vector<std::string> fallbacks;
     int64_t kernels = 0;
     double compileSeconds = 0;
@@ -138,7 +159,8 @@ struct CpuExecutable::Impl {
     // The largest set of per-thread GEMM epilogue tiles a run used.
     int64_t tileScratchBytes = 0;
 
-    StatusOr<Program*> buildProgram(const HloComputation& computation, bool isEntry, CpuKernelEmitter& emitter);
+    StatusOr<Program*> buildProgram(const HloComputation& computation, bool isEntry,
+                                    CpuKernelEmitter& emitter, bool privateParameters = false);
     Status planThunk(Program& program, Thunk& thunk, CpuKernelEmitter& emitter);
     Status planCanonicalDot(Thunk& thunk, CpuKernelEmitter& emitter);
     // thunk.plan for `dot` (the thunk's own or an epilogue fusion's), with
@@ -146,6 +168,7 @@ struct CpuExecutable::Impl {
     Status planDotOperands(Thunk& thunk, const HloInstruction& dot, CpuKernelEmitter& emitter);
     Status permuteDotOperands(Thunk& thunk, const HloInstruction& dot, CpuKernelEmitter& emitter);
     void makeFallback(Thunk& thunk, const Status& why);
+    bool canUpdateInPlace(const Program& program, const HloInstruction& update) const;
     Status layOutBuffers(Program& program);
     Status assignOutputs();
     Status resolveFunctions();

@@ -75,6 +75,71 @@ bool holdsDeclared(const Literal& literal, const Shape& shape) {
                                 literal.shape().dimensions() == shape.dimensions());
 }
 
+// A start index of a dynamic-update-slice (an integer scalar of 1 to 8 bytes).
+int64_t readIndex(const Shape& shape, const uint8_t* data) {
+    if (!data) return 0;
+    const bool isSigned = primitive_util::isSignedInteger(shape.elementType());
+    switch (primitive_util::byteWidth(shape.elementType())) {
+        case 1:
+            return isSigned ? int64_t{*reinterpret_cast<const int8_t*>(data)} : int64_t{*data};
+        case 2: {
+            uint16_t v;
+            std::memcpy(&v, data, 2);
+            return isSigned ? int64_t{static_cast<int16_t>(v)} : int64_t{v};
+        }
+        case 4: {
+            uint32_t v;
+            std::memcpy(&v, data, 4);
+            return isSigned ? int64_t{static_cast<int32_t>(v)} : int64_t{v};
+        }
+        default: {
+            int64_t v;
+            std::memcpy(&v, data, 8);
+            return v;
+        }
+    }
+}
+
+// dynamic-update-slice into `target` (the operand's storage, row-major): the update's rows
+// copied at the start indices, each clamped so the update fits, as the operation defines.
+void updateInPlace(const HloInstruction& instruction, uint8_t* target, const uint8_t* piece,
+                   const std::vector<const uint8_t*>& starts) {
+    const Shape& shape = instruction.shape();
+    const Shape& update = instruction.operand(1)->shape();
+    const int64_t rank = shape.rank();
+    const auto width = static_cast<int64_t>(primitive_util::byteWidth(shape.elementType()));
+    if (update.elementCount() <= 0 || !target || !piece) return;
+    std::vector<int64_t> start(static_cast<size_t>(rank)), stride(static_cast<size_t>(rank));
+    int64_t step = width;
+    for (int64_t d = rank - 1; d >= 0; --d) {
+        const auto u = static_cast<size_t>(d);
+        const int64_t limit = shape.dimensions(d) - update.dimensions(d);
+        start[u] = std::clamp<int64_t>(readIndex(instruction.operand(2 + d)->shape(), starts[u]), 0,
+                                       std::max<int64_t>(limit, 0));
+        stride[u] = step;
+        step *= shape.dimensions(d);
+    }
+    if (rank == 0) {
+        std::memcpy(target, piece, static_cast<size_t>(width));
+        return;
+    }
+    // Rows of the minor dimension, the other dimensions counted like an odometer.
+    const int64_t rowBytes = update.dimensions(rank - 1) * width;
+    const int64_t rows = update.elementCount() / update.dimensions(rank - 1);
+    std::vector<int64_t> index(static_cast<size_t>(rank), 0);
+    for (int64_t row = 0; row < rows; ++row) {
+        int64_t offset = 0;
+        for (int64_t d = 0; d < rank; ++d)
+            offset += (start[static_cast<size_t>(d)] + index[static_cast<size_t>(d)]) *
+                      stride[static_cast<size_t>(d)];
+        std::memcpy(target + offset, piece + row * rowBytes, static_cast<size_t>(rowBytes));
+        for (int64_t d = rank - 2; d >= 0; --d) {
+            if (++index[static_cast<size_t>(d)] < update.dimensions(d)) break;
+            index[static_cast<size_t>(d)] = 0;
+        }
+    }
+}
+
 struct RunContext {
     RunContext(const ExecutionOptions& options_, ThreadPool* pool_, const HloEvaluatorOptions& evaluatorOptions)
         : options(options_), pool(pool_), evaluator(evaluatorOptions) {}
@@ -371,6 +436,13 @@ Status Runner::runThunk(Program& program, size_t slot, const std::vector<RtValue
         return Status::ok();
     }
     case ThunkKind::kAlias: value = thunk.operands.empty() ? RtValue{} : operandValue(0); return Status::ok();
+    case ThunkKind::kUpdateInPlace: {
+        value = operandValue(0);
+        std::vector<const uint8_t*> starts;
+        for (size_t i = 2; i < thunk.operands.size(); ++i) starts.push_back(operandValue(i).data);
+        updateInPlace(instruction, value.data, operandValue(1).data, starts);
+        return Status::ok();
+    }
     case ThunkKind::kEmpty: value = RtValue{}; return Status::ok();
     case ThunkKind::kKernel:
         value = ownValue(program, thunk);
