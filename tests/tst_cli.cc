@@ -436,7 +436,8 @@ void TestCli::passesListsRegistryAndTargets() {
                              "scan-expander", "batch-norm-expander", "annotation-remover"})
         QVERIFY2(r.out.contains(u"  "_s + QLatin1String(name) + u"\n"_s), name);
     QVERIFY(r.out.contains(
-        u"cpu: library-call-expander, batch-norm-expander, annotation-remover, call-inliner"_s));
+        u"cpu: library-call-expander, scan-expander, batch-norm-expander, annotation-remover, "
+        u"call-inliner"_s));
     QVERIFY(
         r.out.contains(u"gpu: library-call-expander, scan-expander, batch-norm-expander, "
                        u"triangular-solve-expander, annotation-remover"_s));
@@ -456,9 +457,10 @@ void TestCli::optPrintsAndDumps() {
     QCOMPARE(d.exitCode, 0);
     QVERIFY(QFile::exists(dir + u"/00-input.hlo"_s));
     QVERIFY(QFile::exists(dir + u"/01-library-call-expander.hlo"_s));
-    QVERIFY(QFile::exists(dir + u"/02-batch-norm-expander.hlo"_s));
-    QVERIFY(QFile::exists(dir + u"/03-annotation-remover.hlo"_s));
-    QVERIFY(QFile::exists(dir + u"/04-call-inliner.hlo"_s));
+    QVERIFY(QFile::exists(dir + u"/02-scan-expander.hlo"_s));
+    QVERIFY(QFile::exists(dir + u"/03-batch-norm-expander.hlo"_s));
+    QVERIFY(QFile::exists(dir + u"/04-annotation-remover.hlo"_s));
+    QVERIFY(QFile::exists(dir + u"/05-call-inliner.hlo"_s));
     QFile json(dir + u"/passes.json"_s);
     QVERIFY(json.open(QIODevice::ReadOnly));
     const QJsonObject report = QJsonDocument::fromJson(json.readAll()).object();

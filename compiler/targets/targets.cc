@@ -39,10 +39,9 @@ StatusOr<Pipeline> targetPipeline(std::string_view targetOrHardware) {
     // XLA:GPU's cuBLAS / cuDNN calls (in modules dumped after XLA's GPU
     // passes) become the dots and convolutions they stand for.
     add("library-call-expander");
-    // No GPU or TPU kernel runs scan itself: each becomes the while loop computing it. The
-    // CPU backend runs a scan through the interpreter instead, which is faster than its
-    // compiled loop until loop state is updated in place (the loop copies it every step).
-    if (target != "cpu") add("scan-expander");
+    // No kernel runs scan itself: each becomes the while loop computing it (the CPU backend
+    // updates the loop's stacked outputs in place, so a step costs its row, not the state).
+    add("scan-expander");
     // Batch norm becomes reductions and loops on cpu and gpu, as XLA's CPU and GPU compilers
     // expand it; the TPU model plans it as one operation.
     if (target != "tpu") add("batch-norm-expander");
