@@ -929,47 +929,35 @@ ENTRY e {
                    "  old = f32[8,4] get-tuple-element(s), index=1  sum = f32[8,4] add(ys1, old)\n"
                    "  ROOT t = (s32[], f32[8,4]) tuple(i1, sum) }\n")
             << 0;
-        // The new and the old state both kept: the old one in a second loop element.
+        // A state of two arrays, five steps.
+        auto twoArrays = [](const QString& body) {
+            return QStringLiteral(
+                       "HloModule m\n"
+                       "cond { s = (s32[], f32[8,4], f32[8,4]) parameter(0)\n"
+                       "       i = s32[] get-tuple-element(s), index=0  n = s32[] constant(5)\n"
+                       "       ROOT lt = pred[] compare(i, n), direction=LT }\n"
+                       "body { s = (s32[], f32[8,4], f32[8,4]) parameter(0)\n"
+                       "       i = s32[] get-tuple-element(s), index=0\n"
+                       "       ys = f32[8,4] get-tuple-element(s), index=1\n"
+                       "       other = f32[8,4] get-tuple-element(s), index=2\n"
+                       "       one = s32[] constant(1)  i1 = s32[] add(i, one)  zero = s32[] "
+                       "constant(0)\n"
+                       "       f = f32[] convert(i)  y = f32[1,4] broadcast(f), dimensions={}\n"
+                       "       ys1 = f32[8,4] dynamic-update-slice(ys, y, i, zero)\n") +
+                   body +
+                   QStringLiteral(
+                       "ENTRY e { p = f32[8,4] parameter(0)  q = f32[8,4] parameter(1)\n"
+                       "  z = s32[] constant(0)  init = (s32[], f32[8,4], f32[8,4]) tuple(z, p, "
+                       "q)\n"
+                       "  ROOT w = (s32[], f32[8,4], f32[8,4]) while(init), condition=cond, "
+                       "body=body }\n");
+        };
+        // The new and the old state both kept: the old one in the second array.
         QTest::newRow("old value kept")
-            << QStringLiteral(
-                   "HloModule m\n"
-                   "cond { s = (s32[], f32[8,4], f32[8,4]) parameter(0)  i = s32[] "
-                   "get-tuple-element(s), index=0\n"
-                   "       n = s32[] constant(5)  ROOT lt = pred[] compare(i, n), direction=LT }\n"
-                   "body { s = (s32[], f32[8,4], f32[8,4]) parameter(0)  i = s32[] "
-                   "get-tuple-element(s), index=0\n"
-                   "       ys = f32[8,4] get-tuple-element(s), index=1  one = s32[] constant(1)\n"
-                   "       i1 = s32[] add(i, one)  zero = s32[] constant(0)  f = f32[] convert(i)\n"
-                   "       y = f32[1,4] broadcast(f), dimensions={}\n"
-                   "       ys1 = f32[8,4] dynamic-update-slice(ys, y, i, zero)\n"
-                   "       ROOT t = (s32[], f32[8,4], f32[8,4]) tuple(i1, ys1, ys) }\n"
-                   "ENTRY e { p = f32[8,4] parameter(0)  q = f32[8,4] parameter(1)  z = s32[] "
-                   "constant(0)\n"
-                   "  init = (s32[], f32[8,4], f32[8,4]) tuple(z, p, q)\n"
-                   "  ROOT w = (s32[], f32[8,4], f32[8,4]) while(init), condition=cond, body=body "
-                   "}\n")
-            << 0;
-        // The updated state moves to another element (the copy back is staged).
+            << twoArrays("       ROOT t = (s32[], f32[8,4], f32[8,4]) tuple(i1, ys1, ys) }\n") << 0;
+        // The updated state moves to the other array (the copy back is staged).
         QTest::newRow("moved")
-            << QStringLiteral(
-                   "HloModule m\n"
-                   "cond { s = (s32[], f32[8,4], f32[8,4]) parameter(0)  i = s32[] "
-                   "get-tuple-element(s), index=0\n"
-                   "       n = s32[] constant(5)  ROOT lt = pred[] compare(i, n), direction=LT }\n"
-                   "body { s = (s32[], f32[8,4], f32[8,4]) parameter(0)  i = s32[] "
-                   "get-tuple-element(s), index=0\n"
-                   "       ys = f32[8,4] get-tuple-element(s), index=1  other = f32[8,4] "
-                   "get-tuple-element(s), index=2\n"
-                   "       one = s32[] constant(1)  i1 = s32[] add(i, one)  zero = s32[] "
-                   "constant(0)\n"
-                   "       f = f32[] convert(i)  y = f32[1,4] broadcast(f), dimensions={}\n"
-                   "       ys1 = f32[8,4] dynamic-update-slice(ys, y, i, zero)\n"
-                   "       ROOT t = (s32[], f32[8,4], f32[8,4]) tuple(i1, other, ys1) }\n"
-                   "ENTRY e { p = f32[8,4] parameter(0)  q = f32[8,4] parameter(1)  z = s32[] "
-                   "constant(0)\n"
-                   "  init = (s32[], f32[8,4], f32[8,4]) tuple(z, p, q)\n"
-                   "  ROOT w = (s32[], f32[8,4], f32[8,4]) while(init), condition=cond, body=body "
-                   "}\n")
+            << twoArrays("       ROOT t = (s32[], f32[8,4], f32[8,4]) tuple(i1, other, ys1) }\n")
             << 1;
         // The body is also called: there its parameter is the caller's value, never updated.
         QTest::newRow("body also called")
