@@ -25,6 +25,7 @@
 #include "core/hlo_printer.h"
 #include "core/module_io.h"
 #include "core/multi_device_evaluator.h"
+#include "tests/loop_update_cases.h"
 #include "tests/sanitizer_run.h"
 
 using namespace hloscope;
@@ -872,142 +873,22 @@ ENTRY e {
     }
 
     // A loop's dynamic-update-slice of its own state (a scan's stacked outputs) writes into the
-    // state instead of copying it, wherever nothing reads the old value afterwards; every row is
-    // checked against the interpreter, with the updates expected in place counted.
+    // state instead of copying it, wherever nothing reads the old value afterwards; every case
+    // (tests/loop_update_cases.h) is checked against the interpreter, with the updates expected
+    // in place counted.
     void loopStateUpdatedInPlace_data() {
-        QTest::addColumn<QString>("text");
-        QTest::addColumn<int>("inPlace");
-        const QString cond = QStringLiteral(
-            "cond { s = (s32[], f32[8,4]) parameter(0)  i = s32[] get-tuple-element(s), index=0\n"
-            "       n = s32[] constant(10)  ROOT lt = pred[] compare(i, n), direction=LT }\n");
-        const QString head = QStringLiteral(
-            "body { s = (s32[], f32[8,4]) parameter(0)  i = s32[] get-tuple-element(s), index=0\n"
-            "       ys = f32[8,4] get-tuple-element(s), index=1  one = s32[] constant(1)\n"
-            "       i1 = s32[] add(i, one)  zero = s32[] constant(0)  f = f32[] convert(i)\n"
-            "       y = f32[1,4] broadcast(f), dimensions={}\n");
-        const QString entry = QStringLiteral(
-            "ENTRY e { p = f32[8,4] parameter(0)  z = s32[] constant(-2)\n"
-            "  init = (s32[], f32[8,4]) tuple(z, p)\n"
-            "  ROOT w = (s32[], f32[8,4]) while(init), condition=cond, body=body }\n");
-        auto module = [&](const QString& body) {
-            return QStringLiteral("HloModule m\n") + cond + head + body + entry;
-        };
-        // Rows 8 and 9 clamp (i runs -2 .. 9 over 8 rows).
-        QTest::newRow("scan") << module(
-                                     "  ys1 = f32[8,4] dynamic-update-slice(ys, y, i, zero)\n"
-                                     "  ROOT t = (s32[], f32[8,4]) tuple(i1, ys1) }\n")
-                              << 1;
-        QTest::newRow("chain")
-            << module(
-                   "  ys1 = f32[8,4] dynamic-update-slice(ys, y, i, zero)  two = f32[] "
-                   "constant(2)\n"
-                   "  y2 = f32[1,2] broadcast(two), dimensions={}  i2 = s32[] multiply(i, i)\n"
-                   "  ys2 = f32[8,4] dynamic-update-slice(ys1, y2, i1, i2)\n"
-                   "  ROOT t = (s32[], f32[8,4]) tuple(i1, ys2) }\n")
-            << 2;
-        QTest::newRow("read before") << module(
-                                            "  r = f32[8,4] negate(ys)  ys1 = f32[8,4] "
-                                            "dynamic-update-slice(ys, y, i, zero)\n"
-                                            "  sum = f32[8,4] add(ys1, r)\n"
-                                            "  ROOT t = (s32[], f32[8,4]) tuple(i1, sum) }\n")
-                                     << 1;
-        QTest::newRow("read after") << module(
-                                           "  ys1 = f32[8,4] dynamic-update-slice(ys, y, i, zero)\n"
-                                           "  sum = f32[8,4] add(ys1, ys)\n"
-                                           "  ROOT t = (s32[], f32[8,4]) tuple(i1, sum) }\n")
-                                    << 0;
-        QTest::newRow("view after") << module(
-                                           "  v = f32[32] bitcast(ys)  ys1 = f32[8,4] "
-                                           "dynamic-update-slice(ys, y, i, zero)\n"
-                                           "  w = f32[32] bitcast(ys1)  sum = f32[32] add(w, v)  b "
-                                           "= f32[8,4] bitcast(sum)\n"
-                                           "  ROOT t = (s32[], f32[8,4]) tuple(i1, b) }\n")
-                                    << 0;
-        QTest::newRow("another view of the state")
-            << module(
-                   "  ys1 = f32[8,4] dynamic-update-slice(ys, y, i, zero)\n"
-                   "  old = f32[8,4] get-tuple-element(s), index=1  sum = f32[8,4] add(ys1, old)\n"
-                   "  ROOT t = (s32[], f32[8,4]) tuple(i1, sum) }\n")
-            << 0;
-        // A state of two arrays, five steps.
-        auto twoArrays = [](const QString& body) {
-            return QStringLiteral(
-                       "HloModule m\n"
-                       "cond { s = (s32[], f32[8,4], f32[8,4]) parameter(0)\n"
-                       "       i = s32[] get-tuple-element(s), index=0  n = s32[] constant(5)\n"
-                       "       ROOT lt = pred[] compare(i, n), direction=LT }\n"
-                       "body { s = (s32[], f32[8,4], f32[8,4]) parameter(0)\n"
-                       "       i = s32[] get-tuple-element(s), index=0\n"
-                       "       ys = f32[8,4] get-tuple-element(s), index=1\n"
-                       "       other = f32[8,4] get-tuple-element(s), index=2\n"
-                       "       one = s32[] constant(1)  i1 = s32[] add(i, one)  zero = s32[] "
-                       "constant(0)\n"
-                       "       f = f32[] convert(i)  y = f32[1,4] broadcast(f), dimensions={}\n"
-                       "       ys1 = f32[8,4] dynamic-update-slice(ys, y, i, zero)\n") +
-                   body +
-                   QStringLiteral(
-                       "ENTRY e { p = f32[8,4] parameter(0)  q = f32[8,4] parameter(1)\n"
-                       "  z = s32[] constant(0)  init = (s32[], f32[8,4], f32[8,4]) tuple(z, p, "
-                       "q)\n"
-                       "  ROOT w = (s32[], f32[8,4], f32[8,4]) while(init), condition=cond, "
-                       "body=body }\n");
-        };
-        // The new and the old state both kept: the old one in the second array.
-        QTest::newRow("old value kept")
-            << twoArrays("       ROOT t = (s32[], f32[8,4], f32[8,4]) tuple(i1, ys1, ys) }\n") << 0;
-        // The updated state moves to the other array (the copy back is staged).
-        QTest::newRow("moved")
-            << twoArrays("       ROOT t = (s32[], f32[8,4], f32[8,4]) tuple(i1, other, ys1) }\n")
-            << 1;
-        // The body is also called: there its parameter is the caller's value, never updated.
-        QTest::newRow("body also called")
-            << QStringLiteral("HloModule m\n") + cond + head +
-                   QStringLiteral(
-                       "  ys1 = f32[8,4] dynamic-update-slice(ys, y, i, zero)\n"
-                       "  ROOT t = (s32[], f32[8,4]) tuple(i1, ys1) }\n"
-                       "ENTRY e { p = f32[8,4] parameter(0)  z = s32[] constant(3)\n"
-                       "  init = (s32[], f32[8,4]) tuple(z, p)\n"
-                       "  c = (s32[], f32[8,4]) call(init), to_apply=body\n"
-                       "  w = (s32[], f32[8,4]) while(init), condition=cond, body=body\n"
-                       "  a = f32[8,4] get-tuple-element(c), index=1  b = f32[8,4] "
-                       "get-tuple-element(w), index=1\n"
-                       "  ROOT r = (f32[8,4], f32[8,4], f32[8,4]) tuple(a, b, p) }\n")
-            << 1;
-        // A kernel's output (here in a conditional's branch), s64 and u32 start indices from the
-        // arguments (clamped below and above, then inside), a rank-3 update of the middle rows.
-        QTest::newRow("kernel operand")
-            << QStringLiteral(
-                   "HloModule m\n"
-                   "fill { x = (f32[], s64[], u32[]) parameter(0)  v = f32[] get-tuple-element(x), "
-                   "index=0\n"
-                   "       j = s64[] get-tuple-element(x), index=1  k = u32[] "
-                   "get-tuple-element(x), index=2\n"
-                   "       b = f32[3,6,5] broadcast(v), dimensions={}  e = f32[3,6,5] "
-                   "exponential(b)\n"
-                   "       u = f32[3,2,5] iota(), iota_dimension=2  zero = s64[] constant(0)\n"
-                   "       k64 = s64[] convert(k)\n"
-                   "       ROOT d = f32[3,6,5] dynamic-update-slice(e, u, zero, j, k64) }\n"
-                   "other { x = (f32[], s64[], u32[]) parameter(0)  ROOT b = f32[3,6,5] "
-                   "constant(0) }\n"
-                   "ENTRY e { v = f32[] parameter(0)  j = s64[] parameter(1)  k = u32[] "
-                   "parameter(2)\n"
-                   "  q = pred[] parameter(3)  x = (f32[], s64[], u32[]) tuple(v, j, k)\n"
-                   "  ROOT r = f32[3,6,5] conditional(q, x, x), true_computation=fill, "
-                   "false_computation=other }\n")
-            << 1;
+        QTest::addColumn<int>("index");
+        const auto cases = testing::loopUpdateCases();
+        for (size_t i = 0; i < cases.size(); ++i)
+            QTest::newRow(cases[i].name) << static_cast<int>(i);
     }
     void loopStateUpdatedInPlace() {
-        QFETCH(QString, text);
-        QFETCH(int, inPlace);
+        QFETCH(int, index);
+        const testing::LoopUpdateCase c = testing::loopUpdateCases()[static_cast<size_t>(index)];
         for (uint64_t seed : {uint64_t{3}, uint64_t{11}}) {
-            auto module = parse(text.toStdString());
+            auto module = parse(c.text);
             std::vector<Literal> args = makeRandomArguments(*module->entryComputation(), seed);
-            if (QTest::currentDataTag() == QLatin1String("kernel operand")) {
-                // Clamped (rows -4 and columns 9 of 6 and 5), then inside.
-                args[1] = Literal::scalar(PrimitiveType::S64, seed == 3 ? -4 : 2);
-                args[2] = Literal::scalar(PrimitiveType::U32, seed == 3 ? 9 : 1);
-                args[3] = Literal::scalar(PrimitiveType::PRED, 1);
-            }
+            if (c.argumentStarts) testing::setStartArguments(args, seed);
             auto interpreter = findDevice("interpreter");
             // Deep copies: an update in place must change neither the arguments nor what the
             // interpreter returned (which may share their storage).
@@ -1015,9 +896,9 @@ ENTRY e {
             for (const Literal& output : runOn(**interpreter, *module, args).outputs)
                 expected.push_back(deepCopy(output));
             for (const Literal& arg : args) original.push_back(deepCopy(arg));
-            auto executable = CpuExecutable::compile(parse(text.toStdString()));
+            auto executable = CpuExecutable::compile(parse(c.text));
             QVERIFY2(executable.isOk(), executable.status().toString().c_str());
-            QCOMPARE((*executable)->inPlaceUpdateCount(), int64_t{inPlace});
+            QCOMPARE((*executable)->inPlaceUpdateCount(), int64_t{c.cpuInPlace});
             QVERIFY((*executable)->fallbacks().empty());
             for (int run = 0; run < 2; ++run) {
                 auto result = (*executable)->run(args, ExecutionOptions{}, nullptr);

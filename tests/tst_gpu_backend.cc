@@ -32,6 +32,7 @@
 #include "core/hlo_printer.h"
 #include "core/module_io.h"
 #include "core/multi_device_evaluator.h"
+#include "tests/loop_update_cases.h"
 
 using namespace hloscope;
 
@@ -190,6 +191,7 @@ private slots:
     void planRoundTrip();
     void multiDevicePlanRoundTripAndImport();
     void raggedAndPeerPlansRoundTrip();
+    void inPlaceUpdatesAssemble();
     void tuplesWithTokensAndParameterOrder();
     void resultsCheckedAgainstInterpreter();
     void noGpuFound();
@@ -1117,6 +1119,17 @@ void TestGpuBackend::multiDevicePlanRoundTripAndImport() {
     imported = importGpuRun(dir.path().toStdString());
     QVERIFY(imported.isOk());
     QVERIFY(!imported->check.passed);
+}
+
+// The in-place dynamic-update-slice kernels of tests/loop_update_cases.h (emulated in
+// tst_gpu_emulation): PTX assembled by ptxas when installed.
+void TestGpuBackend::inPlaceUpdatesAssemble() {
+    const QString ptxas = ptxasPath();
+    for (const testing::LoopUpdateCase& c : testing::loopUpdateCases()) {
+        const GpuPlan plan = planOf(*parse(c.text));
+        checkPlanConsistent(plan);
+        assemble(plan, ptxas);
+    }
 }
 
 // ragged-all-to-all (kernels reading row ranges from other arenas, memsets of each device's

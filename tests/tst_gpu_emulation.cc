@@ -14,6 +14,7 @@
 #include "core/hlo_parser.h"
 #include "core/module_io.h"
 #include "core/multi_device_evaluator.h"
+#include "tests/loop_update_cases.h"
 #include "tests/multi_device_util.h"
 #include "tests/sanitizer_run.h"
 
@@ -89,6 +90,8 @@ private slots:
     void handWrittenModules();
     void corpusModules();
     void brokenPlanIsAnError();
+    void loopStateUpdatedInPlace_data();
+    void loopStateUpdatedInPlace();
 };
 
 void TestGpuEmulation::examples_data() {
@@ -454,6 +457,51 @@ ENTRY %e (x: s32[]) -> s32[] {
     QVERIFY2(runaway.status().message().find("w.loop: the loop did not end after 50 iterations") !=
                  std::string::npos,
              runaway.status().message().c_str());
+}
+
+// A while body's dynamic-update-slice of its own state element is a kernel writing the update
+// into the state buffer (no new buffer, no copy back), where nothing reads the old value
+// afterwards (tests/loop_update_cases.h, the CPU backend's cases): each plan, built from the
+// module as written, emulated against the interpreter and its in-place steps counted
+// (tst_gpu_backend assembles their PTX).
+void TestGpuEmulation::loopStateUpdatedInPlace_data() {
+    QTest::addColumn<int>("index");
+    const auto cases = testing::loopUpdateCases();
+    for (size_t i = 0; i < cases.size(); ++i) QTest::newRow(cases[i].name) << static_cast<int>(i);
+}
+
+void TestGpuEmulation::loopStateUpdatedInPlace() {
+    QFETCH(int, index);
+    const testing::LoopUpdateCase c = testing::loopUpdateCases()[static_cast<size_t>(index)];
+    auto module = parseHloModule(c.text);
+    QVERIFY2(module.isOk(), module.status().toString().c_str());
+    GpuPlanOptions options;
+    options.keepHostIr = true;
+    auto plan = buildGpuPlan(**module, options);
+    QVERIFY2(plan.isOk(), plan.status().toString().c_str());
+    int inPlace = 0;
+    bool copiedBack = false;  // the stacked state element (1) copied into the state again
+    for (const GpuPlanStep& step : plan->steps) {
+        inPlace +=
+            step.name.size() > 9 && step.name.compare(step.name.size() - 9, 9, ".in_place") == 0;
+        copiedBack = copiedBack || step.name == "w.next.1";
+    }
+    if (std::string_view(c.name) == "scan") QVERIFY(!copiedBack);
+    QCOMPARE(inPlace, c.gpuInPlace);
+    for (uint64_t seed : {uint64_t{3}, uint64_t{11}}) {
+        std::vector<Literal> args = makeRandomArguments(*(*module)->entryComputation(), seed);
+        if (c.argumentStarts) testing::setStartArguments(args, seed);
+        auto interpreter = findDevice("interpreter");
+        QVERIFY(interpreter.isOk());
+        auto reference = (*interpreter)->run(**module, args, {});
+        QVERIFY2(reference.isOk(), reference.status().toString().c_str());
+        std::vector<Literal> expected;
+        for (const Literal& output : reference->outputs) flatten(output, expected);
+        auto emulated = emulateGpuPlan(*plan, args);
+        QVERIFY2(emulated.isOk(), emulated.status().toString().c_str());
+        const OutputCheck check = checkOutputs(expected, *emulated);
+        QVERIFY2(check.passed, check.detail.c_str());
+    }
 }
 
 QTEST_GUILESS_MAIN(TestGpuEmulation)

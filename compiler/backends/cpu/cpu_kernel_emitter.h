@@ -106,6 +106,9 @@ struct CpuKernelSpec {
     // The devices of its grid: with more than one, collectives are not
     // compiled (their values come from the other devices).
     int64_t devices = 1;
+    // GPU only: the single output is a dynamic-update-slice whose buffer is its operand's, so
+    // the kernel writes the update's elements at the clamped start indices and nothing else.
+    bool updateInPlace = false;
 
     // Adds the values a kernel computed by `root` stores: a tuple's elements,
     // a variadic reduce's or reduce-window's components, or the root itself.

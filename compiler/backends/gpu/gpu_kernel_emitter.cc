@@ -142,6 +142,12 @@ StatusOr<GpuKernelInfo> GpuKernelGen::emit() {
         info.entry = m_spec.name;
         return emitScatter(info);
     }
+    if (m_spec.updateInPlace && m_spec.outputs.size() == 1 &&
+        m_spec.outputs[0]->opcode() == HloOpcode::kDynamicUpdateSlice) {
+        GpuKernelInfo info;
+        info.entry = m_spec.name;
+        return emitUpdateInPlace(info);
+    }
     if (m_spec.outputs.size() == 1 && m_spec.outputs[0]->opcode() == HloOpcode::kRngBitGenerator) {
         GpuKernelInfo info;
         info.entry = m_spec.name;

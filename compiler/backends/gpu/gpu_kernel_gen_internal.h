@@ -150,6 +150,9 @@ private:
                                                std::vector<Value*> values);
     StatusOr<GpuKernelInfo> emitWarpReduction(GpuKernelInfo info);
     StatusOr<GpuKernelInfo> emitScatter(GpuKernelInfo info);
+    // dynamic-update-slice into its operand's buffer (CpuKernelSpec::updateInPlace): a thread
+    // per update element (gpu_scatter_kernel.cc).
+    StatusOr<GpuKernelInfo> emitUpdateInPlace(GpuKernelInfo info);
     // A scatter of several operands at one update element (gpu_scatter_kernel.cc).
     Status combineInOrder(const HloInstruction& scatter, int64_t count,
                           const std::vector<Value*>& params, Value* linear, const Index& update);

@@ -785,6 +785,11 @@ Status PlanBuilder::planInstruction(const HloInstruction& instruction, int64_t t
         }
         case HloOpcode::kWhile:
             return planWhile(instruction, time);
+        case HloOpcode::kDynamicUpdateSlice: {
+            HLO_ASSIGN_OR_RETURN(const bool inPlace, planUpdateInPlace(instruction, time));
+            if (inPlace) return Status::ok();
+            break;
+        }
         case HloOpcode::kConditional:
             return planConditional(instruction, time);
         case HloOpcode::kFft:

@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -135,6 +136,10 @@ private:
     // of the body's result into the state and a jump back to the condition; the result is the
     // state. Everything the loop makes or reads stays live through all of it.
     Status planWhile(const HloInstruction& loop, int64_t time);
+    // A while body's dynamic-update-slice of its own state element, written into the state
+    // buffer by a kernel over the update (gpu_plan_control_flow.cc), where nothing reads the
+    // old value afterwards; false: an ordinary kernel writing a new buffer.
+    StatusOr<bool> planUpdateInPlace(const HloInstruction& update, int64_t time);
     // A conditional (gpu_plan_control_flow.cc): a switch step on the selector, then each
     // branch's steps (its parameter bound to its operand), copies of its result into the
     // conditional's own buffers and a jump past the branches after it.
@@ -182,6 +187,8 @@ private:
     std::map<std::pair<int64_t, int64_t>, int64_t> m_peerBooked;
     std::unordered_map<const HloInstruction*, std::vector<int64_t>> m_peerBookings;
     int64_t m_time = 1;  // the step of the instruction being planned (live ranges)
+    // Parameters of the while bodies being planned: their buffers are the loop's own state.
+    std::unordered_set<const HloInstruction*> m_loopStates;
 };
 
 }  // namespace hloscope::gpu_plan_internal

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "compiler/backends/gpu/gpu_plan_builder.h"
+#include "compiler/buffers/buffer_assignment.h"
 #include "core/hlo_computation.h"
 #include "core/hlo_conditional.h"
 #include "core/hlo_instruction.h"
@@ -87,7 +88,12 @@ Status PlanBuilder::planWhile(const HloInstruction& loop, int64_t time) {
     branch.predicate = predicate.ids[0];
     m_plan.steps.push_back(std::move(branch));
 
-    HLO_ASSIGN_OR_RETURN(const Leaves result, planCalled(loop, body, {state}));
+    // The body's parameter is the state: updated in place where safe (planUpdateInPlace).
+    const HloInstruction* parameter = body->parameterCount() == 1 ? body->parameter(0) : nullptr;
+    const bool marked = parameter && m_loopStates.insert(parameter).second;
+    auto planned = planCalled(loop, body, {state});
+    if (marked) m_loopStates.erase(parameter);
+    HLO_ASSIGN_OR_RETURN(const Leaves result, std::move(planned));
     if (!sameLeaves(stateShapes, result.shapes))
         return notOnGpu(loop, "while body %" + body->name() + " returns another shape");
     // The body's result into the state. A result leaf that is another leaf's state buffer
@@ -115,6 +121,66 @@ Status PlanBuilder::planWhile(const HloInstruction& loop, int64_t time) {
     // The state is written again in every iteration and read in the next one.
     liveThroughout(firstBuffer, time);
     return Status::ok();
+}
+
+StatusOr<bool> PlanBuilder::planUpdateInPlace(const HloInstruction& update, int64_t time) {
+    const HloInstruction* operand = update.operandCount() >= 2 ? update.operand(0) : nullptr;
+    const HloComputation* computation = update.parent();
+    if (!operand || !computation || !update.shape().isArray() || update.operand(1) == operand ||
+        update.operandCount() != 2 + update.shape().rank())
+        return false;
+    // One state element of a body being planned, with no other view of it (another
+    // get-tuple-element of it, the whole state passed on).
+    if (operand->opcode() != HloOpcode::kGetTupleElement ||
+        !m_loopStates.count(operand->operand(0)) || !operand->shape().isArray())
+        return false;
+    for (const HloInstruction* user : operand->operand(0)->users())
+        if (user->opcode() != HloOpcode::kGetTupleElement ||
+            (user != operand && user->tupleIndex() == operand->tupleIndex()))
+            return false;
+    for (int64_t i = 2; i < update.operandCount(); ++i)
+        if (update.operand(i) == operand ||
+            !primitive_util::isInteger(update.operand(i)->shape().elementType()))
+            return false;
+    const std::vector<int>& leaves = m_leaves[operand];
+    if (leaves.size() != 1) return false;
+    const int state = leaves.front();
+    // Every other reader ran before, and none holds the buffer as its own value (the plan's
+    // copies, bitcasts, tuples and calls pass buffers on).
+    const std::vector<const HloInstruction*> sequence =
+        executionSequence(*computation, m_module.isScheduled());
+    const auto position = [&](const HloInstruction* i) {
+        return std::find(sequence.begin(), sequence.end(), i) - sequence.begin();
+    };
+    const auto at = position(&update);
+    for (const HloInstruction* user : operand->users()) {
+        if (user == &update) continue;
+        if (position(user) >= at) return false;
+        auto it = m_leaves.find(user);
+        if (it == m_leaves.end() ||
+            std::find(it->second.begin(), it->second.end(), state) != it->second.end())
+            return false;
+    }
+    m_leaves[&update] = {state};
+    if (update.operand(1)->shape().elementCount() == 0) return true;
+    CpuKernelSpec spec;
+    spec.name = entryName();
+    spec.outputs = {&update};
+    spec.updateInPlace = true;
+    std::vector<int> args = {state};
+    std::unordered_set<const HloInstruction*> seen;
+    for (int64_t i = 1; i < update.operandCount(); ++i)
+        if (seen.insert(update.operand(i)).second) {
+            spec.leaves.push_back(update.operand(i));
+            args.push_back(m_leaves[update.operand(i)].front());
+        }
+    std::vector<GpuPlanStep> extra;
+    HLO_ASSIGN_OR_RETURN(GpuPlanStep step, kernelStep(update, spec, args, time, extra));
+    step.name = update.name() + ".in_place";
+    m_plan.steps.push_back(std::move(step));
+    for (GpuPlanStep& e : extra) m_plan.steps.push_back(std::move(e));
+    ++m_plan.kernels;
+    return true;
 }
 
 void PlanBuilder::liveThroughout(size_t firstBuffer, int64_t start) {

@@ -1,7 +1,8 @@
 // The GPU's scatter kernel (GpuKernelGen::emitScatter): one thread per update
 // element, which finds its operand position (XLA's rule: a window that does
 // not fit is skipped) and combines atomically into an output the plan has
-// initialised with the operand (gpu_plan.cc).
+// initialised with the operand (gpu_plan.cc); and dynamic-update-slice in place
+// (emitUpdateInPlace), the same walk over the update with clamped starts.
 #include <llvm/IR/Constants.h>
 
 #include <algorithm>
@@ -250,6 +251,64 @@ StatusOr<GpuKernelInfo> GpuKernelGen::emitScatter(GpuKernelInfo info) {
     }
     m_b.CreateBr(next);
     m_b.SetInsertPoint(next);
+    endGridLoop(loop, n);
+    m_b.CreateRetVoid();
+    return info;
+}
+
+// dynamic-update-slice whose output buffer is its operand's (a loop's state, gpu_plan.cc): one
+// thread per update element stores it at start + its index, each start clamped so that the
+// update fits, as the operation defines; the operand's other elements are left as they are.
+StatusOr<GpuKernelInfo> GpuKernelGen::emitUpdateInPlace(GpuKernelInfo info) {
+    const HloInstruction& dus = *m_spec.outputs[0];
+    const Shape& shape = dus.shape();
+    const HloInstruction& update = *dus.operand(1);
+    const std::vector<int64_t>& dims = shape.dimensions();
+    const std::vector<int64_t>& updDims = update.shape().dimensions();
+    const int64_t rank = static_cast<int64_t>(dims.size());
+    if (!shape.isArray() || updDims.size() != dims.size() || dus.operandCount() != 2 + rank)
+        return unsupportedAt(dus, "dynamic-update-slice whose update or starts do not match");
+    info.kind = GpuKernelKind::kLoop;
+    const int64_t n = product(updDims);
+    info.outputElements = n;
+    info.launch = loopLaunch(n);
+    m_outputsAreReduces = false;
+    std::vector<Value*> params =
+        beginEntry(m_spec.name, 1 + m_spec.leaves.size(), info.launch.block[0]);
+    bindLeaves(params, 1);
+    GridLoop loop = beginGridLoop(n, "update");
+    Index at = makeIndex(updDims);
+    at.linear = updDims.empty() ? c64(0) : loop.position;
+    Value* linear = c64(0);
+    for (int64_t d = 0; d < rank; ++d) {
+        const HloInstruction& start = *dus.operand(2 + d);
+        Index scalar = makeIndex({});
+        scalar.linear = c64(0);
+        auto raw = gen(start, scalar);
+        if (!raw.isOk()) {
+            erasePartial();
+            return raw.status();
+        }
+        const bool isSigned = primitive_util::isSignedInteger(start.shape().elementType());
+        Value* first =
+            isSigned ? m_b.CreateSExtOrTrunc(*raw, i64()) : m_b.CreateZExtOrTrunc(*raw, i64());
+        const int64_t last =
+            std::max<int64_t>(dims[static_cast<size_t>(d)] - updDims[static_cast<size_t>(d)], 0);
+        if (isSigned) first = m_b.CreateSelect(m_b.CreateICmpSLT(first, c64(0)), c64(0), first);
+        first = m_b.CreateSelect(
+            isSigned ? m_b.CreateICmpSGT(first, c64(last)) : m_b.CreateICmpUGT(first, c64(last)),
+            c64(last), first);
+        linear = m_b.CreateAdd(m_b.CreateMul(linear, c64(dims[static_cast<size_t>(d)])),
+                               m_b.CreateAdd(first, multiOf(at, static_cast<size_t>(d))));
+    }
+    auto value = gen(update, at);
+    if (!value.isOk()) {
+        erasePartial();
+        return value.status();
+    }
+    const PrimitiveType type = shape.elementType();
+    m_b.CreateStore(m_elemental.toMemory(type, *value),
+                    m_b.CreateInBoundsGEP(m_elemental.memoryType(type), params[0], linear));
     endGridLoop(loop, n);
     m_b.CreateRetVoid();
     return info;
