@@ -8,6 +8,7 @@
 #include "compiler/backends/cpu/cpu_executable_internal.h"
 #include "compiler/buffers/buffer_assignment.h"
 #include "compiler/buffers/heap_layout.h"
+#include "compiler/buffers/in_place_update.h"
 #include "compiler/runtime/host_caches.h"
 #include "core/hlo_computation.h"
 #include "core/hlo_conditional.h"
@@ -106,11 +107,6 @@ bool makesAlias(HloOpcode opcode) {
     }
 }
 
-bool isIntegerScalar(const Shape& shape) {
-    return shape.isArray() && shape.rank() == 0 && primitive_util::isInteger(shape.elementType()) &&
-           !primitive_util::isSubByte(shape.elementType());
-}
-
 }  // namespace
 
 using namespace cpu_exec;
@@ -124,41 +120,21 @@ using namespace cpu_exec;
 // copy (no tuple, get-tuple-element or bitcast keeps a view of it). Dense default layouts only.
 bool CpuExecutable::Impl::canUpdateInPlace(const Program& program,
                                            const HloInstruction& update) const {
-    if (program.isEntry || update.operandCount() < 2) return false;
+    if (program.isEntry || !isInPlaceUpdateForm(update, true)) return false;
     const HloInstruction* operand = update.operand(0);
-    const Shape& shape = update.shape();
-    const Shape& piece = update.operand(1)->shape();
-    if (!shape.isArray() || !operand->shape().isArray() || !piece.isArray() ||
-        !shape.hasDefaultDenseLayout() || !operand->shape().hasDefaultDenseLayout() ||
-        !piece.hasDefaultDenseLayout() || piece.elementType() != shape.elementType() ||
-        operand->shape().elementType() != shape.elementType() ||
-        !operand->shape().sameDimensions(shape) || piece.rank() != shape.rank() ||
-        update.operandCount() != 2 + shape.rank() || update.operand(1) == operand)
-        return false;
-    for (int64_t i = 2; i < update.operandCount(); ++i)
-        if (!isIntegerScalar(update.operand(i)->shape()) || update.operand(i) == operand)
-            return false;
-    const int position = program.slotOf.at(&update);
     const ThunkKind kind = program.thunks[static_cast<size_t>(program.slotOf.at(operand))].kind;
     if (kind == ThunkKind::kGetTupleElement) {
-        const HloInstruction* parameter = operand->operand(0);
-        if (!program.privateParameters || parameter->opcode() != HloOpcode::kParameter)
-            return false;
-        // No other view of the same state element.
-        for (const HloInstruction* user : parameter->users())
-            if (user->opcode() != HloOpcode::kGetTupleElement ||
-                (user != operand && user->tupleIndex() == operand->tupleIndex()))
-                return false;
+        if (!program.privateParameters || !isOnlyViewOfParameterElement(*operand)) return false;
     } else if (kind != ThunkKind::kKernel && kind != ThunkKind::kUpdateInPlace) {
         return false;
     }
-    for (const HloInstruction* user : operand->users()) {
-        if (user == &update) continue;
-        auto it = program.slotOf.find(user);
-        if (it == program.slotOf.end() || it->second > position || makesAlias(user->opcode()))
-            return false;
-    }
-    return true;
+    return otherReadersRunFirst(
+        update,
+        [&](const HloInstruction* i) -> int64_t {
+            auto it = program.slotOf.find(i);
+            return it == program.slotOf.end() ? -1 : it->second;
+        },
+        [](const HloInstruction* user) { return makesAlias(user->opcode()); });
 }
 
 void CpuExecutable::Impl::makeFallback(Thunk& thunk, const Status& why) {

@@ -8,6 +8,7 @@
 
 #include "compiler/backends/gpu/gpu_plan_builder.h"
 #include "compiler/buffers/buffer_assignment.h"
+#include "compiler/buffers/in_place_update.h"
 #include "core/hlo_computation.h"
 #include "core/hlo_conditional.h"
 #include "core/hlo_instruction.h"
@@ -124,43 +125,30 @@ Status PlanBuilder::planWhile(const HloInstruction& loop, int64_t time) {
 }
 
 StatusOr<bool> PlanBuilder::planUpdateInPlace(const HloInstruction& update, int64_t time) {
-    const HloInstruction* operand = update.operandCount() >= 2 ? update.operand(0) : nullptr;
-    const HloComputation* computation = update.parent();
-    if (!operand || !computation || !update.shape().isArray() || update.operand(1) == operand ||
-        update.operandCount() != 2 + update.shape().rank())
+    // One state element of a body being planned (its parameter in m_loopStates), viewed once.
+    if (!isInPlaceUpdateForm(update, false) || !update.parent()) return false;
+    const HloInstruction* operand = update.operand(0);
+    if (!isOnlyViewOfParameterElement(*operand) || !m_loopStates.count(operand->operand(0)))
         return false;
-    // One state element of a body being planned, with no other view of it (another
-    // get-tuple-element of it, the whole state passed on).
-    if (operand->opcode() != HloOpcode::kGetTupleElement ||
-        !m_loopStates.count(operand->operand(0)) || !operand->shape().isArray())
-        return false;
-    for (const HloInstruction* user : operand->operand(0)->users())
-        if (user->opcode() != HloOpcode::kGetTupleElement ||
-            (user != operand && user->tupleIndex() == operand->tupleIndex()))
-            return false;
-    for (int64_t i = 2; i < update.operandCount(); ++i)
-        if (update.operand(i) == operand ||
-            !primitive_util::isInteger(update.operand(i)->shape().elementType()))
-            return false;
     const std::vector<int>& leaves = m_leaves[operand];
     if (leaves.size() != 1) return false;
     const int state = leaves.front();
     // Every other reader ran before, and none holds the buffer as its own value (the plan's
     // copies, bitcasts, tuples and calls pass buffers on).
     const std::vector<const HloInstruction*> sequence =
-        executionSequence(*computation, m_module.isScheduled());
-    const auto position = [&](const HloInstruction* i) {
-        return std::find(sequence.begin(), sequence.end(), i) - sequence.begin();
-    };
-    const auto at = position(&update);
-    for (const HloInstruction* user : operand->users()) {
-        if (user == &update) continue;
-        if (position(user) >= at) return false;
-        auto it = m_leaves.find(user);
-        if (it == m_leaves.end() ||
-            std::find(it->second.begin(), it->second.end(), state) != it->second.end())
-            return false;
-    }
+        executionSequence(*update.parent(), m_module.isScheduled());
+    const bool first = otherReadersRunFirst(
+        update,
+        [&](const HloInstruction* i) -> int64_t {
+            auto it = std::find(sequence.begin(), sequence.end(), i);
+            return it == sequence.end() ? -1 : it - sequence.begin();
+        },
+        [&](const HloInstruction* user) {
+            auto it = m_leaves.find(user);
+            return it == m_leaves.end() ||
+                   std::find(it->second.begin(), it->second.end(), state) != it->second.end();
+        });
+    if (!first) return false;
     m_leaves[&update] = {state};
     if (update.operand(1)->shape().elementCount() == 0) return true;
     CpuKernelSpec spec;
