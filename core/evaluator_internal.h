@@ -47,6 +47,10 @@ Status invalid(const HloInstruction& instruction, std::string_view what);
 // type combinations it does not handle.
 StatusOr<Literal> evaluateElementwise(const HloInstruction& instruction, Operands operands,
                                       EvalContext& context);
+// dynamic-update-slice of `target` (the operand's value, which the caller hands over because
+// nothing else reads it): the update written into it, copied first only where its storage is
+// shared (copy-on-write).
+Status updateSliceInto(const HloInstruction& instruction, Literal& target, Operands operands);
 StatusOr<Literal> evaluateShapeOp(const HloInstruction& instruction, Operands operands,
                                   EvalContext& context);
 StatusOr<Literal> evaluateLinalg(const HloInstruction& instruction, Operands operands,

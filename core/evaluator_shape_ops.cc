@@ -232,19 +232,29 @@ StatusOr<Literal> evaluateDynamicSlice(const HloInstruction& instruction, Operan
     return result;
 }
 
-StatusOr<Literal> evaluateDynamicUpdateSlice(const HloInstruction& instruction, Operands operands) {
+}  // namespace
+
+Status updateSliceInto(const HloInstruction& instruction, Literal& target, Operands operands) {
     if (operands.size() < 2) return invalid(instruction, "expects operand and update");
     const Literal& update = *operands[1];
-    Literal result = *operands[0];
-    const Dims& in = dimsOf(result);
+    const Dims& in = dimsOf(target);
     const Dims& up = dimsOf(update);
-    if (up.size() != in.size() || update.elementType() != result.elementType())
+    if (up.size() != in.size() || update.elementType() != target.elementType())
         return invalid(instruction, "update does not match the operand");
     HLO_ASSIGN_OR_RETURN(Dims starts, clampedStarts(instruction, operands.subspan(2), in, up));
     const Dims inStrides = rowMajorStrides(in);
     int64_t offset = 0;
     for (size_t i = 0; i < in.size(); ++i) offset += starts[i] * inStrides[i];
-    copyBlock(update, 0, rowMajorStrides(up), result, offset, inStrides, up);
+    copyBlock(update, 0, rowMajorStrides(up), target, offset, inStrides, up);
+    return Status::ok();
+}
+
+namespace {
+
+StatusOr<Literal> evaluateDynamicUpdateSlice(const HloInstruction& instruction, Operands operands) {
+    if (operands.size() < 2) return invalid(instruction, "expects operand and update");
+    Literal result = *operands[0];
+    HLO_RETURN_IF_ERROR(updateSliceInto(instruction, result, operands));
     return result;
 }
 

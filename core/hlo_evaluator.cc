@@ -19,6 +19,7 @@
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "core/async_wrapping.h"
@@ -328,6 +329,12 @@ struct ComputationPlan {
     int32_t rootSlot = -1;
     int64_t parameterCount = 0;
     std::vector<int64_t> resultBytes;  // per order position: the result's size
+    // Per order position: a get-tuple-element that is the only view of its element of the
+    // computation's tuple parameter (every user of the parameter a get-tuple-element, none
+    // other of that index). In a while body, whose state the loop owns, it moves the element
+    // out of the state instead of sharing it, so that a dynamic-update-slice that is its last
+    // reader updates the storage in place (Evaluator::call).
+    std::vector<char> movesElement;
 };
 
 // Bytes of a shape's arrays, saturating (tuples of limit-sized arrays cannot
@@ -389,6 +396,9 @@ private:
     uint64_t m_rngStateLow;
     uint64_t m_rngStateHigh = 0;
     int m_depth = 0;
+    // The state a while loop hands its body's next call (evaluateWhile): the call may move
+    // elements out of it (ComputationPlan::movesElement). Taken by that call alone.
+    Literal* m_ownedState = nullptr;
     int64_t m_memoryLimit;
     int64_t m_liveBytes = 0;  // results held by the active frames
     std::unordered_map<const HloComputation*, std::unique_ptr<ComputationPlan>> m_plans;
@@ -471,6 +481,15 @@ StatusOr<const ComputationPlan*> Evaluator::planFor(const HloComputation& comput
         plan->resultBytes.push_back(instruction->opcode() == HloOpcode::kParameter
                                         ? 0
                                         : resultByteSize(instruction->shape()));
+    for (const HloInstruction* instruction : plan->order) {
+        bool moves = instruction->opcode() == HloOpcode::kGetTupleElement &&
+                     instruction->operand(0)->opcode() == HloOpcode::kParameter;
+        if (moves)
+            for (const HloInstruction* user : instruction->operand(0)->users())
+                moves = moves && user->opcode() == HloOpcode::kGetTupleElement &&
+                        (user == instruction || user->tupleIndex() != instruction->tupleIndex());
+        plan->movesElement.push_back(moves);
+    }
     const ComputationPlan* result = plan.get();
     m_plans.emplace(&computation, std::move(plan));
     return result;
@@ -478,6 +497,7 @@ StatusOr<const ComputationPlan*> Evaluator::planFor(const HloComputation& comput
 
 StatusOr<Literal> Evaluator::call(const HloComputation& computation,
                                   std::span<const Literal* const> arguments) {
+    Literal* const ownedState = std::exchange(m_ownedState, nullptr);  // this call's alone
     if (m_depth >= kMaxCallDepth)
         return Status(StatusCode::kResourceExhausted, "computation " + computation.name() +
                                                           ": calls nested more than " +
@@ -537,7 +557,29 @@ StatusOr<Literal> Evaluator::call(const HloComputation& computation,
             frame.operands.clear();
             for (int32_t slot : operandSlots)
                 frame.operands.push_back(values[static_cast<size_t>(slot)]);
-            if (m_options.onInstructionTimed && m_depth == 1) {
+            const auto first =
+                operandSlots.empty() ? size_t{0} : static_cast<size_t>(operandSlots.front());
+            if (plan->movesElement[i] && ownedState != nullptr && values[first] == ownedState &&
+                ownedState->isTuple() && instruction.tupleIndex() >= 0 &&
+                instruction.tupleIndex() <
+                    static_cast<int64_t>(ownedState->tupleElements().size())) {
+                // The loop's own state element, read by nothing else: moved, not shared.
+                slots[i] = std::move(
+                    ownedState
+                        ->mutableTupleElements()[static_cast<size_t>(instruction.tupleIndex())]);
+            } else if (instruction.opcode() == HloOpcode::kDynamicUpdateSlice &&
+                       !operandSlots.empty() && values[first] == &slots[first] &&
+                       frame.remaining[first] == 1 &&
+                       static_cast<int32_t>(first) != plan->rootSlot &&
+                       !(m_options.onInstructionTimed && m_depth == 1)) {
+                // Its operand's last reader: the update is written into the operand's value
+                // (copied first only where its storage is shared).
+                Literal target = std::move(slots[first]);
+                frame.operands[0] = &target;
+                HLO_RETURN_IF_ERROR(
+                    evaluator::updateSliceInto(instruction, target, frame.operands));
+                slots[i] = std::move(target);
+            } else if (m_options.onInstructionTimed && m_depth == 1) {
                 const auto start = std::chrono::steady_clock::now();
                 HLO_ASSIGN_OR_RETURN(slots[i], evaluateInstruction(instruction, frame.operands));
                 m_options.onInstructionTimed(
@@ -775,7 +817,10 @@ StatusOr<Literal> Evaluator::evaluateWhile(const HloInstruction& instruction, Op
             return Status(StatusCode::kResourceExhausted,
                           "%" + instruction.name() + ": while loop exceeded " +
                               std::to_string(m_options.maxWhileIterations) + " iterations");
-        HLO_ASSIGN_OR_RETURN(state, call(*body, std::span(&argument, 1)));
+        m_ownedState = &state;  // the body may move its elements (ComputationPlan::movesElement)
+        auto next = call(*body, std::span(&argument, 1));
+        m_ownedState = nullptr;
+        HLO_ASSIGN_OR_RETURN(state, std::move(next));
     }
     return state;
 }

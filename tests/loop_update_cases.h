@@ -1,6 +1,8 @@
 // While bodies whose dynamic-update-slice of the loop's state (a scan's stacked outputs) may or
 // may not be written in place: the CPU backend's (tst_cpu_backend) and the GPU plan's
-// (tst_gpu_emulation) rules checked on the same modules, each run against the interpreter.
+// (tst_gpu_emulation) rules checked on the same modules, each run against the interpreter,
+// whose own in-place updates tst_evaluator checks on some of them against values worked out
+// by hand.
 #pragma once
 
 #include <cstdint>

@@ -6,9 +6,10 @@
 #include <cmath>
 #include <string>
 
-#include "tests/evaluator_test_util.h"
 #include "core/hlo_evaluator.h"
 #include "core/hlo_parser.h"
+#include "tests/evaluator_test_util.h"
+#include "tests/loop_update_cases.h"
 
 using namespace hloscope;
 
@@ -101,6 +102,7 @@ private slots:
     void emptyShapes();
     void whileLoop();
     void whileIterationLimit();
+    void loopStateUpdates();
     void conditional();
     void callFusionTuples();
     void asyncAndCopyWrappers();
@@ -767,6 +769,86 @@ ENTRY e {
 }  // namespace
 
 void TestEvaluator::whileLoop() { EXPECT_EVAL(kWhileModule, "(s32[], s32[]) (10, 45)"); }
+
+// A while body's dynamic-update-slice of its own state, which the interpreter writes in place
+// (the body's get-tuple-element moves the element out of the loop's state, and the update takes
+// its last reader's value; copy-on-write covers any storage still shared). Expected values
+// worked out here step by step, not by the interpreter; the argument is never written.
+void TestEvaluator::loopStateUpdates() {
+    const auto cases = testing::loopUpdateCases();
+    auto find = [&](std::string_view name) {
+        for (const auto& c : cases)
+            if (name == c.name) return c.text;
+        return std::string();
+    };
+    Literal p(Shape(PrimitiveType::F32, {8, 4}));
+    for (int64_t e = 0; e < 32; ++e) p.setFromDouble(e, 100 + e);
+    const Literal original = testing::literal(p.toString());
+    using Rows = std::vector<std::vector<float>>;
+    auto rowsOf = [](const Literal& l) {
+        Rows rows(8, std::vector<float>(4));
+        for (int64_t e = 0; e < 32; ++e)
+            rows[size_t(e / 4)][size_t(e % 4)] = float(l.getAsDouble(e));
+        return rows;
+    };
+    auto write = [](Rows& rows, int64_t i, float value) {
+        const int64_t r = std::clamp<int64_t>(i, 0, 7);
+        for (float& x : rows[size_t(r)]) x = value;
+    };
+    auto compare = [&](const Literal& got, const Rows& want, const char* name) {
+        const Rows rows = rowsOf(got);
+        if (rows != want)
+            QFAIL(qPrintable(
+                QString("%1: got %2").arg(name, QString::fromStdString(got.toString()))));
+    };
+    // scan: i = -2 .. 9 writes row clamp(i).
+    {
+        auto result = testing::evaluateText(find("scan"), {p});
+        QVERIFY2(result.isOk(), result.status().toString().c_str());
+        Rows want = rowsOf(p);
+        for (int64_t i = -2; i < 10; ++i) write(want, i, float(i));
+        compare(result->tupleElement(1), want, "scan");
+    }
+    // read after, and read after through a second get-tuple-element: ys <-
+    // dynamic-update-slice(ys) + ys (the old value read after the update).
+    for (const char* name : {"read after", "another view of the state"}) {
+        auto result = testing::evaluateText(find(name), {p});
+        QVERIFY2(result.isOk(), result.status().toString().c_str());
+        Rows ys = rowsOf(p);
+        for (int64_t i = -2; i < 10; ++i) {
+            Rows updated = ys;
+            write(updated, i, float(i));
+            for (size_t r = 0; r < 8; ++r)
+                for (size_t c = 0; c < 4; ++c) ys[r][c] = updated[r][c] + ys[r][c];
+        }
+        compare(result->tupleElement(1), ys, name);
+    }
+    // old value kept: (ys, other) <- (update of ys, ys), i = 0 .. 4.
+    {
+        Literal q(Shape(PrimitiveType::F32, {8, 4}));
+        auto result = testing::evaluateText(find("old value kept"), {p, q});
+        QVERIFY2(result.isOk(), result.status().toString().c_str());
+        Rows ys = rowsOf(p), other;
+        for (int64_t i = 0; i < 5; ++i) {
+            other = ys;
+            write(ys, i, float(i));
+        }
+        compare(result->tupleElement(1), ys, "old value kept (new)");
+        compare(result->tupleElement(2), other, "old value kept (old)");
+    }
+    // body also called: the call's update leaves the caller's value alone.
+    {
+        auto result = testing::evaluateText(find("body also called"), {p});
+        QVERIFY2(result.isOk(), result.status().toString().c_str());
+        Rows called = rowsOf(p), looped = rowsOf(p);
+        write(called, 3, 3.0f);
+        for (int64_t i = 3; i < 10; ++i) write(looped, i, float(i));
+        compare(result->tupleElement(0), called, "body also called (call)");
+        compare(result->tupleElement(1), looped, "body also called (loop)");
+        compare(result->tupleElement(2), rowsOf(original), "body also called (argument)");
+    }
+    QVERIFY(p == original);
+}
 
 void TestEvaluator::whileIterationLimit() {
     HloEvaluatorOptions options;
