@@ -25,7 +25,8 @@ bool isOnlyViewOfParameterElement(const HloInstruction& operand);
 
 // Whether every user of update.operand(0) other than `update` runs before it and keeps no view
 // of its storage: `position` gives an instruction's place in the computation's sequence (-1:
-// not in it), `keepsView` whether a user's value holds the operand's storage.
+// not in it), `keepsView` whether a user's value holds the operand's storage (asked only of
+// users that run before, so a backend may look at how it planned them).
 bool otherReadersRunFirst(const HloInstruction& update,
                           const std::function<int64_t(const HloInstruction*)>& position,
                           const std::function<bool(const HloInstruction*)>& keepsView);

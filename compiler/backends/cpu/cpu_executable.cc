@@ -91,22 +91,6 @@ const HloInstruction* epilogueProducer(const HloInstruction& fusion) {
     return dependent.count(fused->root()) ? dot : nullptr;
 }
 
-// Opcodes whose result is a view of their operand's storage (or holds it, as a tuple does)
-// rather than a copy.
-bool makesAlias(HloOpcode opcode) {
-    switch (opcode) {
-        case HloOpcode::kTuple:
-        case HloOpcode::kGetTupleElement:
-        case HloOpcode::kBitcast:
-        case HloOpcode::kAddDependency:
-        case HloOpcode::kOptimizationBarrier:
-        case HloOpcode::kDomain:
-            return true;
-        default:
-            return false;
-    }
-}
-
 }  // namespace
 
 using namespace cpu_exec;
@@ -117,7 +101,8 @@ using namespace cpu_exec;
 // belong to this program's activation (a while body's state element, got by one
 // get-tuple-element of its parameter, or the output of a kernel or an earlier in-place update
 // here), and every other reader of the operand must run before the update and read it as a
-// copy (no tuple, get-tuple-element or bitcast keeps a view of it). Dense default layouts only.
+// copy (no tuple, get-tuple-element, view bitcast or in-place update keeps its storage). Dense
+// default layouts only.
 bool CpuExecutable::Impl::canUpdateInPlace(const Program& program,
                                            const HloInstruction& update) const {
     if (program.isEntry || !isInPlaceUpdateForm(update, true)) return false;
@@ -134,7 +119,14 @@ bool CpuExecutable::Impl::canUpdateInPlace(const Program& program,
             auto it = program.slotOf.find(i);
             return it == program.slotOf.end() ? -1 : it->second;
         },
-        [](const HloInstruction* user) { return makesAlias(user->opcode()); });
+        // An earlier reader, already planned: a thunk whose value is its operand's storage
+        // (or holds it, as a tuple does) rather than a copy.
+        [&](const HloInstruction* user) {
+            const ThunkKind kind =
+                program.thunks[static_cast<size_t>(program.slotOf.at(user))].kind;
+            return kind == ThunkKind::kTuple || kind == ThunkKind::kGetTupleElement ||
+                   kind == ThunkKind::kAlias || kind == ThunkKind::kUpdateInPlace;
+        });
 }
 
 void CpuExecutable::Impl::makeFallback(Thunk& thunk, const Status& why) {

@@ -101,42 +101,41 @@ int64_t readIndex(const Shape& shape, const uint8_t* data) {
 }
 
 // dynamic-update-slice into `target` (the operand's storage, row-major): the update's rows
-// copied at the start indices, each clamped so the update fits, as the operation defines.
+// copied at the start indices (`startOf(d)`: dimension d's start, as stored), each clamped so
+// the update fits, as the operation defines. Runs every step of a loop: no allocation.
+template <typename StartOf>
 void updateInPlace(const HloInstruction& instruction, uint8_t* target, const uint8_t* piece,
-                   const std::vector<const uint8_t*>& starts) {
+                   const StartOf& startOf) {
     const Shape& shape = instruction.shape();
     const Shape& update = instruction.operand(1)->shape();
     const int64_t rank = shape.rank();
     const auto width = static_cast<int64_t>(primitive_util::byteWidth(shape.elementType()));
     if (update.elementCount() <= 0 || !target || !piece) return;
-    std::vector<int64_t> start(static_cast<size_t>(rank)), stride(static_cast<size_t>(rank));
-    int64_t step = width;
-    for (int64_t d = rank - 1; d >= 0; --d) {
-        const auto u = static_cast<size_t>(d);
-        const int64_t limit = shape.dimensions(d) - update.dimensions(d);
-        start[u] = std::clamp<int64_t>(readIndex(instruction.operand(2 + d)->shape(), starts[u]), 0,
-                                       std::max<int64_t>(limit, 0));
-        stride[u] = step;
-        step *= shape.dimensions(d);
+    // The update's first element in the target.
+    int64_t base = 0;
+    for (int64_t d = rank - 1, stride = width; d >= 0; stride *= shape.dimensions(d), --d) {
+        const int64_t limit = std::max<int64_t>(shape.dimensions(d) - update.dimensions(d), 0);
+        base += std::clamp<int64_t>(readIndex(instruction.operand(2 + d)->shape(), startOf(d)), 0,
+                                    limit) *
+                stride;
     }
     if (rank == 0) {
         std::memcpy(target, piece, static_cast<size_t>(width));
         return;
     }
-    // Rows of the minor dimension, the other dimensions counted like an odometer.
+    // Row r of the update (its minor dimension) lands at base plus r's index in the other
+    // dimensions times the target's strides.
     const int64_t rowBytes = update.dimensions(rank - 1) * width;
     const int64_t rows = update.elementCount() / update.dimensions(rank - 1);
-    std::vector<int64_t> index(static_cast<size_t>(rank), 0);
     for (int64_t row = 0; row < rows; ++row) {
-        int64_t offset = 0;
-        for (int64_t d = 0; d < rank; ++d)
-            offset += (start[static_cast<size_t>(d)] + index[static_cast<size_t>(d)]) *
-                      stride[static_cast<size_t>(d)];
-        std::memcpy(target + offset, piece + row * rowBytes, static_cast<size_t>(rowBytes));
-        for (int64_t d = rank - 2; d >= 0; --d) {
-            if (++index[static_cast<size_t>(d)] < update.dimensions(d)) break;
-            index[static_cast<size_t>(d)] = 0;
+        int64_t offset = base;
+        int64_t rest = row;
+        for (int64_t d = rank - 2, stride = shape.dimensions(rank - 1) * width; d >= 0 && rest > 0;
+             stride *= shape.dimensions(d), --d) {
+            offset += rest % update.dimensions(d) * stride;
+            rest /= update.dimensions(d);
         }
+        std::memcpy(target + offset, piece + row * rowBytes, static_cast<size_t>(rowBytes));
     }
 }
 
@@ -438,9 +437,8 @@ Status Runner::runThunk(Program& program, size_t slot, const std::vector<RtValue
     case ThunkKind::kAlias: value = thunk.operands.empty() ? RtValue{} : operandValue(0); return Status::ok();
     case ThunkKind::kUpdateInPlace: {
         value = operandValue(0);
-        std::vector<const uint8_t*> starts;
-        for (size_t i = 2; i < thunk.operands.size(); ++i) starts.push_back(operandValue(i).data);
-        updateInPlace(instruction, value.data, operandValue(1).data, starts);
+        updateInPlace(instruction, value.data, operandValue(1).data,
+                      [&](int64_t d) { return operandValue(static_cast<size_t>(2 + d)).data; });
         return Status::ok();
     }
     case ThunkKind::kEmpty: value = RtValue{}; return Status::ok();

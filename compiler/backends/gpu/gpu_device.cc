@@ -187,8 +187,9 @@ struct GpuDevice::Impl {
         ok = true;
     }
 
-    StatusOr<std::shared_ptr<const GpuPlan>> planFor(const HloModule& module, bool* hit) {
-        std::string text = printModule(module);
+    // `text`: the module printed (the cache's key).
+    StatusOr<std::shared_ptr<const GpuPlan>> planFor(const HloModule& module,
+                                                     const std::string& text, bool* hit) {
         const size_t fingerprint = std::hash<std::string>{}(text);
         {
             std::lock_guard<std::mutex> lock(cacheMutex);
@@ -207,7 +208,7 @@ struct GpuDevice::Impl {
         HLO_ASSIGN_OR_RETURN(GpuPlan plan, buildGpuPlan(module, options));
         auto shared = std::make_shared<const GpuPlan>(std::move(plan));
         std::lock_guard<std::mutex> lock(cacheMutex);
-        cache.push_front(Entry{fingerprint, std::move(text), shared});
+        cache.push_front(Entry{fingerprint, text, shared});
         while (cache.size() > kPlanCacheSize) cache.pop_back();
         return shared;
     }
@@ -248,7 +249,8 @@ StatusOr<ExecutionResult> GpuDevice::run(const HloModule& module, const std::vec
         return Status(StatusCode::kCancelled, "run cancelled");
     if (options.progress) options.progress(0, "generating PTX");
     bool hit = false;
-    HLO_ASSIGN_OR_RETURN(std::shared_ptr<const GpuPlan> plan, m_impl->planFor(module, &hit));
+    const std::string text = printModule(module);  // the cache's key, and the plan's module files
+    HLO_ASSIGN_OR_RETURN(std::shared_ptr<const GpuPlan> plan, m_impl->planFor(module, text, &hit));
     TemporaryDirectory dir;
     if (dir.path().empty())
         return internalError("cannot create a temporary directory for the GPU plan");
@@ -257,10 +259,10 @@ StatusOr<ExecutionResult> GpuDevice::run(const HloModule& module, const std::vec
     const int64_t devices = plan->devices();
     HLO_RETURN_IF_ERROR(
         devices == 1
-            ? writeGpuPlan(*plan, args, printModule(module), printModule(module), dir.path())
+            ? writeGpuPlan(*plan, args, text, text, dir.path())
             : writeGpuPlanOnDevices(
                   *plan, std::vector<std::vector<Literal>>(static_cast<size_t>(devices), args),
-                  printModule(module), printModule(module), dir.path()));
+                  text, text, dir.path()));
     if (options.cancel && options.cancel->load())
         return Status(StatusCode::kCancelled, "run cancelled");
     if (options.progress) options.progress(0.3, "running on the GPU");
