@@ -57,7 +57,7 @@ SANITIZER_PACKAGES=(
 # The tests whose code runs threads of its own, run under TSan: the runtime's thread pool and
 # GEMM (std::thread code), and the GUI workers (QThread, QtConcurrent, queued calls). Qt itself
 # is not built with TSan: our own objects that cross threads through it are handed over with
-# core/thread_handoff.h, and Qt's template copies of them (slot objects, tasks, future results,
+# core/support/thread_handoff.h, and Qt's template copies of them (slot objects, tasks, future results,
 # queued arguments) are listed in tests/sanitizers/tsan.supp. `sanitize` (CI's run) runs them
 # all.
 TSAN_TESTS=(

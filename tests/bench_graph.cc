@@ -11,10 +11,10 @@
 #include <cstdio>
 
 #include "compiler/pipeline/pipeline_session.h"
-#include "compiler/targets/targets.h"
-#include "core/hlo_computation.h"
-#include "core/hlo_module.h"
-#include "core/module_io.h"
+#include "compiler/registry/target_pipelines.h"
+#include "core/ir/hlo_computation.h"
+#include "core/ir/hlo_module.h"
+#include "core/io/module_io.h"
 #include "views/graph/graph_view.h"
 
 using namespace hloscope;

@@ -27,9 +27,9 @@
 #include <vector>
 
 #include "compiler/runtime/execution_device.h"
-#include "core/hlo_computation.h"
-#include "core/hlo_evaluator.h"
-#include "core/module_io.h"
+#include "core/ir/hlo_computation.h"
+#include "core/interpreter/interpreter.h"
+#include "core/io/module_io.h"
 #include "tests/sanitizer_run.h"
 
 namespace hloscope::testing {

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "core/hlo_evaluator.h"
-#include "core/hlo_parser.h"
+#include "core/interpreter/interpreter.h"
+#include "core/text/hlo_parser.h"
 
 namespace hloscope::testing {
 

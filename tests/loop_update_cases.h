@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "core/literal.h"
+#include "core/ir/literal.h"
 
 namespace hloscope::testing {
 

@@ -13,8 +13,8 @@
 #include <thread>
 #include <vector>
 
-#include "core/hlo_computation.h"
-#include "core/multi_device_evaluator.h"
+#include "core/ir/hlo_computation.h"
+#include "core/interpreter/multi_device.h"
 
 namespace hloscope::testing {
 

@@ -11,8 +11,8 @@
 
 #include "compiler/buffers/buffer_assignment.h"
 #include "compiler/pipeline/pipeline_session.h"
-#include "compiler/targets/targets.h"
-#include "core/module_io.h"
+#include "compiler/registry/target_pipelines.h"
+#include "core/io/module_io.h"
 #include "views/document/document_state.h"
 
 namespace hloscope::testing {

@@ -18,12 +18,12 @@
 #include <string>
 #include <vector>
 
-#include "core/conformance.h"
-#include "core/hlo_evaluator.h"
-#include "core/hlo_parser.h"
-#include "core/hlo_printer.h"
-#include "core/hlo_verifier.h"
-#include "core/literal.h"
+#include "app/cli/conformance.h"
+#include "core/interpreter/interpreter.h"
+#include "core/text/hlo_parser.h"
+#include "core/text/hlo_printer.h"
+#include "core/verifier/hlo_verifier.h"
+#include "core/ir/literal.h"
 
 namespace hloscope::testing {
 

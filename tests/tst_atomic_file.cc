@@ -17,7 +17,7 @@
 #include <string>
 #include <thread>
 
-#include "core/atomic_file.h"
+#include "core/io/atomic_file.h"
 
 using namespace hloscope;
 

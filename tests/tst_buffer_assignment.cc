@@ -7,7 +7,7 @@
 #include "compiler/buffers/buffer_assignment.h"
 #include "compiler/buffers/buffer_assignment_pass.h"
 #include "compiler/buffers/heap_layout.h"
-#include "core/hlo_parser.h"
+#include "core/text/hlo_parser.h"
 
 using namespace hloscope;
 

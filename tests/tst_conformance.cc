@@ -1,4 +1,4 @@
-// Conformance runner (core/conformance.h): the check semantics (ULP distance,
+// Conformance runner (app/cli/conformance.h): the check semantics (ULP distance,
 // tolerances, exact equality of floats, probes) on hand-written cases, one
 // test per outcome class, and the StableHLO interpreter suites of
 // ../shared/corpus/stablehlo run case by case. Every case of interpret/ and
@@ -13,8 +13,8 @@
 #include <map>
 #include <set>
 
-#include "core/conformance.h"
-#include "core/literal.h"
+#include "app/cli/conformance.h"
+#include "core/ir/literal.h"
 
 using namespace hloscope;
 

@@ -13,9 +13,9 @@
 
 #include <map>
 
-#include "core/hlo_parser.h"
-#include "core/hlo_verifier.h"
-#include "core/module_io.h"
+#include "core/text/hlo_parser.h"
+#include "core/verifier/hlo_verifier.h"
+#include "core/io/module_io.h"
 
 using namespace hloscope;
 

@@ -5,7 +5,7 @@
 #include <cmath>
 
 #include "compiler/cost/cost_analysis.h"
-#include "core/hlo_computation.h"
+#include "core/ir/hlo_computation.h"
 #include "tests/pass_sweep_util.h"
 
 using namespace hloscope;

@@ -28,10 +28,10 @@
 
 #include "compiler/backends/cpu/cpu_device.h"
 #include "compiler/runtime/execution_modes.h"
-#include "core/hlo_computation.h"
-#include "core/hlo_evaluator.h"
-#include "core/module_io.h"
-#include "core/multi_device_evaluator.h"
+#include "core/ir/hlo_computation.h"
+#include "core/interpreter/interpreter.h"
+#include "core/io/module_io.h"
+#include "core/interpreter/multi_device.h"
 #include "tests/corpus_run_util.h"
 #include "tests/multi_device_util.h"
 

@@ -10,11 +10,11 @@
 #include <QtTest>
 
 #include "compiler/pipeline/pipeline_session.h"
-#include "compiler/targets/targets.h"
-#include "core/hlo_computation.h"
-#include "core/hlo_instruction.h"
-#include "core/hlo_json.h"
-#include "core/thread_handoff.h"
+#include "compiler/registry/target_pipelines.h"
+#include "core/ir/hlo_computation.h"
+#include "core/ir/hlo_instruction.h"
+#include "core/json/hlo_json.h"
+#include "core/support/thread_handoff.h"
 #include "views/document/document_loader.h"
 #include "views/document/document_worker.h"
 

@@ -21,7 +21,7 @@
 #include "compiler/estimator/history.h"
 #include "compiler/runtime/execution_modes.h"
 #include "compiler/targets/target_description.h"
-#include "core/module_io.h"
+#include "core/io/module_io.h"
 
 using namespace hloscope;
 

@@ -6,8 +6,8 @@
 #include <cmath>
 #include <string>
 
-#include "core/hlo_evaluator.h"
-#include "core/hlo_parser.h"
+#include "core/interpreter/interpreter.h"
+#include "core/text/hlo_parser.h"
 #include "tests/evaluator_test_util.h"
 #include "tests/loop_update_cases.h"
 

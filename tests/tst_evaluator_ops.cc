@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "tests/evaluator_test_util.h"
-#include "core/hlo_evaluator.h"
-#include "core/hlo_parser.h"
+#include "core/interpreter/interpreter.h"
+#include "core/text/hlo_parser.h"
 
 using namespace hloscope;
 

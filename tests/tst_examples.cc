@@ -2,11 +2,11 @@
 // have the sizes their descriptions promise.
 #include <QtTest>
 
-#include "core/hlo_parser.h"
-#include "core/hlo_printer.h"
-#include "core/hlo_verifier.h"
-#include "core/module_io.h"
-#include "core/module_stats.h"
+#include "core/text/hlo_parser.h"
+#include "core/text/hlo_printer.h"
+#include "core/verifier/hlo_verifier.h"
+#include "core/io/module_io.h"
+#include "core/ir/module_stats.h"
 
 using namespace hloscope;
 

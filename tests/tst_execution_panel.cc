@@ -18,7 +18,7 @@
 #include "compiler/backends/gpu/gpu_device.h"
 #include "compiler/backends/gpu/gpu_plan.h"
 #include "compiler/backends/tpu/tpu_device.h"
-#include "core/hlo_parser.h"
+#include "core/text/hlo_parser.h"
 #include "tests/panel_test_util.h"
 #include "views/execution/execution_panel.h"
 #include "views/execution/timeline_view.h"

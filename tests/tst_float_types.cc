@@ -1,4 +1,4 @@
-// Narrow float formats (core/float_types.h): bit-exact conversions checked
+// Narrow float formats (core/ir/float_types.h): bit-exact conversions checked
 // on every bit pattern, rounding ties to even (subnormals included), the
 // overflow / NaN / infinity / -0 rules of each format, and XLA's
 // reduce-precision.
@@ -7,7 +7,7 @@
 #include <cmath>
 #include <limits>
 
-#include "core/float_types.h"
+#include "core/ir/float_types.h"
 
 using namespace hloscope;
 using PT = PrimitiveType;

@@ -10,10 +10,10 @@
 #include "compiler/runtime/gemm.h"
 #include "compiler/runtime/interpreter_device.h"
 #include "compiler/runtime/thread_pool.h"
-#include "core/hlo_computation.h"
-#include "core/hlo_evaluator.h"
-#include "core/hlo_instruction.h"
-#include "core/hlo_parser.h"
+#include "core/ir/hlo_computation.h"
+#include "core/interpreter/interpreter.h"
+#include "core/ir/hlo_instruction.h"
+#include "core/text/hlo_parser.h"
 
 using namespace hloscope;
 

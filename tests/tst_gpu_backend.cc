@@ -26,12 +26,12 @@
 #include "compiler/backends/gpu/gpu_plan.h"
 #include "compiler/backends/gpu/gpu_synthetic.h"
 #include "compiler/runtime/execution_modes.h"
-#include "core/hlo_computation.h"
-#include "core/hlo_evaluator.h"
-#include "core/hlo_parser.h"
-#include "core/hlo_printer.h"
-#include "core/module_io.h"
-#include "core/multi_device_evaluator.h"
+#include "core/ir/hlo_computation.h"
+#include "core/interpreter/interpreter.h"
+#include "core/text/hlo_parser.h"
+#include "core/text/hlo_printer.h"
+#include "core/io/module_io.h"
+#include "core/interpreter/multi_device.h"
 #include "tests/loop_update_cases.h"
 
 using namespace hloscope;

@@ -21,8 +21,8 @@
 
 #include "compiler/backends/gpu/gpu_plan.h"
 #include "compiler/runtime/execution_modes.h"
-#include "core/hlo_verifier.h"
-#include "core/module_io.h"
+#include "core/verifier/hlo_verifier.h"
+#include "core/io/module_io.h"
 #include "tests/sanitizer_run.h"
 
 using namespace hloscope;

@@ -13,12 +13,12 @@
 #include <set>
 
 #include "compiler/pipeline/pipeline_session.h"
-#include "compiler/targets/targets.h"
-#include "core/hlo_computation.h"
-#include "core/hlo_instruction.h"
-#include "core/hlo_module.h"
-#include "core/hlo_parser.h"
-#include "core/module_io.h"
+#include "compiler/registry/target_pipelines.h"
+#include "core/ir/hlo_computation.h"
+#include "core/ir/hlo_instruction.h"
+#include "core/ir/hlo_module.h"
+#include "core/text/hlo_parser.h"
+#include "core/io/module_io.h"
 #include "views/graph/graph_view.h"
 
 using namespace hloscope;

@@ -1,4 +1,4 @@
-// Limits on untrusted input (issue 12, core/input_limits.h): one negative test
+// Limits on untrusted input (issue 12, core/io/input_limits.h): one negative test
 // per limit, each checking that the error names the place (file:line:col or
 // the instruction) and the limit, and that nothing was allocated or run first.
 #include <QtTest>
@@ -6,13 +6,13 @@
 #include <string>
 
 #include "compiler/backends/cpu/cpu_device.h"
-#include "core/hlo_evaluator.h"
-#include "core/hlo_json.h"
-#include "core/hlo_parser.h"
-#include "core/input_limits.h"
-#include "core/literal.h"
-#include "core/module_io.h"
-#include "core/stablehlo_parser.h"
+#include "core/interpreter/interpreter.h"
+#include "core/json/hlo_json.h"
+#include "core/text/hlo_parser.h"
+#include "core/io/input_limits.h"
+#include "core/ir/literal.h"
+#include "core/io/module_io.h"
+#include "core/stablehlo/stablehlo_parser.h"
 
 using namespace hloscope;
 

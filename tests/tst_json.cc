@@ -1,4 +1,4 @@
-// JSON export/import (core/hlo_json.h): programmatic modules covering every
+// JSON export/import (core/json/hlo_json.h): programmatic modules covering every
 // header and typed attribute, HLO text snippets, export -> import -> export
 // byte identity and structural equality, one negative test per error class
 // (each checking the JSON path in the message), and round trips of the
@@ -6,10 +6,10 @@
 #include <QtTest>
 #include <algorithm>
 
-#include "core/async_wrapping.h"
-#include "core/hlo_json.h"
-#include "core/hlo_parser.h"
-#include "core/hlo_printer.h"
+#include "core/ir/async_wrapping.h"
+#include "core/json/hlo_json.h"
+#include "core/text/hlo_parser.h"
+#include "core/text/hlo_printer.h"
 
 using namespace hloscope;
 

@@ -1,4 +1,4 @@
-// XLA:GPU's cuBLAS / cuDNN / CUB custom-calls (core/library_calls.h): what the
+// XLA:GPU's cuBLAS / cuDNN / CUB custom-calls (core/lowering/library_calls.h): what the
 // interpreter computes for them, checked against values worked out by hand,
 // against the plain HLO each stands for (written here independently), and,
 // for the backward convolutions, against the adjoint identities
@@ -8,11 +8,11 @@
 #include <QtTest>
 #include <cmath>
 
-#include "core/hlo_computation.h"
-#include "core/hlo_evaluator.h"
-#include "core/hlo_parser.h"
-#include "core/hlo_printer.h"
-#include "core/library_calls.h"
+#include "core/ir/hlo_computation.h"
+#include "core/interpreter/interpreter.h"
+#include "core/text/hlo_parser.h"
+#include "core/text/hlo_printer.h"
+#include "core/lowering/library_calls.h"
 #include "tests/evaluator_test_util.h"
 
 using namespace hloscope;

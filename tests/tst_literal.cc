@@ -6,8 +6,8 @@
 #include <cmath>
 #include <limits>
 
-#include "core/float_types.h"
-#include "core/literal.h"
+#include "core/ir/float_types.h"
+#include "core/ir/literal.h"
 
 using namespace hloscope;
 using PT = PrimitiveType;

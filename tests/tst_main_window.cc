@@ -20,11 +20,11 @@
 #include <QUrl>
 #include <QtTest>
 
-#include "app/main_window.h"
-#include "app/panels.h"
-#include "core/hlo_computation.h"
-#include "core/hlo_instruction.h"
-#include "core/thread_handoff.h"  // HLOSCOPE_TSAN
+#include "app/gui/main_window.h"
+#include "app/gui/panels.h"
+#include "core/ir/hlo_computation.h"
+#include "core/ir/hlo_instruction.h"
+#include "core/support/thread_handoff.h"  // HLOSCOPE_TSAN
 #include "tests/sanitizer_run.h"
 #include "views/document/document_loader.h"
 #include "views/execution/execution_panel.h"

@@ -1,5 +1,5 @@
-// Multi-device evaluation (core/multi_device_evaluator.h) and the device
-// groups behind it (core/collective_groups.h): groups in each of XLA's four
+// Multi-device evaluation (core/interpreter/multi_device.h) and the device
+// groups behind it (core/ir/collective_groups.h): groups in each of XLA's four
 // modes, the grid a module runs on, and every collective between devices on
 // hand-written modules whose per-device values are worked out by hand
 // (reduction order checked with a non-commutative reducer), collectives in
@@ -8,11 +8,11 @@
 #include <string>
 #include <vector>
 
-#include "core/collective_groups.h"
-#include "core/hlo_computation.h"
-#include "core/hlo_parser.h"
-#include "core/module_io.h"
-#include "core/multi_device_evaluator.h"
+#include "core/ir/collective_groups.h"
+#include "core/ir/hlo_computation.h"
+#include "core/text/hlo_parser.h"
+#include "core/io/module_io.h"
+#include "core/interpreter/multi_device.h"
 #include "tests/evaluator_test_util.h"
 #include "tests/multi_device_util.h"
 

@@ -6,10 +6,10 @@
 #include <fstream>
 #include <sstream>
 
-#include "core/async_wrapping.h"
-#include "core/hlo_parser.h"
-#include "core/hlo_printer.h"
-#include "core/hlo_verifier.h"
+#include "core/ir/async_wrapping.h"
+#include "core/text/hlo_parser.h"
+#include "core/text/hlo_printer.h"
+#include "core/verifier/hlo_verifier.h"
 
 using namespace hloscope;
 

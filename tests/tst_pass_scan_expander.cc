@@ -8,7 +8,7 @@
 
 #include "compiler/passes/scan_expander.h"
 #include "compiler/pipeline/pipeline.h"
-#include "compiler/targets/targets.h"
+#include "compiler/registry/target_pipelines.h"
 #include "tests/pass_check_util.h"
 #include "tests/pass_test_util.h"
 

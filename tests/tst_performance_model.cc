@@ -8,7 +8,7 @@
 
 #include "compiler/cost/performance_model.h"
 #include "compiler/targets/target_description.h"
-#include "core/hlo_computation.h"
+#include "core/ir/hlo_computation.h"
 #include "tests/pass_sweep_util.h"
 
 using namespace hloscope;

@@ -7,13 +7,13 @@
 
 #include "compiler/pipeline/bisect.h"
 #include "compiler/pipeline/module_diff.h"
-#include "compiler/pipeline/pass_registry.h"
+#include "compiler/registry/pass_registry.h"
 #include "compiler/pipeline/pipeline.h"
 #include "compiler/pipeline/pipeline_report.h"
 #include "compiler/pipeline/snapshots.h"
-#include "compiler/targets/targets.h"
-#include "core/hlo_parser.h"
-#include "core/hlo_printer.h"
+#include "compiler/registry/target_pipelines.h"
+#include "core/text/hlo_parser.h"
+#include "core/text/hlo_printer.h"
 
 using namespace hloscope;
 

@@ -11,9 +11,9 @@
 #include "compiler/buffers/buffer_assignment.h"
 #include "compiler/pipeline/bisect.h"
 #include "compiler/pipeline/snapshots.h"
-#include "compiler/targets/targets.h"
-#include "core/hlo_verifier.h"
-#include "core/module_io.h"
+#include "compiler/registry/target_pipelines.h"
+#include "core/verifier/hlo_verifier.h"
+#include "core/io/module_io.h"
 #include "tests/sanitizer_run.h"
 
 using namespace hloscope;

@@ -2,8 +2,8 @@
 // golden files (tests/golden/printer/NAME.hlo -> NAME.expected.hlo).
 #include <QtTest>
 
-#include "core/hlo_parser.h"
-#include "core/hlo_printer.h"
+#include "core/text/hlo_parser.h"
+#include "core/text/hlo_printer.h"
 
 using namespace hloscope;
 

@@ -10,11 +10,11 @@
 #include "compiler/cost/cost_analysis.h"
 #include "compiler/runtime/execution_modes.h"
 #include "compiler/runtime/interpreter_device.h"
-#include "core/hlo_computation.h"
-#include "core/hlo_instruction.h"
-#include "core/hlo_evaluator.h"
-#include "core/hlo_parser.h"
-#include "core/module_io.h"
+#include "core/ir/hlo_computation.h"
+#include "core/ir/hlo_instruction.h"
+#include "core/interpreter/interpreter.h"
+#include "core/text/hlo_parser.h"
+#include "core/io/module_io.h"
 
 using namespace hloscope;
 

@@ -21,11 +21,11 @@
 #include <random>
 #include <thread>
 
-#include "app/main_window.h"
-#include "app/session.h"
-#include "core/hlo_computation.h"
-#include "core/hlo_instruction.h"
-#include "core/hlo_module.h"
+#include "app/gui/main_window.h"
+#include "app/gui/session.h"
+#include "core/ir/hlo_computation.h"
+#include "core/ir/hlo_instruction.h"
+#include "core/ir/hlo_module.h"
 
 using namespace hloscope;
 
@@ -449,7 +449,7 @@ private:
 int main(int argc, char** argv) {
     if (const QByteArray path = qgetenv("HLOSCOPE_TEST_SETTINGS_WRITER"); !path.isEmpty()) {
         QCoreApplication app(argc, argv);
-        // As the GUI does at start (gui_main.cc): a killed predecessor may have left an empty lock.
+        // As the GUI does at start (app/gui/main.cc): a killed predecessor may have left an empty lock.
         hloscope::clearAbandonedSettingsLock(QString::fromLocal8Bit(path));
         QSettings settings(QString::fromLocal8Bit(path), QSettings::IniFormat);
         for (int n = 0;; ++n) {

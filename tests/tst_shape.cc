@@ -1,8 +1,8 @@
 // Shapes and layouts: construction, printing, parsing, equality, sizes.
 #include <QtTest>
 
-#include "core/hlo_parser.h"
-#include "core/shape.h"
+#include "core/text/hlo_parser.h"
+#include "core/ir/shape.h"
 
 using namespace hloscope;
 

@@ -1,4 +1,4 @@
-// StableHLO import (core/stablehlo_parser.h): snippets per op family checked
+// StableHLO import (core/stablehlo/stablehlo_parser.h): snippets per op family checked
 // against the HLO they become, CHLO decompositions checked numerically with
 // the evaluator, one negative test per error class (with line:col), a
 // robustness sweep over truncated/mutated input, and a sweep over the
@@ -11,12 +11,12 @@
 #include <random>
 #include <set>
 
-#include "core/hlo_evaluator.h"
-#include "core/hlo_parser.h"
-#include "core/hlo_printer.h"
-#include "core/hlo_verifier.h"
-#include "core/module_io.h"
-#include "core/stablehlo_parser.h"
+#include "core/interpreter/interpreter.h"
+#include "core/text/hlo_parser.h"
+#include "core/text/hlo_printer.h"
+#include "core/verifier/hlo_verifier.h"
+#include "core/io/module_io.h"
+#include "core/stablehlo/stablehlo_parser.h"
 
 using namespace hloscope;
 

@@ -8,8 +8,8 @@
 #include <QtTest>
 #include <random>
 
-#include "core/hlo_computation.h"
-#include "core/hlo_instruction.h"
+#include "core/ir/hlo_computation.h"
+#include "core/ir/hlo_instruction.h"
 #include "views/document/document_worker.h"
 #include "views/text/hlo_highlighter.h"
 #include "views/text/hlo_text_view.h"

@@ -21,8 +21,8 @@
 #include "compiler/backends/tpu/tpu_simulator.h"
 #include "compiler/runtime/execution_modes.h"
 #include "compiler/targets/target_description.h"
-#include "core/hlo_verifier.h"
-#include "core/module_io.h"
+#include "core/verifier/hlo_verifier.h"
+#include "core/io/module_io.h"
 #include "tests/corpus_run_util.h"
 
 using namespace hloscope;

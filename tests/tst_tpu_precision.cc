@@ -17,11 +17,11 @@
 #include "compiler/backends/tpu/tpu_device.h"
 #include "compiler/backends/tpu/tpu_precision.h"
 #include "compiler/runtime/execution_modes.h"
-#include "core/hlo_computation.h"
-#include "core/hlo_evaluator.h"
-#include "core/hlo_printer.h"
-#include "core/hlo_verifier.h"
-#include "core/module_io.h"
+#include "core/ir/hlo_computation.h"
+#include "core/interpreter/interpreter.h"
+#include "core/text/hlo_printer.h"
+#include "core/verifier/hlo_verifier.h"
+#include "core/io/module_io.h"
 #include "tests/pass_check_util.h"
 
 using namespace hloscope;

@@ -14,8 +14,8 @@
 #include "compiler/cost/performance_model.h"
 #include "compiler/runtime/execution_modes.h"
 #include "compiler/targets/target_description.h"
-#include "core/hlo_parser.h"
-#include "core/module_io.h"
+#include "core/text/hlo_parser.h"
+#include "core/io/module_io.h"
 
 using namespace hloscope;
 

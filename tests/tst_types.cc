@@ -1,9 +1,9 @@
 // Primitive types, opcodes and Status.
 #include <QtTest>
 
-#include "core/hlo_opcode.h"
-#include "core/primitive_type.h"
-#include "core/status.h"
+#include "core/ir/hlo_opcode.h"
+#include "core/ir/primitive_type.h"
+#include "core/support/status.h"
 
 using namespace hloscope;
 

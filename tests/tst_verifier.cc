@@ -7,9 +7,9 @@
 //    duplicate computation names, cycles).
 #include <QtTest>
 
-#include "core/hlo_parser.h"
-#include "core/hlo_verifier.h"
-#include "core/shape_inference.h"
+#include "core/text/hlo_parser.h"
+#include "core/verifier/hlo_verifier.h"
+#include "core/shape_inference/shape_inference.h"
 
 using namespace hloscope;
 
@@ -466,7 +466,7 @@ void TestVerifier::rejected_data() {
   a = f32[2,3] parameter(0)
   ROOT r = f32[3,2] add(a, a)
 })") << "r" << "Expected instruction to have shape equal to f32[2,3]";
-    // scan (core/scan.h): the body against the operands, the result against the body.
+    // scan (core/ir/scan.h): the body against the operands, the result against the body.
     QTest::newRow("scan-slice")
         << QStringLiteral(R"(f {
   x = f32[4] parameter(0)

@@ -39,8 +39,8 @@
 #include <utility>
 #include <vector>
 
-#include "core/hlo_module.h"
-#include "core/status.h"
+#include "core/ir/hlo_module.h"
+#include "core/support/status.h"
 
 namespace hloscope {
 

@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <functional>
 
-#include "core/hlo_instruction.h"
+#include "core/ir/hlo_instruction.h"
 
 namespace hloscope {
 

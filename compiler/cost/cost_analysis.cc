@@ -6,9 +6,9 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "core/hlo_computation.h"
-#include "core/hlo_evaluator.h"
-#include "core/literal.h"
+#include "core/ir/hlo_computation.h"
+#include "core/interpreter/interpreter.h"
+#include "core/ir/literal.h"
 
 namespace hloscope {
 
@@ -29,24 +29,6 @@ InstructionCost InstructionCost::scaled(double factor) const {
     cost.bytesWritten *= factor;
     cost.outputBytes *= factor;
     return cost;
-}
-
-std::string_view opClassName(OpClass opClass) {
-    switch (opClass) {
-        case OpClass::kElementwise: return "elementwise";
-        case OpClass::kTranscendental: return "transcendental";
-        case OpClass::kReduction: return "reduction";
-        case OpClass::kDot: return "dot";
-        case OpClass::kConvolution: return "convolution";
-        case OpClass::kDataMovement: return "data_movement";
-    }
-    return "elementwise";
-}
-
-std::optional<OpClass> opClassNamed(std::string_view name) {
-    for (int i = 0; i < kOpClassCount; ++i)
-        if (opClassName(static_cast<OpClass>(i)) == name) return static_cast<OpClass>(i);
-    return std::nullopt;
 }
 
 namespace {

@@ -41,9 +41,10 @@
 #include <string>
 #include <vector>
 
-#include "core/hlo_instruction.h"
-#include "core/hlo_module.h"
-#include "core/status.h"
+#include "compiler/targets/op_class.h"
+#include "core/ir/hlo_instruction.h"
+#include "core/ir/hlo_module.h"
+#include "core/support/status.h"
 
 namespace hloscope {
 
@@ -66,12 +67,6 @@ struct ModuleCost {
     // Instructions whose flops are unknown (custom-calls: bytes only).
     std::vector<std::string> unknownCostInstructions;
 };
-
-// The part of the cost model the performance model and fusion pass share.
-enum class OpClass { kElementwise, kTranscendental, kReduction, kDot, kConvolution, kDataMovement };
-inline constexpr int kOpClassCount = 6;
-std::string_view opClassName(OpClass opClass);  // "elementwise", "data_movement", ...
-std::optional<OpClass> opClassNamed(std::string_view name);  // its inverse; nullopt for other names
 
 class CostAnalysis {
 public:

@@ -8,7 +8,7 @@
 #include "compiler/cost/performance_model.h"
 #include "compiler/runtime/execution_device.h"
 #include "compiler/targets/target_description.h"
-#include "core/hlo_evaluator.h"
+#include "core/interpreter/interpreter.h"
 
 namespace hloscope {
 

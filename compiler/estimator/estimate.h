@@ -19,8 +19,8 @@
 #include "compiler/cost/performance_model.h"
 #include "compiler/runtime/execution_modes.h"
 #include "compiler/targets/target_description.h"
-#include "core/hlo_module.h"
-#include "core/status.h"
+#include "core/ir/hlo_module.h"
+#include "core/support/status.h"
 
 namespace hloscope {
 

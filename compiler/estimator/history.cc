@@ -11,7 +11,7 @@
 #include <filesystem>
 #include <functional>
 
-#include "core/hlo_printer.h"
+#include "core/text/hlo_printer.h"
 
 namespace hloscope {
 namespace {

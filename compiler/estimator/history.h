@@ -27,7 +27,7 @@
 #include <vector>
 
 #include "compiler/estimator/estimate.h"
-#include "core/status.h"
+#include "core/support/status.h"
 
 namespace hloscope {
 

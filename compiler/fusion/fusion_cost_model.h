@@ -17,8 +17,8 @@
 
 #include "compiler/cost/performance_model.h"
 #include "compiler/targets/target_description.h"
-#include "core/hlo_instruction.h"
-#include "core/status.h"
+#include "core/ir/hlo_instruction.h"
+#include "core/support/status.h"
 
 namespace hloscope {
 

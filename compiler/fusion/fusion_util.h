@@ -30,7 +30,7 @@
 
 #include "compiler/fusion/fusion_decision.h"
 #include "compiler/pipeline/hlo_pass.h"
-#include "core/hlo_module.h"
+#include "core/ir/hlo_module.h"
 
 namespace hloscope::fusion {
 

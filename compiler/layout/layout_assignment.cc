@@ -7,7 +7,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "core/hlo_parser.h"
+#include "core/text/hlo_parser.h"
 
 namespace hloscope {
 

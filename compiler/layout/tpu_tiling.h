@@ -31,7 +31,7 @@
 #include <string_view>
 #include <vector>
 
-#include "core/shape.h"
+#include "core/ir/shape.h"
 
 namespace hloscope {
 

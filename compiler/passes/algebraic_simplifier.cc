@@ -7,9 +7,9 @@
 #include <unordered_set>
 
 #include "compiler/passes/algebraic_simplifier_internal.h"
-#include "core/hlo_evaluator.h"
-#include "core/literal.h"
-#include "core/shape_inference.h"
+#include "core/interpreter/interpreter.h"
+#include "core/ir/literal.h"
+#include "core/shape_inference/shape_inference.h"
 
 namespace hloscope {
 namespace simplifier {

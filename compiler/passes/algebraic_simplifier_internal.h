@@ -14,9 +14,9 @@
 #include <unordered_map>
 #include <vector>
 
-#include "core/hlo_computation.h"
-#include "core/hlo_instruction.h"
-#include "core/hlo_module.h"
+#include "core/ir/hlo_computation.h"
+#include "core/ir/hlo_instruction.h"
+#include "core/ir/hlo_module.h"
 
 namespace hloscope::simplifier {
 

@@ -5,8 +5,8 @@
 #include <numeric>
 
 #include "compiler/passes/algebraic_simplifier_internal.h"
-#include "core/hlo_evaluator.h"
-#include "core/literal.h"
+#include "core/interpreter/interpreter.h"
+#include "core/ir/literal.h"
 
 namespace hloscope::simplifier {
 namespace {

@@ -2,9 +2,9 @@
 
 #include <vector>
 
-#include "core/hlo_computation.h"
-#include "core/hlo_module.h"
-#include "core/library_calls.h"
+#include "core/ir/hlo_computation.h"
+#include "core/ir/hlo_module.h"
+#include "core/lowering/library_calls.h"
 
 namespace hloscope {
 

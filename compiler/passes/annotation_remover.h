@@ -2,7 +2,7 @@
 // only annotate a value for XLA's partitioner or memory-space assignment
 // (`Sharding`, `SPMDFullToShardShape`, `SPMDShardToFullShape`, `MoveToHost`,
 // `MoveToDevice`, `annotate_device_placement`, `LayoutConstraint`;
-// core/library_calls.h) where they keep their operand's shape: on one device
+// core/lowering/library_calls.h) where they keep their operand's shape: on one device
 // the value passes through, as the interpreter evaluates them, and its users
 // read the operand itself. JAX's dumps carry them wherever a sharding was
 // given; without this pass no backend compiles them. A call that changes the

@@ -5,8 +5,8 @@
 #include <vector>
 
 #include "compiler/passes/instruction_builder.h"
-#include "core/hlo_computation.h"
-#include "core/hlo_module.h"
+#include "core/ir/hlo_computation.h"
+#include "core/ir/hlo_module.h"
 
 namespace hloscope {
 namespace {

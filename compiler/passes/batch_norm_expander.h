@@ -7,7 +7,7 @@
 // accuracy: the training variance is E[(x - E[x])^2] (two passes) rather
 // than E[x^2] - E[x]^2, and f16/bf16 operands are computed in f32 and
 // rounded at the end. The interpreter evaluates the ops directly
-// (core/evaluator_batch_norm.cc), which is what the expansion is checked
+// (core/interpreter/batch_norm.cc), which is what the expansion is checked
 // against.
 //
 // Rule: "expand-batch-norm". Ordering: early, before simplification and

@@ -5,8 +5,8 @@
 #include <vector>
 
 #include "compiler/passes/pass_util.h"
-#include "core/hlo_evaluator.h"
-#include "core/literal.h"
+#include "core/interpreter/interpreter.h"
+#include "core/ir/literal.h"
 
 namespace hloscope {
 

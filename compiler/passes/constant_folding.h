@@ -1,6 +1,6 @@
 // ConstantFoldingPass ("constant-folding"): replaces an instruction whose
 // operands are all constants by a constant holding its value, computed
-// with the reference evaluator (core/hlo_evaluator.h).
+// with the reference evaluator (core/interpreter/interpreter.h).
 //
 // Visits each computation in post order, so chains of foldable
 // instructions collapse in one run. Not folded: instructions with side

@@ -1,6 +1,6 @@
 #include "compiler/passes/instruction_builder.h"
 
-#include "core/stablehlo_literal.h"
+#include "core/stablehlo/stablehlo_literal.h"
 
 namespace hloscope::passes {
 

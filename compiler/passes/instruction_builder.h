@@ -10,8 +10,8 @@
 #include <string_view>
 #include <vector>
 
-#include "core/hlo_computation.h"
-#include "core/hlo_module.h"
+#include "core/ir/hlo_computation.h"
+#include "core/ir/hlo_module.h"
 
 namespace hloscope::passes {
 

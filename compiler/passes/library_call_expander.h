@@ -4,7 +4,7 @@
 // `__cudnn$convBackwardInput`, `__cudnn$convBackwardFilter`), its
 // block-scaled dots (`__op$block_scaled_dot`) and its CUB sorts
 // (`xla.gpu.ext.cub_sort*`) by the plain
-// HLO their backend_config describes (core/library_calls.h): a dot or a
+// HLO their backend_config describes (core/lowering/library_calls.h): a dot or a
 // convolution, its scaling, bias, side input and activation, a stable sort,
 // zeros for the workspace. A module dumped after XLA's GPU optimisations then compiles on
 // every target, and fusion sees the epilogue as ordinary elementwise work.

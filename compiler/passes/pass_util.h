@@ -7,8 +7,8 @@
 #include <unordered_set>
 #include <vector>
 
-#include "core/hlo_module.h"
-#include "core/status.h"
+#include "core/ir/hlo_module.h"
+#include "core/support/status.h"
 
 namespace hloscope::passes {
 

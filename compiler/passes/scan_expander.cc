@@ -6,9 +6,9 @@
 
 #include "compiler/passes/instruction_builder.h"
 #include "compiler/passes/pass_util.h"
-#include "core/hlo_computation.h"
-#include "core/hlo_module.h"
-#include "core/scan.h"
+#include "core/ir/hlo_computation.h"
+#include "core/ir/hlo_module.h"
+#include "core/ir/scan.h"
 
 namespace hloscope {
 namespace {

@@ -1,4 +1,4 @@
-// ScanExpanderPass ("scan-expander"): replaces every `scan` (core/scan.h)
+// ScanExpanderPass ("scan-expander"): replaces every `scan` (core/ir/scan.h)
 // by the while loop that computes it, as XLA's ScanExpander does. The loop
 // carries (step, inputs..., carries..., stacked outputs...); each iteration
 // dynamic-slices row i of every input (row length-1-i for a reverse scan),

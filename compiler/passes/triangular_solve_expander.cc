@@ -6,8 +6,8 @@
 
 #include "compiler/passes/instruction_builder.h"
 #include "compiler/passes/pass_util.h"
-#include "core/hlo_computation.h"
-#include "core/hlo_module.h"
+#include "core/ir/hlo_computation.h"
+#include "core/ir/hlo_module.h"
 
 namespace hloscope {
 namespace {

@@ -8,7 +8,7 @@
 #include <sstream>
 #include <thread>
 
-#include "core/hlo_evaluator.h"
+#include "core/interpreter/interpreter.h"
 
 namespace hloscope {
 namespace {

@@ -10,7 +10,7 @@
 #include <string>
 
 #include "compiler/pipeline/pipeline.h"
-#include "core/literal.h"
+#include "core/ir/literal.h"
 
 namespace hloscope {
 

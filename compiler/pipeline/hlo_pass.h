@@ -11,13 +11,15 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "core/hlo_module.h"
-#include "core/status.h"
+#include "core/ir/hlo_module.h"
+#include "core/support/status.h"
 
 namespace hloscope {
 
@@ -107,5 +109,12 @@ private:
     std::vector<PassDecision> m_decisions;
     std::map<std::string, int64_t> m_statistics;
 };
+
+// Makes the pass a pipeline step names, configured with the step's options; an unknown name
+// or a malformed option is an error. The pass manager knows no pass: the registry above the
+// passes (compiler/registry/pass_registry.h, createPass) is the factory of every pipeline
+// that compiler/registry/target_pipelines.h builds.
+using PassFactory = std::function<StatusOr<std::unique_ptr<HloPass>>(std::string_view name,
+                                                                     const PassOptions& options)>;
 
 }  // namespace hloscope

@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "compiler/pipeline/hlo_pass.h"
-#include "core/hlo_module.h"
+#include "core/ir/hlo_module.h"
 
 namespace hloscope {
 

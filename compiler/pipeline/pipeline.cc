@@ -5,9 +5,8 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "compiler/pipeline/pass_registry.h"
-#include "core/hlo_printer.h"
-#include "core/hlo_verifier.h"
+#include "core/text/hlo_printer.h"
+#include "core/verifier/hlo_verifier.h"
 
 namespace hloscope {
 namespace {
@@ -85,19 +84,22 @@ Status updateSchedule(HloModule& module) {
 
 }  // namespace
 
-StatusOr<Pipeline> pipelineFromList(std::string_view commaSeparated, const Pipeline* base) {
+StatusOr<Pipeline> pipelineFromList(std::string_view commaSeparated, const Pipeline& base) {
+    if (!base.createPass)
+        return failedPrecondition("pipeline " + base.name + " has no pass factory");
     Pipeline pipeline;
     pipeline.name = "custom";
+    pipeline.createPass = base.createPass;
     for (std::string_view name : splitList(commaSeparated)) {
-        if (!findPass(name)) HLO_RETURN_IF_ERROR(createPass(name, {}).status());
         PipelineStep step;
         step.pass = std::string(name);
-        if (base)
-            for (const PipelineStep& b : base->steps)
-                if (b.pass == name) {
-                    step.options = b.options;
-                    break;
-                }
+        for (const PipelineStep& b : base.steps)
+            if (b.pass == name) {
+                step.options = b.options;
+                break;
+            }
+        // An unknown name is an error here, listing the known ones.
+        HLO_RETURN_IF_ERROR(base.createPass(name, step.options).status());
         pipeline.steps.push_back(std::move(step));
     }
     if (pipeline.steps.empty()) return invalidArgument("empty pass list");
@@ -165,7 +167,9 @@ StatusOr<std::unique_ptr<PipelineRunner>> PipelineRunner::create(HloModule& modu
             passes.push_back(nullptr);
             continue;
         }
-        auto pass = createPass(step.pass, step.options);
+        if (!pipeline.createPass)
+            return failedPrecondition("pipeline " + pipeline.name + " has no pass factory");
+        auto pass = pipeline.createPass(step.pass, step.options);
         if (!pass.isOk())
             return pass.status().withContext("step " + std::to_string(i) + " of pipeline " +
                                              pipeline.name);

@@ -23,7 +23,7 @@
 #include <vector>
 
 #include "compiler/pipeline/hlo_pass.h"
-#include "core/hlo_module.h"
+#include "core/ir/hlo_module.h"
 
 namespace hloscope {
 
@@ -36,12 +36,14 @@ struct PipelineStep {
 struct Pipeline {
     std::string name;  // "cpu", "gpu", "tpu", or "custom"
     std::vector<PipelineStep> steps;
+    // Makes each step's pass by its name (the registry's createPass for the target pipelines).
+    PassFactory createPass;
 };
 
 // Command-line style edits of a pipeline.
-// "a,b,c" -> a custom pipeline of those passes (options from `base` steps of
-// the same name are kept).
-StatusOr<Pipeline> pipelineFromList(std::string_view commaSeparated, const Pipeline* base = nullptr);
+// "a,b,c" -> a custom pipeline of those passes, made by `base`'s factory (options from
+// `base` steps of the same name are kept).
+StatusOr<Pipeline> pipelineFromList(std::string_view commaSeparated, const Pipeline& base);
 // Disables the steps named (or numbered, 0-based) in `which` ("cse,3");
 // unknown names are errors.
 Status disablePasses(Pipeline& pipeline, std::string_view which);
@@ -89,8 +91,7 @@ struct RunnerOptions {
 
 class PipelineRunner {
 public:
-    // Creates every enabled step's pass from the registry (errors name the
-    // step).
+    // Creates every enabled step's pass with the pipeline's factory (errors name the step).
     static StatusOr<std::unique_ptr<PipelineRunner>> create(HloModule& module, Pipeline pipeline,
                                                             RunnerOptions options = {});
     // For tests and embedders: explicit pass instances, one per step (null

@@ -2,8 +2,8 @@
 
 #include <unordered_set>
 
-#include "core/hlo_parser.h"
-#include "core/hlo_printer.h"
+#include "core/text/hlo_parser.h"
+#include "core/text/hlo_printer.h"
 
 namespace hloscope {
 

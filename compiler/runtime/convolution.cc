@@ -6,7 +6,7 @@
 
 #include "compiler/runtime/gemm.h"
 #include "compiler/runtime/thread_pool.h"
-#include "core/hlo_instruction.h"
+#include "core/ir/hlo_instruction.h"
 
 namespace hloscope {
 

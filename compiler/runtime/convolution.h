@@ -23,9 +23,9 @@
 #include <cstdint>
 #include <functional>
 
-#include "core/convolution_geometry.h"
-#include "core/primitive_type.h"
-#include "core/status.h"
+#include "core/ir/convolution_geometry.h"
+#include "core/ir/primitive_type.h"
+#include "core/support/status.h"
 
 namespace hloscope {
 

@@ -24,9 +24,9 @@
 #include <unordered_map>
 #include <vector>
 
-#include "core/hlo_module.h"
-#include "core/literal.h"
-#include "core/status.h"
+#include "core/ir/hlo_module.h"
+#include "core/ir/literal.h"
+#include "core/support/status.h"
 
 namespace hloscope {
 

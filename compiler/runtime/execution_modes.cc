@@ -9,10 +9,8 @@
 #include "compiler/buffers/buffer_assignment.h"
 #include "compiler/pipeline/bisect.h"
 #include "compiler/pipeline/pipeline.h"
-#include "compiler/targets/targets.h"
-#include "core/hlo_parser.h"
-#include "core/hlo_printer.h"
-#include "core/primitive_type.h"
+#include "compiler/registry/target_pipelines.h"
+#include "core/ir/primitive_type.h"
 
 namespace hloscope {
 namespace {
@@ -132,9 +130,8 @@ OutputCheck checkDeviceOutputs(const ExecutionResult& expected, const ExecutionR
 StatusOr<PreparedModule> prepareCopyForMode(const HloModule& module, std::string_view target,
                                             ExecutionMode mode) {
     const auto start = std::chrono::steady_clock::now();
-    HLO_ASSIGN_OR_RETURN(std::unique_ptr<HloModule> copy, parseHloModule(printModule(module)));
-    copy->setIsScheduled(module.isScheduled());
-    HLO_ASSIGN_OR_RETURN(copy, prepareForMode(std::move(copy), target, mode));
+    HLO_ASSIGN_OR_RETURN(std::unique_ptr<HloModule> copy,
+                         prepareForMode(module.clone(), target, mode));
     PreparedModule prepared;
     prepared.pipelineSeconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

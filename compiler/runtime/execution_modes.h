@@ -19,9 +19,9 @@
 #include <vector>
 
 #include "compiler/runtime/execution_device.h"
-#include "core/hlo_module.h"
-#include "core/literal.h"
-#include "core/status.h"
+#include "core/ir/hlo_module.h"
+#include "core/ir/literal.h"
+#include "core/support/status.h"
 
 namespace hloscope {
 

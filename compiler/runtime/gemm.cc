@@ -4,8 +4,8 @@
 #include <vector>
 
 #include "compiler/runtime/thread_pool.h"
-#include "core/hlo_instruction.h"
-#include "core/shape.h"
+#include "core/ir/hlo_instruction.h"
+#include "core/ir/shape.h"
 
 namespace hloscope {
 

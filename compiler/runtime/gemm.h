@@ -23,8 +23,8 @@
 #include <cstdint>
 #include <string>
 
-#include "core/primitive_type.h"
-#include "core/status.h"
+#include "core/ir/primitive_type.h"
+#include "core/support/status.h"
 
 namespace hloscope {
 

@@ -3,14 +3,14 @@
 #include <algorithm>
 #include <chrono>
 
-#include "core/collective_groups.h"
-#include "core/hlo_evaluator.h"
-#include "core/multi_device_evaluator.h"
+#include "core/ir/collective_groups.h"
+#include "core/interpreter/interpreter.h"
+#include "core/interpreter/multi_device.h"
 
 namespace hloscope {
 
 std::string InterpreterDevice::description() const {
-    return "reference interpreter (core/hlo_evaluator.h): exact XLA semantics, slow";
+    return "reference interpreter (core/interpreter/interpreter.h): exact XLA semantics, slow";
 }
 
 bool InterpreterDevice::available(std::string* whyNot) const {

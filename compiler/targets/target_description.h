@@ -32,9 +32,9 @@
 #include <string_view>
 #include <vector>
 
-#include "compiler/cost/cost_analysis.h"
-#include "core/primitive_type.h"
-#include "core/status.h"
+#include "compiler/targets/op_class.h"
+#include "core/ir/primitive_type.h"
+#include "core/support/status.h"
 
 namespace hloscope {
 

@@ -1,8 +1,8 @@
 // libFuzzer target: the HLO text parser (core/hlo_parser). A module that parses
 // and verifies must print, parse back and print the same (checkRoundTrip).
-#include "core/hlo_parser.h"
-#include "core/hlo_verifier.h"
-#include "core/module_io.h"
+#include "core/text/hlo_parser.h"
+#include "core/verifier/hlo_verifier.h"
+#include "core/io/module_io.h"
 #include "tests/fuzz/fuzz_util.h"
 
 using namespace hloscope;

@@ -1,8 +1,8 @@
 // libFuzzer target: hloscope JSON import (core/hlo_json). A module read from
 // JSON that verifies must write back to JSON and read again to the same text.
-#include "core/hlo_json.h"
-#include "core/hlo_printer.h"
-#include "core/hlo_verifier.h"
+#include "core/json/hlo_json.h"
+#include "core/text/hlo_printer.h"
+#include "core/verifier/hlo_verifier.h"
 #include "tests/fuzz/fuzz_util.h"
 
 using namespace hloscope;

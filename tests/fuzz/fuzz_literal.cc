@@ -1,9 +1,9 @@
-// libFuzzer target: literal text and literal JSON (core/literal_parse.cc,
+// libFuzzer target: literal text and literal JSON (core/ir/literal_parse.cc,
 // literal_json.cc). A literal that parses must print and parse back to the same
 // text, in both forms.
 #include <cstdlib>
 
-#include "core/literal.h"
+#include "core/ir/literal.h"
 #include "tests/fuzz/fuzz_util.h"
 
 using namespace hloscope;

@@ -7,9 +7,9 @@
 #include <array>
 
 #include "compiler/pipeline/pipeline.h"
-#include "compiler/targets/targets.h"
-#include "core/hlo_verifier.h"
-#include "core/module_io.h"
+#include "compiler/registry/target_pipelines.h"
+#include "core/verifier/hlo_verifier.h"
+#include "core/io/module_io.h"
 #include "tests/fuzz/fuzz_util.h"
 
 using namespace hloscope;

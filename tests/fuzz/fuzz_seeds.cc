@@ -13,8 +13,8 @@
 #include <iostream>
 #include <string>
 
-#include "core/hlo_json.h"
-#include "core/module_io.h"
+#include "core/json/hlo_json.h"
+#include "core/io/module_io.h"
 #include "tests/random_hlo.h"
 
 namespace {

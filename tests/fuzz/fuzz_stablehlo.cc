@@ -5,8 +5,8 @@
 // module that does not verify, naming the instruction): so a module that
 // imports but does not verify is an expected outcome here, and the findings
 // are crashes, sanitizer reports, leaks, timeouts and memory blow-ups.
-#include "core/hlo_verifier.h"
-#include "core/stablehlo_parser.h"
+#include "core/verifier/hlo_verifier.h"
+#include "core/stablehlo/stablehlo_parser.h"
 #include "tests/fuzz/fuzz_util.h"
 
 using namespace hloscope;

@@ -10,8 +10,8 @@
 #include <algorithm>
 #include <map>
 
-#include "core/input_limits.h"
-#include "core/module_io.h"
+#include "core/io/input_limits.h"
+#include "core/io/module_io.h"
 
 namespace hloscope::document_loader {
 namespace {

@@ -1,6 +1,6 @@
 // DocumentLoader: turns what the user opens into a module (and, for an XLA
 // dump folder with per-pass files, an external pass timeline):
-//   * a file in any format core/module_io.h reads (HLO text, our JSON,
+//   * a file in any format core/io/module_io.h reads (HLO text, our JSON,
 //     StableHLO .mlir), chosen by content;
 //   * an XLA dump folder (--xla_dump_to): its modules are listed from the
 //     file names (module_NNNN.<name>.before_optimizations.txt,
@@ -20,8 +20,8 @@
 #include <utility>
 #include <vector>
 
-#include "core/hlo_module.h"
-#include "core/status.h"
+#include "core/ir/hlo_module.h"
+#include "core/support/status.h"
 
 namespace hloscope {
 

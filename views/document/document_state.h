@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "compiler/pipeline/snapshots.h"
-#include "core/hlo_module.h"
+#include "core/ir/hlo_module.h"
 
 namespace hloscope {
 

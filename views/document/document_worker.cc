@@ -7,11 +7,11 @@
 
 #include "compiler/buffers/buffer_assignment.h"
 #include "compiler/pipeline/module_diff.h"
-#include "compiler/targets/targets.h"
-#include "core/hlo_computation.h"
-#include "core/hlo_instruction.h"
-#include "core/hlo_parser.h"
-#include "core/thread_handoff.h"
+#include "compiler/registry/target_pipelines.h"
+#include "core/ir/hlo_computation.h"
+#include "core/ir/hlo_instruction.h"
+#include "core/text/hlo_parser.h"
+#include "core/support/thread_handoff.h"
 
 namespace hloscope {
 namespace {

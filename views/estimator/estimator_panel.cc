@@ -27,7 +27,7 @@
 #include <algorithm>
 #include <limits>
 
-#include "core/thread_handoff.h"
+#include "core/support/thread_handoff.h"
 #include "views/estimator/live_range_chart.h"
 #include "views/fusion/fusion_decision_model.h"
 

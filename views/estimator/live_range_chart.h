@@ -9,7 +9,7 @@
 #include <memory>
 
 #include "compiler/buffers/buffer_assignment.h"
-#include "core/hlo_module.h"
+#include "core/ir/hlo_module.h"
 
 namespace hloscope {
 

@@ -22,8 +22,8 @@
 
 #include "compiler/runtime/execution_modes.h"
 #include "compiler/runtime/timeline_trace.h"
-#include "core/hlo_evaluator.h"
-#include "core/thread_handoff.h"
+#include "core/interpreter/interpreter.h"
+#include "core/support/thread_handoff.h"
 #include "views/estimator/model_figures.h"
 #include "views/execution/gpu_plan_jobs.h"
 #include "views/execution/timeline_view.h"

@@ -6,8 +6,8 @@
 #include "compiler/backends/gpu/gpu_import.h"
 #include "compiler/backends/gpu/gpu_plan.h"
 #include "compiler/runtime/execution_modes.h"
-#include "core/hlo_computation.h"
-#include "core/hlo_printer.h"
+#include "core/ir/hlo_computation.h"
+#include "core/text/hlo_printer.h"
 
 namespace hloscope {
 

@@ -19,7 +19,7 @@
 
 #include "compiler/fusion/fusion_decision.h"
 #include "compiler/fusion/fusion_util.h"
-#include "core/thread_handoff.h"
+#include "core/support/thread_handoff.h"
 
 namespace hloscope {
 namespace {

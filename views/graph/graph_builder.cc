@@ -5,9 +5,9 @@
 #include <map>
 #include <unordered_map>
 
-#include "core/hlo_computation.h"
-#include "core/hlo_instruction.h"
-#include "core/hlo_module.h"
+#include "core/ir/hlo_computation.h"
+#include "core/ir/hlo_instruction.h"
+#include "core/ir/hlo_module.h"
 
 namespace hloscope {
 

@@ -24,8 +24,8 @@
 #include <QtConcurrent/QtConcurrentRun>
 #include <chrono>
 
-#include "core/hlo_module.h"
-#include "core/thread_handoff.h"
+#include "core/ir/hlo_module.h"
+#include "core/support/thread_handoff.h"
 
 namespace hloscope {
 

@@ -9,7 +9,7 @@
 #include "compiler/cost/cost_analysis.h"
 #include "compiler/cost/performance_model.h"
 #include "compiler/layout/tpu_tiling.h"
-#include "core/hlo_printer.h"
+#include "core/text/hlo_printer.h"
 #include "views/estimator/model_figures.h"
 #include "views/fusion/fusion_decision_model.h"
 #include "views/inspector/tiling_diagram.h"

@@ -7,7 +7,7 @@
 
 #include <QWidget>
 
-#include "core/shape.h"
+#include "core/ir/shape.h"
 
 namespace hloscope {
 

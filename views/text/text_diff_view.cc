@@ -16,7 +16,7 @@
 #include <string_view>
 #include <utility>
 
-#include "core/thread_handoff.h"
+#include "core/support/thread_handoff.h"
 #include "views/text/hlo_highlighter.h"
 
 namespace hloscope {

@@ -11,7 +11,7 @@
 #include <llvm/Support/Error.h>
 
 #include "compiler/backends/cpu/llvm_jit.h"
-#include "core/status.h"
+#include "core/support/status.h"
 
 namespace hloscope::cpu_internal {
 

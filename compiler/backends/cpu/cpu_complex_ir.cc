@@ -1,6 +1,6 @@
 // Elemental code for c64 and c128: a value is the pair {real, imaginary}
 // of f32 (f64) registers, laid out in memory as std::complex is. The
-// formulas are the reference interpreter's (core/evaluator_elementwise.cc,
+// formulas are the reference interpreter's (core/interpreter/elementwise.cc,
 // std::complex): Smith's division, the principal square root and logarithm,
 // exp keeping a real argument on the real axis, |z| without overflow.
 // Transcendentals of f32 parts use the same inline approximations as f32

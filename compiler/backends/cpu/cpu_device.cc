@@ -14,10 +14,9 @@
 #include "compiler/backends/cpu/llvm_jit.h"
 #include "compiler/runtime/gemm.h"
 #include "compiler/runtime/thread_pool.h"
-#include "core/collective_groups.h"
-#include "core/hlo_parser.h"
-#include "core/hlo_printer.h"
-#include "core/multi_device_evaluator.h"
+#include "core/ir/collective_groups.h"
+#include "core/text/hlo_printer.h"
+#include "core/interpreter/multi_device.h"
 
 namespace hloscope {
 
@@ -27,8 +26,9 @@ struct CpuDevice::Impl {
     // demand; most recently used first.
     struct Entry {
         size_t fingerprint = 0;
-        std::string text;
-        bool scheduled = false;
+        std::string text;  // the cache key, with the fingerprint
+        // The module as given: each device's executable compiles its own clone.
+        std::unique_ptr<const HloModule> module;
         DeviceGrid grid;
         std::mutex compileMutex;
         std::vector<std::shared_ptr<CpuExecutable>> byDevice;
@@ -102,7 +102,7 @@ std::shared_ptr<CpuDevice::Impl::Entry> CpuDevice::Impl::entryFor(const HloModul
     auto entry = std::make_shared<Entry>();
     entry->fingerprint = fingerprint;
     entry->text = std::move(text);
-    entry->scheduled = module.isScheduled();
+    entry->module = module.clone();
     // A grid the module does not state consistently runs as one device, as before there were
     // grids (the interpreter names the inconsistency at the first collective).
     if (StatusOr<DeviceGrid> grid = moduleDeviceGrid(module); grid.isOk()) entry->grid = *grid;
@@ -127,9 +127,8 @@ StatusOr<std::shared_ptr<CpuExecutable>> CpuDevice::Impl::compiled(Entry& entry,
     }
     // Compiled outside the lock, so that a grid's devices compile at once; two runs that
     // compile the same device at once keep the first executable stored.
-    // Each executable owns its own copy of the module (parsed back from the text).
-    HLO_ASSIGN_OR_RETURN(std::unique_ptr<HloModule> copy, parseHloModule(entry.text));
-    copy->setIsScheduled(entry.scheduled);
+    // Each executable owns its own copy of the module.
+    std::unique_ptr<HloModule> copy = entry.module->clone();
     CpuCompileOptions options;
     options.replicaId = entry.grid.replicaOf(device);
     options.partitionId = entry.grid.partitionOf(device);

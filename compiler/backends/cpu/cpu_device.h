@@ -6,12 +6,12 @@
 // threads (0: every core). ExecutionResult::compileSeconds is 0 on a cache
 // hit; fallbacks lists the instructions the interpreter ran.
 //
-// A module of several devices (replicas x partitions, core/collective_groups.h)
+// A module of several devices (replicas x partitions, core/ir/collective_groups.h)
 // runs on every device of its grid, each on the same arguments: an
 // executable per device (its replica-id and partition-id compiled in; the
 // devices compile at once, on up to a thread per core, and compileSeconds
 // is the wall time of that), all run at once, a thread each with an equal share of the threads,
-// meeting at their collectives through a CollectiveExchange (core/multi_device_evaluator.h). The
+// meeting at their collectives through a CollectiveExchange (core/interpreter/multi_device.h). The
 // run reports device 0's outputs, kernel times, fallbacks and memory (what one device holds, as a
 // prediction for one device counts it), the wall time of the whole grid and
 // ExecutionResult::devices.

@@ -15,9 +15,9 @@
 #include <vector>
 
 #include "compiler/backends/cpu/cpu_kernel_emitter.h"
-#include "core/hlo_instruction.h"
-#include "core/literal.h"
-#include "core/status.h"
+#include "core/ir/hlo_instruction.h"
+#include "core/ir/literal.h"
+#include "core/support/status.h"
 
 namespace hloscope::cpu_internal {
 

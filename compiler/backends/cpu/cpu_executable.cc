@@ -10,9 +10,9 @@
 #include "compiler/buffers/heap_layout.h"
 #include "compiler/buffers/in_place_update.h"
 #include "compiler/runtime/host_caches.h"
-#include "core/hlo_computation.h"
-#include "core/hlo_conditional.h"
-#include "core/hlo_evaluator.h"
+#include "core/ir/hlo_computation.h"
+#include "core/ir/hlo_conditional.h"
+#include "core/interpreter/interpreter.h"
 
 namespace hloscope {
 namespace cpu_exec {

@@ -36,12 +36,12 @@
 #include <vector>
 
 #include "compiler/runtime/execution_device.h"
-#include "core/hlo_module.h"
-#include "core/status.h"
+#include "core/ir/hlo_module.h"
+#include "core/support/status.h"
 
 namespace hloscope {
 
-class CollectiveExchange;  // core/multi_device_evaluator.h
+class CollectiveExchange;  // core/interpreter/multi_device.h
 class ThreadPool;
 
 // Kernels with fewer elements of work (output elements times the elements
@@ -55,7 +55,7 @@ struct CpuCompileOptions {
     // the last-level cache (compiler/runtime/host_caches.h; 32 MiB when
     // unknown).
     int64_t streamingStoreBytes = -1;
-    // The device of the module's grid (core/collective_groups.h) the
+    // The device of the module's grid (core/ir/collective_groups.h) the
     // executable runs as: replica-id and partition-id are these constants in
     // its kernels, and its fallbacks evaluate collectives as this device.
     int64_t replicaId = 0;

@@ -16,7 +16,7 @@
 #include "compiler/backends/cpu/llvm_jit.h"
 #include "compiler/runtime/convolution.h"
 #include "compiler/runtime/gemm.h"
-#include "core/literal.h"
+#include "core/ir/literal.h"
 
 namespace hloscope::cpu_exec {
 

@@ -7,8 +7,8 @@
 
 #include "compiler/backends/cpu/cpu_executable_internal.h"
 #include "compiler/runtime/thread_pool.h"
-#include "core/hlo_computation.h"
-#include "core/hlo_evaluator.h"
+#include "core/ir/hlo_computation.h"
+#include "core/interpreter/interpreter.h"
 
 namespace hloscope {
 namespace {

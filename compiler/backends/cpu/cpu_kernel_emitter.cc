@@ -16,8 +16,8 @@
 #include "compiler/backends/cpu/kernel_gen_internal.h"
 #include "compiler/cost/cost_analysis.h"
 #include "compiler/fusion/row_fusion.h"
-#include "core/hlo_computation.h"
-#include "core/hlo_evaluator.h"
+#include "core/ir/hlo_computation.h"
+#include "core/interpreter/interpreter.h"
 
 namespace hloscope {
 

@@ -59,8 +59,8 @@
 #include <string>
 #include <vector>
 
-#include "core/hlo_instruction.h"
-#include "core/status.h"
+#include "core/ir/hlo_instruction.h"
+#include "core/support/status.h"
 
 namespace hloscope {
 

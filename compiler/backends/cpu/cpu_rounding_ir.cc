@@ -1,7 +1,7 @@
 // reduce-precision and stochastic-convert in registers (Elemental, cpu_elemental.h), for the
 // CPU and GPU kernels alike, operation for operation as the interpreter computes them:
 //   reduce-precision   on the register's bits (f32 for f16, bf16 and the small floats, else
-//                      f64), core/float_types.cc's reducePrecision: round to nearest even at
+//                      f64), core/ir/float_types.cc's reducePrecision: round to nearest even at
 //                      the new last mantissa bit and truncate, then overflow to a signed
 //                      infinity and flush what the reduced exponent cannot hold to a signed
 //                      zero; NaN stays NaN (infinity with no mantissa bits left). The value is
@@ -15,7 +15,7 @@
 #include <limits>
 
 #include "compiler/backends/cpu/cpu_elemental.h"
-#include "core/float_types.h"
+#include "core/ir/float_types.h"
 
 namespace hloscope::cpu_internal {
 

@@ -4,7 +4,7 @@
 // as core's Literal stores them).
 //
 // Decoding reads a 256-entry table of core/float_types' own exact decodings
-// (one per format and module). Encoding mirrors core/float_types.cc's
+// (one per format and module). Encoding mirrors core/ir/float_types.cc's
 // encode() operation for operation on integers: the source's significand
 // and exponent, the quantum of the target at that magnitude, one round to
 // nearest even (ties to even, into the subnormals too), the overflow rule
@@ -19,7 +19,7 @@
 #include <limits>
 
 #include "compiler/backends/cpu/cpu_elemental.h"
-#include "core/float_types.h"
+#include "core/ir/float_types.h"
 
 namespace hloscope::cpu_internal {
 

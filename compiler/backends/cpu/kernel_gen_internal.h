@@ -22,9 +22,9 @@
 
 #include "compiler/backends/cpu/cpu_elemental.h"
 #include "compiler/backends/cpu/cpu_kernel_emitter.h"
-#include "core/hlo_instruction.h"
-#include "core/literal.h"
-#include "core/status.h"
+#include "core/ir/hlo_instruction.h"
+#include "core/ir/literal.h"
+#include "core/support/status.h"
 
 namespace hloscope {
 

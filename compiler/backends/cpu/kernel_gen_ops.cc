@@ -4,15 +4,15 @@
 // set-dimension-size and dynamic-reshape on bounded shapes, map, bitcasts
 // that depend on layouts or element types, bitcast-convert; and the loop
 // helpers the window ops (kernel_gen_window.cc) use. Every op computes what
-// the reference interpreter computes (core/hlo_evaluator.cc,
+// the reference interpreter computes (core/interpreter/interpreter.cc,
 // core/evaluator_*.cc), which the CPU backend's tests check.
 #include <llvm/IR/Constants.h>
 
 #include <algorithm>
 
 #include "compiler/backends/cpu/kernel_gen_internal.h"
-#include "core/hlo_computation.h"
-#include "core/hlo_evaluator.h"
+#include "core/ir/hlo_computation.h"
+#include "core/interpreter/interpreter.h"
 
 namespace hloscope::cpu_internal {
 

@@ -2,13 +2,13 @@
 // output element at a time, in the reference interpreter's order:
 //   * reduce-window: the init value, then the reducer over the window's
 //     positions in row-major order, padding and base-dilation holes skipped
-//     (core/evaluator_reduce.cc); narrow floats rounded after every step;
+//     (core/interpreter/reduce.cc); narrow floats rounded after every step;
 //   * convolution: the evaluator's accumulation type (f32 for f32 and
 //     narrower floats, f64, s64 / u64 for integers), window positions in
 //     row-major order and, within each, the input features of the output
 //     feature's group; every dim_labels, stride, padding, lhs / rhs
 //     dilation, window reversal, feature_group_count and batch_group_count
-//     (core/convolution_geometry.h, core/evaluator_conv.cc);
+//     (core/ir/convolution_geometry.h, core/interpreter/conv.cc);
 //   * select-and-scatter: each output element starts at the init value and
 //     combines, in row-major source order, the source elements whose
 //     window selects it (the select function over the window in row-major
@@ -19,8 +19,8 @@
 #include <llvm/IR/Constants.h>
 
 #include "compiler/backends/cpu/kernel_gen_internal.h"
-#include "core/convolution_geometry.h"
-#include "core/hlo_computation.h"
+#include "core/ir/convolution_geometry.h"
+#include "core/ir/hlo_computation.h"
 
 namespace hloscope::cpu_internal {
 
@@ -79,7 +79,7 @@ int64_t product(const std::vector<int64_t>& values) {
 }
 
 // The evaluator's accumulation type for a convolution or dot
-// (core/evaluator_ops_common.cc, accumulationType).
+// (core/interpreter/ops_common.cc, accumulationType).
 PrimitiveType accumulationTypeOf(PrimitiveType out, PrimitiveType lhs, PrimitiveType rhs) {
     using primitive_util::isFloatingPoint;
     const bool wide = lhs == PrimitiveType::F64 || rhs == PrimitiveType::F64 ||

@@ -14,7 +14,7 @@
 #include <memory>
 #include <string>
 
-#include "core/status.h"
+#include "core/support/status.h"
 
 namespace hloscope {
 

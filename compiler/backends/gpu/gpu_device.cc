@@ -18,7 +18,7 @@
 
 #include "compiler/backends/gpu/gpu_kernel_emitter.h"
 #include "compiler/backends/gpu/gpu_plan.h"
-#include "core/hlo_printer.h"
+#include "core/text/hlo_printer.h"
 
 extern char** environ;
 
@@ -89,8 +89,8 @@ std::string findGpuRunner() {
         for (const fs::path& candidate :
              {self.parent_path() / "hloscope-gpu-runner",
               self.parent_path() / "../bin/hloscope-gpu-runner",
-              self.parent_path() / "../app/gpu_runner/hloscope-gpu-runner",
-              self.parent_path() / "../../app/gpu_runner/hloscope-gpu-runner"})
+              self.parent_path() / "../app/hloscope-gpu-runner",
+              self.parent_path() / "../../app/hloscope-gpu-runner"})
             if (fs::exists(candidate, error) && access(candidate.c_str(), X_OK) == 0)
                 return fs::weakly_canonical(candidate, error).string();
     }

@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "compiler/runtime/execution_device.h"
-#include "core/status.h"
+#include "core/support/status.h"
 
 namespace hloscope {
 

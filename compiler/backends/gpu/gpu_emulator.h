@@ -17,8 +17,8 @@
 #include <vector>
 
 #include "compiler/backends/gpu/gpu_plan.h"
-#include "core/literal.h"
-#include "core/status.h"
+#include "core/ir/literal.h"
+#include "core/support/status.h"
 
 namespace hloscope {
 

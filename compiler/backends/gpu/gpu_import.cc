@@ -4,8 +4,8 @@
 #include <map>
 
 #include "compiler/buffers/buffer_assignment.h"
-#include "core/hlo_parser.h"
-#include "core/multi_device_evaluator.h"
+#include "core/text/hlo_parser.h"
+#include "core/interpreter/multi_device.h"
 
 namespace hloscope {
 

@@ -11,7 +11,7 @@
 
 #include "compiler/backends/gpu/gpu_plan.h"
 #include "compiler/runtime/execution_modes.h"
-#include "core/status.h"
+#include "core/support/status.h"
 
 namespace hloscope {
 

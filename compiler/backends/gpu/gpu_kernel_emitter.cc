@@ -23,9 +23,9 @@
 #include <set>
 
 #include "compiler/backends/gpu/gpu_kernel_gen_internal.h"
-#include "core/hlo_computation.h"
-#include "core/library_calls.h"
-#include "core/scaled_dot.h"
+#include "core/ir/hlo_computation.h"
+#include "core/lowering/library_calls.h"
+#include "core/ir/scaled_dot.h"
 
 namespace hloscope {
 namespace gpu_internal {
@@ -581,7 +581,7 @@ Status GpuKernelGen::emitCombine(const GpuKernelInfo& info) {
 // dot: the sum over the contracting elements of lhs * rhs at the mapped
 // indices (output dimensions: batch, lhs free, rhs free), accumulated in the
 // result type. scaled-dot: the same sum over its operands multiplied by their scales, in the
-// types core/scaled_dot.h gives. ragged-dot: gpu_ragged_dot.cc. A custom-call is named by
+// types core/ir/scaled_dot.h gives. ragged-dot: gpu_ragged_dot.cc. A custom-call is named by
 // its target.
 StatusOr<Value*> GpuKernelGen::genOther(const HloInstruction& instruction, const Index& index) {
     if (instruction.opcode() == HloOpcode::kScaledDot) return genScaledDot(instruction, index);

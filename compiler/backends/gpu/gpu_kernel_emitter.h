@@ -49,7 +49,7 @@
 #include <vector>
 
 #include "compiler/backends/cpu/cpu_kernel_emitter.h"
-#include "core/status.h"
+#include "core/support/status.h"
 
 namespace hloscope {
 

@@ -9,10 +9,10 @@
 #include "compiler/backends/gpu/gpu_plan_builder.h"
 #include "compiler/buffers/buffer_assignment.h"
 #include "compiler/buffers/heap_layout.h"
-#include "core/async_wrapping.h"
-#include "core/hlo_computation.h"
-#include "core/hlo_evaluator.h"
-#include "core/hlo_instruction.h"
+#include "core/ir/async_wrapping.h"
+#include "core/ir/hlo_computation.h"
+#include "core/interpreter/interpreter.h"
+#include "core/ir/hlo_instruction.h"
 
 namespace hloscope {
 namespace gpu_plan_internal {

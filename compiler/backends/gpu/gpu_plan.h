@@ -46,10 +46,10 @@
 
 #include "compiler/backends/gpu/gpu_kernel_emitter.h"
 #include "compiler/runtime/execution_device.h"
-#include "core/collective_groups.h"
-#include "core/hlo_module.h"
-#include "core/literal.h"
-#include "core/status.h"
+#include "core/ir/collective_groups.h"
+#include "core/ir/hlo_module.h"
+#include "core/ir/literal.h"
+#include "core/support/status.h"
 
 namespace hloscope {
 
@@ -138,7 +138,7 @@ struct GpuPlanStep {
 
 struct GpuPlan {
     std::string module;
-    // The devices it runs (core/collective_groups.h): every device has an arena of arenaBytes
+    // The devices it runs (core/ir/collective_groups.h): every device has an arena of arenaBytes
     // laid out alike, device d's at d * arenaBytes; inputs and outputs name their device, and
     // constants are copied into every arena.
     int64_t replicas = 1, partitions = 1;

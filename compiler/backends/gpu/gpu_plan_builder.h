@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "compiler/backends/gpu/gpu_plan.h"
-#include "core/collective_groups.h"
+#include "core/ir/collective_groups.h"
 
 namespace hloscope::gpu_plan_internal {
 

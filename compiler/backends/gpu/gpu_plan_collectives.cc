@@ -4,7 +4,7 @@
 // group's operands at the same buffer in the other devices' arenas: device d's result is
 // written by steps pinned to d, after every device's operand steps (the plan runs devices
 // in lockstep). Values follow the interpreter's multi-device rules
-// (core/evaluator_collectives_devices.cc):
+// (core/interpreter/collectives_devices.cc):
 //   all-reduce        a kernel folding the G members' operands with map(to_apply), member 0
 //                     first (collective-reduce: for member 0, zeros for the others)
 //   reduce-scatter    the same fold, sliced to member i's part (a kernel per member index)
@@ -19,7 +19,7 @@
 #include <tuple>
 
 #include "compiler/backends/gpu/gpu_plan_builder.h"
-#include "core/hlo_computation.h"
+#include "core/ir/hlo_computation.h"
 
 namespace hloscope::gpu_plan_internal {
 

@@ -9,9 +9,9 @@
 #include "compiler/backends/gpu/gpu_plan_builder.h"
 #include "compiler/buffers/buffer_assignment.h"
 #include "compiler/buffers/in_place_update.h"
-#include "core/hlo_computation.h"
-#include "core/hlo_conditional.h"
-#include "core/hlo_instruction.h"
+#include "core/ir/hlo_computation.h"
+#include "core/ir/hlo_conditional.h"
+#include "core/ir/hlo_instruction.h"
 
 namespace hloscope::gpu_plan_internal {
 namespace {

@@ -1,4 +1,4 @@
-// fft in a GPU plan: the interpreter's algorithm (core/evaluator_solve_fft.cc) as kernels.
+// fft in a GPU plan: the interpreter's algorithm (core/interpreter/solve_fft.cc) as kernels.
 // The operand, its batch dimensions collapsed into one, is copied into a work array
 // [batch, fft_length...] (zero-extended or cut), each trailing axis is transformed in turn
 // (inverse ones scaled by 1 / n), and the work array is copied into the result (an RFFT keeps
@@ -11,9 +11,9 @@
 #include <numbers>
 
 #include "compiler/backends/gpu/gpu_plan_builder.h"
-#include "core/fft_geometry.h"
-#include "core/hlo_instruction.h"
-#include "core/primitive_type.h"
+#include "core/ir/fft_geometry.h"
+#include "core/ir/hlo_instruction.h"
+#include "core/ir/primitive_type.h"
 
 namespace hloscope::gpu_plan_internal {
 namespace {

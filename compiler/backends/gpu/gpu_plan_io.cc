@@ -10,10 +10,10 @@
 
 #include "compiler/backends/gpu/gpu_plan.h"
 #include "compiler/backends/gpu/gpu_synthetic.h"
-#include "core/atomic_file.h"
-#include "core/hlo_computation.h"
-#include "core/hlo_evaluator.h"
-#include "core/hlo_parser.h"
+#include "core/io/atomic_file.h"
+#include "core/ir/hlo_computation.h"
+#include "core/interpreter/interpreter.h"
+#include "core/text/hlo_parser.h"
 
 namespace hloscope {
 namespace {

@@ -1,6 +1,6 @@
 // send and recv between the devices of a GPU plan (PlanBuilder::planPeerTransfer;
 // gpu_plan_builder.h), as the interpreter gives them (evaluatePeerTransfer): a device sends
-// to at most one device and receives from at most one (core/collective_groups.h peerLinks),
+// to at most one device and receives from at most one (core/ir/collective_groups.h peerLinks),
 // and a link's receives take its sends in order, as NCCL pairs a peer's sends with its
 // receives. The plan pairs them when it is built: the k-th recv on link (s, t) takes the
 // k-th send on it, which must be planned in the same computation before that recv's
@@ -15,7 +15,7 @@
 #include <string>
 
 #include "compiler/backends/gpu/gpu_plan_builder.h"
-#include "core/hlo_computation.h"
+#include "core/ir/hlo_computation.h"
 
 namespace hloscope::gpu_plan_internal {
 

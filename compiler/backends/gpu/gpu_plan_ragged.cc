@@ -18,7 +18,7 @@
 #include <utility>
 
 #include "compiler/backends/gpu/gpu_plan_builder.h"
-#include "core/hlo_computation.h"
+#include "core/ir/hlo_computation.h"
 
 namespace hloscope::gpu_plan_internal {
 

@@ -1,5 +1,5 @@
 // ragged-dot on the GPU, element by element like dot (genDotSum), as the
-// interpreter defines it (core/evaluator_linalg.cc). group_sizes splits the
+// interpreter defines it (core/interpreter/linalg.cc). group_sizes splits the
 // lhs ragged dimension into consecutive groups (negative sizes count as 0),
 // one run per position of its leading dimensions (the prefix: the batch
 // dimensions, then the lhs dimensions outer to the ragged one):

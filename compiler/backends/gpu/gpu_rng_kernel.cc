@@ -1,5 +1,5 @@
 // The GPU's rng-bit-generator kernel (GpuKernelGen::emitRngBitGenerator): the interpreter's
-// generators (core/hlo_evaluator.cc, XLA's prng bit for bit) with a thread per counter value,
+// generators (core/interpreter/interpreter.cc, XLA's prng bit for bit) with a thread per counter value,
 // since every block of bits depends only on the key and its counter:
 //   * rng_three_fry: ThreeFry-2x32 of counter + i; 64-bit outputs take both words, narrower
 //     ones put the two words next to each other along the first even dimension (or the
@@ -12,7 +12,7 @@
 #include <llvm/IR/IntrinsicsNVPTX.h>
 
 #include "compiler/backends/gpu/gpu_kernel_gen_internal.h"
-#include "core/prng_layout.h"
+#include "core/ir/prng_layout.h"
 
 namespace hloscope::gpu_internal {
 
@@ -44,7 +44,7 @@ StatusOr<GpuKernelInfo> GpuKernelGen::emitRngBitGenerator(GpuKernelInfo info) {
         return unsupportedAt(rng, threeFry ? "three_fry state must be u64[2]"
                                            : "philox state must be u64[2] or u64[3]");
     const int64_t n = data.elementCount();
-    // ThreeFry with outputs under 64 bits: a dimension split into halves (core/prng_layout.h).
+    // ThreeFry with outputs under 64 bits: a dimension split into halves (core/ir/prng_layout.h).
     ThreeFrySplit layout;
     if (threeFry && bits != 64) layout = threeFrySplit(data.dimensions());
     const int64_t outer = layout.outer, inner = layout.inner, d = layout.size;

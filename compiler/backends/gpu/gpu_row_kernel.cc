@@ -23,7 +23,7 @@
 
 #include "compiler/backends/gpu/gpu_kernel_gen_internal.h"
 #include "compiler/fusion/row_fusion.h"
-#include "core/hlo_computation.h"
+#include "core/ir/hlo_computation.h"
 
 namespace hloscope::gpu_internal {
 

@@ -8,7 +8,7 @@
 #include <algorithm>
 
 #include "compiler/backends/gpu/gpu_kernel_gen_internal.h"
-#include "core/hlo_computation.h"
+#include "core/ir/hlo_computation.h"
 
 namespace hloscope::gpu_internal {
 

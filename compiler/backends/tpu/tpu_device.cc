@@ -13,7 +13,7 @@
 #include "compiler/passes/pass_util.h"
 #include "compiler/runtime/execution_modes.h"
 #include "compiler/targets/target_description.h"
-#include "core/hlo_printer.h"
+#include "core/text/hlo_printer.h"
 
 namespace hloscope {
 

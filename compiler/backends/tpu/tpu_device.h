@@ -47,7 +47,7 @@
 
 #include "compiler/backends/tpu/tpu_simulator.h"
 #include "compiler/runtime/execution_device.h"
-#include "core/status.h"
+#include "core/support/status.h"
 
 namespace hloscope {
 

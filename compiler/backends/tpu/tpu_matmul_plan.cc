@@ -12,7 +12,7 @@
 #include "compiler/backends/tpu/tpu_sim_internal.h"
 #include "compiler/cost/cost_analysis.h"
 #include "compiler/layout/tpu_tiling.h"
-#include "core/hlo_computation.h"
+#include "core/ir/hlo_computation.h"
 
 namespace hloscope::tpu_sim {
 

@@ -10,11 +10,9 @@
 #include <vector>
 
 #include "compiler/passes/library_call_expander.h"
-#include "core/hlo_computation.h"
-#include "core/hlo_parser.h"
-#include "core/hlo_printer.h"
-#include "core/hlo_verifier.h"
-#include "core/primitive_type.h"
+#include "core/ir/hlo_computation.h"
+#include "core/verifier/hlo_verifier.h"
+#include "core/ir/primitive_type.h"
 
 namespace hloscope {
 
@@ -369,26 +367,24 @@ StatusOr<int64_t> tpuMxuPasses(const HloInstruction& instruction) {
 
 StatusOr<std::unique_ptr<HloModule>> emulateTpuNumerics(const HloModule& module,
                                                         TpuNumericsSummary* summary) {
-    auto copy = parseHloModule(printModule(module));
-    if (!copy.isOk()) return copy.status().withContext("copying the module for TPU numerics");
-    (*copy)->setIsScheduled(module.isScheduled());
+    std::unique_ptr<HloModule> copy = module.clone();
     const std::string passName(TpuPrecisionEmulationPass::kName);
     // The pass assumes a valid module, and a module that was invalid before
     // it must not be reported as broken by it (as PipelineRunner does).
     HloVerifierOptions options;
     options.allowMixedPrecision = true;
-    if (Status verified = verifyModule(**copy, options); !verified.isOk())
+    if (Status verified = verifyModule(*copy, options); !verified.isOk())
         return verified.withContext("the input module does not verify, so " + passName +
                                     " does not run on it");
     // XLA:GPU's cuBLAS / cuDNN calls first become the dots and convolutions they stand for,
     // whose numerics the TPU has.
     LibraryCallExpanderPass libraryCalls;
-    if (auto expanded = libraryCalls.run(**copy); !expanded.isOk())
+    if (auto expanded = libraryCalls.run(*copy); !expanded.isOk())
         return expanded.status().withContext(std::string(LibraryCallExpanderPass::kName));
     TpuPrecisionEmulationPass pass;
-    auto changed = pass.run(**copy);
+    auto changed = pass.run(*copy);
     if (!changed.isOk()) return changed.status().withContext(passName);
-    if (Status verified = verifyModule(**copy, options); !verified.isOk())
+    if (Status verified = verifyModule(*copy, options); !verified.isOk())
         return internalError("verifier after " + passName + ": " + verified.message());
     if (summary) {
         const auto& statistics = pass.statistics();
@@ -400,7 +396,7 @@ StatusOr<std::unique_ptr<HloModule>> emulateTpuNumerics(const HloModule& module,
         summary->convolutions = statistic("convolutions-rewritten");
         summary->mxuPasses = statistic("mxu-passes");
     }
-    return std::move(*copy);
+    return copy;
 }
 
 }  // namespace hloscope

@@ -59,8 +59,8 @@
 #include <string_view>
 
 #include "compiler/pipeline/hlo_pass.h"
-#include "core/hlo_module.h"
-#include "core/status.h"
+#include "core/ir/hlo_module.h"
+#include "core/support/status.h"
 
 namespace hloscope {
 

@@ -12,8 +12,8 @@
 
 #include "compiler/backends/tpu/tpu_simulator.h"
 #include "compiler/targets/target_description.h"
-#include "core/hlo_instruction.h"
-#include "core/status.h"
+#include "core/ir/hlo_instruction.h"
+#include "core/support/status.h"
 
 namespace hloscope::tpu_sim {
 

@@ -14,7 +14,7 @@
 #include "compiler/cost/cost_analysis.h"
 #include "compiler/cost/performance_model.h"
 #include "compiler/layout/tpu_tiling.h"
-#include "core/hlo_computation.h"
+#include "core/ir/hlo_computation.h"
 
 namespace hloscope {
 

@@ -78,8 +78,8 @@
 #include <vector>
 
 #include "compiler/targets/target_description.h"
-#include "core/hlo_module.h"
-#include "core/status.h"
+#include "core/ir/hlo_module.h"
+#include "core/support/status.h"
 
 namespace hloscope {
 

@@ -1,0 +1,236 @@
+// hloscope: the desktop explorer.
+//   hloscope [FILE|DUMP_FOLDER] [--example NAME] [--target T] [--step N]
+//            [--panel NAME] [--compare] [--run] [--screenshot out.png]
+// --screenshot loads the document, runs to step N (with --run, also runs it
+// on the Execution panel's device; with --compare, shows before/after side
+// by side), waits for the graph, renders the window into a PNG and exits
+// (works with QT_QPA_PLATFORM=offscreen).
+// The session (app/gui/session.h) is saved to $XDG_DATA_HOME/hloscope/hloscope/
+// session.json; when the previous run crashed or was killed, a start without
+// FILE or --example restores it (--no-restore, or the setting
+// session/restoreAfterCrash=false, says no). --screenshot runs leave the
+// session alone.
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QIcon>
+#include <QSettings>
+#include <QStatusBar>
+#include <QTimer>
+#include <cstdio>
+
+#include "app/gui/main_window.h"
+#include "app/gui/panels.h"
+#include "app/gui/session.h"
+#include "compiler/backends/cpu/cpu_device.h"
+#include "compiler/backends/gpu/gpu_device.h"
+#include "compiler/backends/tpu/tpu_device.h"
+#include "views/execution/execution_panel.h"
+#include "views/graph/graph_view.h"
+
+using hloscope::DocumentStatePtr;
+using hloscope::DocumentWorker;
+using hloscope::MainWindow;
+
+namespace {
+
+// Drives --step / --screenshot: waits for the document, asks for the step,
+// then grabs the window once that state arrives.
+class StartupDriver : public QObject {
+public:
+    StartupDriver(MainWindow* window, const hloscope::StandardPanels& panels, int step, bool run,
+                  QString screenshot)
+        : QObject(window), m_window(window), m_graph(qobject_cast<hloscope::GraphView*>(panels.graph)),
+          m_execution(qobject_cast<hloscope::ExecutionPanel*>(panels.execution)), m_step(step), m_run(run),
+          m_screenshot(std::move(screenshot)) {
+        connect(window, &MainWindow::stateChanged, this, &StartupDriver::onState);
+        connect(window->worker(), &DocumentWorker::failed, this, &StartupDriver::onFailed);
+        if (m_execution)
+            connect(m_execution, &hloscope::ExecutionPanel::runFinished, this, [this](bool ok, const QString& message) {
+                if (!ok) std::fprintf(stderr, "hloscope: run: %s\n", message.toLocal8Bit().constData());
+                whenDrawn();
+            });
+    }
+    // Without a document the screenshot shows the empty window.
+    void noDocument() {
+        if (!m_screenshot.isEmpty()) QTimer::singleShot(0, this, [this] { finish(0); });
+    }
+
+private:
+    void onState(const DocumentStatePtr& state) {
+        if (m_done) return;
+        if (!m_stepSent && m_step > 0) {
+            m_stepSent = true;
+            m_window->stepTo(m_step);
+            return;
+        }
+        m_done = true;
+        (void)state;
+        if (m_run && m_execution) {
+            QTimer::singleShot(0, m_execution, &hloscope::ExecutionPanel::run);
+            return;  // runFinished continues
+        }
+        whenDrawn();
+    }
+    // Once the graph (and its before/after side) is laid out and drawn.
+    void whenDrawn() {
+        if (m_screenshot.isEmpty()) return;
+        auto pending = [this] {
+            if (!m_graph) return false;
+            if (m_graph->isLayoutPending()) return true;
+            return m_graph->compareMode() && m_graph->beforeView() && m_graph->beforeView()->isLayoutPending();
+        };
+        if (pending()) {
+            QTimer::singleShot(50, this, [this] { whenDrawn(); });
+            return;
+        }
+        // After the step's fade-outs (300 ms).
+        QTimer::singleShot(400, this, [this] { finish(m_failed ? 1 : 0); });
+    }
+    void onFailed(const QString& message) {
+        std::fprintf(stderr, "hloscope: %s\n", message.toLocal8Bit().constData());
+        m_failed = true;
+        // A document that did not load leaves nothing to wait for.
+        if (!m_window->state() && !m_screenshot.isEmpty())
+            QTimer::singleShot(0, this, [this] { finish(1); });
+    }
+    void finish(int code) {
+        if (!m_window->saveScreenshot(m_screenshot)) {
+            std::fprintf(stderr, "hloscope: cannot write %s\n", m_screenshot.toLocal8Bit().constData());
+            code = 1;
+        } else {
+            std::printf("%s\n", m_screenshot.toLocal8Bit().constData());
+        }
+        QCoreApplication::exit(code);
+    }
+
+    MainWindow* m_window;
+    hloscope::GraphView* m_graph;
+    hloscope::ExecutionPanel* m_execution;
+    int m_step;
+    bool m_run;
+    QString m_screenshot;
+    bool m_stepSent = false;
+    bool m_done = false;
+    bool m_failed = false;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    QApplication app(argc, argv);
+    hloscope::registerCpuBackend();
+    hloscope::registerGpuBackend();
+    hloscope::registerTpuBackend();
+    QApplication::setOrganizationName(QStringLiteral("hloscope"));
+    QApplication::setApplicationName(QStringLiteral("hloscope"));
+    QApplication::setApplicationVersion(QStringLiteral(HLOSCOPE_VERSION));
+    // The installed desktop entry and icon (packaging/desktop, packaging/icons); the
+    // embedded icon when run from a build tree.
+    QGuiApplication::setDesktopFileName(QStringLiteral("hloscope"));
+    QApplication::setWindowIcon(QIcon::fromTheme(QStringLiteral("hloscope"),
+                                                 QIcon(QStringLiteral(":/icons/hloscope.svg"))));
+
+    QCommandLineParser parser;
+    parser.setApplicationDescription(
+        QStringLiteral("hloscope: explore XLA HLO modules, their passes and fusion decisions."));
+    parser.addHelpOption();
+    parser.addVersionOption();
+    parser.addPositionalArgument(QStringLiteral("file"),
+                                 QStringLiteral("HLO text, JSON, StableHLO .mlir, or an XLA dump folder."),
+                                 QStringLiteral("[FILE]"));
+    QCommandLineOption example(QStringLiteral("example"), QStringLiteral("Open a built-in example."),
+                               QStringLiteral("NAME"));
+    QCommandLineOption target(QStringLiteral("target"),
+                              QStringLiteral("Target: cpu, h100, a100, tpu_v4, tpu_v5e."),
+                              QStringLiteral("T"));
+    QCommandLineOption step(QStringLiteral("step"),
+                            QStringLiteral("Run the pipeline to snapshot N (0 = input)."),
+                            QStringLiteral("N"));
+    QCommandLineOption screenshot(QStringLiteral("screenshot"),
+                                  QStringLiteral("Render the window into a PNG and exit."),
+                                  QStringLiteral("out.png"));
+    QCommandLineOption panel(QStringLiteral("panel"), QStringLiteral("Show and raise a panel."),
+                             QStringLiteral("NAME"));
+    QCommandLineOption compare(QStringLiteral("compare"),
+                               QStringLiteral("Show the graph before and after the step side by side."));
+    QCommandLineOption run(QStringLiteral("run"),
+                           QStringLiteral("Run the module on the Execution panel's device (heat map on the graph)."));
+    QCommandLineOption noRestore(
+        QStringLiteral("no-restore"),
+        QStringLiteral("Do not restore the session of a run that crashed or was killed "
+                       "(the setting session/restoreAfterCrash=false does the same)."));
+    parser.addOptions({example, target, step, screenshot, panel, compare, run, noRestore});
+    parser.process(app);
+
+    const QStringList files = parser.positionalArguments();
+    if (files.size() > 1 || (files.size() == 1 && parser.isSet(example))) {
+        std::fprintf(stderr, "hloscope: give one FILE or --example NAME\n");
+        return 2;
+    }
+    int stepIndex = 0;
+    if (parser.isSet(step)) {
+        bool ok = false;
+        stepIndex = parser.value(step).toInt(&ok);
+        if (!ok || stepIndex < 0) {
+            std::fprintf(stderr, "hloscope: --step needs a number >= 0\n");
+            return 2;
+        }
+    }
+    if (parser.isSet(target) && DocumentWorker::pipelineTargetOf(parser.value(target)).isEmpty()) {
+        std::fprintf(stderr, "hloscope: unknown target '%s' (expected %s)\n",
+                     parser.value(target).toLocal8Bit().constData(),
+                     DocumentWorker::targetNames().join(QStringLiteral(", ")).toLocal8Bit().constData());
+        return 2;
+    }
+
+    // A run killed in the middle of a settings write may have left QSettings' lock file empty.
+    hloscope::clearAbandonedSettingsLock(QSettings().fileName());
+    MainWindow window;
+    const hloscope::StandardPanels panels = installStandardPanels(window);
+    if (parser.isSet(compare))
+        if (auto* graph = qobject_cast<hloscope::GraphView*>(panels.graph)) graph->setCompareMode(true);
+    if (parser.isSet(screenshot)) window.resize(1400, 900);
+    if (parser.isSet(target)) window.setTarget(parser.value(target));
+    if (parser.isSet(panel) && !window.showPanel(parser.value(panel)))
+        std::fprintf(stderr, "hloscope: no panel '%s'\n", parser.value(panel).toLocal8Bit().constData());
+    auto* driver = new StartupDriver(&window, panels, stepIndex, parser.isSet(run), parser.value(screenshot));
+    // Scripted screenshots neither restore nor overwrite the user's session.
+    if (!parser.isSet(screenshot)) window.enableSession();
+    QObject::connect(&window, &MainWindow::sessionRestored, &window,
+                     [](bool, const QString& message) {
+                         std::fprintf(stderr, "hloscope: %s\n", message.toLocal8Bit().constData());
+                     });
+    const bool crashed = window.previousRunEndedAbnormally();
+    const bool explicitDocument = !files.isEmpty() || parser.isSet(example);
+    const bool restore =
+        crashed && !explicitDocument && !parser.isSet(noRestore) &&
+        QSettings().value(QStringLiteral("session/restoreAfterCrash"), true).toBool();
+    bool opened = true;
+    if (!files.isEmpty()) window.openPath(files.front());
+    else if (parser.isSet(example)) window.openExample(parser.value(example));
+    else if (restore)
+        opened = window.restoreSession(*window.previousSession(),
+                                       QObject::tr("the previous run did not exit cleanly"));
+    else opened = window.restoreLastDocument();
+    if (crashed && !restore) {
+        const QString note =
+            QObject::tr(
+                "The previous run did not exit cleanly; its session (%1) was not restored (%2)")
+                .arg(window.previousSession()->documentTitle(),
+                     explicitDocument          ? QObject::tr("a document was given")
+                     : parser.isSet(noRestore) ? QStringLiteral("--no-restore")
+                                               : QStringLiteral("session/restoreAfterCrash=false"));
+        window.statusBar()->showMessage(note, 15000);
+        std::fprintf(stderr, "hloscope: %s\n", note.toLocal8Bit().constData());
+    }
+    window.show();
+    if (!opened) driver->noDocument();
+    if (parser.isSet(screenshot)) {
+        // A safety net: never hang a script.
+        QTimer::singleShot(10 * 60 * 1000, &app, [] {
+            std::fprintf(stderr, "hloscope: --screenshot timed out\n");
+            QCoreApplication::exit(3);
+        });
+    }
+    return app.exec();
+}
