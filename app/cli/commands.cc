@@ -127,6 +127,8 @@ int runBench(const ParseFlags& flags) {
 
 }  // namespace
 
+// The --help text: one raw string literal, long because it reads as printed
+// (every command with its options); no logic in it.
 std::string usage() {
     return R"(Usage: hloscope-cli COMMAND [OPTIONS] FILE...
 

@@ -346,100 +346,96 @@ std::string isoNow() {
     return buffer;
 }
 
-}  // namespace
+// --measure: the device named, else the target's own (this machine's CPU
+// for cpu targets, the simulated TPU of a TPU target's generation). An exit
+// code when none measures the target here.
+std::optional<int> chooseMeasuringDevice(const EstimateFlags& flags, EstimateOptions& options) {
+    options.device = flags.device;
+    if (!options.device.empty()) return std::nullopt;
+    auto target = resolveTargetDescription(flags.target);
+    if (!target.isOk()) return usageError("estimate: " + target.status().message());
+    const std::string family(pipelineFamily(target->kind));
+    if (std::optional<TpuGeneration> generation = parseTpuGeneration(target->name);
+        generation && family == "tpu") {
+        options.device = tpuDeviceName(*generation);
+    } else if (family != "cpu") {
+        std::fprintf(stderr,
+                     "hloscope-cli: estimate: no device measures target '%s' here (the %s "
+                     "backend is not "
+                     "built); name one with --device or leave out --measure\n",
+                     flags.target.c_str(), family.c_str());
+        return kExitFailed;
+    } else {
+        options.device = "cpu";
+    }
+    return std::nullopt;
+}
 
-int runEstimate(const std::vector<std::string>& args) {
-    EstimateFlags flags;
-    if (auto error = parseEstimateFlags(args, flags)) return usageError("estimate: " + *error);
-    EstimateOptions options;
-    options.target = flags.target;
-    options.measure = flags.options;
-    if (flags.measure) {
-        options.device = flags.device;
-        if (options.device.empty()) {
-            // The target's own device: this machine's CPU for cpu targets.
-            auto target = resolveTargetDescription(flags.target);
-            if (!target.isOk()) return usageError("estimate: " + target.status().message());
-            const std::string family(pipelineFamily(target->kind));
-            // A TPU target is measured on the simulated TPU of its generation.
-            if (std::optional<TpuGeneration> generation = parseTpuGeneration(target->name);
-                generation && family == "tpu") {
-                options.device = tpuDeviceName(*generation);
-            } else if (family != "cpu") {
-                std::fprintf(stderr,
-                             "hloscope-cli: estimate: no device measures target '%s' here (the %s "
-                             "backend is not "
-                             "built); name one with --device or leave out --measure\n",
-                             flags.target.c_str(), family.c_str());
-                return kExitFailed;
-            } else {
-                options.device = "cpu";
-            }
-        }
+// Measured estimates go into the history (when one is configured); a
+// history that cannot be opened is reported, never fatal (null).
+std::unique_ptr<EstimateHistory> openEstimateHistory(const EstimateFlags& flags) {
+    if (!flags.measure || !flags.history) return nullptr;
+    const std::string path = EstimateHistory::defaultPath();
+    if (path.empty()) return nullptr;
+    auto opened = EstimateHistory::open(path);
+    if (opened.isOk()) return std::move(*opened);
+    std::fprintf(stderr, "hloscope-cli: estimate: history not stored: %s\n",
+                 opened.status().message().c_str());
+    return nullptr;
+}
+
+// One file's estimate (stored in `history` when it measures this machine),
+// with the user's baseline scaled by it; an exit code on failure.
+std::optional<int> estimateFile(const std::string& file, const EstimateFlags& flags,
+                                const EstimateOptions& options, EstimateHistory* history,
+                                std::vector<ReportedEstimate>& reports) {
+    const std::string name = displayName(file);
+    auto module = loadModuleFromFile(file);
+    if (!module.isOk()) {
+        std::fprintf(stderr, "%s\n", formatError(name, module.status()).c_str());
+        return kExitFailed;
     }
-    // Measured estimates go into the history (when one is configured); a
-    // history that cannot be opened is reported, never fatal.
-    std::unique_ptr<EstimateHistory> history;
-    if (flags.measure && flags.history) {
-        const std::string path = EstimateHistory::defaultPath();
-        if (!path.empty()) {
-            auto opened = EstimateHistory::open(path);
-            if (opened.isOk())
-                history = std::move(*opened);
-            else
-                std::fprintf(stderr, "hloscope-cli: estimate: history not stored: %s\n",
-                             opened.status().message().c_str());
-        }
+    auto estimate = estimateModule(**module, options);
+    if (!estimate.isOk()) {
+        std::fprintf(stderr, "%s\n", formatError(name, estimate.status()).c_str());
+        return kExitFailed;
     }
-    std::vector<ReportedEstimate> reports;
-    for (const std::string& file : flags.files) {
-        const std::string name = displayName(file);
-        auto module = loadModuleFromFile(file);
-        if (!module.isOk()) {
-            std::fprintf(stderr, "%s\n", formatError(name, module.status()).c_str());
-            return kExitFailed;
-        }
-        auto estimate = estimateModule(**module, options);
-        if (!estimate.isOk()) {
-            std::fprintf(stderr, "%s\n", formatError(name, estimate.status()).c_str());
-            return kExitFailed;
-        }
-        // A simulation, or a grid of devices sharing this machine, is no measurement of it.
-        if (history && estimate->measuresOneDevice()) {
-            auto stored = history->add(historyRecordOf(**module, name, *estimate));
-            if (!stored.isOk())
-                std::fprintf(stderr, "hloscope-cli: estimate: history not stored: %s\n",
-                             stored.status().message().c_str());
-        }
-        ReportedEstimate report;
-        report.name = name;
-        report.estimate = std::move(*estimate);
-        // A user's own baseline scaled by the measured factors when there
-        // are some, else the predicted ones.
-        if (flags.baselineTime) {
-            const Estimate& e = report.estimate;
-            const EstimateFigures& factors = e.measured ? *e.measured : e.predicted;
-            CalculatorInput input;
-            input.baselineTime = splitTime(*flags.baselineTime, &input.timeUnit);
-            input.baselineMemory = splitMemory(*flags.baselineMemory, &input.memoryUnit);
-            input.speedup = std::to_string(factors.speedup());
-            input.memoryReduction = std::to_string(factors.memoryReduction());
-            CalculatorResult result = calculate(input);
-            if (!result.ok()) {
-                std::fprintf(stderr, "hloscope-cli: estimate: %s\n", result.errors().c_str());
-                return kExitUsage;
-            }
-            report.baselineInput = input;
-            report.baseline = result;
-        }
-        reports.push_back(std::move(report));
+    // A simulation, or a grid of devices sharing this machine, is no measurement of it.
+    if (history && estimate->measuresOneDevice()) {
+        auto stored = history->add(historyRecordOf(**module, name, *estimate));
+        if (!stored.isOk())
+            std::fprintf(stderr, "hloscope-cli: estimate: history not stored: %s\n",
+                         stored.status().message().c_str());
     }
-    // How the model has done on this machine for this target, history included.
-    std::optional<HistoryAccuracy> accuracy;
-    if (history && !reports.empty()) {
-        auto summary = history->accuracy(reports.front().estimate.target, machineName());
-        if (summary.isOk()) accuracy = *summary;
+    ReportedEstimate report;
+    report.name = name;
+    report.estimate = std::move(*estimate);
+    // A user's own baseline scaled by the measured factors when there
+    // are some, else the predicted ones.
+    if (flags.baselineTime) {
+        const Estimate& e = report.estimate;
+        const EstimateFigures& factors = e.measured ? *e.measured : e.predicted;
+        CalculatorInput input;
+        input.baselineTime = splitTime(*flags.baselineTime, &input.timeUnit);
+        input.baselineMemory = splitMemory(*flags.baselineMemory, &input.memoryUnit);
+        input.speedup = std::to_string(factors.speedup());
+        input.memoryReduction = std::to_string(factors.memoryReduction());
+        CalculatorResult result = calculate(input);
+        if (!result.ok()) {
+            std::fprintf(stderr, "hloscope-cli: estimate: %s\n", result.errors().c_str());
+            return kExitUsage;
+        }
+        report.baselineInput = input;
+        report.baseline = result;
     }
+    reports.push_back(std::move(report));
+    return std::nullopt;
+}
+
+// The estimates as JSON, CSV or text, with how the model has done on this
+// machine (`accuracy`, from `history`) when known.
+void printReports(const EstimateFlags& flags, const std::vector<ReportedEstimate>& reports,
+                  const std::optional<HistoryAccuracy>& accuracy, const EstimateHistory* history) {
     Json historyJson;
     if (accuracy)
         historyJson = {{"path", history->path()},
@@ -483,6 +479,29 @@ int runEstimate(const std::vector<std::string>& args) {
                 static_cast<long long>(accuracy->runs), accuracy->worstAbsPercent,
                 history->path().c_str());
     }
+}
+
+}  // namespace
+
+int runEstimate(const std::vector<std::string>& args) {
+    EstimateFlags flags;
+    if (auto error = parseEstimateFlags(args, flags)) return usageError("estimate: " + *error);
+    EstimateOptions options;
+    options.target = flags.target;
+    options.measure = flags.options;
+    if (flags.measure)
+        if (auto exit = chooseMeasuringDevice(flags, options)) return *exit;
+    const std::unique_ptr<EstimateHistory> history = openEstimateHistory(flags);
+    std::vector<ReportedEstimate> reports;
+    for (const std::string& file : flags.files)
+        if (auto exit = estimateFile(file, flags, options, history.get(), reports)) return *exit;
+    // How the model has done on this machine for this target, history included.
+    std::optional<HistoryAccuracy> accuracy;
+    if (history && !reports.empty()) {
+        auto summary = history->accuracy(reports.front().estimate.target, machineName());
+        if (summary.isOk()) accuracy = *summary;
+    }
+    printReports(flags, reports, accuracy, history.get());
     if (!flags.html.empty()) {
         const std::string html = estimateReportHtml(reports, isoNow());
         if (Status written = writeTextFile(flags.html, html); !written.isOk()) {

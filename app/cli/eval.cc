@@ -91,10 +91,8 @@ void printLiteral(const Literal& literal, const std::string& format) {
     std::fwrite(out.data(), 1, out.size(), stdout);
 }
 
-}  // namespace
-
-int runEval(const std::vector<std::string>& args) {
-    EvalFlags flags;
+// The eval flags; an exit code on a usage error.
+std::optional<int> parseEvalFlags(const std::vector<std::string>& args, EvalFlags& flags) {
     std::optional<std::string> file;
     for (size_t i = 0; i < args.size(); ++i) {
         const std::string& arg = args[i];
@@ -137,63 +135,62 @@ int runEval(const std::vector<std::string>& args) {
         }
     }
     if (!file) return usageError("eval: no input file");
-    const std::string name = displayName(*file);
-    auto module = loadModuleFromFile(*file);
-    if (!module.isOk()) {
-        std::fprintf(stderr, "%s\n", formatError(name, module.status()).c_str());
-        return kExitFailed;
-    }
-    const HloComputation* entry = (*module)->entryComputation();
-    if (entry == nullptr) {
-        std::fprintf(stderr, "%s: error: module has no entry computation\n", name.c_str());
-        return kExitFailed;
-    }
-    auto arguments = makeArguments(*entry, flags.inputs, flags.seed);
-    if (!arguments.isOk()) {
-        std::fprintf(stderr, "%s\n", formatError(flags.inputs, arguments.status()).c_str());
-        return kExitFailed;
-    }
-    // A module on several devices (replicas x partitions) runs on all of
-    // them; random arrays differ per device (seed + device), scalars are
-    // device 0's everywhere (makeDeviceArguments).
-    auto grid = moduleDeviceGrid(**module);
-    if (!grid.isOk()) {
-        std::fprintf(stderr, "%s\n", oneLine(formatError(name, grid.status())).c_str());
-        return kExitFailed;
-    }
-    std::vector<std::vector<Literal>> deviceArguments;
-    if (grid->count() > 1)
-        for (int64_t device = 0; device < grid->count(); ++device) {
-            if (flags.inputs != "random") {
-                deviceArguments.push_back(*arguments);
-                continue;
-            }
-            auto own =
-                makeArguments(*entry, flags.inputs, flags.seed + static_cast<uint64_t>(device));
-            if (!own.isOk()) {
-                std::fprintf(stderr, "%s\n", formatError(flags.inputs, own.status()).c_str());
-                return kExitFailed;
-            }
-            deviceArguments.push_back(std::move(*own));
-            replicateScalars(*entry, deviceArguments.front(), deviceArguments.back());
-        }
-    if (flags.showInputs) {
-        if (deviceArguments.empty())
-            for (const Literal& argument : *arguments) printLiteral(argument, flags.format);
-        for (size_t device = 0; device < deviceArguments.size(); ++device) {
-            std::printf("// inputs of %s\n", deviceLabel(*grid, int64_t(device)).c_str());
-            for (const Literal& argument : deviceArguments[device])
-                printLiteral(argument, flags.format);
-        }
-    }
+    flags.file = *file;
+    return std::nullopt;
+}
 
-    const int repeat = flags.repeat > 0 ? flags.repeat : (flags.bench || flags.profile ? 5 : 1);
-    std::unordered_map<const HloInstruction*, InstructionTime> times;
-    std::mutex timesMutex;  // devices report from their own threads
+// A module on several devices (replicas x partitions) runs on all of them;
+// random arrays differ per device (seed + device), scalars are device 0's
+// everywhere (makeDeviceArguments). Empty for one device; an exit code on failure.
+std::optional<int> makeDeviceArguments(const HloComputation& entry, const EvalFlags& flags,
+                                       const DeviceGrid& grid,
+                                       const std::vector<Literal>& arguments,
+                                       std::vector<std::vector<Literal>>& deviceArguments) {
+    if (grid.count() <= 1) return std::nullopt;
+    for (int64_t device = 0; device < grid.count(); ++device) {
+        if (flags.inputs != "random") {
+            deviceArguments.push_back(arguments);
+            continue;
+        }
+        auto own = makeArguments(entry, flags.inputs, flags.seed + static_cast<uint64_t>(device));
+        if (!own.isOk()) {
+            std::fprintf(stderr, "%s\n", formatError(flags.inputs, own.status()).c_str());
+            return kExitFailed;
+        }
+        deviceArguments.push_back(std::move(*own));
+        replicateScalars(entry, deviceArguments.front(), deviceArguments.back());
+    }
+    return std::nullopt;
+}
+
+void printInputs(const EvalFlags& flags, const DeviceGrid& grid,
+                 const std::vector<Literal>& arguments,
+                 const std::vector<std::vector<Literal>>& deviceArguments) {
+    if (deviceArguments.empty())
+        for (const Literal& argument : arguments) printLiteral(argument, flags.format);
+    for (size_t device = 0; device < deviceArguments.size(); ++device) {
+        std::printf("// inputs of %s\n", deviceLabel(grid, int64_t(device)).c_str());
+        for (const Literal& argument : deviceArguments[device]) printLiteral(argument, flags.format);
+    }
+}
+
+// What the evaluation runs measured and returned (the last run's result).
+struct EvalRuns {
+    int repeat = 1;
+    std::unordered_map<const HloInstruction*, InstructionTime> times;  // --profile
     std::vector<double> wall, cpu;
-    std::vector<Literal> result;
-    int checks = 0;
-    for (int run = 0; run < repeat; ++run) {
+    std::vector<Literal> result;  // per device
+    int checks = 0;               // checks the last run passed
+};
+
+// Evaluates the module `runs.repeat` times; an exit code on failure.
+std::optional<int> evaluateRuns(const HloModule& module, const std::string& name,
+                                const EvalFlags& flags, const DeviceGrid& grid,
+                                const std::vector<Literal>& arguments,
+                                const std::vector<std::vector<Literal>>& deviceArguments,
+                                EvalRuns& runs) {
+    std::mutex timesMutex;  // devices report from their own threads
+    for (int run = 0; run < runs.repeat; ++run) {
         CheckRunner checkRunner;
         HloEvaluatorOptions options;
         options.rngSeed = flags.seed;
@@ -208,7 +205,7 @@ int runEval(const std::vector<std::string>& args) {
         if (flags.profile)
             options.onInstructionTimed = [&](const HloInstruction& instruction, double seconds) {
                 std::lock_guard lock(timesMutex);
-                InstructionTime& t = times[&instruction];
+                InstructionTime& t = runs.times[&instruction];
                 t.instruction = &instruction;
                 t.seconds += seconds;
                 ++t.runs;
@@ -218,41 +215,49 @@ int runEval(const std::vector<std::string>& args) {
         StatusOr<std::vector<Literal>> values = std::vector<Literal>{};
         if (deviceArguments.empty()) {
             HloEvaluator evaluator(options);
-            StatusOr<Literal> value = evaluator.evaluate(**module, *arguments);
+            StatusOr<Literal> value = evaluator.evaluate(module, arguments);
             if (value.isOk())
                 values->push_back(std::move(*value));
             else
                 values = value.status();
         } else {
-            values = evaluateOnDevices(**module, *grid, deviceArguments, options);
+            values = evaluateOnDevices(module, grid, deviceArguments, options);
         }
-        cpu.push_back(cpuSeconds() - cpuStart);
-        wall.push_back(secondsSince(start));
+        runs.cpu.push_back(cpuSeconds() - cpuStart);
+        runs.wall.push_back(secondsSince(start));
         if (!values.isOk()) {
             std::fprintf(stderr, "%s\n", oneLine(formatError(name, values.status())).c_str());
             return kExitFailed;
         }
-        checks = checkRunner.checks();
-        result = std::move(*values);
+        runs.checks = checkRunner.checks();
+        runs.result = std::move(*values);
     }
-    if (!flags.bench && !flags.profile) {
-        if (result.size() == 1) {
-            printLiteral(result[0], flags.format);
-        } else {
-            for (size_t device = 0; device < result.size(); ++device) {
-                if (flags.format == "hlo")
-                    std::printf("// %s\n", deviceLabel(*grid, int64_t(device)).c_str());
-                printLiteral(result[device], flags.format);
-            }
+    return std::nullopt;
+}
+
+// The result (each device's, labelled, for several), and the checks passed.
+void printResult(const std::string& name, const EvalFlags& flags, const DeviceGrid& grid,
+                 const EvalRuns& runs) {
+    if (runs.result.size() == 1) {
+        printLiteral(runs.result[0], flags.format);
+    } else {
+        for (size_t device = 0; device < runs.result.size(); ++device) {
+            if (flags.format == "hlo")
+                std::printf("// %s\n", deviceLabel(grid, int64_t(device)).c_str());
+            printLiteral(runs.result[device], flags.format);
         }
-        if (checks > 0) std::fprintf(stderr, "%s: %d check(s) passed\n", name.c_str(), checks);
-        return kExitOk;
     }
-    std::vector<double> sortedWall = wall, sortedCpu = cpu;
+    if (runs.checks > 0) std::fprintf(stderr, "%s: %d check(s) passed\n", name.c_str(), runs.checks);
+}
+
+// --bench / --profile: run times, throughput, and the per-instruction profile.
+void printBench(const std::string& name, const EvalFlags& flags, const HloComputation& entry,
+                const EvalRuns& runs) {
+    std::vector<double> sortedWall = runs.wall, sortedCpu = runs.cpu;
     std::sort(sortedWall.begin(), sortedWall.end());
     std::sort(sortedCpu.begin(), sortedCpu.end());
     int64_t instructions = 0, elements = 0;
-    for (const auto& instruction : entry->instructions()) {
+    for (const auto& instruction : entry.instructions()) {
         ++instructions;
         if (instruction->opcode() != HloOpcode::kParameter &&
             instruction->opcode() != HloOpcode::kConstant)
@@ -260,16 +265,58 @@ int runEval(const std::vector<std::string>& args) {
     }
     const double median = sortedWall[sortedWall.size() / 2];
     std::printf("%s: %d run(s); wall min %.3f s, median %.3f s; CPU median %.3f s\n",
-                name.c_str(), repeat, sortedWall.front(), median,
+                name.c_str(), runs.repeat, sortedWall.front(), median,
                 sortedCpu[sortedCpu.size() / 2]);
     std::printf("entry: %lld instructions, %lld elements computed per run, %.1f M elements/s\n",
                 static_cast<long long>(instructions), static_cast<long long>(elements),
                 median > 0 ? static_cast<double>(elements) / median / 1e6 : 0.0);
     if (flags.profile) {
         double total = 0;
-        for (double w : wall) total += w;
-        printProfile(times, total);
+        for (double w : runs.wall) total += w;
+        printProfile(runs.times, total);
     }
+}
+
+}  // namespace
+
+int runEval(const std::vector<std::string>& args) {
+    EvalFlags flags;
+    if (auto exit = parseEvalFlags(args, flags)) return *exit;
+    const std::string name = displayName(flags.file);
+    auto module = loadModuleFromFile(flags.file);
+    if (!module.isOk()) {
+        std::fprintf(stderr, "%s\n", formatError(name, module.status()).c_str());
+        return kExitFailed;
+    }
+    const HloComputation* entry = (*module)->entryComputation();
+    if (entry == nullptr) {
+        std::fprintf(stderr, "%s: error: module has no entry computation\n", name.c_str());
+        return kExitFailed;
+    }
+    auto arguments = makeArguments(*entry, flags.inputs, flags.seed);
+    if (!arguments.isOk()) {
+        std::fprintf(stderr, "%s\n", formatError(flags.inputs, arguments.status()).c_str());
+        return kExitFailed;
+    }
+    auto grid = moduleDeviceGrid(**module);
+    if (!grid.isOk()) {
+        std::fprintf(stderr, "%s\n", oneLine(formatError(name, grid.status())).c_str());
+        return kExitFailed;
+    }
+    std::vector<std::vector<Literal>> deviceArguments;
+    if (auto exit = makeDeviceArguments(*entry, flags, *grid, *arguments, deviceArguments))
+        return *exit;
+    if (flags.showInputs) printInputs(flags, *grid, *arguments, deviceArguments);
+
+    EvalRuns runs;
+    runs.repeat = flags.repeat > 0 ? flags.repeat : (flags.bench || flags.profile ? 5 : 1);
+    if (auto exit = evaluateRuns(**module, name, flags, *grid, *arguments, deviceArguments, runs))
+        return *exit;
+    if (!flags.bench && !flags.profile) {
+        printResult(name, flags, *grid, runs);
+        return kExitOk;
+    }
+    printBench(name, flags, *entry, runs);
     return kExitOk;
 }
 

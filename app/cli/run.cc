@@ -225,6 +225,150 @@ void printText(const std::string& name, const ExecutionDevice& device, const Run
     printTpuSimulations(device, reports);
 }
 
+// The target the modes are compiled and predicted for: --target, else the
+// device's model target, else its kind's pipeline family (the interpreter:
+// cpu's; the GPU: the H100's model of the gpu pipeline).
+std::string runTarget(const RunFlags& flags, const ExecutionDevice& device) {
+    const std::string_view hardware = hardwareFamily(device.kind());
+    const std::string modelTarget = device.modelTarget();
+    return !flags.target.empty()  ? flags.target
+           : !modelTarget.empty() ? modelTarget
+           : hardware == "gpu"    ? std::string("h100")
+                                  : std::string(hardware.empty() ? "cpu" : hardware);
+}
+
+// The reference for --check: the interpreter on the numerics the device
+// implements (the simulated TPU's bf16 MXU passes), and on the module's own
+// when they differ (reported, not checked). An exit code on failure.
+struct Reference {
+    std::optional<ExecutionResult> result;
+    std::optional<std::vector<Literal>> ownNumerics;
+};
+std::optional<int> runReference(const ExecutionDevice& device, const HloModule& input,
+                                const std::string& name, const std::vector<Literal>& arguments,
+                                Reference& reference) {
+    auto interpreter = findDevice("interpreter");
+    if (!interpreter.isOk()) return usageError("run: " + interpreter.status().message());
+    auto numerics = device.numericsModule(input);
+    if (!numerics.isOk()) {
+        std::fprintf(stderr, "%s\n", formatError(name, numerics.status()).c_str());
+        return kExitFailed;
+    }
+    const HloModule& referenceModule = *numerics ? **numerics : input;
+    auto result = (*interpreter)->run(referenceModule, arguments, {});
+    if (!result.isOk()) {
+        std::fprintf(stderr, "%s: reference interpreter: %s\n", name.c_str(),
+                     result.status().toString().c_str());
+        return kExitFailed;
+    }
+    reference.result = std::move(*result);
+    if (*numerics) {
+        auto own = (*interpreter)->run(input, arguments, {});
+        if (own.isOk()) reference.ownNumerics = std::move(own->outputs);
+    }
+    return std::nullopt;
+}
+
+// --trace FILE: the modes' unit timelines as a Chrome trace. An exit code on failure.
+std::optional<int> writeTrace(const RunFlags& flags, const ExecutionDevice& device,
+                              const std::string& target,
+                              const std::vector<ModeMeasurement>& reports) {
+    std::vector<NamedTimeline> timelines;
+    for (const ModeMeasurement& r : reports)
+        if (!r.timeline.empty()) timelines.push_back({target + " " + modeName(r), r.timeline});
+    if (timelines.empty()) {
+        std::fprintf(
+            stderr,
+            "hloscope-cli: run: --trace: device '%s' models no units, so there is no timeline "
+            "(the simulated TPU has one: --device tpu-sim)\n",
+            device.name().c_str());
+        return kExitFailed;
+    }
+    if (Status written = writeTextFile(flags.trace, chromeTraceJson(timelines)); !written.isOk()) {
+        std::fprintf(stderr, "%s\n", formatError("run --trace", written).c_str());
+        return kExitFailed;
+    }
+    return std::nullopt;
+}
+
+// Both modes measured on the device of the target's own kind: the
+// estimator's history gets the run (the interpreter's times say nothing
+// about a target's model). Never fatal. Simulated times, and a grid's
+// devices sharing this machine, are no measurement of it: not stored.
+void storeInHistory(const ExecutionDevice& device, const std::string& target,
+                    const HloModule& input, const std::string& name,
+                    const std::vector<ModeMeasurement>& reports) {
+    const std::string_view hardware = hardwareFamily(device.kind());
+    if (reports.size() != 2 || hardware.empty()) return;
+    auto description = resolveTargetDescription(target);
+    const std::string path = EstimateHistory::defaultPath();
+    const std::optional<Estimate> estimate =
+        description.isOk() ? std::optional(estimateFromMeasurements(reports[0], reports[1],
+                                                                    *description, device.name()))
+                           : std::nullopt;
+    // Nor is a grid of devices sharing this machine's cores (Estimate::measuresOneDevice).
+    if (estimate && estimate->measuresOneDevice() && !path.empty() &&
+        pipelineFamily(description->kind) == hardware) {
+        auto history = EstimateHistory::open(path);
+        Status stored = history.isOk() ? Status::ok() : history.status();
+        if (history.isOk()) {
+            auto id = (*history)->add(historyRecordOf(input, name, *estimate));
+            if (!id.isOk()) stored = id.status();
+        }
+        if (!stored.isOk())
+            std::fprintf(stderr, "hloscope-cli: run: history not stored: %s\n",
+                         stored.message().c_str());
+    }
+}
+
+// The --json report.
+Json runJson(const RunFlags& flags, const ExecutionDevice& device, const std::string& name,
+             const std::string& target, const std::vector<ModeMeasurement>& reports) {
+    Json j;
+    j["file"] = name;
+    j["device"] = device.name();
+    j["target"] = target;
+    j["threads"] = flags.threads;
+    j["repeat"] = flags.repeat;
+    j["warmup"] = flags.warmup;
+    j["simulated"] = !reports.empty() && reports[0].simulated;
+    j["devices"] = reports.empty() ? int64_t{1} : reports[0].devices;
+    for (const ModeMeasurement& r : reports) {
+        j[modeName(r)] = modeJson(r);
+        if (Json tpu = tpuSimulationJson(device, r); !tpu.is_null())
+            j[modeName(r)]["tpu"] = std::move(tpu);
+    }
+    // The larger difference from f32 of the modes that have one.
+    std::optional<OutputCheck> f32;
+    for (const ModeMeasurement& r : reports)
+        if (const std::optional<OutputCheck>& c = r.differenceFromOwnNumerics) {
+            if (!f32) f32 = OutputCheck{};
+            f32->maxAbsError = std::max(f32->maxAbsError, c->maxAbsError);
+            f32->maxRelError = std::max(f32->maxRelError, c->maxRelError);
+        }
+    if (f32)
+        j["difference_from_f32"] = {{"max_abs_error", f32->maxAbsError},
+                                    {"max_rel_error", f32->maxRelError}};
+    if (reports.size() == 2 && reports[1].medianSeconds() > 0)
+        j["speedup"] = reports[0].medianSeconds() / reports[1].medianSeconds();
+    if (flags.check) {
+        // The worse of the modes run.
+        OutputCheck worst;
+        for (const ModeMeasurement& r : reports) {
+            worst.maxAbsError = std::max(worst.maxAbsError, r.check->maxAbsError);
+            worst.maxRelError = std::max(worst.maxRelError, r.check->maxRelError);
+            if (worst.passed && !r.check->passed) {
+                worst.passed = false;
+                worst.detail = modeName(r) + ": " + r.check->detail;
+            }
+        }
+        j["check"] = checkJson(worst);
+        // Devices compared (every device's outputs where both runs return them).
+        j["check"]["devices"] = reports.empty() ? int64_t{0} : reports[0].devicesChecked;
+    }
+    return j;
+}
+
 }  // namespace
 
 int runRun(const std::vector<std::string>& args) {
@@ -232,15 +376,8 @@ int runRun(const std::vector<std::string>& args) {
     if (auto error = parseFlags(args, flags)) return usageError("run: " + *error);
     auto device = findDevice(flags.device);
     if (!device.isOk()) return usageError("run: " + device.status().message());
-    // The device kind's pipeline family unless told otherwise (the
-    // interpreter: cpu's; the GPU: the H100's model of the gpu pipeline).
     const std::string_view hardware = hardwareFamily((*device)->kind());
-    const std::string modelTarget = (*device)->modelTarget();
-    const std::string target = !flags.target.empty()  ? flags.target
-                               : !modelTarget.empty() ? modelTarget
-                               : hardware == "gpu"
-                                   ? std::string("h100")
-                                   : std::string(hardware.empty() ? "cpu" : hardware);
+    const std::string target = runTarget(flags, **device);
     const std::string name = displayName(flags.file);
     auto input = loadModuleFromFile(flags.file);
     if (!input.isOk()) {
@@ -270,140 +407,32 @@ int runRun(const std::vector<std::string>& args) {
         if (hardware == "gpu") printGpuPrediction(**input, name, target);
         return kExitFailed;
     }
-    // The reference: the interpreter on the numerics the device implements
-    // (the simulated TPU's bf16 MXU passes), and on the module's own when
-    // they differ (reported, not checked).
-    std::optional<ExecutionResult> reference;
-    std::optional<std::vector<Literal>> ownNumerics;
-    if (flags.check) {
-        auto interpreter = findDevice("interpreter");
-        if (!interpreter.isOk()) return usageError("run: " + interpreter.status().message());
-        auto numerics = (*device)->numericsModule(**input);
-        if (!numerics.isOk()) {
-            std::fprintf(stderr, "%s\n", formatError(name, numerics.status()).c_str());
-            return kExitFailed;
-        }
-        const HloModule& referenceModule = *numerics ? **numerics : **input;
-        auto result = (*interpreter)->run(referenceModule, *arguments, {});
-        if (!result.isOk()) {
-            std::fprintf(stderr, "%s: reference interpreter: %s\n", name.c_str(),
-                         result.status().toString().c_str());
-            return kExitFailed;
-        }
-        reference = std::move(*result);
-        if (*numerics) {
-            auto own = (*interpreter)->run(**input, *arguments, {});
-            if (own.isOk()) ownNumerics = std::move(own->outputs);
-        }
-    }
-    std::vector<ModeMeasurement> reports;
+    Reference reference;
+    if (flags.check)
+        if (auto exit = runReference(**device, **input, name, *arguments, reference)) return *exit;
     MeasureOptions measureOptions;
     measureOptions.warmup = flags.warmup;
     measureOptions.repeat = flags.repeat;
     measureOptions.threads = flags.threads;
     measureOptions.seed = flags.seed;
     // The modes' runs interleave (measureModes), so drift hits both alike.
-    auto measured =
-        measureModes(**input, target, modes, **device, *arguments, measureOptions,
-                     reference ? &*reference : nullptr, ownNumerics ? &*ownNumerics : nullptr);
+    auto measured = measureModes(**input, target, modes, **device, *arguments, measureOptions,
+                                 reference.result ? &*reference.result : nullptr,
+                                 reference.ownNumerics ? &*reference.ownNumerics : nullptr);
     if (!measured.isOk()) {
         std::fprintf(stderr, "%s: %s\n", name.c_str(), measured.status().toString().c_str());
         return kExitFailed;
     }
-    reports = std::move(*measured);
-    // Both modes measured on the device of the target's own kind: the
-    // estimator's history gets the run (the interpreter's times say nothing
-    // about a target's model). Never fatal. Simulated times, and a grid's
-    // devices sharing this machine, are no measurement of it: not stored.
-    const bool simulated = !reports.empty() && reports[0].simulated;
-    if (!flags.trace.empty()) {
-        std::vector<NamedTimeline> timelines;
-        for (const ModeMeasurement& r : reports)
-            if (!r.timeline.empty()) timelines.push_back({target + " " + modeName(r), r.timeline});
-        if (timelines.empty()) {
-            std::fprintf(
-                stderr,
-                "hloscope-cli: run: --trace: device '%s' models no units, so there is no timeline "
-                "(the simulated TPU has one: --device tpu-sim)\n",
-                (*device)->name().c_str());
-            return kExitFailed;
-        }
-        if (Status written = writeTextFile(flags.trace, chromeTraceJson(timelines));
-            !written.isOk()) {
-            std::fprintf(stderr, "%s\n", formatError("run --trace", written).c_str());
-            return kExitFailed;
-        }
-    }
-    if (flags.history && reports.size() == 2 && !hardware.empty()) {
-        auto description = resolveTargetDescription(target);
-        const std::string path = EstimateHistory::defaultPath();
-        const std::optional<Estimate> estimate =
-            description.isOk() ? std::optional(estimateFromMeasurements(
-                                     reports[0], reports[1], *description, (*device)->name()))
-                               : std::nullopt;
-        // Nor is a grid of devices sharing this machine's cores (Estimate::measuresOneDevice).
-        if (estimate && estimate->measuresOneDevice() && !path.empty() &&
-            pipelineFamily(description->kind) == hardware) {
-            auto history = EstimateHistory::open(path);
-            Status stored = history.isOk() ? Status::ok() : history.status();
-            if (history.isOk()) {
-                auto id = (*history)->add(historyRecordOf(**input, name, *estimate));
-                if (!id.isOk()) stored = id.status();
-            }
-            if (!stored.isOk())
-                std::fprintf(stderr, "hloscope-cli: run: history not stored: %s\n",
-                             stored.message().c_str());
-        }
-    }
+    const std::vector<ModeMeasurement> reports = std::move(*measured);
+    if (!flags.trace.empty())
+        if (auto exit = writeTrace(flags, **device, target, reports)) return *exit;
+    if (flags.history) storeInHistory(**device, target, **input, name, reports);
     bool passed = true;
     for (const ModeMeasurement& r : reports) passed = passed && (!r.check || r.check->passed);
-    if (flags.json) {
-        Json j;
-        j["file"] = name;
-        j["device"] = (*device)->name();
-        j["target"] = target;
-        j["threads"] = flags.threads;
-        j["repeat"] = flags.repeat;
-        j["warmup"] = flags.warmup;
-        j["simulated"] = simulated;
-        j["devices"] = reports.empty() ? int64_t{1} : reports[0].devices;
-        for (const ModeMeasurement& r : reports) {
-            j[modeName(r)] = modeJson(r);
-            if (Json tpu = tpuSimulationJson(**device, r); !tpu.is_null())
-                j[modeName(r)]["tpu"] = std::move(tpu);
-        }
-        // The larger difference from f32 of the modes that have one.
-        std::optional<OutputCheck> f32;
-        for (const ModeMeasurement& r : reports)
-            if (const std::optional<OutputCheck>& c = r.differenceFromOwnNumerics) {
-                if (!f32) f32 = OutputCheck{};
-                f32->maxAbsError = std::max(f32->maxAbsError, c->maxAbsError);
-                f32->maxRelError = std::max(f32->maxRelError, c->maxRelError);
-            }
-        if (f32)
-            j["difference_from_f32"] = {{"max_abs_error", f32->maxAbsError},
-                                        {"max_rel_error", f32->maxRelError}};
-        if (reports.size() == 2 && reports[1].medianSeconds() > 0)
-            j["speedup"] = reports[0].medianSeconds() / reports[1].medianSeconds();
-        if (flags.check) {
-            // The worse of the modes run.
-            OutputCheck worst;
-            for (const ModeMeasurement& r : reports) {
-                worst.maxAbsError = std::max(worst.maxAbsError, r.check->maxAbsError);
-                worst.maxRelError = std::max(worst.maxRelError, r.check->maxRelError);
-                if (worst.passed && !r.check->passed) {
-                    worst.passed = false;
-                    worst.detail = modeName(r) + ": " + r.check->detail;
-                }
-            }
-            j["check"] = checkJson(worst);
-            // Devices compared (every device's outputs where both runs return them).
-            j["check"]["devices"] = reports.empty() ? int64_t{0} : reports[0].devicesChecked;
-        }
-        std::printf("%s\n", j.dump(2).c_str());
-    } else {
+    if (flags.json)
+        std::printf("%s\n", runJson(flags, **device, name, target, reports).dump(2).c_str());
+    else
         printText(name, **device, flags, reports);
-    }
     return passed ? kExitOk : kExitFailed;
 }
 

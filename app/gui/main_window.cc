@@ -4,8 +4,6 @@
 #include <QApplication>
 #include <QCloseEvent>
 #include <QComboBox>
-#include <QDateTime>
-#include <QDir>
 #include <QDockWidget>
 #include <QDragEnterEvent>
 #include <QDropEvent>
@@ -47,8 +45,9 @@ const char* const kSettingLast = "lastDocument";
 const char* const kSettingTarget = "target";
 constexpr int kSessionSaveDelayMs = 1000;
 
-// The lastDocument / session entry of a state's document.
-QString documentEntry(const DocumentState& state) {
+}  // namespace
+
+QString MainWindow::documentEntry(const DocumentState& state) {
     if (state.path.empty())
         return QStringLiteral("example:") + QString::fromStdString(state.displayName);
     const QString path = QString::fromStdString(state.path);
@@ -57,8 +56,6 @@ QString documentEntry(const DocumentState& state) {
                : QStringLiteral("dump:") + QString::fromStdString(state.moduleId) +
                      QLatin1Char('|') + path;
 }
-
-}  // namespace
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     qRegisterMetaType<hloscope::DocumentStatePtr>();
@@ -115,8 +112,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     layout->addWidget(m_messageBar);
     layout->addWidget(m_tabs, 1);
     setCentralWidget(central);
-    connect(this, &MainWindow::stateChanged, m_textView, &HloTextView::setState);
-    connect(this, &MainWindow::stateChanged, m_diffView, &TextDiffView::setState);
+    registerPanel(m_textView, m_textView);
+    registerPanel(m_diffView, m_diffView);
     connect(this, &MainWindow::instructionSelected, m_textView, &HloTextView::selectInstruction);
     connect(m_textView, &HloTextView::instructionSelected, this, &MainWindow::selectInstruction);
 
@@ -161,7 +158,6 @@ MainWindow::~MainWindow() {
 
 void MainWindow::createDocks() {
     m_stepper = new PassStepperWidget(this);
-    connect(this, &MainWindow::stateChanged, m_stepper, &PassStepperWidget::setState);
     connect(m_stepper, &PassStepperWidget::stepRequested, this, &MainWindow::stepTo);
     connect(m_stepper, &PassStepperWidget::passEnabledRequested, this, [this](int pass, bool enabled) {
         QMetaObject::invokeMethod(m_worker, [w = m_worker, pass, enabled] { w->setPassEnabled(pass, enabled); },
@@ -274,15 +270,17 @@ void MainWindow::addViewAction(QAction* action) {
     addAction(action);
 }
 
-void MainWindow::setCentralGraph(QWidget* graph) {
+void MainWindow::insertCentralGraph(QWidget* graph, DocumentPanel* panel) {
     graph->setParent(m_tabs);
     if (graph->objectName().isEmpty()) graph->setObjectName(QStringLiteral("graphView"));
     m_tabs->insertTab(0, graph, tr("Graph"));
     m_tabs->setCurrentIndex(0);
-    wirePanel(graph);
+    registerPanel(graph, panel);
+    wireSignals(graph);
 }
 
-QDockWidget* MainWindow::addPanel(QWidget* panel, const QString& title, Qt::DockWidgetArea area) {
+QDockWidget* MainWindow::dockPanel(QWidget* panel, DocumentPanel* documentPanel, const QString& title,
+                                   Qt::DockWidgetArea area) {
     auto* dock = new QDockWidget(title, this);
     QString name = title.toLower().remove(QLatin1Char(' ')) + QStringLiteral("Dock");
     dock->setObjectName(name);  // saveState needs one
@@ -303,33 +301,48 @@ QDockWidget* MainWindow::addPanel(QWidget* panel, const QString& title, Qt::Dock
     if (m_viewMenu) {
         m_viewMenu->insertAction(m_viewMenu->actions().value(m_docks.size() - 1), dock->toggleViewAction());
     }
-    if (panel != m_stepper) wirePanel(panel);
+    registerPanel(panel, documentPanel);
+    // The stepper's step and pass signals are connected in createDocks.
+    if (panel != m_stepper) wireSignals(panel);
     return dock;
 }
 
-void MainWindow::wirePanel(QWidget* panel) {
+void MainWindow::registerPanel(QWidget* widget, DocumentPanel* panel) {
+    m_panels.append(PanelEntry{widget, panel, -1});
+    if (m_state) {
+        m_panels.last().delivered = m_state->generation;
+        panel->setState(m_state);
+    }
+}
+
+void MainWindow::deliverState(const DocumentStatePtr& state) {
+    // By index: a panel's setState may add panels (they get the state as they register).
+    for (qsizetype i = 0; i < m_panels.size(); ++i) {
+        if (!m_panels[i].widget) continue;
+        m_panels[i].delivered = state->generation;
+        m_panels[i].panel->setState(state);
+    }
+}
+
+QList<DocumentPanel*> MainWindow::panels() const {
+    QList<DocumentPanel*> result;
+    for (const PanelEntry& entry : m_panels)
+        if (entry.widget) result.append(entry.panel);
+    return result;
+}
+
+int64_t MainWindow::deliveredGeneration(const DocumentPanel* panel) const {
+    for (const PanelEntry& entry : m_panels)
+        if (entry.widget && entry.panel == panel) return entry.delivered;
+    return -1;
+}
+
+void MainWindow::wireSignals(QWidget* panel) {
     const QMetaObject* meta = panel->metaObject();
     auto has = [meta](const char* signature, QMetaMethod::MethodType type) {
         const int i = meta->indexOfMethod(QMetaObject::normalizedSignature(signature).constData());
         return i >= 0 && meta->method(i).methodType() == type;
     };
-    // setState(DocumentStatePtr), however the panel spells the type
-    // (qualified or not): matched by its meta type, called with its own name.
-    for (int i = 0; i < meta->methodCount(); ++i) {
-        const QMetaMethod method = meta->method(i);
-        if (method.methodType() != QMetaMethod::Slot || method.name() != "setState" ||
-            method.parameterCount() != 1 ||
-            method.parameterMetaType(0) != QMetaType::fromType<hloscope::DocumentStatePtr>())
-            continue;
-        const QByteArray typeName = method.parameterTypeName(0);
-        QPointer<QWidget> target(panel);
-        auto deliver = [target, method, typeName](hloscope::DocumentStatePtr state) {
-            if (target) method.invoke(target, Qt::DirectConnection, QGenericArgument(typeName.constData(), &state));
-        };
-        connect(this, &MainWindow::stateChanged, panel, deliver);
-        if (m_state) deliver(m_state);
-        break;
-    }
     if (has("selectInstruction(QString)", QMetaMethod::Slot))
         connect(this, SIGNAL(instructionSelected(QString)), panel, SLOT(selectInstruction(QString)));
     if (has("instructionSelected(QString)", QMetaMethod::Signal))
@@ -471,6 +484,7 @@ void MainWindow::onState(const DocumentStatePtr& state) {
                                    ? tr("Input module (%1 passes)").arg(state->passes.size())
                                    : tr("After pass %1/%2: %3").arg(state->current).arg(state->passes.size())
                                          .arg(QString::fromStdString(s->pass)));
+    deliverState(state);
     emit stateChanged(state);
     if (m_restore && !m_restoreOpened && documentEntry(*state) == m_restore->document) {
         m_restoreOpened = true;
@@ -599,211 +613,6 @@ void MainWindow::closeEvent(QCloseEvent* event) {
     if (m_sessionStore) saveSessionNow(true);
     m_worker->cancel();
     QMainWindow::closeEvent(event);
-}
-
-// --- Session ------------------------------------------------------------------------
-
-void MainWindow::enableSession(const QString& folder) {
-    SessionStore store(folder);
-    QDir().mkpath(store.folder());
-    // One running window per session folder saves it (a second instance would
-    // take the first one's live session for a crashed one). A lock whose
-    // process is gone (crash, kill) is stale and taken over.
-    auto lock =
-        std::make_unique<QLockFile>(QDir(store.folder()).filePath(QStringLiteral("session.lock")));
-    lock->setStaleLockTime(0);
-    if (!lock->tryLock(0)) {
-        m_statusLabel->setText(
-            tr("Another hloscope is using %1; this window's session is not saved")
-                .arg(store.folder()));
-        return;
-    }
-    m_sessionLock = std::move(lock);
-    m_previousSession = store.load(&m_previousSessionError);
-    if (!m_previousSessionError.isEmpty())
-        qWarning("hloscope: the last session cannot be read: %s",
-                 qPrintable(m_previousSessionError));
-    m_sessionStore = std::move(store);
-    m_cleanExitSaved = false;
-}
-
-QString MainWindow::sessionFile() const {
-    return m_sessionStore ? m_sessionStore->filePath() : QString();
-}
-
-bool MainWindow::previousRunEndedAbnormally() const {
-    return m_previousSession && !m_previousSession->cleanExit && m_previousSession->hasDocument();
-}
-
-Session MainWindow::currentSession() const {
-    Session s;
-    s.target = m_target;
-    s.selected = m_selected;
-    if (m_state) {
-        const DocumentState& state = *m_state;
-        s.document = documentEntry(state);
-        s.step = state.current;
-        for (size_t i = 0; i < state.passEnabled.size() && i < state.passes.size(); ++i)
-            if (!state.passEnabled[i])
-                s.disabledPasses.append(
-                    SessionPass{static_cast<int>(i), QString::fromStdString(state.passes[i])});
-        if (state.stopAfter >= 0 && state.stopAfter < static_cast<int>(state.passes.size()))
-            s.stopAfter = SessionPass{
-                state.stopAfter,
-                QString::fromStdString(state.passes[static_cast<size_t>(state.stopAfter)])};
-        s.forceFusion = QString::fromStdString(state.forceFusion);
-        s.forbidFusion = QString::fromStdString(state.forbidFusion);
-    }
-    for (QDockWidget* dock : m_docks)
-        if (dock->toggleViewAction()->isChecked()) s.panels.append(dock->objectName());
-    if (QWidget* tab = m_tabs->currentWidget()) s.centralTab = tab->objectName();
-    return s;
-}
-
-void MainWindow::scheduleSessionSave() {
-    if (!m_sessionStore || m_restore || m_cleanExitSaved) return;
-    if (!m_sessionTimer.isActive()) m_sessionTimer.start();  // at most a second late
-}
-
-bool MainWindow::saveSessionNow(bool cleanExit) {
-    if (!m_sessionStore) return false;
-    m_sessionTimer.stop();
-    // While a restore runs, the session being restored is the one to keep.
-    Session s = m_restore ? *m_restore : currentSession();
-    s.cleanExit = cleanExit;
-    s.pid = QCoreApplication::applicationPid();
-    s.savedAt = QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs);
-    QString error;
-    if (!m_sessionStore->save(s, &error)) {
-        m_statusLabel->setText(tr("Session not saved: %1").arg(error));
-        qWarning("hloscope: %s", qPrintable(error));
-        return false;
-    }
-    if (cleanExit) m_cleanExitSaved = true;
-    return true;
-}
-
-bool MainWindow::restoreSession(const Session& session, const QString& why) {
-    const QString path = session.documentPath();
-    QString missing;
-    if (!session.hasDocument()) {
-        missing = tr("The last session has no document; nothing was restored");
-    } else if (session.document.startsWith(QLatin1String("example:"))) {
-        const QString name = session.document.mid(8);
-        const auto examples = document_loader::examples();
-        if (std::none_of(examples.begin(), examples.end(),
-                         [&](const ExampleInfo& e) { return e.name == name; }))
-            missing = tr("The last session's example '%1' is not in this hloscope; the session was "
-                         "not restored")
-                          .arg(name);
-    } else if (path.isEmpty() ||
-               (session.document.startsWith(QLatin1String("dump:")) ? !QFileInfo(path).isDir()
-                                                                    : !QFileInfo(path).isFile())) {
-        missing =
-            tr("The last session's document %1 no longer exists; the session was not restored")
-                .arg(path.isEmpty() ? session.document : path);
-    }
-    if (!missing.isEmpty()) {
-        showMessage(missing);
-        emit sessionRestored(false, missing);
-        return false;
-    }
-    m_restore = session;
-    m_restoreOpened = false;
-    m_restoreWhy = why;
-    m_restoreSkipped = 0;
-    m_sessionTimer.stop();
-    if (!session.target.isEmpty() && !DocumentWorker::pipelineTargetOf(session.target).isEmpty())
-        setTarget(session.target);
-    m_statusLabel->setText(tr("Restoring the last session: %1").arg(session.documentTitle()));
-    if (session.document.startsWith(QLatin1String("example:")))
-        openExample(session.document.mid(8));
-    else if (session.document.startsWith(QLatin1String("dump:")))
-        openDumpModule(path, session.document.mid(5).section(QLatin1Char('|'), 0, 0));
-    else
-        openPath(path);
-    return true;
-}
-
-void MainWindow::applyRestoredEdits(const DocumentState& state) {
-    const Session& s = *m_restore;
-    // A saved pass is re-applied only where the pipeline still has it at that index.
-    auto matches = [&state](const SessionPass& pass) {
-        return pass.index >= 0 && pass.index < static_cast<int>(state.passes.size()) &&
-               (pass.name.isEmpty() ||
-                QString::fromStdString(state.passes[static_cast<size_t>(pass.index)]) == pass.name);
-    };
-    DocumentWorker* w = m_worker;
-    if (!state.externalTimeline) {
-        for (const SessionPass& pass : s.disabledPasses) {
-            if (!matches(pass)) {
-                ++m_restoreSkipped;
-                continue;
-            }
-            QMetaObject::invokeMethod(
-                w, [w, i = pass.index] { w->setPassEnabled(i, false); }, Qt::QueuedConnection);
-        }
-        if (s.stopAfter.index >= 0) {
-            if (matches(s.stopAfter))
-                QMetaObject::invokeMethod(
-                    w, [w, i = s.stopAfter.index] { w->setStopAfter(i); }, Qt::QueuedConnection);
-            else
-                ++m_restoreSkipped;
-        }
-        if (!s.forceFusion.isEmpty() || !s.forbidFusion.isEmpty())
-            QMetaObject::invokeMethod(
-                w,
-                [w, force = s.forceFusion, forbid = s.forbidFusion] {
-                    w->setFusionWhatIf(force, forbid);
-                },
-                Qt::QueuedConnection);
-    }
-    QMetaObject::invokeMethod(
-        w, [w, step = s.step] { w->stepTo(step); }, Qt::QueuedConnection);
-    // Once the worker has done all of the above (its queue runs in order), back here.
-    QMetaObject::invokeMethod(
-        w,
-        [this] {
-            QMetaObject::invokeMethod(
-                this, [this] { finishRestore(); }, Qt::QueuedConnection);
-        },
-        Qt::QueuedConnection);
-}
-
-void MainWindow::finishRestore() {
-    if (!m_restore) return;
-    const Session s = *m_restore;
-    m_restore.reset();
-    m_restoreOpened = false;
-    if (!s.selected.isEmpty()) selectInstruction(s.selected);
-    if (!s.panels.isEmpty())
-        for (QDockWidget* dock : m_docks) {
-            const bool open = s.panels.contains(dock->objectName());
-            if (dock->toggleViewAction()->isChecked() != open) dock->setVisible(open);
-        }
-    if (!s.centralTab.isEmpty())
-        for (int i = 0; i < m_tabs->count(); ++i)
-            if (m_tabs->widget(i)->objectName() == s.centralTab) m_tabs->setCurrentIndex(i);
-    QString message =
-        tr("Restored the last session%1: %2 on %3")
-            .arg(m_restoreWhy.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(m_restoreWhy),
-                 s.documentTitle(), DocumentWorker::targetTitle(m_target));
-    if (m_state) message += tr(", step %1/%2").arg(m_state->current).arg(m_state->passes.size());
-    if (!s.disabledPasses.isEmpty())
-        message += tr(", %n pass(es) disabled", nullptr, s.disabledPasses.size());
-    if (m_restoreSkipped > 0)
-        message += tr(" (%n saved pipeline edit(s) no longer match the pipeline and were left out)",
-                      nullptr, m_restoreSkipped);
-    m_statusLabel->setText(message);
-    emit sessionRestored(true, message);
-    scheduleSessionSave();
-}
-
-void MainWindow::abandonRestore(const QString& message) {
-    m_restore.reset();
-    m_restoreOpened = false;
-    showMessage(message);
-    emit sessionRestored(false, message);
 }
 
 void MainWindow::dragEnterEvent(QDragEnterEvent* event) {

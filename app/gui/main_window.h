@@ -2,13 +2,14 @@
 // own QThread) and forwards every DocumentState to the views; selection is
 // shared by instruction name (instructionSelected / selectInstruction).
 //
-// Slots for the integrator's widgets:
-//   setCentralGraph(widget)           the graph view becomes the first central tab
-//   addPanel(widget, title, area)     a QDockWidget (toggle in View); a widget with
-//                                     a setState(hloscope::DocumentStatePtr) slot, a
-//                                     selectInstruction(QString) slot or an
-//                                     instructionSelected(QString) signal is wired
-//                                     to the document and the shared selection.
+// Slots for the integrator's widgets (each a DocumentPanel, views/document/document_panel.h):
+//   setCentralGraph(panel)            the graph view becomes the first central tab
+//   addPanel(panel, title, area)      a QDockWidget (toggle in View)
+// Both put the panel in panels(): every state reaches each through
+// DocumentPanel::setState. A panel's selectInstruction(QString) slot and
+// instructionSelected(QString), stepRequested(int) and
+// fusionWhatIfRequested(QString,QString) signals, where it has them, are
+// connected to the shared selection, the pass step and the worker's what-if.
 // Settings (QSettings, written on change): geometry/window state, recent
 // files, last document, target.
 // Session (app/gui/session.h; off until enableSession): the document, target,
@@ -26,6 +27,7 @@
 #include <optional>
 
 #include "app/gui/session.h"
+#include "views/document/document_panel.h"
 #include "views/document/document_worker.h"
 
 class QAction;
@@ -52,12 +54,25 @@ public:
     ~MainWindow() override;
 
     // --- Integration slots -------------------------------------------------------
-    void setCentralGraph(QWidget* graph);
+    template <DocumentPanelWidget Panel>
+    void setCentralGraph(Panel* graph) {
+        insertCentralGraph(graph, graph);
+    }
     // Panels' own export and view actions join the File and View menus.
     void addExportAction(QAction* action);
     void addViewAction(QAction* action);
-    QDockWidget* addPanel(QWidget* panel, const QString& title,
-                          Qt::DockWidgetArea area = Qt::RightDockWidgetArea);
+    template <DocumentPanelWidget Panel>
+    QDockWidget* addPanel(Panel* panel, const QString& title,
+                          Qt::DockWidgetArea area = Qt::RightDockWidgetArea) {
+        return dockPanel(panel, panel, title, area);
+    }
+    // Every panel that receives the document's states, in the order they
+    // receive them (the text and diff views, the pass stepper, then the
+    // panels as they were added); panels destroyed since are left out.
+    QList<DocumentPanel*> panels() const;
+    // The generation of the last state handed to `panel` (-1: none yet, or
+    // not one of panels()).
+    int64_t deliveredGeneration(const DocumentPanel* panel) const;
     // Shows and raises a dock or central tab by name (object name or title,
     // case-insensitive: "passes", "diff", "text", ...); false when unknown.
     bool showPanel(const QString& name);
@@ -135,7 +150,16 @@ private:
     void onFailed(const QString& message);
     void onProgress(const QString& what, int done, int total);
     void onBusy(bool busy);
-    void wirePanel(QWidget* panel);
+    // The lastDocument / session entry of a state's document.
+    static QString documentEntry(const DocumentState& state);
+    void insertCentralGraph(QWidget* widget, DocumentPanel* panel);
+    QDockWidget* dockPanel(QWidget* widget, DocumentPanel* panel, const QString& title,
+                           Qt::DockWidgetArea area);
+    // Adds `panel` to panels() and hands it the current state, if any.
+    void registerPanel(QWidget* widget, DocumentPanel* panel);
+    void deliverState(const DocumentStatePtr& state);
+    // Connects the panel's selection, step and what-if signals and slots (those it has).
+    void wireSignals(QWidget* panel);
     void scheduleSessionSave();
     void applyRestoredEdits(const DocumentState& state);
     void finishRestore();
@@ -167,6 +191,13 @@ private:
     QProgressBar* m_progress = nullptr;
     QPushButton* m_cancel = nullptr;
     QList<QDockWidget*> m_docks;
+    // panels(): the widget guards against a panel deleted while the window lives.
+    struct PanelEntry {
+        QPointer<QWidget> widget;
+        DocumentPanel* panel = nullptr;
+        int64_t delivered = -1;  // generation of the last state it was given
+    };
+    QList<PanelEntry> m_panels;
 
     std::optional<SessionStore> m_sessionStore;
     std::unique_ptr<QLockFile> m_sessionLock;  // one window per session folder saves

@@ -1,9 +1,9 @@
 // The standard panels of the main window: fusion explorer, inspector,
 // execution and estimator (and, once present, the graph view), created and
-// connected to each other. MainWindow wires each panel's setState /
-// selection / what-if itself; what is connected here is panel to panel
-// (measured times into the inspector and estimator, graph edges into the
-// fusion explorer).
+// connected to each other. MainWindow hands each panel the document's
+// states (DocumentPanel::setState) and wires selection / what-if itself;
+// what is connected here is panel to panel (measured times into the
+// inspector and estimator, graph edges into the fusion explorer).
 #pragma once
 
 class QWidget;

@@ -29,7 +29,7 @@
 
 #include "core/support/thread_handoff.h"
 #include "views/estimator/live_range_chart.h"
-#include "views/fusion/fusion_decision_model.h"
+#include "views/model/seconds_text.h"
 
 namespace hloscope {
 namespace {
@@ -55,6 +55,24 @@ QChart* resetChart(QChartView* view, const QString& title) {
     chart->legend()->setVisible(true);
     chart->legend()->setAlignment(Qt::AlignBottom);
     return chart;
+}
+
+// Predicted and measured bars over `categories`, on a value axis in `unit`.
+void addBarSeries(QChart* chart, QBarSet* predicted, QBarSet* measured,
+                  const QStringList& categories, const QString& unit, int labelsAngle = 0) {
+    auto* series = new QBarSeries;
+    series->append(predicted);
+    series->append(measured);
+    chart->addSeries(series);
+    auto* x = new QBarCategoryAxis;
+    x->append(categories);
+    if (labelsAngle != 0) x->setLabelsAngle(labelsAngle);
+    auto* y = new QValueAxis;
+    y->setTitleText(unit);
+    chart->addAxis(x, Qt::AlignBottom);
+    chart->addAxis(y, Qt::AlignLeft);
+    series->attachAxis(x);
+    series->attachAxis(y);
 }
 
 const ExecutionMeasurement* measurementFor(const QList<ExecutionMeasurement>& list,
@@ -271,7 +289,7 @@ void EstimatorPanel::updateEstimate() {
         m_estimateLabel->setText(QString());
         return;
     }
-    auto ms = [](double seconds) { return FusionDecisionModel::formatSeconds(seconds); };
+    auto ms = [](double seconds) { return secondsText(seconds); };
     auto mb = [](int64_t bytes) {
         return QString::number(static_cast<double>(bytes) / 1e6, 'f', 3) + QStringLiteral(" MB");
     };
@@ -393,10 +411,10 @@ void EstimatorPanel::updateSourceLabels() {
                "after "
                "(snapshot %6, %7 kernels); predicted peak memory %8 MB before, %9 MB after.")
                 .arg(q(m_figures->target.name),
-                     FusionDecisionModel::formatSeconds(m_figures->unfusedPrediction.totalSeconds))
+                     secondsText(m_figures->unfusedPrediction.totalSeconds))
                 .arg(m_figures->unfusedSnapshot)
                 .arg(m_figures->unfusedPrediction.kernelCount)
-                .arg(FusionDecisionModel::formatSeconds(m_figures->fusedPrediction.totalSeconds))
+                .arg(secondsText(m_figures->fusedPrediction.totalSeconds))
                 .arg(m_figures->fusedSnapshot)
                 .arg(m_figures->fusedPrediction.kernelCount)
                 .arg(static_cast<double>(m_figures->unfusedPeakBytes) / 1e6, 0, 'f', 3)
@@ -445,39 +463,47 @@ void EstimatorPanel::recalculate() {
 QString EstimatorPanel::errorText() const { return m_error->text(); }
 QString EstimatorPanel::resultText() const { return m_resultLabel->text(); }
 
-void EstimatorPanel::rebuildCharts() {
-    const QString target = m_figures ? q(m_figures->target.name) : QString();
-    const ExecutionMeasurement* measuredUnfused =
-        measurementFor(m_measurements, QStringLiteral("unfused"));
-    const ExecutionMeasurement* measuredFused =
-        measurementFor(m_measurements, QStringLiteral("fused"));
-    const QString device = !m_measurements.isEmpty() ? m_measurements.front().device : QString();
+// What every chart compares: the model's target and the measured runs.
+struct EstimatorPanel::ChartInputs {
+    QString target;  // the performance model's target
+    QString device;  // the device of the measurements (empty: not run)
+    const ExecutionMeasurement* unfused = nullptr;
+    const ExecutionMeasurement* fused = nullptr;
+};
 
-    // Module time: predicted vs measured, before/after fusion.
-    {
-        QChart* chart = resetChart(m_moduleChart, tr("Module time (ms)"));
-        auto* predicted = new QBarSet(tr("predicted (%1)").arg(target));
-        const bool simulated = !m_measurements.isEmpty() && m_measurements.front().simulated;
-        auto* measured = new QBarSet((simulated ? tr("simulated (%1)") : tr("measured (%1)"))
-                                         .arg(device.isEmpty() ? tr("not run") : device));
-        *predicted << (m_figures ? m_figures->unfusedPrediction.totalSeconds * 1e3 : 0)
-                   << (m_figures ? m_figures->fusedPrediction.totalSeconds * 1e3 : 0);
-        *measured << (measuredUnfused ? measuredUnfused->wallSeconds * 1e3 : 0)
-                  << (measuredFused ? measuredFused->wallSeconds * 1e3 : 0);
-        auto* series = new QBarSeries;
-        series->append(predicted);
-        series->append(measured);
-        chart->addSeries(series);
-        auto* x = new QBarCategoryAxis;
-        x->append({tr("unfused"), tr("fused")});
-        auto* y = new QValueAxis;
-        y->setTitleText(tr("ms"));
-        chart->addAxis(x, Qt::AlignBottom);
-        chart->addAxis(y, Qt::AlignLeft);
-        series->attachAxis(x);
-        series->attachAxis(y);
-    }
-    // Kernel time: the slowest predicted kernels of the fused module.
+void EstimatorPanel::rebuildCharts() {
+    ChartInputs in;
+    in.target = m_figures ? q(m_figures->target.name) : QString();
+    in.unfused = measurementFor(m_measurements, QStringLiteral("unfused"));
+    in.fused = measurementFor(m_measurements, QStringLiteral("fused"));
+    in.device = !m_measurements.isEmpty() ? m_measurements.front().device : QString();
+    rebuildModuleChart(in);
+    rebuildKernelCharts(in);
+    rebuildMemoryChart(in);
+    if (m_figures)
+        m_liveRanges->setAssignment(m_figures->fusedBuffers, m_figures->fused, tr("after fusion"));
+    else
+        m_liveRanges->clear();
+    updateEstimate();
+}
+
+// Module time: predicted vs measured, before/after fusion.
+void EstimatorPanel::rebuildModuleChart(const ChartInputs& in) {
+    QChart* chart = resetChart(m_moduleChart, tr("Module time (ms)"));
+    auto* predicted = new QBarSet(tr("predicted (%1)").arg(in.target));
+    const bool simulated = !m_measurements.isEmpty() && m_measurements.front().simulated;
+    auto* measured = new QBarSet((simulated ? tr("simulated (%1)") : tr("measured (%1)"))
+                                     .arg(in.device.isEmpty() ? tr("not run") : in.device));
+    *predicted << (m_figures ? m_figures->unfusedPrediction.totalSeconds * 1e3 : 0)
+               << (m_figures ? m_figures->fusedPrediction.totalSeconds * 1e3 : 0);
+    *measured << (in.unfused ? in.unfused->wallSeconds * 1e3 : 0)
+              << (in.fused ? in.fused->wallSeconds * 1e3 : 0);
+    addBarSeries(chart, predicted, measured, {tr("unfused"), tr("fused")}, tr("ms"));
+}
+
+// Kernel time: the slowest predicted kernels of the fused module, and a
+// scatter with one point per kernel measured in the fused run.
+void EstimatorPanel::rebuildKernelCharts(const ChartInputs& in) {
     std::vector<const KernelPrediction*> kernels;
     if (m_figures)
         for (const KernelPrediction& k : m_figures->fusedPrediction.kernels) kernels.push_back(&k);
@@ -487,91 +513,61 @@ void EstimatorPanel::rebuildCharts() {
                      });
     {
         QChart* chart = resetChart(m_kernelChart, tr("Slowest kernels after fusion (ms)"));
-        auto* predicted = new QBarSet(tr("predicted (%1)").arg(target));
+        auto* predicted = new QBarSet(tr("predicted (%1)").arg(in.target));
         auto* measured =
-            new QBarSet(tr("measured (%1)").arg(device.isEmpty() ? tr("not run") : device));
+            new QBarSet(tr("measured (%1)").arg(in.device.isEmpty() ? tr("not run") : in.device));
         QStringList names;
         for (size_t i = 0; i < std::min<size_t>(kernels.size(), 10); ++i) {
             const QString name = q(kernels[i]->instruction->name());
             names << name;
             *predicted << kernels[i]->totalSeconds * kernels[i]->executions * 1e3;
-            *measured << (measuredFused ? measuredFused->kernelSeconds.value(name, 0) * 1e3 : 0);
+            *measured << (in.fused ? in.fused->kernelSeconds.value(name, 0) * 1e3 : 0);
         }
-        auto* series = new QBarSeries;
-        series->append(predicted);
-        series->append(measured);
-        chart->addSeries(series);
-        auto* x = new QBarCategoryAxis;
-        x->append(names);
-        x->setLabelsAngle(-45);
-        auto* y = new QValueAxis;
-        y->setTitleText(tr("ms"));
-        chart->addAxis(x, Qt::AlignBottom);
-        chart->addAxis(y, Qt::AlignLeft);
-        series->attachAxis(x);
-        series->attachAxis(y);
+        addBarSeries(chart, predicted, measured, names, tr("ms"), -45);
     }
-    // Scatter: one point per kernel measured in the fused run.
-    {
-        QChart* chart =
-            resetChart(m_scatterChart, tr("Per kernel: predicted (x) vs measured (y), seconds"));
-        auto* series = new QScatterSeries;
-        series->setName(tr("kernels (fused module)"));
-        series->setMarkerSize(8);
-        double lo = 1e300, hi = 0;
-        if (measuredFused)
-            for (const KernelPrediction* k : kernels) {
-                const double p = k->totalSeconds * k->executions;
-                const double m = measuredFused->kernelSeconds.value(q(k->instruction->name()), 0);
-                if (p <= 0 || m <= 0) continue;
-                series->append(p, m);
-                lo = std::min({lo, p, m});
-                hi = std::max({hi, p, m});
-            }
-        chart->addSeries(series);
-        auto* x = new QLogValueAxis;
-        auto* y = new QLogValueAxis;
-        x->setTitleText(tr("predicted (s)"));
-        y->setTitleText(tr("measured (s)"));
-        x->setLabelFormat(QStringLiteral("%.0e"));
-        y->setLabelFormat(QStringLiteral("%.0e"));
-        if (hi > 0) {
-            x->setRange(lo / 2, hi * 2);
-            y->setRange(lo / 2, hi * 2);
+    QChart* chart =
+        resetChart(m_scatterChart, tr("Per kernel: predicted (x) vs measured (y), seconds"));
+    auto* series = new QScatterSeries;
+    series->setName(tr("kernels (fused module)"));
+    series->setMarkerSize(8);
+    double lo = 1e300, hi = 0;
+    if (in.fused)
+        for (const KernelPrediction* k : kernels) {
+            const double p = k->totalSeconds * k->executions;
+            const double m = in.fused->kernelSeconds.value(q(k->instruction->name()), 0);
+            if (p <= 0 || m <= 0) continue;
+            series->append(p, m);
+            lo = std::min({lo, p, m});
+            hi = std::max({hi, p, m});
         }
-        chart->addAxis(x, Qt::AlignBottom);
-        chart->addAxis(y, Qt::AlignLeft);
-        series->attachAxis(x);
-        series->attachAxis(y);
+    chart->addSeries(series);
+    auto* x = new QLogValueAxis;
+    auto* y = new QLogValueAxis;
+    x->setTitleText(tr("predicted (s)"));
+    y->setTitleText(tr("measured (s)"));
+    x->setLabelFormat(QStringLiteral("%.0e"));
+    y->setLabelFormat(QStringLiteral("%.0e"));
+    if (hi > 0) {
+        x->setRange(lo / 2, hi * 2);
+        y->setRange(lo / 2, hi * 2);
     }
-    // Peak memory before/after fusion.
-    {
-        QChart* chart = resetChart(m_memoryChart, tr("Peak memory (MB)"));
-        auto* predicted = new QBarSet(tr("predicted (buffer assignment)"));
-        *predicted << (m_figures ? static_cast<double>(m_figures->unfusedPeakBytes) / 1e6 : 0)
-                   << (m_figures ? static_cast<double>(m_figures->fusedPeakBytes) / 1e6 : 0);
-        auto* measured =
-            new QBarSet(tr("measured (%1)").arg(device.isEmpty() ? tr("not run") : device));
-        *measured << (measuredUnfused ? static_cast<double>(measuredUnfused->peakBytes) / 1e6 : 0)
-                  << (measuredFused ? static_cast<double>(measuredFused->peakBytes) / 1e6 : 0);
-        auto* series = new QBarSeries;
-        series->append(predicted);
-        series->append(measured);
-        chart->addSeries(series);
-        auto* x = new QBarCategoryAxis;
-        x->append({tr("before fusion"), tr("after fusion")});
-        auto* y = new QValueAxis;
-        y->setTitleText(tr("MB"));
-        chart->addAxis(x, Qt::AlignBottom);
-        chart->addAxis(y, Qt::AlignLeft);
-        series->attachAxis(x);
-        series->attachAxis(y);
-    }
-    if (m_figures)
-        m_liveRanges->setAssignment(m_figures->fusedBuffers, m_figures->fused, tr("after fusion"));
-    else
-        m_liveRanges->clear();
-    updateEstimate();
+    chart->addAxis(x, Qt::AlignBottom);
+    chart->addAxis(y, Qt::AlignLeft);
+    series->attachAxis(x);
+    series->attachAxis(y);
+}
+
+// Peak memory before/after fusion.
+void EstimatorPanel::rebuildMemoryChart(const ChartInputs& in) {
+    QChart* chart = resetChart(m_memoryChart, tr("Peak memory (MB)"));
+    auto* predicted = new QBarSet(tr("predicted (buffer assignment)"));
+    *predicted << (m_figures ? static_cast<double>(m_figures->unfusedPeakBytes) / 1e6 : 0)
+               << (m_figures ? static_cast<double>(m_figures->fusedPeakBytes) / 1e6 : 0);
+    auto* measured =
+        new QBarSet(tr("measured (%1)").arg(in.device.isEmpty() ? tr("not run") : in.device));
+    *measured << (in.unfused ? static_cast<double>(in.unfused->peakBytes) / 1e6 : 0)
+              << (in.fused ? static_cast<double>(in.fused->peakBytes) / 1e6 : 0);
+    addBarSeries(chart, predicted, measured, {tr("before fusion"), tr("after fusion")}, tr("MB"));
 }
 
 QString EstimatorPanel::reportHtml() {
@@ -650,8 +646,8 @@ QString EstimatorPanel::reportHtml() {
             QStringLiteral(
                 "<tr><td>%1</td><td class=p>%2</td><td "
                 "class=m>%3</td><td>%4</td><td>%5</td><td>%6</td></tr>\n")
-                .arg(mode, FusionDecisionModel::formatSeconds(predicted),
-                     m ? FusionDecisionModel::formatSeconds(m->wallSeconds) : tr("not measured"),
+                .arg(mode, secondsText(predicted),
+                     m ? secondsText(m->wallSeconds) : tr("not measured"),
                      m ? esc(m->device) : QStringLiteral("-"),
                      m ? QString::number(m->maxError, 'g', 4) : QStringLiteral("-"),
                      m ? (m->passed ? tr("pass") : tr("FAIL")) : QStringLiteral("-"));
@@ -676,10 +672,10 @@ QString EstimatorPanel::reportHtml() {
             html += QStringLiteral(
                         "<tr><td>%%1</td><td>%2</td><td class=p>%3</td><td class=m>%4</td></tr>\n")
                         .arg(esc(kernel), esc(q(kernels[i]->boundBy)),
-                             FusionDecisionModel::formatSeconds(kernels[i]->totalSeconds *
+                             secondsText(kernels[i]->totalSeconds *
                                                                 kernels[i]->executions),
                              measured && measured->kernelSeconds.contains(kernel)
-                                 ? FusionDecisionModel::formatSeconds(
+                                 ? secondsText(
                                        measured->kernelSeconds.value(kernel))
                                  : tr("not measured"));
         }

@@ -25,11 +25,12 @@
 #include <array>
 #include <optional>
 
-#include "views/document/document_state.h"
 #include "compiler/estimator/calculator.h"
 #include "compiler/estimator/estimate.h"
-#include "views/estimator/model_figures.h"
-#include "views/execution/execution_panel.h"
+#include "views/document/document_panel.h"
+#include "views/document/document_state.h"
+#include "views/model/execution_measurement.h"
+#include "views/model/model_figures.h"
 
 class QChart;
 class QChartView;
@@ -43,7 +44,7 @@ namespace hloscope {
 
 class LiveRangeChart;
 
-class EstimatorPanel : public QWidget {
+class EstimatorPanel : public QWidget, public DocumentPanel {
     Q_OBJECT
 public:
     enum Field { kBaselineTime, kBaselineMemory, kSpeedup, kMemoryReduction, kFieldCount };
@@ -70,7 +71,7 @@ public:
     QString reportHtml();
 
 public slots:
-    void setState(hloscope::DocumentStatePtr state);
+    void setState(hloscope::DocumentStatePtr state) override;
     void selectInstruction(const QString& name);
     void setMeasurements(const QList<hloscope::ExecutionMeasurement>& measurements);
     // Refills every field from the performance model (drops user overrides).
@@ -85,7 +86,12 @@ signals:
 private:
     void fillField(Field field, bool force);
     void updateSourceLabels();
+    // The charts from the figures and measurements, one step per chart (or pair).
+    struct ChartInputs;
     void rebuildCharts();
+    void rebuildModuleChart(const ChartInputs& in);
+    void rebuildKernelCharts(const ChartInputs& in);
+    void rebuildMemoryChart(const ChartInputs& in);
     void updateEstimate();
     void storeInHistory();
     QString modelValue(Field field) const;

@@ -24,10 +24,9 @@
 #include "compiler/runtime/timeline_trace.h"
 #include "core/interpreter/interpreter.h"
 #include "core/support/thread_handoff.h"
-#include "views/estimator/model_figures.h"
 #include "views/execution/gpu_plan_jobs.h"
 #include "views/execution/timeline_view.h"
-#include "views/fusion/fusion_decision_model.h"
+#include "views/model/seconds_text.h"
 
 namespace hloscope {
 
@@ -492,7 +491,7 @@ void ExecutionPanel::onFinished() {
                                                .arg(m.device)
                                                .arg(m.devices)
                                          : m.device));
-            auto* time = new QTableWidgetItem(FusionDecisionModel::formatSeconds(m.wallSeconds) +
+            auto* time = new QTableWidgetItem(secondsText(m.wallSeconds) +
                                               (m.simulated ? tr(" (simulated)") : QString()));
             if (m.simulated)
                 time->setToolTip(
@@ -515,7 +514,7 @@ void ExecutionPanel::onFinished() {
             m_times->setItem(row, 0, new QTableWidgetItem(it.key()));
             m_times->setItem(
                 row, 1, new QTableWidgetItem(shown.mode + QStringLiteral(" / ") + shown.device));
-            auto* time = new QTableWidgetItem(FusionDecisionModel::formatSeconds(it.value()));
+            auto* time = new QTableWidgetItem(secondsText(it.value()));
             time->setData(Qt::UserRole, it.value());
             m_times->setItem(row, 2, time);
         }

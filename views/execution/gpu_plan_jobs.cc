@@ -3,11 +3,8 @@
 #include <QDir>
 #include <QObject>
 
-#include "compiler/backends/gpu/gpu_import.h"
-#include "compiler/backends/gpu/gpu_plan.h"
+#include "compiler/runtime/execution_device.h"
 #include "compiler/runtime/execution_modes.h"
-#include "core/ir/hlo_computation.h"
-#include "core/text/hlo_printer.h"
 
 namespace hloscope {
 
@@ -43,15 +40,16 @@ ExecutionPanel::Outcome exportGpuPlansJob(const DocumentStatePtr& state, Executi
         outcome.error = QObject::tr("no module to export");
         return outcome;
     }
+    auto device = findPlanExporter("gpu");
+    if (!device.isOk()) {
+        outcome.error = QString::fromStdString(device.status().message());
+        return outcome;
+    }
     auto input = snapshotModule(*state, 0);
     if (!input.isOk()) {
         outcome.error = QString::fromStdString(input.status().toString());
         return outcome;
     }
-    std::vector<int64_t> seeds;
-    const std::vector<Literal> args =
-        syntheticArguments(*(*input)->entryComputation(), seed, seeds);
-    const std::string inputText = printModule(**input);
     QStringList written;
     for (const auto& [label, index] : runs) {
         auto module = snapshotModule(*state, index);
@@ -60,25 +58,20 @@ ExecutionPanel::Outcome exportGpuPlansJob(const DocumentStatePtr& state, Executi
                 label + QStringLiteral(": ") + QString::fromStdString(module.status().toString());
             return outcome;
         }
-        GpuPlanOptions options;
-        options.sm = sm.toStdString();
-        options.mode = label.toStdString();
-        auto plan = buildGpuPlan(**module, options);
-        if (!plan.isOk()) {
-            outcome.error = QObject::tr("%1 GPU plan: %2")
-                                .arg(label, QString::fromStdString(plan.status().message()));
-            return outcome;
-        }
         const QString target = runs.size() > 1 ? QDir(dir).filePath(label) : dir;
-        Status status = writeGpuPlan(*plan, args, inputText, printModule(**module),
-                                     target.toStdString(), seeds);
-        if (!status.isOk()) {
-            outcome.error = QString::fromStdString(status.message());
+        PlanExportOptions options;
+        options.dir = target.toStdString();
+        options.mode = label.toStdString();
+        options.target = sm.toStdString();
+        options.seed = seed;
+        auto plan = (*device)->exportPlan(**module, **input, options);
+        if (!plan.isOk()) {
+            outcome.error = QString::fromStdString(plan.status().message());
             return outcome;
         }
         written << QObject::tr("%1 (%2 steps, %3 kernels)")
                        .arg(target)
-                       .arg(plan->steps.size())
+                       .arg(plan->steps)
                        .arg(plan->kernels);
     }
     outcome.note =
@@ -91,29 +84,32 @@ ExecutionPanel::Outcome exportGpuPlansJob(const DocumentStatePtr& state, Executi
 
 ExecutionPanel::Outcome importGpuResultsJob(const QString& dir) {
     ExecutionPanel::Outcome outcome;
-    auto runs = importGpuRuns(dir.toStdString());
+    auto device = findPlanExporter("gpu");
+    if (!device.isOk()) {
+        outcome.error = QString::fromStdString(device.status().message());
+        return outcome;
+    }
+    auto runs = (*device)->importResults(dir.toStdString());
     if (!runs.isOk()) {
         outcome.error = QString::fromStdString(runs.status().message());
         return outcome;
     }
-    for (const ImportedGpuRun& run : *runs) {
+    for (const ImportedPlanRun& run : *runs) {
         ExecutionMeasurement m;
-        m.mode = QString::fromStdString(run.files.plan.mode);
-        const auto name = run.results.device.find("name");
-        m.device =
-            QStringLiteral("gpu (%1, imported)")
-                .arg(name == run.results.device.end() ? QStringLiteral("?")
-                                                      : QString::fromStdString(name->second));
+        m.mode = QString::fromStdString(run.mode);
+        m.device = QStringLiteral("gpu (%1, imported)")
+                       .arg(run.machine ? QString::fromStdString(*run.machine)
+                                        : QStringLiteral("?"));
         m.deviceKind = QStringLiteral("gpu");
-        m.wallSeconds = run.results.medianMs * 1e-3;
-        m.maxError = run.check.maxAbsError;
-        m.passed = run.check.passed;
-        m.detail = QString::fromStdString(run.check.detail);
+        m.wallSeconds = run.wallSeconds;
+        m.maxError = run.maxAbsError;
+        m.passed = run.passed;
+        m.detail = QString::fromStdString(run.detail);
         if (run.sampled && m.detail.isEmpty())
             m.detail = QObject::tr("checked on a sample of each output");
-        m.peakBytes = run.files.plan.arenaBytes;
-        m.compileSeconds = run.files.plan.compileSeconds;
-        for (const MeasuredTime& t : run.measurement.kernelTimes) {
+        m.peakBytes = run.peakBytes;
+        m.compileSeconds = run.compileSeconds;
+        for (const MeasuredTime& t : run.kernelTimes) {
             m.kernelSeconds.insert(QString::fromStdString(t.name), t.seconds);
             m.instructionSeconds.insert(QString::fromStdString(t.name), t.seconds);
         }

@@ -1,8 +1,9 @@
 // The execution panel's remote-GPU jobs, run on a worker thread: writing
 // GPU plans of the document's module for a GPU machine (unfused and/or
 // fused, as the panel's mode says), and reading a GPU machine's results back
-// (compiler/backends/gpu/gpu_import.h) as measurements checked against the
-// reference interpreter.
+// as measurements checked against the reference interpreter. Both go through
+// the registered GPU device (ExecutionDevice::exportPlan / importResults,
+// compiler/runtime/execution_device.h): without one they fail and say so.
 #pragma once
 
 #include <QString>

@@ -1,6 +1,6 @@
 #include "views/fusion/fusion_decision_model.h"
 
-#include "compiler/runtime/execution_modes.h"
+#include <cmath>
 
 namespace hloscope {
 
@@ -8,16 +8,7 @@ FusionDecisionModel::FusionDecisionModel(QObject* parent) : QAbstractTableModel(
 
 void FusionDecisionModel::setState(const DocumentStatePtr& state) {
     beginResetModel();
-    m_rows.clear();
-    if (state && state->snapshots) {
-        const auto& snapshots = *state->snapshots;
-        for (size_t i = 0; i < snapshots.size(); ++i) {
-            const PassSnapshot& snapshot = snapshots[i];
-            if (!isFusionPassName(snapshot.pass) && snapshot.decisions.empty()) continue;
-            for (const PassDecision& decision : snapshot.decisions)
-                m_rows.push_back({QString::fromStdString(snapshot.pass), static_cast<int>(i), decision});
-        }
-    }
+    m_rows = state ? fusionDecisionRows(*state) : std::vector<FusionDecisionRow>();
     endResetModel();
 }
 
@@ -27,14 +18,6 @@ int FusionDecisionModel::rowCount(const QModelIndex& parent) const {
 
 int FusionDecisionModel::columnCount(const QModelIndex& parent) const {
     return parent.isValid() ? 0 : kColumnCount;
-}
-
-QString FusionDecisionModel::formatSeconds(double seconds) {
-    if (seconds < 0) return QStringLiteral("-");
-    if (seconds >= 1) return QString::number(seconds, 'g', 4) + QStringLiteral(" s");
-    if (seconds >= 1e-3) return QString::number(seconds * 1e3, 'g', 4) + QStringLiteral(" ms");
-    if (seconds >= 1e-6) return QString::number(seconds * 1e6, 'g', 4) + QStringLiteral(" us");
-    return QString::number(seconds * 1e9, 'g', 4) + QStringLiteral(" ns");
 }
 
 QVariant FusionDecisionModel::data(const QModelIndex& index, int role) const {

@@ -10,16 +10,11 @@
 #include <QString>
 #include <vector>
 
-#include "compiler/pipeline/hlo_pass.h"
 #include "views/document/document_state.h"
+#include "views/model/fusion_decisions.h"
+#include "views/model/seconds_text.h"
 
 namespace hloscope {
-
-struct FusionDecisionRow {
-    QString pass;
-    int snapshot = 0;  // index into the state's snapshots
-    PassDecision decision;
-};
 
 class FusionDecisionModel : public QAbstractTableModel {
     Q_OBJECT
@@ -61,8 +56,8 @@ public:
     // one of `consumers` (an instruction and the fusions that took it in), or -1.
     int latestDecision(const QStringList& producers, const QStringList& consumers) const;
 
-    // "1.2 ms", "35 us", "-" for negative (no model).
-    static QString formatSeconds(double seconds);
+    // "1.2 ms", "35 us", "-" for negative (no model): secondsText.
+    static QString formatSeconds(double seconds) { return secondsText(seconds); }
 
 private:
     std::vector<FusionDecisionRow> m_rows;

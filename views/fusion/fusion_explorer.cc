@@ -18,8 +18,9 @@
 #include <unordered_map>
 
 #include "compiler/fusion/fusion_decision.h"
-#include "compiler/fusion/fusion_util.h"
+#include "compiler/fusion/fusion_legality.h"
 #include "core/support/thread_handoff.h"
+#include "views/model/seconds_text.h"
 
 namespace hloscope {
 namespace {
@@ -34,6 +35,14 @@ const HloInstruction* findInstruction(const HloModule& module, const std::string
 }  // namespace
 
 FusionExplorer::FusionExplorer(QWidget* parent) : QWidget(parent) {
+    createWidgets();
+    layOutWidgets();
+    connectWidgets();
+    updateSummary();
+    updateWhatIfLabel();
+}
+
+void FusionExplorer::createWidgets() {
     m_model = new FusionDecisionModel(this);
     m_filter = new FusionDecisionFilter(this);
     m_filter->setSourceModel(m_model);
@@ -83,7 +92,7 @@ FusionExplorer::FusionExplorer(QWidget* parent) : QWidget(parent) {
     m_producerEdit->setPlaceholderText(tr("producer"));
     m_consumerEdit = new QLineEdit(this);
     m_consumerEdit->setPlaceholderText(tr("consumer"));
-    auto* explainButton = new QPushButton(tr("Why (not) fused?"), this);
+    m_explainButton = new QPushButton(tr("Why (not) fused?"), this);
     m_answer = new QTextBrowser(this);
     m_answer->setMaximumHeight(70);
     m_forceButton = new QPushButton(tr("Force fuse"), this);
@@ -93,7 +102,9 @@ FusionExplorer::FusionExplorer(QWidget* parent) : QWidget(parent) {
     m_forbidButton->setToolTip(tr("Re-run the pipeline with this pair forbidden to fuse"));
     m_whatIf = new QLabel(this);
     m_whatIf->setWordWrap(true);
+}
 
+void FusionExplorer::layOutWidgets() {
     auto* filters = new QHBoxLayout;
     filters->addWidget(m_reasonCombo);
     filters->addWidget(m_outcomeCombo);
@@ -105,7 +116,7 @@ FusionExplorer::FusionExplorer(QWidget* parent) : QWidget(parent) {
     auto* pair = new QHBoxLayout;
     pair->addWidget(m_producerEdit);
     pair->addWidget(m_consumerEdit);
-    pair->addWidget(explainButton);
+    pair->addWidget(m_explainButton);
     auto* whatIfButtons = new QHBoxLayout;
     whatIfButtons->addWidget(m_forceButton);
     whatIfButtons->addWidget(m_forbidButton);
@@ -132,7 +143,9 @@ FusionExplorer::FusionExplorer(QWidget* parent) : QWidget(parent) {
     layout->addWidget(m_table, 1);
     layout->addWidget(whyBox);
     layout->addWidget(whatIfBox);
+}
 
+void FusionExplorer::connectWidgets() {
     connect(m_reasonCombo, &QComboBox::currentIndexChanged, this,
             [this] { m_filter->setReason(m_reasonCombo->currentData().toString()); });
     connect(m_outcomeCombo, &QComboBox::currentIndexChanged, this, [this](int index) {
@@ -140,7 +153,7 @@ FusionExplorer::FusionExplorer(QWidget* parent) : QWidget(parent) {
     });
     connect(m_textFilter, &QLineEdit::textChanged, m_filter, &FusionDecisionFilter::setText);
     connect(m_slider, &QSlider::valueChanged, this, &FusionExplorer::setReplayStep);
-    connect(explainButton, &QPushButton::clicked, this,
+    connect(m_explainButton, &QPushButton::clicked, this,
             [this] { explainPair(m_producerEdit->text().trimmed(), m_consumerEdit->text().trimmed()); });
     connect(m_forceButton, &QPushButton::clicked, this, &FusionExplorer::forceSelected);
     connect(m_forbidButton, &QPushButton::clicked, this, &FusionExplorer::forbidSelected);
@@ -171,8 +184,6 @@ FusionExplorer::FusionExplorer(QWidget* parent) : QWidget(parent) {
         updateWhatIfLabel();
         emit figuresUpdated();
     });
-    updateSummary();
-    updateWhatIfLabel();
 }
 
 FusionExplorer::~FusionExplorer() {
@@ -233,13 +244,13 @@ void FusionExplorer::updateSummary() {
                         .arg(m_figures->unfusedPrediction.kernelCount)
                         .arg(m_figures->fusedPrediction.kernelCount)
                         .arg(target)
-                        .arg(FusionDecisionModel::formatSeconds(m_figures->unfusedPrediction.totalSeconds))
-                        .arg(FusionDecisionModel::formatSeconds(m_figures->fusedPrediction.totalSeconds))
+                        .arg(secondsText(m_figures->unfusedPrediction.totalSeconds))
+                        .arg(secondsText(m_figures->fusedPrediction.totalSeconds))
                         .arg(m_figures->speedup(), 0, 'f', 2);
         } else {
             text += tr("No fusion pass has run yet: %1 kernels, predicted %2 on %3.")
                         .arg(m_figures->fusedPrediction.kernelCount)
-                        .arg(FusionDecisionModel::formatSeconds(m_figures->fusedPrediction.totalSeconds))
+                        .arg(secondsText(m_figures->fusedPrediction.totalSeconds))
                         .arg(target);
         }
     } else if (!m_figuresError.isEmpty()) {
@@ -382,8 +393,8 @@ void FusionExplorer::explainPair(const QString& producer, const QString& consume
                        .arg(QString::fromStdString(d.reason), QString::fromStdString(d.explanation));
     if (d.predictedUnfusedSeconds >= 0 && d.predictedAppliedSeconds >= 0)
         text += tr("\nPredicted: %1 as separate kernels, %2 fused (gain %3).")
-                    .arg(FusionDecisionModel::formatSeconds(d.predictedUnfusedSeconds),
-                         FusionDecisionModel::formatSeconds(d.predictedAppliedSeconds),
+                    .arg(secondsText(d.predictedUnfusedSeconds),
+                         secondsText(d.predictedAppliedSeconds),
                          QString::number((d.predictedUnfusedSeconds - d.predictedAppliedSeconds) * 1e6, 'g', 4) +
                              QStringLiteral(" us"));
     m_answer->setPlainText(text);
@@ -446,10 +457,10 @@ void FusionExplorer::updateWhatIfLabel() {
                         m_forbid.isEmpty() ? tr("(none)") : m_forbid.join(u';'));
     if (m_beforeWhatIfSeconds >= 0) {
         text += tr("Predicted module time (performance model, %1): before the what-if %2")
-                    .arg(m_beforeWhatIfLabel, FusionDecisionModel::formatSeconds(m_beforeWhatIfSeconds));
+                    .arg(m_beforeWhatIfLabel, secondsText(m_beforeWhatIfSeconds));
         if (m_figures)
             text += tr(", after %1 (%2%3%)")
-                        .arg(FusionDecisionModel::formatSeconds(m_figures->fusedPrediction.totalSeconds))
+                        .arg(secondsText(m_figures->fusedPrediction.totalSeconds))
                         .arg(m_figures->fusedPrediction.totalSeconds >= m_beforeWhatIfSeconds ? u'+' : u'-')
                         .arg(m_beforeWhatIfSeconds > 0
                                  ? std::abs(m_figures->fusedPrediction.totalSeconds - m_beforeWhatIfSeconds) /
@@ -461,7 +472,7 @@ void FusionExplorer::updateWhatIfLabel() {
     } else if (m_figures) {
         text += tr("Predicted module time (performance model, %1): %2")
                     .arg(QString::fromStdString(m_figures->target.name),
-                         FusionDecisionModel::formatSeconds(m_figures->fusedPrediction.totalSeconds));
+                         secondsText(m_figures->fusedPrediction.totalSeconds));
     }
     m_whatIf->setText(text);
 }

@@ -14,8 +14,9 @@
 #include <QStringList>
 #include <QWidget>
 
+#include "views/document/document_panel.h"
 #include "views/document/document_state.h"
-#include "views/estimator/model_figures.h"
+#include "views/model/model_figures.h"
 #include "views/fusion/fusion_decision_model.h"
 
 class QComboBox;
@@ -29,7 +30,7 @@ class QTextBrowser;
 
 namespace hloscope {
 
-class FusionExplorer : public QWidget {
+class FusionExplorer : public QWidget, public DocumentPanel {
     Q_OBJECT
 public:
     explicit FusionExplorer(QWidget* parent = nullptr);
@@ -56,7 +57,7 @@ public:
     QMap<QString, int> reasonHistogram() const;
 
 public slots:
-    void setState(hloscope::DocumentStatePtr state);
+    void setState(hloscope::DocumentStatePtr state) override;
     void selectInstruction(const QString& name);
     // Shows (and returns through explanationText) why the pair was or was
     // not fused: the latest decision record, or "never considered: <why>".
@@ -80,6 +81,10 @@ signals:
     void figuresUpdated();
 
 private:
+    // The constructor's steps: the widgets, their layout, their signals.
+    void createWidgets();
+    void layOutWidgets();
+    void connectWidgets();
     void updateSummary();
     void updateWhatIfLabel();
     void requestWhatIf(bool force);
@@ -110,6 +115,7 @@ private:
     QPushButton* m_forceButton = nullptr;
     QPushButton* m_forbidButton = nullptr;
     QPushButton* m_clearButton = nullptr;
+    QPushButton* m_explainButton = nullptr;
     QLabel* m_whatIf = nullptr;
     QStringList m_force;
     QStringList m_forbid;

@@ -1,26 +1,16 @@
 #include "views/graph/graph_view.h"
 
 #include <QCheckBox>
-#include <QContextMenuEvent>
 #include <QElapsedTimer>
-#include <QFileInfo>
 #include <QGuiApplication>
 #include <QHBoxLayout>
-#include <QImage>
-#include <QImageWriter>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
-#include <QMouseEvent>
-#include <QPainter>
-#include <QSaveFile>
-#include <QScrollBar>
 #include <QShortcut>
 #include <QSplitter>
-#include <QSvgGenerator>
 #include <QToolButton>
 #include <QVBoxLayout>
-#include <QWheelEvent>
 #include <QtConcurrent/QtConcurrentRun>
 #include <chrono>
 
@@ -28,140 +18,6 @@
 #include "core/support/thread_handoff.h"
 
 namespace hloscope {
-
-// --- canvas ----------------------------------------------------------------------
-
-GraphCanvas::GraphCanvas(QWidget* parent) : QGraphicsView(parent) {
-    setDragMode(QGraphicsView::ScrollHandDrag);
-    setTransformationAnchor(QGraphicsView::AnchorUnderMouse);
-    setResizeAnchor(QGraphicsView::AnchorViewCenter);
-    setRenderHints(QPainter::Antialiasing | QPainter::TextAntialiasing);
-    setViewportUpdateMode(QGraphicsView::SmartViewportUpdate);
-    setOptimizationFlag(QGraphicsView::DontSavePainterState, true);
-}
-
-double GraphCanvas::zoom() const { return transform().m11(); }
-
-void GraphCanvas::zoomBy(double factor) {
-    const double next = zoom() * factor;
-    if (next < 0.005 || next > 8) return;
-    scale(factor, factor);
-    emit zoomed(factor);
-    emit viewChanged();
-}
-
-void GraphCanvas::wheelEvent(QWheelEvent* event) {
-    const double steps = event->angleDelta().y() / 120.0;
-    if (steps == 0) return QGraphicsView::wheelEvent(event);
-    zoomBy(std::pow(1.15, steps));
-    event->accept();
-}
-
-void GraphCanvas::mouseDoubleClickEvent(QMouseEvent* event) {
-    QGraphicsItem* item = itemAt(event->pos());
-    // Prefer a node over the cluster behind it.
-    for (QGraphicsItem* candidate : items(event->pos())) {
-        if (candidate->type() == GraphNodeItem::Type) {
-            item = candidate;
-            break;
-        }
-    }
-    if (item) {
-        emit itemDoubleClicked(item);
-        event->accept();
-        return;
-    }
-    QGraphicsView::mouseDoubleClickEvent(event);
-}
-
-void GraphCanvas::contextMenuEvent(QContextMenuEvent* event) {
-    for (QGraphicsItem* item : items(event->pos())) {
-        if (item->type() == GraphEdgeItem::Type) {
-            emit edgeContextMenu(static_cast<GraphEdgeItem*>(item), event->globalPos());
-            event->accept();
-            return;
-        }
-    }
-    QGraphicsView::contextMenuEvent(event);
-}
-
-void GraphCanvas::scrollContentsBy(int dx, int dy) {
-    QGraphicsView::scrollContentsBy(dx, dy);
-    emit viewChanged();
-}
-
-void GraphCanvas::resizeEvent(QResizeEvent* event) {
-    QGraphicsView::resizeEvent(event);
-    emit viewChanged();
-}
-
-// --- minimap ------------------------------------------------------------------
-
-GraphMinimap::GraphMinimap(GraphCanvas* canvas, QWidget* parent) : QWidget(parent), m_canvas(canvas) {
-    setFixedSize(200, 150);
-    setCursor(Qt::PointingHandCursor);
-    setToolTip(tr("Overview: click or drag to move the view"));
-}
-
-void GraphMinimap::invalidate() {
-    m_dirty = true;
-    update();
-}
-
-QTransform GraphMinimap::sceneToWidget() const {
-    const QRectF scene = m_canvas->scene() ? m_canvas->scene()->sceneRect() : QRectF();
-    if (scene.isEmpty()) return {};
-    const double s = std::min((width() - 4) / scene.width(), (height() - 4) / scene.height());
-    const double ox = (width() - scene.width() * s) / 2, oy = (height() - scene.height() * s) / 2;
-    QTransform t;
-    t.translate(ox, oy);
-    t.scale(s, s);
-    t.translate(-scene.left(), -scene.top());
-    return t;
-}
-
-QRectF GraphMinimap::viewportInScene() const {
-    return m_canvas->mapToScene(m_canvas->viewport()->rect()).boundingRect();
-}
-
-void GraphMinimap::centerOnWidgetPoint(const QPointF& point) {
-    bool invertible = false;
-    const QTransform inverse = sceneToWidget().inverted(&invertible);
-    if (!invertible) return;
-    m_canvas->centerOn(inverse.map(point));
-    update();
-}
-
-void GraphMinimap::paintEvent(QPaintEvent*) {
-    QPainter painter(this);
-    const QColor base = palette().color(QPalette::Base);
-    painter.fillRect(rect(), base);
-    painter.setPen(palette().color(QPalette::Mid));
-    painter.drawRect(rect().adjusted(0, 0, -1, -1));
-    QGraphicsScene* scene = m_canvas->scene();
-    if (!scene || scene->sceneRect().isEmpty()) return;
-    if (m_dirty || m_cache.size() != size()) {
-        m_cache = QImage(size(), QImage::Format_ARGB32_Premultiplied);
-        m_cache.fill(Qt::transparent);
-        QPainter cachePainter(&m_cache);
-        cachePainter.setTransform(sceneToWidget());
-        scene->render(&cachePainter, scene->sceneRect(), scene->sceneRect());
-        m_dirty = false;
-    }
-    painter.drawImage(0, 0, m_cache);
-    const QRectF frame = sceneToWidget().mapRect(viewportInScene()).intersected(QRectF(rect()));
-    painter.setPen(QPen(QColor(0, 120, 215), 1.5));
-    painter.setBrush(QColor(0, 120, 215, 40));
-    painter.drawRect(frame);
-}
-
-void GraphMinimap::mousePressEvent(QMouseEvent* event) { centerOnWidgetPoint(event->position()); }
-
-void GraphMinimap::mouseMoveEvent(QMouseEvent* event) {
-    if (event->buttons() & Qt::LeftButton) centerOnWidgetPoint(event->position());
-}
-
-// --- view ---------------------------------------------------------------------
 
 struct GraphView::LayoutOutcome {
     std::shared_ptr<const VisibleGraph> graph;
@@ -848,60 +704,6 @@ void GraphView::onEdgeContextMenu(GraphEdgeItem* item, const QPoint& globalPos) 
     QMenu* menu = createEdgeMenu(edge, this);
     menu->setAttribute(Qt::WA_DeleteOnClose);
     menu->popup(globalPos);
-}
-
-bool GraphView::exportImage(const QString& path, QString* error) {
-    auto fail = [&](const QString& message) {
-        if (error) *error = message;
-        return false;
-    };
-    if (!m_scene->graph()) return fail(tr("no graph to export"));
-    const QRectF source = m_scene->itemsBoundingRect().adjusted(-20, -20, 20, 20);
-    if (source.isEmpty()) return fail(tr("the graph is empty"));
-    const QString suffix = QFileInfo(path).suffix().toLower();
-    // Written through QSaveFile: a failed or interrupted export leaves the previous file whole
-    // (flush() before commit(): Qt 6.4's commit misses an error in its own final flush).
-    QSaveFile file(path);
-    if (suffix == QLatin1String("svg")) {
-        if (!file.open(QIODevice::WriteOnly))
-            return fail(tr("cannot write %1: %2").arg(path, file.errorString()));
-        QSvgGenerator generator;
-        generator.setOutputDevice(&file);
-        generator.setSize(source.size().toSize());
-        generator.setViewBox(QRectF(QPointF(0, 0), source.size()));
-        generator.setTitle(QString::fromStdString(m_module ? m_module->name() : std::string()));
-        generator.setDescription(tr("hloscope graph"));
-        QPainter painter;
-        if (!painter.begin(&generator)) return fail(tr("cannot write %1").arg(path));
-        m_scene->render(&painter, QRectF(QPointF(0, 0), source.size()), source);
-        painter.end();
-        if (file.size() <= 0 || !file.flush() || !file.commit())
-            return fail(tr("cannot write %1: %2").arg(path, file.errorString()));
-        return true;
-    }
-    const QByteArray format = suffix.isEmpty() ? QByteArray("png") : suffix.toLatin1();
-    if (!QImageWriter::supportedImageFormats().contains(format))
-        return fail(tr("unsupported image format '%1' (use .png or .svg)").arg(suffix));
-    // Keep the image within 16384 px a side and 128 Mpixel.
-    double scale = 2.0;
-    scale = std::min(scale, 16384.0 / source.width());
-    scale = std::min(scale, 16384.0 / source.height());
-    scale = std::min(scale, std::sqrt(128e6 / (source.width() * source.height())));
-    QImage image((source.size() * scale).toSize().expandedTo(QSize(1, 1)), QImage::Format_ARGB32_Premultiplied);
-    if (image.isNull()) return fail(tr("not enough memory for a %1×%2 image").arg(image.width()).arg(image.height()));
-    image.fill(palette().color(QPalette::Base));
-    {
-        QPainter painter(&image);
-        painter.setRenderHints(QPainter::Antialiasing | QPainter::TextAntialiasing);
-        m_scene->render(&painter, QRectF(image.rect()), source);
-    }
-    if (!file.open(QIODevice::WriteOnly))
-        return fail(tr("cannot write %1: %2").arg(path, file.errorString()));
-    QImageWriter writer(&file, format);
-    if (!writer.write(image)) return fail(tr("cannot write %1: %2").arg(path, writer.errorString()));
-    if (!file.flush() || !file.commit())
-        return fail(tr("cannot write %1: %2").arg(path, file.errorString()));
-    return true;
 }
 
 }  // namespace hloscope

@@ -1,4 +1,4 @@
-// GraphView: the module's dataflow graph (issue 6, item 2). Binds to a
+// GraphView: the module's dataflow graph. Binds to a
 // DocumentState: shows state->module, with the diff of the step (added,
 // replaced, rewired, fused, layout changed) as visual cues. Layout runs in
 // a worker through hloscope_graph_layout; layouts are cached by graph
@@ -9,16 +9,16 @@
 #pragma once
 
 #include <QFutureWatcher>
-#include <QGraphicsView>
 #include <QHash>
 #include <QWidget>
 #include <atomic>
 #include <memory>
 
+#include "views/document/document_panel.h"
 #include "views/document/document_state.h"
 #include "views/graph/graph_builder.h"
+#include "views/graph/graph_canvas.h"
 #include "views/graph/graph_scene.h"
-
 
 class QCheckBox;
 class QLabel;
@@ -29,31 +29,7 @@ class QToolButton;
 
 namespace hloscope {
 
-class GraphMinimap;
-
-// The QGraphicsView: zoom, pan, clicks, context menus.
-class GraphCanvas : public QGraphicsView {
-    Q_OBJECT
-public:
-    explicit GraphCanvas(QWidget* parent = nullptr);
-    void zoomBy(double factor);
-    double zoom() const;
-
-signals:
-    void viewChanged();
-    void zoomed(double factor);  // by zoomBy (wheel, keys, buttons)
-    void itemDoubleClicked(QGraphicsItem* item);
-    void edgeContextMenu(GraphEdgeItem* edge, const QPoint& globalPos);
-
-protected:
-    void wheelEvent(QWheelEvent* event) override;
-    void mouseDoubleClickEvent(QMouseEvent* event) override;
-    void contextMenuEvent(QContextMenuEvent* event) override;
-    void scrollContentsBy(int dx, int dy) override;
-    void resizeEvent(QResizeEvent* event) override;
-};
-
-class GraphView : public QWidget {
+class GraphView : public QWidget, public DocumentPanel {
     Q_OBJECT
 public:
     explicit GraphView(QWidget* parent = nullptr);
@@ -110,7 +86,7 @@ public:
     QString selectedInstruction() const { return m_selected; }
 
 public slots:
-    void setState(hloscope::DocumentStatePtr state);
+    void setState(hloscope::DocumentStatePtr state) override;
     void setModule(std::shared_ptr<const hloscope::HloModule> module);  // no diff
     void selectInstruction(const QString& name);
     // Measured seconds per instruction name (the execution panel's run);
@@ -201,28 +177,6 @@ private:
     QString m_searchText;
     QString m_selected;
     bool m_selecting = false;
-};
-
-// Overview of the whole scene with the visible part framed; click or drag
-// to move the view.
-class GraphMinimap : public QWidget {
-    Q_OBJECT
-public:
-    GraphMinimap(GraphCanvas* canvas, QWidget* parent);
-    void invalidate();  // the scene changed
-    QRectF viewportInScene() const;
-    void centerOnWidgetPoint(const QPointF& point);  // as a click there does
-
-protected:
-    void paintEvent(QPaintEvent* event) override;
-    void mousePressEvent(QMouseEvent* event) override;
-    void mouseMoveEvent(QMouseEvent* event) override;
-
-private:
-    QTransform sceneToWidget() const;
-    GraphCanvas* m_canvas;
-    QImage m_cache;
-    bool m_dirty = true;
 };
 
 }  // namespace hloscope

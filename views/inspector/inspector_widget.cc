@@ -10,9 +10,9 @@
 #include "compiler/cost/performance_model.h"
 #include "compiler/layout/tpu_tiling.h"
 #include "core/text/hlo_printer.h"
-#include "views/estimator/model_figures.h"
-#include "views/fusion/fusion_decision_model.h"
 #include "views/inspector/tiling_diagram.h"
+#include "views/model/model_figures.h"
+#include "views/model/seconds_text.h"
 
 namespace hloscope {
 namespace {
@@ -189,17 +189,17 @@ void InspectorWidget::refresh() {
             const KernelPrediction p = predictKernelDetailed(instruction, *m_target);
             html += row(tr("predicted (%1)").arg(target),
                         tr("%1, %2-bound (compute %3, memory %4, launch %5)")
-                            .arg(FusionDecisionModel::formatSeconds(p.totalSeconds), esc(q(p.boundBy)),
-                                 FusionDecisionModel::formatSeconds(p.computeSeconds),
-                                 FusionDecisionModel::formatSeconds(p.memorySeconds),
-                                 FusionDecisionModel::formatSeconds(p.launchSeconds)));
+                            .arg(secondsText(p.totalSeconds), esc(q(p.boundBy)),
+                                 secondsText(p.computeSeconds),
+                                 secondsText(p.memorySeconds),
+                                 secondsText(p.launchSeconds)));
         }
     } else {
         html += row(tr("predicted"), tr("performance model unavailable: %1").arg(esc(m_targetError)));
     }
     const auto measured = m_measured.constFind(m_current);
     html += row(tr("measured"), measured != m_measured.constEnd()
-                                    ? FusionDecisionModel::formatSeconds(*measured) + tr(" (execution panel's last run)")
+                                    ? secondsText(*measured) + tr(" (execution panel's last run)")
                                     : tr("not measured (run it in the execution panel)"));
     html += QStringLiteral("</table>");
 

@@ -17,6 +17,7 @@
 #include <unordered_set>
 
 #include "compiler/targets/target_description.h"
+#include "views/document/document_panel.h"
 #include "views/document/document_state.h"
 
 class QLabel;
@@ -26,7 +27,7 @@ namespace hloscope {
 
 class TilingDiagram;
 
-class InspectorWidget : public QWidget {
+class InspectorWidget : public QWidget, public DocumentPanel {
     Q_OBJECT
 public:
     explicit InspectorWidget(QWidget* parent = nullptr);
@@ -41,7 +42,7 @@ public:
     void activateLink(const QUrl& url);
 
 public slots:
-    void setState(hloscope::DocumentStatePtr state);
+    void setState(hloscope::DocumentStatePtr state) override;
     void selectInstruction(const QString& name);
     // Instruction name -> measured seconds (the execution panel's last run).
     void setMeasuredTimes(const QHash<QString, double>& seconds);

@@ -101,79 +101,70 @@ struct GraphGuard {
     }
 };
 
-}  // namespace
-
-LayoutResult computeLayout(const LayoutGraph& input, const LayoutOptions& options) {
-    using Status = LayoutResult::Status;
-    if (cancelled(options)) return failure(Status::kCancelled, "layout cancelled");
-
-    // Validate ids before touching Graphviz.
+// The input's indices, checked: unique ids, known parents and clusters,
+// edges between known nodes, no cluster its own ancestor.
+struct CheckedInput {
     std::unordered_map<std::string_view, size_t> nodeIndex;
-    nodeIndex.reserve(input.nodes.size());
+    std::unordered_map<std::string_view, size_t> clusterIndex;
+    std::vector<std::pair<size_t, size_t>> edgeEnds;  // node indices of each edge
+    std::vector<int> depth;                           // per cluster: parents first
+};
+
+// Empty when `input` is well formed, else what is wrong with it.
+std::string checkInput(const LayoutGraph& input, CheckedInput& checked) {
+    checked.nodeIndex.reserve(input.nodes.size());
     for (size_t i = 0; i < input.nodes.size(); ++i) {
         const LayoutNode& node = input.nodes[i];
-        if (node.id.empty()) return failure(Status::kError, "node " + std::to_string(i) + " has no id");
+        if (node.id.empty()) return "node " + std::to_string(i) + " has no id";
         if (!(node.width > 0) || !(node.height > 0))
-            return failure(Status::kError, "node '" + node.id + "' has a non-positive size");
-        if (!nodeIndex.emplace(node.id, i).second)
-            return failure(Status::kError, "duplicate node id '" + node.id + "'");
+            return "node '" + node.id + "' has a non-positive size";
+        if (!checked.nodeIndex.emplace(node.id, i).second)
+            return "duplicate node id '" + node.id + "'";
     }
-    std::unordered_map<std::string_view, size_t> clusterIndex;
     for (size_t i = 0; i < input.clusters.size(); ++i) {
-        if (!clusterIndex.emplace(input.clusters[i].id, i).second)
-            return failure(Status::kError, "duplicate cluster id '" + input.clusters[i].id + "'");
+        if (!checked.clusterIndex.emplace(input.clusters[i].id, i).second)
+            return "duplicate cluster id '" + input.clusters[i].id + "'";
     }
     for (const LayoutCluster& cluster : input.clusters) {
-        if (!cluster.parent.empty() && !clusterIndex.count(cluster.parent))
-            return failure(Status::kError, "cluster '" + cluster.id + "' has unknown parent '" +
-                                               cluster.parent + "'");
+        if (!cluster.parent.empty() && !checked.clusterIndex.count(cluster.parent))
+            return "cluster '" + cluster.id + "' has unknown parent '" + cluster.parent + "'";
     }
     for (const LayoutNode& node : input.nodes) {
-        if (!node.cluster.empty() && !clusterIndex.count(node.cluster))
-            return failure(Status::kError,
-                           "node '" + node.id + "' is in unknown cluster '" + node.cluster + "'");
+        if (!node.cluster.empty() && !checked.clusterIndex.count(node.cluster))
+            return "node '" + node.id + "' is in unknown cluster '" + node.cluster + "'";
     }
-    std::vector<std::pair<size_t, size_t>> edgeEnds;
-    edgeEnds.reserve(input.edges.size());
+    checked.edgeEnds.reserve(input.edges.size());
     for (const LayoutEdge& edge : input.edges) {
-        auto from = nodeIndex.find(edge.from);
-        auto to = nodeIndex.find(edge.to);
-        if (from == nodeIndex.end() || to == nodeIndex.end())
-            return failure(Status::kError, "edge '" + edge.from + "' -> '" + edge.to +
-                                               "' names an unknown node");
-        edgeEnds.emplace_back(from->second, to->second);
+        auto from = checked.nodeIndex.find(edge.from);
+        auto to = checked.nodeIndex.find(edge.to);
+        if (from == checked.nodeIndex.end() || to == checked.nodeIndex.end())
+            return "edge '" + edge.from + "' -> '" + edge.to + "' names an unknown node";
+        checked.edgeEnds.emplace_back(from->second, to->second);
     }
     // Cluster depth (parents first), rejecting cycles.
-    std::vector<int> depth(input.clusters.size(), -1);
+    checked.depth.assign(input.clusters.size(), -1);
     for (size_t i = 0; i < input.clusters.size(); ++i) {
         int d = 0;
         size_t c = i;
         while (!input.clusters[c].parent.empty()) {
-            c = clusterIndex.at(input.clusters[c].parent);
+            c = checked.clusterIndex.at(input.clusters[c].parent);
             if (++d > static_cast<int>(input.clusters.size()))
-                return failure(Status::kError, "cluster '" + input.clusters[i].id +
-                                                   "' is its own ancestor");
+                return "cluster '" + input.clusters[i].id + "' is its own ancestor";
         }
-        depth[i] = d;
+        checked.depth[i] = d;
     }
+    return {};
+}
 
-    // Take the lock, still honouring cancellation while waiting.
-    std::unique_lock<std::timed_mutex> lock(graphvizMutex(), std::defer_lock);
-    while (!lock.try_lock_for(std::chrono::milliseconds(20))) {
-        if (cancelled(options)) return failure(Status::kCancelled, "layout cancelled");
-    }
-    if (cancelled(options)) return failure(Status::kCancelled, "layout cancelled");
-    const auto start = std::chrono::steady_clock::now();
+// The per-node and per-edge attributes setGraphAttributes declares.
+struct GraphSymbols {
+    Agsym_t* width = nullptr;
+    Agsym_t* height = nullptr;
+    Agsym_t* edgeLabel = nullptr;  // null when no routed edge has a label
+};
 
-    GraphGuard guard;
-    guard.context = graphvizContext();
-    if (!guard.context) return failure(Status::kError, "Graphviz context could not be created");
-    graphvizErrors().clear();
-    char graphName[] = "hloscope";
-    guard.graph = agopen(graphName, Agdirected, nullptr);
-    Agraph_t* g = guard.graph;
-    if (!g) return failure(Status::kError, "Graphviz could not create a graph");
-
+// The graph's defaults: top-to-bottom dot with the options' spacing, fixed-size box nodes.
+GraphSymbols setGraphAttributes(Agraph_t* g, const LayoutGraph& input, const LayoutOptions& options) {
     const bool anyEdgeLabel = [&] {
         for (const LayoutEdge& e : input.edges)
             if (e.route && !e.label.empty()) return true;
@@ -195,81 +186,91 @@ LayoutResult computeLayout(const LayoutGraph& input, const LayoutOptions& option
     agattr(g, AGNODE, const_cast<char*>("shape"), const_cast<char*>("box"));
     agattr(g, AGNODE, const_cast<char*>("fixedsize"), const_cast<char*>("true"));
     agattr(g, AGNODE, const_cast<char*>("label"), const_cast<char*>(""));
-    Agsym_t* widthSym = agattr(g, AGNODE, const_cast<char*>("width"), const_cast<char*>("0.75"));
-    Agsym_t* heightSym = agattr(g, AGNODE, const_cast<char*>("height"), const_cast<char*>("0.5"));
-    Agsym_t* edgeLabelSym = nullptr;
+    GraphSymbols symbols;
+    symbols.width = agattr(g, AGNODE, const_cast<char*>("width"), const_cast<char*>("0.75"));
+    symbols.height = agattr(g, AGNODE, const_cast<char*>("height"), const_cast<char*>("0.5"));
     if (anyEdgeLabel) {
         agattr(g, AGEDGE, const_cast<char*>("fontsize"), number(options.labelFontSize).data());
-        edgeLabelSym = agattr(g, AGEDGE, const_cast<char*>("label"), const_cast<char*>(""));
+        symbols.edgeLabel = agattr(g, AGEDGE, const_cast<char*>("label"), const_cast<char*>(""));
     }
+    return symbols;
+}
 
-    // Clusters, parents before children.
-    std::vector<Agraph_t*> clusterGraphs(input.clusters.size(), nullptr);
+// The input as cgraph objects, by input index (edges: null when not routed).
+struct BuiltGraph {
+    std::vector<Agraph_t*> clusters;
+    std::vector<Agnode_t*> nodes;
+    std::vector<Agedge_t*> edges;
+};
+
+// Creates the clusters (parents before children), nodes and routed edges;
+// empty when done, else what Graphviz could not create.
+std::string buildGraph(Agraph_t* g, const LayoutGraph& input, const CheckedInput& checked,
+                       const GraphSymbols& symbols, BuiltGraph& built) {
+    built.clusters.assign(input.clusters.size(), nullptr);
     std::vector<size_t> clusterOrder(input.clusters.size());
     for (size_t i = 0; i < clusterOrder.size(); ++i) clusterOrder[i] = i;
     std::stable_sort(clusterOrder.begin(), clusterOrder.end(),
-                     [&](size_t a, size_t b) { return depth[a] < depth[b]; });
+                     [&](size_t a, size_t b) { return checked.depth[a] < checked.depth[b]; });
     for (size_t i : clusterOrder) {
         const LayoutCluster& cluster = input.clusters[i];
         Agraph_t* parent =
-            cluster.parent.empty() ? g : clusterGraphs[clusterIndex.at(cluster.parent)];
+            cluster.parent.empty() ? g : built.clusters[checked.clusterIndex.at(cluster.parent)];
         std::string name = "cluster_" + std::to_string(i);
         Agraph_t* sub = agsubg(parent, name.data(), 1);
-        if (!sub) return failure(Status::kError, "Graphviz could not create cluster '" + cluster.id + "'");
+        if (!sub) return "Graphviz could not create cluster '" + cluster.id + "'";
         std::string label = escapeLabel(cluster.label);
         agsafeset(sub, const_cast<char*>("label"), label.data(), const_cast<char*>(""));
-        clusterGraphs[i] = sub;
+        built.clusters[i] = sub;
     }
-
-    std::vector<Agnode_t*> nodes(input.nodes.size(), nullptr);
+    built.nodes.assign(input.nodes.size(), nullptr);
     for (size_t i = 0; i < input.nodes.size(); ++i) {
         const LayoutNode& node = input.nodes[i];
         std::string name = "n" + std::to_string(i);
         Agnode_t* n = agnode(g, name.data(), 1);
-        if (!n) return failure(Status::kError, "Graphviz could not create node '" + node.id + "'");
-        agxset(n, widthSym, inches(node.width).data());
-        agxset(n, heightSym, inches(node.height).data());
-        if (!node.cluster.empty()) agsubnode(clusterGraphs[clusterIndex.at(node.cluster)], n, 1);
-        nodes[i] = n;
+        if (!n) return "Graphviz could not create node '" + node.id + "'";
+        agxset(n, symbols.width, inches(node.width).data());
+        agxset(n, symbols.height, inches(node.height).data());
+        if (!node.cluster.empty())
+            agsubnode(built.clusters[checked.clusterIndex.at(node.cluster)], n, 1);
+        built.nodes[i] = n;
     }
-    std::vector<Agedge_t*> edges(input.edges.size(), nullptr);
+    built.edges.assign(input.edges.size(), nullptr);
     for (size_t i = 0; i < input.edges.size(); ++i) {
         if (!input.edges[i].route) continue;
-        Agedge_t* e = agedge(g, nodes[edgeEnds[i].first], nodes[edgeEnds[i].second], nullptr, 1);
-        if (!e) return failure(Status::kError, "Graphviz could not create edge '" +
-                                                   input.edges[i].from + "' -> '" + input.edges[i].to + "'");
-        if (edgeLabelSym && !input.edges[i].label.empty()) {
+        Agedge_t* e = agedge(g, built.nodes[checked.edgeEnds[i].first],
+                             built.nodes[checked.edgeEnds[i].second], nullptr, 1);
+        if (!e)
+            return "Graphviz could not create edge '" + input.edges[i].from + "' -> '" +
+                   input.edges[i].to + "'";
+        if (symbols.edgeLabel && !input.edges[i].label.empty()) {
             std::string label = escapeLabel(input.edges[i].label);
-            agxset(e, edgeLabelSym, label.data());
+            agxset(e, symbols.edgeLabel, label.data());
         }
-        edges[i] = e;
+        built.edges[i] = e;
     }
+    return {};
+}
 
-    if (gvLayout(guard.context, g, "dot") != 0) {
-        std::string message = graphvizErrors().empty() ? "Graphviz dot layout failed"
-                                                         : "Graphviz: " + graphvizErrors();
-        return failure(Status::kError, message);
-    }
-    guard.laidOut = true;
-    if (cancelled(options)) return failure(Status::kCancelled, "layout cancelled");
-
-    // Graphviz's y grows upwards; flip into a top-left origin.
+// The laid-out graph's geometry, with a top-left origin (Graphviz's y grows
+// upwards); an edge that was not routed gets one curve between its nodes.
+LayoutResult readGeometry(Agraph_t* g, const CheckedInput& checked, const BuiltGraph& built) {
     const boxf bb = GD_bb(g);
     auto point = [&](pointf p) { return LayoutPoint{p.x - bb.LL.x, bb.UR.y - p.y}; };
 
     LayoutResult result;
-    result.status = Status::kOk;
+    result.status = LayoutResult::Status::kOk;
     result.bounds = {0, 0, bb.UR.x - bb.LL.x, bb.UR.y - bb.LL.y};
-    result.nodes.resize(input.nodes.size());
-    for (size_t i = 0; i < nodes.size(); ++i) {
-        Agnode_t* n = nodes[i];
+    result.nodes.resize(built.nodes.size());
+    for (size_t i = 0; i < built.nodes.size(); ++i) {
+        Agnode_t* n = built.nodes[i];
         result.nodes[i].center = point(ND_coord(n));
         result.nodes[i].width = ND_width(n) * 72.0;
         result.nodes[i].height = ND_height(n) * 72.0;
     }
-    result.clusters.resize(input.clusters.size());
-    for (size_t i = 0; i < clusterGraphs.size(); ++i) {
-        Agraph_t* sub = clusterGraphs[i];
+    result.clusters.resize(built.clusters.size());
+    for (size_t i = 0; i < built.clusters.size(); ++i) {
+        Agraph_t* sub = built.clusters[i];
         const boxf cb = GD_bb(sub);
         const LayoutPoint topLeft = point(pointf{cb.LL.x, cb.UR.y});
         ClusterGeometry& geometry = result.clusters[i];
@@ -279,13 +280,13 @@ LayoutResult computeLayout(const LayoutGraph& input, const LayoutOptions& option
         else
             geometry.labelCenter = {geometry.box.x + geometry.box.width / 2, geometry.box.y + 8};
     }
-    result.edges.resize(input.edges.size());
-    for (size_t i = 0; i < edges.size(); ++i) {
-        Agedge_t* e = edges[i];
+    result.edges.resize(built.edges.size());
+    for (size_t i = 0; i < built.edges.size(); ++i) {
+        Agedge_t* e = built.edges[i];
         EdgeGeometry& geometry = result.edges[i];
         if (!e) {  // not routed: one curve between the nodes
-            const NodeGeometry& from = result.nodes[edgeEnds[i].first];
-            const NodeGeometry& to = result.nodes[edgeEnds[i].second];
+            const NodeGeometry& from = result.nodes[checked.edgeEnds[i].first];
+            const NodeGeometry& to = result.nodes[checked.edgeEnds[i].second];
             const LayoutPoint start{from.center.x, from.center.y + from.height / 2};
             const LayoutPoint tip{to.center.x, to.center.y - to.height / 2};
             const LayoutPoint end{tip.x, tip.y - 8};
@@ -311,6 +312,51 @@ LayoutResult computeLayout(const LayoutGraph& input, const LayoutOptions& option
             geometry.labelCenter = point(ED_label(e)->pos);
         }
     }
+    return result;
+}
+
+}  // namespace
+
+LayoutResult computeLayout(const LayoutGraph& input, const LayoutOptions& options) {
+    using Status = LayoutResult::Status;
+    if (cancelled(options)) return failure(Status::kCancelled, "layout cancelled");
+
+    // Validate ids before touching Graphviz.
+    CheckedInput checked;
+    if (std::string error = checkInput(input, checked); !error.empty())
+        return failure(Status::kError, std::move(error));
+
+    // Take the lock, still honouring cancellation while waiting.
+    std::unique_lock<std::timed_mutex> lock(graphvizMutex(), std::defer_lock);
+    while (!lock.try_lock_for(std::chrono::milliseconds(20))) {
+        if (cancelled(options)) return failure(Status::kCancelled, "layout cancelled");
+    }
+    if (cancelled(options)) return failure(Status::kCancelled, "layout cancelled");
+    const auto start = std::chrono::steady_clock::now();
+
+    GraphGuard guard;
+    guard.context = graphvizContext();
+    if (!guard.context) return failure(Status::kError, "Graphviz context could not be created");
+    graphvizErrors().clear();
+    char graphName[] = "hloscope";
+    guard.graph = agopen(graphName, Agdirected, nullptr);
+    Agraph_t* g = guard.graph;
+    if (!g) return failure(Status::kError, "Graphviz could not create a graph");
+
+    const GraphSymbols symbols = setGraphAttributes(g, input, options);
+    BuiltGraph built;
+    if (std::string error = buildGraph(g, input, checked, symbols, built); !error.empty())
+        return failure(Status::kError, std::move(error));
+
+    if (gvLayout(guard.context, g, "dot") != 0) {
+        std::string message = graphvizErrors().empty() ? "Graphviz dot layout failed"
+                                                         : "Graphviz: " + graphvizErrors();
+        return failure(Status::kError, message);
+    }
+    guard.laidOut = true;
+    if (cancelled(options)) return failure(Status::kCancelled, "layout cancelled");
+
+    LayoutResult result = readGeometry(g, checked, built);
     result.seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return result;

@@ -10,6 +10,7 @@
 #include <QSortFilterProxyModel>
 #include <QWidget>
 
+#include "views/document/document_panel.h"
 #include "views/document/document_state.h"
 
 class QCheckBox;
@@ -38,7 +39,7 @@ private:
     bool m_hide = false;
 };
 
-class PassStepperWidget : public QWidget {
+class PassStepperWidget : public QWidget, public DocumentPanel {
     Q_OBJECT
 public:
     explicit PassStepperWidget(QWidget* parent = nullptr);
@@ -53,7 +54,7 @@ public:
     QMenu* createContextMenu(int row, QWidget* parent = nullptr);
 
 public slots:
-    void setState(hloscope::DocumentStatePtr state);
+    void setState(hloscope::DocumentStatePtr state) override;
     void setHideUnchanged(bool hide);
     void stepNext();
     void stepPrevious();

@@ -9,13 +9,14 @@
 #include <memory>
 #include <string>
 
+#include "views/document/document_panel.h"
 #include "views/document/document_state.h"
 
 namespace hloscope {
 
 class HloHighlighter;
 
-class HloTextView : public QPlainTextEdit {
+class HloTextView : public QPlainTextEdit, public DocumentPanel {
     Q_OBJECT
 public:
     explicit HloTextView(QWidget* parent = nullptr);
@@ -33,7 +34,7 @@ public:
     static QString nameAt(const QString& line, int column);
 
 public slots:
-    void setState(hloscope::DocumentStatePtr state);
+    void setState(hloscope::DocumentStatePtr state) override;
     void selectInstruction(const QString& name);
 
 signals:

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "views/document/document_panel.h"
 #include "views/document/document_state.h"
 #include "views/text/line_diff.h"
 
@@ -22,7 +23,7 @@ class QStackedWidget;
 
 namespace hloscope {
 
-class TextDiffView : public QWidget {
+class TextDiffView : public QWidget, public DocumentPanel {
     Q_OBJECT
 public:
     enum class Mode { kSideBySide, kUnified };
@@ -50,7 +51,7 @@ public:
     QPlainTextEdit* unifiedEdit() { return ensureDiff(), m_unified; }
 
 public slots:
-    void setState(hloscope::DocumentStatePtr state);
+    void setState(hloscope::DocumentStatePtr state) override;
 
 protected:
     void showEvent(QShowEvent* event) override;

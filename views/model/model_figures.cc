@@ -1,4 +1,4 @@
-#include "views/estimator/model_figures.h"
+#include "views/model/model_figures.h"
 
 #include <filesystem>
 
