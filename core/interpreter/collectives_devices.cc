@@ -194,6 +194,147 @@ StatusOr<Literal> raggedAllToAll(const HloInstruction& instruction, Operands ope
     return output;
 }
 
+// all-reduce, reduce-scatter, collective-reduce: the members' values folded
+// with to_apply (a reduce-scatter keeps its slice, a collective-reduce only
+// at the root).
+StatusOr<Literal> reduceOnDevices(const HloInstruction& instruction, Operands operands,
+                                  const Values& values, const DeviceGroupPosition& position,
+                                  const DeviceGrid& grid, EvalContext& context) {
+    const HloOpcode opcode = instruction.opcode();
+    const size_t members = position.group.size();
+    const bool tuple = operands.size() > 1;
+    std::vector<Literal> results;
+    for (size_t k = 0; k < operands.size(); ++k) {
+        std::vector<const Literal*> parts = component(values, k, tuple);
+        HLO_RETURN_IF_ERROR(checkSameShapes(instruction, parts, position, grid));
+        if (opcode == HloOpcode::kCollectiveReduce && position.index != 0) {
+            results.emplace_back(parts[0]->shape());  // only the root receives
+            continue;
+        }
+        HLO_ASSIGN_OR_RETURN(Literal folded, fold(instruction, parts, context));
+        if (opcode == HloOpcode::kReduceScatter) {
+            HLO_ASSIGN_OR_RETURN(folded,
+                                 slice(instruction, folded, onlyDimension(instruction),
+                                       position.index, int64_t(members)));
+        }
+        results.push_back(std::move(folded));
+    }
+    if (!tuple) return std::move(results[0]);
+    return Literal::makeTuple(std::move(results));
+}
+
+// all-gather: the members' values concatenated.
+StatusOr<Literal> allGatherOnDevices(const HloInstruction& instruction, Operands operands,
+                                     const Values& values, const DeviceGroupPosition& position,
+                                     const DeviceGrid& grid) {
+    const HloOpcode opcode = instruction.opcode();
+    const bool tuple = operands.size() > 1;
+    const Shape& shape = instruction.shape();
+    // all-gather-start's older form is (operands, results).
+    const bool pairForm = opcode == HloOpcode::kAllGatherStart && shape.isTuple() &&
+                          shape.tupleCount() == 2 &&
+                          !sameArrayShape(operandsAsResult(operands).shape(), shape) &&
+                          (tuple || !shape.tupleShape(0).isTuple());
+    const Shape& results = pairForm ? shape.tupleShape(1) : shape;
+    std::vector<Literal> gathered;
+    for (size_t k = 0; k < operands.size(); ++k) {
+        std::vector<const Literal*> parts = component(values, k, tuple);
+        HLO_RETURN_IF_ERROR(checkSameShapes(instruction, parts, position, grid));
+        HLO_ASSIGN_OR_RETURN(Literal joined,
+                             concatenate(instruction, parts, onlyDimension(instruction),
+                                         resultShapeOf(results, k, operands.size())));
+        gathered.push_back(std::move(joined));
+    }
+    Literal result =
+        tuple ? Literal::makeTuple(std::move(gathered)) : std::move(gathered[0]);
+    if (pairForm) return startTuple(shape, operandsAsResult(operands), std::move(result));
+    return result;
+}
+
+// all-to-all: this member's slice (or operand) of every member's value.
+StatusOr<Literal> allToAllOnDevices(const HloInstruction& instruction, Operands operands,
+                                    const Values& values, const DeviceGroupPosition& position) {
+    const size_t members = position.group.size();
+    const bool tuple = operands.size() > 1;
+    const Shape& shape = instruction.shape();
+    if (instruction.hasDimensions() && !instruction.dimensions().empty()) {
+        if (tuple)
+            return invalid(instruction,
+                           "all-to-all with a split dimension takes one operand");
+        const int64_t dim = onlyDimension(instruction);
+        std::vector<Literal> slices;
+        for (const Literal& value : values) {
+            HLO_ASSIGN_OR_RETURN(Literal piece, slice(instruction, value, dim,
+                                                      position.index, int64_t(members)));
+            slices.push_back(std::move(piece));
+        }
+        std::vector<const Literal*> parts;
+        for (const Literal& piece : slices) parts.push_back(&piece);
+        return concatenate(instruction, parts, dim, shape);
+    }
+    if (operands.size() != members)
+        return invalid(instruction, "all-to-all of " + std::to_string(operands.size()) +
+                                        " operands among " + std::to_string(members) +
+                                        " members");
+    std::vector<Literal> received;
+    for (const Literal& value : values)
+        received.push_back(tuple ? value.tupleElement(position.index) : value);
+    if (!tuple) return std::move(received[0]);
+    return Literal::makeTuple(std::move(received));
+}
+
+// collective-broadcast: the root's value (StableHLO's dynamic root: one per
+// operand).
+StatusOr<Literal> broadcastOnDevices(const HloInstruction& instruction, Operands operands,
+                                     const Values& values, const DeviceGroupPosition& position) {
+    const size_t members = position.group.size();
+    if (!instruction.attribute("has_dynamic_root")) return values[0];
+    // StableHLO's dynamic root: the last operand holds, per data operand, the index in
+    // the group of the member whose value everyone receives.
+    const size_t data = operands.size() - 1;
+    const Literal& roots = *operands.back();
+    if (data < 1 || roots.isTuple() || roots.elementCount() != static_cast<int64_t>(data))
+        return invalid(instruction, "a dynamic root needs one root index per operand");
+    std::vector<Literal> received;
+    for (size_t k = 0; k < data; ++k) {
+        const int64_t root = roots.getAsInt64(static_cast<int64_t>(k));
+        if (root < 0 || root >= static_cast<int64_t>(members))
+            return invalid(instruction, "root " + std::to_string(root) + " of a group of " +
+                                            std::to_string(members));
+        received.push_back(
+            values[static_cast<size_t>(root)].tupleElement(static_cast<int64_t>(k)));
+    }
+    if (data == 1) return std::move(received[0]);
+    return Literal::makeTuple(std::move(received));
+}
+
+// collective-permute: the value of the member whose pair targets this one.
+StatusOr<Literal> permuteOnDevices(const HloInstruction& instruction, Operands operands,
+                                   const Values& values, const DeviceGroupPosition& position) {
+    const HloOpcode opcode = instruction.opcode();
+    const size_t members = position.group.size();
+    const Shape& shape = instruction.shape();
+    if (operands.size() != 1 && !isCombinedPermute(instruction))
+        return unsupported(instruction,
+                           "collective-permute with several operands in the in-place "
+                           "form (input, output, offsets)");
+    HLO_ASSIGN_OR_RETURN(auto pairs, collectivePermutePairs(instruction));
+    const Shape& resultShape = opcode == HloOpcode::kCollectivePermute || !shape.isTuple()
+                                   ? shape
+                                   : shape.tupleShape(1);
+    Literal result(resultShape);
+    for (const auto& [source, target] : pairs) {
+        if (source >= int64_t(members) || target >= int64_t(members))
+            return invalid(instruction, "source_target_pairs names index " +
+                                            std::to_string(std::max(source, target)) +
+                                            " of a group of " + std::to_string(members));
+        if (target == position.index) result = values[size_t(source)];
+    }
+    if (opcode == HloOpcode::kCollectivePermuteStart && shape.isTuple())
+        return startTuple(shape, *operands[0], std::move(result));
+    return result;
+}
+
 }  // namespace
 
 StatusOr<Literal> evaluateCollectiveOnDevices(const HloInstruction& instruction, Operands operands,
@@ -204,7 +345,6 @@ StatusOr<Literal> evaluateCollectiveOnDevices(const HloInstruction& instruction,
     const int64_t device = grid.device(context.options().replicaId, context.options().partitionId);
     HLO_ASSIGN_OR_RETURN(DeviceGroupPosition position, deviceGroupOf(instruction, grid, device));
     if (position.index < 0) return Literal(instruction.shape());  // left out of a broadcast
-    const size_t members = position.group.size();
 
     Literal given = opcode == HloOpcode::kRaggedAllToAll
                         ? [&] {
@@ -217,123 +357,24 @@ StatusOr<Literal> evaluateCollectiveOnDevices(const HloInstruction& instruction,
         CollectiveExchange::Values shared,
         exchange.exchange(instruction, position.group, position.index, std::move(given)));
     const Values& values = *shared;
-    const bool tuple = operands.size() > 1;
-    const Shape& shape = instruction.shape();
 
+    // A dispatch table: each collective has its own function.
     switch (opcode) {
         case HloOpcode::kAllReduce:
         case HloOpcode::kAllReduceStart:
         case HloOpcode::kCollectiveReduce:
-        case HloOpcode::kReduceScatter: {
-            std::vector<Literal> results;
-            for (size_t k = 0; k < operands.size(); ++k) {
-                std::vector<const Literal*> parts = component(values, k, tuple);
-                HLO_RETURN_IF_ERROR(checkSameShapes(instruction, parts, position, grid));
-                if (opcode == HloOpcode::kCollectiveReduce && position.index != 0) {
-                    results.emplace_back(parts[0]->shape());  // only the root receives
-                    continue;
-                }
-                HLO_ASSIGN_OR_RETURN(Literal folded, fold(instruction, parts, context));
-                if (opcode == HloOpcode::kReduceScatter) {
-                    HLO_ASSIGN_OR_RETURN(folded,
-                                         slice(instruction, folded, onlyDimension(instruction),
-                                               position.index, int64_t(members)));
-                }
-                results.push_back(std::move(folded));
-            }
-            if (!tuple) return std::move(results[0]);
-            return Literal::makeTuple(std::move(results));
-        }
+        case HloOpcode::kReduceScatter:
+            return reduceOnDevices(instruction, operands, values, position, grid, context);
         case HloOpcode::kAllGather:
-        case HloOpcode::kAllGatherStart: {
-            // all-gather-start's older form is (operands, results).
-            const bool pairForm = opcode == HloOpcode::kAllGatherStart && shape.isTuple() &&
-                                  shape.tupleCount() == 2 &&
-                                  !sameArrayShape(operandsAsResult(operands).shape(), shape) &&
-                                  (tuple || !shape.tupleShape(0).isTuple());
-            const Shape& results = pairForm ? shape.tupleShape(1) : shape;
-            std::vector<Literal> gathered;
-            for (size_t k = 0; k < operands.size(); ++k) {
-                std::vector<const Literal*> parts = component(values, k, tuple);
-                HLO_RETURN_IF_ERROR(checkSameShapes(instruction, parts, position, grid));
-                HLO_ASSIGN_OR_RETURN(Literal joined,
-                                     concatenate(instruction, parts, onlyDimension(instruction),
-                                                 resultShapeOf(results, k, operands.size())));
-                gathered.push_back(std::move(joined));
-            }
-            Literal result =
-                tuple ? Literal::makeTuple(std::move(gathered)) : std::move(gathered[0]);
-            if (pairForm) return startTuple(shape, operandsAsResult(operands), std::move(result));
-            return result;
-        }
-        case HloOpcode::kAllToAll: {
-            if (instruction.hasDimensions() && !instruction.dimensions().empty()) {
-                if (tuple)
-                    return invalid(instruction,
-                                   "all-to-all with a split dimension takes one operand");
-                const int64_t dim = onlyDimension(instruction);
-                std::vector<Literal> slices;
-                for (const Literal& value : values) {
-                    HLO_ASSIGN_OR_RETURN(Literal piece, slice(instruction, value, dim,
-                                                              position.index, int64_t(members)));
-                    slices.push_back(std::move(piece));
-                }
-                std::vector<const Literal*> parts;
-                for (const Literal& piece : slices) parts.push_back(&piece);
-                return concatenate(instruction, parts, dim, shape);
-            }
-            if (operands.size() != members)
-                return invalid(instruction, "all-to-all of " + std::to_string(operands.size()) +
-                                                " operands among " + std::to_string(members) +
-                                                " members");
-            std::vector<Literal> received;
-            for (const Literal& value : values)
-                received.push_back(tuple ? value.tupleElement(position.index) : value);
-            if (!tuple) return std::move(received[0]);
-            return Literal::makeTuple(std::move(received));
-        }
-        case HloOpcode::kCollectiveBroadcast: {
-            if (!instruction.attribute("has_dynamic_root")) return values[0];
-            // StableHLO's dynamic root: the last operand holds, per data operand, the index in
-            // the group of the member whose value everyone receives.
-            const size_t data = operands.size() - 1;
-            const Literal& roots = *operands.back();
-            if (data < 1 || roots.isTuple() || roots.elementCount() != static_cast<int64_t>(data))
-                return invalid(instruction, "a dynamic root needs one root index per operand");
-            std::vector<Literal> received;
-            for (size_t k = 0; k < data; ++k) {
-                const int64_t root = roots.getAsInt64(static_cast<int64_t>(k));
-                if (root < 0 || root >= static_cast<int64_t>(members))
-                    return invalid(instruction, "root " + std::to_string(root) + " of a group of " +
-                                                    std::to_string(members));
-                received.push_back(
-                    values[static_cast<size_t>(root)].tupleElement(static_cast<int64_t>(k)));
-            }
-            if (data == 1) return std::move(received[0]);
-            return Literal::makeTuple(std::move(received));
-        }
+        case HloOpcode::kAllGatherStart:
+            return allGatherOnDevices(instruction, operands, values, position, grid);
+        case HloOpcode::kAllToAll:
+            return allToAllOnDevices(instruction, operands, values, position);
+        case HloOpcode::kCollectiveBroadcast:
+            return broadcastOnDevices(instruction, operands, values, position);
         case HloOpcode::kCollectivePermute:
-        case HloOpcode::kCollectivePermuteStart: {
-            if (operands.size() != 1 && !isCombinedPermute(instruction))
-                return unsupported(instruction,
-                                   "collective-permute with several operands in the in-place "
-                                   "form (input, output, offsets)");
-            HLO_ASSIGN_OR_RETURN(auto pairs, collectivePermutePairs(instruction));
-            const Shape& resultShape = opcode == HloOpcode::kCollectivePermute || !shape.isTuple()
-                                           ? shape
-                                           : shape.tupleShape(1);
-            Literal result(resultShape);
-            for (const auto& [source, target] : pairs) {
-                if (source >= int64_t(members) || target >= int64_t(members))
-                    return invalid(instruction, "source_target_pairs names index " +
-                                                    std::to_string(std::max(source, target)) +
-                                                    " of a group of " + std::to_string(members));
-                if (target == position.index) result = values[size_t(source)];
-            }
-            if (opcode == HloOpcode::kCollectivePermuteStart && shape.isTuple())
-                return startTuple(shape, *operands[0], std::move(result));
-            return result;
-        }
+        case HloOpcode::kCollectivePermuteStart:
+            return permuteOnDevices(instruction, operands, values, position);
         case HloOpcode::kRaggedAllToAll:
             return raggedAllToAll(instruction, operands, values, position);
         default:

@@ -2,8 +2,9 @@
 // API). interpreter.cc walks computations in post order and dispatches each
 // instruction to one of the family functions below, declared here and
 // defined in:
-//   elementwise.cc  unary/binary/compare/select/clamp/convert/
-//                              bitcast-convert/reduce-precision/map/...
+//   elementwise.cc  unary/binary arithmetic (compare/select/clamp/
+//                              bitcast-convert/reduce-precision/map/... in
+//                              elementwise_special.cc)
 //   shape_ops.cc    broadcast, reshape, transpose, slice, dynamic
 //                              slice/update, concatenate, pad, reverse, iota,
 //                              copy, bitcast, get/set-dimension-size, ...
@@ -20,6 +21,8 @@
 // instruction.
 #pragma once
 
+#include <array>
+#include <cstdint>
 #include <span>
 
 #include "core/interpreter/interpreter.h"
@@ -42,6 +45,8 @@ using Operands = std::span<const Literal* const>;
 // Error helpers: "%name: message".
 Status unsupported(const HloInstruction& instruction, std::string_view what);
 Status invalid(const HloInstruction& instruction, std::string_view what);
+// "expects n operand(s)" unless there are at least `n` operands.
+Status needOperands(const HloInstruction& instruction, Operands operands, size_t n);
 
 // Families. Each returns kUnimplemented (via unsupported()) for opcodes or
 // type combinations it does not handle.
@@ -93,8 +98,21 @@ StatusOr<Literal> evaluatePeerTransfer(const HloInstruction& instruction, Operan
                                        EvalContext& context);
 bool sameArrayShape(const Shape& a, const Shape& b);
 
+// Random numbers (rng.cc): rng from the context's random stream;
+// rng-bit-generator following XLA's prng.cc bit for bit; the threefry2x32
+// block (key, counter) -> two words; a (first, second) tuple.
+StatusOr<Literal> evaluateRng(const HloInstruction& instruction, Operands operands,
+                              EvalContext& context);
+StatusOr<Literal> evaluateRngBitGenerator(const HloInstruction& instruction, Operands operands);
+std::array<uint32_t, 2> threeFry2x32(std::array<uint32_t, 2> key, std::array<uint32_t, 2> x);
+Literal makePair(Literal first, Literal second);
+// custom-call (custom_call.cc): options().customCallHandler first, then the
+// targets the evaluator knows.
+StatusOr<Literal> evaluateCustomCall(const HloInstruction& instruction, Operands operands,
+                                     EvalContext& context);
+
 // Which family handles an opcode (the rest — control flow, tuples, calls,
-// parameters, constants, collectives, rng, custom-call — is in
+// parameters, constants, collectives, rng, custom-call — is dispatched in
 // interpreter.cc).
 enum class Family { kElementwise, kShapeOp, kLinalg, kReduction, kCore };
 Family familyOf(HloOpcode opcode);

@@ -344,20 +344,33 @@ StatusOr<Literal> evaluateDot(const HloInstruction& instruction, Operands operan
                        instruction.shape());
 }
 
-StatusOr<Literal> evaluateRaggedDot(const HloInstruction& instruction, Operands operands) {
-    HLO_RETURN_IF_ERROR(expectArrayOperands(instruction, operands, 3));
-    const Literal& lhs = *operands[0];
-    const Literal& rhs = *operands[1];
-    const Literal& groupSizes = *operands[2];
+namespace {
+
+// A ragged-dot's mode, ragged lhs dimension, group count, dot plan and the
+// group_sizes prefix dimensions (lhs dimensions outer to the ragged one).
+struct RaggedDotGeometry {
+    RaggedMode mode = RaggedMode::kNonContracting;
+    int64_t ragged = 0;
+    int64_t groups = 0;
+    DotPlan plan;
+    std::vector<int64_t> prefix;
+};
+
+// The dimension numbers, group_sizes and result shape checked against each other.
+StatusOr<RaggedDotGeometry> raggedDotGeometry(const HloInstruction& instruction,
+                                              const Literal& lhs, const Literal& rhs,
+                                              const Literal& groupSizes) {
+    RaggedDotGeometry g;
     const DotDimensionNumbers& dn = dotNumbersOf(instruction);
     if (dn.lhsRaggedDimensions.size() != 1)
         return invalid(instruction, "ragged-dot needs exactly one lhs_ragged_dims");
     if (!primitive_util::isInteger(groupSizes.elementType()) || groupSizes.shape().rank() < 1)
         return invalid(instruction, "group_sizes must be an integer array");
-    const int64_t ragged = dn.lhsRaggedDimensions[0];
+    const int64_t ragged = g.ragged = dn.lhsRaggedDimensions[0];
     if (ragged < 0 || ragged >= lhs.shape().rank())
         return invalid(instruction, "lhs_ragged_dims out of range");
-    RaggedMode mode = RaggedMode::kNonContracting;
+    RaggedMode& mode = g.mode;
+    mode = RaggedMode::kNonContracting;
     if (containsDim(dn.lhsContractingDimensions, ragged))
         mode = RaggedMode::kContracting;
     else if (containsDim(dn.lhsBatchDimensions, ragged))
@@ -367,10 +380,11 @@ StatusOr<Literal> evaluateRaggedDot(const HloInstruction& instruction, Operands 
         return invalid(instruction, mode == RaggedMode::kNonContracting
                                         ? "ragged non-contracting dot needs one rhs_group_dims"
                                         : "this ragged-dot mode takes no rhs_group_dims");
-    HLO_ASSIGN_OR_RETURN(DotPlan plan,
+    HLO_ASSIGN_OR_RETURN(g.plan,
                          planDot(instruction, lhs.shape(), rhs.shape(), dn, dn.rhsGroupDimensions));
+    const DotPlan& plan = g.plan;
     const std::vector<int64_t>& gsDims = groupSizes.shape().dimensions();
-    const int64_t groups = gsDims.back();
+    const int64_t groups = g.groups = gsDims.back();
     if (mode == RaggedMode::kNonContracting &&
         rhs.shape().dimensions(dn.rhsGroupDimensions[0]) != groups)
         return invalid(instruction, "rhs group dimension size differs from the group count");
@@ -381,10 +395,18 @@ StatusOr<Literal> evaluateRaggedDot(const HloInstruction& instruction, Operands 
         return invalid(instruction, "result shape " + resultShape.toString(false) +
                                         " does not match ragged-dot dimensions " +
                                         dimsText(expected));
+    return g;
+}
 
-    // group_sizes prefix dimensions (lhs dimensions outer to the ragged one).
+// The group_sizes prefix dimensions, matched against the lhs.
+Status raggedDotPrefix(const HloInstruction& instruction, const Literal& lhs,
+                       const Literal& groupSizes, RaggedDotGeometry& g) {
+    const RaggedMode mode = g.mode;
+    const int64_t ragged = g.ragged;
+    const DotPlan& plan = g.plan;
+    const std::vector<int64_t>& gsDims = groupSizes.shape().dimensions();
     const std::vector<int64_t>& lhsDims = lhs.shape().dimensions();
-    std::vector<int64_t> prefix;
+    std::vector<int64_t>& prefix = g.prefix;
     if (gsDims.size() > 1) {
         if (mode == RaggedMode::kBatch) {
             for (int64_t d : plan.lhsBatch) {
@@ -407,6 +429,20 @@ StatusOr<Literal> evaluateRaggedDot(const HloInstruction& instruction, Operands 
             if (lhsDims[static_cast<size_t>(prefix[i])] != gsDims[i])
                 return invalid(instruction, "group_sizes dimensions do not match lhs");
     }
+    return Status::ok();
+}
+
+// The group of each (batch, ragged-side) position of the lhs, -1 past the
+// last group.
+std::vector<int64_t> raggedGroupOf(const RaggedDotGeometry& geometry, const Literal& lhs,
+                                   const Literal& groupSizes) {
+    const RaggedMode mode = geometry.mode;
+    const int64_t ragged = geometry.ragged;
+    const int64_t groups = geometry.groups;
+    const DotPlan& plan = geometry.plan;
+    const std::vector<int64_t>& prefix = geometry.prefix;
+    const std::vector<int64_t>& gsDims = groupSizes.shape().dimensions();
+    const std::vector<int64_t>& lhsDims = lhs.shape().dimensions();
     // Cumulative group ends per prefix position.
     const int64_t prefixCount = elementProduct(std::span(gsDims).first(gsDims.size() - 1));
     std::vector<int64_t> ends(static_cast<size_t>(prefixCount * groups));
@@ -450,7 +486,18 @@ StatusOr<Literal> evaluateRaggedDot(const HloInstruction& instruction, Operands 
             groupOf[static_cast<size_t>(bi * inner + x)] = groupOfIndex(full);
         }
     }
+    return groupOf;
+}
 
+// The product in the accumulation type, converted to the result's.
+StatusOr<Literal> raggedDotProduct(const HloInstruction& instruction, const RaggedDotGeometry& g,
+                                   const Literal& lhs, const Literal& rhs,
+                                   const std::vector<int64_t>& groupOf) {
+    const RaggedMode mode = g.mode;
+    const int64_t groups = g.groups;
+    const DotPlan& plan = g.plan;
+    const DotDimensionNumbers& dn = dotNumbersOf(instruction);
+    const Shape& resultShape = instruction.shape();
     const PrimitiveType out = resultShape.elementType();
     const PrimitiveType acc = accumulationType(out, lhs.elementType(), rhs.elementType());
     if (acc == PrimitiveType::PRIMITIVE_TYPE_INVALID)
@@ -505,6 +552,20 @@ StatusOr<Literal> evaluateRaggedDot(const HloInstruction& instruction, Operands 
                                                 std::string(primitive_util::name(acc)));
     }
     return convertedTo(instruction, result, out);
+}
+
+}  // namespace
+
+StatusOr<Literal> evaluateRaggedDot(const HloInstruction& instruction, Operands operands) {
+    HLO_RETURN_IF_ERROR(expectArrayOperands(instruction, operands, 3));
+    const Literal& lhs = *operands[0];
+    const Literal& rhs = *operands[1];
+    const Literal& groupSizes = *operands[2];
+    HLO_ASSIGN_OR_RETURN(RaggedDotGeometry geometry,
+                         raggedDotGeometry(instruction, lhs, rhs, groupSizes));
+    HLO_RETURN_IF_ERROR(raggedDotPrefix(instruction, lhs, groupSizes, geometry));
+    const std::vector<int64_t> groupOf = raggedGroupOf(geometry, lhs, groupSizes);
+    return raggedDotProduct(instruction, geometry, lhs, rhs, groupOf);
 }
 
 namespace {

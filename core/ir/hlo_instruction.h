@@ -289,7 +289,7 @@ public:
     void setIotaDimension(int64_t d) { m_index = d; }
 
     // constant(...): the literal text as written between the parentheses,
-    // whitespace collapsed (issue 3 turns it into a Literal).
+    // whitespace collapsed.
     const std::string& literalText() const;
     void setLiteralText(std::string text);
 

@@ -1,5 +1,5 @@
 // Literal text in XLA's syntax: printing (Literal::toString, valueToString).
-// Parsing is in literal_parse.cc.
+// Parsing is in literal_parse.cc and literal_parse_elements.cc.
 //
 // Printing follows XLA's one-line form (LiteralBase::ToStringOneline):
 //   f32[]        1.5

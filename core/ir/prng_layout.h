@@ -1,7 +1,7 @@
 // How rng-bit-generator's ThreeFry lays out outputs narrower than 64 bits, as XLA's prng does:
 // the first even dimension (else the longest) is split into halves, so that the two 32-bit
 // words of one ThreeFry evaluation land next to each other along it. Shared by the reference
-// evaluator (core/interpreter/interpreter.cc) and the GPU kernel (compiler/backends/gpu/gpu_rng_kernel.cc).
+// evaluator (core/interpreter/rng.cc) and the GPU kernel (compiler/backends/gpu/gpu_rng_kernel.cc).
 #pragma once
 
 #include <cstdint>

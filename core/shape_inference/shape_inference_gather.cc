@@ -17,30 +17,11 @@ Shape expandedIndices(const Shape& indices, int64_t indexVectorDim) {
     return indices;
 }
 
-}  // namespace
-
-StatusOr<Shape> inferGather(const HloInstruction& instruction) {
-    HLO_RETURN_IF_ERROR(expectOperandCount(instruction, 2));
-    const Shape& operand = instruction.operand(0)->shape();
-    const Shape& indices = instruction.operand(1)->shape();
-    HLO_RETURN_IF_ERROR(expectArray(instruction, operand, "input of gather"));
-    HLO_RETURN_IF_ERROR(expectArray(instruction, indices, "gather indices"));
-    if (!isIntegral(indices.elementType())) {
-        return fail(instruction, "gather indices parameter must be an integral tensor, got " +
-                                     str(indices));
-    }
-    const GatherDimensionNumbers* dnumsPtr = instruction.gatherDimensionNumbers();
-    if (!dnumsPtr) return fail(instruction, "gather requires gather dimension numbers");
-    const GatherDimensionNumbers& g = *dnumsPtr;
-    if (g.indexVectorDim < 0 || g.indexVectorDim > indices.rank()) {
-        return fail(instruction, "gather index leaf dimension must be within [0, rank(indices) + "
-                                 "1); rank(indices) is " +
-                                     std::to_string(indices.rank()) + " and index_vector_dim is " +
-                                     std::to_string(g.indexVectorDim));
-    }
-    Shape expanded = expandedIndices(indices, g.indexVectorDim);
-    int64_t batchCount = expanded.rank() - 1;
-    int64_t outputRank = static_cast<int64_t>(g.offsetDims.size()) + batchCount;
+// offset_dims and start_index_map against the output and operand ranks and
+// the index vector.
+Status checkGatherIndexDims(const HloInstruction& instruction, const Shape& operand,
+                            const Shape& expanded, const GatherDimensionNumbers& g,
+                            int64_t outputRank) {
     if (!isSortedUnique(g.offsetDims)) {
         return fail(instruction, "offset_dims in gather op must be sorted and unique; got " +
                                      str(g.offsetDims));
@@ -60,6 +41,12 @@ StatusOr<Shape> inferGather(const HloInstruction& instruction) {
         return fail(instruction, "repeated dimensions are not allowed in start_index_map; got " +
                                      str(g.startIndexMap));
     }
+    return Status::ok();
+}
+
+// collapsed_slice_dims, operand_batching_dims and start_indices_batching_dims.
+Status checkGatherBatchingDims(const HloInstruction& instruction, const Shape& operand,
+                               const Shape& expanded, const GatherDimensionNumbers& g) {
     if (!isSortedUnique(g.collapsedSliceDims)) {
         return fail(instruction, "collapsed_slice_dims in gather op must be sorted and unique; got " +
                                      str(g.collapsedSliceDims));
@@ -106,9 +93,14 @@ StatusOr<Shape> inferGather(const HloInstruction& instruction) {
                                          std::to_string(s) + ")");
         }
     }
-    const std::vector<int64_t>& sliceSizes = instruction.extra()
-                                                 ? instruction.extra()->gatherSliceSizes
-                                                 : std::vector<int64_t>{};
+    return Status::ok();
+}
+
+// slice_sizes: one per operand dimension, within it, collapsed and batching
+// dimensions of bound 1 or 0.
+Status checkGatherSliceSizes(const HloInstruction& instruction, const Shape& operand,
+                             const GatherDimensionNumbers& g,
+                             const std::vector<int64_t>& sliceSizes) {
     if (static_cast<int64_t>(sliceSizes.size()) != operand.rank()) {
         return fail(instruction, "gather op must have one slice size for every input dimension; "
                                  "got " +
@@ -150,6 +142,14 @@ StatusOr<Shape> inferGather(const HloInstruction& instruction) {
                                          " for index " + std::to_string(d));
         }
     }
+    return Status::ok();
+}
+
+// The offset dims take the slice sizes of the operand dims neither collapsed
+// nor batching; the others walk the (expanded) indices' batch dims.
+Shape gatherResultShape(const Shape& operand, const Shape& expanded,
+                        const GatherDimensionNumbers& g, const std::vector<int64_t>& sliceSizes,
+                        int64_t outputRank) {
     std::vector<int64_t> offsetSizes;
     for (int64_t i = 0; i < operand.rank(); ++i) {
         if (contains(g.collapsedSliceDims, i) || contains(g.operandBatchingDims, i)) continue;
@@ -173,55 +173,46 @@ StatusOr<Shape> inferGather(const HloInstruction& instruction) {
     return makeArray(operand.elementType(), std::move(dims), dynamic);
 }
 
-StatusOr<Shape> inferScatter(const HloInstruction& instruction) {
-    int64_t count = instruction.operandCount();
-    if (count < 3 || count % 2 != 1) {
-        return fail(instruction, "scatter expects an odd number (>= 3) of operands: inputs, "
-                                 "indices, updates; found " +
-                                     std::to_string(count));
-    }
-    int64_t n = (count - 1) / 2;
+}  // namespace
+
+StatusOr<Shape> inferGather(const HloInstruction& instruction) {
+    HLO_RETURN_IF_ERROR(expectOperandCount(instruction, 2));
     const Shape& operand = instruction.operand(0)->shape();
-    const Shape& indices = instruction.operand(n)->shape();
-    const Shape& updates = instruction.operand(n + 1)->shape();
-    HLO_RETURN_IF_ERROR(expectArray(instruction, indices, "scatter indices"));
+    const Shape& indices = instruction.operand(1)->shape();
+    HLO_RETURN_IF_ERROR(expectArray(instruction, operand, "input of gather"));
+    HLO_RETURN_IF_ERROR(expectArray(instruction, indices, "gather indices"));
     if (!isIntegral(indices.elementType())) {
-        return fail(instruction, "scatter indices parameter must be an integral tensor, got " +
+        return fail(instruction, "gather indices parameter must be an integral tensor, got " +
                                      str(indices));
     }
-    std::vector<Shape> operandShapes;
-    std::vector<const Shape*> initShapes;
-    std::vector<Shape> initStorage;
-    std::vector<PrimitiveType> updateTypes;
-    initStorage.reserve(static_cast<size_t>(n));
-    for (int64_t i = 0; i < n; ++i) {
-        const Shape& o = instruction.operand(i)->shape();
-        const Shape& u = instruction.operand(n + 1 + i)->shape();
-        HLO_RETURN_IF_ERROR(expectArray(instruction, o, "scatter input"));
-        HLO_RETURN_IF_ERROR(expectArray(instruction, u, "scatter updates"));
-        if (!sameDims(o, operand)) {
-            return fail(instruction, "scatter inputs must have the same dimensions: " +
-                                         str(operand) + " vs " + str(o));
-        }
-        if (!sameDims(u, updates)) {
-            return fail(instruction, "scatter updates must have the same dimensions: " +
-                                         str(updates) + " vs " + str(u));
-        }
-        operandShapes.push_back(o);
-        initStorage.push_back(Shape::makeScalar(o.elementType()));
-        updateTypes.push_back(u.elementType());
-    }
-    for (const Shape& s : initStorage) initShapes.push_back(&s);
-    const ScatterDimensionNumbers* dnumsPtr = instruction.scatterDimensionNumbers();
-    if (!dnumsPtr) return fail(instruction, "scatter requires scatter dimension numbers");
-    const ScatterDimensionNumbers& s = *dnumsPtr;
-    if (s.indexVectorDim < 0 || s.indexVectorDim > indices.rank()) {
-        return fail(instruction, "scatter index leaf dimension must be within [0, rank(indices) + "
+    const GatherDimensionNumbers* dnumsPtr = instruction.gatherDimensionNumbers();
+    if (!dnumsPtr) return fail(instruction, "gather requires gather dimension numbers");
+    const GatherDimensionNumbers& g = *dnumsPtr;
+    if (g.indexVectorDim < 0 || g.indexVectorDim > indices.rank()) {
+        return fail(instruction, "gather index leaf dimension must be within [0, rank(indices) + "
                                  "1); rank(indices) is " +
                                      std::to_string(indices.rank()) + " and index_vector_dim is " +
-                                     std::to_string(s.indexVectorDim));
+                                     std::to_string(g.indexVectorDim));
     }
-    Shape expanded = expandedIndices(indices, s.indexVectorDim);
+    Shape expanded = expandedIndices(indices, g.indexVectorDim);
+    int64_t batchCount = expanded.rank() - 1;
+    int64_t outputRank = static_cast<int64_t>(g.offsetDims.size()) + batchCount;
+    HLO_RETURN_IF_ERROR(checkGatherIndexDims(instruction, operand, expanded, g, outputRank));
+    HLO_RETURN_IF_ERROR(checkGatherBatchingDims(instruction, operand, expanded, g));
+    const std::vector<int64_t>& sliceSizes = instruction.extra()
+                                                 ? instruction.extra()->gatherSliceSizes
+                                                 : std::vector<int64_t>{};
+    HLO_RETURN_IF_ERROR(checkGatherSliceSizes(instruction, operand, g, sliceSizes));
+    return gatherResultShape(operand, expanded, g, sliceSizes, outputRank);
+}
+
+namespace {
+
+// update_window_dims, inserted_window_dims, input_batching_dims and
+// scatter_indices_batching_dims.
+Status checkScatterWindowDims(const HloInstruction& instruction, const Shape& operand,
+                              const Shape& updates, const Shape& expanded,
+                              const ScatterDimensionNumbers& s) {
     if (!isSortedUnique(s.updateWindowDims)) {
         return fail(instruction, "update_window_dims in scatter op must be sorted and unique; got " +
                                      str(s.updateWindowDims));
@@ -262,6 +253,12 @@ StatusOr<Shape> inferScatter(const HloInstruction& instruction) {
                                  "include index_vector_dim; got " +
                                      str(s.scatterIndicesBatchingDims));
     }
+    return Status::ok();
+}
+
+// scatter_dims_to_operand_dims against the index vector and the operand.
+Status checkScatterIndexMap(const HloInstruction& instruction, const Shape& operand,
+                            const Shape& expanded, const ScatterDimensionNumbers& s) {
     int64_t indexVectorSize = expanded.dimensions(s.indexVectorDim);
     if (static_cast<int64_t>(s.scatterDimsToOperandDims.size()) != indexVectorSize) {
         return fail(instruction, "scatter op has " +
@@ -285,6 +282,14 @@ StatusOr<Shape> inferScatter(const HloInstruction& instruction) {
                                  "got " +
                                      str(s.scatterDimsToOperandDims));
     }
+    return Status::ok();
+}
+
+// The updates' rank, window bounds (within the operand's) and scatter bounds
+// (the indices').
+Status checkScatterUpdateBounds(const HloInstruction& instruction, const Shape& operand,
+                                const Shape& updates, const Shape& expanded,
+                                const ScatterDimensionNumbers& s) {
     int64_t windowSize = static_cast<int64_t>(s.updateWindowDims.size());
     if (windowSize + static_cast<int64_t>(s.insertedWindowDims.size() +
                                           s.inputBatchingDims.size()) !=
@@ -335,6 +340,63 @@ StatusOr<Shape> inferScatter(const HloInstruction& instruction) {
         }
         ++indicesDim;
     }
+    return Status::ok();
+}
+
+}  // namespace
+
+StatusOr<Shape> inferScatter(const HloInstruction& instruction) {
+    int64_t count = instruction.operandCount();
+    if (count < 3 || count % 2 != 1) {
+        return fail(instruction, "scatter expects an odd number (>= 3) of operands: inputs, "
+                                 "indices, updates; found " +
+                                     std::to_string(count));
+    }
+    int64_t n = (count - 1) / 2;
+    const Shape& operand = instruction.operand(0)->shape();
+    const Shape& indices = instruction.operand(n)->shape();
+    const Shape& updates = instruction.operand(n + 1)->shape();
+    HLO_RETURN_IF_ERROR(expectArray(instruction, indices, "scatter indices"));
+    if (!isIntegral(indices.elementType())) {
+        return fail(instruction, "scatter indices parameter must be an integral tensor, got " +
+                                     str(indices));
+    }
+    std::vector<Shape> operandShapes;
+    std::vector<const Shape*> initShapes;
+    std::vector<Shape> initStorage;
+    std::vector<PrimitiveType> updateTypes;
+    initStorage.reserve(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) {
+        const Shape& o = instruction.operand(i)->shape();
+        const Shape& u = instruction.operand(n + 1 + i)->shape();
+        HLO_RETURN_IF_ERROR(expectArray(instruction, o, "scatter input"));
+        HLO_RETURN_IF_ERROR(expectArray(instruction, u, "scatter updates"));
+        if (!sameDims(o, operand)) {
+            return fail(instruction, "scatter inputs must have the same dimensions: " +
+                                         str(operand) + " vs " + str(o));
+        }
+        if (!sameDims(u, updates)) {
+            return fail(instruction, "scatter updates must have the same dimensions: " +
+                                         str(updates) + " vs " + str(u));
+        }
+        operandShapes.push_back(o);
+        initStorage.push_back(Shape::makeScalar(o.elementType()));
+        updateTypes.push_back(u.elementType());
+    }
+    for (const Shape& s : initStorage) initShapes.push_back(&s);
+    const ScatterDimensionNumbers* dnumsPtr = instruction.scatterDimensionNumbers();
+    if (!dnumsPtr) return fail(instruction, "scatter requires scatter dimension numbers");
+    const ScatterDimensionNumbers& s = *dnumsPtr;
+    if (s.indexVectorDim < 0 || s.indexVectorDim > indices.rank()) {
+        return fail(instruction, "scatter index leaf dimension must be within [0, rank(indices) + "
+                                 "1); rank(indices) is " +
+                                     std::to_string(indices.rank()) + " and index_vector_dim is " +
+                                     std::to_string(s.indexVectorDim));
+    }
+    Shape expanded = expandedIndices(indices, s.indexVectorDim);
+    HLO_RETURN_IF_ERROR(checkScatterWindowDims(instruction, operand, updates, expanded, s));
+    HLO_RETURN_IF_ERROR(checkScatterIndexMap(instruction, operand, expanded, s));
+    HLO_RETURN_IF_ERROR(checkScatterUpdateBounds(instruction, operand, updates, expanded, s));
     HLO_ASSIGN_OR_RETURN(ProgramShape reducer, reducerProgram(instruction));
     HLO_RETURN_IF_ERROR(verifyReducerShape(instruction, reducer, initShapes, updateTypes, n));
     if (n == 1) return operandShapes[0];

@@ -126,6 +126,19 @@ StatusOr<Shape> inferCopyDone(const HloInstruction& instruction);
 StatusOr<Shape> inferStartDone(const HloInstruction& instruction, HloOpcode startOpcode,
                                int64_t element);
 
+// Data movement (shape_inference_data_movement.cc).
+StatusOr<Shape> inferBroadcast(const HloInstruction& instruction);
+StatusOr<Shape> inferReshape(const HloInstruction& instruction);
+StatusOr<Shape> inferDynamicReshape(const HloInstruction& instruction);
+StatusOr<Shape> inferTranspose(const HloInstruction& instruction);
+StatusOr<Shape> inferSlice(const HloInstruction& instruction);
+StatusOr<Shape> inferDynamicSlice(const HloInstruction& instruction);
+StatusOr<Shape> inferDynamicUpdateSlice(const HloInstruction& instruction);
+StatusOr<Shape> inferConcatenate(const HloInstruction& instruction);
+StatusOr<Shape> inferPad(const HloInstruction& instruction);
+StatusOr<Shape> inferReverse(const HloInstruction& instruction);
+StatusOr<Shape> inferIota(const HloInstruction& instruction);
+
 // Dot, convolution, reductions, sort, map, fft, linear algebra, batch norm
 // (shape_inference_ops.cc), gather/scatter (shape_inference_gather.cc) and
 // collectives (shape_inference_collectives.cc).

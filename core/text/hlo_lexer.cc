@@ -178,11 +178,6 @@ void HloLexer::lexToken() {
     }
     const char* data = m_text.data();
     char c = data[pos];
-    auto single = [&](TokenKind kind) {
-        m_token.kind = kind;
-        m_token.text = m_text.substr(pos, 1);
-        m_tokenEnd = pos + 1;
-    };
     if (isIdentifierStart(c)) {
         size_t end = pos + 1;
         while (end < m_end && isIdentifierChar(data[end])) ++end;
@@ -192,30 +187,55 @@ void HloLexer::lexToken() {
         return;
     }
     if (isDigit(c) || (c == '-' && pos + 1 < m_end && data[pos + 1] != '>')) {
-        if (c == '-') {
-            // -inf, -nan
-            std::string_view rest = m_text.substr(pos + 1, m_end - pos - 1);
-            for (std::string_view word : {std::string_view("inf"), std::string_view("nan")}) {
-                if (rest.substr(0, 3) == word && (rest.size() == 3 || !isIdentifierChar(rest[3]))) {
-                    m_token.kind = TokenKind::kDecimal;
-                    m_token.text = m_text.substr(pos, 4);
-                    m_tokenEnd = pos + 4;
-                    return;
-                }
-            }
-        }
-        size_t end = lexNumber(pos);
-        if (end == pos) {
-            single(TokenKind::kError);
-            return;
-        }
-        std::string_view text = m_text.substr(pos, end - pos);
-        bool decimal = text.find_first_of(".eE") != std::string_view::npos;
-        m_token.kind = decimal ? TokenKind::kDecimal : TokenKind::kInt;
-        m_token.text = text;
-        m_tokenEnd = end;
+        lexNumericToken(pos);
         return;
     }
+    lexPunctuation(pos);
+}
+
+// A number, or -inf / -nan, at `pos`.
+void HloLexer::lexNumericToken(size_t pos) {
+    const char* data = m_text.data();
+    const char c = data[pos];
+    auto single = [&](TokenKind kind) {
+        m_token.kind = kind;
+        m_token.text = m_text.substr(pos, 1);
+        m_tokenEnd = pos + 1;
+    };
+    if (c == '-') {
+        // -inf, -nan
+        std::string_view rest = m_text.substr(pos + 1, m_end - pos - 1);
+        for (std::string_view word : {std::string_view("inf"), std::string_view("nan")}) {
+            if (rest.substr(0, 3) == word && (rest.size() == 3 || !isIdentifierChar(rest[3]))) {
+                m_token.kind = TokenKind::kDecimal;
+                m_token.text = m_text.substr(pos, 4);
+                m_tokenEnd = pos + 4;
+                return;
+            }
+        }
+    }
+    size_t end = lexNumber(pos);
+    if (end == pos) {
+        single(TokenKind::kError);
+        return;
+    }
+    std::string_view text = m_text.substr(pos, end - pos);
+    bool decimal = text.find_first_of(".eE") != std::string_view::npos;
+    m_token.kind = decimal ? TokenKind::kDecimal : TokenKind::kInt;
+    m_token.text = text;
+    m_tokenEnd = end;
+}
+
+// A flat dispatch over the first character (%names, strings and
+// punctuation): one case per token, kept together as the token table.
+void HloLexer::lexPunctuation(size_t pos) {
+    const char* data = m_text.data();
+    const char c = data[pos];
+    auto single = [&](TokenKind kind) {
+        m_token.kind = kind;
+        m_token.text = m_text.substr(pos, 1);
+        m_tokenEnd = pos + 1;
+    };
     switch (c) {
         case '%': {
             size_t end = pos + 1;

@@ -105,6 +105,8 @@ public:
 
 private:
     void lexToken();
+    void lexNumericToken(size_t pos);  // a number, -inf or -nan at pos
+    void lexPunctuation(size_t pos);   // any other token at pos
     size_t lexNumber(size_t start) const;  // returns end offset, or start on failure
     size_t lexString(size_t start) const;  // returns end offset, or npos when unterminated
 

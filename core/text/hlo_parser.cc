@@ -1,6 +1,7 @@
-// HLO text parser: module structure (header, stack frames, computations),
-// instructions, operands, and the public API. See hlo_parser_internal.h for
-// the overall design and where the other parts live.
+// HLO text parser: module structure (computations; the header and stack
+// frames are in hlo_parser_header.cc), instructions, operands, and the public
+// API. See hlo_parser_internal.h for the overall design and where the other
+// parts live.
 #include "core/text/hlo_parser.h"
 
 #include <algorithm>
@@ -14,10 +15,6 @@ namespace hlo_parser_internal {
 using namespace hlo_lexer_util;
 
 namespace {
-
-bool isName(const Token& token) {
-    return token.kind == TokenKind::kIdentifier || token.kind == TokenKind::kPercentName;
-}
 
 // Opcode by spelling through a hash table (stringToHloOpcode searches).
 std::optional<HloOpcode> opcodeFromName(std::string_view name) {
@@ -166,142 +163,6 @@ StatusOr<std::unique_ptr<HloModule>> Parser::parseModule() {
     return std::move(m_module);
 }
 
-Status Parser::parseHeader() {
-    m_lexer.next();  // HloModule
-    Token name = m_lexer.next();
-    if (!isName(name) && name.kind != TokenKind::kString) return expected("a module name", name);
-    m_module->setName(name.kind == TokenKind::kString ? unquoteString(name.text)
-                                                      : std::string(name.text));
-    if (m_lexer.charAt(m_lexer.position()) == ':') m_lexer.resetTo(m_lexer.position() + 1);
-    std::vector<std::string_view> seen;
-    while (m_lexer.consumeIf(TokenKind::kComma)) {
-        Token attr = m_lexer.next();
-        if (attr.kind != TokenKind::kIdentifier) return expected("an attribute name", attr);
-        HLO_RETURN_IF_ERROR(expectToken(
-            TokenKind::kEqual, "'=' after attribute name '" + std::string(attr.text) + "'"));
-        if (std::find(seen.begin(), seen.end(), attr.text) != seen.end())
-            return error(attr.offset, "attribute " + std::string(attr.text) + " already exists");
-        seen.push_back(attr.text);
-        if (attr.text == "is_scheduled") {
-            bool value = false;
-            HLO_RETURN_IF_ERROR(parseBoolValue(&value));
-            m_module->setIsScheduled(value);
-        } else if (attr.text == "replica_count") {
-            int64_t value = 0;
-            HLO_RETURN_IF_ERROR(parseInt64Value(&value));
-            m_module->setReplicaCount(value);
-        } else if (attr.text == "num_partitions") {
-            int64_t value = 0;
-            HLO_RETURN_IF_ERROR(parseInt64Value(&value));
-            m_module->setNumPartitions(value);
-        } else if (attr.text == "entry_computation_layout") {
-            ComputationLayout layout;
-            HLO_RETURN_IF_ERROR(parseComputationLayout(&layout));
-            m_module->setEntryComputationLayout(std::move(layout));
-        } else if (attr.text == "input_output_alias") {
-            HLO_RETURN_IF_ERROR(parseAliasing(m_module.get()));
-        } else if (attr.text == "buffer_donor") {
-            HLO_RETURN_IF_ERROR(parseBufferDonor(m_module.get()));
-        } else {
-            std::string value;
-            size_t valueOffset = 0;
-            HLO_RETURN_IF_ERROR(parseVerbatimValue(&value, &valueOffset));
-            if (attr.text == "debug_attributes")
-                HLO_RETURN_IF_ERROR(checkDebugAttributes(value, valueOffset));
-            m_module->mutableAttributes().push_back({std::string(attr.text), std::move(value)});
-        }
-    }
-    return Status::ok();
-}
-
-namespace {
-
-// `{name=int ...}` sub-attributes of the stack-frame tables; all required.
-Status parseIntSubAttributes(Parser& parser,
-                             std::initializer_list<std::pair<std::string_view, int64_t*>> fields,
-                             bool required) {
-    HloLexer& lexer = parser.m_lexer;
-    Token open = lexer.next();
-    if (open.kind != TokenKind::kLbrace)
-        return parser.expected("'{' to start sub attributes", open);
-    std::vector<std::string_view> seen;
-    while (true) {
-        lexer.consumeIf(TokenKind::kComma);
-        if (lexer.consumeIf(TokenKind::kRbrace)) break;
-        Token name = lexer.next();
-        if (name.kind != TokenKind::kIdentifier)
-            return parser.expected("a sub-attribute name", name);
-        HLO_RETURN_IF_ERROR(parser.expectToken(TokenKind::kEqual, "'='"));
-        auto it = std::find_if(fields.begin(), fields.end(),
-                               [&](const auto& f) { return f.first == name.text; });
-        if (it == fields.end())
-            return parser.error(name.offset,
-                                "unexpected attribute \"" + std::string(name.text) + "\"");
-        if (std::find(seen.begin(), seen.end(), name.text) != seen.end())
-            return parser.error(name.offset,
-                                "attribute " + std::string(name.text) + " already exists");
-        seen.push_back(name.text);
-        size_t valueOffset = lexer.cursor();
-        HLO_RETURN_IF_ERROR(parser.parseInt64Value(it->second));
-        if (*it->second < INT32_MIN || *it->second > INT32_MAX)
-            return parser.error(valueOffset, "value out of range for int32_t");
-    }
-    for (const auto& field : fields)
-        if (required && std::find(seen.begin(), seen.end(), field.first) == seen.end())
-            return parser.error(open.offset, "sub-attribute " + std::string(field.first) +
-                                                 " is expected but not seen");
-    return Status::ok();
-}
-
-}  // namespace
-
-Status Parser::parseStackFrames() {
-    const Token& first = m_lexer.peek();
-    if (first.kind != TokenKind::kIdentifier || first.text != "FileNames") return Status::ok();
-    m_lexer.next();
-    StackFrameIndex& frames = m_module->mutableStackFrames();
-    auto parseNames = [&](std::vector<std::string>* names) -> Status {
-        while (m_lexer.consumeIf(TokenKind::kInt)) {
-            std::string value;
-            HLO_RETURN_IF_ERROR(parseStringValue(&value));
-            names->push_back(std::move(value));
-        }
-        return Status::ok();
-    };
-    auto keyword = [&](std::string_view word) -> Status {
-        Token token = m_lexer.next();
-        if (token.kind != TokenKind::kIdentifier || token.text != word)
-            return expected("'" + std::string(word) + "'", token);
-        return Status::ok();
-    };
-    HLO_RETURN_IF_ERROR(parseNames(&frames.fileNames));
-    HLO_RETURN_IF_ERROR(keyword("FunctionNames"));
-    HLO_RETURN_IF_ERROR(parseNames(&frames.functionNames));
-    HLO_RETURN_IF_ERROR(keyword("FileLocations"));
-    while (m_lexer.consumeIf(TokenKind::kInt)) {
-        FileLocation loc;
-        HLO_RETURN_IF_ERROR(parseIntSubAttributes(*this,
-                                                  {{"file_name_id", &loc.fileNameId},
-                                                   {"function_name_id", &loc.functionNameId},
-                                                   {"line", &loc.line},
-                                                   {"end_line", &loc.endLine},
-                                                   {"column", &loc.column},
-                                                   {"end_column", &loc.endColumn}},
-                                                  /*required=*/false));
-        frames.fileLocations.push_back(loc);
-    }
-    HLO_RETURN_IF_ERROR(keyword("StackFrames"));
-    while (m_lexer.consumeIf(TokenKind::kInt)) {
-        StackFrame frame;
-        HLO_RETURN_IF_ERROR(parseIntSubAttributes(*this,
-                                                  {{"file_location_id", &frame.fileLocationId},
-                                                   {"parent_frame_id", &frame.parentFrameId}},
-                                                  /*required=*/false));
-        frames.stackFrames.push_back(frame);
-    }
-    return Status::ok();
-}
-
 // ('ENTRY')? name ('(' params ')' '->' shape)? '{' instructions '}'
 // (',' execution_thread="...")?
 Status Parser::parseTopLevelComputation() {
@@ -415,34 +276,7 @@ Status Parser::parseInstructionRhs(ComputationState& state, std::string_view nam
     if (opcodeToken.kind != TokenKind::kIdentifier) return expected("an opcode", opcodeToken);
 
     OpcodeInfo info;
-    if (auto op = opcodeFromName(opcodeToken.text)) {
-        info.opcode = *op;
-        info.attributeOpcode = *op;
-    } else {
-        bool matched = false;
-        static constexpr std::pair<std::string_view, HloOpcode> kSuffixes[] = {
-            {"-start", HloOpcode::kAsyncStart},
-            {"-update", HloOpcode::kAsyncUpdate},
-            {"-done", HloOpcode::kAsyncDone}};
-        for (const auto& [suffix, asyncOpcode] : kSuffixes) {
-            std::string_view text = opcodeToken.text;
-            if (text.size() <= suffix.size() || text.substr(text.size() - suffix.size()) != suffix)
-                continue;
-            auto wrapped = opcodeFromName(text.substr(0, text.size() - suffix.size()));
-            if (wrapped && !hasOwnAsyncForm(*wrapped)) {
-                info.opcode = asyncOpcode;
-                info.wrapped = *wrapped;
-                if (asyncOpcode == HloOpcode::kAsyncStart) info.attributeOpcode = *wrapped;
-                matched = true;
-            }
-            break;
-        }
-        if (!matched) {
-            std::string text(opcodeToken.text);
-            return error(opcodeToken.offset,
-                         "expects opcode but sees: " + text + ", error: Unknown opcode: " + text);
-        }
-    }
+    HLO_RETURN_IF_ERROR(parseOpcodeName(opcodeToken, &info));
     if (!hasShape && !canInferShape(info.opcode))
         return error(opcodeToken.offset,
                      "cannot infer shape for opcode: " + std::string(hloOpcodeString(info.opcode)) +
@@ -460,18 +294,7 @@ Status Parser::parseInstructionRhs(ComputationState& state, std::string_view nam
     const size_t operandsOffset = m_lexer.cursor();
     pending.operandBegin = pending.operandEnd = static_cast<uint32_t>(state.operands.size());
     if (info.opcode == HloOpcode::kParameter) {
-        HLO_RETURN_IF_ERROR(expectToken(TokenKind::kLparen, "'(' before the parameter number"));
-        Token number = m_lexer.next();
-        int64_t value = 0;
-        if (number.kind != TokenKind::kInt)
-            return error(number.offset, "expects integer, got " + describeToken(number));
-        if (!parseInt64(number.text, &value))
-            return error(number.offset, "parameter number is out of range");
-        if (value < 0) return error(number.offset, "parameter number must be >= 0");
-        HLO_RETURN_IF_ERROR(expectToken(TokenKind::kRparen, "')' after the parameter number"));
-        if (!state.addParameter(value))
-            return error(number.offset, "Duplicate parameter number " + std::to_string(value));
-        instruction->setParameterNumber(value);
+        HLO_RETURN_IF_ERROR(parseParameterNumber(state, instruction));
     } else if (info.opcode == HloOpcode::kConstant) {
         HLO_RETURN_IF_ERROR(parseConstantLiteral(instruction));
     } else {
@@ -484,9 +307,76 @@ Status Parser::parseInstructionRhs(ComputationState& state, std::string_view nam
     const size_t attributesOffset = m_lexer.position();
     HLO_RETURN_IF_ERROR(parseAttributes(state, pending, info, attributesOffset, allowAttributes));
 
-    // Checks that need only the instruction itself.
+    HLO_RETURN_IF_ERROR(checkInstructionShape(pending, info.opcode, hasShape, operandsOffset,
+                                              opcodeToken.offset));
+    deferChecks(instruction, info.opcode, hasShape, opcodeToken.offset, attributesOffset);
+
+    *index = static_cast<uint32_t>(state.pending.size());
+    if (!name.empty()) {
+        if (!state.names.insert(name, *index))
+            return error(nameOffset, "instruction already exists: " + std::string(name));
+    }
+    state.pending.push_back(std::move(pending));
+    return Status::ok();
+}
+
+// The opcode `token` names, or the async sugar `X-start`, `X-update`,
+// `X-done` of an opcode X without an async form of its own.
+Status Parser::parseOpcodeName(const Token& opcodeToken, OpcodeInfo* info) {
+    if (auto op = opcodeFromName(opcodeToken.text)) {
+        info->opcode = *op;
+        info->attributeOpcode = *op;
+    } else {
+        bool matched = false;
+        static constexpr std::pair<std::string_view, HloOpcode> kSuffixes[] = {
+            {"-start", HloOpcode::kAsyncStart},
+            {"-update", HloOpcode::kAsyncUpdate},
+            {"-done", HloOpcode::kAsyncDone}};
+        for (const auto& [suffix, asyncOpcode] : kSuffixes) {
+            std::string_view text = opcodeToken.text;
+            if (text.size() <= suffix.size() || text.substr(text.size() - suffix.size()) != suffix)
+                continue;
+            auto wrapped = opcodeFromName(text.substr(0, text.size() - suffix.size()));
+            if (wrapped && !hasOwnAsyncForm(*wrapped)) {
+                info->opcode = asyncOpcode;
+                info->wrapped = *wrapped;
+                if (asyncOpcode == HloOpcode::kAsyncStart) info->attributeOpcode = *wrapped;
+                matched = true;
+            }
+            break;
+        }
+        if (!matched) {
+            std::string text(opcodeToken.text);
+            return error(opcodeToken.offset,
+                         "expects opcode but sees: " + text + ", error: Unknown opcode: " + text);
+        }
+    }
+    return Status::ok();
+}
+
+// `(n)` of a parameter: a number not seen before in the computation.
+Status Parser::parseParameterNumber(ComputationState& state, HloInstruction* instruction) {
+    HLO_RETURN_IF_ERROR(expectToken(TokenKind::kLparen, "'(' before the parameter number"));
+    Token number = m_lexer.next();
+    int64_t value = 0;
+    if (number.kind != TokenKind::kInt)
+        return error(number.offset, "expects integer, got " + describeToken(number));
+    if (!parseInt64(number.text, &value))
+        return error(number.offset, "parameter number is out of range");
+    if (value < 0) return error(number.offset, "parameter number must be >= 0");
+    HLO_RETURN_IF_ERROR(expectToken(TokenKind::kRparen, "')' after the parameter number"));
+    if (!state.addParameter(value))
+        return error(number.offset, "Duplicate parameter number " + std::to_string(value));
+    instruction->setParameterNumber(value);
+    return Status::ok();
+}
+
+// Checks that need only the instruction itself.
+Status Parser::checkInstructionShape(const PendingInstruction& pending, HloOpcode opcode,
+                                     bool hasShape, size_t operandsOffset, size_t opcodeOffset) {
+    const HloInstruction* instruction = pending.instruction.get();
     const Shape& result = instruction->shape();
-    switch (info.opcode) {
+    switch (opcode) {
         case HloOpcode::kTuple:
             if (hasShape) {
                 int64_t expectedCount = result.isTuple() ? result.tupleCount() : 0;
@@ -499,27 +389,31 @@ Status Parser::parseInstructionRhs(ComputationState& state, std::string_view nam
             break;
         case HloOpcode::kRecv:
             if (!result.isTuple() || result.tupleCount() == 0)
-                return error(opcodeToken.offset,
+                return error(opcodeOffset,
                              "recv must have a non-empty tuple shape, got " + result.toString());
             break;
         case HloOpcode::kInfeed:
             if (!result.isTuple() || result.tupleCount() == 0)
-                return error(opcodeToken.offset, "infeed must have a non-empty tuple shape");
+                return error(opcodeOffset, "infeed must have a non-empty tuple shape");
             break;
         case HloOpcode::kAsyncStart:
         case HloOpcode::kAsyncUpdate:
             if (!result.isTuple() || result.tupleCount() < 2 || !result.tupleShape(0).isTuple())
-                return error(opcodeToken.offset,
+                return error(opcodeOffset,
                              "AsyncStart and AsyncUpdate expect the shape to be in the form of "
                              "((operand0_shape, operand1_shape, ...), output_shape, ...)");
             break;
         default:
             break;
     }
+    return Status::ok();
+}
 
-    // Later stages: shape inference and checks needing resolved operands.
-    if (!hasShape) m_inferSites.push_back({instruction, opcodeToken.offset, 0});
-    switch (info.opcode) {
+// Later stages: shape inference and checks needing resolved operands.
+void Parser::deferChecks(HloInstruction* instruction, HloOpcode opcode, bool hasShape,
+                         size_t opcodeOffset, size_t attributesOffset) {
+    if (!hasShape) m_inferSites.push_back({instruction, opcodeOffset, 0});
+    switch (opcode) {
         case HloOpcode::kAsyncStart:
         case HloOpcode::kAsyncUpdate:
         case HloOpcode::kAsyncDone:
@@ -529,7 +423,7 @@ Status Parser::parseInstructionRhs(ComputationState& state, std::string_view nam
         case HloOpcode::kScan:
         case HloOpcode::kRecvDone:
         case HloOpcode::kSendDone:
-            m_checkSites.push_back({instruction, opcodeToken.offset, 0});
+            m_checkSites.push_back({instruction, opcodeOffset, 0});
             break;
         case HloOpcode::kBroadcast:
             if (!instruction->hasDimensions())
@@ -537,19 +431,11 @@ Status Parser::parseInstructionRhs(ComputationState& state, std::string_view nam
             break;
         case HloOpcode::kCustomCall:
             if (instruction->attribute("operand_layout_constraints"))
-                m_checkSites.push_back({instruction, opcodeToken.offset, 0});
+                m_checkSites.push_back({instruction, opcodeOffset, 0});
             break;
         default:
             break;
     }
-
-    *index = static_cast<uint32_t>(state.pending.size());
-    if (!name.empty()) {
-        if (!state.names.insert(name, *index))
-            return error(nameOffset, "instruction already exists: " + std::string(name));
-    }
-    state.pending.push_back(std::move(pending));
-    return Status::ok();
 }
 
 Status Parser::checkOperandCounts(const PendingInstruction& pending, const OpcodeInfo& info,

@@ -1,6 +1,8 @@
 // Internal declarations shared by the HLO parser's translation units:
 //   hlo_parser.cc             module structure, instructions, operands, public API
+//   hlo_parser_header.cc      the module header and stack-frame tables
 //   hlo_parser_attributes.cc  instruction attributes (typed vs verbatim routing)
+//   hlo_parser_attribute_table.cc  which attributes are typed, for which opcodes
 //   hlo_parser_values.cc      value grammars (window, padding, dim labels, verbatim, ...)
 //   hlo_parser_shapes.cc      shapes and layouts
 //   hlo_parser_literal.cc     constant literals
@@ -17,7 +19,9 @@
 // file:line:col only when an error is reported.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <initializer_list>
 #include <map>
 #include <memory>
 #include <optional>
@@ -193,6 +197,90 @@ struct OpcodeInfo {
     std::optional<HloOpcode> attributeOpcode;
 };
 
+// ---- the attribute table (hlo_parser_attribute_table.cc)
+// The attributes the parser stores in fields (kVerbatim: kept as text).
+enum class Attr : uint8_t {
+    kVerbatim,
+    kMetadata,
+    kControlPredecessors,
+    kDimensions,
+    kSlice,
+    kDynamicSliceSizes,
+    kPadding,
+    kWindow,
+    kDimLabels,
+    kFeatureGroupCount,
+    kBatchGroupCount,
+    kLhsBatchDims,
+    kRhsBatchDims,
+    kLhsContractingDims,
+    kRhsContractingDims,
+    kLhsRaggedDims,
+    kRhsGroupDims,
+    kOffsetDims,
+    kCollapsedSliceDims,
+    kStartIndexMap,
+    kOperandBatchingDims,
+    kStartIndicesBatchingDims,
+    kIndexVectorDim,
+    kSliceSizes,
+    kIndicesAreSorted,
+    kUpdateWindowDims,
+    kInsertedWindowDims,
+    kScatterDimsToOperandDims,
+    kInputBatchingDims,
+    kScatterIndicesBatchingDims,
+    kUniqueIndices,
+    kDirection,
+    kType,
+    kIndex,
+    kIotaDimension,
+    kExponentBits,
+    kMantissaBits,
+    kEpsilon,
+    kFeatureIndex,
+    kCustomCallTarget,
+    kKind,
+    kIsStable,
+    kFftType,
+    kFftLength,
+    kDistribution,
+    kK,
+    kLargest,
+    // Called computations.
+    kToApply,
+    kCalls,
+    kCondition,
+    kBody,
+    kTrueComputation,
+    kFalseComputation,
+    kBranchComputations,
+    kCalledComputations,
+    kSelect,
+    kScatter,
+};
+
+// The typed attribute `name` stands for; kVerbatim for all others.
+Attr classifyAttribute(std::string_view name);
+inline bool isComputationAttribute(Attr attr) { return attr >= Attr::kToApply; }
+inline bool oneOf(HloOpcode op, std::initializer_list<HloOpcode> ops) {
+    return std::find(ops.begin(), ops.end(), op) != ops.end();
+}
+// Whether typed attribute `attr` belongs to opcode `op` (the wrapped opcode
+// for `X-start` sugar).
+bool appliesTo(Attr attr, std::optional<HloOpcode> maybeOp);
+// Attributes XLA requires, by the opcode whose attributes an instruction takes.
+struct RequiredAttributes {
+    std::string_view names[5];
+    size_t count = 0;
+};
+RequiredAttributes requiredAttributes(HloOpcode op);
+// Opcodes whose result_accuracy XLA accepts.
+bool allowsResultAccuracy(std::optional<HloOpcode> maybeOp);
+
+// The attribute names seen on one instruction (hlo_parser_attributes.cc).
+class SeenAttributes;
+
 class Parser {
 public:
     Parser(std::string_view text, size_t begin, size_t end, const HloParseOptions& options);
@@ -205,7 +293,7 @@ public:
     Status expectToken(TokenKind kind, std::string_view what);
     Status checkEnd();
 
-    // ---- module structure (hlo_parser.cc)
+    // ---- module structure (hlo_parser.cc; the header in hlo_parser_header.cc)
     Status parseHeader();
     Status parseStackFrames();
     Status parseTopLevelComputation();
@@ -213,6 +301,12 @@ public:
     Status parseInstruction(ComputationState& state);
     Status parseInstructionRhs(ComputationState& state, std::string_view name, size_t nameOffset,
                                bool allowAttributes, uint32_t* index);
+    Status parseOpcodeName(const Token& opcodeToken, OpcodeInfo* info);
+    Status parseParameterNumber(ComputationState& state, HloInstruction* instruction);
+    Status checkInstructionShape(const PendingInstruction& pending, HloOpcode opcode,
+                                 bool hasShape, size_t operandsOffset, size_t opcodeOffset);
+    void deferChecks(HloInstruction* instruction, HloOpcode opcode, bool hasShape,
+                     size_t opcodeOffset, size_t attributesOffset);
     Status parseOperands(ComputationState& state, PendingInstruction& pending);
     Status parseOperand(ComputationState& state, OperandRef& ref);
     Status checkOperandCounts(const PendingInstruction& pending, const OpcodeInfo& info,
@@ -227,11 +321,24 @@ public:
     Status inferScanShape(HloInstruction* scan, size_t offset, Shape* out);
     Status runChecks();
     Status checkInstruction(const Site& site);
+    Status checkConditional(const Site& site);
+    Status checkScan(const Site& site);
+    Status checkOperandLayoutConstraints(const Site& site);
     Status checkAsync(const Site& site);
 
     // ---- attributes (hlo_parser_attributes.cc, hlo_parser_values.cc)
     Status parseAttributes(ComputationState& state, PendingInstruction& pending,
                            const OpcodeInfo& info, size_t attributesOffset, bool allowAttributes);
+    Status parseVerbatimAttribute(HloInstruction* instruction, std::optional<HloOpcode> op,
+                                  const Token& nameToken);
+    Status parseTypedAttribute(ComputationState& state, PendingInstruction& pending, Attr attr,
+                               std::string_view name, std::optional<HloOpcode> op);
+    Status parseDimensionNumbersAttribute(HloInstruction* instruction, Attr attr,
+                                          std::optional<HloOpcode> op);
+    Status parseEnumAttribute(HloInstruction* instruction, Attr attr);
+    Status parseScalarAttribute(HloInstruction* instruction, Attr attr);
+    Status checkAttributeSet(const HloInstruction& instruction, HloOpcode opcode,
+                             size_t attributesOffset, const SeenAttributes& seen);
     Status parseInt64Value(int64_t* out);
     Status parseBoolValue(bool* out);
     Status parseInt64List(std::vector<int64_t>* out);
@@ -312,6 +419,10 @@ private:
 };
 
 // ---- helpers shared between translation units
+// A name token: an identifier or a %name.
+inline bool isName(const Token& token) {
+    return token.kind == TokenKind::kIdentifier || token.kind == TokenKind::kPercentName;
+}
 // Primitive type from its lower-case name; nullopt for unknown names, and for
 // "tuple" (not written as a type).
 std::optional<PrimitiveType> primitiveTypeFromName(std::string_view name);

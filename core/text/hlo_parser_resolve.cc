@@ -209,42 +209,8 @@ Status Parser::checkInstruction(const Site& site) {
             if (!instruction->hasDimensions() && count == 1 && !operandShape(0).isScalar())
                 return error(site.offset, "attribute dimensions is expected but not seen");
             return Status::ok();
-        case O::kConditional: {
-            const Shape& selector = operandShape(0);
-            if (!selector.isScalar())
-                return error(site.offset, "The first operand must be a scalar");
-            bool isPred = selector.elementType() == PrimitiveType::PRED;
-            if (!isPred && selector.elementType() != PrimitiveType::S32)
-                return error(site.offset, "The first operand must be a scalar of PRED or S32");
-            size_t branches = 0;
-            if (isPred) {
-                if (hasCalled(instruction, "branch_computations"))
-                    return error(site.offset, "unexpected attribute \"branch_computations\"");
-                for (std::string_view name : {"true_computation", "false_computation"})
-                    if (!hasCalled(instruction, name))
-                        return error(site.offset, "attribute " + std::string(name) +
-                                                      " is expected but not seen");
-                branches = 2;
-            } else {
-                for (std::string_view name : {"true_computation", "false_computation"})
-                    if (hasCalled(instruction, name))
-                        return error(site.offset,
-                                     "unexpected attribute \"" + std::string(name) + "\"");
-                if (!hasCalled(instruction, "branch_computations"))
-                    return error(site.offset,
-                                 "attribute branch_computations is expected but not seen");
-                for (const auto& attr : instruction->calledComputationAttributes())
-                    if (attr.name == "branch_computations") branches = attr.computations.size();
-                if (branches == 0)
-                    return error(site.offset, "branch_computations must not be empty");
-            }
-            if (static_cast<size_t>(count) != branches + 1)
-                return error(site.offset, "expects " + std::to_string(branches + 1) +
-                                              " operands (the branch index and one per branch), "
-                                              "but has " +
-                                              std::to_string(count) + " operands");
-            return Status::ok();
-        }
+        case O::kConditional:
+            return checkConditional(site);
         case O::kDynamicSlice: {
             int64_t rank = operandShape(0).rank();
             if (!(count == 2 && operandShape(1).rank() == 1) && count != 1 + rank)
@@ -257,35 +223,8 @@ Status Parser::checkInstruction(const Site& site) {
                 return error(site.offset, "Wrong number of operands.");
             return Status::ok();
         }
-        case O::kScan: {
-            const HloComputation* body = instruction->toApply();
-            if (body && body->parameterCount() != count)
-                return error(site.offset, "expects " + std::to_string(count) +
-                                              " operands to match the number of parameters of "
-                                              "to_apply, but to_apply has " +
-                                              std::to_string(body->parameterCount()) +
-                                              " parameters");
-            int64_t carries = 0;
-            if (auto text = instruction->attribute("num_carries")) {
-                if (!parseInt64(*text, &carries) || carries < 0)
-                    return error(site.offset, "num_carries must be a non-negative integer");
-                if (carries > count)
-                    return error(site.offset, "expects at least " + std::to_string(carries) +
-                                                  " operands to match the number of carries, but "
-                                                  "has " +
-                                                  std::to_string(count) + " operands");
-            }
-            // The dimension is the inputs' (the operands before the carries).
-            if (instruction->dimensions().size() == 1 && count > carries) {
-                int64_t dim = instruction->dimensions(0);
-                int64_t rank = operandShape(0).rank();
-                if (dim < 0 || dim >= rank)
-                    return error(site.offset, "scan dimension " + std::to_string(dim) +
-                                                  " is out of range for an operand of rank " +
-                                                  std::to_string(rank));
-            }
-            return Status::ok();
-        }
+        case O::kScan:
+            return checkScan(site);
         case O::kRecvDone:
         case O::kSendDone: {
             const HloInstruction* operand = instruction->operand(0);
@@ -297,47 +236,131 @@ Status Parser::checkInstruction(const Site& site) {
                                               operand->name());
             return Status::ok();
         }
-        case O::kCustomCall: {
-            auto constraints = instruction->attribute("operand_layout_constraints");
-            if (!constraints) return Status::ok();
-            std::string text(*constraints);
-            HloParseOptions options;
-            options.fileName = m_options.fileName;
-            Parser sub(text, 0, text.size(), options);
-            std::vector<Shape> shapes;
-            Status status = [&]() -> Status {
-                HLO_RETURN_IF_ERROR(sub.expectToken(TokenKind::kLbrace, "'{'"));
-                if (sub.m_lexer.consumeIf(TokenKind::kRbrace)) return Status::ok();
-                while (true) {
-                    shapes.emplace_back();
-                    HLO_RETURN_IF_ERROR(sub.parseShape(&shapes.back()));
-                    Token next = sub.m_lexer.next();
-                    if (next.kind == TokenKind::kComma) continue;
-                    if (next.kind == TokenKind::kRbrace) return Status::ok();
-                    return sub.expected("',' or '}' in a shape list", next);
-                }
-            }();
-            if (!status.isOk())
-                return error(site.offset,
-                             "malformed operand_layout_constraints: " + status.message());
-            if (static_cast<int64_t>(shapes.size()) != count)
-                return error(site.offset, "Expected " + std::to_string(count) +
-                                              " operand layout constraints, " +
-                                              std::to_string(shapes.size()) + " given");
-            for (int64_t i = 0; i < count; ++i) {
-                const Shape& constraint = shapes[static_cast<size_t>(i)];
-                if (!shapesCompatible(constraint, operandShape(i)))
-                    return error(site.offset, "Operand layout constraint shape " +
-                                                  shapeWithLayoutString(constraint) +
-                                                  " for operand " + std::to_string(i) +
-                                                  " is not compatible with operand shape " +
-                                                  shapeWithLayoutString(operandShape(i)));
-            }
-            return Status::ok();
-        }
+        case O::kCustomCall:
+            return checkOperandLayoutConstraints(site);
         default:
             return Status::ok();
     }
+}
+
+// The selector and the branches: pred with true/false computations, s32 with
+// branch_computations; one operand per branch after the selector.
+Status Parser::checkConditional(const Site& site) {
+    HloInstruction* instruction = site.instruction;
+    const int64_t count = instruction->operandCount();
+    auto operandShape = [&](int64_t i) -> const Shape& { return instruction->operand(i)->shape(); };
+    const Shape& selector = operandShape(0);
+    if (!selector.isScalar())
+        return error(site.offset, "The first operand must be a scalar");
+    bool isPred = selector.elementType() == PrimitiveType::PRED;
+    if (!isPred && selector.elementType() != PrimitiveType::S32)
+        return error(site.offset, "The first operand must be a scalar of PRED or S32");
+    size_t branches = 0;
+    if (isPred) {
+        if (hasCalled(instruction, "branch_computations"))
+            return error(site.offset, "unexpected attribute \"branch_computations\"");
+        for (std::string_view name : {"true_computation", "false_computation"})
+            if (!hasCalled(instruction, name))
+                return error(site.offset, "attribute " + std::string(name) +
+                                              " is expected but not seen");
+        branches = 2;
+    } else {
+        for (std::string_view name : {"true_computation", "false_computation"})
+            if (hasCalled(instruction, name))
+                return error(site.offset,
+                             "unexpected attribute \"" + std::string(name) + "\"");
+        if (!hasCalled(instruction, "branch_computations"))
+            return error(site.offset,
+                         "attribute branch_computations is expected but not seen");
+        for (const auto& attr : instruction->calledComputationAttributes())
+            if (attr.name == "branch_computations") branches = attr.computations.size();
+        if (branches == 0)
+            return error(site.offset, "branch_computations must not be empty");
+    }
+    if (static_cast<size_t>(count) != branches + 1)
+        return error(site.offset, "expects " + std::to_string(branches + 1) +
+                                      " operands (the branch index and one per branch), "
+                                      "but has " +
+                                      std::to_string(count) + " operands");
+    return Status::ok();
+}
+
+// The operands against to_apply's parameters, num_carries and the scan dimension.
+Status Parser::checkScan(const Site& site) {
+    HloInstruction* instruction = site.instruction;
+    const int64_t count = instruction->operandCount();
+    auto operandShape = [&](int64_t i) -> const Shape& { return instruction->operand(i)->shape(); };
+    const HloComputation* body = instruction->toApply();
+    if (body && body->parameterCount() != count)
+        return error(site.offset, "expects " + std::to_string(count) +
+                                      " operands to match the number of parameters of "
+                                      "to_apply, but to_apply has " +
+                                      std::to_string(body->parameterCount()) +
+                                      " parameters");
+    int64_t carries = 0;
+    if (auto text = instruction->attribute("num_carries")) {
+        if (!parseInt64(*text, &carries) || carries < 0)
+            return error(site.offset, "num_carries must be a non-negative integer");
+        if (carries > count)
+            return error(site.offset, "expects at least " + std::to_string(carries) +
+                                          " operands to match the number of carries, but "
+                                          "has " +
+                                          std::to_string(count) + " operands");
+    }
+    // The dimension is the inputs' (the operands before the carries).
+    if (instruction->dimensions().size() == 1 && count > carries) {
+        int64_t dim = instruction->dimensions(0);
+        int64_t rank = operandShape(0).rank();
+        if (dim < 0 || dim >= rank)
+            return error(site.offset, "scan dimension " + std::to_string(dim) +
+                                          " is out of range for an operand of rank " +
+                                          std::to_string(rank));
+    }
+    return Status::ok();
+}
+
+// operand_layout_constraints={shape, ...}: one shape per operand, each
+// compatible with it.
+Status Parser::checkOperandLayoutConstraints(const Site& site) {
+    HloInstruction* instruction = site.instruction;
+    const int64_t count = instruction->operandCount();
+    auto operandShape = [&](int64_t i) -> const Shape& { return instruction->operand(i)->shape(); };
+    auto constraints = instruction->attribute("operand_layout_constraints");
+    if (!constraints) return Status::ok();
+    std::string text(*constraints);
+    HloParseOptions options;
+    options.fileName = m_options.fileName;
+    Parser sub(text, 0, text.size(), options);
+    std::vector<Shape> shapes;
+    Status status = [&]() -> Status {
+        HLO_RETURN_IF_ERROR(sub.expectToken(TokenKind::kLbrace, "'{'"));
+        if (sub.m_lexer.consumeIf(TokenKind::kRbrace)) return Status::ok();
+        while (true) {
+            shapes.emplace_back();
+            HLO_RETURN_IF_ERROR(sub.parseShape(&shapes.back()));
+            Token next = sub.m_lexer.next();
+            if (next.kind == TokenKind::kComma) continue;
+            if (next.kind == TokenKind::kRbrace) return Status::ok();
+            return sub.expected("',' or '}' in a shape list", next);
+        }
+    }();
+    if (!status.isOk())
+        return error(site.offset,
+                     "malformed operand_layout_constraints: " + status.message());
+    if (static_cast<int64_t>(shapes.size()) != count)
+        return error(site.offset, "Expected " + std::to_string(count) +
+                                      " operand layout constraints, " +
+                                      std::to_string(shapes.size()) + " given");
+    for (int64_t i = 0; i < count; ++i) {
+        const Shape& constraint = shapes[static_cast<size_t>(i)];
+        if (!shapesCompatible(constraint, operandShape(i)))
+            return error(site.offset, "Operand layout constraint shape " +
+                                          shapeWithLayoutString(constraint) +
+                                          " for operand " + std::to_string(i) +
+                                          " is not compatible with operand shape " +
+                                          shapeWithLayoutString(operandShape(i)));
+    }
+    return Status::ok();
 }
 
 Status Parser::checkAsync(const Site& site) {

@@ -391,28 +391,27 @@ struct Scan {
     }
 };
 
-}  // namespace
+// A layout's text after its '{', read item by item (the grammar above
+// Parser::parseLayout).
+class LayoutReader {
+public:
+    LayoutReader(Parser& parser, size_t open)
+        : s{parser.m_lexer, parser.m_text, open}, m_parser(parser), m_lexer(parser.m_lexer) {}
 
-// layout ::= '{' int_list (':' D(...)? T(...)* L(n)? #(type)? *(type)? E(n)? S(n)?
-//            SC(...)* P(shape)? M(n)?)? '}'
-Status Parser::parseLayout(Layout* out, int64_t rank) {
-    size_t open = m_lexer.cursor();
-    Scan s{m_lexer, m_text, open};
-    if (!s.eat('{')) return error(open, "expected '{' to start a layout");
-    SmallInts minorToMajor;
-    bool overflow = false;
-    auto expectInt = [&](int64_t* value, std::string_view what) -> Status {
-        if (s.integer(value, &overflow)) return Status::ok();
+    Status expectInt(int64_t* value, std::string_view what) {
+        if (s.integer(value, &m_overflow)) return Status::ok();
         m_lexer.resetTo(s.p);
-        if (overflow) return error(s.p, "integer out of range in " + std::string(what));
-        return expected("an integer in " + std::string(what), m_lexer.peek());
-    };
-    auto expectChar = [&](char c, std::string_view what) -> Status {
+        if (m_overflow) return m_parser.error(s.p, "integer out of range in " + std::string(what));
+        return m_parser.expected("an integer in " + std::string(what), m_lexer.peek());
+    }
+    Status expectChar(char c, std::string_view what) {
         if (s.eat(c)) return Status::ok();
         m_lexer.resetTo(s.p);
-        return expected(what, m_lexer.peek());
-    };
-    {
+        return m_parser.expected(what, m_lexer.peek());
+    }
+
+    // int_list
+    Status readMinorToMajor() {
         char c = s.peek();
         if (isDigit(c) || c == '-') {
             while (true) {
@@ -422,7 +421,44 @@ Status Parser::parseLayout(Layout* out, int64_t rank) {
                 if (!s.eat(',')) break;
             }
         }
+        return Status::ok();
     }
+
+    // What follows ':', in XLA's order.
+    Status readAttributes() {
+        if (s.eatWord("D(")) HLO_RETURN_IF_ERROR(readDimLevelTypes());
+        if (s.eatWord("T(")) HLO_RETURN_IF_ERROR(readTiles());
+        HLO_RETURN_IF_ERROR(readIntItem("L(", &tailPadding, "tail padding alignment"));
+        HLO_RETURN_IF_ERROR(readTypeItem('#', &indexType, "index primitive type"));
+        HLO_RETURN_IF_ERROR(readTypeItem('*', &pointerType, "pointer primitive type"));
+        HLO_RETURN_IF_ERROR(readIntItem("E(", &elementSize, "element size in bits"));
+        HLO_RETURN_IF_ERROR(readIntItem("S(", &memorySpace, "memory space"));
+        if (s.eatWord("SC(")) HLO_RETURN_IF_ERROR(readSplitConfigs());
+        if (s.peek() == 'P' && m_lexer.charAt(m_lexer.skipTrivia(s.p + 1)) == '(')
+            return m_parser.error(s.p, "Layout has physical shape, but is not for a sparse array");
+        return readIntItem("M(", &metadataPrefix, "dynamic shape metadata prefix bytes");
+    }
+
+    void store(Layout* out) {
+        out->mutableMinorToMajor().assign(minorToMajor.begin(), minorToMajor.end());
+        out->mutableTiles() = std::move(tiles);
+        out->setElementSizeInBits(elementSize);
+        out->setMemorySpace(memorySpace);
+        if (!levelTypes.empty())
+            out->setDimLevelTypes(std::move(levelTypes),
+                                  anyNotUnique ? std::move(unique) : std::vector<bool>{},
+                                  anyNotOrdered ? std::move(ordered) : std::vector<bool>{});
+        if (tailPadding != 1) out->setTailPaddingAlignmentInElements(tailPadding);
+        if (indexType != PrimitiveType::PRIMITIVE_TYPE_INVALID)
+            out->setIndexPrimitiveType(indexType);
+        if (pointerType != PrimitiveType::PRIMITIVE_TYPE_INVALID)
+            out->setPointerPrimitiveType(pointerType);
+        if (!splitConfigs.empty()) out->setSplitConfigs(std::move(splitConfigs));
+        if (metadataPrefix != 0) out->setDynamicShapeMetadataPrefixBytes(metadataPrefix);
+    }
+
+    Scan s;
+    SmallInts minorToMajor;
     std::vector<DimLevelType> levelTypes;
     std::vector<bool> unique, ordered;
     bool anyNotUnique = false, anyNotOrdered = false;
@@ -431,135 +467,142 @@ Status Parser::parseLayout(Layout* out, int64_t rank) {
     PrimitiveType indexType = PrimitiveType::PRIMITIVE_TYPE_INVALID;
     PrimitiveType pointerType = PrimitiveType::PRIMITIVE_TYPE_INVALID;
     std::vector<SplitConfig> splitConfigs;
-    if (s.eat(':')) {
-        if (s.eatWord("D(")) {
+
+private:
+    // D(...) after its "D(".
+    Status readDimLevelTypes() {
+        if (s.eat(')')) return Status::ok();
+        while (true) {
+            char c = s.peek();
+            DimLevelType type;
+            switch (c) {
+                case 'D':
+                    type = DimLevelType::kDense;
+                    break;
+                case 'C':
+                    type = DimLevelType::kCompressed;
+                    break;
+                case 'S':
+                    type = DimLevelType::kSingleton;
+                    break;
+                case 'H':
+                    type = DimLevelType::kLooseCompressed;
+                    break;
+                default:
+                    return m_parser.error(s.p,
+                                          "expected a DimLevelType abbreviation (D, C, or S)");
+            }
+            if (isIdentifierChar(m_lexer.charAt(s.p + 1)))
+                return m_parser.error(s.p, "expected a DimLevelType abbreviation (D, C, or S)");
+            ++s.p;
+            bool isUnique = !s.eat('+');
+            bool isOrdered = !s.eat('~');
+            anyNotUnique |= !isUnique;
+            anyNotOrdered |= !isOrdered;
+            levelTypes.push_back(type);
+            unique.push_back(isUnique);
+            ordered.push_back(isOrdered);
+            if (s.eat(',')) continue;
+            HLO_RETURN_IF_ERROR(expectChar(')', "',' or ')' in dim level types"));
+            break;
+        }
+        return Status::ok();
+    }
+
+    // T(...)(...)... after its "T(".
+    Status readTiles() {
+        --s.p;
+        while (s.peek() == '(') {
+            ++s.p;
+            Tile tile;
             if (!s.eat(')')) {
                 while (true) {
-                    char c = s.peek();
-                    DimLevelType type;
-                    switch (c) {
-                        case 'D':
-                            type = DimLevelType::kDense;
-                            break;
-                        case 'C':
-                            type = DimLevelType::kCompressed;
-                            break;
-                        case 'S':
-                            type = DimLevelType::kSingleton;
-                            break;
-                        case 'H':
-                            type = DimLevelType::kLooseCompressed;
-                            break;
-                        default:
-                            return error(s.p, "expected a DimLevelType abbreviation (D, C, or S)");
+                    if (s.eat('*')) {
+                        tile.dimensions.push_back(Tile::kCombineDimension);
+                    } else {
+                        int64_t value = 0;
+                        HLO_RETURN_IF_ERROR(expectInt(&value, "a tile"));
+                        tile.dimensions.push_back(value);
                     }
-                    if (isIdentifierChar(m_lexer.charAt(s.p + 1)))
-                        return error(s.p, "expected a DimLevelType abbreviation (D, C, or S)");
-                    ++s.p;
-                    bool isUnique = !s.eat('+');
-                    bool isOrdered = !s.eat('~');
-                    anyNotUnique |= !isUnique;
-                    anyNotOrdered |= !isOrdered;
-                    levelTypes.push_back(type);
-                    unique.push_back(isUnique);
-                    ordered.push_back(isOrdered);
                     if (s.eat(',')) continue;
-                    HLO_RETURN_IF_ERROR(expectChar(')', "',' or ')' in dim level types"));
+                    HLO_RETURN_IF_ERROR(expectChar(')', "',' or ')' in a tile"));
                     break;
                 }
             }
+            tiles.push_back(std::move(tile));
         }
-        if (s.eatWord("T(")) {
-            --s.p;
-            while (s.peek() == '(') {
-                ++s.p;
-                Tile tile;
-                if (!s.eat(')')) {
-                    while (true) {
-                        if (s.eat('*')) {
-                            tile.dimensions.push_back(Tile::kCombineDimension);
-                        } else {
-                            int64_t value = 0;
-                            HLO_RETURN_IF_ERROR(expectInt(&value, "a tile"));
-                            tile.dimensions.push_back(value);
-                        }
-                        if (s.eat(',')) continue;
-                        HLO_RETURN_IF_ERROR(expectChar(')', "',' or ')' in a tile"));
-                        break;
-                    }
-                }
-                tiles.push_back(std::move(tile));
-            }
-        }
-        auto intItem = [&](std::string_view word, int64_t* value, std::string_view what) -> Status {
-            if (!s.eatWord(word)) return Status::ok();
-            HLO_RETURN_IF_ERROR(expectInt(value, what));
-            return expectChar(')', "')' to end " + std::string(what));
-        };
-        auto typeItem = [&](char marker, PrimitiveType* type, std::string_view what) -> Status {
-            if (s.peek() != marker || m_lexer.charAt(m_lexer.skipTrivia(s.p + 1)) != '(')
-                return Status::ok();
-            s.p = m_lexer.skipTrivia(s.p + 1) + 1;
-            m_lexer.resetTo(s.p);
-            size_t offset = 0;
-            HLO_RETURN_IF_ERROR(parsePrimitiveType(type, &offset));
-            if (!primitive_util::isUnsignedInteger(*type))
-                return error(offset,
-                             "expecting an unsigned integer type for the " + std::string(what));
-            s.p = m_lexer.position();
-            return expectChar(')', "')' after the " + std::string(what));
-        };
-        HLO_RETURN_IF_ERROR(intItem("L(", &tailPadding, "tail padding alignment"));
-        HLO_RETURN_IF_ERROR(typeItem('#', &indexType, "index primitive type"));
-        HLO_RETURN_IF_ERROR(typeItem('*', &pointerType, "pointer primitive type"));
-        HLO_RETURN_IF_ERROR(intItem("E(", &elementSize, "element size in bits"));
-        HLO_RETURN_IF_ERROR(intItem("S(", &memorySpace, "memory space"));
-        if (s.eatWord("SC(")) {
-            --s.p;
-            // XLA writes SC once before all configs; a repeated SC is accepted too.
-            while (s.peek() == '(' || s.eatWord("SC(")) {
-                if (m_lexer.charAt(s.p) == '(') ++s.p;
-                SplitConfig config;
-                HLO_RETURN_IF_ERROR(expectInt(&config.dimension, "a split config"));
-                HLO_RETURN_IF_ERROR(expectChar(':', "':' in a split config"));
-                if (!s.eat(')')) {
-                    while (true) {
-                        int64_t index = 0;
-                        HLO_RETURN_IF_ERROR(expectInt(&index, "a split config"));
-                        config.splitIndices.push_back(index);
-                        if (s.eat(',')) continue;
-                        HLO_RETURN_IF_ERROR(expectChar(')', "',' or ')' in a split config"));
-                        break;
-                    }
-                }
-                splitConfigs.push_back(std::move(config));
-            }
-        }
-        if (s.peek() == 'P' && m_lexer.charAt(m_lexer.skipTrivia(s.p + 1)) == '(')
-            return error(s.p, "Layout has physical shape, but is not for a sparse array");
-        HLO_RETURN_IF_ERROR(intItem("M(", &metadataPrefix, "dynamic shape metadata prefix bytes"));
+        return Status::ok();
     }
-    HLO_RETURN_IF_ERROR(expectChar('}', "'}' at the end of the layout"));
-    m_lexer.resetTo(s.p);
-    if (static_cast<int64_t>(minorToMajor.size()) != rank)
+
+    // `word` n ')', when present.
+    Status readIntItem(std::string_view word, int64_t* value, std::string_view what) {
+        if (!s.eatWord(word)) return Status::ok();
+        HLO_RETURN_IF_ERROR(expectInt(value, what));
+        return expectChar(')', "')' to end " + std::string(what));
+    }
+
+    // `marker` '(' unsigned-type ')', when present.
+    Status readTypeItem(char marker, PrimitiveType* type, std::string_view what) {
+        if (s.peek() != marker || m_lexer.charAt(m_lexer.skipTrivia(s.p + 1)) != '(')
+            return Status::ok();
+        s.p = m_lexer.skipTrivia(s.p + 1) + 1;
+        m_lexer.resetTo(s.p);
+        size_t offset = 0;
+        HLO_RETURN_IF_ERROR(m_parser.parsePrimitiveType(type, &offset));
+        if (!primitive_util::isUnsignedInteger(*type))
+            return m_parser.error(
+                offset, "expecting an unsigned integer type for the " + std::string(what));
+        s.p = m_lexer.position();
+        return expectChar(')', "')' after the " + std::string(what));
+    }
+
+    // SC(d:i,...)(d:i,...)... after its "SC(".
+    Status readSplitConfigs() {
+        --s.p;
+        // XLA writes SC once before all configs; a repeated SC is accepted too.
+        while (s.peek() == '(' || s.eatWord("SC(")) {
+            if (m_lexer.charAt(s.p) == '(') ++s.p;
+            SplitConfig config;
+            HLO_RETURN_IF_ERROR(expectInt(&config.dimension, "a split config"));
+            HLO_RETURN_IF_ERROR(expectChar(':', "':' in a split config"));
+            if (!s.eat(')')) {
+                while (true) {
+                    int64_t index = 0;
+                    HLO_RETURN_IF_ERROR(expectInt(&index, "a split config"));
+                    config.splitIndices.push_back(index);
+                    if (s.eat(',')) continue;
+                    HLO_RETURN_IF_ERROR(expectChar(')', "',' or ')' in a split config"));
+                    break;
+                }
+            }
+            splitConfigs.push_back(std::move(config));
+        }
+        return Status::ok();
+    }
+
+    Parser& m_parser;
+    HloLexer& m_lexer;
+    bool m_overflow = false;
+};
+
+}  // namespace
+
+// layout ::= '{' int_list (':' D(...)? T(...)* L(n)? #(type)? *(type)? E(n)? S(n)?
+//            SC(...)* P(shape)? M(n)?)? '}'
+Status Parser::parseLayout(Layout* out, int64_t rank) {
+    size_t open = m_lexer.cursor();
+    LayoutReader reader(*this, open);
+    if (!reader.s.eat('{')) return error(open, "expected '{' to start a layout");
+    HLO_RETURN_IF_ERROR(reader.readMinorToMajor());
+    if (reader.s.eat(':')) HLO_RETURN_IF_ERROR(reader.readAttributes());
+    HLO_RETURN_IF_ERROR(reader.expectChar('}', "'}' at the end of the layout"));
+    m_lexer.resetTo(reader.s.p);
+    if (static_cast<int64_t>(reader.minorToMajor.size()) != rank)
         return error(open, "Dimensions size is " + std::to_string(rank) +
                                ", but minor to major size is " +
-                               std::to_string(minorToMajor.size()) + ".");
+                               std::to_string(reader.minorToMajor.size()) + ".");
     if (out == nullptr) return Status::ok();
-    out->mutableMinorToMajor().assign(minorToMajor.begin(), minorToMajor.end());
-    out->mutableTiles() = std::move(tiles);
-    out->setElementSizeInBits(elementSize);
-    out->setMemorySpace(memorySpace);
-    if (!levelTypes.empty())
-        out->setDimLevelTypes(std::move(levelTypes),
-                              anyNotUnique ? std::move(unique) : std::vector<bool>{},
-                              anyNotOrdered ? std::move(ordered) : std::vector<bool>{});
-    if (tailPadding != 1) out->setTailPaddingAlignmentInElements(tailPadding);
-    if (indexType != PrimitiveType::PRIMITIVE_TYPE_INVALID) out->setIndexPrimitiveType(indexType);
-    if (pointerType != PrimitiveType::PRIMITIVE_TYPE_INVALID)
-        out->setPointerPrimitiveType(pointerType);
-    if (!splitConfigs.empty()) out->setSplitConfigs(std::move(splitConfigs));
-    if (metadataPrefix != 0) out->setDynamicShapeMetadataPrefixBytes(metadataPrefix);
+    reader.store(out);
     return Status::ok();
 }
 

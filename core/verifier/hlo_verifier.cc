@@ -1,9 +1,11 @@
 // HloVerifier: module structure, per-instruction shape checks against shape
-// inference, called computations, threads, shardings and layout-sensitive
-// checks. Module-level checks (entry layout, aliasing) are in
-// hlo_verifier_module.cc, attribute parsing in hlo_verifier_util.cc,
-// collectives/async/custom calls in hlo_verifier_ops.cc and start/done
-// pairs, channels and buffers in hlo_verifier_channels.cc.
+// inference, threads, original values and layout-sensitive checks.
+// Module-level checks (entry layout, aliasing) are in hlo_verifier_module.cc,
+// attribute parsing in hlo_verifier_util.cc, called computations and
+// sharding consistency in hlo_verifier_calls.cc, opcode-specific checks in
+// hlo_verifier_opcode_specific.cc, collectives/async/custom calls in
+// hlo_verifier_ops.cc and start/done pairs, channels and buffers in
+// hlo_verifier_channels.cc.
 #include "core/verifier/hlo_verifier.h"
 
 #include <algorithm>
@@ -14,9 +16,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "core/text/hlo_parser.h"
 #include "core/verifier/hlo_verifier_internal.h"
-#include "core/ir/scan.h"
 #include "core/shape_inference/shape_inference.h"
 #include "core/shape_inference/shape_inference_internal.h"
 
@@ -175,12 +175,8 @@ private:
     Status verifyInstruction(const HloInstruction& instruction);
     Status verifyShape(const HloInstruction& instruction);
     Status verifyMixedPrecision(const HloInstruction& instruction);
-    Status verifyCalledComputations(const HloInstruction& instruction);
-    Status verifyOpcodeSpecific(const HloInstruction& instruction);
     Status verifyLayoutSensitive(const HloInstruction& instruction);
     Status verifyOriginalValue(const HloInstruction& instruction);
-    Status verifyShardingConsistency(const HloInstruction& instruction,
-                                     const std::vector<const HloInstruction*>& related);
     Status verifyThreads(const HloInstruction& instruction);
 
     const HloModule& m_module;
@@ -400,9 +396,9 @@ Status Verifier::verifyInstruction(const HloInstruction& instruction) {
                                                      "'.");
         }
     }
-    HLO_RETURN_IF_ERROR(verifyCalledComputations(instruction));
+    HLO_RETURN_IF_ERROR(verifyCalledComputations(instruction, m_options));
     HLO_RETURN_IF_ERROR(verifyShape(instruction));
-    HLO_RETURN_IF_ERROR(verifyOpcodeSpecific(instruction));
+    HLO_RETURN_IF_ERROR(verifyOpcodeSpecific(instruction, m_options));
     HLO_RETURN_IF_ERROR(verifyThreads(instruction));
     HLO_RETURN_IF_ERROR(verifyOriginalValue(instruction));
     if (m_options.layoutSensitive) HLO_RETURN_IF_ERROR(verifyLayoutSensitive(instruction));
@@ -486,266 +482,6 @@ Status Verifier::verifyShape(const HloInstruction& instruction) {
     return Status::ok();
 }
 
-Status Verifier::verifyCalledComputations(const HloInstruction& instruction) {
-    HloOpcode opcode = instruction.opcode();
-    auto parameterCount = [&](const HloComputation* computation, int64_t expected) -> Status {
-        if (computation->parameterCount() != expected) {
-            return instructionError(instruction, "expected computation " + computation->name() +
-                                                     " called from %" + instruction.name() +
-                                                     " to have " + std::to_string(expected) +
-                                                     " parameters, has " +
-                                                     std::to_string(computation->parameterCount()));
-        }
-        return Status::ok();
-    };
-    auto operandMatchesParameter = [&](int64_t operandNumber, const HloComputation* computation,
-                                       int64_t parameterNumber) -> Status {
-        const HloInstruction* operand = instruction.operand(operandNumber);
-        const HloInstruction* parameter = computation->parameter(parameterNumber);
-        if (!parameter) return Status::ok();
-        bool same = compatible(operand->shape(), parameter->shape());
-        if (same && m_options.layoutSensitive)
-            same = layoutsEqual(operand->shape(), parameter->shape(), false);
-        if (!same) {
-            return instructionError(
-                instruction, "operand " + std::to_string(operandNumber) + " (%" + operand->name() +
-                                 ") shape does not match parameter " +
-                                 std::to_string(parameterNumber) + " of computation " +
-                                 computation->name() + ": " +
-                                 shapeText(operand->shape(), m_options.layoutSensitive) + " vs " +
-                                 shapeText(parameter->shape(), m_options.layoutSensitive));
-        }
-        return Status::ok();
-    };
-    switch (opcode) {
-    case HloOpcode::kCall: {
-        const HloComputation* callee = instruction.toApply();
-        if (!callee) return instructionError(instruction, "call requires to_apply=");
-        HLO_RETURN_IF_ERROR(parameterCount(callee, instruction.operandCount()));
-        for (int64_t i = 0; i < callee->parameterCount(); ++i)
-            HLO_RETURN_IF_ERROR(operandMatchesParameter(i, callee, i));
-        if (shape_inference_internal::boolAttribute(instruction, "is_composite").value_or(false)) {
-            auto attributes = instruction.attribute("frontend_attributes");
-            if (!attributes) {
-                return instructionError(instruction,
-                                        "A composite call op must have frontend attributes");
-            }
-            auto map = parseKeyValueBlock(*attributes);
-            auto find = [&](std::string_view key) -> const std::string* {
-                for (const auto& [k, v] : map)
-                    if (k == key) return &v;
-                return nullptr;
-            };
-            const std::string* name = find("composite.name");
-            if (!name || name->empty()) {
-                return instructionError(instruction,
-                                        "A composite call op must have frontend attributes with "
-                                        "key composite.name whose value is non-empty");
-            }
-            const std::string* attrs = find("composite.attributes");
-            if (attrs && attrs->empty()) {
-                return instructionError(instruction,
-                                        "A composite call op must have frontend attributes with "
-                                        "key composite.attributes whose value is default: {} or "
-                                        "non-empty");
-            }
-            if (const std::string* version = find("composite.version")) {
-                bool valid = !version->empty() &&
-                             std::all_of(version->begin(), version->end(),
-                                         [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
-                if (!valid) {
-                    return instructionError(instruction,
-                                            "A composite call op must have frontend attributes "
-                                            "with a composite.version whose value is a "
-                                            "non-negative integer but got: " +
-                                                *version);
-                }
-            }
-        }
-        break;
-    }
-    case HloOpcode::kWhile: {
-        const HloComputation* body = instruction.whileBody();
-        const HloComputation* condition = instruction.whileCondition();
-        if (!body || !condition) {
-            return instructionError(instruction, "while requires condition= and body=");
-        }
-        if (condition->parameterCount() != 1) {
-            return instructionError(instruction, "While condition must have exactly 1 parameter; had " +
-                                                     std::to_string(condition->parameterCount()));
-        }
-        if (body->parameterCount() != 1) {
-            return instructionError(instruction, "While body must have exactly 1 parameter; had " +
-                                                     std::to_string(body->parameterCount()));
-        }
-        if (instruction.operandCount() != 1) break;  // arity error reported elsewhere
-        HLO_RETURN_IF_ERROR(operandMatchesParameter(0, body, 0));
-        HLO_RETURN_IF_ERROR(operandMatchesParameter(0, condition, 0));
-        const Shape& conditionShape = condition->root()->shape();
-        if (!compatible(conditionShape, Shape::makeScalar(PrimitiveType::PRED))) {
-            return instructionError(instruction,
-                                    "Conditional computation shape does not lead to a scalar "
-                                    "predicate shape: " +
-                                        str(conditionShape));
-        }
-        const Shape& bodyShape = body->root()->shape();
-        if (!compatible(bodyShape, instruction.operand(0)->shape())) {
-            return instructionError(instruction, "while body " + body->name() + " returns " +
-                                                     str(bodyShape) +
-                                                     " but the loop carries " +
-                                                     str(instruction.operand(0)->shape()));
-        }
-        std::vector<const HloInstruction*> related = {&instruction, body->root(), body->parameter(0),
-                                                      condition->parameter(0)};
-        HLO_RETURN_IF_ERROR(verifyShardingConsistency(instruction, related));
-        break;
-    }
-    case HloOpcode::kConditional: {
-        if (instruction.operandCount() < 1) {
-            return instructionError(instruction, "conditional expects at least one operand");
-        }
-        std::vector<const HloComputation*> branches;
-        if (const HloComputation* t = instruction.calledComputation("true_computation")) {
-            branches.push_back(t);
-            if (const HloComputation* f = instruction.calledComputation("false_computation"))
-                branches.push_back(f);
-        } else {
-            for (const CalledComputationAttribute& a : instruction.calledComputationAttributes())
-                if (a.name == "branch_computations")
-                    branches.assign(a.computations.begin(), a.computations.end());
-        }
-        const Shape& index = instruction.operand(0)->shape();
-        if (!index.isArray() || index.rank() != 0) {
-            return instructionError(instruction,
-                                    "The first operand of conditional must be a scalar. Got " +
-                                        str(index));
-        }
-        if (index.elementType() == PrimitiveType::PRED) {
-            if (branches.size() != 2) {
-                return instructionError(instruction, "a conditional with a pred[] selector must have "
-                                                     "2 branches, found " +
-                                                         std::to_string(branches.size()));
-            }
-        } else if (index.elementType() != PrimitiveType::S32) {
-            return instructionError(instruction,
-                                    "The first operand of indexed conditional must be a scalar of "
-                                    "S32. Got type " +
-                                        std::string(primitive_util::name(index.elementType())));
-        } else if (branches.empty()) {
-            return instructionError(instruction, "conditional has no branch computations");
-        }
-        if (instruction.operandCount() != static_cast<int64_t>(branches.size()) + 1) {
-            return instructionError(instruction, "expected " + std::to_string(branches.size() + 1) +
-                                                     " operands for conditional instruction, found " +
-                                                     std::to_string(instruction.operandCount()));
-        }
-        std::vector<const HloInstruction*> related = {&instruction};
-        for (size_t j = 0; j < branches.size(); ++j) {
-            if (branches[j]->parameterCount() != 1) {
-                return instructionError(instruction, "Branch computation " + branches[j]->name() +
-                                                         " must have 1 parameter instead of " +
-                                                         std::to_string(branches[j]->parameterCount()));
-            }
-            HLO_RETURN_IF_ERROR(operandMatchesParameter(static_cast<int64_t>(j) + 1, branches[j], 0));
-            const Shape& root = branches[j]->root()->shape();
-            if (!compatible(root, instruction.shape())) {
-                return instructionError(instruction,
-                                        "Expected instruction to have shape equal to " + str(root) +
-                                            " (root of branch " + branches[j]->name() +
-                                            "), actual shape is " + str(instruction.shape()));
-            }
-            related.push_back(branches[j]->root());
-        }
-        HLO_RETURN_IF_ERROR(verifyShardingConsistency(instruction, related));
-        break;
-    }
-    case HloOpcode::kFusion: {
-        const HloComputation* fused = instruction.fusedComputation();
-        if (!fused) return instructionError(instruction, "fusion requires calls=");
-        if (fused->parameterCount() > instruction.operandCount()) {
-            return instructionError(instruction, "Fused parameter count (" +
-                                                     std::to_string(fused->parameterCount()) +
-                                                     ") is greater than the number of operands (" +
-                                                     std::to_string(instruction.operandCount()) +
-                                                     ") passed to the fusion instruction");
-        }
-        for (int64_t i = 0; i < fused->parameterCount(); ++i) {
-            const HloInstruction* parameter = fused->parameter(i);
-            if (!parameter) continue;
-            const Shape& operand = instruction.operand(i)->shape();
-            bool same = compatible(parameter->shape(), operand);
-            if (same && m_options.layoutSensitive)
-                same = layoutsEqual(parameter->shape(), operand, false);
-            if (!same) {
-                return instructionError(instruction, "Shape mismatch between parameter number " +
-                                                         std::to_string(i) + " (" +
-                                                         str(parameter->shape()) +
-                                                         ") and its operand (" + str(operand) + ")");
-            }
-        }
-        break;
-    }
-    default: break;
-    }
-    return Status::ok();
-}
-
-Status Verifier::verifyShardingConsistency(const HloInstruction& instruction,
-                                           const std::vector<const HloInstruction*>& related) {
-    auto normalize = [](std::string_view text) {
-        std::string out;
-        for (char c : text)
-            if (!std::isspace(static_cast<unsigned char>(c))) out += c;
-        return out;
-    };
-    const HloInstruction* reference = nullptr;
-    std::string referenceSharding;
-    for (const HloInstruction* other : related) {
-        if (!other) continue;
-        auto sharding = other->attribute("sharding");
-        if (!sharding) continue;
-        std::string text = normalize(*sharding);
-        if (!reference) {
-            reference = other;
-            referenceSharding = text;
-            continue;
-        }
-        if (text == referenceSharding) continue;
-        // A tuple sharding whose elements all equal a single sharding is the
-        // same sharding.
-        bool equivalent = false;
-        const std::string& a = text.size() > referenceSharding.size() ? text : referenceSharding;
-        const std::string& b = text.size() > referenceSharding.size() ? referenceSharding : text;
-        if (a.size() > 2 && a.front() == '{' && a[1] == '{') {
-            std::string inner = a.substr(1, a.size() - 2);
-            std::string rebuilt;
-            size_t count = 0;
-            size_t pos = 0;
-            equivalent = true;
-            while (pos < inner.size()) {
-                size_t end = balancedEnd(inner, pos);
-                if (inner.substr(pos, end - pos) != b) {
-                    equivalent = false;
-                    break;
-                }
-                ++count;
-                pos = end;
-                if (pos < inner.size() && inner[pos] == ',') ++pos;
-            }
-            if (count == 0) equivalent = false;
-        }
-        if (!equivalent) {
-            return instructionError(instruction,
-                                    "Inconsistent " +
-                                        std::string(hloOpcodeString(instruction.opcode())) +
-                                        " sharding among instructions: %" + reference->name() +
-                                        " has sharding=" + std::string(*reference->attribute("sharding")) +
-                                        " but %" + other->name() + " has sharding=" + std::string(*sharding));
-        }
-    }
-    return Status::ok();
-}
-
 Status Verifier::verifyThreads(const HloInstruction& instruction) {
     if (hloOpcodeIsAsync(instruction.opcode())) return Status::ok();
     const HloComputation* parent = instruction.parent();
@@ -770,173 +506,6 @@ Status Verifier::verifyThreads(const HloInstruction& instruction) {
                                         parentThread + " vs " + calledThread + ")");
         }
     }
-    return Status::ok();
-}
-
-Status Verifier::verifyOpcodeSpecific(const HloInstruction& instruction) {
-    HloOpcode opcode = instruction.opcode();
-    // No implicit broadcasts in elementwise operations.
-    if ((hloOpcodeIsElementwiseUnary(opcode) || hloOpcodeIsElementwiseBinary(opcode) ||
-         opcode == HloOpcode::kSelect || opcode == HloOpcode::kClamp) &&
-        opcode != HloOpcode::kBitcastConvert && instruction.shape().isArray()) {
-        for (const HloInstruction* operand : instruction.operands()) {
-            const Shape& s = operand->shape();
-            if (!s.isArray()) continue;
-            bool scalarAllowed = (opcode == HloOpcode::kSelect && operand == instruction.operand(0)) ||
-                                 (opcode == HloOpcode::kClamp && operand != instruction.operand(1));
-            if (scalarAllowed && s.rank() == 0) continue;
-            if (!shape_inference_internal::sameDims(s, instruction.shape())) {
-                return instructionError(instruction,
-                                        "Implicit broadcast is not allowed in HLO. Found different "
-                                        "shapes for instruction " +
-                                            std::string(hloOpcodeString(opcode)) + ": output " +
-                                            str(instruction.shape()) + ", operand " + str(s));
-            }
-        }
-    }
-    switch (opcode) {
-    case HloOpcode::kCompare: {
-        const HloExtraAttributes* extra = instruction.extra();
-        if (!extra || extra->comparisonType == ComparisonType::kDefault) break;
-        if (instruction.operandCount() != 2 || !instruction.operand(1)->shape().isArray()) break;
-        PrimitiveType type = instruction.operand(1)->shape().elementType();
-        ComparisonType actual = extra->comparisonType;
-        if (primitive_util::isFloatingPoint(type) || primitive_util::isComplex(type)) {
-            if (actual != ComparisonType::kFloat && actual != ComparisonType::kTotalOrder &&
-                !primitive_util::isComplex(type)) {
-                return instructionError(instruction,
-                                        "Expected comparison type FLOAT or TOTALORDER, actual: " +
-                                            std::string(comparisonTypeString(actual)));
-            }
-        } else {
-            ComparisonType expected = primitive_util::isSignedInteger(type)
-                                          ? ComparisonType::kSigned
-                                          : ComparisonType::kUnsigned;
-            if (actual != expected) {
-                return instructionError(instruction,
-                                        "Expected comparison type " +
-                                            std::string(comparisonTypeString(expected)) +
-                                            ", actual: " + std::string(comparisonTypeString(actual)));
-            }
-        }
-        break;
-    }
-    case HloOpcode::kIota: {
-        PrimitiveType type = instruction.shape().elementType();
-        if (!primitive_util::isInteger(type) && !primitive_util::isFloatingPoint(type) &&
-            !primitive_util::isComplex(type)) {
-            return instructionError(instruction,
-                                    "Only support iota of integral, floating point or complex "
-                                    "primitive types, got " +
-                                        std::string(primitive_util::name(type)));
-        }
-        break;
-    }
-    case HloOpcode::kBroadcast:
-        if (m_options.verifyBroadcastDimensionsOrder) {
-            const auto& dims = instruction.dimensions();
-            if (!std::is_sorted(dims.begin(), dims.end())) {
-                return instructionError(instruction, "Broadcast dimensions should be ordered, got " +
-                                                         shape_inference_internal::str(dims));
-            }
-        }
-        [[fallthrough]];
-    case HloOpcode::kReshape:
-    case HloOpcode::kDynamicReshape: {
-        if (instruction.operandCount() == 1 && instruction.shape().isArray() &&
-            instruction.operand(0)->shape().isArray() &&
-            instruction.shape().elementType() != instruction.operand(0)->shape().elementType()) {
-            return instructionError(instruction,
-                                    std::string(hloOpcodeString(opcode)) +
-                                        " must not change the element type: operand is " +
-                                        str(instruction.operand(0)->shape()) + ", result is " +
-                                        str(instruction.shape()));
-        }
-        if (opcode == HloOpcode::kReshape && m_options.verifyReshapeIsBitcast &&
-            !instruction.parent()->fusionInstruction() && instruction.operandCount() == 1 &&
-            !reshapeIsBitcast(instruction.operand(0)->shape(), instruction.shape())) {
-            return instructionError(instruction, "Reshape should be a physical bitcast, got " +
-                                                     instruction.operand(0)->shape().toString() +
-                                                     " -> " + instruction.shape().toString());
-        }
-        break;
-    }
-    case HloOpcode::kReduce:
-    case HloOpcode::kMap:
-    case HloOpcode::kReduceWindow: {
-        if (m_options.allowMixedPrecision) break;
-        const HloComputation* toApply = instruction.toApply();
-        if (!toApply) break;
-        for (int64_t i = 0; i < instruction.operandCount() && i < toApply->parameterCount(); ++i) {
-            const HloInstruction* parameter = toApply->parameter(i);
-            if (!parameter) continue;
-            if (parameter->shape().elementType() != instruction.operand(i)->shape().elementType()) {
-                return instructionError(instruction,
-                                        "Shape mismatch between to_apply computation parameter and "
-                                        "operand " +
-                                            std::to_string(i) + ": " + str(parameter->shape()) +
-                                            " vs " + str(instruction.operand(i)->shape()));
-            }
-        }
-        break;
-    }
-    case HloOpcode::kConstant: {
-        const Shape& shape = instruction.shape();
-        if (!shape.isArray() || shape.rank() == 0 || instruction.literalText().empty()) break;
-        std::string_view text = instruction.literalText();
-        size_t brace = text.find('{');
-        if (brace == std::string_view::npos) break;
-        auto dims = literalDimensions(text.substr(brace), shape.rank());
-        if (!dims) break;
-        if (dims->empty() || *dims != shape.dimensions()) {
-            std::string found = dims->empty() ? "a ragged literal" : "dimensions " +
-                                                                         shape_inference_internal::str(*dims);
-            return instructionError(instruction, "constant literal does not match its shape " +
-                                                     str(shape) + ": found " + found);
-        }
-        break;
-    }
-    case HloOpcode::kOutfeed: {
-        auto text = instruction.attribute("outfeed_shape");
-        if (!text || instruction.operandCount() < 1) break;
-        StatusOr<Shape> parsed = parseShape(*text);
-        if (parsed.isOk() && !compatible(*parsed, instruction.operand(0)->shape())) {
-            return instructionError(instruction, "Expected outfeed shape to be equal to operand's "
-                                                 "shape " +
-                                                     str(instruction.operand(0)->shape()) +
-                                                     ", actual shape is " + str(*parsed));
-        }
-        break;
-    }
-    case HloOpcode::kAddDependency: {
-        if (instruction.operandCount() == 2 && !instruction.operand(1)->shape().isToken()) {
-            return instructionError(instruction, "Expected operand 1 to be token-shaped, actual "
-                                                 "shape is " +
-                                                     str(instruction.operand(1)->shape()));
-        }
-        break;
-    }
-    case HloOpcode::kCustomCall: HLO_RETURN_IF_ERROR(verifyCustomCall(instruction, m_options)); break;
-    case HloOpcode::kAsyncStart:
-    case HloOpcode::kAsyncUpdate:
-    case HloOpcode::kAsyncDone: HLO_RETURN_IF_ERROR(verifyAsync(instruction, m_options)); break;
-    case HloOpcode::kScan:
-        if (auto geometry = scanGeometry(instruction); !geometry.isOk()) {
-            // scanGeometry names the instruction; say where it is too.
-            std::string_view message = geometry.status().message();
-            const std::string prefix = "%" + instruction.name() + ": ";
-            if (message.starts_with(prefix)) message.remove_prefix(prefix.size());
-            return instructionError(instruction, message);
-        }
-        if (m_options.layoutSensitive && instruction.attribute("is_associative") &&
-            *instruction.attribute("is_associative") == "false") {
-            return instructionError(instruction,
-                                    "Non-associative scan reached layout-sensitive HloVerifier");
-        }
-        break;
-    default: break;
-    }
-    if (hloOpcodeIsCollective(opcode)) HLO_RETURN_IF_ERROR(verifyCollective(instruction));
     return Status::ok();
 }
 

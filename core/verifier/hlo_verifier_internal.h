@@ -67,6 +67,20 @@ std::optional<std::vector<int64_t>> literalDimensions(std::string_view text, int
 Status verifyEntryComputationLayout(const HloModule& module, const HloVerifierOptions& options);
 Status verifyInputOutputAliasing(const HloModule& module, const HloVerifierOptions& options);
 
+// The computations an instruction calls (call, while, conditional, fusion)
+// against its operands and result (hlo_verifier_calls.cc).
+Status verifyCalledComputations(const HloInstruction& instruction,
+                                const HloVerifierOptions& options);
+// The `sharding=` of `instruction` and the `related` instructions (a loop's
+// body root and parameters, a conditional's branch roots) agree; a tuple
+// sharding whose elements all equal a single sharding is that sharding.
+Status verifyShardingConsistency(const HloInstruction& instruction,
+                                 const std::vector<const HloInstruction*>& related);
+// Checks particular to an opcode beyond shape inference
+// (hlo_verifier_opcode_specific.cc); collectives, async ops and custom calls
+// go on to the checks below.
+Status verifyOpcodeSpecific(const HloInstruction& instruction, const HloVerifierOptions& options);
+
 // Collective group mode (XLA's CollectiveOpGroupMode, core/ir/collective_groups.h).
 using GroupMode = CollectiveGroupMode;
 
