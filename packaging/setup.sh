@@ -174,7 +174,7 @@ tsan_run() {
     ctest --preset tsan -j "$JOBS" -R "$(test_regex "$@")"
 }
 
-# The sanitizer runs (issue 12), and CI's run (CI=true; 2 cores, 90 minutes: the whole suite
+# The sanitizer runs, and CI's run (CI=true; 2 cores, 90 minutes: the whole suite
 # once, under the sanitizers, rather than once in a release build and again in part under
 # them, which does not fit).
 #   1. build-asan (clang, ASan+UBSan+LSan+libFuzzer): every test, the package test (its .deb

@@ -1,5 +1,5 @@
 // bench_gemm: GFLOP/s of the CPU runtime's GEMM (compiler/runtime/gemm.h)
-// on the shapes issue 7 measures (x[4096,1024] @ w[1024,1024], square
+// on the CPU backend benchmark's shapes (x[4096,1024] @ w[1024,1024], square
 // 1024 and 2048), f32 and f64, on 1 thread and on every core.
 // Usage: bench_gemm [repeats]   (not run by CTest)
 #include <algorithm>

@@ -1,5 +1,5 @@
 // A seeded generator of random well-formed HLO modules for differential
-// testing (tst_differential, issue 12): the same seed always gives the same
+// testing (tst_differential): the same seed always gives the same
 // module text, on every platform (its own integer RNG, no std distributions).
 //
 // A module is an entry computation of 4 to options.maxSteps steps over f32

@@ -1,4 +1,4 @@
-// The sanitizer runs (issue 12): the asan and tsan test presets set
+// The sanitizer runs: the asan and tsan test presets set
 // HLOSCOPE_SANITIZER_RUN=1, and the code runs 5 to 20 times slower there.
 #pragma once
 

@@ -401,7 +401,7 @@ ENTRY e {
 
     void corpusSweep() {
         const QString dir = corpusHloDir();
-        if (!QFileInfo::exists(dir)) QSKIP("corpus absent: /work/shared/corpus not available");
+        if (!QFileInfo::exists(dir)) QSKIP("../shared/corpus is absent: the corpus sweep is skipped");
         QDirIterator it(dir, {QStringLiteral("*.hlo")}, QDir::Files, QDirIterator::Subdirectories);
         int parsed = 0, costed = 0, withFlops = 0;
         QElapsedTimer timer;

@@ -42,7 +42,7 @@ using namespace hloscope::testing;
 namespace {
 
 // Multi-device corpus modules that run on every device and match the interpreter on each
-// (session 23: 547 of 851; raise it as it grows).
+// (547 of 851); raise it as support grows.
 constexpr int kMultiDeviceFloor = 547;
 
 // The CPU backend's runDevices with a watchdog that cancels after `seconds`.

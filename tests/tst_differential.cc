@@ -1,4 +1,4 @@
-// Differential testing (issue 12): random well-formed HLO modules
+// Differential testing: random well-formed HLO modules
 // (tests/random_hlo.h) run on every execution path we have, each compared
 // with the reference interpreter on the module within the per-type tolerance
 // (compareWithTolerance, via checkOutputs):

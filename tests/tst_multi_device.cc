@@ -77,12 +77,9 @@ Status errorOf(const std::string& text, const DeviceTexts& inputs) {
     return results.isOk() ? Status::ok() : results.status();
 }
 
-// Multi-device corpus modules that must evaluate on every device (measured
-// 2026-11-27: 550 of 823 alone, 549 beside other suites; 577 of 848 with
-// send/recv, several ragged updates per member and combined permutes; 583 of
-// 852 in session 22 with XLA's async sugar (reduce-scatter-start) wrapped; the
-// floor leaves room for the modules near the 5 s budget on a loaded machine;
-// raise it as support grows).
+// Multi-device corpus modules that must evaluate on every device (583 of 852 do on a
+// 2-core machine); the floor leaves room for the modules near the 5 s budget on a loaded
+// machine. Raise it as support grows.
 constexpr int kMultiDeviceCorpusFloor = 560;
 
 // A failure's reason without the device and instruction names, for tallies.

@@ -183,8 +183,8 @@ private slots:
     }
 
     // A writer killed between creating QSettings' lock file and writing its PID into it left
-    // the file empty, and the next writer waited 30 s for it (CI, session 15: the SIGKILL test
-    // above timed out). clearAbandonedSettingsLock removes such a lock; one with a PID stays.
+    // the file empty, and the next writer waited 30 s for it (the SIGKILL test above then timed
+    // out). clearAbandonedSettingsLock removes such a lock; one with a PID stays.
     void abandonedSettingsLockIsCleared() {
         QTemporaryDir dir;
         const QString settingsFile = dir.filePath(QStringLiteral("hloscope.conf"));

@@ -1,7 +1,6 @@
-// The simulated TPU on real modules (issue 9: "every example and corpus
-// model runs on the simulated TPU with a timeline, a padding report and
-// per-kernel utilisation"):
-//  * every model of ../shared/corpus/hlo/models/{xla,graphhelper} and every
+// The simulated TPU on real modules: every example and corpus model runs on the
+// simulated TPU with a timeline, a padding report and per-kernel utilisation:
+//  * every model of ../shared/corpus/hlo/models (its subfolders included) and every
 //    built-in example, prepared by the tpu pipeline (tpu_v4, fused and
 //    unfused), simulates: a timeline for its kernels, the padding of its
 //    tiled buffers, utilisations within [0, 1], finite times; the figures
@@ -12,6 +11,7 @@
 //    per-type tolerance; TPU numerics rejecting a module that verifies is a
 //    failure.
 // Skips cleanly when the corpus is absent.
+#include <QDirIterator>
 #include <QtTest>
 #include <chrono>
 #include <cmath>
@@ -53,14 +53,17 @@ private slots:
         QVERIFY(target.isOk());
         QStringList files;
         // The corpus models (a sample in a sanitizer run), then every example.
+        // Paths relative to `dir`, sorted, so that a sample is the same on every machine.
         auto add = [&files](const QString& dir, bool sampled) {
-            const QStringList names =
-                QDir(dir).entryList({QStringLiteral("*.hlo")}, QDir::Files, QDir::Name);
+            QStringList names;
+            QDirIterator it(dir, {QStringLiteral("*.hlo")}, QDir::Files,
+                            QDirIterator::Subdirectories);
+            while (it.hasNext()) names << QDir(dir).relativeFilePath(it.next());
+            names.sort();
             for (const QString& name : sampled ? corpusSample(names) : names)
                 files << dir + QLatin1Char('/') + name;
         };
-        add(QStringLiteral(HLOSCOPE_CORPUS_DIR "/hlo/models/xla"), true);
-        add(QStringLiteral(HLOSCOPE_CORPUS_DIR "/hlo/models/graphhelper"), true);
+        add(QStringLiteral(HLOSCOPE_CORPUS_DIR "/hlo/models"), true);
         add(QStringLiteral(HLOSCOPE_SOURCE_DIR "/resources/examples"), false);
         if (!QDir(QStringLiteral(HLOSCOPE_CORPUS_DIR "/hlo/models")).exists())
             qInfo("../shared/corpus is absent: only the built-in examples are simulated");

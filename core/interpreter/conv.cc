@@ -13,7 +13,7 @@
 #include <string>
 #include <utility>
 
-#include "core/ir/convolution_geometry.h"
+#include "core/interpreter/convolution_geometry.h"
 #include "core/interpreter/ops_internal.h"
 
 namespace hloscope::evaluator {

@@ -5,8 +5,8 @@
 #include <string>
 
 #include "core/ir/hlo_computation.h"
-#include "core/verifier/hlo_verifier_internal.h"
-#include "core/shape_inference/shape_inference_internal.h"
+#include "core/ir/attribute_text.h"
+#include "core/shape_inference/shape_inference_util.h"
 
 namespace hloscope {
 
@@ -266,13 +266,13 @@ bool isPeerTransfer(const HloInstruction& instruction) {
     const HloOpcode opcode = instruction.opcode();
     if (opcode != HloOpcode::kSend && opcode != HloOpcode::kRecv) return false;
     if (isHostTransfer(instruction)) return false;
-    return verifier_internal::frontendAttribute(instruction, "_xla_send_recv_source_target_pairs")
+    return frontendAttribute(instruction, "_xla_send_recv_source_target_pairs")
         .has_value();
 }
 
 StatusOr<PeerTransfer> peerTransferOf(const HloInstruction& instruction) {
     auto text =
-        verifier_internal::frontendAttribute(instruction, "_xla_send_recv_source_target_pairs");
+        frontendAttribute(instruction, "_xla_send_recv_source_target_pairs");
     if (!isPeerTransfer(instruction) || !text)
         return groupError(instruction, "not a send or recv between devices");
     auto pairs = shape_inference_internal::parsePairs(*text);

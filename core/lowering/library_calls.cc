@@ -12,7 +12,7 @@
 
 #include "core/interpreter/interpreter.h"
 #include "core/lowering/library_calls_internal.h"
-#include "core/text/hlo_parser_internal.h"
+#include "core/ir/attribute_text.h"
 
 namespace hloscope {
 namespace library_calls_internal {
@@ -99,7 +99,7 @@ StatusOr<std::vector<int64_t>> intList(const HloInstruction& call, const Json& o
 StatusOr<Json> configOf(const HloInstruction& call, std::string_view wrapper) {
     auto attribute = call.attribute("backend_config");
     if (!attribute) return Json();
-    std::string text = hlo_parser_internal::unquoteString(*attribute);
+    std::string text = unquoteAttributeString(*attribute);
     if (text.find_first_not_of(" \t\r\n") == std::string::npos) return Json();
     static const std::regex bareKey(R"re(([\{,]\s*)([A-Za-z_][A-Za-z0-9_]*)\s*:)re");
     text = std::regex_replace(text, bareKey, "$1\"$2\":");

@@ -9,7 +9,7 @@
 #include <algorithm>
 
 #include "core/ir/hlo_computation.h"
-#include "core/shape_inference/shape_inference_internal.h"
+#include "core/shape_inference/shape_inference_util.h"
 
 namespace hloscope {
 namespace {

@@ -3,7 +3,7 @@
 // (and their -start forms).
 #include <algorithm>
 
-#include "core/shape_inference/shape_inference_internal.h"
+#include "core/shape_inference/shape_inference_util.h"
 
 namespace hloscope::shape_inference_internal {
 

@@ -1,7 +1,7 @@
 // Shape inference for tuples, control flow, calls, tokens and side-effecting
 // ops (send/recv, infeed/outfeed, rng, copy-start/done, ...).
 #include "core/ir/hlo_computation.h"
-#include "core/shape_inference/shape_inference_internal.h"
+#include "core/shape_inference/shape_inference_util.h"
 
 namespace hloscope::shape_inference_internal {
 namespace {

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "core/ir/hlo_computation.h"
-#include "core/shape_inference/shape_inference_internal.h"
+#include "core/shape_inference/shape_inference_util.h"
 
 namespace hloscope::shape_inference_internal {
 namespace {

@@ -1,5 +1,5 @@
 // Shape inference for gather and scatter (with batching dimensions).
-#include "core/shape_inference/shape_inference_internal.h"
+#include "core/shape_inference/shape_inference_util.h"
 
 namespace hloscope::shape_inference_internal {
 

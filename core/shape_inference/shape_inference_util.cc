@@ -7,7 +7,7 @@
 #include <set>
 
 #include "core/ir/hlo_computation.h"
-#include "core/shape_inference/shape_inference_internal.h"
+#include "core/shape_inference/shape_inference_util.h"
 
 namespace hloscope {
 namespace shape_inference_internal {

@@ -7,6 +7,7 @@
 #include <unordered_set>
 
 #include "core/ir/async_wrapping.h"
+#include "core/ir/attribute_text.h"
 #include "core/text/hlo_parser_internal.h"
 #include "core/shape_inference/shape_inference.h"
 
@@ -423,13 +424,7 @@ Status Parser::checkAsync(const Site& site) {
     return Status::ok();
 }
 
-std::string unquoteString(std::string_view text) {
-    std::string out;
-    if (text.size() >= 2 && (text.front() == '"' || text.front() == '\'') &&
-        unescapeString(text, &out))
-        return out;
-    return std::string(text);
-}
+std::string unquoteString(std::string_view text) { return unquoteAttributeString(text); }
 
 // ---------------------------------------------------------------------------
 // Resolution

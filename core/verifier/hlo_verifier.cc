@@ -18,7 +18,7 @@
 
 #include "core/verifier/hlo_verifier_internal.h"
 #include "core/shape_inference/shape_inference.h"
-#include "core/shape_inference/shape_inference_internal.h"
+#include "core/shape_inference/shape_inference_util.h"
 
 namespace hloscope {
 namespace {

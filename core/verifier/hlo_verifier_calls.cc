@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "core/shape_inference/shape_inference_internal.h"
+#include "core/shape_inference/shape_inference_util.h"
 #include "core/verifier/hlo_verifier_internal.h"
 
 namespace hloscope::verifier_internal {

@@ -7,7 +7,7 @@
 #include <unordered_set>
 
 #include "core/verifier/hlo_verifier_internal.h"
-#include "core/shape_inference/shape_inference_internal.h"
+#include "core/shape_inference/shape_inference_util.h"
 
 namespace hloscope::verifier_internal {
 namespace {

@@ -11,22 +11,23 @@
 
 #include "core/ir/collective_groups.h"
 #include "core/ir/hlo_module.h"
+#include "core/ir/attribute_text.h"
 #include "core/verifier/hlo_verifier.h"
 #include "core/support/status.h"
 
 namespace hloscope::verifier_internal {
 
-size_t skipSpaces(std::string_view text, size_t pos);
+inline size_t skipSpaces(std::string_view text, size_t pos) {
+    return skipAttributeSpaces(text, pos);
+}
 // End (exclusive) of the balanced {[( block starting at text[pos].
-size_t balancedEnd(std::string_view text, size_t pos);
+inline size_t balancedEnd(std::string_view text, size_t pos) { return balancedBlockEnd(text, pos); }
 
 // "%name in computation comp: message" (kFailedPrecondition).
 Status instructionError(const HloInstruction& instruction, std::string_view message);
 
-// `frontend_attributes={k="v",k2={...}}` as (key, unquoted value) pairs.
-std::vector<std::pair<std::string, std::string>> parseKeyValueBlock(std::string_view text);
-std::optional<std::string> frontendAttribute(const HloInstruction& instruction,
-                                             std::string_view key);
+using ::hloscope::frontendAttribute;
+using ::hloscope::parseKeyValueBlock;
 
 // `output_to_operand_aliasing={{1}: (0, {}), ...}`.
 struct OperandAlias {

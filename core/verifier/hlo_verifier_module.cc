@@ -3,7 +3,7 @@
 #include <set>
 
 #include "core/verifier/hlo_verifier_internal.h"
-#include "core/shape_inference/shape_inference_internal.h"
+#include "core/shape_inference/shape_inference_util.h"
 
 namespace hloscope::verifier_internal {
 

@@ -8,7 +8,7 @@
 #include <string_view>
 
 #include "core/ir/scan.h"
-#include "core/shape_inference/shape_inference_internal.h"
+#include "core/shape_inference/shape_inference_util.h"
 #include "core/text/hlo_parser.h"
 #include "core/verifier/hlo_verifier_internal.h"
 

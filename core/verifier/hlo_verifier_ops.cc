@@ -8,7 +8,7 @@
 
 #include "core/ir/async_wrapping.h"
 #include "core/verifier/hlo_verifier_internal.h"
-#include "core/shape_inference/shape_inference_internal.h"
+#include "core/shape_inference/shape_inference_util.h"
 
 namespace hloscope::verifier_internal {
 namespace {

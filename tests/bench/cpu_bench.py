@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""CPU backend benchmarks (issue 7): fused vs unfused vs the memory-bandwidth bound.
+"""CPU backend benchmarks: fused vs unfused vs the memory-bandwidth bound.
 
 Usage: tests/bench/cpu_bench.py [CLI] [--threads N] [--repeat N] [--rounds N] [--only TEXT]
 Runs each module with `hloscope-cli run --device cpu --mode both --json` and
@@ -88,8 +88,8 @@ def median(values):
     return values[len(values) // 2]
 
 # Several rounds; in each, every module right after a triad measurement, so a
-# module's bound comes from the bandwidth of that moment (this VM's memory
-# bandwidth drifts by tens of percent within a minute). Per module: medians
+# module's bound comes from the bandwidth of that moment (a virtual machine's memory
+# bandwidth can drift by tens of percent within a minute). Per module: medians
 # over the rounds.
 modules = {name: m for name, m in modules.items() if only in name}
 results = {name: [] for name in modules}

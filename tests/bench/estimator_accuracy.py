@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""How accurate is the estimator on this machine's CPU? (issue 8's goal)
+"""How accurate is the estimator on this machine's CPU?
 
 For the bundled examples and a fixed set of corpus modules
 (tests/bench/estimator_corpus.txt), predicts and measures the fused speedup

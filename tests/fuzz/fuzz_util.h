@@ -1,4 +1,4 @@
-// Shared by the libFuzzer targets (issue 12): the input as text, and a check that
+// Shared by the libFuzzer targets: the input as text, and a check that
 // aborts (so libFuzzer records a crash) when an invariant of a successful parse
 // does not hold. Parse errors are the expected outcome for most inputs and are
 // not findings; crashes, sanitizer reports, timeouts and memory blow-ups are.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs the libFuzzer targets (issue 12) on their seed corpora.
+# Runs the libFuzzer targets on their seed corpora.
 #
 #   tests/fuzz/run_fuzz.sh [--seconds S] [--seeds N] [--jobs J] [TARGET...]
 #

@@ -1,4 +1,4 @@
-#include "core/ir/convolution_geometry.h"
+#include "core/interpreter/convolution_geometry.h"
 
 #include "core/interpreter/interpreter_internal.h"
 #include "core/interpreter/ops_internal.h"

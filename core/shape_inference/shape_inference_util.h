@@ -1,5 +1,7 @@
-// Helpers shared by the shape_inference*.cc files and the verifier
-// (hlo_verifier*.cc). Not part of the public core API.
+// Helpers shared by shape inference, the verifier and collective groups: error formatting,
+// type predicates, window arithmetic, program shapes of called computations, reducer checks and
+// the readers of replica groups and source-target pairs. Other rooms use the public
+// shape_inference.h.
 #pragma once
 
 #include <cstdint>
