@@ -97,6 +97,32 @@ public:
     StatusOr<int64_t> calleePeak(const HloComputation* computation);
 
 private:
+    // Steps of analyze. Tuple pointer tables by instruction:
+    using Tables = std::unordered_map<const HloInstruction*, int64_t>;
+    // A new buffer of `size` bytes defined at `time`; returns its id.
+    static int64_t define(Result& result, const HloInstruction* instruction, std::vector<int64_t> index,
+                          int64_t size, int64_t time);
+    // Extends the live ranges of `operand`'s buffers (and table) to `time`.
+    static void use(Result& result, const Tables& tables, const HloInstruction* operand, int64_t time);
+    // The buffers `instruction` shares with its operands (get-tuple-element,
+    // tuple, aliasing ops), -1 per leaf (external) for a nested
+    // computation's parameter; otherwise empty: it defines its own.
+    static std::vector<int64_t> sharedLeaves(Result& result, const HloInstruction& instruction, bool isEntry);
+    // Defines a buffer per array leaf of `instruction` (entry parameters and
+    // constants live throughout).
+    static std::vector<int64_t> defineLeaves(Result& result, const HloInstruction& instruction, int64_t time,
+                                             bool isEntry);
+    // A tuple-shaped instruction's pointer table (tuplePointerBytes per
+    // element), or the table of the operand it aliases.
+    void addTupleTable(Result& result, Tables& tables, const HloInstruction& instruction, int64_t time,
+                       bool isEntry) const;
+    // A while/conditional/call/async-start's temporary: the largest peak of
+    // its called computations.
+    Status addCalleeTemporary(Result& result, const HloInstruction& instruction, int64_t time);
+    // The root's buffers live to the end (and are outputs of the entry).
+    Status markRoot(Result& result, const Tables& tables, const HloComputation& computation,
+                    bool isEntry) const;
+
     const HloModule& m_module;
     const BufferAssignmentOptions& m_options;
     std::unordered_map<const HloComputation*, int64_t> m_peaks;
@@ -137,128 +163,158 @@ StatusOr<Analyzer::Result> Analyzer::analyze(const HloComputation& computation, 
     const std::vector<const HloInstruction*> sequence = executionSequence(computation, m_module.isScheduled());
     const int64_t end = static_cast<int64_t>(sequence.size());
     result.end = end;
-    auto& buffers = result.buffers;
-    auto& leaves = result.leaves;
-    leaves.reserve(sequence.size());
-    std::unordered_map<const HloInstruction*, int64_t> tables;  // tuple pointer tables
-    auto define = [&](const HloInstruction* instruction, std::vector<int64_t> index, int64_t size,
-                      int64_t time) {
-        LogicalBuffer buffer;
-        buffer.id = static_cast<int64_t>(buffers.size());
-        buffer.instruction = instruction;
-        buffer.shapeIndex = std::move(index);
-        buffer.sizeBytes = size;
-        buffer.defineTime = time;
-        buffer.lastUseTime = time;
-        buffers.push_back(std::move(buffer));
-        return buffers.back().id;
-    };
-    auto use = [&](const HloInstruction* operand, int64_t time) {
-        auto it = leaves.find(operand);
-        if (it != leaves.end())
-            for (int64_t id : it->second)
-                if (id >= 0) buffers[static_cast<size_t>(id)].lastUseTime = std::max(buffers[static_cast<size_t>(id)].lastUseTime, time);
-        if (auto table = tables.find(operand); table != tables.end())
-            buffers[static_cast<size_t>(table->second)].lastUseTime =
-                std::max(buffers[static_cast<size_t>(table->second)].lastUseTime, time);
-    };
-
+    result.leaves.reserve(sequence.size());
+    Tables tables;
     for (int64_t position = 0; position < end; ++position) {
         const HloInstruction* instruction = sequence[static_cast<size_t>(position)];
         const int64_t time = position + 1;
-        const HloOpcode opcode = instruction->opcode();
-        const Shape& shape = instruction->shape();
-        for (const HloInstruction* operand : instruction->operands()) use(operand, time);
-
-        std::vector<int64_t> ids;
-        if (opcode == HloOpcode::kParameter && !isEntry) {
-            ids.assign(static_cast<size_t>(leafCount(shape)), -1);
-        } else if (opcode == HloOpcode::kGetTupleElement && instruction->operandCount() == 1 &&
-                   instruction->operand(0)->shape().isTuple() && instruction->tupleIndex() >= 0 &&
-                   instruction->tupleIndex() < instruction->operand(0)->shape().tupleCount()) {
-            const auto& source = leaves[instruction->operand(0)];
-            auto [begin, stop] = elementRange(instruction->operand(0)->shape(), instruction->tupleIndex());
-            if (stop <= static_cast<int64_t>(source.size()))
-                ids.assign(source.begin() + begin, source.begin() + stop);
-        } else if (opcode == HloOpcode::kTuple) {
-            for (const HloInstruction* operand : instruction->operands()) {
-                const auto& source = leaves[operand];
-                ids.insert(ids.end(), source.begin(), source.end());
-            }
-        } else if (aliasesOperand(opcode) && instruction->operandCount() >= 1 &&
-                   leafCount(instruction->operand(0)->shape()) == leafCount(shape)) {
-            ids = leaves[instruction->operand(0)];
-        }
-        const int64_t count = leafCount(shape);
-        if (static_cast<int64_t>(ids.size()) != count) {
-            // Defines its own buffers.
-            ids.clear();
-            std::vector<Leaf> flat;
-            std::vector<int64_t> index;
-            flatten(shape, index, flat);
-            const bool entryParameter = opcode == HloOpcode::kParameter;
-            const bool constant = opcode == HloOpcode::kConstant;
-            for (const Leaf& leaf : flat) {
-                const int64_t id = define(instruction, leaf.index, paddedSizeInBytes(*leaf.shape),
-                                          entryParameter || constant ? 0 : time);
-                LogicalBuffer& buffer = buffers[static_cast<size_t>(id)];
-                buffer.isEntryParameter = entryParameter;
-                buffer.isConstant = constant && isEntry;
-                if (entryParameter || buffer.isConstant) buffer.lastUseTime = end;
-                ids.push_back(id);
-            }
-        }
-        if (shape.isTuple() && m_options.tuplePointerBytes > 0 && opcode != HloOpcode::kGetTupleElement &&
-            !aliasesOperand(opcode) && !(opcode == HloOpcode::kParameter && !isEntry)) {
-            const int64_t id = define(instruction, {}, m_options.tuplePointerBytes * shape.tupleCount(),
-                                      opcode == HloOpcode::kParameter ? 0 : time);
-            buffers[static_cast<size_t>(id)].isTupleTable = true;
-            if (opcode == HloOpcode::kParameter) {
-                buffers[static_cast<size_t>(id)].isEntryParameter = true;
-                buffers[static_cast<size_t>(id)].lastUseTime = end;
-            }
-            tables[instruction] = id;
-        } else if (aliasesOperand(opcode) && instruction->operandCount() >= 1) {
-            if (auto table = tables.find(instruction->operand(0)); table != tables.end())
-                tables[instruction] = table->second;
-        }
-        leaves[instruction] = std::move(ids);
-
-        // Called computations' temporaries.
-        int64_t temporary = 0;
-        if (opcode == HloOpcode::kWhile || opcode == HloOpcode::kConditional ||
-            opcode == HloOpcode::kCall || opcode == HloOpcode::kAsyncStart) {
-            for (const HloComputation* callee : instruction->calledComputations()) {
-                if (!callee) continue;
-                HLO_ASSIGN_OR_RETURN(int64_t peak, calleePeak(callee));
-                temporary = std::max(temporary, peak);
-            }
-        }
-        if (temporary > 0) {
-            const int64_t id = define(instruction, {}, temporary, time);
-            buffers[static_cast<size_t>(id)].isCalleeTemporary = true;
-        }
+        for (const HloInstruction* operand : instruction->operands()) use(result, tables, operand, time);
+        std::vector<int64_t> ids = sharedLeaves(result, *instruction, isEntry);
+        if (static_cast<int64_t>(ids.size()) != leafCount(instruction->shape()))
+            ids = defineLeaves(result, *instruction, time, isEntry);
+        addTupleTable(result, tables, *instruction, time, isEntry);
+        result.leaves[instruction] = std::move(ids);
+        HLO_RETURN_IF_ERROR(addCalleeTemporary(result, *instruction, time));
     }
-    if (const HloInstruction* root = computation.root()) {
-        auto it = leaves.find(root);
-        if (it == leaves.end())
-            return invalidArgument("buffer assignment: root of " + computation.name() +
-                                   " is not in its sequence");
-        result.outputBuffers = it->second;
-        for (int64_t id : it->second) {
-            if (id < 0) continue;
-            LogicalBuffer& buffer = buffers[static_cast<size_t>(id)];
-            buffer.lastUseTime = end;
-            if (isEntry) buffer.isOutput = true;
-            if (isEntry && m_options.outputsLiveFromStart && !buffer.isEntryParameter && !buffer.isConstant)
-                buffer.defineTime = 0;
-        }
-        if (auto table = tables.find(root); table != tables.end()) {
-            buffers[static_cast<size_t>(table->second)].lastUseTime = end;
-            if (isEntry) buffers[static_cast<size_t>(table->second)].isOutput = true;
-        }
-    }
+    HLO_RETURN_IF_ERROR(markRoot(result, tables, computation, isEntry));
     return result;
+}
+
+int64_t Analyzer::define(Result& result, const HloInstruction* instruction, std::vector<int64_t> index,
+                         int64_t size, int64_t time) {
+    auto& buffers = result.buffers;
+    LogicalBuffer buffer;
+    buffer.id = static_cast<int64_t>(buffers.size());
+    buffer.instruction = instruction;
+    buffer.shapeIndex = std::move(index);
+    buffer.sizeBytes = size;
+    buffer.defineTime = time;
+    buffer.lastUseTime = time;
+    buffers.push_back(std::move(buffer));
+    return buffers.back().id;
+}
+
+void Analyzer::use(Result& result, const Tables& tables, const HloInstruction* operand, int64_t time) {
+    auto& buffers = result.buffers;
+    auto it = result.leaves.find(operand);
+    if (it != result.leaves.end())
+        for (int64_t id : it->second)
+            if (id >= 0) buffers[static_cast<size_t>(id)].lastUseTime = std::max(buffers[static_cast<size_t>(id)].lastUseTime, time);
+    if (auto table = tables.find(operand); table != tables.end())
+        buffers[static_cast<size_t>(table->second)].lastUseTime =
+            std::max(buffers[static_cast<size_t>(table->second)].lastUseTime, time);
+}
+
+std::vector<int64_t> Analyzer::sharedLeaves(Result& result, const HloInstruction& instruction, bool isEntry) {
+    auto& leaves = result.leaves;
+    const HloOpcode opcode = instruction.opcode();
+    const Shape& shape = instruction.shape();
+    std::vector<int64_t> ids;
+    if (opcode == HloOpcode::kParameter && !isEntry) {
+        ids.assign(static_cast<size_t>(leafCount(shape)), -1);
+    } else if (opcode == HloOpcode::kGetTupleElement && instruction.operandCount() == 1 &&
+               instruction.operand(0)->shape().isTuple() && instruction.tupleIndex() >= 0 &&
+               instruction.tupleIndex() < instruction.operand(0)->shape().tupleCount()) {
+        const auto& source = leaves[instruction.operand(0)];
+        auto [begin, stop] = elementRange(instruction.operand(0)->shape(), instruction.tupleIndex());
+        if (stop <= static_cast<int64_t>(source.size()))
+            ids.assign(source.begin() + begin, source.begin() + stop);
+    } else if (opcode == HloOpcode::kTuple) {
+        for (const HloInstruction* operand : instruction.operands()) {
+            const auto& source = leaves[operand];
+            ids.insert(ids.end(), source.begin(), source.end());
+        }
+    } else if (aliasesOperand(opcode) && instruction.operandCount() >= 1 &&
+               leafCount(instruction.operand(0)->shape()) == leafCount(shape)) {
+        ids = leaves[instruction.operand(0)];
+    }
+    return ids;
+}
+
+std::vector<int64_t> Analyzer::defineLeaves(Result& result, const HloInstruction& instruction, int64_t time,
+                                            bool isEntry) {
+    const HloOpcode opcode = instruction.opcode();
+    std::vector<int64_t> ids;
+    std::vector<Leaf> flat;
+    std::vector<int64_t> index;
+    flatten(instruction.shape(), index, flat);
+    const bool entryParameter = opcode == HloOpcode::kParameter;
+    const bool constant = opcode == HloOpcode::kConstant;
+    for (const Leaf& leaf : flat) {
+        const int64_t id = define(result, &instruction, leaf.index, paddedSizeInBytes(*leaf.shape),
+                                  entryParameter || constant ? 0 : time);
+        LogicalBuffer& buffer = result.buffers[static_cast<size_t>(id)];
+        buffer.isEntryParameter = entryParameter;
+        buffer.isConstant = constant && isEntry;
+        if (entryParameter || buffer.isConstant) buffer.lastUseTime = result.end;
+        ids.push_back(id);
+    }
+    return ids;
+}
+
+void Analyzer::addTupleTable(Result& result, Tables& tables, const HloInstruction& instruction, int64_t time,
+                             bool isEntry) const {
+    auto& buffers = result.buffers;
+    const HloOpcode opcode = instruction.opcode();
+    const Shape& shape = instruction.shape();
+    if (shape.isTuple() && m_options.tuplePointerBytes > 0 && opcode != HloOpcode::kGetTupleElement &&
+        !aliasesOperand(opcode) && !(opcode == HloOpcode::kParameter && !isEntry)) {
+        const int64_t id = define(result, &instruction, {}, m_options.tuplePointerBytes * shape.tupleCount(),
+                                  opcode == HloOpcode::kParameter ? 0 : time);
+        buffers[static_cast<size_t>(id)].isTupleTable = true;
+        if (opcode == HloOpcode::kParameter) {
+            buffers[static_cast<size_t>(id)].isEntryParameter = true;
+            buffers[static_cast<size_t>(id)].lastUseTime = result.end;
+        }
+        tables[&instruction] = id;
+    } else if (aliasesOperand(opcode) && instruction.operandCount() >= 1) {
+        if (auto table = tables.find(instruction.operand(0)); table != tables.end())
+            tables[&instruction] = table->second;
+    }
+}
+
+Status Analyzer::addCalleeTemporary(Result& result, const HloInstruction& instruction, int64_t time) {
+    const HloOpcode opcode = instruction.opcode();
+    int64_t temporary = 0;
+    if (opcode == HloOpcode::kWhile || opcode == HloOpcode::kConditional ||
+        opcode == HloOpcode::kCall || opcode == HloOpcode::kAsyncStart) {
+        for (const HloComputation* callee : instruction.calledComputations()) {
+            if (!callee) continue;
+            HLO_ASSIGN_OR_RETURN(int64_t peak, calleePeak(callee));
+            temporary = std::max(temporary, peak);
+        }
+    }
+    if (temporary > 0) {
+        const int64_t id = define(result, &instruction, {}, temporary, time);
+        result.buffers[static_cast<size_t>(id)].isCalleeTemporary = true;
+    }
+    return Status::ok();
+}
+
+Status Analyzer::markRoot(Result& result, const Tables& tables, const HloComputation& computation,
+                          bool isEntry) const {
+    const HloInstruction* root = computation.root();
+    if (!root) return Status::ok();
+    auto& buffers = result.buffers;
+    const int64_t end = result.end;
+    auto it = result.leaves.find(root);
+    if (it == result.leaves.end())
+        return invalidArgument("buffer assignment: root of " + computation.name() +
+                               " is not in its sequence");
+    result.outputBuffers = it->second;
+    for (int64_t id : it->second) {
+        if (id < 0) continue;
+        LogicalBuffer& buffer = buffers[static_cast<size_t>(id)];
+        buffer.lastUseTime = end;
+        if (isEntry) buffer.isOutput = true;
+        if (isEntry && m_options.outputsLiveFromStart && !buffer.isEntryParameter && !buffer.isConstant)
+            buffer.defineTime = 0;
+    }
+    if (auto table = tables.find(root); table != tables.end()) {
+        buffers[static_cast<size_t>(table->second)].lastUseTime = end;
+        if (isEntry) buffers[static_cast<size_t>(table->second)].isOutput = true;
+    }
+    return Status::ok();
 }
 
 // Leaf position of `index` within `shape` (-1 when it names no array leaf).

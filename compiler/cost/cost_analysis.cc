@@ -255,6 +255,17 @@ public:
 
 private:
     InstructionCost kernelBytes(const HloInstruction& instruction) const;
+    // The cost of one op family, given `cost`, the kernel's bytes
+    // (kernelBytes). Dot, ragged/scaled dot and convolution:
+    InstructionCost contraction(const HloInstruction& instruction, InstructionCost cost);
+    // Reduce, reduce-window, select-and-scatter, map and the reducing collectives:
+    InstructionCost reduction(const HloInstruction& instruction, InstructionCost cost);
+    // Slice, dynamic-slice, dynamic-update-slice, gather and scatter:
+    InstructionCost indexedAccess(const HloInstruction& instruction, InstructionCost cost);
+    // Sort, top-k, FFT, batch norm, Cholesky and triangular solve:
+    InstructionCost algorithm(const HloInstruction& instruction, InstructionCost cost);
+    // While, call, async-start and conditional (the called computations' costs):
+    InstructionCost controlFlow(const HloInstruction& instruction, InstructionCost cost);
     std::unordered_map<const HloComputation*, InstructionCost> m_cache;
     std::unordered_set<const HloInstruction*> m_flagged;
 };
@@ -350,7 +361,51 @@ InstructionCost Analyzer::instruction(const HloInstruction& instruction) {
         else cost.flops = firstElements(shape);
         return cost;
     }
+    // By op family; `cost` holds the bytes every kernel reads and writes.
     switch (opcode) {
+        case HloOpcode::kDot:
+        case HloOpcode::kRaggedDot:
+        case HloOpcode::kScaledDot:
+        case HloOpcode::kConvolution: return contraction(instruction, cost);
+        case HloOpcode::kReduce:
+        case HloOpcode::kReduceWindow:
+        case HloOpcode::kSelectAndScatter:
+        case HloOpcode::kMap:
+        case HloOpcode::kAllReduce:
+        case HloOpcode::kAllReduceStart:
+        case HloOpcode::kReduceScatter:
+        case HloOpcode::kCollectiveReduce: return reduction(instruction, cost);
+        case HloOpcode::kSlice:
+        case HloOpcode::kDynamicSlice:
+        case HloOpcode::kDynamicUpdateSlice:
+        case HloOpcode::kGather:
+        case HloOpcode::kScatter: return indexedAccess(instruction, cost);
+        case HloOpcode::kSort:
+        case HloOpcode::kTopK:
+        case HloOpcode::kFft:
+        case HloOpcode::kBatchNormTraining:
+        case HloOpcode::kBatchNormInference:
+        case HloOpcode::kBatchNormGrad:
+        case HloOpcode::kCholesky:
+        case HloOpcode::kTriangularSolve: return algorithm(instruction, cost);
+        case HloOpcode::kFusion: return fusion(instruction);
+        case HloOpcode::kWhile:
+        case HloOpcode::kCall:
+        case HloOpcode::kAsyncStart:
+        case HloOpcode::kConditional: return controlFlow(instruction, cost);
+        case HloOpcode::kCustomCall:
+            if (m_flagged.insert(&instruction).second) unknownCostInstructions.push_back(instruction.name());
+            return cost;
+        default:
+            // Data movement and everything else: bytes only.
+            return cost;
+    }
+}
+
+InstructionCost Analyzer::contraction(const HloInstruction& instruction, InstructionCost cost) {
+    const Shape& shape = instruction.shape();
+    const double outElements = elements(shape);
+    switch (instruction.opcode()) {
         case HloOpcode::kDot:
         case HloOpcode::kRaggedDot:
         case HloOpcode::kScaledDot: {
@@ -370,6 +425,13 @@ InstructionCost Analyzer::instruction(const HloInstruction& instruction) {
             cost.flops = 2 * outElements * spatial * inputFeatures;
             return cost;
         }
+        default: return cost;
+    }
+}
+
+InstructionCost Analyzer::reduction(const HloInstruction& instruction, InstructionCost cost) {
+    const Shape& shape = instruction.shape();
+    switch (instruction.opcode()) {
         case HloOpcode::kReduce: {
             int64_t inputs = instruction.operandCount() / 2;
             if (inputs == 0) return cost;
@@ -406,6 +468,12 @@ InstructionCost Analyzer::instruction(const HloInstruction& instruction) {
             cost.flops = in * applyFlops(instruction.toApply());
             return cost;
         }
+        default: return cost;
+    }
+}
+
+InstructionCost Analyzer::indexedAccess(const HloInstruction& instruction, InstructionCost cost) {
+    switch (instruction.opcode()) {
         case HloOpcode::kSlice:
         case HloOpcode::kDynamicSlice: {
             cost.bytesRead = cost.outputBytes;
@@ -443,6 +511,13 @@ InstructionCost Analyzer::instruction(const HloInstruction& instruction) {
             cost.flops = updateElements * applyFlops(instruction.calledComputation("to_apply"));
             return cost;
         }
+        default: return cost;
+    }
+}
+
+InstructionCost Analyzer::algorithm(const HloInstruction& instruction, InstructionCost cost) {
+    const Shape& shape = instruction.shape();
+    switch (instruction.opcode()) {
         case HloOpcode::kSort: {
             if (instruction.operandCount() == 0) return cost;
             const Shape& keys = instruction.operand(0)->shape();
@@ -505,7 +580,12 @@ InstructionCost Analyzer::instruction(const HloInstruction& instruction) {
             }
             return cost;
         }
-        case HloOpcode::kFusion: return fusion(instruction);
+        default: return cost;
+    }
+}
+
+InstructionCost Analyzer::controlFlow(const HloInstruction& instruction, InstructionCost cost) {
+    switch (instruction.opcode()) {
         case HloOpcode::kWhile: {
             InstructionCost perIteration;
             if (const HloComputation* body = instruction.whileBody()) perIteration += computation(*body);
@@ -545,12 +625,7 @@ InstructionCost Analyzer::instruction(const HloInstruction& instruction) {
             best.outputBytes = cost.outputBytes;
             return best;
         }
-        case HloOpcode::kCustomCall:
-            if (m_flagged.insert(&instruction).second) unknownCostInstructions.push_back(instruction.name());
-            return cost;
-        default:
-            // Data movement and everything else: bytes only.
-            return cost;
+        default: return cost;
     }
 }
 

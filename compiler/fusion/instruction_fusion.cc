@@ -8,6 +8,10 @@
 #include <unordered_set>
 #include <vector>
 
+#include "compiler/fusion/fusion_builder.h"
+#include "compiler/fusion/fusion_format.h"
+#include "compiler/fusion/fusion_legality.h"
+
 namespace hloscope {
 
 using fusion::FusionBuilder;

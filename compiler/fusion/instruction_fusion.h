@@ -18,7 +18,7 @@
 // when legal); then only its neighbours are re-evaluated (the producer's
 // operands, the new fusions and their operands): the queue is incremental,
 // stale entries are skipped by version. Legality rules and reason codes are
-// in fusion_decision.h / fusion_util.h.
+// in fusion_decision.h / fusion_legality.h.
 //
 // Decision log: every producer-consumer pair popped gets a PassDecision (step,
 // names, applied, reason, explanation, predicted seconds unfused/fused).
@@ -36,8 +36,8 @@
 #include <memory>
 #include <string_view>
 
+#include "compiler/fusion/fusion_config.h"
 #include "compiler/fusion/fusion_cost_model.h"
-#include "compiler/fusion/fusion_util.h"
 #include "compiler/pipeline/hlo_pass.h"
 
 namespace hloscope {

@@ -8,6 +8,9 @@
 #include <vector>
 
 #include "compiler/cost/cost_analysis.h"
+#include "compiler/fusion/fusion_builder.h"
+#include "compiler/fusion/fusion_format.h"
+#include "compiler/fusion/fusion_legality.h"
 
 namespace hloscope {
 
@@ -18,6 +21,8 @@ namespace {
 
 constexpr double kMinSharedOperandBytes = 1024;
 
+}  // namespace
+
 // "Does `to` depend on `from`?" for the cycle checks. Every instruction
 // has a position in a topological order (operands before users; a
 // get-tuple-element has its tuple's), so a search from `to` only
@@ -27,7 +32,7 @@ constexpr double kMinSharedOperandBytes = 1024;
 // topological order): ancestors of the later one move before the fusion,
 // descendants of the earlier one after it. The pass stays near-linear on
 // modules with tens of thousands of instructions.
-class Reachability {
+class MultiOutputFusionPass::Reachability {
 public:
     explicit Reachability(HloComputation& computation) : m_computation(computation) {}
 
@@ -218,8 +223,6 @@ private:
     std::vector<const HloInstruction*> m_stack;
 };
 
-}  // namespace
-
 std::string_view MultiOutputFusionPass::description() {
     return "Multi-output fusion: siblings reading the same large operand (two reductions of one "
            "input) become one fusion with a tuple root, and a producer also needed outside is "
@@ -235,146 +238,155 @@ StatusOr<std::unique_ptr<HloPass>> MultiOutputFusionPass::create(const PassOptio
         std::make_unique<MultiOutputFusionPass>(std::move(config), std::move(model)));
 }
 
-StatusOr<bool> MultiOutputFusionPass::run(HloModule& module) {
-    if (module.entryComputation() == nullptr)
-        return failedPrecondition("module " + module.name() + " has no entry computation");
-    FusionBuilder builder(module);
-    int64_t step = 0;
+void MultiOutputFusionPass::fuseSiblings(HloComputation& computation, FusionBuilder& builder,
+                                         Reachability& reach, int64_t& step) {
     auto pairForced = [&](const HloInstruction& a, const HloInstruction& b) {
         return m_config.forced(a, b) || m_config.forced(b, a);
     };
     auto pairForbidden = [&](const HloInstruction& a, const HloInstruction& b) {
         return m_config.forbidden(a, b) || m_config.forbidden(b, a);
     };
+    const std::vector<HloInstruction*> order = fusion::postOrderOf(computation);
+    for (HloInstruction* shared : order) {
+        if (builder.removed(shared) || !shared->shape().isArray() || shared->userCount() < 2)
+            continue;
+        std::vector<HloInstruction*> users;
+        std::unordered_set<const HloInstruction*> seen;
+        for (HloInstruction* user : shared->users())
+            if (seen.insert(user).second && fusion::multiOutputCandidate(*user, nullptr))
+                users.push_back(user);
+        if (users.size() < 2) continue;
+        const double bytes = CostAnalysis::byteSize(shared->shape());
+        HloInstruction* group = users[0];
+        for (size_t i = 1; i < users.size(); ++i) {
+            HloInstruction* other = users[i];
+            PassDecision decision;
+            decision.step = ++step;
+            decision.producer = group->name();
+            decision.consumer = other->name();
+            const std::string a = "%" + group->name(), b = "%" + other->name();
+            std::string detail;
+            std::optional<FusionReason> reason;
+            if (pairForbidden(*group, *other)) {
+                reason = FusionReason::kForbiddenByUser;
+                detail = "forbid= names " + a + ":" + b;
+            } else if (std::string spaceA = fusion::iterationSpace(*group),
+                       spaceB = fusion::iterationSpace(*other);
+                       spaceA != spaceB) {
+                reason = FusionReason::kNotSiblings;
+                detail = a + " iterates over " + spaceA + " but " + b + " over " + spaceB;
+            } else if (reach.reaches(group, other, false) || reach.reaches(other, group, false)) {
+                reason = FusionReason::kMultiOutputCycle;
+                detail = "one of " + a + " and " + b +
+                         " depends on the other: fusing them would create a cycle";
+            } else if (auto limit = fusion::checkLimits({group, other}, m_config, &detail)) {
+                reason = limit;
+            } else if (!pairForced(*group, *other) && !m_config.disableCostModel &&
+                       bytes < kMinSharedOperandBytes) {
+                reason = FusionReason::kNoPredictedGain;
+                detail = "the shared operand %" + shared->name() + " is only " +
+                         fusion::describeBytes(shared->shape()) + ": reading it once saves little";
+            }
+            if (reason) {
+                decision.reason = std::string(fusionReasonCode(*reason));
+                decision.explanation = detail;
+                recordDecision(std::move(decision));
+                continue;
+            }
+            decision.applied = true;
+            decision.reason = std::string(fusionReasonCode(
+                pairForced(*group, *other) ? FusionReason::kForcedByUser : FusionReason::kFused));
+            decision.explanation = "siblings " + a + " and " + b + " read %" + shared->name() +
+                                   " " + fusion::describeBytes(shared->shape()) +
+                                   " once instead of twice";
+            recordDecision(std::move(decision));
+            const auto plan = reach.planMerge(group, other);
+            HloInstruction* fused = builder.fuseMultiOutput(group, other);
+            recordRewrite("multi-output-sibling", other, fused);
+            reach.applyMerge(plan, fused);
+            group = fused;
+        }
+    }
+}
+
+void MultiOutputFusionPass::fuseIntoConsumers(HloComputation& computation, FusionBuilder& builder,
+                                              Reachability& reach, int64_t& step) {
+    for (HloInstruction* producer : fusion::postOrderOf(computation)) {
+        if (builder.removed(producer) || producer->shape().isTuple() ||
+            fusion::distinctUseCount(*producer) < 2 ||
+            !fusion::multiOutputCandidate(*producer, nullptr))
+            continue;
+        std::vector<HloInstruction*> users;
+        std::unordered_set<const HloInstruction*> seen;
+        for (HloInstruction* user : producer->users())
+            if (seen.insert(user).second) users.push_back(user);
+        for (HloInstruction* consumer : users) {
+            if (consumer->opcode() != HloOpcode::kReduce &&
+                !(consumer->opcode() == HloOpcode::kFusion && consumer->fusionKind() == "kInput"))
+                continue;  // only reductions are worth a second output
+            if (!fusion::multiOutputCandidate(*consumer, nullptr)) continue;
+            PassDecision decision;
+            decision.step = ++step;
+            decision.producer = producer->name();
+            decision.consumer = consumer->name();
+            const std::string p = "%" + producer->name(), c = "%" + consumer->name();
+            std::string detail;
+            std::optional<FusionReason> reason =
+                fusion::checkPair(*producer, *consumer, m_config, &detail, true);
+            FusionTimes times;
+            if (!reason && reach.reaches(producer, consumer, true)) {
+                reason = FusionReason::kMultiOutputCycle;
+                detail = c + " also reaches " + p +
+                         " through an instruction that stays outside: fusing would create a cycle";
+            }
+            if (!reason) {
+                times = m_model->estimate(*producer, *consumer);
+                decision.predictedUnfusedSeconds = times.unfusedSeconds;
+                decision.predictedAppliedSeconds = times.fusedSeconds;
+                if (!m_config.forced(*producer, *consumer) && !m_config.disableCostModel &&
+                    times.fusedSeconds >= times.unfusedSeconds) {
+                    reason = FusionReason::kNoPredictedGain;
+                    detail = "exposing " + p + " from " + c + " gains nothing: predicted " +
+                             fusion::formatSeconds(times.fusedSeconds) + " fused vs " +
+                             fusion::formatSeconds(times.unfusedSeconds) + " unfused";
+                }
+            }
+            if (reason) {
+                decision.reason = std::string(fusionReasonCode(*reason));
+                decision.explanation = detail;
+                recordDecision(std::move(decision));
+                continue;
+            }
+            decision.applied = true;
+            decision.reason = std::string(fusionReasonCode(
+                m_config.forced(*producer, *consumer) ? FusionReason::kForcedByUser
+                                                      : FusionReason::kFused));
+            decision.explanation = "fusing " + p + " into " + c + " and exposing both outputs saves re-reading " +
+                                   fusion::describeBytes(producer->shape());
+            recordDecision(std::move(decision));
+            const auto plan = reach.planMerge(producer, consumer);
+            HloInstruction* fused = builder.fuseMultiOutput(producer, consumer);
+            recordRewrite("multi-output-producer", producer, fused);
+            reach.applyMerge(plan, fused);
+            break;
+        }
+    }
+}
+
+StatusOr<bool> MultiOutputFusionPass::run(HloModule& module) {
+    if (module.entryComputation() == nullptr)
+        return failedPrecondition("module " + module.name() + " has no entry computation");
+    FusionBuilder builder(module);
+    int64_t step = 0;
     for (HloComputation* computation : fusion::fusibleComputations(module)) {
         Reachability reach(*computation);
-        const std::vector<HloInstruction*> order = fusion::postOrderOf(*computation);
-        // Sibling fusion: users of one shared operand.
-        for (HloInstruction* shared : order) {
-            if (builder.removed(shared) || !shared->shape().isArray() || shared->userCount() < 2)
-                continue;
-            std::vector<HloInstruction*> users;
-            std::unordered_set<const HloInstruction*> seen;
-            for (HloInstruction* user : shared->users())
-                if (seen.insert(user).second && fusion::multiOutputCandidate(*user, nullptr))
-                    users.push_back(user);
-            if (users.size() < 2) continue;
-            const double bytes = CostAnalysis::byteSize(shared->shape());
-            HloInstruction* group = users[0];
-            for (size_t i = 1; i < users.size(); ++i) {
-                HloInstruction* other = users[i];
-                PassDecision decision;
-                decision.step = ++step;
-                decision.producer = group->name();
-                decision.consumer = other->name();
-                const std::string a = "%" + group->name(), b = "%" + other->name();
-                std::string detail;
-                std::optional<FusionReason> reason;
-                if (pairForbidden(*group, *other)) {
-                    reason = FusionReason::kForbiddenByUser;
-                    detail = "forbid= names " + a + ":" + b;
-                } else if (std::string spaceA = fusion::iterationSpace(*group),
-                           spaceB = fusion::iterationSpace(*other);
-                           spaceA != spaceB) {
-                    reason = FusionReason::kNotSiblings;
-                    detail = a + " iterates over " + spaceA + " but " + b + " over " + spaceB;
-                } else if (reach.reaches(group, other, false) || reach.reaches(other, group, false)) {
-                    reason = FusionReason::kMultiOutputCycle;
-                    detail = "one of " + a + " and " + b +
-                             " depends on the other: fusing them would create a cycle";
-                } else if (auto limit = fusion::checkLimits({group, other}, m_config, &detail)) {
-                    reason = limit;
-                } else if (!pairForced(*group, *other) && !m_config.disableCostModel &&
-                           bytes < kMinSharedOperandBytes) {
-                    reason = FusionReason::kNoPredictedGain;
-                    detail = "the shared operand %" + shared->name() + " is only " +
-                             fusion::describeBytes(shared->shape()) + ": reading it once saves little";
-                }
-                if (reason) {
-                    decision.reason = std::string(fusionReasonCode(*reason));
-                    decision.explanation = detail;
-                    recordDecision(std::move(decision));
-                    continue;
-                }
-                decision.applied = true;
-                decision.reason = std::string(fusionReasonCode(
-                    pairForced(*group, *other) ? FusionReason::kForcedByUser : FusionReason::kFused));
-                decision.explanation = "siblings " + a + " and " + b + " read %" + shared->name() +
-                                       " " + fusion::describeBytes(shared->shape()) +
-                                       " once instead of twice";
-                recordDecision(std::move(decision));
-                const auto plan = reach.planMerge(group, other);
-                HloInstruction* fused = builder.fuseMultiOutput(group, other);
-                recordRewrite("multi-output-sibling", other, fused);
-                reach.applyMerge(plan, fused);
-                group = fused;
-            }
-        }
-        // Producer-consumer multi-output fusion.
-        for (HloInstruction* producer : fusion::postOrderOf(*computation)) {
-            if (builder.removed(producer) || producer->shape().isTuple() ||
-                fusion::distinctUseCount(*producer) < 2 ||
-                !fusion::multiOutputCandidate(*producer, nullptr))
-                continue;
-            std::vector<HloInstruction*> users;
-            std::unordered_set<const HloInstruction*> seen;
-            for (HloInstruction* user : producer->users())
-                if (seen.insert(user).second) users.push_back(user);
-            for (HloInstruction* consumer : users) {
-                if (consumer->opcode() != HloOpcode::kReduce &&
-                    !(consumer->opcode() == HloOpcode::kFusion && consumer->fusionKind() == "kInput"))
-                    continue;  // only reductions are worth a second output
-                if (!fusion::multiOutputCandidate(*consumer, nullptr)) continue;
-                PassDecision decision;
-                decision.step = ++step;
-                decision.producer = producer->name();
-                decision.consumer = consumer->name();
-                const std::string p = "%" + producer->name(), c = "%" + consumer->name();
-                std::string detail;
-                std::optional<FusionReason> reason =
-                    fusion::checkPair(*producer, *consumer, m_config, &detail, true);
-                FusionTimes times;
-                if (!reason && reach.reaches(producer, consumer, true)) {
-                    reason = FusionReason::kMultiOutputCycle;
-                    detail = c + " also reaches " + p +
-                             " through an instruction that stays outside: fusing would create a cycle";
-                }
-                if (!reason) {
-                    times = m_model->estimate(*producer, *consumer);
-                    decision.predictedUnfusedSeconds = times.unfusedSeconds;
-                    decision.predictedAppliedSeconds = times.fusedSeconds;
-                    if (!m_config.forced(*producer, *consumer) && !m_config.disableCostModel &&
-                        times.fusedSeconds >= times.unfusedSeconds) {
-                        reason = FusionReason::kNoPredictedGain;
-                        detail = "exposing " + p + " from " + c + " gains nothing: predicted " +
-                                 fusion::formatSeconds(times.fusedSeconds) + " fused vs " +
-                                 fusion::formatSeconds(times.unfusedSeconds) + " unfused";
-                    }
-                }
-                if (reason) {
-                    decision.reason = std::string(fusionReasonCode(*reason));
-                    decision.explanation = detail;
-                    recordDecision(std::move(decision));
-                    continue;
-                }
-                decision.applied = true;
-                decision.reason = std::string(fusionReasonCode(
-                    m_config.forced(*producer, *consumer) ? FusionReason::kForcedByUser
-                                                          : FusionReason::kFused));
-                decision.explanation = "fusing " + p + " into " + c + " and exposing both outputs saves re-reading " +
-                                       fusion::describeBytes(producer->shape());
-                recordDecision(std::move(decision));
-                const auto plan = reach.planMerge(producer, consumer);
-                HloInstruction* fused = builder.fuseMultiOutput(producer, consumer);
-                recordRewrite("multi-output-producer", producer, fused);
-                reach.applyMerge(plan, fused);
-                break;
-            }
-        }
+        fuseSiblings(*computation, builder, reach, step);
+        fuseIntoConsumers(*computation, builder, reach, step);
     }
     const bool changed = builder.changed();
     HLO_RETURN_IF_ERROR(builder.finish());
     return changed;
 }
+
 
 }  // namespace hloscope

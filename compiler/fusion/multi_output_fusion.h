@@ -18,14 +18,19 @@
 // Ordering: run after FusionPass.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string_view>
 
+#include "compiler/fusion/fusion_config.h"
 #include "compiler/fusion/fusion_cost_model.h"
-#include "compiler/fusion/fusion_util.h"
 #include "compiler/pipeline/hlo_pass.h"
 
 namespace hloscope {
+
+namespace fusion {
+class FusionBuilder;
+}  // namespace fusion
 
 class MultiOutputFusionPass : public HloPass {
 public:
@@ -38,6 +43,16 @@ public:
     StatusOr<bool> run(HloModule& module) override;
 
 private:
+    class Reachability;
+    // Sibling fusion: the users of one shared operand, pairwise, into one
+    // multi-output fusion. `step` numbers the decisions.
+    void fuseSiblings(HloComputation& computation, fusion::FusionBuilder& builder,
+                      Reachability& reach, int64_t& step);
+    // Producer-consumer multi-output fusion: a producer also needed outside
+    // fused into a reduction consumer, exposing both outputs.
+    void fuseIntoConsumers(HloComputation& computation, fusion::FusionBuilder& builder,
+                           Reachability& reach, int64_t& step);
+
     fusion::FusionConfig m_config;
     std::unique_ptr<FusionCostModel> m_model;
 };

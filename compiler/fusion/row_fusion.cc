@@ -7,7 +7,10 @@
 #include <utility>
 #include <vector>
 
+#include "compiler/fusion/fusion_builder.h"
 #include "compiler/fusion/fusion_decision.h"
+#include "compiler/fusion/fusion_format.h"
+#include "compiler/fusion/fusion_legality.h"
 
 namespace hloscope {
 

@@ -46,7 +46,7 @@
 #include <string_view>
 #include <vector>
 
-#include "compiler/fusion/fusion_util.h"
+#include "compiler/fusion/fusion_config.h"
 #include "compiler/pipeline/hlo_pass.h"
 
 namespace hloscope {

@@ -11,7 +11,7 @@
 // a `*` (combine) tile dimension covers its whole dimension (no padding).
 //
 // TPU default tiles (mirroring the layouts XLA TPU writes, e.g. in
-// /work/shared/corpus/hlo: f32 {1,0:T(8,128)}, bf16 {1,0:T(8,128)(2,1)},
+// ../shared/corpus/hlo: f32 {1,0:T(8,128)}, bf16 {1,0:T(8,128)(2,1)},
 // s8/pred {..:T(8,128)(4,1)}, s32[6]{0:T(128)}, s32[1024]{0:T(1024)}):
 //   rank >= 2: T(8,128) for types of 32 bits or more; T(8,128)(2,1) for
 //              16-bit types; T(8,128)(4,1) for 8-bit types and pred;

@@ -16,7 +16,9 @@
 // left alone. The folded instruction is removed; its operands stay (run DCE
 // afterwards to drop constants nothing uses any more).
 //
-// Rule: "fold-constant".
+// Rule: "fold-constant". Ordering: no constraint for correctness; the
+// target pipelines run it after call inlining and the simplifiers and
+// before loop-invariant code motion; follow with DCE.
 #pragma once
 
 #include <cstdint>

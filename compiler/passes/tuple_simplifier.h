@@ -12,7 +12,9 @@
 // left unused are removed only when they are the replaced instructions;
 // run DCE afterwards for the rest.
 //
-// Rules: "gte-of-tuple", "tuple-of-gtes".
+// Rules: "gte-of-tuple", "tuple-of-gtes". Ordering: no constraint for
+// correctness; the target pipelines run it after call inlining; follow
+// with DCE.
 #pragma once
 
 #include <memory>

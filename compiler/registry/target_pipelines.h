@@ -1,6 +1,6 @@
 // Named pipelines per target, in the order XLA's backends run the
 // equivalent passes: inlining and simplification to a fixed point, the
-// fusion slot (issue 5 fills it), layout assignment for the target, a
+// fusion passes, layout assignment for the target, a
 // post-layout clean-up, and buffer assignment last.
 //
 //   cpu  XLA CPU: row-major layouts, dot operands row-major.

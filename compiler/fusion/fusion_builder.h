@@ -1,108 +1,26 @@
-// Shared machinery of the fusion passes: options and per-target limits,
-// the legality rules (which producer-consumer pairs may fuse, and why not),
-// and FusionBuilder, which creates fusion instructions the way XLA prints
-// them (fused computations `fused_computation`, `fused_computation.N` with
-// parameters `param_0`, `param_1`, ...; fusion instructions `%fusion`,
-// `%fusion.N` with `kind=kLoop|kInput|kOutput, calls=...`). Fused
-// instructions keep their names, so the pipeline's diff reports them as
-// "fused". Removals are deferred to FusionBuilder::finish (batch, linear).
-//
-// Per-target defaults (options override them):
-//   target  max_operands  max_fused_instructions  on-chip budget  tile elements
-//   cpu     128           256                     1 MiB (L2)      4096
-//   gpu     96            256                     228 KiB (smem)  1024
-//   tpu     64            512                     16 MiB (VMEM)   2048
-// The on-chip estimate of a fused kernel is, over its distinct operands,
-// sum(min(operand bytes, tile elements * element bytes)).
+// FusionBuilder creates fusion instructions the way XLA prints them (fused
+// computations `fused_computation`, `fused_computation.N` with parameters
+// `param_0`, `param_1`, ...; fusion instructions `%fusion`, `%fusion.N` with
+// `kind=kLoop|kInput|kOutput, calls=...`). Fused instructions keep their
+// names, so the pipeline's diff reports them as "fused". Removals are
+// deferred to FusionBuilder::finish (batch, linear). Also here: the
+// containers the fusion passes index instructions and names with.
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
 #include <memory>
-#include <optional>
-#include <set>
-#include <unordered_set>
 #include <string>
 #include <string_view>
 #include <unordered_map>
-#include <utility>
+#include <unordered_set>
 #include <vector>
 
-#include "compiler/fusion/fusion_decision.h"
-#include "compiler/pipeline/hlo_pass.h"
 #include "core/ir/hlo_module.h"
+#include "core/support/status.h"
 
 namespace hloscope::fusion {
 
-struct FusionConfig {
-    std::string target = "cpu";
-    // The performance model's hardware (hardware=NAME|file.json); empty: the
-    // family's default (cpu: shipped cpu.json, gpu: h100, tpu: tpu_v5e).
-    std::string hardware;
-    std::string costModel = "performance";
-    int64_t maxOperands = 128;
-    int64_t maxFusedInstructions = 256;
-    double onChipBudgetBytes = 1 << 20;
-    int64_t tileElements = 4096;
-    bool disableCostModel = false;
-    std::set<std::pair<std::string, std::string>> force;
-    std::set<std::pair<std::string, std::string>> forbid;
-
-    // Pairs are named by the user's instruction names; once an instruction
-    // is inside a fusion, the fusion answers for it.
-    bool forced(const HloInstruction& a, const HloInstruction& b) const {
-        return !force.empty() && namesPair(force, a, b);
-    }
-    bool forbidden(const HloInstruction& a, const HloInstruction& b) const {
-        return !forbid.empty() && namesPair(forbid, a, b);
-    }
-    static std::vector<std::string> namesOf(const HloInstruction& x) {
-        std::vector<std::string> names = {x.name()};
-        if (x.opcode() == HloOpcode::kFusion && x.fusedComputation())
-            for (const auto& inner : x.fusedComputation()->instructions())
-                if (inner->opcode() != HloOpcode::kParameter) names.push_back(inner->name());
-        return names;
-    }
-    static bool namesPair(const std::set<std::pair<std::string, std::string>>& pairs,
-                          const HloInstruction& a, const HloInstruction& b) {
-        const std::vector<std::string> first = namesOf(a), second = namesOf(b);
-        for (const std::string& p : first)
-            for (const std::string& c : second)
-                if (pairs.count({p, c})) return true;
-        return false;
-    }
-};
-
-// Options of both passes: target, max_operands, max_fused_instructions,
-// force, forbid, disable_cost_model, cost_model.
-StatusOr<FusionConfig> parseFusionConfig(const PassOptions& options);
-
-// Why the pair cannot fuse, or nullopt when it can (forbid= included,
-// force= not: the caller decides). `detail` gets a short explanation;
-// `producerUses` is distinctUseCount(producer) when the caller knows it.
-std::optional<FusionReason> checkPair(const HloInstruction& producer,
-                                      const HloInstruction& consumer, const FusionConfig& config,
-                                      std::string* detail, bool multiOutput = false,
-                                      int64_t producerUses = -1);
-// Whether `instruction` may be part of a multi-output fusion: a reduce, an
-// elementwise op, or a kLoop/kInput fusion (a multi-output one only when
-// every user is a get-tuple-element); `why` says why not.
-bool multiOutputCandidate(const HloInstruction& instruction, std::string* why);
-// The iteration space of a fusion candidate: the reduce input dimensions
-// and reduced dimensions for reductions, else the output dimensions.
-std::string iterationSpace(const HloInstruction& instruction);
-
-// Checks that apply to any fused kernel built from `parts` (operand count,
-// size, on-chip budget); nullopt when within limits.
-std::optional<FusionReason> checkLimits(const std::vector<const HloInstruction*>& parts,
-                                        const FusionConfig& config, std::string* detail);
-
-// Expensive to recompute: transcendentals, reduce, reduce-window, dot,
-// convolution (or a fusion containing one).
-bool isExpensive(const HloInstruction& instruction);
-// Distinct users, plus one when the instruction is its computation's root.
-int64_t distinctUseCount(const HloInstruction& instruction);
-// Computations fusion may rewrite: the entry and what while/conditional/call
 // reach from it (not fused computations, reducers, comparators, ...).
 std::vector<HloComputation*> fusibleComputations(const HloModule& module);
 
@@ -198,8 +116,27 @@ private:
     // The instructions of a fused computation, operands first: an owned
     // body's parameters and order, else its postOrder().
     std::vector<HloInstruction*> bodyOrder(const HloComputation& computation) const;
+    // Fuses `producer` into `consumer`, whose body this builder made, by
+    // adding the producer's instructions to that body (fusion_builder.cc
+    // says how); nullptr, having changed nothing, where fuse must rebuild.
     HloInstruction* extendInPlace(HloInstruction* producer, HloInstruction* consumer,
                                   bool producerGoesAway, OwnedBody& body);
+    // Steps of extendInPlace that use the builder's state. Whether the
+    // producer's instructions (`producerBody`), keeping their names in
+    // `body`, would clash with a name there (or with one another).
+    bool extensionRenames(const HloInstruction& producer,
+                          const std::vector<HloInstruction*>& producerBody,
+                          const OwnedBody& body) const;
+    // Lists `clones` (the producer's, operands first) at the front of
+    // `body`'s order; returns the fusion kind of the extended body `fused`.
+    std::string recordClones(const std::vector<HloInstruction*>& clones,
+                             const HloComputation& fused, OwnedBody& body);
+    // Replaces `consumer` by a fusion of the same name and attributes that
+    // calls its extended body with `operands`; the producer goes away when
+    // `producerGoesAway` and nothing else uses it.
+    HloInstruction* replaceExtended(HloInstruction* producer, HloInstruction* consumer,
+                                    const std::vector<HloInstruction*>& operands,
+                                    const std::string& kind, bool producerGoesAway);
     void own(HloComputation* computation);
     void addNewComputation(HloComputation* computation);
     std::string fusionName();

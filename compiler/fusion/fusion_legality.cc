@@ -1,0 +1,348 @@
+#include "compiler/fusion/fusion_legality.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <unordered_set>
+
+#include "compiler/cost/cost_analysis.h"
+#include "compiler/fusion/fusion_format.h"
+
+namespace hloscope::fusion {
+
+namespace {
+
+constexpr int64_t kMaxFusedConstantElements = 1024;
+
+// The instructions a fusion's outputs are (tuple elements of a multi-output root).
+std::vector<const HloInstruction*> fusionRoots(const HloInstruction& instruction) {
+    if (!isFusionOf(instruction)) return {&instruction};
+    const HloInstruction* root = instruction.fusedComputation()->root();
+    if (root && root->opcode() == HloOpcode::kTuple)
+        return {root->operands().begin(), root->operands().end()};
+    return {root};
+}
+
+bool containsDot(const HloInstruction& instruction) {
+    if (isDotLike(instruction.opcode())) return true;
+    if (!isFusionOf(instruction)) return false;
+    for (const auto& fused : instruction.fusedComputation()->instructions())
+        if (isDotLike(fused->opcode())) return true;
+    return false;
+}
+
+bool endsInReduction(const HloInstruction& instruction) {
+    for (const HloInstruction* root : fusionRoots(instruction))
+        if (root && root->opcode() == HloOpcode::kReduce) return true;
+    return false;
+}
+
+// Opcodes a loop/input/output fusion may contain.
+bool fusibleOpcode(const HloInstruction& instruction, std::string* why) {
+    const HloOpcode opcode = instruction.opcode();
+    switch (opcode) {
+    case HloOpcode::kBroadcast:
+    case HloOpcode::kReshape:
+    case HloOpcode::kBitcast:
+    case HloOpcode::kTranspose:
+    case HloOpcode::kSlice:
+    case HloOpcode::kConcatenate:
+    case HloOpcode::kPad:
+    case HloOpcode::kReverse:
+    case HloOpcode::kIota:
+    case HloOpcode::kDynamicSlice:
+    case HloOpcode::kGather:
+    case HloOpcode::kReduce:
+    case HloOpcode::kReduceWindow:
+    case HloOpcode::kDot:
+    case HloOpcode::kConvolution: break;
+    case HloOpcode::kConstant:
+        if (!instruction.shape().isArray() ||
+            instruction.shape().elementCount() > kMaxFusedConstantElements) {
+            if (why) *why = "is a large constant (kept as a buffer)";
+            return false;
+        }
+        break;
+    case HloOpcode::kFusion: {
+        const std::string_view kind = instruction.fusionKind();
+        if (!isFusionOf(instruction) || (kind != "kLoop" && kind != "kInput" && kind != "kOutput")) {
+            if (why) *why = "is a " + std::string(kind.empty() ? "custom" : kind) + " fusion";
+            return false;
+        }
+        break;
+    }
+    default:
+        if (hloOpcodeIsElementwise(opcode) && opcode != HloOpcode::kMap &&
+            opcode != HloOpcode::kRng)
+            break;
+        if (why) *why = "is a " + std::string(hloOpcodeString(opcode)) + ", which does not fuse";
+        return false;
+    }
+    if (instruction.hasSideEffect()) {
+        if (why) *why = "has side effects";
+        return false;
+    }
+    if (!instruction.controlPredecessors().empty() || !instruction.controlSuccessors().empty()) {
+        if (why) *why = "has control dependencies";
+        return false;
+    }
+    return true;
+}
+
+double elementBytes(const Shape& shape) {
+    const double elements = static_cast<double>(std::max<int64_t>(1, shape.elementCount()));
+    return CostAnalysis::byteSize(shape) / elements;
+}
+
+int64_t bodySize(const HloInstruction& instruction) {
+    if (!isFusionOf(instruction)) return 1;
+    const HloComputation* fused = instruction.fusedComputation();
+    return fused->instructionCount() - fused->parameterCount();
+}
+
+}  // namespace
+
+bool isExpensive(const HloInstruction& instruction) {
+    auto expensive = [](const HloInstruction& x) {
+        const HloOpcode opcode = x.opcode();
+        return CostAnalysis::isTranscendental(opcode) || opcode == HloOpcode::kReduce ||
+               opcode == HloOpcode::kReduceWindow || isDotLike(opcode);
+    };
+    if (!isFusionOf(instruction)) return expensive(instruction);
+    for (const auto& fused : instruction.fusedComputation()->instructions())
+        if (expensive(*fused)) return true;
+    return false;
+}
+
+int64_t distinctUseCount(const HloInstruction& instruction) {
+    // users() holds each user once (HloInstruction keeps it duplicate-free).
+    return instruction.userCount() + (instruction.isRoot() ? 1 : 0);
+}
+
+std::vector<HloComputation*> fusibleComputations(const HloModule& module) {
+    std::vector<HloComputation*> result;
+    if (!module.entryComputation()) return result;
+    std::unordered_set<const HloComputation*> seen{module.entryComputation()};
+    std::vector<HloComputation*> stack{module.entryComputation()};
+    while (!stack.empty()) {
+        HloComputation* computation = stack.back();
+        stack.pop_back();
+        result.push_back(computation);
+        for (const auto& instruction : computation->instructions()) {
+            const HloOpcode opcode = instruction->opcode();
+            if (opcode != HloOpcode::kWhile && opcode != HloOpcode::kConditional &&
+                opcode != HloOpcode::kCall)
+                continue;
+            for (const auto& attribute : instruction->calledComputationAttributes())
+                for (HloComputation* called : attribute.computations)
+                    if (called && seen.insert(called).second) stack.push_back(called);
+        }
+    }
+    return result;
+}
+
+std::optional<FusionReason> checkLimits(const std::vector<const HloInstruction*>& parts,
+                                        const FusionConfig& config, std::string* detail) {
+    // Distinct outside operands, in order of first appearance (small: a
+    // kernel has at most a few hundred operands; a set only past that).
+    std::vector<const HloInstruction*> operands;
+    std::unordered_set<const HloInstruction*> operandSet;
+    constexpr size_t kLinearLimit = 64;
+    auto firstSeen = [&](const HloInstruction* operand) {
+        if (operandSet.empty()) {
+            if (std::find(operands.begin(), operands.end(), operand) != operands.end()) return false;
+            operands.push_back(operand);
+            if (operands.size() > kLinearLimit) operandSet.insert(operands.begin(), operands.end());
+            return true;
+        }
+        if (!operandSet.insert(operand).second) return false;
+        operands.push_back(operand);
+        return true;
+    };
+    int64_t size = 0;
+    int64_t outputs = 0;
+    double onChip = 0;
+    for (const HloInstruction* part : parts) {
+        size += bodySize(*part);
+        outputs += part->shape().isTuple() ? part->shape().tupleCount() : 1;
+        for (const HloInstruction* operand : part->operands()) {
+            if (std::find(parts.begin(), parts.end(), operand) != parts.end() || !firstSeen(operand))
+                continue;
+            const Shape& shape = operand->shape();
+            onChip += std::min(CostAnalysis::byteSize(shape),
+                               static_cast<double>(config.tileElements) * elementBytes(shape));
+        }
+    }
+    // Producer-consumer fusion: the producer's output is no output of the
+    // fused kernel unless it is multi-output (counted by the caller).
+    if (parts.size() == 2 && parts[1] != nullptr &&
+        std::find(parts[1]->operands().begin(), parts[1]->operands().end(), parts[0]) !=
+            parts[1]->operands().end())
+        outputs -= parts[0]->shape().isTuple() ? parts[0]->shape().tupleCount() : 1;
+    const int64_t count = static_cast<int64_t>(operands.size()) + std::max<int64_t>(outputs, 1);
+    if (count > config.maxOperands) {
+        if (detail)
+            *detail = "the fused kernel would take " + std::to_string(count) +
+                      " operands and outputs, more than the " + config.target + " limit of " +
+                      std::to_string(config.maxOperands);
+        return FusionReason::kTooManyOperands;
+    }
+    if (size > config.maxFusedInstructions) {
+        if (detail)
+            *detail = "the fused kernel would hold " + std::to_string(size) +
+                      " instructions, more than max_fused_instructions=" +
+                      std::to_string(config.maxFusedInstructions);
+        return FusionReason::kFusionTooLarge;
+    }
+    if (onChip > config.onChipBudgetBytes) {
+        if (detail)
+            *detail = "the fused operand tiles need about " + humanBytes(onChip) +
+                      " on chip, more than the " + config.target + " budget of " +
+                      humanBytes(config.onChipBudgetBytes);
+        return FusionReason::kBudgetExceeded;
+    }
+    return std::nullopt;
+}
+
+std::optional<FusionReason> checkPair(const HloInstruction& producer,
+                                      const HloInstruction& consumer, const FusionConfig& config,
+                                      std::string* detail, bool multiOutput,
+                                      int64_t producerUses) {
+    // Built only for the explanation of a failure.
+    auto P = [&] { return "%" + producer.name(); };
+    auto C = [&] { return "%" + consumer.name(); };
+    auto fail = [&](FusionReason reason, std::string text) {
+        if (detail) *detail = std::move(text);
+        return reason;
+    };
+    if (config.forbidden(producer, consumer))
+        return fail(FusionReason::kForbiddenByUser, "forbid= names " + P() + ":" + C());
+    std::string why;
+    if (producer.opcode() == HloOpcode::kParameter)
+        return fail(FusionReason::kNotFusibleOp, P() + " is a parameter");
+    if (!fusibleOpcode(producer, &why)) return fail(FusionReason::kNotFusibleOp, P() + " " + why);
+    if (!producer.shape().isArray())
+        return fail(FusionReason::kNotFusibleOp, P() + " does not produce an array");
+    if (endsInReduction(producer))
+        return fail(FusionReason::kReductionNotRoot,
+                    P() + " is a reduction; a reduce can only be the root of its fusion");
+    if (consumer.opcode() == HloOpcode::kParameter || !fusibleOpcode(consumer, &why))
+        return fail(FusionReason::kConsumerIsNotFusible,
+                    C() + (consumer.opcode() == HloOpcode::kParameter ? " is a parameter" : " " + why));
+    if (isDotLike(consumer.opcode()))
+        return fail(FusionReason::kConsumerIsNotFusible,
+                    C() + " is a " + std::string(hloOpcodeString(consumer.opcode())) +
+                        ": its operands are not fused");
+    if (isFusionOf(consumer)) {
+        const HloComputation* fused = consumer.fusedComputation();
+        for (int64_t k = 0; k < consumer.operandCount() && k < fused->parameterCount(); ++k) {
+            if (consumer.operand(k) != &producer || !fused->parameter(k)) continue;
+            for (const HloInstruction* user : fused->parameter(k)->users())
+                if (isDotLike(user->opcode()))
+                    return fail(FusionReason::kConsumerIsNotFusible,
+                                P() + " feeds the " + std::string(hloOpcodeString(user->opcode())) +
+                                    " inside " + C() + ": its operands are not fused");
+        }
+    }
+    if (containsDot(producer) &&
+        (isFusionOf(consumer) || !hloOpcodeIsElementwise(consumer.opcode())))
+        return fail(FusionReason::kNotFusibleOp,
+                    P() + " is a dot/convolution: only an elementwise epilogue can fuse into it");
+    const int64_t uses = producerUses >= 0 ? producerUses : distinctUseCount(producer);
+    if (uses > 1 && !multiOutput && isExpensive(producer)) {
+        const InstructionCost cost = CostAnalysis::of(producer);
+        char buffer[64];
+        std::snprintf(buffer, sizeof buffer, "%.3g GFLOP",
+                      (cost.flops + cost.transcendentals) / 1e9);
+        return fail(FusionReason::kWouldDuplicateExpensiveWork,
+                    P() + " has " + std::to_string(uses) + " users and costs " + buffer +
+                        "; fusing it would recompute it " + std::to_string(uses) + " times");
+    }
+    // Same minor-to-major order (a shape without one is in the default,
+    // descending order); both shapes have the same rank.
+    auto sameLayout = [](const Shape& a, const Shape& b) {
+        auto explicitOrder = [](const Shape& shape) -> const std::vector<int64_t>* {
+            if (shape.hasLayout() && !shape.layout().minorToMajor().empty())
+                return &shape.layout().minorToMajor();
+            return nullptr;
+        };
+        const std::vector<int64_t>* x = explicitOrder(a);
+        const std::vector<int64_t>* y = explicitOrder(b);
+        if (x && y) return *x == *y;
+        if (!x && !y) return true;
+        const std::vector<int64_t>& order = x ? *x : *y;
+        const int64_t rank = x ? b.rank() : a.rank();
+        if (static_cast<int64_t>(order.size()) != rank) return false;
+        for (int64_t i = 0; i < rank; ++i)
+            if (order[static_cast<size_t>(i)] != rank - 1 - i) return false;
+        return true;
+    };
+    if (!isFusionOf(consumer) && hloOpcodeIsElementwise(consumer.opcode()) &&
+        producer.shape().isArray() && producer.shape().rank() >= 2 && consumer.shape().isArray() &&
+        producer.shape().rank() == consumer.shape().rank() &&
+        !sameLayout(producer.shape(), consumer.shape()))
+        return fail(FusionReason::kLayoutMismatch,
+                    P() + " is laid out " + producer.shape().toString() + " but " + C() +
+                        " reads it as " + consumer.shape().toString() +
+                        ": the fused kernel would read it transposed");
+    if (auto reason = checkLimits({&producer, &consumer}, config, detail)) return reason;
+    return std::nullopt;
+}
+
+bool multiOutputCandidate(const HloInstruction& instruction, std::string* why) {
+    const HloOpcode opcode = instruction.opcode();
+    if (opcode == HloOpcode::kReduce) {
+        if (!instruction.shape().isArray()) {
+            if (why) *why = "is a variadic reduce";
+            return false;
+        }
+        return fusibleOpcode(instruction, why);
+    }
+    if (opcode == HloOpcode::kFusion) {
+        if (!fusibleOpcode(instruction, why)) return false;
+        if (instruction.fusionKind() == "kOutput") {
+            if (why) *why = "is a kOutput fusion";
+            return false;
+        }
+        if (instruction.shape().isTuple()) {
+            const HloInstruction* root = instruction.fusedComputation()->root();
+            if (!root || root->opcode() != HloOpcode::kTuple) {
+                if (why) *why = "returns a tuple that is not a tuple of outputs";
+                return false;
+            }
+            if (instruction.isRoot()) {
+                if (why) *why = "is a multi-output root";
+                return false;
+            }
+            for (const HloInstruction* user : instruction.users())
+                if (user->opcode() != HloOpcode::kGetTupleElement) {
+                    if (why) *why = "has a user that is not a get-tuple-element";
+                    return false;
+                }
+        }
+        return true;
+    }
+    if (hloOpcodeIsElementwise(opcode) && instruction.shape().isArray())
+        return fusibleOpcode(instruction, why);
+    if (why) *why = "is a " + std::string(hloOpcodeString(opcode)) + ", not a loop or reduction";
+    return false;
+}
+
+std::string iterationSpace(const HloInstruction& instruction) {
+    std::string key;
+    for (const HloInstruction* root : fusionRoots(instruction)) {
+        std::string one;
+        if (root->opcode() == HloOpcode::kReduce) {
+            one = root->operand(0)->shape().toString(false) + " reduce{";
+            for (int64_t d : root->dimensions()) one += std::to_string(d) + ",";
+            one += "}";
+        } else {
+            one = root->shape().toString(false);
+            one = one.substr(one.find('['));
+        }
+        if (key.empty()) key = one;
+        else if (key != one) return "mixed";
+    }
+    return key;
+}
+
+}  // namespace hloscope::fusion
