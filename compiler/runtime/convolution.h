@@ -23,7 +23,7 @@
 #include <cstdint>
 #include <functional>
 
-#include "core/ir/convolution_geometry.h"
+#include "core/interpreter/convolution_geometry.h"
 #include "core/ir/primitive_type.h"
 #include "core/support/status.h"
 

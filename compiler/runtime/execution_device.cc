@@ -54,6 +54,24 @@ StatusOr<ExecutionDevicePtr> findDevice(const std::string& name) {
     return notFound("unknown execution device '" + name + "' (known: " + known + ")");
 }
 
+StatusOr<PlanExportSummary> ExecutionDevice::exportPlan(const HloModule&, const HloModule&,
+                                                       const PlanExportOptions&) const {
+    return unimplemented("the " + name() +
+                         " device does not write plans for another machine (it runs here)");
+}
+
+StatusOr<std::vector<ImportedPlanRun>> ExecutionDevice::importResults(const std::string&) const {
+    return unimplemented("the " + name() +
+                         " device does not read results from another machine (it runs here)");
+}
+
+StatusOr<ExecutionDevicePtr> findPlanExporter(std::string_view kind) {
+    for (const ExecutionDevicePtr& device : allDevices())
+        if (device->kind() == kind && device->supportsPlanExport()) return device;
+    return failedPrecondition("no registered " + std::string(kind) +
+                              " device writes plans (its backend is not registered)");
+}
+
 void registerDevice(ExecutionDevicePtr device) {
     if (!device) return;
     Registry& r = registry();

@@ -1,7 +1,7 @@
 // ExecutionDevice: something that runs an HLO module on literal arguments and
-// reports how long it took: the reference interpreter today; the CPU JIT, GPU
-// and TPU-simulator backends of later issues implement the same interface so
-// the execution panel and the CLI can measure any of them the same way.
+// reports how long it took: the reference interpreter, the CPU JIT, the GPU and the
+// TPU simulator implement the same interface, so the execution panel and the CLI
+// can measure any of them the same way.
 //
 // A run returns the outputs (the entry result; a tuple result is split into
 // its elements), the wall time of the whole run and the measured time per
@@ -9,6 +9,11 @@
 // interpreter every entry instruction that is a kernel in the performance
 // model's sense, see CostAnalysis::isFree). Runs can be cancelled between
 // instructions (ExecutionOptions::cancel) and report progress as a fraction.
+//
+// A device that runs on another machine (the GPU, through
+// hloscope-gpu-runner) may also write its plan of a module for that machine
+// (exportPlan) and read the machine's results back (importResults); the
+// others refuse both.
 //
 // The device registry (availableDevices) lists every registered device whose
 // available() holds; allDevices() lists them all, with why not for those
@@ -19,6 +24,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -82,6 +88,35 @@ struct ExecutionResult {
     std::vector<std::vector<Literal>> otherDeviceOutputs;
 };
 
+// What exportPlan writes: one plan directory for a run on another machine.
+struct PlanExportOptions {
+    std::string dir;     // the plan directory (created)
+    std::string mode;    // what the plan measures ("unfused", "fused"), recorded in it
+    std::string target;  // the hardware version it is built for ("sm_90"); empty: the device's default
+    uint64_t seed = 42;  // seeds the arguments made for the reference's entry parameters
+};
+
+struct PlanExportSummary {
+    int64_t steps = 0;
+    int64_t kernels = 0;
+};
+
+// One plan's run on another machine, read back by importResults: the
+// outputs checked against the reference interpreter on the plan's inputs.
+struct ImportedPlanRun {
+    std::string dir;   // the plan directory
+    std::string mode;  // the plan's mode
+    std::optional<std::string> machine;  // the device that ran it, as it named itself
+    double wallSeconds = 0;  // median of the timed runs
+    double maxAbsError = 0;
+    bool passed = false;
+    std::string detail;    // the mismatch, empty when passed
+    bool sampled = false;  // some output was checked on a sample of its elements
+    int64_t peakBytes = 0;
+    double compileSeconds = 0;
+    std::vector<MeasuredTime> kernelTimes;
+};
+
 class ExecutionDevice {
 public:
     virtual ~ExecutionDevice() = default;
@@ -110,6 +145,20 @@ public:
     // when it models one ("tpu_v4" for the simulated TPU v4); empty: the
     // device's kind decides (hardwareFamily).
     virtual std::string modelTarget() const { return {}; }
+
+    // Whether the device writes plans for another machine (exportPlan,
+    // importResults); false: both refuse with kUnimplemented.
+    virtual bool supportsPlanExport() const { return false; }
+    // Writes the device's plan of `module` (already through its pipeline)
+    // into options.dir: arguments seeded by options.seed for `reference`'s
+    // entry parameters, and `reference` as the module the machine's outputs
+    // are checked against. Needs no hardware here.
+    virtual StatusOr<PlanExportSummary> exportPlan(const HloModule& module,
+                                                   const HloModule& reference,
+                                                   const PlanExportOptions& options) const;
+    // The runs of the plans under `dir` (`dir` itself when it is one, else
+    // its unfused/ and fused/ plan directories), as the other machine left them.
+    virtual StatusOr<std::vector<ImportedPlanRun>> importResults(const std::string& dir) const;
 };
 
 using ExecutionDevicePtr = std::shared_ptr<const ExecutionDevice>;
@@ -125,7 +174,11 @@ StatusOr<ExecutionDevicePtr> findDevice(const std::string& name);
 // predicts. Empty for the reference interpreter, which models no hardware.
 std::string_view hardwareFamily(std::string_view deviceKind);
 
-// Adds a device to the registry (later issues' backends; tests). A device
+// The first registered device of `kind` whose supportsPlanExport() holds
+// (available here or not), or an error saying that none is registered.
+StatusOr<ExecutionDevicePtr> findPlanExporter(std::string_view kind);
+
+// Adds a device to the registry (the backends, tests). A device
 // with the name of a registered one replaces it.
 void registerDevice(ExecutionDevicePtr device);
 
