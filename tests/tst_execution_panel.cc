@@ -267,9 +267,37 @@ private slots:
                  0);  // not selectable
     }
 
+    // Only the GPU device writes plans for another machine; the devices that
+    // run here refuse, and the registry finds the GPU device as the exporter.
+    void onlyTheGpuDeviceExportsPlans() {
+        registerCpuBackend();
+        registerTpuBackend();
+        registerGpuBackend();
+        auto module = parseHloModule(
+            "HloModule m\n\nENTRY e {\n  p = f32[4] parameter(0)\n  ROOT n = f32[4] negate(p)\n}\n");
+        QVERIFY2(module.isOk(), module.status().toString().c_str());
+        QTemporaryDir dir;
+        PlanExportOptions options;
+        options.dir = dir.filePath(QStringLiteral("plan")).toStdString();
+        for (const ExecutionDevicePtr& device : allDevices()) {
+            const bool gpu = device->name() == "gpu";
+            QCOMPARE(device->supportsPlanExport(), gpu);
+            if (gpu) continue;
+            auto plan = device->exportPlan(**module, **module, options);
+            QVERIFY2(!plan.isOk(), device->name().c_str());
+            QCOMPARE(plan.status().code(), StatusCode::kUnimplemented);
+            QCOMPARE(device->importResults(dir.path().toStdString()).status().code(),
+                     StatusCode::kUnimplemented);
+        }
+        auto exporter = findPlanExporter("gpu");
+        QVERIFY2(exporter.isOk(), exporter.status().toString().c_str());
+        QCOMPARE(QString::fromStdString((*exporter)->name()), QStringLiteral("gpu"));
+    }
+
     // Plans written for a GPU machine; results as the runner would write them
     // (the interpreter's outputs) read back, checked and shown.
     void exportsGpuPlansAndImportsResults() {
+        registerGpuBackend();  // the panel writes and reads plans through the GPU device
         DocumentStatePtr state = makeState("polynomial.hlo", "gpu");
         QVERIFY(state);
         ExecutionPanel panel;

@@ -8,7 +8,7 @@
 #include "compiler/cost/performance_model.h"
 #include "compiler/layout/tpu_tiling.h"
 #include "tests/panel_test_util.h"
-#include "views/estimator/model_figures.h"
+#include "views/model/model_figures.h"
 #include "views/fusion/fusion_decision_model.h"
 #include "views/inspector/inspector_widget.h"
 #include "views/inspector/tiling_diagram.h"

@@ -46,14 +46,14 @@ bool writeFile(const QString& path, const QByteArray& text) {
     return f.open(QIODevice::WriteOnly | QIODevice::Truncate) && f.write(text) == text.size();
 }
 
-// A panel as the other views are: one setState slot, shared selection.
-class ProbePanel : public QLabel {
+// A panel as the other views are: a DocumentPanel (setState), shared selection.
+class ProbePanel : public QLabel, public DocumentPanel {
     Q_OBJECT
 public:
     int states = 0;
     QString selected;
 public slots:
-    void setState(hloscope::DocumentStatePtr state) {
+    void setState(hloscope::DocumentStatePtr state) override {
         ++states;
         setText(state ? QString::fromStdString(state->displayName) : QString());
     }
@@ -193,6 +193,49 @@ private slots:
         QVERIFY(window.showPanel(QStringLiteral("passes")));
         QVERIFY(window.showPanel(QStringLiteral("diff")));
         QVERIFY(!window.showPanel(QStringLiteral("nonexistent")));
+    }
+
+    // Every panel the window shows (its text, diff and passes views and the
+    // standard panels) is in panels(), and each is handed every state.
+    void everyPanelReceivesTheState() {
+        MainWindow window;
+        installStandardPanels(window);
+        QList<DocumentPanel*> shown;
+        for (QWidget* widget : window.findChildren<QWidget*>()) {
+            auto* panel = dynamic_cast<DocumentPanel*>(widget);
+            if (!panel) continue;
+            // A panel inside another (the graph's before view) is fed by that one.
+            bool nested = false;
+            for (QWidget* p = widget->parentWidget(); p; p = p->parentWidget())
+                nested = nested || dynamic_cast<DocumentPanel*>(p) != nullptr;
+            if (!nested) shown.append(panel);
+        }
+        const QList<DocumentPanel*> listed = window.panels();
+        // Text, diff, passes, graph, inspector, fusion, execution, estimator.
+        QCOMPARE(listed.size(), 8);
+        QCOMPARE(shown.size(), listed.size());
+        for (DocumentPanel* panel : shown) QVERIFY(listed.contains(panel));
+        for (DocumentPanel* panel : listed) QCOMPARE(window.deliveredGeneration(panel), -1);
+        QSignalSpy states(&window, &MainWindow::stateChanged);
+        window.openExample(QStringLiteral("sin_plus_exp"));
+        QTRY_VERIFY_WITH_TIMEOUT(states.size() == 1, slow(30000));
+        for (DocumentPanel* panel : listed)
+            QCOMPARE(window.deliveredGeneration(panel), window.state()->generation);
+        QVERIFY(!window.textView()->toPlainText().isEmpty());
+        // A panel added later gets the current state at once, then every new one.
+        auto* late = new ProbePanel;
+        window.addPanel(late, QStringLiteral("Late"));
+        QCOMPARE(late->states, 1);
+        QCOMPARE(window.deliveredGeneration(late), window.state()->generation);
+        window.stepTo(1);
+        QTRY_VERIFY_WITH_TIMEOUT(states.size() == 2, slow(30000));
+        QCOMPARE(late->states, 2);
+        for (DocumentPanel* panel : window.panels())
+            QCOMPARE(window.deliveredGeneration(panel), window.state()->generation);
+        // A panel deleted while the window lives leaves the list.
+        delete late;
+        QCOMPARE(window.panels().size(), 8);
+        QSettings().clear();
     }
 
     void exportText() {

@@ -72,6 +72,36 @@ private slots:
         QCOMPARE(QString::fromStdString(why), QStringLiteral("no such hardware here"));
     }
 
+    // Plan export (ExecutionDevice::exportPlan / importResults) is the GPU
+    // device's: a device that runs here refuses both, writes nothing, and the
+    // registry finds no exporter of a kind none of whose devices exports.
+    void planExportIsRefusedByDevicesThatRunHere() {
+        auto device = findDevice("interpreter");
+        QVERIFY(device.isOk());
+        QVERIFY(!(*device)->supportsPlanExport());
+        auto module = loadExample("mlp.hlo");
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        PlanExportOptions options;
+        options.dir = dir.filePath(QStringLiteral("plan")).toStdString();
+        options.mode = "fused";
+        auto plan = (*device)->exportPlan(*module, *module, options);
+        QVERIFY(!plan.isOk());
+        QCOMPARE(plan.status().code(), StatusCode::kUnimplemented);
+        QVERIFY2(plan.status().message().find("interpreter") != std::string::npos,
+                 plan.status().message().c_str());
+        QVERIFY(!QFileInfo::exists(QString::fromStdString(options.dir)));
+        auto runs = (*device)->importResults(dir.path().toStdString());
+        QVERIFY(!runs.isOk());
+        QCOMPARE(runs.status().code(), StatusCode::kUnimplemented);
+
+        registerDevice(std::make_shared<UnavailableDevice>());  // kind "gpu", exports nothing
+        auto exporter = findPlanExporter("gpu");
+        QVERIFY(!exporter.isOk());
+        QCOMPARE(exporter.status().code(), StatusCode::kFailedPrecondition);
+        QVERIFY(!findPlanExporter("reference").isOk());
+    }
+
     void interpreterMatchesEvaluator() {
         auto module = loadExample("relu_matmul_bias.hlo");
         const auto args = makeRandomArguments(*module->entryComputation(), 7);

@@ -1,4 +1,4 @@
-// Limits on untrusted input (issue 12). Modules arrive from colleagues, bug
+// Limits on untrusted input. Modules arrive from colleagues, bug
 // reports and the internet; every reader checks these before it allocates, and
 // a module beyond one gets a clear error naming the file, line and column (or
 // the instruction) and the limit, never a crash or an exhausted machine.

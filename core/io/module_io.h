@@ -1,5 +1,5 @@
 // Loading a module from a file or text, choosing the format by content
-// (HLO text or JSON; StableHLO arrives with a later issue).
+// (HLO text, JSON or StableHLO).
 #pragma once
 
 #include <memory>

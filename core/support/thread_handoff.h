@@ -1,4 +1,4 @@
-// Hand-offs between threads that ThreadSanitizer cannot see (issue 12).
+// Hand-offs between threads that ThreadSanitizer cannot see.
 //
 // The GUI passes work to background threads and results back through Qt: queued signals and
 // calls, QtConcurrent::run and QFutureWatcher. Qt orders those hand-offs with futexes and
