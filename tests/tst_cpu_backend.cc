@@ -14,7 +14,7 @@
 #include "compiler/backends/cpu/cpu_device.h"
 #include "compiler/backends/cpu/cpu_executable.h"
 #include "compiler/backends/cpu/cpu_kernel_emitter.h"
-#include "compiler/backends/cpu/llvm_jit.h"
+#include "compiler/backends/llvm/llvm_jit.h"
 #include "compiler/runtime/execution_modes.h"
 #include "compiler/runtime/fast_math.h"
 #include "compiler/runtime/thread_pool.h"

@@ -11,7 +11,7 @@
 #include <thread>
 
 #include "compiler/backends/cpu/cpu_executable.h"
-#include "compiler/backends/cpu/llvm_jit.h"
+#include "compiler/backends/llvm/llvm_jit.h"
 #include "compiler/runtime/gemm.h"
 #include "compiler/runtime/thread_pool.h"
 #include "core/ir/collective_groups.h"

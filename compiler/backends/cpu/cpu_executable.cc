@@ -6,6 +6,7 @@
 #include <unordered_set>
 
 #include "compiler/backends/cpu/cpu_executable_internal.h"
+#include "compiler/backends/llvm/dot_plan.h"
 #include "compiler/buffers/buffer_assignment.h"
 #include "compiler/buffers/heap_layout.h"
 #include "compiler/buffers/in_place_update.h"
@@ -57,39 +58,10 @@ std::optional<size_t> leafNumber(const Shape& shape, const std::vector<int64_t>&
     return leaf;
 }
 
-// The dot of a kOutput-style fusion whose other instructions form an
-// elementwise epilogue reading the dot at the output's own index, or nullptr.
-// The dot or convolution of a kOutput fusion whose other instructions are
-// an elementwise epilogue of it over its output's dimensions, or nullptr.
-const HloInstruction* epilogueProducer(const HloInstruction& fusion) {
-    const HloComputation* fused = fusion.fusedComputation();
-    if (!fused || !fusion.shape().isArray()) return nullptr;
-    const HloInstruction* dot = nullptr;
-    for (const auto& instruction : fused->instructions()) {
-        if (instruction->opcode() != HloOpcode::kDot &&
-            instruction->opcode() != HloOpcode::kConvolution)
-            continue;
-        if (dot) return nullptr;
-        dot = instruction.get();
-    }
-    if (!dot || dot == fused->root()) return nullptr;
-    if (dot->shape().dimensions() != fusion.shape().dimensions()) return nullptr;
-    for (const HloInstruction* operand : dot->operands())
-        if (operand->opcode() != HloOpcode::kParameter) return nullptr;
-    // Everything that depends on the dot: elementwise of the output's dimensions.
-    std::unordered_set<const HloInstruction*> dependent{dot};
-    for (const HloInstruction* instruction : fused->postOrder()) {
-        bool depends = false;
-        for (const HloInstruction* operand : instruction->operands())
-            depends = depends || dependent.count(operand);
-        if (!depends) continue;
-        if (!instruction->isElementwise() ||
-            instruction->shape().dimensions() != dot->shape().dimensions())
-            return nullptr;
-        dependent.insert(instruction);
-    }
-    return dependent.count(fused->root()) ? dot : nullptr;
-}
+// The CPU's epilogue fusions (dot_plan.h): a dot, or a convolution its GEMM
+// convolution runs, followed by an epilogue kernel; operands parameters.
+constexpr EpilogueRules kCpuEpilogues{/*convolutions=*/true, /*producerAlone=*/false,
+                                      /*throughCopies=*/false};
 
 }  // namespace
 
@@ -138,40 +110,33 @@ void CpuExecutable::Impl::makeFallback(Thunk& thunk, const Status& why) {
     fallbacks.push_back("%" + thunk.instruction->name() + ": " + message);
 }
 
-Status CpuExecutable::Impl::planThunk(Program& program, Thunk& thunk, CpuKernelEmitter& emitter) {
+// A dispatch over the opcodes whose thunk needs no buffer of its own: parameters, constants,
+// tuples, get-tuple-element and aliases (views of their operand). False for every other.
+StatusOr<bool> CpuExecutable::Impl::planWithoutBuffers(Thunk& thunk) {
     const HloInstruction& instruction = *thunk.instruction;
     const HloOpcode opcode = instruction.opcode();
     const Shape& shape = instruction.shape();
-    auto slot = [&](const HloInstruction* operand) { return program.slotOf.at(operand); };
-    for (const HloInstruction* operand : instruction.operands())
-        thunk.operands.push_back(slot(operand));
-    if (opcode == HloOpcode::kDynamicUpdateSlice && canUpdateInPlace(program, instruction)) {
-        thunk.kind = ThunkKind::kUpdateInPlace;
-        return Status::ok();
-    }
     switch (opcode) {
         case HloOpcode::kParameter:
             thunk.kind = ThunkKind::kParameter;
-            return Status::ok();
+            return true;
         case HloOpcode::kConstant: {
             thunk.kind = ThunkKind::kConstant;
-            auto literal = literalOfConstant(instruction);
-            if (!literal.isOk()) return literal.status();
-            thunk.constant = std::move(*literal);
-            return Status::ok();
+            HLO_ASSIGN_OR_RETURN(thunk.constant, literalOfConstant(instruction));
+            return true;
         }
         case HloOpcode::kTuple:
             thunk.kind = ThunkKind::kTuple;
-            return Status::ok();
+            return true;
         case HloOpcode::kGetTupleElement:
             thunk.kind = ThunkKind::kGetTupleElement;
-            return Status::ok();
+            return true;
         case HloOpcode::kAfterAll:
         case HloOpcode::kAddDependency:
         case HloOpcode::kOptimizationBarrier:
         case HloOpcode::kDomain:
             thunk.kind = opcode == HloOpcode::kAfterAll ? ThunkKind::kEmpty : ThunkKind::kAlias;
-            return Status::ok();
+            return true;
         case HloOpcode::kBitcast: {
             // A view (buffer assignment aliases bitcasts to their operand); a
             // reshape is a copy kernel, since the assignment gives it a buffer
@@ -181,17 +146,18 @@ Status CpuExecutable::Impl::planThunk(Program& program, Thunk& thunk, CpuKernelE
                 from.elementCount() == shape.elementCount() && from.hasDefaultDenseLayout() &&
                 shape.hasDefaultDenseLayout()) {
                 thunk.kind = ThunkKind::kAlias;
-                return Status::ok();
+                return true;
             }
-            break;
+            return false;
         }
         default:
-            break;
+            return false;
     }
-    std::vector<const Shape*> leaves;
-    collectLeaves(shape, leaves);
-    for (const Shape* leaf : leaves) thunk.buffers.push_back(LeafBuffer{-1, denseBytes(*leaf), -1});
+}
 
+StatusOr<bool> CpuExecutable::Impl::planCallees(Thunk& thunk, CpuKernelEmitter& emitter) {
+    const HloInstruction& instruction = *thunk.instruction;
+    const HloOpcode opcode = instruction.opcode();
     auto calleeProgram = [&](const HloComputation* computation,
                              bool privateParameters = false) -> StatusOr<Program*> {
         if (!computation)
@@ -204,15 +170,15 @@ Status CpuExecutable::Impl::planThunk(Program& program, Thunk& thunk, CpuKernelE
         HLO_ASSIGN_OR_RETURN(Program * body, calleeProgram(instruction.whileBody(), true));
         thunk.kind = ThunkKind::kWhile;
         thunk.callees = {condition, body};
-        return Status::ok();
+        return true;
     }
     if (opcode == HloOpcode::kCall) {
         const HloComputation* callee = instruction.toApply();
         if (!callee) callee = instruction.calledComputation("calls");
-        HLO_ASSIGN_OR_RETURN(Program * program_, calleeProgram(callee));
+        HLO_ASSIGN_OR_RETURN(Program * program, calleeProgram(callee));
         thunk.kind = ThunkKind::kCall;
-        thunk.callees = {program_};
-        return Status::ok();
+        thunk.callees = {program};
+        return true;
     }
     if (opcode == HloOpcode::kConditional) {
         const std::vector<HloComputation*> branches = conditionalBranches(instruction);
@@ -220,101 +186,75 @@ Status CpuExecutable::Impl::planThunk(Program& program, Thunk& thunk, CpuKernelE
             return invalidArgument("%" + instruction.name() + ": conditional has no branches");
         thunk.kind = ThunkKind::kConditional;
         for (const HloComputation* branch : branches) {
-            HLO_ASSIGN_OR_RETURN(Program * program_, calleeProgram(branch));
-            thunk.callees.push_back(program_);
+            HLO_ASSIGN_OR_RETURN(Program * program, calleeProgram(branch));
+            thunk.callees.push_back(program);
         }
-        return Status::ok();
+        return true;
     }
-    for (const HloInstruction* operand : instruction.operands())
-        if (!operand->shape().isArray()) {
-            makeFallback(thunk, Status(StatusCode::kUnimplemented,
-                                       "operand %" + operand->name() + " is a tuple"));
-            return Status::ok();
-        }
-    const std::string functionName = "kernel" + std::to_string(functionCounter++);
-    thunk.spec.name = functionName;
-    thunk.spec.replicaId = replicaId;
-    thunk.spec.partitionId = partitionId;
-    thunk.spec.devices = devices;
-    if (opcode == HloOpcode::kDot) {
-        auto plan = planGemm(instruction);
-        if (!plan.isOk()) {
-            Status canonical = planCanonicalDot(thunk, emitter);
-            if (!canonical.isOk()) makeFallback(thunk, plan.status());
-            return Status::ok();
-        }
-        thunk.kind = ThunkKind::kGemm;
-        thunk.plan = *plan;
-        thunk.gemmOperands = {thunk.operands[0], thunk.operands[1]};
-        ++kernels;
-        return Status::ok();
+    return false;
+}
+
+void CpuExecutable::Impl::planDotThunk(Thunk& thunk, CpuKernelEmitter& emitter) {
+    auto plan = planGemm(*thunk.instruction);
+    if (!plan.isOk()) {
+        Status canonical = planCanonicalDot(thunk, emitter);
+        if (!canonical.isOk()) makeFallback(thunk, plan.status());
+        return;
     }
-    // A convolution the im2col + GEMM runtime takes; any other (bf16,
-    // integers, batch groups, ...) is an element-wise kernel below.
-    if (opcode == HloOpcode::kConvolution) {
-        if (auto plan = planConvolution(instruction); plan.isOk()) {
-            thunk.kind = ThunkKind::kConvolution;
-            thunk.convolution = std::make_shared<const ConvPlan>(std::move(*plan));
-            ++kernels;
-            return Status::ok();
-        }
+    thunk.kind = ThunkKind::kGemm;
+    thunk.plan = *plan;
+    thunk.gemmOperands = {thunk.operands[0], thunk.operands[1]};
+    ++kernels;
+}
+
+Status CpuExecutable::Impl::planFusionSpec(Thunk& thunk, CpuKernelEmitter& emitter) {
+    const HloInstruction& instruction = *thunk.instruction;
+    const Shape& shape = instruction.shape();
+    const HloComputation* fused = instruction.fusedComputation();
+    for (int64_t i = 0; i < fused->parameterCount(); ++i) {
+        thunk.spec.leaves.push_back(fused->parameter(i));
+        thunk.leafOperands.push_back(static_cast<int>(fused->parameter(i)->parameterNumber()));
     }
     Status failure = Status::ok();
-    if (opcode == HloOpcode::kFusion) {
-        const HloComputation* fused = instruction.fusedComputation();
-        if (!fused)
-            return invalidArgument("%" + instruction.name() + ": fusion without a computation");
-        for (int64_t i = 0; i < fused->parameterCount(); ++i) {
-            thunk.spec.leaves.push_back(fused->parameter(i));
-            thunk.leafOperands.push_back(static_cast<int>(fused->parameter(i)->parameterNumber()));
+    const HloInstruction* producer = epilogueProducer(instruction, kCpuEpilogues);
+    thunk.epilogueInPlace = producer && shape.isArray() &&
+                            primitive_util::byteWidth(shape.elementType()) ==
+                                primitive_util::byteWidth(producer->shape().elementType());
+    if (producer && producer->opcode() == HloOpcode::kConvolution) {
+        auto plan = planConvolution(*producer);
+        if (plan.isOk()) {
+            thunk.spec.leaves.push_back(producer);
+            thunk.leafOperands.push_back(-1);
+            thunk.gemmOperands = {
+                thunk.operands[static_cast<size_t>(producer->operand(0)->parameterNumber())],
+                thunk.operands[static_cast<size_t>(producer->operand(1)->parameterNumber())]};
+            thunk.scratch.bytes = thunk.epilogueInPlace ? 0 : denseBytes(producer->shape());
+            thunk.convolution = std::make_shared<const ConvPlan>(std::move(*plan));
+            thunk.kind = ThunkKind::kConvolutionEpilogue;
+        } else {
+            // Not for the GEMM runtime: the whole fusion element by element.
+            thunk.epilogueInPlace = false;
         }
-        const HloInstruction* producer = epilogueProducer(instruction);
-        thunk.epilogueInPlace = producer && shape.isArray() &&
-                                primitive_util::byteWidth(shape.elementType()) ==
-                                    primitive_util::byteWidth(producer->shape().elementType());
-        if (producer && producer->opcode() == HloOpcode::kConvolution) {
-            auto plan = planConvolution(*producer);
-            if (plan.isOk()) {
-                thunk.spec.leaves.push_back(producer);
-                thunk.leafOperands.push_back(-1);
-                thunk.gemmOperands = {
-                    thunk.operands[static_cast<size_t>(producer->operand(0)->parameterNumber())],
-                    thunk.operands[static_cast<size_t>(producer->operand(1)->parameterNumber())]};
-                thunk.scratch.bytes = thunk.epilogueInPlace ? 0 : denseBytes(producer->shape());
-                thunk.convolution = std::make_shared<const ConvPlan>(std::move(*plan));
-                thunk.kind = ThunkKind::kConvolutionEpilogue;
-            } else {
-                // Not for the GEMM runtime: the whole fusion element by element.
-                thunk.epilogueInPlace = false;
-            }
-        } else if (const HloInstruction* dot = producer) {
-            Status plan = planDotOperands(thunk, *dot, emitter);
-            if (plan.isOk()) {
-                thunk.spec.leaves.push_back(dot);
-                thunk.leafOperands.push_back(-1);
-                thunk.gemmOperands = {
-                    thunk.operands[static_cast<size_t>(dot->operand(0)->parameterNumber())],
-                    thunk.operands[static_cast<size_t>(dot->operand(1)->parameterNumber())]};
-                thunk.dotElementBytes = primitive_util::byteWidth(dot->shape().elementType());
-                thunk.kind = ThunkKind::kGemmEpilogue;
-            } else {
-                failure = plan;
-            }
+    } else if (const HloInstruction* dot = producer) {
+        Status plan = planDotOperands(thunk, *dot, emitter);
+        if (plan.isOk()) {
+            thunk.spec.leaves.push_back(dot);
+            thunk.leafOperands.push_back(-1);
+            thunk.gemmOperands = {
+                thunk.operands[static_cast<size_t>(dot->operand(0)->parameterNumber())],
+                thunk.operands[static_cast<size_t>(dot->operand(1)->parameterNumber())]};
+            thunk.dotElementBytes = primitive_util::byteWidth(dot->shape().elementType());
+            thunk.kind = ThunkKind::kGemmEpilogue;
+        } else {
+            failure = plan;
         }
-        thunk.spec.addOutputs(*fused->root());
-    } else if (isKernelOpcode(opcode)) {
-        std::unordered_set<const HloInstruction*> seen;
-        for (int64_t i = 0; i < instruction.operandCount(); ++i) {
-            if (seen.insert(instruction.operand(i)).second) {
-                thunk.spec.leaves.push_back(instruction.operand(i));
-                thunk.leafOperands.push_back(static_cast<int>(i));
-            }
-        }
-        thunk.spec.addOutputs(instruction);
-    } else {
-        failure = Status(StatusCode::kUnimplemented, std::string(hloOpcodeString(opcode)) +
-                                                         " is not compiled by the CPU backend");
     }
+    thunk.spec.addOutputs(*fused->root());
+    return failure;
+}
+
+void CpuExecutable::Impl::planKernelThunk(Thunk& thunk, const std::vector<const Shape*>& leaves,
+                                          CpuKernelEmitter& emitter, Status failure) {
     if (failure.isOk() && thunk.spec.outputs.size() != thunk.buffers.size())
         failure =
             Status(StatusCode::kUnimplemented, "kernel outputs do not match the result's leaves");
@@ -332,11 +272,75 @@ Status CpuExecutable::Impl::planThunk(Program& program, Thunk& thunk, CpuKernelE
             thunk.outputElements = std::max<int64_t>(leaves.front()->elementCount(), 0);
             for (const Shape* leaf : leaves) thunk.outputBytes.push_back(denseBytes(*leaf));
             ++kernels;
-            return Status::ok();
+            return;
         }
         failure = info.status();
     }
     makeFallback(thunk, failure);
+}
+
+// The thunk of one instruction: an in-place update, one without buffers (planWithoutBuffers),
+// a call of other programs (planCallees), a GEMM, a GEMM convolution, or a kernel (with a GEMM
+// or convolution before it for an epilogue fusion); the interpreter where no kernel is made.
+Status CpuExecutable::Impl::planThunk(Program& program, Thunk& thunk, CpuKernelEmitter& emitter) {
+    const HloInstruction& instruction = *thunk.instruction;
+    const HloOpcode opcode = instruction.opcode();
+    for (const HloInstruction* operand : instruction.operands())
+        thunk.operands.push_back(program.slotOf.at(operand));
+    if (opcode == HloOpcode::kDynamicUpdateSlice && canUpdateInPlace(program, instruction)) {
+        thunk.kind = ThunkKind::kUpdateInPlace;
+        return Status::ok();
+    }
+    HLO_ASSIGN_OR_RETURN(const bool viewed, planWithoutBuffers(thunk));
+    if (viewed) return Status::ok();
+    std::vector<const Shape*> leaves;
+    collectLeaves(instruction.shape(), leaves);
+    for (const Shape* leaf : leaves) thunk.buffers.push_back(LeafBuffer{-1, denseBytes(*leaf), -1});
+    HLO_ASSIGN_OR_RETURN(const bool called, planCallees(thunk, emitter));
+    if (called) return Status::ok();
+    for (const HloInstruction* operand : instruction.operands())
+        if (!operand->shape().isArray()) {
+            makeFallback(thunk, Status(StatusCode::kUnimplemented,
+                                       "operand %" + operand->name() + " is a tuple"));
+            return Status::ok();
+        }
+    thunk.spec.name = "kernel" + std::to_string(functionCounter++);
+    thunk.spec.replicaId = replicaId;
+    thunk.spec.partitionId = partitionId;
+    thunk.spec.devices = devices;
+    if (opcode == HloOpcode::kDot) {
+        planDotThunk(thunk, emitter);
+        return Status::ok();
+    }
+    // A convolution the im2col + GEMM runtime takes; any other (bf16,
+    // integers, batch groups, ...) is an element-wise kernel below.
+    if (opcode == HloOpcode::kConvolution) {
+        if (auto plan = planConvolution(instruction); plan.isOk()) {
+            thunk.kind = ThunkKind::kConvolution;
+            thunk.convolution = std::make_shared<const ConvPlan>(std::move(*plan));
+            ++kernels;
+            return Status::ok();
+        }
+    }
+    Status failure = Status::ok();
+    if (opcode == HloOpcode::kFusion) {
+        if (!instruction.fusedComputation())
+            return invalidArgument("%" + instruction.name() + ": fusion without a computation");
+        failure = planFusionSpec(thunk, emitter);
+    } else if (isKernelOpcode(opcode)) {
+        std::unordered_set<const HloInstruction*> seen;
+        for (int64_t i = 0; i < instruction.operandCount(); ++i) {
+            if (seen.insert(instruction.operand(i)).second) {
+                thunk.spec.leaves.push_back(instruction.operand(i));
+                thunk.leafOperands.push_back(static_cast<int>(i));
+            }
+        }
+        thunk.spec.addOutputs(instruction);
+    } else {
+        failure = Status(StatusCode::kUnimplemented, std::string(hloOpcodeString(opcode)) +
+                                                         " is not compiled by the CPU backend");
+    }
+    planKernelThunk(thunk, leaves, emitter, failure);
     return Status::ok();
 }
 
@@ -375,32 +379,12 @@ Status CpuExecutable::Impl::permuteDotOperands(Thunk& thunk, const HloInstructio
     if (!numbers || !numbers->lhsRaggedDimensions.empty() || !numbers->rhsGroupDimensions.empty())
         return Status(StatusCode::kUnimplemented, "not a dot_general");
     HloInstruction* sides[2] = {dot.operand(0), dot.operand(1)};
-    const std::vector<int64_t>* batch[2] = {&numbers->lhsBatchDimensions,
-                                            &numbers->rhsBatchDimensions};
-    const std::vector<int64_t>* contracting[2] = {&numbers->lhsContractingDimensions,
-                                                  &numbers->rhsContractingDimensions};
     HloInstruction* canonicalOperands[2];
     for (int side = 0; side < 2; ++side) {
         const Shape& shape = sides[side]->shape();
         if (!shape.isArray()) return Status(StatusCode::kUnimplemented, "tuple operand");
-        std::vector<int64_t> order(batch[side]->begin(), batch[side]->end());
-        std::vector<int64_t> free;
-        for (int64_t d = 0; d < shape.rank(); ++d)
-            if (std::find(batch[side]->begin(), batch[side]->end(), d) == batch[side]->end() &&
-                std::find(contracting[side]->begin(), contracting[side]->end(), d) ==
-                    contracting[side]->end())
-                free.push_back(d);
-        if (side == 0) {
-            order.insert(order.end(), free.begin(), free.end());
-            order.insert(order.end(), contracting[side]->begin(), contracting[side]->end());
-        } else {
-            order.insert(order.end(), contracting[side]->begin(), contracting[side]->end());
-            order.insert(order.end(), free.begin(), free.end());
-        }
-        bool identity = true;
-        for (size_t i = 0; i < order.size(); ++i)
-            identity = identity && order[i] == static_cast<int64_t>(i);
-        if (identity) {
+        const std::vector<int64_t> order = gemmOperandOrder(*numbers, side, shape.rank());
+        if (isIdentityOrder(order)) {
             canonicalOperands[side] = sides[side];
             continue;
         }
@@ -411,7 +395,7 @@ Status CpuExecutable::Impl::permuteDotOperands(Thunk& thunk, const HloInstructio
             HloOpcode::kTranspose, dot.name() + ".operand" + std::to_string(side), permutedShape);
         transpose->setDimensions(order);
         transpose->appendOperand(sides[side]);
-        CpuKernelSpec spec;
+        KernelSpec spec;
         spec.name = "kernel" + std::to_string(functionCounter++);
         spec.replicaId = replicaId;
         spec.partitionId = partitionId;
@@ -428,18 +412,8 @@ Status CpuExecutable::Impl::permuteDotOperands(Thunk& thunk, const HloInstructio
         canonicalOperands[side] = transpose.get();
         synthetic.push_back(std::move(transpose));
     }
-    const int64_t batchRank = static_cast<int64_t>(numbers->lhsBatchDimensions.size());
-    const int64_t contractingRank = static_cast<int64_t>(numbers->lhsContractingDimensions.size());
-    DotDimensionNumbers canonical;
-    for (int64_t i = 0; i < batchRank; ++i) {
-        canonical.lhsBatchDimensions.push_back(i);
-        canonical.rhsBatchDimensions.push_back(i);
-    }
-    const int64_t lhsRank = canonicalOperands[0]->shape().rank();
-    for (int64_t i = 0; i < contractingRank; ++i) {
-        canonical.lhsContractingDimensions.push_back(lhsRank - contractingRank + i);
-        canonical.rhsContractingDimensions.push_back(batchRank + i);
-    }
+    const DotDimensionNumbers canonical =
+        gemmDotNumbers(*numbers, canonicalOperands[0]->shape().rank());
     Shape resultShape(dot.shape().elementType(), dot.shape().dimensions());
     auto canonicalDot =
         std::make_unique<HloInstruction>(HloOpcode::kDot, dot.name() + ".canonical", resultShape);

@@ -51,7 +51,7 @@ inline constexpr int64_t kCpuParallelMinWork = 32768;
 
 struct CpuCompileOptions {
     // A kernel whose outputs total at least this many bytes writes them with
-    // non-temporal stores (CpuKernelSpec::streamOutputs); -1: the size of
+    // non-temporal stores (KernelSpec::streamOutputs); -1: the size of
     // the last-level cache (compiler/runtime/host_caches.h; 32 MiB when
     // unknown).
     int64_t streamingStoreBytes = -1;

@@ -13,7 +13,7 @@
 
 #include "compiler/backends/cpu/cpu_executable.h"
 #include "compiler/backends/cpu/cpu_kernel_emitter.h"
-#include "compiler/backends/cpu/llvm_jit.h"
+#include "compiler/backends/llvm/llvm_jit.h"
 #include "compiler/runtime/convolution.h"
 #include "compiler/runtime/gemm.h"
 #include "core/ir/literal.h"
@@ -73,7 +73,7 @@ struct Thunk {
     std::vector<int> operands;         // slots of the operands
     std::vector<LeafBuffer> buffers;   // leaves this thunk defines (kernels, gemm, control flow)
     // kKernel / kGemmEpilogue / kConvolutionEpilogue
-    CpuKernelSpec spec;
+    KernelSpec spec;
     std::vector<int> leafOperands;     // per spec leaf: index into operands; -1: the dot (epilogue)
     CpuKernelInfo info;
     CpuKernelFunction kernel = nullptr;
@@ -162,6 +162,15 @@ struct CpuExecutable::Impl {
     StatusOr<Program*> buildProgram(const HloComputation& computation, bool isEntry,
                                     CpuKernelEmitter& emitter, bool privateParameters = false);
     Status planThunk(Program& program, Thunk& thunk, CpuKernelEmitter& emitter);
+    // Steps of planThunk: a thunk without buffers of its own (true when planned), a while, call or conditional (true when planned), a
+    // dot, a fusion's kernel spec (its GEMM or convolution planned first where it has one; the
+    // reason it cannot be a kernel, or OK) and the kernel itself (the interpreter on failure).
+    StatusOr<bool> planWithoutBuffers(Thunk& thunk);
+    StatusOr<bool> planCallees(Thunk& thunk, CpuKernelEmitter& emitter);
+    void planDotThunk(Thunk& thunk, CpuKernelEmitter& emitter);
+    Status planFusionSpec(Thunk& thunk, CpuKernelEmitter& emitter);
+    void planKernelThunk(Thunk& thunk, const std::vector<const Shape*>& leaves,
+                         CpuKernelEmitter& emitter, Status failure);
     Status planCanonicalDot(Thunk& thunk, CpuKernelEmitter& emitter);
     // thunk.plan for `dot` (the thunk's own or an epilogue fusion's), with
     // transpose kernels for operands whose dimensions are not in GEMM order.

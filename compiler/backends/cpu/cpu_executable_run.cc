@@ -161,6 +161,11 @@ public:
 
 private:
     Status runThunk(Program& program, size_t slot, const std::vector<RtValue>& parameters);
+    // The thunk kinds that run other programs, and the interpreter's fallback; each sets the
+    // thunk's value.
+    Status runWhile(Program& program, Thunk& thunk, RtValue& value);
+    Status runConditional(Program& program, Thunk& thunk, RtValue& value);
+    Status runFallback(Program& program, size_t slot, RtValue& value);
     uint8_t* bufferPointer(Program& program, const LeafBuffer& buffer) {
         if (buffer.output >= 0) return m_impl.outputPointers[static_cast<size_t>(buffer.output)];
         return program.arena.get() + buffer.offset;
@@ -406,6 +411,7 @@ void Runner::runConvolutionEpilogue(Program& program, Thunk& thunk) {
     runElements(thunk.kernel, pointers.data(), thunk.outputElements, 1);
 }
 
+// A dispatch over the thunk kinds.
 Status Runner::runThunk(Program& program, size_t slot, const std::vector<RtValue>& parameters) {
     Thunk& thunk = program.thunks[slot];
     RtValue& value = program.values[slot];
@@ -464,25 +470,8 @@ Status Runner::runThunk(Program& program, size_t slot, const std::vector<RtValue
         value = ownValue(program, thunk);
         runConvolutionEpilogue(program, thunk);
         return Status::ok();
-    case ThunkKind::kWhile: {
-        value = ownValue(program, thunk);
-        copyValue(instruction.shape(), operandValue(0), value);
-        Program& condition = *thunk.callees[0];
-        Program& body = *thunk.callees[1];
-        for (int64_t iteration = 0;; ++iteration) {
-            if (m_context.cancelled()) return Status(StatusCode::kCancelled, "run cancelled");
-            if (iteration >= m_context.options.maxWhileIterations)
-                return Status(StatusCode::kResourceExhausted,
-                              "%" + instruction.name() + ": more than " +
-                                  std::to_string(m_context.options.maxWhileIterations) + " iterations");
-            HLO_RETURN_IF_ERROR(runProgram(condition, {value}));
-            const RtValue& predicate = condition.values[static_cast<size_t>(condition.rootSlot)];
-            if (!predicate.data || *predicate.data == 0) break;
-            HLO_RETURN_IF_ERROR(runProgram(body, {value}));
-            copyValue(instruction.shape(), body.values[static_cast<size_t>(body.rootSlot)], value);
-        }
-        return Status::ok();
-    }
+    case ThunkKind::kWhile:
+        return runWhile(program, thunk, value);
     case ThunkKind::kCall: {
         value = ownValue(program, thunk);
         std::vector<RtValue> arguments;
@@ -492,51 +481,88 @@ Status Runner::runThunk(Program& program, size_t slot, const std::vector<RtValue
         copyValue(instruction.shape(), callee.values[static_cast<size_t>(callee.rootSlot)], value);
         return Status::ok();
     }
-    case ThunkKind::kConditional: {
-        value = ownValue(program, thunk);
-        const RtValue& selector = operandValue(0);
-        const PrimitiveType type = instruction.operand(0)->shape().elementType();
-        const auto branches = static_cast<int64_t>(thunk.callees.size());
-        int64_t branch = 0;
-        if (type == PrimitiveType::PRED) {
-            branch = selector.data && *selector.data ? 0 : 1;
-        } else {
-            int32_t index = 0;
-            if (selector.data) std::memcpy(&index, selector.data, sizeof(index));
-            branch = index < 0 || index >= branches ? branches - 1 : index;
-        }
-        if (static_cast<size_t>(branch) + 1 >= thunk.operands.size())
-            return internalError("%" + instruction.name() + ": no operand for branch " + std::to_string(branch));
-        Program& callee = *thunk.callees[static_cast<size_t>(branch)];
-        HLO_RETURN_IF_ERROR(runProgram(callee, {operandValue(static_cast<size_t>(branch) + 1)}));
-        copyValue(instruction.shape(), callee.values[static_cast<size_t>(callee.rootSlot)], value);
-        return Status::ok();
-    }
-    case ThunkKind::kFallback: {
-        std::vector<Literal> operands;
-        operands.reserve(thunk.operands.size());
-        for (size_t i = 0; i < thunk.operands.size(); ++i)
-            operands.push_back(literalOfValue(instruction.operand(static_cast<int64_t>(i))->shape(), operandValue(i)));
-        std::vector<const Literal*> pointers;
-        for (const Literal& operand : operands) pointers.push_back(&operand);
-        HLO_ASSIGN_OR_RETURN(Literal result, m_context.evaluator.evaluate(instruction, pointers));
-        if (!holdsDeclared(result, instruction.shape()))
-            return Status(StatusCode::kInvalidArgument,
-                          "%" + instruction.name() + ": the interpreter gives " +
-                              result.shape().toString(false) + " where the instruction declares " +
-                              instruction.shape().toString(false));
-        program.owned[slot] = std::move(result);
-        value = valueOfLiteral(program.owned[slot]);
-        if (!thunk.buffers.empty()) {
-            // Into its buffers when it has some (entry outputs written in place).
-            RtValue own = ownValue(program, thunk);
-            copyValue(instruction.shape(), value, own);
-            value = own;
-        }
-        return Status::ok();
-    }
+    case ThunkKind::kConditional:
+        return runConditional(program, thunk, value);
+    case ThunkKind::kFallback:
+        return runFallback(program, slot, value);
     }
     return internalError("unknown thunk kind");
+}
+
+Status Runner::runWhile(Program& program, Thunk& thunk, RtValue& value) {
+    const HloInstruction& instruction = *thunk.instruction;
+    const RtValue& init = program.values[static_cast<size_t>(thunk.operands[0])];
+    value = ownValue(program, thunk);
+    copyValue(instruction.shape(), init, value);
+    Program& condition = *thunk.callees[0];
+    Program& body = *thunk.callees[1];
+    for (int64_t iteration = 0;; ++iteration) {
+        if (m_context.cancelled()) return Status(StatusCode::kCancelled, "run cancelled");
+        if (iteration >= m_context.options.maxWhileIterations)
+            return Status(StatusCode::kResourceExhausted,
+                          "%" + instruction.name() + ": more than " +
+                              std::to_string(m_context.options.maxWhileIterations) + " iterations");
+        HLO_RETURN_IF_ERROR(runProgram(condition, {value}));
+        const RtValue& predicate = condition.values[static_cast<size_t>(condition.rootSlot)];
+        if (!predicate.data || *predicate.data == 0) break;
+        HLO_RETURN_IF_ERROR(runProgram(body, {value}));
+        copyValue(instruction.shape(), body.values[static_cast<size_t>(body.rootSlot)], value);
+    }
+    return Status::ok();
+}
+
+Status Runner::runConditional(Program& program, Thunk& thunk, RtValue& value) {
+    const HloInstruction& instruction = *thunk.instruction;
+    auto operandValue = [&](size_t i) -> const RtValue& {
+        return program.values[static_cast<size_t>(thunk.operands[i])];
+    };
+    value = ownValue(program, thunk);
+    const RtValue& selector = operandValue(0);
+    const PrimitiveType type = instruction.operand(0)->shape().elementType();
+    const auto branches = static_cast<int64_t>(thunk.callees.size());
+    int64_t branch = 0;
+    if (type == PrimitiveType::PRED) {
+        branch = selector.data && *selector.data ? 0 : 1;
+    } else {
+        int32_t index = 0;
+        if (selector.data) std::memcpy(&index, selector.data, sizeof(index));
+        branch = index < 0 || index >= branches ? branches - 1 : index;
+    }
+    if (static_cast<size_t>(branch) + 1 >= thunk.operands.size())
+        return internalError("%" + instruction.name() + ": no operand for branch " + std::to_string(branch));
+    Program& callee = *thunk.callees[static_cast<size_t>(branch)];
+    HLO_RETURN_IF_ERROR(runProgram(callee, {operandValue(static_cast<size_t>(branch) + 1)}));
+    copyValue(instruction.shape(), callee.values[static_cast<size_t>(callee.rootSlot)], value);
+    return Status::ok();
+}
+
+Status Runner::runFallback(Program& program, size_t slot, RtValue& value) {
+    Thunk& thunk = program.thunks[slot];
+    const HloInstruction& instruction = *thunk.instruction;
+    auto operandValue = [&](size_t i) -> const RtValue& {
+        return program.values[static_cast<size_t>(thunk.operands[i])];
+    };
+    std::vector<Literal> operands;
+    operands.reserve(thunk.operands.size());
+    for (size_t i = 0; i < thunk.operands.size(); ++i)
+        operands.push_back(literalOfValue(instruction.operand(static_cast<int64_t>(i))->shape(), operandValue(i)));
+    std::vector<const Literal*> pointers;
+    for (const Literal& operand : operands) pointers.push_back(&operand);
+    HLO_ASSIGN_OR_RETURN(Literal result, m_context.evaluator.evaluate(instruction, pointers));
+    if (!holdsDeclared(result, instruction.shape()))
+        return Status(StatusCode::kInvalidArgument,
+                      "%" + instruction.name() + ": the interpreter gives " +
+                          result.shape().toString(false) + " where the instruction declares " +
+                          instruction.shape().toString(false));
+    program.owned[slot] = std::move(result);
+    value = valueOfLiteral(program.owned[slot]);
+    if (!thunk.buffers.empty()) {
+        // Into its buffers when it has some (entry outputs written in place).
+        RtValue own = ownValue(program, thunk);
+        copyValue(instruction.shape(), value, own);
+        value = own;
+    }
+    return Status::ok();
 }
 
 Status Runner::runProgram(Program& program, const std::vector<RtValue>& parameters) {

@@ -2,328 +2,24 @@
 
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/Function.h>
-#include <llvm/IR/GlobalVariable.h>
-#include <llvm/IR/Intrinsics.h>
-#include <llvm/Support/raw_ostream.h>
 
 #include <algorithm>
 #include <map>
-#include <unordered_map>
 #include <unordered_set>
 
-#include "compiler/backends/cpu/cpu_codegen_internal.h"
-#include "compiler/backends/cpu/cpu_elemental.h"
-#include "compiler/backends/cpu/kernel_gen_internal.h"
-#include "compiler/cost/cost_analysis.h"
-#include "compiler/fusion/row_fusion.h"
-#include "core/ir/hlo_computation.h"
-#include "core/interpreter/interpreter.h"
+#include "compiler/backends/cpu/cpu_kernel_gen_internal.h"
+#include "compiler/backends/llvm/llvm_jit_internal.h"
 
 namespace hloscope {
 
 namespace cpu_internal {
 
-using llvm::Value;
-
-Value* KernelGen::linearOf(const Index& index) {
-    if (index.linear) return index.linear;
-    Value* linear = c64(0);
-    for (size_t d = 0; d < index.dims.size(); ++d)
-        linear = m_b.CreateAdd(m_b.CreateMul(linear, c64(index.dims[d])), index.multi[d]);
-    return linear;
-}
-
-Value* KernelGen::multiOf(const Index& index, size_t d) {
-    if (!index.multi.empty()) return index.multi[d];
-    int64_t stride = 1;
-    for (size_t e = d + 1; e < index.dims.size(); ++e) stride *= index.dims[e];
-    Value* v = index.linear;
-    if (stride != 1) v = m_b.CreateUDiv(v, c64(stride));
-    if (d > 0) v = m_b.CreateURem(v, c64(index.dims[d]));
-    return v;
-}
-
-StatusOr<Index> KernelGen::sameOrScalar(const HloInstruction& user, const HloInstruction& operand,
-                                        const Index& index) {
-    if (operand.shape().dimensions() == index.dims) return index;
-    if (operand.shape().isScalar()) return scalarIndex();
-    return unsupportedAt(user,
-                         "operand %" + operand.name() + " has other dimensions than the result");
-}
-
-Value* KernelGen::load(const HloInstruction& leaf, Value* base, const Index& index) {
-    const PrimitiveType type = leaf.shape().elementType();
-    llvm::Type* memory = m_elemental.memoryType(type);
-    Value* address = m_b.CreateInBoundsGEP(memory, base, linearOf(index));
-    Value* value = m_b.CreateLoad(memory, address);
-    return m_elemental.fromMemory(type, value);
-}
-
-StatusOr<Value*> KernelGen::loadConstant(const HloInstruction& constant, const Index& index) {
-    auto found = m_constantValues.find(&constant);
-    if (found == m_constantValues.end()) {
-        HLO_ASSIGN_OR_RETURN(Literal literal, literalOfConstant(constant));
-        found = m_constantValues.emplace(&constant, std::move(literal)).first;
-    }
-    const Literal& literal = found->second;
-    const PrimitiveType type = constant.shape().elementType();
-    if (literal.elementCount() == 1) return m_elemental.constant(type, literal, 0);
-    auto global = m_constantGlobals.find(&constant);
-    if (global == m_constantGlobals.end()) {
-        llvm::Type* memory = m_elemental.memoryType(type);
-        const auto* bytes = static_cast<const char*>(literal.untypedData());
-        llvm::Constant* data = llvm::ConstantDataArray::getRaw(
-            llvm::StringRef(bytes, static_cast<size_t>(literal.sizeInBytes())),
-            static_cast<uint64_t>(literal.elementCount()), memory);
-        auto* variable = new llvm::GlobalVariable(*m_impl.module, data->getType(), true,
-                                                  llvm::GlobalValue::PrivateLinkage, data,
-                                                  "constant." + std::to_string(m_impl.constants++));
-        variable->setAlignment(llvm::Align(64));
-        global = m_constantGlobals.emplace(&constant, variable).first;
-    }
-    return load(constant, global->second, index);
-}
-
-StatusOr<Value*> KernelGen::gen(const HloInstruction& instruction, const Index& index) {
-    const auto key = std::make_pair(&instruction, index.id);
-    if (auto it = m_cache.find(key); it != m_cache.end()) return it->second.front();
-    if (index.id == m_row.elementIndexId && !m_row.rowBuffers.empty())
-        if (auto it = m_row.rowBuffers.find(&instruction); it != m_row.rowBuffers.end()) {
-            llvm::Type* type = m_elemental.memoryType(instruction.shape().elementType());
-            Value* stored =
-                m_b.CreateLoad(type, m_b.CreateInBoundsGEP(type, it->second, m_row.column));
-            Value* value = m_elemental.fromMemory(instruction.shape().elementType(), stored);
-            m_cache[key] = {value};
-            return value;
-        }
-    HLO_ASSIGN_OR_RETURN(Value * value, genUncached(instruction, index));
-    m_cache[key] = {value};
-    return value;
-}
-
-StatusOr<Value*> KernelGen::genUncached(const HloInstruction& instruction, const Index& index) {
-    if (auto it = m_env.find(&instruction); it != m_env.end()) return it->second;
-    if (auto it = m_leafPointers.find(&instruction); it != m_leafPointers.end())
-        return load(instruction, it->second, index);
-    const Shape& shape = instruction.shape();
-    if (instruction.opcode() != HloOpcode::kGetTupleElement) {
-        if (!shape.isArray())
-            return unsupportedAt(instruction,
-                                 "a " + shape.toString(false) + " value inside a kernel");
-        // Bounded dynamic dimensions hold their bound, as in the interpreter.
-        for (int64_t d = 0; d < shape.rank(); ++d)
-            if (shape.isUnboundedDimension(d))
-                return unsupportedAt(instruction, "unbounded dynamic shape");
-        if (!m_elemental.supported(shape.elementType()))
-            return unsupportedAt(
-                instruction,
-                "element type " + std::string(primitive_util::name(shape.elementType())));
-    }
-    const HloOpcode opcode = instruction.opcode();
-    switch (opcode) {
-        case HloOpcode::kParameter:
-            return unsupportedAt(instruction, "parameter without a buffer (internal)");
-        case HloOpcode::kConstant:
-            return loadConstant(instruction, index);
-        case HloOpcode::kIota: {
-            Value* position = multiOf(index, static_cast<size_t>(instruction.iotaDimension()));
-            return m_elemental.fromIndex(shape.elementType(), position);
-        }
-        case HloOpcode::kBroadcast: {
-            const HloInstruction& operand = *instruction.operand(0);
-            Index inner = makeIndex(operand.shape().dimensions());
-            if (operand.shape().isScalar()) inner.linear = c64(0);
-            for (int64_t d : instruction.dimensions())
-                inner.multi.push_back(multiOf(index, static_cast<size_t>(d)));
-            return gen(operand, inner);
-        }
-        case HloOpcode::kBitcast:
-        case HloOpcode::kReshape: {
-            const HloInstruction& operand = *instruction.operand(0);
-            if (opcode == HloOpcode::kBitcast &&
-                (operand.shape().elementType() != shape.elementType() ||
-                 !operand.shape().hasDefaultDenseLayout() || !shape.hasDefaultDenseLayout()))
-                return genLayoutBitcast(instruction, index);
-            if (operand.shape().dimensions() == index.dims) return gen(operand, index);
-            Index inner = makeIndex(operand.shape().dimensions());
-            inner.linear = linearOf(index);
-            return gen(operand, inner);
-        }
-        case HloOpcode::kCopy:
-            return gen(*instruction.operand(0), index);
-        case HloOpcode::kTranspose: {
-            const HloInstruction& operand = *instruction.operand(0);
-            Index inner = makeIndex(operand.shape().dimensions());
-            inner.multi.assign(index.dims.size(), nullptr);
-            for (size_t i = 0; i < instruction.dimensions().size(); ++i)
-                inner.multi[static_cast<size_t>(instruction.dimensions(static_cast<int64_t>(i)))] =
-                    multiOf(index, i);
-            return gen(operand, inner);
-        }
-        case HloOpcode::kSlice: {
-            const HloInstruction& operand = *instruction.operand(0);
-            Index inner = makeIndex(operand.shape().dimensions());
-            const auto& slice = instruction.slice();
-            for (size_t d = 0; d < index.dims.size(); ++d) {
-                Value* v = multiOf(index, d);
-                if (slice[d].stride != 1) v = m_b.CreateMul(v, c64(slice[d].stride));
-                if (slice[d].start != 0) v = m_b.CreateAdd(v, c64(slice[d].start));
-                inner.multi.push_back(v);
-            }
-            return gen(operand, inner);
-        }
-        case HloOpcode::kReverse: {
-            const HloInstruction& operand = *instruction.operand(0);
-            Index inner = makeIndex(operand.shape().dimensions());
-            inner.multi = multiAll(index);
-            for (int64_t d : instruction.dimensions())
-                inner.multi[static_cast<size_t>(d)] =
-                    m_b.CreateSub(c64(index.dims[static_cast<size_t>(d)] - 1),
-                                  inner.multi[static_cast<size_t>(d)]);
-            return gen(operand, inner);
-        }
-        case HloOpcode::kBitcastConvert:
-            return genBitcastConvert(instruction, index);
-        case HloOpcode::kPad:
-            return genPad(instruction, index);
-        case HloOpcode::kConcatenate:
-            return genConcatenate(instruction, index);
-        case HloOpcode::kGather:
-            return genGather(instruction, index);
-        case HloOpcode::kDynamicSlice:
-            return genDynamicSlice(instruction, index);
-        case HloOpcode::kDynamicUpdateSlice:
-            return genDynamicUpdateSlice(instruction, index);
-        case HloOpcode::kReduce: {
-            if (instruction.shape().isTuple())
-                return unsupportedAt(instruction, "variadic reduce used as an array");
-            HLO_ASSIGN_OR_RETURN(std::vector<Value*> values, genReduce(instruction, index));
-            return values.front();
-        }
-        case HloOpcode::kGetTupleElement: {
-            const HloInstruction& tuple = *instruction.operand(0);
-            if (tuple.opcode() != HloOpcode::kReduce && tuple.opcode() != HloOpcode::kReduceWindow)
-                return unsupportedAt(instruction, "get-tuple-element of a " +
-                                                      std::string(hloOpcodeString(tuple.opcode())));
-            HLO_ASSIGN_OR_RETURN(std::vector<Value*> values, genComponents(tuple, index));
-            if (instruction.tupleIndex() < 0 ||
-                instruction.tupleIndex() >= static_cast<int64_t>(values.size()))
-                return unsupportedAt(instruction, "tuple index out of range");
-            return values[static_cast<size_t>(instruction.tupleIndex())];
-        }
-        default:
-            break;
-    }
-    if (isSharedOpcode(opcode)) return genShared(instruction, index);
-    if (!isElementalOpcode(opcode)) return genOther(instruction, index);
-    std::vector<Value*> operands;
-    for (const HloInstruction* operand : instruction.operands()) {
-        if (!operand->shape().isArray() || !m_elemental.supported(operand->shape().elementType()))
-            return unsupportedAt(instruction, "operand %" + operand->name() + " of type " +
-                                                  operand->shape().toString(false));
-        HLO_ASSIGN_OR_RETURN(Index inner, sameOrScalar(instruction, *operand, index));
-        HLO_ASSIGN_OR_RETURN(Value * value, gen(*operand, inner));
-        operands.push_back(value);
-    }
-    return m_elemental.emit(instruction, operands);
-}
-
-StatusOr<Value*> KernelGen::genOther(const HloInstruction& instruction, const Index&) {
+StatusOr<Value*> CpuKernelGen::genOther(const HloInstruction& instruction, const Index&) {
     return unsupportedAt(instruction, std::string(hloOpcodeString(instruction.opcode())) +
                                           " is not compiled by the CPU backend");
 }
 
-StatusOr<std::vector<Value*>> KernelGen::callScalar(const HloComputation& computation,
-                                                    const std::vector<Value*>& args,
-                                                    bool reassociate) {
-    if (static_cast<int64_t>(args.size()) != computation.parameterCount())
-        return unsupportedAt(*computation.root(), "reducer arity mismatch");
-    for (int64_t i = 0; i < computation.parameterCount(); ++i) {
-        if (!computation.parameter(i)->shape().isScalar())
-            return unsupportedAt(*computation.parameter(i), "non-scalar reducer parameter");
-        m_env[computation.parameter(i)] = args[static_cast<size_t>(i)];
-    }
-    llvm::IRBuilderBase::FastMathFlagGuard guard(m_b);
-    // A reduction's accumulation (reassociable) keeps f16/bf16 sums in f32.
-    const bool rounding = m_elemental.setRoundNarrow(!reassociate);
-    if (reassociate) {
-        llvm::FastMathFlags flags;
-        flags.setAllowReassoc();
-        flags.setNoSignedZeros();
-        m_b.setFastMathFlags(flags);
-    }
-    Index scalar = scalarIndex();  // a fresh id: nothing cached from another call is reused
-    std::vector<Value*> results;
-    Status status = Status::ok();
-    const HloInstruction* root = computation.root();
-    if (root->opcode() == HloOpcode::kTuple) {
-        for (const HloInstruction* element : root->operands()) {
-            auto value = gen(*element, scalar);
-            if (!value.isOk()) {
-                status = value.status();
-                break;
-            }
-            results.push_back(*value);
-        }
-    } else {
-        auto value = gen(*root, scalar);
-        if (value.isOk())
-            results.push_back(*value);
-        else
-            status = value.status();
-    }
-    for (int64_t i = 0; i < computation.parameterCount(); ++i)
-        m_env.erase(computation.parameter(i));
-    m_elemental.setRoundNarrow(rounding);
-    if (!status.isOk()) return status;
-    return results;
-}
-
-namespace {
-
-// Whether computing `instruction` (within its fused computation) involves a
-// transcendental function: worth keeping rather than recomputing.
-bool costsTranscendentals(const HloInstruction& instruction) {
-    // Each instruction once: fused computations are DAGs with shared operands.
-    std::vector<const HloInstruction*> stack = {&instruction};
-    std::unordered_set<const HloInstruction*> seen;
-    while (!stack.empty()) {
-        const HloInstruction* x = stack.back();
-        stack.pop_back();
-        if (!seen.insert(x).second) continue;
-        if (CostAnalysis::isTranscendental(x->opcode())) return true;
-        if (x->opcode() == HloOpcode::kReduce || x->opcode() == HloOpcode::kParameter) continue;
-        for (const HloInstruction* operand : x->operands()) stack.push_back(operand);
-    }
-    return false;
-}
-
-constexpr int64_t kMaxRowBufferBytes = 64 << 10;
-
-}  // namespace
-
-Value* KernelGen::rowBufferFor(const HloInstruction& reduce, const Index& index) {
-    // Hoisted, one input over the kernel's own rows, at this row.
-    if (!m_spec.rowBuffers || !m_row.hoistEnd || reduce.operandCount() != 2 || m_row.dims.empty())
-        return nullptr;
-    const HloInstruction& operand = *reduce.operand(0);
-    if (operand.shape().dimensions() != m_row.dims || reduce.dimensions().size() != 1 ||
-        reduce.dimensions(0) != static_cast<int64_t>(m_row.dims.size()) - 1 ||
-        index.multi != m_row.outer)
-        return nullptr;
-    if (m_row.rowBuffers.count(&operand) || !costsTranscendentals(operand)) return nullptr;
-    const PrimitiveType type = operand.shape().elementType();
-    const int64_t rowLength = m_row.dims.back();
-    if (rowLength * primitive_util::byteWidth(type) > kMaxRowBufferBytes) return nullptr;
-    llvm::IRBuilder<> entry(m_row.entry, m_row.entry->begin());
-    llvm::AllocaInst* buffer =
-        entry.CreateAlloca(m_elemental.memoryType(type), c64(rowLength), "row.buffer");
-    buffer->setAlignment(llvm::Align(64));
-    m_row.rowBuffers[&operand] = buffer;
-    return buffer;
-}
-
-bool KernelGen::hasReduceInside() const {
+bool CpuKernelGen::hasReduceInside() const {
     std::vector<const HloInstruction*> stack(m_spec.outputs.begin(), m_spec.outputs.end());
     std::unordered_set<const HloInstruction*> seen;
     while (!stack.empty()) {
@@ -341,14 +37,14 @@ bool KernelGen::hasReduceInside() const {
 // unaffected; longer rows are cut at multiples of the capacity, which only a
 // kernel without reductions inside may do (a hoisted reduction would be
 // recomputed per chunk).
-void KernelGen::planStreaming(const std::vector<int64_t>& dims) {
+void CpuKernelGen::planStreaming(const std::vector<int64_t>& dims) {
     m_stream = Streaming{};
     if (!m_spec.streamOutputs || m_outputsAreReduces || dims.empty() ||
-        !supportsStreamingStores(*m_impl.module))
+        !supportsStreamingStores(*m_code.module))
         return;
     constexpr int64_t kChunkBytes = 8192;
     constexpr int64_t kMinRowBytes = 256;
-    const llvm::DataLayout& layout = m_impl.module->getDataLayout();
+    const llvm::DataLayout& layout = m_code.module->getDataLayout();
     int64_t widest = 1;
     for (size_t k = 0; k < m_spec.outputs.size(); ++k) {
         const int64_t bytes = static_cast<int64_t>(
@@ -364,166 +60,23 @@ void KernelGen::planStreaming(const std::vector<int64_t>& dims) {
     m_stream.on = true;
 }
 
-// Generates every row broadcast of the kernel (fusion::isRowBroadcast) at the
-// element index first, so the reductions under them are hoisted, and their
-// row buffers set up, before the element loop asks for what they keep.
-Status KernelGen::hoistRowBroadcasts(const Index& element) {
-    if (m_row.dims.size() < 2) return Status::ok();
-    std::vector<const HloInstruction*> stack(m_spec.outputs.begin(), m_spec.outputs.end());
-    std::unordered_set<const HloInstruction*> seen;
-    std::vector<const HloInstruction*> broadcasts;
-    while (!stack.empty()) {
-        const HloInstruction* x = stack.back();
-        stack.pop_back();
-        if (!seen.insert(x).second || m_leafPointers.count(x)) continue;
-        if (fusion::isRowBroadcast(*x, m_row.dims)) broadcasts.push_back(x);
-        for (const HloInstruction* operand : x->operands()) stack.push_back(operand);
+void CpuKernelGen::allocateStreamBuffers() {
+    if (!m_stream.on) return;
+    for (size_t k = 0; k < m_spec.outputs.size(); ++k) {
+        llvm::AllocaInst* buffer =
+            m_b.CreateAlloca(m_elemental.memoryType(outputShape(k).elementType()),
+                             c64(m_stream.capacity), "stream.buffer");
+        buffer->setAlignment(llvm::Align(64));
+        m_stream.buffers.push_back(buffer);
     }
-    for (const HloInstruction* broadcast : broadcasts)
-        HLO_RETURN_IF_ERROR(gen(*broadcast, element).status());
-    return Status::ok();
 }
 
-StatusOr<std::vector<Value*>> KernelGen::genReduce(const HloInstruction& reduce,
-                                                   const Index& index) {
-    const auto key = std::make_pair(&reduce, index.id);
-    if (auto it = m_cache.find(key); it != m_cache.end()) return it->second;
-    if (!m_row.hoistEnd || !rowInvariant(index)) {
-        HLO_ASSIGN_OR_RETURN(std::vector<Value*> results, genReduceLoop(reduce, index));
-        m_cache[key] = results;
-        return results;
-    }
-    // Once per row: emitted in a block chain of its own that is appended to
-    // the row preamble (a reduction it needs first appends itself before).
-    auto hoistedKey = std::make_pair(&reduce, index.multi);
-    if (auto it = m_row.hoisted.find(hoistedKey); it != m_row.hoisted.end()) return it->second;
-    llvm::IRBuilderBase::InsertPoint saved = m_b.saveIP();
-    llvm::BasicBlock* start = llvm::BasicBlock::Create(m_b.getContext(), "row.reduce", m_function);
-    m_b.SetInsertPoint(start);
-    // Only the row-invariant coordinates: a linear index the caller carried
-    // along (a reshape to a scalar keeps the element's) belongs to the row.
-    Index rowIndex = makeIndex(index.dims);
-    rowIndex.multi = index.multi;
-    if (index.dims.empty()) rowIndex.linear = c64(0);
-    auto results = genHoistedReduce(reduce, rowIndex);
-    llvm::BasicBlock* finish = m_b.GetInsertBlock();
-    m_b.SetInsertPoint(m_row.hoistEnd);
-    m_b.CreateBr(start);
-    m_row.hoistEnd = finish;
-    m_b.restoreIP(saved);
-    if (!results.isOk()) return results.status();
-    m_row.hoisted[hoistedKey] = *results;
-    return *results;
-}
-
-StatusOr<std::vector<Value*>> KernelGen::genReduceLoop(const HloInstruction& reduce,
-                                                       const Index& index) {
-    const HloComputation* reducer = reduce.toApply();
-    if (!reducer) return unsupportedAt(reduce, "reduce without to_apply");
-    const int64_t n = reduce.operandCount() / 2;
-    const HloInstruction& first = *reduce.operand(0);
-    const std::vector<int64_t>& inDims = first.shape().dimensions();
-    std::vector<int64_t> reduced = reduce.dimensions();
-    std::sort(reduced.begin(), reduced.end());
-    std::vector<bool> isReduced(inDims.size(), false);
-    for (int64_t d : reduced) isReduced[static_cast<size_t>(d)] = true;
-    int64_t reducedCount = 1;
-    for (int64_t d : reduced) reducedCount *= inDims[static_cast<size_t>(d)];
-    bool trailing = true;
-    for (size_t i = 0; i < reduced.size(); ++i)
-        trailing =
-            trailing && reduced[i] == static_cast<int64_t>(inDims.size() - reduced.size() + i);
-
-    std::vector<Value*> inits;
-    for (int64_t k = 0; k < n; ++k) {
-        const HloInstruction& init = *reduce.operand(n + k);
-        if (!init.shape().isScalar()) return unsupportedAt(reduce, "non-scalar init value");
-        HLO_ASSIGN_OR_RETURN(Value * value, gen(init, scalarIndex()));
-        inits.push_back(value);
-    }
-    bool isOutput = &reduce == m_sharedReduce;
-    for (size_t k = 0; m_outputsAreReduces && k < m_spec.outputs.size(); ++k)
-        isOutput = isOutput || reduceOf(k) == &reduce;
-    Value* lo = isOutput ? m_reducedBegin : c64(0);
-    Value* hi = isOutput ? m_reducedEnd : c64(reducedCount);
-    // Kept dimensions' positions, and the linear base of the trailing form.
-    std::vector<Value*> kept = multiAll(index);
-    Value* base = trailing ? m_b.CreateMul(linearOf(index), c64(reducedCount)) : nullptr;
-
-    llvm::BasicBlock* guardBlock = m_b.GetInsertBlock();
-    llvm::BasicBlock* loop = llvm::BasicBlock::Create(m_b.getContext(), "reduce.loop", m_function);
-    llvm::BasicBlock* exit = llvm::BasicBlock::Create(m_b.getContext(), "reduce.exit", m_function);
-    m_b.CreateCondBr(m_b.CreateICmpSLT(lo, hi), loop, exit);
-    m_b.SetInsertPoint(loop);
-    llvm::PHINode* r = m_b.CreatePHI(i64(), 2, "r");
-    r->addIncoming(lo, guardBlock);
-    std::vector<llvm::PHINode*> accumulators;
-    for (Value* init : inits) {
-        llvm::PHINode* phi = m_b.CreatePHI(init->getType(), 2, "acc");
-        phi->addIncoming(init, guardBlock);
-        accumulators.push_back(phi);
-    }
-    Index input = makeIndex(inDims);
-    input.multi.assign(inDims.size(), nullptr);
-    {
-        Value* rest = r;
-        for (size_t i = reduced.size(); i-- > 0;) {
-            const int64_t size = inDims[static_cast<size_t>(reduced[i])];
-            input.multi[static_cast<size_t>(reduced[i])] =
-                i == 0 ? rest : m_b.CreateURem(rest, c64(size));
-            if (i > 0) rest = m_b.CreateUDiv(rest, c64(size));
-        }
-        size_t next = 0;
-        for (size_t d = 0; d < inDims.size(); ++d)
-            if (!isReduced[d]) input.multi[d] = kept[next++];
-        if (trailing) input.linear = m_b.CreateAdd(base, r);
-    }
-    Value* rowBuffer = rowBufferFor(reduce, index);
-    std::vector<Value*> args(accumulators.begin(), accumulators.end());
-    for (int64_t k = 0; k < n; ++k) {
-        const HloInstruction& operand = *reduce.operand(k);
-        if (operand.shape().dimensions() != inDims)
-            return unsupportedAt(reduce, "inputs of different shapes");
-        HLO_ASSIGN_OR_RETURN(Value * value, gen(operand, input));
-        if (rowBuffer) {
-            const PrimitiveType type = operand.shape().elementType();
-            m_b.CreateStore(m_elemental.toMemory(type, value),
-                            m_b.CreateInBoundsGEP(m_elemental.memoryType(type), rowBuffer, r));
-        }
-        args.push_back(value);
-    }
-    HLO_ASSIGN_OR_RETURN(std::vector<Value*> next, callScalar(*reducer, args, true));
-    if (static_cast<int64_t>(next.size()) != n)
-        return unsupportedAt(reduce, "reducer result arity mismatch");
-    Value* r1 = m_b.CreateAdd(r, c64(isOutput ? m_reducedStep : 1));
-    llvm::BasicBlock* latch = m_b.GetInsertBlock();
-    m_b.CreateCondBr(m_b.CreateICmpSLT(r1, hi), loop, exit);
-    r->addIncoming(r1, latch);
-    for (int64_t k = 0; k < n; ++k) {
-        if (next[static_cast<size_t>(k)]->getType() !=
-            accumulators[static_cast<size_t>(k)]->getType())
-            return unsupportedAt(reduce, "reducer changes the accumulator type");
-        accumulators[static_cast<size_t>(k)]->addIncoming(next[static_cast<size_t>(k)], latch);
-    }
-    m_b.SetInsertPoint(exit);
-    std::vector<Value*> results;
-    for (int64_t k = 0; k < n; ++k) {
-        llvm::PHINode* phi = m_b.CreatePHI(inits[static_cast<size_t>(k)]->getType(), 2, "reduced");
-        phi->addIncoming(inits[static_cast<size_t>(k)], guardBlock);
-        phi->addIncoming(next[static_cast<size_t>(k)], latch);
-        // A shared reduce's partials stay unrounded until they are combined.
-        results.push_back(&reduce == m_sharedReduce || (isOutput && !m_roundOutputPartials)
-                              ? static_cast<Value*>(phi)
-                              : m_elemental.roundTo(reduce.operand(k)->shape().elementType(), phi));
-    }
-    return results;
-}
-
-Status KernelGen::emitCombiner(const std::string& name) {
+Status CpuKernelGen::emitCombiner(const std::string& name) {
+    HLO_ASSIGN_OR_RETURN(auto groups, reduceGroups());
     llvm::LLVMContext& context = m_b.getContext();
     auto* type = llvm::FunctionType::get(m_b.getVoidTy(), {m_b.getPtrTy(), i64(), i64()}, false);
     m_function =
-        llvm::Function::Create(type, llvm::GlobalValue::ExternalLinkage, name, *m_impl.module);
+        llvm::Function::Create(type, llvm::GlobalValue::ExternalLinkage, name, *m_code.module);
     llvm::Argument* buffers = m_function->getArg(0);
     llvm::BasicBlock* entry = llvm::BasicBlock::Create(context, "entry", m_function);
     m_b.SetInsertPoint(entry);
@@ -539,23 +92,9 @@ Status KernelGen::emitCombiner(const std::string& name) {
     m_b.SetInsertPoint(loop);
     llvm::PHINode* i = m_b.CreatePHI(i64(), 2, "i");
     i->addIncoming(m_function->getArg(1), entry);
-    // Outputs grouped by reduce: a variadic reduce's components in tuple order.
-    std::map<const HloInstruction*, std::vector<size_t>> groups;
-    for (size_t k = 0; k < count; ++k) groups[reduceOf(k)].push_back(k);
     for (const auto& [reduce, slots] : groups) {
-        const int64_t n = reduce->operandCount() / 2;
-        if (static_cast<int64_t>(slots.size()) != n)
-            return unsupportedAt(*reduce, "partial variadic outputs");
         std::vector<Value*> args;
         std::vector<Value*> addresses;
-        for (size_t j = 0; j < slots.size(); ++j) {
-            const HloInstruction* output = m_spec.outputs[slots[j]];
-            const int expected = output->opcode() == HloOpcode::kGetTupleElement
-                                     ? static_cast<int>(output->tupleIndex())
-                                     : std::max(component(slots[j]), 0);
-            if (expected != static_cast<int>(j))
-                return unsupportedAt(*reduce, "variadic outputs out of order");
-        }
         for (int pass = 0; pass < 2; ++pass)
             for (size_t j = 0; j < slots.size(); ++j) {
                 const PrimitiveType type = outputShape(slots[j]).elementType();
@@ -581,48 +120,15 @@ Status KernelGen::emitCombiner(const std::string& name) {
     return Status::ok();
 }
 
-StatusOr<CpuKernelInfo> KernelGen::run() {
-    if (m_spec.outputs.empty()) return internalError("kernel '" + m_spec.name + "' has no outputs");
-    for (size_t k = 0; k < m_spec.outputs.size(); ++k) {
-        const Shape& shape = m_spec.outputs[k]->shape();
-        const int c = component(k);
-        if (c >= 0 ? (!shape.isTuple() || c >= shape.tupleCount() ||
-                      !shape.tupleShape(c).isArray() || !isVariadicReduction(*m_spec.outputs[k]))
-                   : !shape.isArray())
-            return unsupportedAt(*m_spec.outputs[k],
-                                 "kernel output of shape " + shape.toString(false));
-    }
-    const std::vector<int64_t> dims = outputShape(0).dimensions();
-    CpuKernelInfo info;
-    m_outputsAreReduces = true;
-    for (size_t k = 0; k < m_spec.outputs.size(); ++k) {
-        const HloInstruction* output = m_spec.outputs[k];
-        if (outputShape(k).dimensions() != dims)
-            return unsupportedAt(*output, "kernel outputs of different shapes");
-        const HloInstruction* reduce = reduceOf(k);
-        if (!reduce) {
-            m_outputsAreReduces = false;
-            continue;
-        }
-        int64_t count = 1;
-        for (int64_t d : reduce->dimensions()) count *= reduce->operand(0)->shape().dimensions(d);
-        if (info.reducedElements != 1 && info.reducedElements != count) m_outputsAreReduces = false;
-        info.reducedElements = std::max(info.reducedElements, count);
-    }
-    if (!m_outputsAreReduces) info.reducedElements = 1;
-
-    llvm::LLVMContext& context = m_b.getContext();
+std::vector<Value*> CpuKernelGen::beginFunction() {
     auto* type = llvm::FunctionType::get(m_b.getVoidTy(),
                                          {m_b.getPtrTy(), i64(), i64(), i64(), i64()}, false);
     m_function = llvm::Function::Create(type, llvm::GlobalValue::ExternalLinkage, m_spec.name,
-                                        *m_impl.module);
-    llvm::Function* function = m_function;
-    llvm::Argument* buffers = function->getArg(0);
-    Value* begin = function->getArg(1);
-    Value* end = function->getArg(2);
-    m_reducedBegin = function->getArg(3);
-    m_reducedEnd = function->getArg(4);
-    llvm::BasicBlock* entry = llvm::BasicBlock::Create(context, "entry", function);
+                                        *m_code.module);
+    llvm::Argument* buffers = m_function->getArg(0);
+    m_reducedBegin = m_function->getArg(3);
+    m_reducedEnd = m_function->getArg(4);
+    llvm::BasicBlock* entry = llvm::BasicBlock::Create(m_b.getContext(), "entry", m_function);
     m_b.SetInsertPoint(entry);
     std::vector<Value*> outputPointers;
     const size_t outputCount = m_spec.outputs.size();
@@ -634,186 +140,171 @@ StatusOr<CpuKernelInfo> KernelGen::run() {
         else
             m_leafPointers.emplace(m_spec.leaves[k - outputCount], pointer);
     }
-    planStreaming(dims);
-    if (m_stream.on) {
-        for (size_t k = 0; k < outputCount; ++k) {
-            llvm::AllocaInst* buffer =
-                m_b.CreateAlloca(m_elemental.memoryType(outputShape(k).elementType()),
-                                 c64(m_stream.capacity), "stream.buffer");
-            buffer->setAlignment(llvm::Align(64));
-            m_stream.buffers.push_back(buffer);
-        }
-    }
-    llvm::BasicBlock* outer = llvm::BasicBlock::Create(context, "row", function);
-    llvm::BasicBlock* inner = llvm::BasicBlock::Create(context, "element", function);
-    llvm::BasicBlock* latch = llvm::BasicBlock::Create(context, "row.next", function);
-    llvm::BasicBlock* done = llvm::BasicBlock::Create(context, "done", function);
-    m_b.CreateCondBr(m_b.CreateICmpSLT(begin, end), outer, done);
+    return outputPointers;
+}
 
-    m_b.SetInsertPoint(outer);
+CpuKernelGen::RowLoop CpuKernelGen::beginRows(const std::vector<int64_t>& dims) {
+    llvm::LLVMContext& context = m_b.getContext();
+    Value* begin = m_function->getArg(1);
+    Value* end = m_function->getArg(2);
+    RowLoop loop;
+    loop.entry = m_b.GetInsertBlock();
+    loop.row = llvm::BasicBlock::Create(context, "row", m_function);
+    loop.element = llvm::BasicBlock::Create(context, "element", m_function);
+    loop.latch = llvm::BasicBlock::Create(context, "row.next", m_function);
+    loop.done = llvm::BasicBlock::Create(context, "done", m_function);
+    m_b.CreateCondBr(m_b.CreateICmpSLT(begin, end), loop.row, loop.done);
+
+    m_b.SetInsertPoint(loop.row);
     const int64_t rowLength = dims.empty() ? 1 : dims.back();
-    llvm::PHINode* i = m_b.CreatePHI(i64(), 2, "i");
-    i->addIncoming(begin, entry);
-    Value* row = m_b.CreateUDiv(i, c64(rowLength), "row");
-    Value* column0 = m_b.CreateSub(i, m_b.CreateMul(row, c64(rowLength)));
-    Value* leftInRow = m_b.CreateSub(c64(rowLength), column0);
-    Value* leftInRange = m_b.CreateSub(end, i);
-    Value* count =
+    loop.i = m_b.CreatePHI(i64(), 2, "i");
+    loop.i->addIncoming(begin, loop.entry);
+    Value* row = m_b.CreateUDiv(loop.i, c64(rowLength), "row");
+    loop.column0 = m_b.CreateSub(loop.i, m_b.CreateMul(row, c64(rowLength)));
+    Value* leftInRow = m_b.CreateSub(c64(rowLength), loop.column0);
+    Value* leftInRange = m_b.CreateSub(end, loop.i);
+    loop.count =
         m_b.CreateSelect(m_b.CreateICmpSLT(leftInRow, leftInRange), leftInRow, leftInRange);
     if (m_stream.splitRows && m_stream.on) {
         Value* leftInChunk =
-            m_b.CreateSub(c64(m_stream.capacity), m_b.CreateURem(i, c64(m_stream.capacity)));
-        count =
-            m_b.CreateSelect(m_b.CreateICmpSLT(leftInChunk, count), leftInChunk, count, "count");
+            m_b.CreateSub(c64(m_stream.capacity), m_b.CreateURem(loop.i, c64(m_stream.capacity)));
+        loop.count = m_b.CreateSelect(m_b.CreateICmpSLT(leftInChunk, loop.count), leftInChunk,
+                                      loop.count, "count");
     }
-    Value* columnEnd = m_b.CreateAdd(column0, count);
-    const std::vector<Value*> outerMulti = rowCoordinates(row, dims);
-    Value* rowBase = m_b.CreateMul(row, c64(rowLength));
+    loop.columnEnd = m_b.CreateAdd(loop.column0, loop.count);
+    loop.outer = rowCoordinates(row, dims);
+    loop.rowBase = m_b.CreateMul(row, c64(rowLength));
+    return loop;
+}
 
-    m_b.SetInsertPoint(inner);
+Status CpuKernelGen::emitRowElements(RowLoop& loop, const std::vector<int64_t>& dims,
+                                     const std::vector<Value*>& outputPointers) {
+    m_b.SetInsertPoint(loop.element);
     llvm::PHINode* column = m_b.CreatePHI(i64(), 2, "column");
-    column->addIncoming(column0, outer);
+    column->addIncoming(loop.column0, loop.row);
     Index index = makeIndex(dims);
-    index.linear = m_b.CreateAdd(rowBase, column, "linear");
+    index.linear = m_b.CreateAdd(loop.rowBase, column, "linear");
     if (!dims.empty()) {
-        index.multi = outerMulti;
+        index.multi = loop.outer;
         index.multi.push_back(column);
     }
-    // The row preamble (`outer`) stays open for hoisted reductions; closed
-    // after the element loop.
-    openRowScope(entry, outer, index, column);
-    if (Status hoisted = hoistRowBroadcasts(index); !hoisted.isOk()) {
-        function->eraseFromParent();
-        return hoisted;
-    }
-    for (size_t k = 0; k < outputCount; ++k) {
+    // The row preamble stays open for hoisted reductions; closed after the
+    // element loop.
+    openRowScope(loop.entry, loop.row, index, column);
+    HLO_RETURN_IF_ERROR(hoistRowBroadcasts(index));
+    for (size_t k = 0; k < m_spec.outputs.size(); ++k) {
         const HloInstruction& output = *m_spec.outputs[k];
         Value* value = nullptr;
-        Status failure = Status::ok();
         if (component(k) >= 0) {
-            auto values = genComponents(output, index);
-            if (values.isOk())
-                value = (*values)[static_cast<size_t>(component(k))];
-            else
-                failure = values.status();
+            HLO_ASSIGN_OR_RETURN(std::vector<Value*> values, genComponents(output, index));
+            value = values[static_cast<size_t>(component(k))];
         } else {
-            auto generated = gen(output, index);
-            if (generated.isOk())
-                value = *generated;
-            else
-                failure = generated.status();
-        }
-        if (!failure.isOk()) {
-            function->eraseFromParent();
-            return failure;
+            HLO_ASSIGN_OR_RETURN(value, gen(output, index));
         }
         const PrimitiveType elementType = outputShape(k).elementType();
+        llvm::Type* memory = m_elemental.memoryType(elementType);
         Value* address =
-            m_stream.on ? m_b.CreateInBoundsGEP(m_elemental.memoryType(elementType),
-                                                m_stream.buffers[k], m_b.CreateSub(column, column0))
-                        : m_b.CreateInBoundsGEP(m_elemental.memoryType(elementType),
-                                                outputPointers[k], index.linear);
+            m_stream.on ? m_b.CreateInBoundsGEP(memory, m_stream.buffers[k],
+                                                m_b.CreateSub(column, loop.column0))
+                        : m_b.CreateInBoundsGEP(memory, outputPointers[k], index.linear);
         m_b.CreateStore(m_elemental.toMemory(elementType, value), address);
     }
     Value* nextColumn = m_b.CreateAdd(column, c64(1));
     column->addIncoming(nextColumn, m_b.GetInsertBlock());
-    m_b.CreateCondBr(m_b.CreateICmpSLT(nextColumn, columnEnd), inner, latch);
+    m_b.CreateCondBr(m_b.CreateICmpSLT(nextColumn, loop.columnEnd), loop.element, loop.latch);
     // Close the row preamble (it may have grown by hoisted reductions).
     m_b.SetInsertPoint(m_row.hoistEnd);
-    m_b.CreateBr(inner);
+    m_b.CreateBr(loop.element);
     column->setIncomingBlock(0, m_row.hoistEnd);
     m_row = RowScope{};
+    return Status::ok();
+}
 
-    m_b.SetInsertPoint(latch);
+void CpuKernelGen::endRows(RowLoop& loop, const std::vector<Value*>& outputPointers) {
+    m_b.SetInsertPoint(loop.latch);
     if (m_stream.on) {
-        llvm::Function* copy = streamCopyFunction(*m_impl.module);
-        for (size_t k = 0; k < outputCount; ++k) {
+        llvm::Function* copy = streamCopyFunction(*m_code.module);
+        for (size_t k = 0; k < outputPointers.size(); ++k) {
             const int64_t bytes = m_stream.elementBytes[k];
             Value* target = m_b.CreateInBoundsGEP(m_b.getInt8Ty(), outputPointers[k],
-                                                  m_b.CreateMul(i, c64(bytes)));
-            m_b.CreateCall(copy, {target, m_stream.buffers[k], m_b.CreateMul(count, c64(bytes))});
+                                                  m_b.CreateMul(loop.i, c64(bytes)));
+            m_b.CreateCall(copy,
+                           {target, m_stream.buffers[k], m_b.CreateMul(loop.count, c64(bytes))});
         }
     }
-    Value* nextI = m_b.CreateAdd(i, count);
-    i->addIncoming(nextI, latch);
-    m_b.CreateCondBr(m_b.CreateICmpSLT(nextI, end), outer, done);
-    m_b.SetInsertPoint(done);
+    Value* nextI = m_b.CreateAdd(loop.i, loop.count);
+    loop.i->addIncoming(nextI, loop.latch);
+    m_b.CreateCondBr(m_b.CreateICmpSLT(nextI, m_function->getArg(2)), loop.row, loop.done);
+    m_b.SetInsertPoint(loop.done);
     if (m_stream.on)
         emitStoreFence(m_b);  // the streamed lines are visible before the kernel returns
     m_b.CreateRetVoid();
+}
 
-    if (m_outputsAreReduces) {
-        info.combineName = m_spec.name + ".combine";
-        m_cache.clear();
-        Status combiner = emitCombiner(info.combineName);
-        if (combiner.isOk()) {
-            info.splittableReduction = true;
-        } else {
-            if (m_function != function) m_function->eraseFromParent();
-            info.combineName.clear();
-        }
+void CpuKernelGen::addCombiner(CpuKernelInfo& info, llvm::Function* kernel) {
+    info.combineName = m_spec.name + ".combine";
+    m_cache.clear();
+    Status combiner = emitCombiner(info.combineName);
+    if (combiner.isOk()) {
+        info.splittableReduction = true;
+    } else {
+        if (m_function != kernel) m_function->eraseFromParent();
+        info.combineName.clear();
     }
+}
+
+StatusOr<CpuKernelInfo> CpuKernelGen::run() {
+    if (m_spec.outputs.empty()) return internalError("kernel '" + m_spec.name + "' has no outputs");
+    HLO_ASSIGN_OR_RETURN(OutputReductions reductions, checkOutputs());
+    const std::vector<int64_t> dims = outputShape(0).dimensions();
+    CpuKernelInfo info;
+    m_outputsAreReduces = reductions.allReduces;
+    if (m_outputsAreReduces)
+        info.reducedElements = std::max<int64_t>(reductions.reducedElements, 1);
+
+    const std::vector<Value*> outputPointers = beginFunction();
+    llvm::Function* kernel = m_function;
+    planStreaming(dims);
+    allocateStreamBuffers();
+    RowLoop loop = beginRows(dims);
+    if (Status elements = emitRowElements(loop, dims, outputPointers); !elements.isOk()) {
+        kernel->eraseFromParent();
+        return elements;
+    }
+    endRows(loop, outputPointers);
+    if (m_outputsAreReduces) addCombiner(info, kernel);
     return info;
 }
 
 }  // namespace cpu_internal
 
-bool isVariadicReduction(const HloInstruction& instruction) {
-    return instruction.shape().isTuple() && (instruction.opcode() == HloOpcode::kReduce ||
-                                             instruction.opcode() == HloOpcode::kReduceWindow);
-}
-
-void CpuKernelSpec::addOutputs(const HloInstruction& root) {
-    if (root.opcode() == HloOpcode::kTuple) {
-        for (const HloInstruction* element : root.operands()) outputs.push_back(element);
-    } else if (isVariadicReduction(root)) {
-        for (int64_t k = 0; k < root.shape().tupleCount(); ++k) {
-            outputs.push_back(&root);
-            outputComponents.push_back(static_cast<int>(k));
-        }
-    } else {
-        outputs.push_back(&root);
-    }
-}
-
-const Shape& CpuKernelSpec::outputShape(size_t k) const {
-    const Shape& shape = outputs[k]->shape();
-    const int c = k < outputComponents.size() ? outputComponents[k] : -1;
-    return c >= 0 ? shape.tupleShape(c) : shape;
-}
-
 CpuKernelEmitter::CpuKernelEmitter(const CpuJit& jit, const std::string& moduleName)
     : m_impl(std::make_unique<Impl>()) {
-    m_impl->context = std::make_unique<llvm::LLVMContext>();
-    m_impl->module = std::make_unique<llvm::Module>(moduleName, *m_impl->context);
-    cpu_internal::configureModule(jit, *m_impl->module);
+    m_impl->code.context = std::make_unique<llvm::LLVMContext>();
+    m_impl->code.module = std::make_unique<llvm::Module>(moduleName, *m_impl->code.context);
+    llvm_codegen::configureModule(jit, *m_impl->code.module);
 }
 
 CpuKernelEmitter::~CpuKernelEmitter() = default;
 
-StatusOr<CpuKernelInfo> CpuKernelEmitter::emitKernel(const CpuKernelSpec& spec) {
-    if (m_impl->compiled) return internalError("CpuKernelEmitter: emit after compileInto");
-    cpu_internal::KernelGen gen(*m_impl, spec);
+StatusOr<CpuKernelInfo> CpuKernelEmitter::emitKernel(const KernelSpec& spec) {
+    if (m_impl->code.compiled) return internalError("CpuKernelEmitter: emit after compileInto");
+    cpu_internal::CpuKernelGen gen(m_impl->code, spec);
     auto info = gen.run();
-    if (info.isOk()) ++m_impl->kernels;
+    if (info.isOk()) ++m_impl->code.kernels;
     return info;
 }
 
-int64_t CpuKernelEmitter::kernelCount() const { return m_impl->kernels; }
+int64_t CpuKernelEmitter::kernelCount() const { return m_impl->code.kernels; }
 
-std::string CpuKernelEmitter::irText() const {
-    std::string text;
-    llvm::raw_string_ostream stream(text);
-    if (m_impl->module) m_impl->module->print(stream, nullptr);
-    stream.flush();
-    return text;
-}
+std::string CpuKernelEmitter::irText() const { return m_impl->code.irText(); }
 
 Status CpuKernelEmitter::compileInto(CpuJit& jit) {
-    if (m_impl->compiled) return internalError("CpuKernelEmitter: compiled twice");
-    m_impl->compiled = true;
-    if (m_impl->kernels == 0) return Status::ok();
-    return cpu_internal::addModule(jit, std::move(m_impl->context), std::move(m_impl->module));
+    if (m_impl->code.compiled) return internalError("CpuKernelEmitter: compiled twice");
+    m_impl->code.compiled = true;
+    if (m_impl->code.kernels == 0) return Status::ok();
+    return llvm_codegen::addModule(jit, std::move(m_impl->code.context),
+                                   std::move(m_impl->code.module));
 }
 
 }  // namespace hloscope

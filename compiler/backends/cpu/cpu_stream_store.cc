@@ -8,7 +8,7 @@
 #include <llvm/IR/IntrinsicsX86.h>
 #include <llvm/TargetParser/Triple.h>
 
-#include "compiler/backends/cpu/cpu_codegen_internal.h"
+#include "compiler/backends/cpu/cpu_kernel_gen_internal.h"
 
 namespace hloscope::cpu_internal {
 

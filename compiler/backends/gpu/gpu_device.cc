@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "compiler/backends/gpu/gpu_import.h"
 #include "compiler/backends/gpu/gpu_kernel_emitter.h"
 #include "compiler/backends/gpu/gpu_plan.h"
 #include "core/text/hlo_printer.h"
@@ -285,6 +286,49 @@ StatusOr<ExecutionResult> GpuDevice::run(const HloModule& module, const std::vec
     result.kernelTimes = instructionTimesOf(*plan, results);
     result.instructionTimes = result.kernelTimes;
     if (options.progress) options.progress(1, "");
+    return result;
+}
+
+StatusOr<PlanExportSummary> GpuDevice::exportPlan(const HloModule& module,
+                                                  const HloModule& reference,
+                                                  const PlanExportOptions& options) const {
+    GpuPlanOptions planOptions;
+    if (!options.target.empty()) planOptions.sm = options.target;
+    planOptions.mode = options.mode;
+    StatusOr<GpuPlan> plan = buildGpuPlan(module, planOptions);
+    if (!plan.isOk())
+        return plan.status().withContext(options.mode.empty() ? "GPU plan"
+                                                              : options.mode + " GPU plan");
+    std::vector<int64_t> seeds;
+    const std::vector<Literal> args =
+        syntheticArguments(*reference.entryComputation(), options.seed, seeds);
+    HLO_RETURN_IF_ERROR(writeGpuPlan(*plan, args, printModule(reference), printModule(module),
+                                     options.dir, seeds));
+    PlanExportSummary summary;
+    summary.steps = static_cast<int64_t>(plan->steps.size());
+    summary.kernels = plan->kernels;
+    return summary;
+}
+
+StatusOr<std::vector<ImportedPlanRun>> GpuDevice::importResults(const std::string& dir) const {
+    HLO_ASSIGN_OR_RETURN(std::vector<ImportedGpuRun> runs, importGpuRuns(dir));
+    std::vector<ImportedPlanRun> result;
+    for (const ImportedGpuRun& run : runs) {
+        ImportedPlanRun r;
+        r.dir = run.dir;
+        r.mode = run.files.plan.mode;
+        const auto machine = run.results.device.find("name");
+        if (machine != run.results.device.end()) r.machine = machine->second;
+        r.wallSeconds = run.results.medianMs * 1e-3;
+        r.maxAbsError = run.check.maxAbsError;
+        r.passed = run.check.passed;
+        r.detail = run.check.detail;
+        r.sampled = run.sampled;
+        r.peakBytes = run.files.plan.arenaBytes;
+        r.compileSeconds = run.files.plan.compileSeconds;
+        r.kernelTimes = run.measurement.kernelTimes;
+        result.push_back(std::move(r));
+    }
     return result;
 }
 

@@ -35,6 +35,12 @@ public:
     bool available(std::string* whyNot) const override;
     StatusOr<ExecutionResult> run(const HloModule& module, const std::vector<Literal>& args,
                                   const ExecutionOptions& options) const override;
+    // Plans for a GPU machine (gpu_plan.h, read back with gpu_import.h);
+    // options.target is the SM version (empty: sm_90). Needs no GPU here.
+    bool supportsPlanExport() const override { return true; }
+    StatusOr<PlanExportSummary> exportPlan(const HloModule& module, const HloModule& reference,
+                                           const PlanExportOptions& options) const override;
+    StatusOr<std::vector<ImportedPlanRun>> importResults(const std::string& dir) const override;
 
     // What the runner reported about the GPU (name, compute_capability,
     // sm_count, driver, ...); empty when none was found.

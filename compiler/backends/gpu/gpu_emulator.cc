@@ -17,8 +17,8 @@
 #include <optional>
 #include <set>
 
-#include "compiler/backends/cpu/cpu_codegen_internal.h"
-#include "compiler/backends/cpu/llvm_jit.h"
+#include "compiler/backends/llvm/llvm_jit.h"
+#include "compiler/backends/llvm/llvm_jit_internal.h"
 
 #if defined(__has_feature)
 #if __has_feature(address_sanitizer)
@@ -356,6 +356,202 @@ void collectLeaves(const Literal& literal, std::vector<const Literal*>& out) {
     }
 }
 
+// One run of a plan on the host: its kernels compiled by the JIT, the devices' arenas (device
+// d's at d * arenaBytes), and the steps with the runner's control flow.
+class Emulation {
+public:
+    Emulation(const GpuPlan& plan, CpuJit& jit)
+        : m_plan(plan),
+          m_jit(jit),
+          m_devices(plan.devices()),
+          m_arena(static_cast<size_t>(plan.arenaBytes * m_devices) + kGpuBufferAlignment, 0),
+          m_loopJumps(plan.steps.size(), 0) {
+        m_base = m_arena.data();
+        const auto misalignment = reinterpret_cast<uintptr_t>(m_base) % kGpuBufferAlignment;
+        m_base += (kGpuBufferAlignment - misalignment) % kGpuBufferAlignment;
+    }
+
+    // The plan's host IR compiled, its kernels looked up.
+    Status compileKernels() {
+        if (m_plan.hostIr.empty()) return Status::ok();
+        auto context = std::make_unique<llvm::LLVMContext>();
+        llvm::SMDiagnostic diagnostic;
+        std::unique_ptr<llvm::Module> module =
+            llvm::parseAssemblyString(m_plan.hostIr, diagnostic, *context);
+        if (!module)
+            return internalError("GPU emulation: the plan's IR does not parse: " +
+                                 diagnostic.getMessage().str());
+        llvm_codegen::configureModule(m_jit, *module);
+        std::map<std::string, bool> names;
+        HLO_RETURN_IF_ERROR(prepareModule(*module, names));
+        HLO_RETURN_IF_ERROR(llvm_codegen::addModule(m_jit, std::move(context), std::move(module)));
+        HLO_ASSIGN_OR_RETURN(void* runtime, m_jit.lookup("hloscope_emu_runtime"));
+        static void* const kTable[kRuntimeEntries] = {reinterpret_cast<void*>(&specialRegister),
+                                                      reinterpret_cast<void*>(&barrier),
+                                                      reinterpret_cast<void*>(&shuffle)};
+        *static_cast<void* const**>(runtime) = kTable;
+        for (const auto& [name, synchronizes] : names) {
+            HLO_ASSIGN_OR_RETURN(void* address, m_jit.lookup(name + ".emu"));
+            m_kernels[name] = HostKernel{reinterpret_cast<EmulatedKernel>(address), synchronizes};
+        }
+        return Status::ok();
+    }
+
+    // The inputs from each device's arguments, and the constants on every device.
+    Status loadInputs(const std::vector<std::vector<Literal>>& deviceArgs) {
+        for (const GpuPlanInput& input : m_plan.inputs) {
+            if (input.device < 0 || input.device >= m_devices)
+                return invalidArgument("GPU emulation: input " + input.name + " names device " +
+                                       std::to_string(input.device));
+            const std::vector<Literal>& args = deviceArgs[static_cast<size_t>(input.device)];
+            if (input.parameter < 0 || input.parameter >= static_cast<int64_t>(args.size()))
+                return invalidArgument("GPU emulation: no argument for parameter " +
+                                       std::to_string(input.parameter));
+            std::vector<const Literal*> leaves;
+            collectLeaves(args[static_cast<size_t>(input.parameter)], leaves);
+            const size_t leaf = input.leaf < 0 ? 0 : static_cast<size_t>(input.leaf);
+            if (leaf >= leaves.size())
+                return invalidArgument("GPU emulation: parameter " +
+                                       std::to_string(input.parameter) + " has no leaf " +
+                                       std::to_string(leaf));
+            if (input.array.bytes > 0)
+                std::memcpy(address(input.array.buffer, input.device), leaves[leaf]->untypedData(),
+                            static_cast<size_t>(input.array.bytes));
+        }
+        for (const GpuPlanConstant& constant : m_plan.constants) {
+            const int64_t bytes = m_plan.buffers.at(static_cast<size_t>(constant.buffer)).bytes;
+            for (int64_t device = 0; device < m_devices && bytes > 0; ++device)
+                std::memcpy(address(constant.buffer, device), constant.value.untypedData(),
+                            static_cast<size_t>(bytes));
+        }
+        return Status::ok();
+    }
+
+    // A dispatch over the step kinds, in the runner's order.
+    Status runSteps() {
+        for (size_t i = 0; i < m_plan.steps.size();) {
+            const GpuPlanStep& step = m_plan.steps[i];
+            size_t next = i + 1;
+            switch (step.kind) {
+                case GpuStepKind::kKernel:
+                    HLO_RETURN_IF_ERROR(launch(step));
+                    break;
+                case GpuStepKind::kGemm:
+                    if (step.fallback.empty())
+                        return internalError("GPU emulation: gemm step " + step.name +
+                                             " has no fallback kernel");
+                    HLO_RETURN_IF_ERROR(launch(step.fallback.front()));
+                    break;
+                case GpuStepKind::kCopy:
+                    std::memmove(
+                        address(step.dst, step.device),
+                        address(step.src, step.srcDevice >= 0 ? step.srcDevice : step.device),
+                        static_cast<size_t>(step.bytes));
+                    break;
+                case GpuStepKind::kMemset:
+                    std::memset(address(step.dst, step.device), step.value,
+                                static_cast<size_t>(step.bytes));
+                    break;
+                case GpuStepKind::kBranch: {
+                    HLO_ASSIGN_OR_RETURN(const int64_t predicate, predicateOf(step, 1));
+                    if (predicate == 0) {
+                        next = static_cast<size_t>(step.target);
+                        if (step.target > 0) m_loopJumps[static_cast<size_t>(step.target - 1)] = 0;
+                    }
+                    break;
+                }
+                case GpuStepKind::kSwitch: {
+                    HLO_ASSIGN_OR_RETURN(const size_t branch, switchBranch(step));
+                    next = static_cast<size_t>(step.targets.at(branch));
+                    break;
+                }
+                case GpuStepKind::kJump:
+                    if (static_cast<size_t>(step.target) <= i && m_loopJumps[i]++ >= step.limit)
+                        return Status(StatusCode::kResourceExhausted,
+                                      "GPU emulation: " + step.name +
+                                          ": the loop did not end after " +
+                                          std::to_string(step.limit) + " iterations");
+                    next = static_cast<size_t>(step.target);
+                    break;
+            }
+            i = next;
+        }
+        return Status::ok();
+    }
+
+    // Each device's outputs, in plan order.
+    StatusOr<std::vector<std::vector<Literal>>> readOutputs() {
+        std::vector<std::vector<Literal>> outputs(static_cast<size_t>(m_devices));
+        for (const GpuPlanArray& output : m_plan.outputs) {
+            if (output.device < 0 || output.device >= m_devices)
+                return invalidArgument("GPU emulation: an output names device " +
+                                       std::to_string(output.device));
+            auto storage =
+                std::make_shared<std::vector<uint8_t>>(static_cast<size_t>(output.bytes));
+            if (output.bytes > 0)
+                std::memcpy(storage->data(), address(output.buffer, output.device),
+                            static_cast<size_t>(output.bytes));
+            outputs[static_cast<size_t>(output.device)].push_back(
+                Literal::fromStorage(Shape(output.type, output.dims), std::move(storage)));
+        }
+        return outputs;
+    }
+
+private:
+    uint8_t* address(int buffer, int64_t device) {
+        return m_base + device * m_plan.arenaBytes +
+               m_plan.buffers.at(static_cast<size_t>(buffer)).offset;
+    }
+    // A branch's or switch's predicate, the same on every device.
+    StatusOr<int64_t> predicateOf(const GpuPlanStep& step, size_t bytes) {
+        int64_t value = 0;
+        for (int64_t device = 0; device < m_devices; ++device) {
+            int64_t own = 0;
+            std::memcpy(&own, address(step.predicate, device), bytes);
+            if (device > 0 && own != value)
+                return Status(StatusCode::kFailedPrecondition,
+                              "GPU emulation: " + step.name + ": device " +
+                                  std::to_string(device) + " decides otherwise than device 0 (" +
+                                  std::to_string(own) + " against " + std::to_string(value) + ")");
+            value = own;
+        }
+        return value;
+    }
+    // The branch a switch step takes: its index, the last branch when out of range.
+    StatusOr<size_t> switchBranch(const GpuPlanStep& step) {
+        const size_t branches = step.targets.size();
+        size_t branch = branches - 1;
+        if (step.indexType == "pred") {
+            HLO_ASSIGN_OR_RETURN(const int64_t predicate, predicateOf(step, 1));
+            branch = predicate != 0 ? 0 : 1;
+        } else {
+            HLO_ASSIGN_OR_RETURN(const int64_t word, predicateOf(step, sizeof(int32_t)));
+            const auto index = static_cast<int32_t>(static_cast<uint32_t>(word));
+            if (index >= 0 && static_cast<size_t>(index) < branches)
+                branch = static_cast<size_t>(index);
+        }
+        return branch;
+    }
+    Status launch(const GpuPlanStep& step) {
+        auto it = m_kernels.find(step.entry);
+        if (it == m_kernels.end())
+            return internalError("GPU emulation: no kernel " + step.entry + " for " + step.name);
+        std::vector<void*> pointers;
+        for (size_t a = 0; a < step.args.size(); ++a)
+            pointers.push_back(address(
+                step.args[a], a < step.argDevices.size() ? step.argDevices[a] : step.device));
+        return launchKernel(it->second, pointers.data(), step.launch);
+    }
+
+    const GpuPlan& m_plan;
+    CpuJit& m_jit;
+    const int64_t m_devices;
+    std::vector<uint8_t> m_arena;
+    uint8_t* m_base = nullptr;
+    std::map<std::string, HostKernel> m_kernels;
+    std::vector<int64_t> m_loopJumps;  // per jump step: the iterations of its loop so far
+};
+
 }  // namespace
 
 StatusOr<std::vector<Literal>> emulateGpuPlan(const GpuPlan& plan,
@@ -378,161 +574,11 @@ StatusOr<std::vector<std::vector<Literal>>> emulateGpuPlanOnDevices(
         return invalidArgument(
             "GPU emulation needs the plan's LLVM IR (GpuPlanOptions::keepHostIr)");
     HLO_ASSIGN_OR_RETURN(std::unique_ptr<CpuJit> jit, CpuJit::create());
-    std::map<std::string, HostKernel> kernels;
-    if (!plan.hostIr.empty()) {
-        auto context = std::make_unique<llvm::LLVMContext>();
-        llvm::SMDiagnostic diagnostic;
-        std::unique_ptr<llvm::Module> module =
-            llvm::parseAssemblyString(plan.hostIr, diagnostic, *context);
-        if (!module)
-            return internalError("GPU emulation: the plan's IR does not parse: " +
-                                 diagnostic.getMessage().str());
-        cpu_internal::configureModule(*jit, *module);
-        std::map<std::string, bool> names;
-        HLO_RETURN_IF_ERROR(prepareModule(*module, names));
-        HLO_RETURN_IF_ERROR(cpu_internal::addModule(*jit, std::move(context), std::move(module)));
-        HLO_ASSIGN_OR_RETURN(void* runtime, jit->lookup("hloscope_emu_runtime"));
-        static void* const kTable[kRuntimeEntries] = {reinterpret_cast<void*>(&specialRegister),
-                                                      reinterpret_cast<void*>(&barrier),
-                                                      reinterpret_cast<void*>(&shuffle)};
-        *static_cast<void* const**>(runtime) = kTable;
-        for (const auto& [name, synchronizes] : names) {
-            HLO_ASSIGN_OR_RETURN(void* address, jit->lookup(name + ".emu"));
-            kernels[name] = HostKernel{reinterpret_cast<EmulatedKernel>(address), synchronizes};
-        }
-    }
-
-    // The arenas (device d's at d * arenaBytes), inputs and constants.
-    std::vector<uint8_t> arena(static_cast<size_t>(plan.arenaBytes * devices) + kGpuBufferAlignment,
-                               0);
-    uint8_t* base = arena.data();
-    base += (kGpuBufferAlignment - reinterpret_cast<uintptr_t>(base) % kGpuBufferAlignment) %
-            kGpuBufferAlignment;
-    auto address = [&](int buffer, int64_t device) {
-        return base + device * plan.arenaBytes +
-               plan.buffers.at(static_cast<size_t>(buffer)).offset;
-    };
-    for (const GpuPlanInput& input : plan.inputs) {
-        if (input.device < 0 || input.device >= devices)
-            return invalidArgument("GPU emulation: input " + input.name + " names device " +
-                                   std::to_string(input.device));
-        const std::vector<Literal>& args = deviceArgs[static_cast<size_t>(input.device)];
-        if (input.parameter < 0 || input.parameter >= static_cast<int64_t>(args.size()))
-            return invalidArgument("GPU emulation: no argument for parameter " +
-                                   std::to_string(input.parameter));
-        std::vector<const Literal*> leaves;
-        collectLeaves(args[static_cast<size_t>(input.parameter)], leaves);
-        const size_t leaf = input.leaf < 0 ? 0 : static_cast<size_t>(input.leaf);
-        if (leaf >= leaves.size())
-            return invalidArgument("GPU emulation: parameter " + std::to_string(input.parameter) +
-                                   " has no leaf " + std::to_string(leaf));
-        if (input.array.bytes > 0)
-            std::memcpy(address(input.array.buffer, input.device), leaves[leaf]->untypedData(),
-                        static_cast<size_t>(input.array.bytes));
-    }
-    for (const GpuPlanConstant& constant : plan.constants) {
-        const int64_t bytes = plan.buffers.at(static_cast<size_t>(constant.buffer)).bytes;
-        for (int64_t device = 0; device < devices && bytes > 0; ++device)
-            std::memcpy(address(constant.buffer, device), constant.value.untypedData(),
-                        static_cast<size_t>(bytes));
-    }
-    // A branch's or switch's predicate, the same on every device.
-    auto predicateOf = [&](const GpuPlanStep& step, size_t bytes) -> StatusOr<int64_t> {
-        int64_t value = 0;
-        for (int64_t device = 0; device < devices; ++device) {
-            int64_t own = 0;
-            std::memcpy(&own, address(step.predicate, device), bytes);
-            if (device > 0 && own != value)
-                return Status(StatusCode::kFailedPrecondition,
-                              "GPU emulation: " + step.name + ": device " + std::to_string(device) +
-                                  " decides otherwise than device 0 (" + std::to_string(own) +
-                                  " against " + std::to_string(value) + ")");
-            value = own;
-        }
-        return value;
-    };
-
-    // The steps, with the runner's control flow.
-    std::vector<int64_t> loopJumps(plan.steps.size(), 0);
-    auto launchStep = [&](const GpuPlanStep& step) -> Status {
-        auto it = kernels.find(step.entry);
-        if (it == kernels.end())
-            return internalError("GPU emulation: no kernel " + step.entry + " for " + step.name);
-        std::vector<void*> pointers;
-        for (size_t a = 0; a < step.args.size(); ++a)
-            pointers.push_back(address(
-                step.args[a], a < step.argDevices.size() ? step.argDevices[a] : step.device));
-        return launchKernel(it->second, pointers.data(), step.launch);
-    };
-    for (size_t i = 0; i < plan.steps.size();) {
-        const GpuPlanStep& step = plan.steps[i];
-        size_t next = i + 1;
-        switch (step.kind) {
-            case GpuStepKind::kKernel:
-                HLO_RETURN_IF_ERROR(launchStep(step));
-                break;
-            case GpuStepKind::kGemm:
-                if (step.fallback.empty())
-                    return internalError("GPU emulation: gemm step " + step.name +
-                                         " has no fallback kernel");
-                HLO_RETURN_IF_ERROR(launchStep(step.fallback.front()));
-                break;
-            case GpuStepKind::kCopy:
-                std::memmove(address(step.dst, step.device),
-                             address(step.src, step.srcDevice >= 0 ? step.srcDevice : step.device),
-                             static_cast<size_t>(step.bytes));
-                break;
-            case GpuStepKind::kMemset:
-                std::memset(address(step.dst, step.device), step.value,
-                            static_cast<size_t>(step.bytes));
-                break;
-            case GpuStepKind::kBranch: {
-                HLO_ASSIGN_OR_RETURN(const int64_t predicate, predicateOf(step, 1));
-                if (predicate == 0) {
-                    next = static_cast<size_t>(step.target);
-                    if (step.target > 0) loopJumps[static_cast<size_t>(step.target - 1)] = 0;
-                }
-                break;
-            }
-            case GpuStepKind::kSwitch: {
-                const size_t branches = step.targets.size();
-                size_t branch = branches - 1;
-                if (step.indexType == "pred") {
-                    HLO_ASSIGN_OR_RETURN(const int64_t predicate, predicateOf(step, 1));
-                    branch = predicate != 0 ? 0 : 1;
-                } else {
-                    HLO_ASSIGN_OR_RETURN(const int64_t word, predicateOf(step, sizeof(int32_t)));
-                    const auto index = static_cast<int32_t>(static_cast<uint32_t>(word));
-                    if (index >= 0 && static_cast<size_t>(index) < branches)
-                        branch = static_cast<size_t>(index);
-                }
-                next = static_cast<size_t>(step.targets.at(branch));
-                break;
-            }
-            case GpuStepKind::kJump:
-                if (static_cast<size_t>(step.target) <= i && loopJumps[i]++ >= step.limit)
-                    return Status(StatusCode::kResourceExhausted,
-                                  "GPU emulation: " + step.name + ": the loop did not end after " +
-                                      std::to_string(step.limit) + " iterations");
-                next = static_cast<size_t>(step.target);
-                break;
-        }
-        i = next;
-    }
-
-    std::vector<std::vector<Literal>> outputs(static_cast<size_t>(devices));
-    for (const GpuPlanArray& output : plan.outputs) {
-        if (output.device < 0 || output.device >= devices)
-            return invalidArgument("GPU emulation: an output names device " +
-                                   std::to_string(output.device));
-        auto storage = std::make_shared<std::vector<uint8_t>>(static_cast<size_t>(output.bytes));
-        if (output.bytes > 0)
-            std::memcpy(storage->data(), address(output.buffer, output.device),
-                        static_cast<size_t>(output.bytes));
-        outputs[static_cast<size_t>(output.device)].push_back(
-            Literal::fromStorage(Shape(output.type, output.dims), std::move(storage)));
-    }
-    return outputs;
+    Emulation emulation(plan, *jit);
+    HLO_RETURN_IF_ERROR(emulation.compileKernels());
+    HLO_RETURN_IF_ERROR(emulation.loadInputs(deviceArgs));
+    HLO_RETURN_IF_ERROR(emulation.runSteps());
+    return emulation.readOutputs();
 }
 
 }  // namespace hloscope

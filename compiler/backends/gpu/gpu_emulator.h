@@ -2,8 +2,8 @@
 // against the interpreter where there is no GPU (CI, and most sessions).
 //
 // The plan's kernels, as LLVM IR before NVPTX code generation (GpuPlan::hostIr, kept when
-// GpuPlanOptions::keepHostIr), are compiled for the host by the CPU backend's JIT, with the
-// NVPTX special registers, bar.sync and warp shuffles replaced by calls into this emulator.
+// GpuPlanOptions::keepHostIr), are compiled for the host by the JIT the CPU backend shares
+// (compiler/backends/llvm/llvm_jit.h), with the NVPTX special registers, bar.sync and warp shuffles replaced by calls into this emulator.
 // A launch runs its blocks one after another (so shared memory is one buffer). A kernel
 // without barriers or shuffles runs its threads one after another, as a GPU may run them in
 // any order; one with them runs a block's threads as fibers: a barrier waits for the block's

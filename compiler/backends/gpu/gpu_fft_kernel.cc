@@ -14,6 +14,74 @@
 namespace hloscope {
 
 namespace gpu_internal {
+namespace {
+
+Value* c64(llvm::IRBuilderBase& b, int64_t v) { return b.getInt64(static_cast<uint64_t>(v)); }
+
+// Component `part` (0 re, 1 im) of complex element `at` of a (re, im) array of `real`s.
+Value* loadPart(llvm::IRBuilderBase& b, llvm::Type* real, Value* base, Value* at, int part) {
+    Value* slot = b.CreateAdd(b.CreateShl(at, c64(b, 1)), c64(b, part));
+    return b.CreateLoad(real, b.CreateInBoundsGEP(real, base, slot));
+}
+
+// Output element i's line: whether it is inside (every coordinate but the axis within src,
+// the axis below the transform's length), the source position of its line's start, and its
+// coordinate k along the axis.
+struct FftLine {
+    Value* inside;
+    Value* base;
+    Value* k;
+};
+FftLine fftLine(llvm::IRBuilderBase& b, const GpuFftAxis& fft, Value* i,
+                const std::vector<int64_t>& srcStride) {
+    const std::vector<int64_t>& src = fft.srcDims;
+    const std::vector<int64_t>& dst = fft.dstDims;
+    Value* rest = i;
+    FftLine line{b.getTrue(), c64(b, 0), c64(b, 0)};
+    for (size_t d = dst.size(); d-- > 0;) {
+        Value* coordinate = d == 0 ? rest : b.CreateURem(rest, c64(b, dst[d]));
+        if (d > 0) rest = b.CreateUDiv(rest, c64(b, dst[d]));
+        if (d == fft.axis) {
+            line.k = coordinate;
+            line.inside = b.CreateAnd(line.inside, b.CreateICmpULT(coordinate, c64(b, fft.length)));
+        } else {
+            if (dst[d] > src[d])
+                line.inside = b.CreateAnd(line.inside, b.CreateICmpULT(coordinate, c64(b, src[d])));
+            line.base = b.CreateAdd(line.base, b.CreateMul(coordinate, c64(b, srcStride[d])));
+        }
+    }
+    return line;
+}
+
+// Term t of the line at `base` in `source`: x(t), read from the `stored` terms (mirrored and
+// conjugated beyond the stored half of a Hermitian line), zero beyond them; (re, im).
+std::pair<Value*, Value*> fftTerm(llvm::IRBuilderBase& b, const GpuFftAxis& fft, llvm::Type* real,
+                                  Value* source, Value* base, Value* t, int64_t stored,
+                                  int64_t stride) {
+    const int64_t n = fft.length;
+    Value* zero = llvm::ConstantFP::get(real, 0.0);
+    Value* at = t;
+    Value* mirrored = b.getFalse();
+    if (fft.hermitian) {
+        mirrored = b.CreateICmpUGE(t, c64(b, n / 2 + 1));
+        at = b.CreateSelect(mirrored, b.CreateSub(c64(b, n), t), t);
+    }
+    Value* present = b.CreateICmpULT(at, c64(b, stored));
+    Value* element = b.CreateAdd(
+        base, b.CreateMul(b.CreateSelect(present, at, c64(b, 0)), c64(b, stride)));
+    Value* xr = nullptr;
+    Value* xi = zero;
+    if (fft.realSource) {
+        xr = b.CreateLoad(real, b.CreateInBoundsGEP(real, source, element));
+    } else {
+        xr = loadPart(b, real, source, element, 0);
+        xi = loadPart(b, real, source, element, 1);
+        if (fft.hermitian) xi = b.CreateSelect(mirrored, b.CreateFNeg(xi), xi);
+    }
+    return {b.CreateSelect(present, xr, zero), b.CreateSelect(present, xi, zero)};
+}
+
+}  // namespace
 
 StatusOr<GpuKernelInfo> GpuKernelGen::emitFftAxis(const GpuFftAxis& fft) {
     const std::vector<int64_t>& src = fft.srcDims;
@@ -40,37 +108,15 @@ StatusOr<GpuKernelInfo> GpuKernelGen::emitFftAxis(const GpuFftAxis& fft) {
     llvm::LLVMContext& context = m_b.getContext();
     llvm::Type* real = fft.doublePrecision ? m_b.getDoubleTy() : m_b.getFloatTy();
     auto constant = [&](double v) { return llvm::ConstantFP::get(real, v); };
-    // Component `part` (0 re, 1 im) of complex element `at` of a (re, im) array.
-    auto loadPart = [&](Value* base, Value* at, int part) {
-        Value* slot = m_b.CreateAdd(m_b.CreateShl(at, c64(1)), c64(part));
-        return m_b.CreateLoad(real, m_b.CreateInBoundsGEP(real, base, slot));
-    };
 
     GridLoop loop = beginGridLoop(elements, "element");
     Value* i = loop.position;
-    // The output's coordinates; inside: every coordinate but the axis within src, the axis
-    // below the transform's length.
-    Value* rest = i;
-    Value* inside = m_b.getTrue();
-    Value* base = c64(0);
-    Value* k = c64(0);
-    for (size_t d = rank; d-- > 0;) {
-        Value* coordinate = d == 0 ? rest : m_b.CreateURem(rest, c64(dst[d]));
-        if (d > 0) rest = m_b.CreateUDiv(rest, c64(dst[d]));
-        if (d == fft.axis) {
-            k = coordinate;
-            inside = m_b.CreateAnd(inside, m_b.CreateICmpULT(coordinate, c64(n)));
-        } else {
-            if (dst[d] > src[d])
-                inside = m_b.CreateAnd(inside, m_b.CreateICmpULT(coordinate, c64(src[d])));
-            base = m_b.CreateAdd(base, m_b.CreateMul(coordinate, c64(srcStride[d])));
-        }
-    }
+    const FftLine line = fftLine(m_b, fft, i, srcStride);
     llvm::BasicBlock* sum = llvm::BasicBlock::Create(context, "sum", m_function);
     llvm::BasicBlock* term = llvm::BasicBlock::Create(context, "term", m_function);
     llvm::BasicBlock* store = llvm::BasicBlock::Create(context, "store", m_function);
     llvm::BasicBlock* entryBlock = m_b.GetInsertBlock();
-    m_b.CreateCondBr(m_b.CreateAnd(inside, m_b.getInt1(terms > 0)), sum, store);
+    m_b.CreateCondBr(m_b.CreateAnd(line.inside, m_b.getInt1(terms > 0)), sum, store);
 
     m_b.SetInsertPoint(sum);
     m_b.CreateBr(term);
@@ -83,35 +129,15 @@ StatusOr<GpuKernelInfo> GpuKernelGen::emitFftAxis(const GpuFftAxis& fft) {
     twiddle->addIncoming(c64(0), sum);
     re->addIncoming(constant(0), sum);
     im->addIncoming(constant(0), sum);
-    // Term t of the line: x(t), read from the stored terms (mirrored and conjugated beyond the
-    // stored half of a Hermitian line), zero beyond them.
-    Value* at = t;
-    Value* mirrored = m_b.getFalse();
-    if (fft.hermitian) {
-        mirrored = m_b.CreateICmpUGE(t, c64(n / 2 + 1));
-        at = m_b.CreateSelect(mirrored, m_b.CreateSub(c64(n), t), t);
-    }
-    Value* present = m_b.CreateICmpULT(at, c64(stored));
-    Value* element = m_b.CreateAdd(
-        base, m_b.CreateMul(m_b.CreateSelect(present, at, c64(0)), c64(srcStride[fft.axis])));
-    Value* xr = nullptr;
-    Value* xi = constant(0);
-    if (fft.realSource) {
-        xr = m_b.CreateLoad(real, m_b.CreateInBoundsGEP(real, params[1], element));
-    } else {
-        xr = loadPart(params[1], element, 0);
-        xi = loadPart(params[1], element, 1);
-        if (fft.hermitian) xi = m_b.CreateSelect(mirrored, m_b.CreateFNeg(xi), xi);
-    }
-    xr = m_b.CreateSelect(present, xr, constant(0));
-    xi = m_b.CreateSelect(present, xi, constant(0));
-    Value* wr = loadPart(params[2], twiddle, 0);
-    Value* wi = loadPart(params[2], twiddle, 1);
+    const auto [xr, xi] =
+        fftTerm(m_b, fft, real, params[1], line.base, t, stored, srcStride[fft.axis]);
+    Value* wr = loadPart(m_b, real, params[2], twiddle, 0);
+    Value* wi = loadPart(m_b, real, params[2], twiddle, 1);
     Value* nextRe =
         m_b.CreateFAdd(re, m_b.CreateFSub(m_b.CreateFMul(xr, wr), m_b.CreateFMul(xi, wi)));
     Value* nextIm =
         m_b.CreateFAdd(im, m_b.CreateFAdd(m_b.CreateFMul(xr, wi), m_b.CreateFMul(xi, wr)));
-    Value* stepped = m_b.CreateAdd(twiddle, k);
+    Value* stepped = m_b.CreateAdd(twiddle, line.k);
     Value* nextTwiddle = m_b.CreateSelect(m_b.CreateICmpUGE(stepped, c64(n)),
                                           m_b.CreateSub(stepped, c64(n)), stepped);
     Value* nextT = m_b.CreateAdd(t, c64(1));
@@ -149,7 +175,7 @@ StatusOr<GpuKernelInfo> GpuKernelEmitter::emitFftAxis(const std::string& name,
                                                       const GpuFftAxis& axis) {
     HLO_RETURN_IF_ERROR(m_impl->machineStatus);
     if (m_impl->code.compiled) return internalError("GpuKernelEmitter: emit after compileToPtx");
-    CpuKernelSpec spec;
+    KernelSpec spec;
     spec.name = name;
     gpu_internal::GpuKernelGen gen(m_impl->code, spec);
     HLO_ASSIGN_OR_RETURN(GpuKernelInfo info, gen.emitFftAxis(axis));

@@ -1,6 +1,7 @@
-// GpuKernelEmitter: PTX for the GPU backend's kernels, from the same element
-// generator as the CPU backend (compiler/backends/cpu/kernel_gen_internal.h),
-// compiled by LLVM's NVPTX target for one SM version.
+// GpuKernelEmitter: PTX for the GPU backend's kernels, from the element
+// generator the CPU backend shares (compiler/backends/llvm/kernel_gen_internal.h),
+// compiled by LLVM's NVPTX target for one SM version. A kernel is a
+// KernelSpec (compiler/backends/llvm/kernel_spec.h).
 //
 // Every kernel is a PTX .entry whose parameters are 64-bit global pointers,
 // in this order: [outputs..., leaves...] (plus, for a split reduction, one
@@ -48,7 +49,7 @@
 #include <string>
 #include <vector>
 
-#include "compiler/backends/cpu/cpu_kernel_emitter.h"
+#include "compiler/backends/llvm/kernel_spec.h"
 #include "core/support/status.h"
 
 namespace hloscope {
@@ -121,7 +122,7 @@ public:
     // Emits spec's kernel (outputs of equal dimensions; the name becomes the
     // entry's), or an error (the instruction and why) with nothing left in
     // the module.
-    StatusOr<GpuKernelInfo> emitKernel(const CpuKernelSpec& spec);
+    StatusOr<GpuKernelInfo> emitKernel(const KernelSpec& spec);
     // Our own GEMM kernel (the fallback of a gemm step when cuBLAS is absent):
     // 64x64 output tiles per block of 16x16 threads, 4x4 outputs per thread,
     // lhs and rhs staged through shared memory 16 elements of k at a time;

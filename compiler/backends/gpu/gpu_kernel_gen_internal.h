@@ -1,11 +1,14 @@
-// Private to compiler/backends/gpu/*.cc (LLVM-typed): GpuKernelGen, the GPU
-// kernel shapes around the shared element generator (kernel_gen_internal.h),
-// and GpuKernelEmitter's state. gpu_kernel_emitter.cc has the loop and
-// reduction kernels and PTX compilation, gpu_scatter_kernel.cc the scatter
-// kernel, gpu_sort_kernel.cc the sort kernel,
-// gpu_fft_kernel.cc the FFT's axis kernel, gpu_row_kernel.cc the row kernel, gpu_rng_kernel.cc
-// the rng-bit-generator kernel, gpu_gemm_kernel.cc our tiled GEMM. Never include this
-// from a header that is not itself internal.
+// Internal to compiler/backends/gpu/*.cc (LLVM-typed): GpuKernelGen, the GPU
+// kernel shapes around the shared element generator
+// (compiler/backends/llvm/kernel_gen_internal.h), and GpuKernelEmitter's
+// state. gpu_kernel_emitter.cc has the entries, the loop kernels and PTX
+// compilation, gpu_reduction_kernel.cc the warp and block reductions,
+// gpu_dot_kernel.cc dot and scaled-dot, gpu_ragged_dot.cc ragged-dot,
+// gpu_scatter_kernel.cc the scatter kernel, gpu_sort_kernel.cc the sort
+// kernel, gpu_fft_kernel.cc the FFT's axis kernel, gpu_row_kernel.cc the row
+// kernel, gpu_rng_kernel.cc the rng-bit-generator kernel, gpu_gemm_kernel.cc
+// our tiled GEMM. Never include this from a header that is not itself
+// internal.
 #pragma once
 
 #include <llvm/IR/IntrinsicsNVPTX.h>
@@ -16,15 +19,16 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
-#include "compiler/backends/cpu/kernel_gen_internal.h"
 #include "compiler/backends/gpu/gpu_kernel_emitter.h"
+#include "compiler/backends/llvm/kernel_gen_internal.h"
 
 namespace hloscope {
 
 struct GpuKernelEmitter::Impl {
-    CpuKernelEmitter::Impl code;  // context, module, counters (shared with the element generator)
+    llvm_codegen::KernelModule code;  // context, module, counters (the element generator's)
     std::string sm;
     std::unique_ptr<llvm::TargetMachine> machine;
     Status machineStatus = Status::ok();
@@ -36,8 +40,9 @@ inline constexpr const char* kTriple = "nvptx64-nvidia-cuda";
 inline constexpr unsigned kGlobalSpace = 1;  // NVPTX address spaces
 inline constexpr unsigned kSharedSpace = 3;
 
-using cpu_internal::Index;
-using cpu_internal::unsupportedAt;
+using llvm_codegen::Index;
+using llvm_codegen::KernelModule;
+using llvm_codegen::unsupportedAt;
 using llvm::Value;
 
 inline int64_t product(const std::vector<int64_t>& dims) {
@@ -72,9 +77,9 @@ inline GpuLaunchDims loopLaunch(int64_t n) {
     return dims;
 }
 
-class GpuKernelGen : public cpu_internal::KernelGen {
+class GpuKernelGen : public llvm_codegen::KernelGen {
 public:
-    GpuKernelGen(CpuKernelEmitter::Impl& impl, const CpuKernelSpec& spec) : KernelGen(impl, spec) {
+    GpuKernelGen(KernelModule& code, const KernelSpec& spec) : KernelGen(code, spec) {
         m_elemental.setDeviceCode(true);
         // Partials of output reduces are combined across threads: unrounded until written.
         m_roundOutputPartials = false;
@@ -89,6 +94,17 @@ protected:
     StatusOr<Value*> genScaledDot(const HloInstruction& dot, const Index& index);
     // ragged-dot (gpu_ragged_dot.cc).
     StatusOr<Value*> genRaggedDot(const HloInstruction& dot, const Index& index);
+    // One pass over ragged-dot's group_sizes at its leading coordinates `prefix`: the run
+    // [start, end) of group `target`, how many groups end at or before `at` (the group of
+    // position `at`), and the total of the sizes (gpu_ragged_dot.cc).
+    struct GroupScan {
+        Value* start;
+        Value* end;
+        Value* groupOf;
+        Value* total;
+    };
+    StatusOr<GroupScan> scanGroups(const HloInstruction& sizes, const std::vector<Value*>& prefix,
+                                   Value* target, Value* at);
     // What a ragged-dot adds to a dot's sum: output dimensions before the
     // dot's own (the group of a ragged contraction) and an rhs dimension held
     // at one value (the group dimension of a ragged non-contracting dot).
@@ -150,7 +166,13 @@ private:
                                                std::vector<Value*> values);
     StatusOr<GpuKernelInfo> emitWarpReduction(GpuKernelInfo info);
     StatusOr<GpuKernelInfo> emitScatter(GpuKernelInfo info);
-    // dynamic-update-slice into its operand's buffer (CpuKernelSpec::updateInPlace): a thread
+    // Where an update element goes: whether its window fits, and its row-major operand position
+    // (gpu_scatter_kernel.cc).
+    StatusOr<std::pair<Value*, Value*>> scatterTarget(const HloInstruction& scatter,
+                                                      const Index& update,
+                                                      const std::vector<int64_t>& windowOperandDims,
+                                                      const std::vector<int64_t>& extent);
+    // dynamic-update-slice into its operand's buffer (KernelSpec::updateInPlace): a thread
     // per update element (gpu_scatter_kernel.cc).
     StatusOr<GpuKernelInfo> emitUpdateInPlace(GpuKernelInfo info);
     // A scatter of several operands at one update element (gpu_scatter_kernel.cc).
@@ -180,9 +202,6 @@ private:
         const std::map<const HloInstruction*, std::vector<size_t>>& groups, Value* output,
         Value* begin, Value* end, int64_t step);
     Status emitCombine(const GpuKernelInfo& info);
-    // Output slots grouped by their reduce (a variadic reduce's components in
-    // tuple order), as the combiners need them.
-    StatusOr<std::map<const HloInstruction*, std::vector<size_t>>> reduceGroups() const;
     void erasePartial();
     // The type a partial reduction of `type` is carried in between threads (shuffles, shared
     // memory, scratch): f32 for f16, bf16 and the small floats (their registers, as the

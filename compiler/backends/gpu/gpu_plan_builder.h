@@ -1,6 +1,8 @@
-// The GPU plan's builder, shared by gpu_plan.cc (instructions, kernels, GEMMs, routing) and
-// gpu_plan_control_flow.cc (while loops and conditionals). Internal to the GPU backend: the
-// public interface is gpu_plan.h.
+// The GPU plan's builder (PlanBuilder), internal to the GPU backend (the public interface is
+// gpu_plan.h): gpu_plan.cc plans instructions and their kernels, gpu_plan_gemm.cc GEMMs,
+// gpu_plan_routing.cc what only passes buffers on, gpu_plan_control_flow.cc while loops and
+// conditionals, gpu_plan_fft.cc ffts, gpu_plan_collectives.cc, gpu_plan_ragged.cc and
+// gpu_plan_peer.cc what runs across devices.
 #pragma once
 
 #include <map>
@@ -18,6 +20,8 @@ namespace hloscope::gpu_plan_internal {
 
 Status notOnGpu(const HloInstruction& instruction, const std::string& why);
 int64_t denseBytes(const Shape& shape);
+// The product of `dims` (an array's elements).
+int64_t product(const std::vector<int64_t>& dims);
 // Array leaves, depth first (tokens and other non-array leaves hold no buffer).
 void collectLeaves(const Shape& shape, std::vector<const Shape*>& out);
 size_t leafCount(const Shape& shape);
@@ -58,7 +62,41 @@ private:
             std::max(m_live[static_cast<size_t>(buffer)].end, time);
     }
     std::string entryName() { return "kernel_" + std::to_string(m_entries++); }
+    // The first buffer of operand `i` of `instruction` (an array's only one).
+    int operandBuffer(const HloInstruction& instruction, int64_t i) {
+        return m_leaves[instruction.operand(i)].front();
+    }
     Status planInstruction(const HloInstruction& instruction, int64_t time);
+    // An entry parameter: a pinned input buffer per array leaf.
+    Status planParameter(const HloInstruction& instruction);
+    // What needs no kernel of its own (parameters, constants, tuples, views of their operand's
+    // bytes, while loops, in-place updates, conditionals, ffts): true when planned.
+    StatusOr<bool> planWithoutKernel(const HloInstruction& instruction, int64_t time);
+    // New buffers for the instruction's array leaves (its result).
+    std::vector<int> newOutputs(const HloInstruction& instruction, int64_t time);
+    // What one kernel computes whole: a scatter (after a kernel setting the output to the
+    // operand), a scatter of several operands and a sort (after copies of the operands), top-k
+    // and rng-bit-generator; true when planned.
+    StatusOr<bool> planWholeKernel(const HloInstruction& instruction,
+                                   const std::vector<int>& outputs, int64_t time);
+    // `scatter` (the instruction or its fusion's root) into buffer `output`: a kernel setting
+    // it to the operand, then the scatter kernel.
+    Status planScatterRoot(const HloInstruction& instruction, const HloInstruction& scatter,
+                           int output, int64_t time);
+    // A kernel of `spec` with the instruction as its output on `args`; none without elements.
+    Status addWholeKernel(const HloInstruction& instruction, KernelSpec spec,
+                          const std::vector<int>& args, int64_t time);
+    // A dot, fusion or other kernel op: its GEMM steps where they apply, kernels for the rest.
+    Status planKernels(const HloInstruction& instruction, const std::vector<int>& outputs,
+                       int64_t time);
+    // The distinct operands of `instruction` from operand `first` on as the leaves of `spec`,
+    // their buffers appended to `buffers`; a fusion's parameters, with their operands' buffers.
+    void bindOperandLeaves(const HloInstruction& instruction, int64_t first, KernelSpec& spec,
+                           std::vector<int>& buffers);
+    void bindFusionLeaves(const HloInstruction& fusion, KernelSpec& spec,
+                          std::vector<int>& buffers);
+    // A kernel step and the steps that come with it (`extra`), counted as one kernel.
+    void pushKernel(GpuPlanStep step, std::vector<GpuPlanStep>& extra);
     // Leaf buffers with their shapes (array leaves, depth first).
     struct Leaves {
         std::vector<int> ids;
@@ -85,6 +123,29 @@ private:
     // dynamic-reshape of bounded shapes): true when planned, false for any
     // other instruction.
     StatusOr<bool> planRouting(const HloInstruction& instruction, int64_t time);
+    // The instruction being routed, its operands' leaves (all, and per operand).
+    struct Routing {
+        const HloInstruction& instruction;
+        int64_t time;
+        Leaves operands;
+        std::vector<Leaves> arguments;
+    };
+    // The result's leaves are `value`'s, whose shapes must be the result's.
+    StatusOr<bool> route(const Routing& routing, const Leaves& value);
+    // Element 1 of a (operands, result, context...) tuple `start`, or the value itself.
+    StatusOr<bool> routeStartResult(const Routing& routing, const HloInstruction& start);
+    // A start op's (operands, result, zeros...) tuple.
+    StatusOr<bool> routeStartTuple(const Routing& routing, const Leaves& first,
+                                   const Leaves& result);
+    StatusOr<bool> routeCollectivePermute(const Routing& routing);
+    StatusOr<bool> routeAsyncStart(const Routing& routing);
+    StatusOr<bool> routeAsyncUpdate(const Routing& routing);
+    StatusOr<bool> routeAsyncDone(const Routing& routing);
+    // Peer transfers, ragged-all-to-all and collectives between devices: true when planned.
+    StatusOr<bool> planAcrossDevices(const HloInstruction& instruction, int64_t time);
+    // A fusion around a collective between devices, a sort or a scatter of several operands,
+    // planned in place as a call: true when planned.
+    StatusOr<bool> planFusionAsCall(const Routing& routing);
     // `computation`'s instructions planned in place, its parameters bound to
     // `arguments`; the root's leaves.
     StatusOr<Leaves> planCalled(const HloInstruction& caller, const HloComputation* computation,
@@ -93,26 +154,28 @@ private:
     Leaves zeroLeaves(const HloInstruction& instruction, const Shape& shape, int64_t time);
     // Emits spec as kernel steps writing `outputs` (buffer per spec output)
     // and reading `leafBuffers` (per spec leaf).
-    Status addKernel(const HloInstruction& instruction, CpuKernelSpec spec,
+    Status addKernel(const HloInstruction& instruction, KernelSpec spec,
                      const std::vector<int>& outputs, const std::vector<int>& leafBuffers,
                      int64_t time);
     // The kernel step of `spec` (a split reduction's combine step in `extra`). On several
     // devices, a kernel that reads replica-id or partition-id is emitted once per device,
     // each step pinned to its device (the others in `extra`).
-    StatusOr<GpuPlanStep> kernelStep(const HloInstruction& instruction, const CpuKernelSpec& spec,
+    StatusOr<GpuPlanStep> kernelStep(const HloInstruction& instruction, const KernelSpec& spec,
                                      const std::vector<int>& args, int64_t time,
                                      std::vector<GpuPlanStep>& extra);
     StatusOr<GpuPlanStep> kernelStepOnce(const HloInstruction& instruction,
-                                         const CpuKernelSpec& spec, const std::vector<int>& args,
+                                         const KernelSpec& spec, const std::vector<int>& args,
                                          int64_t time, std::vector<GpuPlanStep>& extra);
     // A collective between the devices of a multi-device plan (gpu_plan_collectives.cc): its
     // result in new buffers, written on each device by steps pinned to it that read the
     // group's operands from the other devices' arenas (kernels for reductions, gathers and
     // all-to-all, copies for permutes and broadcasts).
     Status planCollective(const HloInstruction& instruction, int64_t time);
+    struct Exchange;  // one collective's state while it is planned (gpu_plan_collectives.cc)
     // A ragged-all-to-all, on one device or several (gpu_plan_ragged.cc): a kernel launched
     // per receiver that reads its group's row ranges from device memory and copies the rows.
     Status planRaggedAllToAll(const HloInstruction& instruction, int64_t time);
+    struct RaggedKernels;  // one ragged-all-to-all's kernels while it is planned
     // send, recv and their done halves between devices (gpu_plan_peer.cc): a recv-done copies
     // from the send paired with its recv on each device's link.
     Status planPeerTransfer(const HloInstruction& instruction, int64_t time);
@@ -120,9 +183,20 @@ private:
     // (-1) becomes one per device, pinned steps stay, branches and jumps stay single with
     // their targets renumbered; inputs and outputs are repeated per device.
     void expandForDevices();
+    // A gemm step computing `dot` (of `instruction`) into `outBuffer` (gpu_plan_gemm.cc), with
+    // our tiled GEMM kernel as its fallback.
     Status planGemm(const HloInstruction& instruction, const HloInstruction& dot,
                     const GpuGemmShape& gemm, const std::vector<int>& operandBuffers, int outBuffer,
                     int64_t time);
+    // A dot as gemm steps (plain or permuted), when the plan takes GEMMs: true when planned.
+    StatusOr<bool> planDotGemm(const HloInstruction& dot, int outBuffer, int64_t time);
+    // A kOutput fusion's float32 dot with an elementwise epilogue (dot_plan.h) as gemm steps:
+    // true when the dot is the whole fusion (planned); else, when its GEMM is planned, the
+    // product becomes a leaf of `spec` (its buffer appended to `leafBuffers`) for the
+    // epilogue's kernel, and false.
+    StatusOr<bool> planEpilogueGemm(const HloInstruction& fusion, KernelSpec& spec,
+                                    std::vector<int>& leafBuffers, const std::vector<int>& outputs,
+                                    int64_t time);
     // A float32 dot whose batch or contracting dimensions are not where a
     // GEMM wants them (attention's [b, s, h, d] x [b, s, h, d]): each operand
     // transposed into [batch, free, contracting] / [batch, contracting, free]

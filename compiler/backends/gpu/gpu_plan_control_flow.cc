@@ -151,7 +151,7 @@ StatusOr<bool> PlanBuilder::planUpdateInPlace(const HloInstruction& update, int6
     if (!first) return false;
     m_leaves[&update] = {state};
     if (update.operand(1)->shape().elementCount() == 0) return true;
-    CpuKernelSpec spec;
+    KernelSpec spec;
     spec.name = entryName();
     spec.outputs = {&update};
     spec.updateInPlace = true;
@@ -165,9 +165,7 @@ StatusOr<bool> PlanBuilder::planUpdateInPlace(const HloInstruction& update, int6
     std::vector<GpuPlanStep> extra;
     HLO_ASSIGN_OR_RETURN(GpuPlanStep step, kernelStep(update, spec, args, time, extra));
     step.name = update.name() + ".in_place";
-    m_plan.steps.push_back(std::move(step));
-    for (GpuPlanStep& e : extra) m_plan.steps.push_back(std::move(e));
-    ++m_plan.kernels;
+    pushKernel(std::move(step), extra);
     return true;
 }
 

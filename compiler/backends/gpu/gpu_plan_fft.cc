@@ -18,12 +18,6 @@
 namespace hloscope::gpu_plan_internal {
 namespace {
 
-int64_t product(const std::vector<int64_t>& dims) {
-    int64_t n = 1;
-    for (int64_t d : dims) n *= d;
-    return n;
-}
-
 // exp(sign 2 pi i j / n) for j < n, as c64 or c128.
 Literal twiddleTable(int64_t n, bool inverse, bool doublePrecision) {
     Literal table(Shape(doublePrecision ? PrimitiveType::C128 : PrimitiveType::C64, {n}));

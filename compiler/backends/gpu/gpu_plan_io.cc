@@ -278,6 +278,76 @@ StatusOr<GpuPlanStep> readStep(const json& j, const std::string& where) {
 
 std::string planPath(const std::string& dir) { return (fs::path(dir) / "plan.json").string(); }
 
+// Input `input`'s plan.json entry, its argument written to inputs/ unless the runner
+// generates it.
+StatusOr<json> writeInput(const GpuPlan& plan, const GpuPlanInput& input,
+                          const std::vector<std::vector<Literal>>& deviceArgs,
+                          const std::string& dir, const std::vector<int64_t>& syntheticSeeds) {
+    const size_t p = static_cast<size_t>(input.parameter);
+    if (input.device < 0 || input.device >= plan.devices())
+        return invalidArgument("plan input %" + input.name + ": no device " +
+                               std::to_string(input.device));
+    const std::vector<Literal>& args = deviceArgs[static_cast<size_t>(input.device)];
+    if (p >= args.size())
+        return invalidArgument("plan input %" + input.name + ": no argument for parameter " +
+                               std::to_string(input.parameter));
+    // The argument, or its array leaf for a tuple-shaped parameter.
+    const Literal* value = &args[p];
+    if (input.leaf >= 0) {
+        std::vector<const Literal*> leaves;
+        literalLeaves(args[p], leaves);
+        if (!args[p].isTuple() || input.leaf >= static_cast<int64_t>(leaves.size()))
+            return invalidArgument("plan input %" + input.name + ": the argument has no leaf " +
+                                   std::to_string(input.leaf));
+        value = leaves[static_cast<size_t>(input.leaf)];
+    }
+    if (value->sizeInBytes() != input.array.bytes)
+        return invalidArgument("plan input %" + input.name + ": the argument holds " +
+                               std::to_string(value->sizeInBytes()) + " bytes, expected " +
+                               std::to_string(input.array.bytes));
+    json entry = arrayJson(input.array);
+    entry["parameter"] = input.parameter;
+    entry["name"] = input.name;
+    if (plan.devices() > 1) entry["device"] = input.device;
+    if (input.leaf >= 0) {
+        entry["leaf"] = input.leaf;
+        entry["parameter_shape"] = input.tupleShape;
+    }
+    if (input.leaf < 0 && p < syntheticSeeds.size() && syntheticSeeds[p] >= 0 &&
+        input.array.type == PrimitiveType::F32) {
+        entry["generate"] = {{"kind", "uniform"}, {"seed", syntheticSeeds[p]}};
+    } else {
+        const std::string file =
+            "inputs/" +
+            (input.device > 0 ? "device" + std::to_string(input.device) + "." : std::string()) +
+            std::to_string(input.parameter) +
+            (input.leaf >= 0 ? "." + std::to_string(input.leaf) : std::string()) + ".bin";
+        HLO_RETURN_IF_ERROR(
+            writeBytes(fs::path(dir) / file, value->untypedData(), input.array.bytes));
+        entry["file"] = file;
+    }
+    return entry;
+}
+
+// The constants written to constants/, and their plan.json entries.
+StatusOr<json> writeConstants(const GpuPlan& plan, const std::string& dir) {
+    json constants = json::array();
+    for (size_t i = 0; i < plan.constants.size(); ++i) {
+        const GpuPlanConstant& constant = plan.constants[i];
+        const std::string file = "constants/" + std::to_string(i) + ".bin";
+        HLO_RETURN_IF_ERROR(writeBytes(fs::path(dir) / file, constant.value.untypedData(),
+                                       constant.value.sizeInBytes()));
+        constants.push_back(
+            {{"buffer", constant.buffer},
+             {"name", constant.name},
+             {"file", file},
+             {"bytes", constant.value.sizeInBytes()},
+             {"type", std::string(primitive_util::name(constant.value.shape().elementType()))},
+             {"dims", constant.value.shape().dimensions()}});
+    }
+    return constants;
+}
+
 }  // namespace
 
 Status writeGpuPlan(const GpuPlan& plan, const std::vector<Literal>& args,
@@ -324,66 +394,11 @@ Status writeGpuPlanOnDevices(const GpuPlan& plan,
     j["buffers"] = buffers;
     json inputs = json::array();
     for (const GpuPlanInput& input : plan.inputs) {
-        const size_t p = static_cast<size_t>(input.parameter);
-        if (input.device < 0 || input.device >= plan.devices())
-            return invalidArgument("plan input %" + input.name + ": no device " +
-                                   std::to_string(input.device));
-        const std::vector<Literal>& args = deviceArgs[static_cast<size_t>(input.device)];
-        if (p >= args.size())
-            return invalidArgument("plan input %" + input.name + ": no argument for parameter " +
-                                   std::to_string(input.parameter));
-        // The argument, or its array leaf for a tuple-shaped parameter.
-        const Literal* value = &args[p];
-        if (input.leaf >= 0) {
-            std::vector<const Literal*> leaves;
-            literalLeaves(args[p], leaves);
-            if (!args[p].isTuple() || input.leaf >= static_cast<int64_t>(leaves.size()))
-                return invalidArgument("plan input %" + input.name + ": the argument has no leaf " +
-                                       std::to_string(input.leaf));
-            value = leaves[static_cast<size_t>(input.leaf)];
-        }
-        if (value->sizeInBytes() != input.array.bytes)
-            return invalidArgument("plan input %" + input.name + ": the argument holds " +
-                                   std::to_string(value->sizeInBytes()) + " bytes, expected " +
-                                   std::to_string(input.array.bytes));
-        json entry = arrayJson(input.array);
-        entry["parameter"] = input.parameter;
-        entry["name"] = input.name;
-        if (plan.devices() > 1) entry["device"] = input.device;
-        if (input.leaf >= 0) {
-            entry["leaf"] = input.leaf;
-            entry["parameter_shape"] = input.tupleShape;
-        }
-        if (input.leaf < 0 && p < syntheticSeeds.size() && syntheticSeeds[p] >= 0 &&
-            input.array.type == PrimitiveType::F32) {
-            entry["generate"] = {{"kind", "uniform"}, {"seed", syntheticSeeds[p]}};
-        } else {
-            const std::string file =
-                "inputs/" +
-                (input.device > 0 ? "device" + std::to_string(input.device) + "." : std::string()) +
-                std::to_string(input.parameter) +
-                (input.leaf >= 0 ? "." + std::to_string(input.leaf) : std::string()) + ".bin";
-            HLO_RETURN_IF_ERROR(
-                writeBytes(fs::path(dir) / file, value->untypedData(), input.array.bytes));
-            entry["file"] = file;
-        }
+        HLO_ASSIGN_OR_RETURN(json entry, writeInput(plan, input, deviceArgs, dir, syntheticSeeds));
         inputs.push_back(entry);
     }
     j["inputs"] = inputs;
-    json constants = json::array();
-    for (size_t i = 0; i < plan.constants.size(); ++i) {
-        const GpuPlanConstant& constant = plan.constants[i];
-        const std::string file = "constants/" + std::to_string(i) + ".bin";
-        HLO_RETURN_IF_ERROR(writeBytes(fs::path(dir) / file, constant.value.untypedData(),
-                                       constant.value.sizeInBytes()));
-        constants.push_back(
-            {{"buffer", constant.buffer},
-             {"name", constant.name},
-             {"file", file},
-             {"bytes", constant.value.sizeInBytes()},
-             {"type", std::string(primitive_util::name(constant.value.shape().elementType()))},
-             {"dims", constant.value.shape().dimensions()}});
-    }
+    HLO_ASSIGN_OR_RETURN(json constants, writeConstants(plan, dir));
     j["constants"] = constants;
     json outputs = json::array();
     for (size_t i = 0; i < plan.outputs.size(); ++i) {
@@ -406,6 +421,154 @@ Status writeGpuPlanOnDevices(const GpuPlan& plan,
     // Last and atomically: a plan.json that reads whole means every file it names was written.
     return writeFileAtomically(planPath(dir), text);
 }
+
+namespace {
+
+bool knownBuffer(const GpuPlan& plan, int id) {
+    return id >= 0 && id < static_cast<int>(plan.buffers.size());
+}
+
+// plan.json's buffers, each inside the arena and in id order.
+Status readBuffers(const json& j, const std::string& where, GpuPlan& plan) {
+    HLO_ASSIGN_OR_RETURN(json buffers, field<json>(j, "buffers", where));
+    for (size_t i = 0; i < buffers.size(); ++i) {
+        const std::string at = where + ": buffers[" + std::to_string(i) + "]";
+        GpuPlanBuffer b;
+        HLO_ASSIGN_OR_RETURN(b.id, field<int>(buffers[i], "id", at));
+        HLO_ASSIGN_OR_RETURN(b.offset, field<int64_t>(buffers[i], "offset", at));
+        HLO_ASSIGN_OR_RETURN(b.bytes, field<int64_t>(buffers[i], "bytes", at));
+        b.name = buffers[i].value("name", "");
+        if (b.id != static_cast<int>(i))
+            return invalidArgument(at + ": id " + std::to_string(b.id) + " out of order");
+        if (b.offset < 0 || b.bytes < 0 || b.offset + b.bytes > plan.arenaBytes)
+            return invalidArgument(at + ": lies outside the arena");
+        plan.buffers.push_back(b);
+    }
+    return Status::ok();
+}
+
+// One of plan.json's `inputCount` inputs: the plan's input, and its value (read from its
+// file or generated) in its device's arguments.
+Status readInput(const json& entry, const std::string& at, size_t inputCount,
+                 const std::string& dir, GpuPlanFiles& files) {
+    GpuPlan& plan = files.plan;
+    GpuPlanInput input;
+    HLO_ASSIGN_OR_RETURN(input.parameter, field<int64_t>(entry, "parameter", at));
+    input.name = entry.value("name", "");
+    input.device = entry.value("device", int64_t{0});
+    if (input.device < 0 || input.device >= plan.devices())
+        return invalidArgument(at + ": device " + std::to_string(input.device) +
+                               " out of range");
+    std::vector<Literal>& deviceInputs = files.deviceInputs[static_cast<size_t>(input.device)];
+    HLO_ASSIGN_OR_RETURN(input.array, readArray(entry, at));
+    input.array.device = input.device;
+    if (!knownBuffer(plan, input.array.buffer)) return invalidArgument(at + ": unknown buffer");
+    std::shared_ptr<std::vector<uint8_t>> data;
+    if (auto generate = entry.find("generate"); generate != entry.end()) {
+        if (input.array.type != PrimitiveType::F32 || !generate->is_object() ||
+            !generate->contains("seed"))
+            return invalidArgument(at + ": \"generate\" needs a float32 input and a seed");
+        input.syntheticSeed = generate->value("seed", int64_t{0});
+        data = std::make_shared<std::vector<uint8_t>>(static_cast<size_t>(input.array.bytes));
+        fillSynthetic(reinterpret_cast<float*>(data->data()),
+                      static_cast<uint64_t>(input.array.bytes / 4),
+                      static_cast<uint64_t>(input.syntheticSeed));
+    } else {
+        HLO_ASSIGN_OR_RETURN(std::string file, field<std::string>(entry, "file", at));
+        HLO_ASSIGN_OR_RETURN(data, readBytes(fs::path(dir) / file, input.array.bytes));
+    }
+    if (input.parameter < 0 || input.parameter >= static_cast<int64_t>(inputCount))
+        return invalidArgument(at + ": parameter " + std::to_string(input.parameter) +
+                               " out of range");
+    const auto p = static_cast<size_t>(input.parameter);
+    if (deviceInputs.size() <= p) deviceInputs.resize(p + 1);
+    Literal value =
+        Literal::fromStorage(Shape(input.array.type, input.array.dims), std::move(data));
+    if (entry.contains("leaf")) {
+        // Leaf k of a tuple-shaped parameter: into its place in the tuple.
+        HLO_ASSIGN_OR_RETURN(input.leaf, field<int64_t>(entry, "leaf", at));
+        HLO_ASSIGN_OR_RETURN(input.tupleShape,
+                             field<std::string>(entry, "parameter_shape", at));
+        auto shape = parseShape(input.tupleShape);
+        if (!shape.isOk() || !shape->isTuple())
+            return invalidArgument(at + ": \"parameter_shape\" is not a tuple shape");
+        if (!deviceInputs[p].isTuple()) deviceInputs[p] = Literal(*shape);
+        std::vector<Literal*> leaves;
+        mutableLiteralLeaves(deviceInputs[p], leaves);
+        if (input.leaf < 0 || input.leaf >= static_cast<int64_t>(leaves.size()) ||
+            !sameShapeIgnoringLayout(leaves[static_cast<size_t>(input.leaf)]->shape(),
+                                     value.shape()))
+            return invalidArgument(at + ": leaf " + std::to_string(input.leaf) +
+                                   " does not match \"parameter_shape\"");
+        *leaves[static_cast<size_t>(input.leaf)] = std::move(value);
+    } else {
+        deviceInputs[p] = std::move(value);
+    }
+    plan.inputs.push_back(std::move(input));
+    return Status::ok();
+}
+
+// plan.json's outputs, each in a known buffer of a device the plan has.
+Status readOutputs(const json& j, const std::string& where, GpuPlan& plan) {
+    HLO_ASSIGN_OR_RETURN(json outputs, field<json>(j, "outputs", where));
+    for (size_t i = 0; i < outputs.size(); ++i) {
+        const std::string at = where + ": outputs[" + std::to_string(i) + "]";
+        HLO_ASSIGN_OR_RETURN(GpuPlanArray array, readArray(outputs[i], at));
+        if (!knownBuffer(plan, array.buffer)) return invalidArgument(at + ": unknown buffer");
+        array.device = outputs[i].value("device", int64_t{0});
+        if (array.device < 0 || array.device >= plan.devices())
+            return invalidArgument(at + ": device " + std::to_string(array.device) +
+                                   " out of range");
+        plan.outputs.push_back(std::move(array));
+    }
+    return Status::ok();
+}
+
+// plan.json's steps, their devices and control-flow targets checked.
+Status readSteps(const json& j, const std::string& where, GpuPlan& plan) {
+    HLO_ASSIGN_OR_RETURN(json steps, field<json>(j, "steps", where));
+    for (size_t i = 0; i < steps.size(); ++i) {
+        HLO_ASSIGN_OR_RETURN(GpuPlanStep step,
+                             readStep(steps[i], where + ": steps[" + std::to_string(i) + "]"));
+        plan.steps.push_back(std::move(step));
+    }
+    const int stepCount = static_cast<int>(plan.steps.size());
+    for (int i = 0; i < stepCount; ++i) {
+        const GpuPlanStep& step = plan.steps[static_cast<size_t>(i)];
+        const std::string at = where + ": steps[" + std::to_string(i) + "]";
+        bool devicesOk = step.device >= 0 && step.device < plan.devices() &&
+                         step.srcDevice < plan.devices() &&
+                         (step.argDevices.empty() || step.argDevices.size() == step.args.size());
+        for (int64_t device : step.argDevices)
+            devicesOk = devicesOk && device >= 0 && device < plan.devices();
+        if (!devicesOk) return invalidArgument(at + ": names a device the plan does not have");
+        if (step.kind == GpuStepKind::kBranch &&
+            (!knownBuffer(plan, step.predicate) || step.target <= i || step.target > stepCount))
+            return invalidArgument(at +
+                                   ": a branch needs a known predicate buffer and a later "
+                                   "step (or the end) to go on at");
+        if (step.kind == GpuStepKind::kJump &&
+            (step.target < 0 || step.target > stepCount || step.limit < 1))
+            return invalidArgument(
+                at +
+                ": a jump needs a step (or the end) to go on at and a limit of at "
+                "least 1");
+        if (step.kind == GpuStepKind::kSwitch) {
+            bool ok =
+                knownBuffer(plan, step.predicate) && !step.targets.empty() &&
+                (step.indexType == "s32" || (step.indexType == "pred" && step.targets.size() == 2));
+            for (int target : step.targets) ok = ok && target > i && target <= stepCount;
+            if (!ok)
+                return invalidArgument(at +
+                                       ": a switch needs a known index buffer, an index_type "
+                                       "of pred (two targets) or s32, and later steps to go "
+                                       "on at");
+        }
+    }
+    return Status::ok();
+}
+
+}  // namespace
 
 StatusOr<GpuPlanFiles> readGpuPlan(const std::string& dir) {
     const std::string where = planPath(dir);
@@ -434,131 +597,14 @@ StatusOr<GpuPlanFiles> readGpuPlan(const std::string& dir) {
                                ": \"replicas\" and \"partitions\" must be positive, at most " +
                                std::to_string(kMaxDevices) + " devices");
     files.deviceInputs.resize(static_cast<size_t>(plan.devices()));
-    HLO_ASSIGN_OR_RETURN(json buffers, field<json>(j, "buffers", where));
-    for (size_t i = 0; i < buffers.size(); ++i) {
-        const std::string at = where + ": buffers[" + std::to_string(i) + "]";
-        GpuPlanBuffer b;
-        HLO_ASSIGN_OR_RETURN(b.id, field<int>(buffers[i], "id", at));
-        HLO_ASSIGN_OR_RETURN(b.offset, field<int64_t>(buffers[i], "offset", at));
-        HLO_ASSIGN_OR_RETURN(b.bytes, field<int64_t>(buffers[i], "bytes", at));
-        b.name = buffers[i].value("name", "");
-        if (b.id != static_cast<int>(i))
-            return invalidArgument(at + ": id " + std::to_string(b.id) + " out of order");
-        if (b.offset < 0 || b.bytes < 0 || b.offset + b.bytes > plan.arenaBytes)
-            return invalidArgument(at + ": lies outside the arena");
-        plan.buffers.push_back(b);
-    }
-    auto knownBuffer = [&](int id) {
-        return id >= 0 && id < static_cast<int>(plan.buffers.size());
-    };
+    HLO_RETURN_IF_ERROR(readBuffers(j, where, plan));
     HLO_ASSIGN_OR_RETURN(json inputs, field<json>(j, "inputs", where));
-    for (size_t i = 0; i < inputs.size(); ++i) {
-        const std::string at = where + ": inputs[" + std::to_string(i) + "]";
-        GpuPlanInput input;
-        HLO_ASSIGN_OR_RETURN(input.parameter, field<int64_t>(inputs[i], "parameter", at));
-        input.name = inputs[i].value("name", "");
-        input.device = inputs[i].value("device", int64_t{0});
-        if (input.device < 0 || input.device >= plan.devices())
-            return invalidArgument(at + ": device " + std::to_string(input.device) +
-                                   " out of range");
-        std::vector<Literal>& deviceInputs = files.deviceInputs[static_cast<size_t>(input.device)];
-        HLO_ASSIGN_OR_RETURN(input.array, readArray(inputs[i], at));
-        input.array.device = input.device;
-        if (!knownBuffer(input.array.buffer)) return invalidArgument(at + ": unknown buffer");
-        std::shared_ptr<std::vector<uint8_t>> data;
-        if (auto generate = inputs[i].find("generate"); generate != inputs[i].end()) {
-            if (input.array.type != PrimitiveType::F32 || !generate->is_object() ||
-                !generate->contains("seed"))
-                return invalidArgument(at + ": \"generate\" needs a float32 input and a seed");
-            input.syntheticSeed = generate->value("seed", int64_t{0});
-            data = std::make_shared<std::vector<uint8_t>>(static_cast<size_t>(input.array.bytes));
-            fillSynthetic(reinterpret_cast<float*>(data->data()),
-                          static_cast<uint64_t>(input.array.bytes / 4),
-                          static_cast<uint64_t>(input.syntheticSeed));
-        } else {
-            HLO_ASSIGN_OR_RETURN(std::string file, field<std::string>(inputs[i], "file", at));
-            HLO_ASSIGN_OR_RETURN(data, readBytes(fs::path(dir) / file, input.array.bytes));
-        }
-        if (input.parameter < 0 || input.parameter >= static_cast<int64_t>(inputs.size()))
-            return invalidArgument(at + ": parameter " + std::to_string(input.parameter) +
-                                   " out of range");
-        const auto p = static_cast<size_t>(input.parameter);
-        if (deviceInputs.size() <= p) deviceInputs.resize(p + 1);
-        Literal value =
-            Literal::fromStorage(Shape(input.array.type, input.array.dims), std::move(data));
-        if (inputs[i].contains("leaf")) {
-            // Leaf k of a tuple-shaped parameter: into its place in the tuple.
-            HLO_ASSIGN_OR_RETURN(input.leaf, field<int64_t>(inputs[i], "leaf", at));
-            HLO_ASSIGN_OR_RETURN(input.tupleShape,
-                                 field<std::string>(inputs[i], "parameter_shape", at));
-            auto shape = parseShape(input.tupleShape);
-            if (!shape.isOk() || !shape->isTuple())
-                return invalidArgument(at + ": \"parameter_shape\" is not a tuple shape");
-            if (!deviceInputs[p].isTuple()) deviceInputs[p] = Literal(*shape);
-            std::vector<Literal*> leaves;
-            mutableLiteralLeaves(deviceInputs[p], leaves);
-            if (input.leaf < 0 || input.leaf >= static_cast<int64_t>(leaves.size()) ||
-                !sameShapeIgnoringLayout(leaves[static_cast<size_t>(input.leaf)]->shape(),
-                                         value.shape()))
-                return invalidArgument(at + ": leaf " + std::to_string(input.leaf) +
-                                       " does not match \"parameter_shape\"");
-            *leaves[static_cast<size_t>(input.leaf)] = std::move(value);
-        } else {
-            deviceInputs[p] = std::move(value);
-        }
-        plan.inputs.push_back(std::move(input));
-    }
+    for (size_t i = 0; i < inputs.size(); ++i)
+        HLO_RETURN_IF_ERROR(readInput(inputs[i], where + ": inputs[" + std::to_string(i) + "]",
+                                      inputs.size(), dir, files));
     files.inputs = files.deviceInputs.front();
-    HLO_ASSIGN_OR_RETURN(json outputs, field<json>(j, "outputs", where));
-    for (size_t i = 0; i < outputs.size(); ++i) {
-        const std::string at = where + ": outputs[" + std::to_string(i) + "]";
-        HLO_ASSIGN_OR_RETURN(GpuPlanArray array, readArray(outputs[i], at));
-        if (!knownBuffer(array.buffer)) return invalidArgument(at + ": unknown buffer");
-        array.device = outputs[i].value("device", int64_t{0});
-        if (array.device < 0 || array.device >= plan.devices())
-            return invalidArgument(at + ": device " + std::to_string(array.device) +
-                                   " out of range");
-        plan.outputs.push_back(std::move(array));
-    }
-    HLO_ASSIGN_OR_RETURN(json steps, field<json>(j, "steps", where));
-    for (size_t i = 0; i < steps.size(); ++i) {
-        HLO_ASSIGN_OR_RETURN(GpuPlanStep step,
-                             readStep(steps[i], where + ": steps[" + std::to_string(i) + "]"));
-        plan.steps.push_back(std::move(step));
-    }
-    const int stepCount = static_cast<int>(plan.steps.size());
-    for (int i = 0; i < stepCount; ++i) {
-        const GpuPlanStep& step = plan.steps[static_cast<size_t>(i)];
-        const std::string at = where + ": steps[" + std::to_string(i) + "]";
-        bool devicesOk = step.device >= 0 && step.device < plan.devices() &&
-                         step.srcDevice < plan.devices() &&
-                         (step.argDevices.empty() || step.argDevices.size() == step.args.size());
-        for (int64_t device : step.argDevices)
-            devicesOk = devicesOk && device >= 0 && device < plan.devices();
-        if (!devicesOk) return invalidArgument(at + ": names a device the plan does not have");
-        if (step.kind == GpuStepKind::kBranch &&
-            (!knownBuffer(step.predicate) || step.target <= i || step.target > stepCount))
-            return invalidArgument(at +
-                                   ": a branch needs a known predicate buffer and a later "
-                                   "step (or the end) to go on at");
-        if (step.kind == GpuStepKind::kJump &&
-            (step.target < 0 || step.target > stepCount || step.limit < 1))
-            return invalidArgument(
-                at +
-                ": a jump needs a step (or the end) to go on at and a limit of at "
-                "least 1");
-        if (step.kind == GpuStepKind::kSwitch) {
-            bool ok =
-                knownBuffer(step.predicate) && !step.targets.empty() &&
-                (step.indexType == "s32" || (step.indexType == "pred" && step.targets.size() == 2));
-            for (int target : step.targets) ok = ok && target > i && target <= stepCount;
-            if (!ok)
-                return invalidArgument(at +
-                                       ": a switch needs a known index buffer, an index_type "
-                                       "of pred (two targets) or s32, and later steps to go "
-                                       "on at");
-        }
-    }
+    HLO_RETURN_IF_ERROR(readOutputs(j, where, plan));
+    HLO_RETURN_IF_ERROR(readSteps(j, where, plan));
     HLO_ASSIGN_OR_RETURN(plan.ptx, readText(fs::path(dir) / j.value("ptx", "kernels.ptx")));
     HLO_ASSIGN_OR_RETURN(files.moduleText,
                          readText(fs::path(dir) / j.value("module_text", "module.hlo")));

@@ -22,8 +22,138 @@
 
 namespace hloscope::gpu_plan_internal {
 
-Status PlanBuilder::planRaggedAllToAll(const HloInstruction& instruction, int64_t time) {
+// The kernels of one ragged-all-to-all: the receiver's result as HLO built from synthetic
+// instructions (element by element, as the top comment writes it), one kernel per group size.
+struct PlanBuilder::RaggedKernels {
     using H = HloInstruction*;
+
+    PlanBuilder& builder;
+    const HloInstruction& instruction;
+    const Shape& input;
+    const Shape& output;
+    const Shape& offsets;  // input_offsets; send_sizes and output_offsets below
+    const Shape& sendSizes;
+    const Shape& outputOffsets;
+    int64_t outRows = 0, inRows = 0, inner = 0;
+    std::map<int64_t, GpuKernelInfo> kernels{};  // by group size
+    std::vector<H> leaves{};                       // of the kernel being built
+
+    H add(HloOpcode opcode, const Shape& to, std::vector<H> from, const std::string& what) {
+        H made = builder.synthetic(std::make_unique<HloInstruction>(
+            opcode, instruction.name() + "." + what, Shape(to.elementType(), to.dimensions())));
+        for (H operand : from) made->appendOperand(operand);
+        return made;
+    }
+    H parameter(const Shape& of, const std::string& what) {
+        leaves.push_back(add(HloOpcode::kParameter, of, {}, what));
+        return leaves.back();
+    }
+    Shape rowsShape() const { return Shape::makeArray(PrimitiveType::S64, {outRows}); }
+    Shape flat() const { return Shape::makeArray(output.elementType(), {outRows, inner}); }
+    Shape scalar() const { return Shape::makeScalar(PrimitiveType::S64); }
+    Shape mask() const { return Shape::makeArray(PrimitiveType::PRED, {outRows}); }
+    H broadcastRows(H value, const Shape& to, std::vector<int64_t> dims) {
+        H b = add(HloOpcode::kBroadcast, to, {value}, "broadcast");
+        b->setDimensions(std::move(dims));
+        return b;
+    }
+    H scalarConstant(int64_t value) {
+        H c = add(HloOpcode::kConstant, scalar(), {}, "constant");
+        c->setLiteralText(std::to_string(value));
+        return c;
+    }
+    H constant(int64_t value) { return broadcastRows(scalarConstant(value), rowsShape(), {}); }
+    // Element k (an s64[] value) of an offsets vector, as s64 on every row.
+    H element(H vector, H k) {
+        const Shape& of = vector->shape();
+        H slice = add(HloOpcode::kDynamicSlice, Shape::makeArray(of.elementType(), {1}),
+                      {vector, k}, "slice");
+        slice->mutableExtra().dynamicSliceSizes = {1};
+        H one = add(HloOpcode::kReshape, Shape::makeScalar(of.elementType()), {slice}, "element");
+        H wide = add(HloOpcode::kConvert, scalar(), {one}, "wide");
+        return broadcastRows(wide, rowsShape(), {});
+    }
+    H compare(H a, H b, ComparisonDirection direction) {
+        H c = add(HloOpcode::kCompare, mask(), {a, b}, "compare");
+        c->mutableExtra().comparisonDirection = direction;
+        return c;
+    }
+    // `acc` with update k of a member applied: its rows gathered from `source` (the member's
+    // input, flattened) where `rows` lie in the update's output range.
+    H applyUpdate(H acc, H rows, H source, H k, H inputOffsets, H sendSizes, H outputOffsets) {
+        H at = element(outputOffsets, k);
+        H end = add(HloOpcode::kAdd, rowsShape(), {at, element(sendSizes, k)}, "end");
+        H inside = add(HloOpcode::kAnd, mask(),
+                       {compare(rows, at, ComparisonDirection::kGe),
+                        compare(rows, end, ComparisonDirection::kLt)},
+                       "inside");
+        H shifted = add(HloOpcode::kSubtract, rowsShape(), {rows, at}, "shifted");
+        H from = add(HloOpcode::kAdd, rowsShape(), {shifted, element(inputOffsets, k)}, "from");
+        H clamped = add(HloOpcode::kClamp, rowsShape(), {constant(0), from, constant(inRows - 1)},
+                        "clamped");
+        H indices = add(HloOpcode::kReshape, Shape::makeArray(PrimitiveType::S64, {outRows, 1}),
+                        {clamped}, "indices");
+        H gathered = add(HloOpcode::kGather, flat(), {source, indices}, "gathered");
+        GatherDimensionNumbers numbers;
+        numbers.offsetDims = {1};
+        numbers.collapsedSliceDims = {0};
+        numbers.startIndexMap = {0};
+        numbers.indexVectorDim = 1;
+        gathered->mutableExtra().gatherDimensionNumbers = numbers;
+        gathered->mutableExtra().gatherSliceSizes = {1, inner};
+        H where =
+            broadcastRows(inside, Shape::makeArray(PrimitiveType::PRED, {outRows, inner}), {0});
+        return add(HloOpcode::kSelect, flat(), {where, gathered, acc}, "update");
+    }
+    // The kernel of a receiver in a group of `members`; its leaves: the receiver's index in
+    // the group (u8[], set on each device by a memset, so that one kernel serves every
+    // receiver), its output, then each member's input, input_offsets, send_sizes and
+    // output_offsets.
+    StatusOr<GpuKernelInfo> kernelFor(int64_t members) {
+        if (auto it = kernels.find(members); it != kernels.end()) return it->second;
+        const int64_t updates = offsets.dimensions(0);
+        if (updates % members != 0)
+            return notOnGpu(instruction, "ragged-all-to-all offsets hold " +
+                                             std::to_string(updates) +
+                                             " updates, not a multiple of the " +
+                                             std::to_string(members) + " members");
+        const int64_t perMember = updates / members;
+        leaves.clear();
+        H index = add(HloOpcode::kConvert, scalar(),
+                      {parameter(Shape::makeScalar(PrimitiveType::U8), "index")}, "index");
+        H first =
+            add(HloOpcode::kMultiply, scalar(), {index, scalarConstant(perMember)}, "first");
+        H acc = add(HloOpcode::kReshape, flat(), {parameter(output, "output")}, "flat");
+        H rows = add(HloOpcode::kIota, rowsShape(), {}, "rows");
+        rows->setIotaDimension(0);
+        const Shape inFlat = Shape::makeArray(input.elementType(), {inRows, inner});
+        for (int64_t j = 0; j < members; ++j) {
+            const std::string member = "member" + std::to_string(j);
+            H in = parameter(input, member + ".input");
+            H inputOffsets = parameter(offsets, member + ".input_offsets");
+            H sizes = parameter(sendSizes, member + ".send_sizes");
+            H outputAt = parameter(outputOffsets, member + ".output_offsets");
+            if (inRows == 0) continue;  // nothing to send
+            H source = add(HloOpcode::kReshape, inFlat, {in}, "source");
+            for (int64_t u = 0; u < perMember; ++u) {
+                H k = add(HloOpcode::kAdd, scalar(), {first, scalarConstant(u)}, "update");
+                acc = applyUpdate(acc, rows, source, k, inputOffsets, sizes, outputAt);
+            }
+        }
+        H root = add(HloOpcode::kReshape, instruction.shape(), {acc}, "result");
+        KernelSpec spec;
+        spec.name = builder.entryName();
+        spec.outputs = {root};
+        spec.leaves.assign(leaves.begin(), leaves.end());
+        HLO_ASSIGN_OR_RETURN(GpuKernelInfo info, builder.m_emitter.emitKernel(spec));
+        if (info.slices > 1) return internalError("%" + instruction.name() + ": split kernel");
+        ++builder.m_plan.kernels;
+        kernels.emplace(members, info);
+        return info;
+    }
+};
+
+Status PlanBuilder::planRaggedAllToAll(const HloInstruction& instruction, int64_t time) {
     const Shape& shape = instruction.shape();
     if (instruction.operandCount() != 6)
         return notOnGpu(instruction, "ragged-all-to-all needs 6 operands");
@@ -33,22 +163,28 @@ Status PlanBuilder::planRaggedAllToAll(const HloInstruction& instruction, int64_
         if (operands.back().ids.size() != 1 || !operand->shape().isArray())
             return notOnGpu(instruction, "ragged-all-to-all of a tuple operand");
     }
-    const Shape& input = *operands[0].shapes[0];
-    const Shape& output = *operands[1].shapes[0];
-    const Shape& offsets = *operands[2].shapes[0];
+    RaggedKernels ragged{*this,
+                         instruction,
+                         *operands[0].shapes[0],
+                         *operands[1].shapes[0],
+                         *operands[2].shapes[0],
+                         *operands[3].shapes[0],
+                         *operands[4].shapes[0]};
+    const Shape& input = ragged.input;
+    const Shape& output = ragged.output;
     if (!shape.isArray() || !sameArrayShape(shape, output) || output.rank() == 0 ||
         input.rank() == 0 || input.elementType() != output.elementType())
         return notOnGpu(instruction,
                         "ragged-all-to-all whose input, output and result are not arrays of one "
                         "element type with rows");
-    const int64_t outRows = output.dimensions(0);
-    const int64_t inRows = input.dimensions(0);
-    const int64_t inner = outRows == 0 ? 0 : output.elementCount() / outRows;
-    if (inRows > 0 && input.elementCount() / inRows != inner)
+    ragged.outRows = output.dimensions(0);
+    ragged.inRows = input.dimensions(0);
+    ragged.inner = ragged.outRows == 0 ? 0 : output.elementCount() / ragged.outRows;
+    if (ragged.inRows > 0 && input.elementCount() / ragged.inRows != ragged.inner)
         return notOnGpu(instruction, "ragged-all-to-all input and output rows differ");
     for (int k = 2; k < 5; ++k) {
         const Shape& o = *operands[static_cast<size_t>(k)].shapes[0];
-        if (o.rank() != 1 || o.dimensions(0) != offsets.dimensions(0) ||
+        if (o.rank() != 1 || o.dimensions(0) != ragged.offsets.dimensions(0) ||
             !primitive_util::isInteger(o.elementType()))
             return notOnGpu(instruction,
                             "ragged-all-to-all offsets and sizes that are not integer vectors of "
@@ -57,123 +193,6 @@ Status PlanBuilder::planRaggedAllToAll(const HloInstruction& instruction, int64_
 
     HLO_ASSIGN_OR_RETURN(DeviceGroups groups, collectiveDeviceGroups(instruction, m_grid));
     const int result = newBuffer("%" + instruction.name(), denseBytes(shape), time);
-
-    // The kernel of a receiver in a group of `members`; its leaves: the receiver's index in the
-    // group (u8[], set on each device by a memset, so that one kernel serves every receiver),
-    // its output, then each member's input, input_offsets, send_sizes and output_offsets.
-    std::map<int64_t, GpuKernelInfo> kernels;
-    auto kernelFor = [&](int64_t members) -> StatusOr<GpuKernelInfo> {
-        if (auto it = kernels.find(members); it != kernels.end()) return it->second;
-        const int64_t updates = offsets.dimensions(0);
-        if (updates % members != 0)
-            return notOnGpu(instruction, "ragged-all-to-all offsets hold " +
-                                             std::to_string(updates) +
-                                             " updates, not a multiple of the " +
-                                             std::to_string(members) + " members");
-        const int64_t perMember = updates / members;
-        const std::string stem = instruction.name() + ".";
-        auto add = [&](HloOpcode opcode, const Shape& to, std::vector<H> from,
-                       const std::string& what) {
-            H made = synthetic(std::make_unique<HloInstruction>(
-                opcode, stem + what, Shape(to.elementType(), to.dimensions())));
-            for (H operand : from) made->appendOperand(operand);
-            return made;
-        };
-        std::vector<H> leaves;
-        auto parameter = [&](const Shape& of, const std::string& what) {
-            leaves.push_back(add(HloOpcode::kParameter, of, {}, what));
-            return leaves.back();
-        };
-        const Shape rowsShape = Shape::makeArray(PrimitiveType::S64, {outRows});
-        const Shape flat = Shape::makeArray(output.elementType(), {outRows, inner});
-        const Shape scalar = Shape::makeScalar(PrimitiveType::S64);
-        const Shape mask = Shape::makeArray(PrimitiveType::PRED, {outRows});
-        auto broadcastRows = [&](H value, const Shape& to, std::vector<int64_t> dims) {
-            H b = add(HloOpcode::kBroadcast, to, {value}, "broadcast");
-            b->setDimensions(std::move(dims));
-            return b;
-        };
-        auto scalarConstant = [&](int64_t value) {
-            H c = add(HloOpcode::kConstant, scalar, {}, "constant");
-            c->setLiteralText(std::to_string(value));
-            return c;
-        };
-        auto constant = [&](int64_t value) {
-            return broadcastRows(scalarConstant(value), rowsShape, {});
-        };
-        // Element k (an s64[] value) of an offsets vector, as s64 on every row.
-        auto element = [&](H vector, H k) {
-            const Shape& of = vector->shape();
-            H slice = add(HloOpcode::kDynamicSlice, Shape::makeArray(of.elementType(), {1}),
-                          {vector, k}, "slice");
-            slice->mutableExtra().dynamicSliceSizes = {1};
-            H one =
-                add(HloOpcode::kReshape, Shape::makeScalar(of.elementType()), {slice}, "element");
-            H wide = add(HloOpcode::kConvert, scalar, {one}, "wide");
-            return broadcastRows(wide, rowsShape, {});
-        };
-        auto compare = [&](H a, H b, ComparisonDirection direction) {
-            H c = add(HloOpcode::kCompare, mask, {a, b}, "compare");
-            c->mutableExtra().comparisonDirection = direction;
-            return c;
-        };
-
-        H index = add(HloOpcode::kConvert, scalar,
-                      {parameter(Shape::makeScalar(PrimitiveType::U8), "index")}, "index");
-        H first = add(HloOpcode::kMultiply, scalar, {index, scalarConstant(perMember)}, "first");
-        H acc = add(HloOpcode::kReshape, flat, {parameter(output, "output")}, "flat");
-        H rows = add(HloOpcode::kIota, rowsShape, {}, "rows");
-        rows->setIotaDimension(0);
-        const Shape inFlat = Shape::makeArray(input.elementType(), {inRows, inner});
-        for (int64_t j = 0; j < members; ++j) {
-            const std::string member = "member" + std::to_string(j);
-            H in = parameter(input, member + ".input");
-            H inputOffsets = parameter(offsets, member + ".input_offsets");
-            H sendSizes = parameter(*operands[3].shapes[0], member + ".send_sizes");
-            H outputOffsets = parameter(*operands[4].shapes[0], member + ".output_offsets");
-            if (inRows == 0) continue;  // nothing to send
-            H source = add(HloOpcode::kReshape, inFlat, {in}, "source");
-            for (int64_t u = 0; u < perMember; ++u) {
-                H k = add(HloOpcode::kAdd, scalar, {first, scalarConstant(u)}, "update");
-                H at = element(outputOffsets, k);
-                H end = add(HloOpcode::kAdd, rowsShape, {at, element(sendSizes, k)}, "end");
-                H inside = add(HloOpcode::kAnd, mask,
-                               {compare(rows, at, ComparisonDirection::kGe),
-                                compare(rows, end, ComparisonDirection::kLt)},
-                               "inside");
-                H shifted = add(HloOpcode::kSubtract, rowsShape, {rows, at}, "shifted");
-                H from =
-                    add(HloOpcode::kAdd, rowsShape, {shifted, element(inputOffsets, k)}, "from");
-                H clamped = add(HloOpcode::kClamp, rowsShape,
-                                {constant(0), from, constant(inRows - 1)}, "clamped");
-                H indices =
-                    add(HloOpcode::kReshape, Shape::makeArray(PrimitiveType::S64, {outRows, 1}),
-                        {clamped}, "indices");
-                H gathered = add(HloOpcode::kGather, flat, {source, indices}, "gathered");
-                GatherDimensionNumbers numbers;
-                numbers.offsetDims = {1};
-                numbers.collapsedSliceDims = {0};
-                numbers.startIndexMap = {0};
-                numbers.indexVectorDim = 1;
-                gathered->mutableExtra().gatherDimensionNumbers = numbers;
-                gathered->mutableExtra().gatherSliceSizes = {1, inner};
-                H where = broadcastRows(
-                    inside, Shape::makeArray(PrimitiveType::PRED, {outRows, inner}), {0});
-                acc = add(HloOpcode::kSelect, flat, {where, gathered, acc}, "update");
-            }
-        }
-        H root = add(HloOpcode::kReshape, shape, {acc}, "result");
-        CpuKernelSpec spec;
-        spec.name = entryName();
-        spec.outputs = {root};
-        spec.leaves.assign(leaves.begin(), leaves.end());
-        HLO_ASSIGN_OR_RETURN(GpuKernelInfo info, m_emitter.emitKernel(spec));
-        if (info.slices > 1) return internalError("%" + instruction.name() + ": split kernel");
-        ++m_plan.kernels;
-        kernels.emplace(members, info);
-        return info;
-    };
-
     // Each device's index in its group, for the kernel to read.
     const int indexBuffer = newBuffer("%" + instruction.name() + ".index", 1, time);
     use(indexBuffer, time);
@@ -184,7 +203,7 @@ Status PlanBuilder::planRaggedAllToAll(const HloInstruction& instruction, int64_
             const int64_t device = group[static_cast<size_t>(index)];
             placed[static_cast<size_t>(device)] = true;
             if (denseBytes(shape) == 0) continue;
-            HLO_ASSIGN_OR_RETURN(GpuKernelInfo info, kernelFor(members));
+            HLO_ASSIGN_OR_RETURN(GpuKernelInfo info, ragged.kernelFor(members));
             addMemset(instruction, instruction.name() + ".index", indexBuffer, 1,
                       static_cast<int>(index), device);  // index < kMaxDevices = 256
             std::vector<int> args{result, indexBuffer, operands[1].ids[0]};

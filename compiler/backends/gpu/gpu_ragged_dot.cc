@@ -23,7 +23,55 @@ bool contains(const std::vector<int64_t>& dims, int64_t d) {
     return std::find(dims.begin(), dims.end(), d) != dims.end();
 }
 
+// group_sizes' leading dimensions, as lhs dimensions (the interpreter's order): the batch
+// dimensions before the ragged one, then, unless it is a batch dimension, the lhs dimensions
+// outer to it of its kind (contracting or free).
+std::vector<int64_t> groupPrefix(const DotDimensionNumbers& dn, int64_t ragged, bool contracting,
+                                 bool batch) {
+    std::vector<int64_t> prefix;
+    for (int64_t d : dn.lhsBatchDimensions) {
+        if (batch && d == ragged) break;
+        prefix.push_back(d);
+    }
+    if (!batch)
+        for (int64_t d = 0; d < ragged; ++d)
+            if (contracting ? contains(dn.lhsContractingDimensions, d)
+                            : !contains(dn.lhsBatchDimensions, d) &&
+                                  !contains(dn.lhsContractingDimensions, d))
+                prefix.push_back(d);
+    return prefix;
+}
+
 }  // namespace
+
+StatusOr<GpuKernelGen::GroupScan> GpuKernelGen::scanGroups(const HloInstruction& sizes,
+                                                           const std::vector<Value*>& prefix,
+                                                           Value* target, Value* at) {
+    const std::vector<int64_t>& sizeDims = sizes.shape().dimensions();
+    const PrimitiveType sizeType = sizes.shape().elementType();
+    // Accumulators: the end of the groups so far, the run's start and end, the count.
+    HLO_ASSIGN_OR_RETURN(
+        std::vector<Value*> last,
+        emitFold(
+            sizeDims.back(), {c64(0), c64(0), c64(0), c64(0)},
+            [&](Value* g, const std::vector<Value*>& acc) -> StatusOr<std::vector<Value*>> {
+                Index where = makeIndex(sizeDims);
+                where.multi = prefix;
+                where.multi.push_back(g);
+                HLO_ASSIGN_OR_RETURN(Value * raw, gen(sizes, where));
+                Value* size = m_elemental.convert(sizeType, PrimitiveType::S64, raw);
+                size = m_b.CreateSelect(m_b.CreateICmpSLT(size, c64(0)), c64(0), size);
+                Value* total = m_b.CreateAdd(acc[0], size);
+                Value* isTarget = target ? m_b.CreateICmpEQ(g, target) : m_b.getFalse();
+                Value* count =
+                    at ? m_b.CreateAdd(acc[3], m_b.CreateZExt(m_b.CreateICmpSLE(total, at), i64()))
+                       : acc[3];
+                return std::vector<Value*>{total, m_b.CreateSelect(isTarget, acc[0], acc[1]),
+                                           m_b.CreateSelect(isTarget, total, acc[2]), count};
+            },
+            "groups"));
+    return GroupScan{last[1], last[2], last[3], last[0]};
+}
 
 StatusOr<Value*> GpuKernelGen::genRaggedDot(const HloInstruction& dot, const Index& index) {
     const DotDimensionNumbers* numbers = dot.dotDimensionNumbers();
@@ -55,18 +103,7 @@ StatusOr<Value*> GpuKernelGen::genRaggedDot(const HloInstruction& dot, const Ind
     for (int64_t d = 0; d < lhs.shape().rank(); ++d)
         if (!contains(dn.lhsBatchDimensions, d) && !contains(dn.lhsContractingDimensions, d))
             lhsCoordinate[static_cast<size_t>(d)] = out[position++];
-    // group_sizes' leading dimensions, as lhs dimensions (the interpreter's order).
-    std::vector<int64_t> prefix;
-    for (int64_t d : dn.lhsBatchDimensions) {
-        if (batch && d == ragged) break;
-        prefix.push_back(d);
-    }
-    if (!batch)
-        for (int64_t d = 0; d < ragged; ++d)
-            if (contracting ? contains(dn.lhsContractingDimensions, d)
-                            : !contains(dn.lhsBatchDimensions, d) &&
-                                  !contains(dn.lhsContractingDimensions, d))
-                prefix.push_back(d);
+    std::vector<int64_t> prefix = groupPrefix(dn, ragged, contracting, batch);
     const std::vector<int64_t>& sizeDims = sizes.shape().dimensions();
     if (sizeDims.size() == 1) prefix.clear();
     if (prefix.size() + 1 != sizeDims.size())
@@ -75,43 +112,8 @@ StatusOr<Value*> GpuKernelGen::genRaggedDot(const HloInstruction& dot, const Ind
     for (int64_t d : prefix)
         if (lhsCoordinate[static_cast<size_t>(d)] == nullptr)
             return unsupportedAt(dot, "group_sizes indexed by a contracting dimension");
-    const int64_t groups = sizeDims.back();
-
-    // One pass over the groups: the run [start, end) of group `target` and
-    // the number of groups that end at or before `position` (the position's
-    // group), with the total.
-    struct Scan {
-        Value* start;
-        Value* end;
-        Value* groupOf;
-        Value* total;
-    };
-    auto scan = [&](Value* target, Value* at) -> StatusOr<Scan> {
-        // Accumulators: the end of the groups so far, the run's start and end, the count.
-        HLO_ASSIGN_OR_RETURN(
-            std::vector<Value*> last,
-            emitFold(
-                groups, {c64(0), c64(0), c64(0), c64(0)},
-                [&](Value* g, const std::vector<Value*>& acc) -> StatusOr<std::vector<Value*>> {
-                    Index where = makeIndex(sizeDims);
-                    for (int64_t d : prefix)
-                        where.multi.push_back(lhsCoordinate[static_cast<size_t>(d)]);
-                    where.multi.push_back(g);
-                    HLO_ASSIGN_OR_RETURN(Value * raw, gen(sizes, where));
-                    Value* size = m_elemental.convert(sizeType, PrimitiveType::S64, raw);
-                    size = m_b.CreateSelect(m_b.CreateICmpSLT(size, c64(0)), c64(0), size);
-                    Value* total = m_b.CreateAdd(acc[0], size);
-                    Value* isTarget = target ? m_b.CreateICmpEQ(g, target) : m_b.getFalse();
-                    Value* count =
-                        at ? m_b.CreateAdd(acc[3],
-                                           m_b.CreateZExt(m_b.CreateICmpSLE(total, at), i64()))
-                           : acc[3];
-                    return std::vector<Value*>{total, m_b.CreateSelect(isTarget, acc[0], acc[1]),
-                                               m_b.CreateSelect(isTarget, total, acc[2]), count};
-                },
-                "groups"));
-        return Scan{last[1], last[2], last[3], last[0]};
-    };
+    std::vector<Value*> prefixAt;
+    for (int64_t d : prefix) prefixAt.push_back(lhsCoordinate[static_cast<size_t>(d)]);
 
     auto operandValue = [&](int side, const Index& inner) -> StatusOr<Value*> {
         const HloInstruction& operand = *dot.operand(side);
@@ -124,7 +126,7 @@ StatusOr<Value*> GpuKernelGen::genRaggedDot(const HloInstruction& dot, const Ind
     if (contracting) {
         // Group g (the leading output dimension) sums its run of the ragged
         // contracting dimension.
-        HLO_ASSIGN_OR_RETURN(Scan run, scan(out[0], nullptr));
+        HLO_ASSIGN_OR_RETURN(GroupScan run, scanGroups(sizes, prefixAt, out[0], nullptr));
         DotSumExtras extras;
         extras.outOffset = 1;
         HLO_ASSIGN_OR_RETURN(sum,
@@ -141,7 +143,7 @@ StatusOr<Value*> GpuKernelGen::genRaggedDot(const HloInstruction& dot, const Ind
                                  &extras));
     } else {
         Value* r = lhsCoordinate[static_cast<size_t>(ragged)];
-        HLO_ASSIGN_OR_RETURN(Scan found, scan(nullptr, r));
+        HLO_ASSIGN_OR_RETURN(GroupScan found, scanGroups(sizes, prefixAt, nullptr, r));
         valid = m_b.CreateICmpSLT(r, found.total);
         DotSumExtras extras;
         if (!batch) {

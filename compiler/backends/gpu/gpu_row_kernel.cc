@@ -105,7 +105,7 @@ StatusOr<std::vector<Value*>> GpuKernelGen::blockCombine(const HloInstruction& r
     const int64_t warps = m_rowThreads / 32;
     if (warps > 1) {
         llvm::LLVMContext& context = m_b.getContext();
-        llvm::Module& module = *m_impl.module;
+        llvm::Module& module = *m_code.module;
         Value* lane = m_b.CreateAnd(m_rowThread, c64(31));
         Value* warp = m_b.CreateLShr(m_rowThread, c64(5));
         std::vector<llvm::GlobalVariable*> slots;

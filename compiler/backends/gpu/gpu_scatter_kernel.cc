@@ -30,7 +30,7 @@ Status GpuKernelGen::emitAtomicCombine(const HloComputation& reducer, PrimitiveT
                           root->operand(1)->opcode() == HloOpcode::kParameter &&
                           root->operand(0) != root->operand(1);
     const unsigned bits =
-        static_cast<unsigned>(m_impl.module->getDataLayout().getTypeSizeInBits(memory));
+        static_cast<unsigned>(m_code.module->getDataLayout().getTypeSizeInBits(memory));
     if (plainAdd && (type == PrimitiveType::F32 || type == PrimitiveType::F64 ||
                      (primitive_util::isInteger(type) && bits >= 32))) {
         m_b.CreateAtomicRMW(isFloat ? llvm::AtomicRMWInst::FAdd : llvm::AtomicRMWInst::Add, address,
@@ -109,6 +109,51 @@ Status GpuKernelGen::combineInOrder(const HloInstruction& scatter, int64_t count
     return Status::ok();
 }
 
+// Where update element `update` of `scatter` goes in the operand: whether its
+// window fits (XLA's rule: one that does not is skipped) and the element's
+// row-major position. `windowOperandDims` are the operand dimensions of the
+// window, `extent` the window's size in every operand dimension.
+StatusOr<std::pair<Value*, Value*>> GpuKernelGen::scatterTarget(
+    const HloInstruction& scatter, const Index& update,
+    const std::vector<int64_t>& windowOperandDims, const std::vector<int64_t>& extent) {
+    const ScatterDimensionNumbers* numbers = scatter.scatterDimensionNumbers();
+    const int64_t count = scatter.operandCount() / 2;
+    const std::vector<int64_t>& opDims = scatter.operand(0)->shape().dimensions();
+    const int64_t opRank = static_cast<int64_t>(opDims.size());
+    std::vector<Value*> scatterPositions;
+    for (size_t d = 0; d < update.dims.size(); ++d)
+        if (std::find(numbers->updateWindowDims.begin(), numbers->updateWindowDims.end(),
+                      static_cast<int64_t>(d)) == numbers->updateWindowDims.end())
+            scatterPositions.push_back(multiOf(update, d));
+    IndexedWindow window;
+    window.indices = scatter.operand(count);
+    window.indexVectorDim = numbers->indexVectorDim;
+    window.indexMap = &numbers->scatterDimsToOperandDims;
+    window.indexMapName = "scatter_dims_to_operand_dims";
+    window.operandBatchingDims = &numbers->inputBatchingDims;
+    window.indicesBatchingDims = &numbers->scatterIndicesBatchingDims;
+    // Unclamped: a window that does not fit is skipped.
+    HLO_ASSIGN_OR_RETURN(std::vector<Value*> startAt,
+                         windowStart(scatter, window, opRank, scatterPositions, {}, {}));
+    Value* fits = m_b.getTrue();
+    Value* linear = c64(0);
+    size_t next = 0;
+    for (int64_t d = 0; d < opRank; ++d) {
+        Value* first = startAt[static_cast<size_t>(d)];
+        fits = m_b.CreateAnd(
+            fits, m_b.CreateAnd(m_b.CreateICmpSGE(first, c64(0)),
+                                m_b.CreateICmpSLE(first, c64(opDims[static_cast<size_t>(d)] -
+                                                             extent[static_cast<size_t>(d)]))));
+        Value* position = first;
+        if (next < windowOperandDims.size() && windowOperandDims[next] == d)
+            position = m_b.CreateAdd(
+                position, multiOf(update, static_cast<size_t>(numbers->updateWindowDims[next++])));
+        linear =
+            m_b.CreateAdd(m_b.CreateMul(linear, c64(opDims[static_cast<size_t>(d)])), position);
+    }
+    return std::make_pair(fits, linear);
+}
+
 // scatter (batching dimensions too) into outputs the plan has initialised with
 // the operands: one thread per update element, which finds its operand
 // position (XLA's rule: a window that does not fit is skipped) and combines
@@ -135,8 +180,6 @@ StatusOr<GpuKernelInfo> GpuKernelGen::emitScatter(GpuKernelInfo info) {
     const std::vector<int64_t>& opDims = operand.shape().dimensions();
     const std::vector<int64_t>& updDims = updates.shape().dimensions();
     const int64_t opRank = static_cast<int64_t>(opDims.size());
-    const int64_t indicesRank = indices.shape().rank();
-    const bool implicitVector = numbers->indexVectorDim >= indicesRank;
     auto contains = [](const std::vector<int64_t>& dims, int64_t d) {
         return std::find(dims.begin(), dims.end(), d) != dims.end();
     };
@@ -169,67 +212,12 @@ StatusOr<GpuKernelInfo> GpuKernelGen::emitScatter(GpuKernelInfo info) {
     llvm::PHINode* u = loop.position;
     Index update = makeIndex(updDims);
     update.linear = updDims.empty() ? c64(0) : u;
-    std::vector<Value*> scatterPositions;
-    for (size_t d = 0; d < updDims.size(); ++d)
-        if (std::find(numbers->updateWindowDims.begin(), numbers->updateWindowDims.end(),
-                      static_cast<int64_t>(d)) == numbers->updateWindowDims.end())
-            scatterPositions.push_back(multiOf(update, d));
-    std::vector<Value*> startAt(static_cast<size_t>(opRank), c64(0));
-    for (size_t k = 0; k < numbers->scatterDimsToOperandDims.size(); ++k) {
-        Index at = makeIndex(indices.shape().dimensions());
-        size_t next = 0;
-        for (int64_t d = 0; d < indicesRank; ++d) {
-            if (!implicitVector && d == numbers->indexVectorDim)
-                at.multi.push_back(c64(static_cast<int64_t>(k)));
-            else
-                at.multi.push_back(next < scatterPositions.size() ? scatterPositions[next++]
-                                                                  : c64(0));
-        }
-        if (indicesRank == 0) at.linear = c64(0);
-        auto raw = gen(indices, at);
-        if (!raw.isOk()) {
-            erasePartial();
-            return raw.status();
-        }
-        const int64_t dim = numbers->scatterDimsToOperandDims[k];
-        if (dim < 0 || dim >= opRank) {
-            erasePartial();
-            return unsupportedAt(scatter, "scatter_dims_to_operand_dims out of range");
-        }
-        startAt[static_cast<size_t>(dim)] = primitive_util::isSignedInteger(indexType)
-                                                ? m_b.CreateSExtOrTrunc(*raw, i64())
-                                                : m_b.CreateZExtOrTrunc(*raw, i64());
+    auto target = scatterTarget(scatter, update, windowOperandDims, extent);
+    if (!target.isOk()) {
+        erasePartial();
+        return target.status();
     }
-    // Input batching dimension i is at the update's scatter position of
-    // scatter-indices batching dimension i (the evaluator's rule).
-    for (size_t i = 0; i < numbers->inputBatchingDims.size(); ++i) {
-        const int64_t from = numbers->scatterIndicesBatchingDims[i];
-        const int64_t position = from < numbers->indexVectorDim ? from : from - 1;
-        const int64_t dim = numbers->inputBatchingDims[i];
-        if (position < 0 || position >= static_cast<int64_t>(scatterPositions.size()) || dim < 0 ||
-            dim >= opRank) {
-            erasePartial();
-            return unsupportedAt(scatter, "batching dimensions out of range");
-        }
-        startAt[static_cast<size_t>(dim)] = scatterPositions[static_cast<size_t>(position)];
-    }
-    Value* fits = m_b.getTrue();
-    Value* linear = c64(0);
-    size_t window = 0;
-    for (int64_t d = 0; d < opRank; ++d) {
-        Value* first = startAt[static_cast<size_t>(d)];
-        fits = m_b.CreateAnd(
-            fits, m_b.CreateAnd(m_b.CreateICmpSGE(first, c64(0)),
-                                m_b.CreateICmpSLE(first, c64(opDims[static_cast<size_t>(d)] -
-                                                             extent[static_cast<size_t>(d)]))));
-        Value* position = first;
-        if (window < windowOperandDims.size() && windowOperandDims[window] == d)
-            position = m_b.CreateAdd(
-                position,
-                multiOf(update, static_cast<size_t>(numbers->updateWindowDims[window++])));
-        linear =
-            m_b.CreateAdd(m_b.CreateMul(linear, c64(opDims[static_cast<size_t>(d)])), position);
-    }
+    const auto [fits, linear] = *target;
     llvm::BasicBlock* apply = llvm::BasicBlock::Create(context, "apply", m_function);
     llvm::BasicBlock* next = llvm::BasicBlock::Create(context, "next", m_function);
     m_b.CreateCondBr(fits, apply, next);

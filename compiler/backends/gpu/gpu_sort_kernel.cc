@@ -171,7 +171,7 @@ StatusOr<GpuKernelInfo> GpuKernelGen::emitTopK(GpuKernelInfo info) {
     llvm::LLVMContext& context = m_b.getContext();
     llvm::Type* memory = m_elemental.memoryType(type);
     llvm::Type* bits = m_b.getIntNTy(
-        static_cast<unsigned>(m_impl.module->getDataLayout().getTypeSizeInBits(memory)));
+        static_cast<unsigned>(m_code.module->getDataLayout().getTypeSizeInBits(memory)));
     // The order key of element `at`: an i64 whose signed order is XLA's.
     auto keyAt = [&](Value* at) -> Value* {
         Value* raw = m_b.CreateLoad(bits, m_b.CreateInBoundsGEP(memory, params[2], at));

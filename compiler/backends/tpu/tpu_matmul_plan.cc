@@ -303,18 +303,13 @@ double gemmEstimate(const GemmLayout& l, const GemmTiles& t, const Chip& chip) {
                             std::max(mxu, vpu));
 }
 
-}  // namespace
-
-KernelPlan planMatrix(const HloInstruction& kernel, const BodyWork& work,
-                      const KernelBuffers& buffers, const Chip& chip) {
-    KernelPlan plan;
-    plan.kind = kindOf(work);
-    // The largest matrix op sets the tile loop; others (rare) add their MXU time.
-    const HloInstruction* op = work.matrixOps.front();
-    for (const HloInstruction* candidate : work.matrixOps)
-        if (CostAnalysis::of(*candidate).flops > CostAnalysis::of(*op).flops) op = candidate;
+// The GEMM of `op` (the kernel's largest matrix op; the others add their MXU passes) with
+// its padded sizes and its traffic: the lhs' and rhs' HBM sources, the other operands
+// resident in VMEM or streamed with the output tiles, the output and the epilogue's work.
+GemmLayout gemmLayoutOf(const HloInstruction& kernel, const BodyWork& work,
+                        const KernelBuffers& buffers, const Chip& chip, const HloInstruction* op,
+                        std::string& typeNote) {
     GemmLayout l;
-    std::string typeNote;
     l.g = gemmOf(*op, chip, typeNote);
     for (const HloInstruction* other : work.matrixOps)
         if (other != op) l.g.flops += CostAnalysis::of(*other).flops;
@@ -362,8 +357,13 @@ KernelPlan planMatrix(const HloInstruction& kernel, const BodyWork& work,
     for (const Buffer& b : buffers.outputs) l.outHbm += static_cast<double>(b.bytes);
     l.epilogueOps = work.vregOps;
     l.epilogueTranscendentals = work.transcendentals;
-    plan.prologueBytes = static_cast<int64_t>(l.resident);
+    return l;
+}
 
+// The tiles with the best estimate whose working set fits VMEM; when none fits, the smallest
+// (their excess in `spill` bytes). `plan`'s note says why it spills or splits K.
+GemmTiles chooseGemmTiles(const GemmLayout& l, const Chip& chip, KernelPlan& plan,
+                          int64_t& spill) {
     const double budget = chip.vmemBytes;
     GemmTiles best;
     double bestEstimate = std::numeric_limits<double>::infinity();
@@ -384,7 +384,6 @@ KernelPlan planMatrix(const HloInstruction& kernel, const BodyWork& work,
                     if (estimate < bestEstimate) bestEstimate = estimate, best = t;
                 }
     const GemmTiles minimalFullK{1, tms.front(), tns.front(), l.kp};
-    int64_t spill = 0;
     if (!std::isfinite(bestEstimate)) {
         best = smallest;
         const double ws = gemmWorkingSet(l, best);
@@ -405,11 +404,30 @@ KernelPlan planMatrix(const HloInstruction& kernel, const BodyWork& work,
                     " of VMEM, more than its " + formatBytes(budget) + "; K is chunked into " +
                     std::to_string(ceilDiv(l.kp, best.tk)) + " pieces accumulated in VMEM";
     }
+    return best;
+}
+
+}  // namespace
+
+KernelPlan planMatrix(const HloInstruction& kernel, const BodyWork& work,
+                      const KernelBuffers& buffers, const Chip& chip) {
+    KernelPlan plan;
+    plan.kind = kindOf(work);
+    // The largest matrix op sets the tile loop; others (rare) add their MXU time.
+    const HloInstruction* op = work.matrixOps.front();
+    for (const HloInstruction* candidate : work.matrixOps)
+        if (CostAnalysis::of(*candidate).flops > CostAnalysis::of(*op).flops) op = candidate;
+    std::string typeNote;
+    GemmLayout l = gemmLayoutOf(kernel, work, buffers, chip, op, typeNote);
+    plan.prologueBytes = static_cast<int64_t>(l.resident);
+    int64_t spill = 0;
+    const GemmTiles best = chooseGemmTiles(l, chip, plan, spill);
     if (!typeNote.empty()) plan.note += (plan.note.empty() ? "" : "; ") + typeNote;
     const int64_t kChunks = ceilDiv(l.kp, best.tk);
     plan.splits = kChunks;
     plan.blocks =
         ceilDiv(l.g.batch, best.tb) * ceilDiv(l.mp, best.tm) * ceilDiv(l.np, best.tn) * kChunks;
+    const double budget = chip.vmemBytes;
     plan.vmemPeakBytes = static_cast<int64_t>(std::min(gemmWorkingSet(l, best), budget));
     std::ostringstream tiling;
     tiling << "GEMM " << (l.g.batch > 1 ? std::to_string(l.g.batch) + "x" : "") << l.g.m << "x"

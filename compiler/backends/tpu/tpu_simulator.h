@@ -1,4 +1,4 @@
-// TPU timeline simulator (issue 9): how long a module prepared by the `tpu`
+// TPU timeline simulator: how long a module prepared by the `tpu`
 // pipeline (fused, tiled layouts, buffer assignment; prepareCopyForMode(m,
 // "tpu_v4", ExecutionMode::kFused)) would take on a TPU, kernel by kernel,
 // with what each unit does when, as a timeline.

@@ -1,4 +1,4 @@
-// The f8, f6 and f4 formats in registers (Elemental, cpu_elemental.h): values
+// The f8, f6 and f4 formats in registers (Elemental, elemental_ir.h): values
 // compute in f32 like f16/bf16 and are rounded to their format after every
 // op; memory holds one byte per element (the format's bits in the low bits,
 // as core's Literal stores them).
@@ -18,10 +18,10 @@
 #include <cmath>
 #include <limits>
 
-#include "compiler/backends/cpu/cpu_elemental.h"
+#include "compiler/backends/llvm/elemental_ir.h"
 #include "core/ir/float_types.h"
 
-namespace hloscope::cpu_internal {
+namespace hloscope::llvm_codegen {
 
 using llvm::Value;
 
@@ -134,4 +134,4 @@ Value* Elemental::encodeSmallFloat(PrimitiveType type, Value* value) {
     return m_b.CreateTrunc(result, m_b.getInt8Ty());
 }
 
-}  // namespace hloscope::cpu_internal
+}  // namespace hloscope::llvm_codegen

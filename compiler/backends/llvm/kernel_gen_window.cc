@@ -8,7 +8,7 @@
 //     row-major order and, within each, the input features of the output
 //     feature's group; every dim_labels, stride, padding, lhs / rhs
 //     dilation, window reversal, feature_group_count and batch_group_count
-//     (core/ir/convolution_geometry.h, core/interpreter/conv.cc);
+//     (core/interpreter/convolution_geometry.h, core/interpreter/conv.cc);
 //   * select-and-scatter: each output element starts at the init value and
 //     combines, in row-major source order, the source elements whose
 //     window selects it (the select function over the window in row-major
@@ -18,11 +18,11 @@
 // for the GPU.
 #include <llvm/IR/Constants.h>
 
-#include "compiler/backends/cpu/kernel_gen_internal.h"
-#include "core/ir/convolution_geometry.h"
+#include "compiler/backends/llvm/kernel_gen_internal.h"
+#include "core/interpreter/convolution_geometry.h"
 #include "core/ir/hlo_computation.h"
 
-namespace hloscope::cpu_internal {
+namespace hloscope::llvm_codegen {
 
 namespace {
 
@@ -361,4 +361,4 @@ StatusOr<Value*> KernelGen::genSelectAndScatter(const HloInstruction& selectAndS
     return result.front();
 }
 
-}  // namespace hloscope::cpu_internal
+}  // namespace hloscope::llvm_codegen

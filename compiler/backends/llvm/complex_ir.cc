@@ -9,10 +9,10 @@
 
 #include <cmath>
 
-#include "compiler/backends/cpu/cpu_codegen_internal.h"
-#include "compiler/backends/cpu/cpu_elemental.h"
+#include "compiler/backends/llvm/elemental_ir.h"
+#include "compiler/backends/llvm/math_ir.h"
 
-namespace hloscope::cpu_internal {
+namespace hloscope::llvm_codegen {
 using llvm::Value;
 
 Value* Elemental::complexOf(Value* re, Value* im) {
@@ -230,4 +230,4 @@ StatusOr<Value*> Elemental::emitComplex(const HloInstruction& instruction,
                                         std::string(primitive_util::name(type)));
 }
 
-}  // namespace hloscope::cpu_internal
+}  // namespace hloscope::llvm_codegen

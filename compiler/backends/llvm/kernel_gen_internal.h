@@ -1,11 +1,21 @@
-// Private to the LLVM backends (compiler/backends/cpu and gpu, LLVM-typed):
-// KernelGen, the element generator behind CpuKernelEmitter (see
-// cpu_kernel_emitter.h): an instruction's value at an index, computed from
-// its operands' values at mapped indices, reductions as loops. The CPU
-// emitter drives it over rows (run()); the GPU emitter
-// (compiler/backends/gpu) over one element per thread, with reductions split
-// across the threads of a block (reducedStep). Never include this from a
-// header that is not itself internal.
+// Internal to the LLVM backends (compiler/backends/llvm, cpu and gpu .cc
+// files; LLVM-typed): KernelGen, the element generator both backends' kernels
+// are made of: an instruction's value at an index, computed from its
+// operands' values at mapped indices (XLA's elemental emitter), reductions as
+// loops. A fused producer chain never touches memory; indices carry the
+// row-major linear index where it is known (elementwise ops, reshapes), so
+// chains of those read their leaves contiguously.
+//
+// The backends derive their kernel shapes from it: the CPU's CpuKernelGen
+// (cpu_kernel_gen_internal.h) drives it over rows, the GPU's GpuKernelGen
+// (gpu_kernel_gen_internal.h) over one element per thread, with reductions
+// split across the threads of a block (reducedStep). kernel_gen.cc holds the
+// generator's core (indices, loads, constants, shape ops, reductions, row
+// hoisting), kernel_gen_indexing.cc pad, concatenate, gather, dynamic-slice
+// and dynamic-update-slice, kernel_gen_ops.cc collectives on one device, map,
+// bitcasts and the loop helpers, kernel_gen_window.cc reduce-window,
+// convolution and select-and-scatter. Never include this from a header that
+// is not itself internal.
 #pragma once
 
 #include <llvm/IR/GlobalVariable.h>
@@ -13,6 +23,7 @@
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
 
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <memory>
@@ -20,23 +31,25 @@
 #include <unordered_map>
 #include <vector>
 
-#include "compiler/backends/cpu/cpu_elemental.h"
-#include "compiler/backends/cpu/cpu_kernel_emitter.h"
+#include "compiler/backends/llvm/elemental_ir.h"
+#include "compiler/backends/llvm/kernel_spec.h"
 #include "core/ir/hlo_instruction.h"
 #include "core/ir/literal.h"
 #include "core/support/status.h"
 
-namespace hloscope {
+namespace hloscope::llvm_codegen {
 
-struct CpuKernelEmitter::Impl {
+// The LLVM module a backend's emitter fills with kernels, and its counters.
+struct KernelModule {
     std::unique_ptr<llvm::LLVMContext> context;
-    std::unique_ptr<llvm::Module> module;
+    std::unique_ptr<llvm::Module> module;  // declared after its context: destroyed first
     int64_t kernels = 0;
     int64_t constants = 0;
     bool compiled = false;
-};
 
-namespace cpu_internal {
+    // The LLVM IR emitted so far (before optimisation); empty once compiled away.
+    std::string irText() const;
+};
 
 using llvm::Value;
 
@@ -45,7 +58,7 @@ inline Status unsupportedAt(const HloInstruction& instruction, const std::string
 }
 
 // An index into an array of `dims`: the multi-dimensional index, the
-// row-major linear one, or both (see the header). `id` keys the value cache:
+// row-major linear one, or both. `id` keys the value cache:
 // values generated at one index object are reused for equal ids only.
 struct Index {
     std::vector<int64_t> dims;
@@ -56,11 +69,9 @@ struct Index {
 
 class KernelGen {
 public:
-    KernelGen(CpuKernelEmitter::Impl& impl, const CpuKernelSpec& spec)
-        : m_impl(impl), m_spec(spec), m_b(*impl.context), m_elemental(m_b, *impl.module) {}
+    KernelGen(KernelModule& code, const KernelSpec& spec)
+        : m_code(code), m_spec(spec), m_b(*code.context), m_elemental(m_b, *code.module) {}
     virtual ~KernelGen() = default;
-
-    StatusOr<CpuKernelInfo> run();
 
 protected:
     llvm::Type* i64() { return m_b.getInt64Ty(); }
@@ -102,9 +113,9 @@ protected:
     // Output k's array shape (a variadic reduce's component, or the output's own).
     const Shape& outputShape(size_t k) const { return m_spec.outputShape(k); }
     StatusOr<Value*> genUncached(const HloInstruction& instruction, const Index& index);
-    // An op the shared generator does not know (dot, convolution, ...): a
-    // backend's own lowering, or an error naming the instruction.
-    virtual StatusOr<Value*> genOther(const HloInstruction& instruction, const Index& index);
+    // An op the shared generator does not know (dot, custom-call, ...): a
+    // backend's own lowering, or an error naming the instruction and the backend.
+    virtual StatusOr<Value*> genOther(const HloInstruction& instruction, const Index& index) = 0;
     StatusOr<std::vector<Value*>> genReduce(const HloInstruction& reduce, const Index& index);
     StatusOr<std::vector<Value*>> callScalar(const HloComputation& computation,
                                              const std::vector<Value*>& args, bool reassociate);
@@ -120,7 +131,40 @@ protected:
     // one integer scalar (or one-element array) per dimension, or one index
     // vector, as the interpreter reads them.
     StatusOr<Value*> startIndex(const HloInstruction& instruction, int64_t first, int64_t d);
-    Status emitCombiner(const std::string& name);
+    // Where the operand window of a gather's slice or a scatter's update starts (XLA's rule,
+    // as the evaluator reads it), one i64 per operand dimension: for dimension indexMap[k],
+    // component k of the index vector read from `indices` at `positions` (a gather's batch
+    // positions of its result, a scatter's scatter positions of its update, in order) passed
+    // through `clampStart(dim, start)`; for operandBatchingDims[i], the position of
+    // indicesBatchingDims[i] among the indices' dimensions without index_vector_dim, through
+    // `clampBatch(dim, start)`; 0 elsewhere. An empty function keeps the value as it is.
+    struct IndexedWindow {
+        const HloInstruction* indices = nullptr;
+        int64_t indexVectorDim = 0;
+        const std::vector<int64_t>* indexMap = nullptr;  // start_index_map, scatter_dims_to_...
+        const char* indexMapName = "";                    // for errors
+        const std::vector<int64_t>* operandBatchingDims = nullptr;
+        const std::vector<int64_t>* indicesBatchingDims = nullptr;
+    };
+    using ClampIndex = std::function<Value*(int64_t dim, Value* start)>;
+    StatusOr<std::vector<Value*>> windowStart(const HloInstruction& user,
+                                              const IndexedWindow& window, int64_t operandRank,
+                                              const std::vector<Value*>& positions,
+                                              const ClampIndex& clampStart,
+                                              const ClampIndex& clampBatch);
+
+    // What a kernel's outputs reduce, once checked: every output an array (or an array
+    // component of a variadic reduction) of output 0's dimensions, else an error naming it.
+    struct OutputReductions {
+        bool allReduces = true;       // every output a reduce (reduceOf), all of one length
+        bool trailing = true;         // every reduce over the trailing dimensions of its input
+        int64_t reducedElements = 0;  // the most elements a reduce among the outputs reduces
+    };
+    StatusOr<OutputReductions> checkOutputs() const;
+    // Output slots grouped by their reduce (a variadic reduce's components in tuple order), as
+    // the combiners of split reductions need them; an error where a variadic reduce's
+    // components are not all outputs, in order.
+    StatusOr<std::map<const HloInstruction*, std::vector<size_t>>> reduceGroups() const;
 
     // Ops beyond the element-wise and data-movement ones, for both backends
     // (kernel_gen_ops.cc, kernel_gen_window.cc): collectives on one device,
@@ -157,8 +201,8 @@ protected:
     // Per-dimension decomposition of a row-major position `k` in `sizes`.
     std::vector<Value*> unflatten(Value* k, const std::vector<int64_t>& sizes);
 
-    CpuKernelEmitter::Impl& m_impl;
-    const CpuKernelSpec& m_spec;
+    KernelModule& m_code;
+    const KernelSpec& m_spec;
     llvm::IRBuilder<> m_b;
     Elemental m_elemental;
     llvm::Function* m_function = nullptr;
@@ -173,7 +217,7 @@ protected:
     // m_reducedEnd) in steps of this (the GPU's threads of a block
     // interleave: coalesced loads); inner reductions always step by 1.
     int64_t m_reducedStep = 1;
-    // Row hoisting, while the element loop of run() is emitted: a reduction
+    // Row hoisting, while a row's element loop is emitted: a reduction
     // whose index is the same for the whole row (row-fusion's softmax /
     // layer-norm kernels) is computed once per row in the row's preamble,
     // which ends at `hoistEnd` (no terminator until the element loop is
@@ -182,7 +226,7 @@ protected:
     // stack row buffer instead of being recomputed. Reset per kernel.
     struct RowScope {
         llvm::BasicBlock* entry = nullptr;     // for the row buffers' allocas
-        llvm::BasicBlock* hoistEnd = nullptr;  // null: not inside run()'s row loop
+        llvm::BasicBlock* hoistEnd = nullptr;  // null: not inside a row's element loop
         std::vector<int64_t> dims;             // the kernel's output dimensions
         std::vector<Value*> outer;             // the row's coordinates (all but the last)
         Value* column = nullptr;
@@ -238,19 +282,9 @@ protected:
         m_row.column = column;
         m_row.elementIndexId = element.id;
     }
+    // Every output is a reduce whose loop takes [m_reducedBegin, m_reducedEnd).
     bool m_outputsAreReduces = false;
     int m_nextId = 1;
-    // Streaming stores (CpuKernelSpec::streamOutputs), decided per kernel.
-    struct Streaming {
-        bool on = false;
-        bool splitRows = false;       // rows longer than a chunk: chunks at multiples of `capacity`
-        int64_t capacity = 0;         // elements per stack buffer
-        std::vector<Value*> buffers;  // per output
-        std::vector<int64_t> elementBytes;
-    } m_stream;
-    void planStreaming(const std::vector<int64_t>& dims);
-    bool hasReduceInside() const;
 };
 
-}  // namespace cpu_internal
-}  // namespace hloscope
+}  // namespace hloscope::llvm_codegen

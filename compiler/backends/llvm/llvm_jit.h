@@ -1,10 +1,11 @@
-// CpuJit: an LLVM ORC LLJIT for the host CPU. The target machine is the
-// host's (CPU name and features from llvm::sys, so AVX2 / AVX-512 are used
-// where present, code generation at the aggressive level); modules handed to
-// it (through cpu_codegen_internal.h, private to this backend) are optimised
-// at O3 with the new pass manager (loop and SLP vectorisation on) before
-// they are added. Symbols of the running process (libm's expf, tanh, ...)
-// resolve from the JIT'd code.
+// CpuJit: an LLVM ORC LLJIT for the host CPU, which the CPU backend's
+// kernels and the GPU emulator's host copies of GPU kernels run on. The
+// target machine is the host's (CPU name and features from llvm::sys, so
+// AVX2 / AVX-512 are used where present, code generation at the aggressive
+// level); modules handed to it (through llvm_jit_internal.h, internal to the
+// backends) are optimised at O3 with the new pass manager (loop and SLP
+// vectorisation on) before they are added. Symbols of the running process
+// (libm's expf, tanh, ...) resolve from the JIT'd code.
 //
 // No LLVM header is included here: the JIT lives behind a pimpl, and every
 // llvm::Error / llvm::Expected becomes a Status at this edge. Not
@@ -35,7 +36,7 @@ public:
     std::string cpuName() const;
     std::string cpuFeatures() const;  // "+avx2,+fma,..."
 
-    struct Impl;  // defined in llvm_jit.cc; used by cpu_codegen_internal.h
+    struct Impl;  // defined in llvm_jit.cc; used by llvm_jit_internal.h
     Impl& impl() { return *m_impl; }
     const Impl& impl() const { return *m_impl; }
 

@@ -1,17 +1,14 @@
-#include "compiler/backends/cpu/llvm_jit.h"
+#include "compiler/backends/llvm/llvm_jit.h"
 
 #include <cctype>
 #include <cstdlib>
 #include <filesystem>
 #include <mutex>
 
-#include <llvm/Analysis/CGSCCPassManager.h>
-#include <llvm/Analysis/LoopAnalysisManager.h>
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
 #include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
-#include <llvm/IR/Verifier.h>
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/TargetSelect.h>
@@ -19,7 +16,8 @@
 #include <llvm/Target/TargetMachine.h>
 #include <llvm/TargetParser/Host.h>
 
-#include "compiler/backends/cpu/cpu_codegen_internal.h"
+#include "compiler/backends/llvm/llvm_jit_internal.h"
+#include "compiler/backends/llvm/module_pipeline.h"
 
 namespace hloscope {
 
@@ -31,7 +29,7 @@ struct CpuJit::Impl {
     std::string features;
 };
 
-namespace cpu_internal {
+namespace llvm_codegen {
 
 Status toStatus(llvm::Error error, std::string_view context) {
     if (!error) return Status::ok();
@@ -45,25 +43,6 @@ void configureModule(const CpuJit& jit, llvm::Module& module) {
 }
 
 namespace {
-
-void optimise(llvm::Module& module, llvm::TargetMachine* targetMachine) {
-    llvm::LoopAnalysisManager loops;
-    llvm::FunctionAnalysisManager functions;
-    llvm::CGSCCAnalysisManager sccs;
-    llvm::ModuleAnalysisManager modules;
-    llvm::PipelineTuningOptions tuning;
-    tuning.LoopVectorization = true;
-    tuning.SLPVectorization = true;
-    tuning.LoopUnrolling = true;
-    llvm::PassBuilder builder(targetMachine, tuning);
-    builder.registerModuleAnalyses(modules);
-    builder.registerCGSCCAnalyses(sccs);
-    builder.registerFunctionAnalyses(functions);
-    builder.registerLoopAnalyses(loops);
-    builder.crossRegisterProxies(loops, functions, sccs, modules);
-    llvm::ModulePassManager pipeline = builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
-    pipeline.run(module, modules);
-}
 
 // Developer aid: with HLOSCOPE_CPU_DUMP_IR=DIR every optimised kernel module
 // is written to DIR/<module>.ll (feed it to llc-19 to read the assembly).
@@ -85,26 +64,26 @@ void dumpIfRequested(const llvm::Module& module) {
 Status addModule(CpuJit& jit, std::unique_ptr<llvm::LLVMContext> context,
                  std::unique_ptr<llvm::Module> module) {
     CpuJit::Impl& impl = jit.impl();
-    std::string problems;
-    llvm::raw_string_ostream stream(problems);
-    if (llvm::verifyModule(*module, &stream)) {
-        stream.flush();
-        const std::string name = module->getName().str();
+    if (Status verified = verifyGenerated(*module, "LLVM"); !verified.isOk()) {
         module.reset();  // before its context (argument destruction order is unspecified)
-        return internalError("generated LLVM module '" + name + "' is invalid: " + problems.substr(0, 2000));
+        return verified;
     }
     for (llvm::Function& function : *module) {
         if (function.isDeclaration()) continue;
         function.addFnAttr("target-cpu", impl.cpu);
         if (!impl.features.empty()) function.addFnAttr("target-features", impl.features);
     }
-    optimise(*module, impl.targetMachine.get());
+    llvm::PipelineTuningOptions tuning;
+    tuning.LoopVectorization = true;
+    tuning.SLPVectorization = true;
+    tuning.LoopUnrolling = true;
+    optimiseModule(*module, impl.targetMachine.get(), tuning);
     dumpIfRequested(*module);
     llvm::orc::ThreadSafeModule safe(std::move(module), std::move(context));
     return toStatus(impl.jit->addIRModule(std::move(safe)), "adding a module to the CPU JIT");
 }
 
-}  // namespace cpu_internal
+}  // namespace llvm_codegen
 
 CpuJit::CpuJit(std::unique_ptr<Impl> impl) : m_impl(std::move(impl)) {}
 CpuJit::~CpuJit() = default;
@@ -118,7 +97,7 @@ StatusOr<std::unique_ptr<CpuJit>> CpuJit::create() {
     if (!initialised) return internalError("LLVM has no native target for this host");
 
     auto builder = llvm::orc::JITTargetMachineBuilder::detectHost();
-    if (!builder) return cpu_internal::toStatus(builder.takeError(), "detecting the host CPU");
+    if (!builder) return llvm_codegen::toStatus(builder.takeError(), "detecting the host CPU");
     builder->setCPU(llvm::sys::getHostCPUName().str());
     llvm::SubtargetFeatures features;
     for (const auto& feature : llvm::sys::getHostCPUFeatures())
@@ -132,16 +111,16 @@ StatusOr<std::unique_ptr<CpuJit>> CpuJit::create() {
     impl->features = builder->getFeatures().getString();
     auto targetMachine = builder->createTargetMachine();
     if (!targetMachine)
-        return cpu_internal::toStatus(targetMachine.takeError(), "creating the host target machine");
+        return llvm_codegen::toStatus(targetMachine.takeError(), "creating the host target machine");
     impl->targetMachine = std::move(*targetMachine);
 
     auto jit = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(*builder)).create();
-    if (!jit) return cpu_internal::toStatus(jit.takeError(), "creating the CPU JIT");
+    if (!jit) return llvm_codegen::toStatus(jit.takeError(), "creating the CPU JIT");
     impl->jit = std::move(*jit);
     auto process = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
         impl->jit->getDataLayout().getGlobalPrefix());
     if (!process)
-        return cpu_internal::toStatus(process.takeError(), "resolving the process's symbols");
+        return llvm_codegen::toStatus(process.takeError(), "resolving the process's symbols");
     impl->jit->getMainJITDylib().addGenerator(std::move(*process));
     return std::unique_ptr<CpuJit>(new CpuJit(std::move(impl)));
 }

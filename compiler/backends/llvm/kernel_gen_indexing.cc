@@ -6,9 +6,9 @@
 
 #include <algorithm>
 
-#include "compiler/backends/cpu/kernel_gen_internal.h"
+#include "compiler/backends/llvm/kernel_gen_internal.h"
 
-namespace hloscope::cpu_internal {
+namespace hloscope::llvm_codegen {
 
 StatusOr<Value*> KernelGen::genPad(const HloInstruction& pad, const Index& index) {
     const HloInstruction& operand = *pad.operand(0);
@@ -99,50 +99,36 @@ StatusOr<Value*> KernelGen::genGather(const HloInstruction& gather, const Index&
     const int64_t operandRank = operand.shape().rank();
     if (static_cast<int64_t>(sliceSizes.size()) != operandRank)
         return unsupportedAt(gather, "slice_sizes rank");
-    const int64_t indicesRank = indices.shape().rank();
-    const bool implicitVector = numbers->indexVectorDim >= indicesRank;
     // Batch positions of the output (not offset dims), in order.
     std::vector<Value*> batch;
     for (size_t d = 0; d < index.dims.size(); ++d)
         if (std::find(numbers->offsetDims.begin(), numbers->offsetDims.end(),
                       static_cast<int64_t>(d)) == numbers->offsetDims.end())
             batch.push_back(multiOf(index, d));
-    std::vector<Value*> start(static_cast<size_t>(operandRank), c64(0));
-    for (size_t k = 0; k < numbers->startIndexMap.size(); ++k) {
-        Index at = makeIndex(indices.shape().dimensions());
-        size_t next = 0;
-        for (int64_t d = 0; d < indicesRank; ++d) {
-            if (!implicitVector && d == numbers->indexVectorDim)
-                at.multi.push_back(c64(static_cast<int64_t>(k)));
-            else
-                at.multi.push_back(next < batch.size() ? batch[next++] : c64(0));
-        }
-        if (indicesRank == 0) at.linear = c64(0);
-        HLO_ASSIGN_OR_RETURN(Value * raw, gen(indices, at));
-        const int64_t dim = numbers->startIndexMap[k];
-        if (dim < 0 || dim >= operandRank)
-            return unsupportedAt(gather, "start_index_map out of range");
-        const int64_t hi = operand.shape().dimensions(dim) - sliceSizes[static_cast<size_t>(dim)];
-        start[static_cast<size_t>(dim)] =
-            clampIndex(m_b, indexToI64(m_b, raw, indexType), std::max<int64_t>(hi, 0));
-    }
-    // Operand batching dimension i is at the output's batch position of
-    // start-indices batching dimension i (the indices' dimensions without
-    // index_vector_dim, in order).
+    IndexedWindow window;
+    window.indices = &indices;
+    window.indexVectorDim = numbers->indexVectorDim;
+    window.indexMap = &numbers->startIndexMap;
+    window.indexMapName = "start_index_map";
+    window.operandBatchingDims = &numbers->operandBatchingDims;
+    window.indicesBatchingDims = &numbers->startIndicesBatchingDims;
+    // Starts clamped so that the slice fits, batch positions into the dimension.
+    HLO_ASSIGN_OR_RETURN(
+        std::vector<Value*> start,
+        windowStart(
+            gather, window, operandRank, batch,
+            [&](int64_t dim, Value* first) {
+                const int64_t hi =
+                    operand.shape().dimensions(dim) - sliceSizes[static_cast<size_t>(dim)];
+                return clampIndex(m_b, first, std::max<int64_t>(hi, 0));
+            },
+            [&](int64_t dim, Value* position) {
+                return clampIndex(m_b, position,
+                                  std::max<int64_t>(operand.shape().dimensions(dim) - 1, 0));
+            }));
     auto contains = [](const std::vector<int64_t>& dims, int64_t d) {
         return std::find(dims.begin(), dims.end(), d) != dims.end();
     };
-    for (size_t i = 0; i < numbers->operandBatchingDims.size(); ++i) {
-        const int64_t from = numbers->startIndicesBatchingDims[i];
-        const int64_t position = from < numbers->indexVectorDim ? from : from - 1;
-        const int64_t dim = numbers->operandBatchingDims[i];
-        if (position < 0 || position >= static_cast<int64_t>(batch.size()) || dim < 0 ||
-            dim >= operandRank)
-            return unsupportedAt(gather, "batching dimensions out of range");
-        start[static_cast<size_t>(dim)] =
-            clampIndex(m_b, batch[static_cast<size_t>(position)],
-                       std::max<int64_t>(operand.shape().dimensions(dim) - 1, 0));
-    }
     Index source = makeIndex(operand.shape().dimensions());
     size_t offset = 0;
     for (int64_t d = 0; d < operandRank; ++d) {
@@ -159,6 +145,49 @@ StatusOr<Value*> KernelGen::genGather(const HloInstruction& gather, const Index&
     }
     if (operandRank == 0) source.linear = c64(0);
     return gen(operand, source);
+}
+
+StatusOr<std::vector<Value*>> KernelGen::windowStart(const HloInstruction& user,
+                                                     const IndexedWindow& window,
+                                                     int64_t operandRank,
+                                                     const std::vector<Value*>& positions,
+                                                     const ClampIndex& clampStart,
+                                                     const ClampIndex& clampBatch) {
+    const HloInstruction& indices = *window.indices;
+    const PrimitiveType indexType = indices.shape().elementType();
+    const int64_t indicesRank = indices.shape().rank();
+    const bool implicitVector = window.indexVectorDim >= indicesRank;
+    std::vector<Value*> start(static_cast<size_t>(operandRank), c64(0));
+    for (size_t k = 0; k < window.indexMap->size(); ++k) {
+        Index at = makeIndex(indices.shape().dimensions());
+        size_t next = 0;
+        for (int64_t d = 0; d < indicesRank; ++d) {
+            if (!implicitVector && d == window.indexVectorDim)
+                at.multi.push_back(c64(static_cast<int64_t>(k)));
+            else
+                at.multi.push_back(next < positions.size() ? positions[next++] : c64(0));
+        }
+        if (indicesRank == 0) at.linear = c64(0);
+        HLO_ASSIGN_OR_RETURN(Value * raw, gen(indices, at));
+        const int64_t dim = (*window.indexMap)[k];
+        if (dim < 0 || dim >= operandRank)
+            return unsupportedAt(user, std::string(window.indexMapName) + " out of range");
+        Value* first = indexToI64(m_b, raw, indexType);
+        start[static_cast<size_t>(dim)] = clampStart ? clampStart(dim, first) : first;
+    }
+    // Operand batching dimension i is at the position of indices batching
+    // dimension i (the indices' dimensions without index_vector_dim, in order).
+    for (size_t i = 0; i < window.operandBatchingDims->size(); ++i) {
+        const int64_t from = (*window.indicesBatchingDims)[i];
+        const int64_t position = from < window.indexVectorDim ? from : from - 1;
+        const int64_t dim = (*window.operandBatchingDims)[i];
+        if (position < 0 || position >= static_cast<int64_t>(positions.size()) || dim < 0 ||
+            dim >= operandRank)
+            return unsupportedAt(user, "batching dimensions out of range");
+        Value* at = positions[static_cast<size_t>(position)];
+        start[static_cast<size_t>(dim)] = clampBatch ? clampBatch(dim, at) : at;
+    }
+    return start;
 }
 
 StatusOr<Value*> KernelGen::startIndex(const HloInstruction& instruction, int64_t first,
@@ -252,4 +281,4 @@ StatusOr<Value*> KernelGen::genDynamicUpdateSlice(const HloInstruction& dus, con
     return value;
 }
 
-}  // namespace hloscope::cpu_internal
+}  // namespace hloscope::llvm_codegen

@@ -8,9 +8,9 @@
 #include <limits>
 #include <utility>
 
-#include "compiler/backends/cpu/cpu_codegen_internal.h"
+#include "compiler/backends/llvm/math_ir.h"
 
-namespace hloscope::cpu_internal {
+namespace hloscope::llvm_codegen {
 namespace {
 
 using llvm::IRBuilderBase;
@@ -199,4 +199,4 @@ Value* emitFastSin(IRBuilderBase& b, Value* x) { return Math{b}.sinHalfTurns(x);
 Value* emitFastCos(IRBuilderBase& b, Value* x) { return Math{b}.cosQuadrants(x); }
 Value* emitFastErf(IRBuilderBase& b, Value* x) { return Math{b}.erf(x); }
 
-}  // namespace hloscope::cpu_internal
+}  // namespace hloscope::llvm_codegen

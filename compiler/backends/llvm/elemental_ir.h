@@ -1,4 +1,4 @@
-// Private to compiler/backends/cpu/*.cc (LLVM-typed): scalar code for one
+// Internal to the LLVM backends (LLVM-typed): Elemental, the scalar code for one
 // elementwise HLO op on already generated operand values, with XLA's
 // semantics as the reference interpreter implements them (integer division
 // by zero gives -1, shifts past the width give 0 or the sign, float->int
@@ -6,20 +6,23 @@
 // Values live in registers as i1 (pred), iN (integers), float/double or,
 // for c64/c128, a {float, float} / {double, double} pair (real, imaginary:
 // std::complex's layout, in memory too); memory holds pred as one byte.
+// The CPU and GPU kernels both compute every element with it (through
+// KernelGen, kernel_gen_internal.h); elemental_ir.cc holds the real and
+// integer ops, complex_ir.cc, rounding_ir.cc and small_float_ir.cc the rest.
 #pragma once
 
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Module.h>
 
+#include <string>
 #include <utility>
 #include <vector>
 
-#include "compiler/backends/cpu/cpu_kernel_emitter.h"
 #include "core/ir/hlo_instruction.h"
 #include "core/ir/literal.h"
 #include "core/support/status.h"
 
-namespace hloscope::cpu_internal {
+namespace hloscope::llvm_codegen {
 
 // kUnimplemented "%name: why": an op or type the element generator does not compile.
 Status notCompiled(const HloInstruction& instruction, const std::string& why);
@@ -37,7 +40,7 @@ public:
     // registers, rounded after every op; 16 bits in memory), the f8, f6 and
     // f4 formats (the same, one byte in memory), f32, f64, c64, c128.
     static bool supported(PrimitiveType type);
-    // f8*, f6*, f4* (cpu_small_float_ir.cc).
+    // f8*, f6*, f4* (small_float_ir.cc).
     static bool isSmallFloat(PrimitiveType type);
     llvm::Type* registerType(PrimitiveType type);
     llvm::Type* memoryType(PrimitiveType type);
@@ -71,7 +74,7 @@ public:
     // The zero of `type`.
     llvm::Value* zero(PrimitiveType type);
 
-    // Complex values (cpu_complex_ir.cc): a pair from its parts, and back.
+    // Complex values (complex_ir.cc): a pair from its parts, and back.
     llvm::Value* complexOf(llvm::Value* re, llvm::Value* im);
     llvm::Value* realPart(llvm::Value* z) { return m_b.CreateExtractValue(z, 0); }
     llvm::Value* imagPart(llvm::Value* z) { return m_b.CreateExtractValue(z, 1); }
@@ -90,11 +93,11 @@ private:
     StatusOr<llvm::Value*> emitCompare(const HloInstruction& instruction,
                                        const std::vector<llvm::Value*>& operands);
     // reduce-precision and stochastic-convert, as the interpreter computes them
-    // (cpu_rounding_ir.cc).
+    // (rounding_ir.cc).
     StatusOr<llvm::Value*> emitReducePrecision(const HloInstruction& instruction, llvm::Value* x);
     StatusOr<llvm::Value*> emitStochasticConvert(const HloInstruction& instruction,
                                                  const std::vector<llvm::Value*>& operands);
-    // Ops on complex values (cpu_complex_ir.cc): arithmetic, exp, log,
+    // Ops on complex values (complex_ir.cc): arithmetic, exp, log,
     // sqrt, rsqrt, power, sign, abs, real/imag/complex, with the reference
     // interpreter's (std::complex's) formulas.
     StatusOr<llvm::Value*> emitComplex(const HloInstruction& instruction,
@@ -105,7 +108,7 @@ private:
     llvm::Value* complexAbs(llvm::Value* z);
     StatusOr<llvm::Value*> complexLog(const HloInstruction& instruction, llvm::Value* z);
     StatusOr<llvm::Value*> complexExp(const HloInstruction& instruction, llvm::Value* z);
-    // f32 atan2(y, x) for a device without libm (cpu_complex_ir.cc).
+    // f32 atan2(y, x) for a device without libm (complex_ir.cc).
     llvm::Value* deviceAtan2(llvm::Value* y, llvm::Value* x);
 
     llvm::Value* devicePower(llvm::Value* x, llvm::Value* y);
@@ -120,4 +123,4 @@ private:
     bool m_roundNarrow = true;
 };
 
-}  // namespace hloscope::cpu_internal
+}  // namespace hloscope::llvm_codegen

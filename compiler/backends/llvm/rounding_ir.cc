@@ -1,4 +1,4 @@
-// reduce-precision and stochastic-convert in registers (Elemental, cpu_elemental.h), for the
+// reduce-precision and stochastic-convert in registers (Elemental, elemental_ir.h), for the
 // CPU and GPU kernels alike, operation for operation as the interpreter computes them:
 //   reduce-precision   on the register's bits (f32 for f16, bf16 and the small floats, else
 //                      f64), core/ir/float_types.cc's reducePrecision: round to nearest even at
@@ -14,10 +14,10 @@
 #include <cmath>
 #include <limits>
 
-#include "compiler/backends/cpu/cpu_elemental.h"
+#include "compiler/backends/llvm/elemental_ir.h"
 #include "core/ir/float_types.h"
 
-namespace hloscope::cpu_internal {
+namespace hloscope::llvm_codegen {
 
 using llvm::Value;
 
@@ -121,4 +121,4 @@ StatusOr<Value*> Elemental::emitStochasticConvert(const HloInstruction& instruct
     return m_b.CreateTrunc(value, registerType(to));
 }
 
-}  // namespace hloscope::cpu_internal
+}  // namespace hloscope::llvm_codegen

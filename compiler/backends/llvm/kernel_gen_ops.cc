@@ -10,11 +10,11 @@
 
 #include <algorithm>
 
-#include "compiler/backends/cpu/kernel_gen_internal.h"
+#include "compiler/backends/llvm/kernel_gen_internal.h"
 #include "core/ir/hlo_computation.h"
 #include "core/interpreter/interpreter.h"
 
-namespace hloscope::cpu_internal {
+namespace hloscope::llvm_codegen {
 
 namespace {
 
@@ -328,4 +328,4 @@ StatusOr<std::vector<Value*>> KernelGen::emitIf(
     return results;
 }
 
-}  // namespace hloscope::cpu_internal
+}  // namespace hloscope::llvm_codegen

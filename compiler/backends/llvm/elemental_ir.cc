@@ -1,120 +1,13 @@
-#include "compiler/backends/cpu/cpu_elemental.h"
+#include "compiler/backends/llvm/elemental_ir.h"
 
 #include <llvm/IR/Intrinsics.h>
 
 #include <complex>
 #include <limits>
 
-#include "compiler/backends/cpu/cpu_codegen_internal.h"
+#include "compiler/backends/llvm/math_ir.h"
 
-namespace hloscope {
-
-bool isElementalOpcode(HloOpcode opcode) {
-    switch (opcode) {
-        case HloOpcode::kAbs:
-        case HloOpcode::kAdd:
-        case HloOpcode::kAnd:
-        case HloOpcode::kAtan2:
-        case HloOpcode::kCbrt:
-        case HloOpcode::kCeil:
-        case HloOpcode::kClamp:
-        case HloOpcode::kClz:
-        case HloOpcode::kCompare:
-        case HloOpcode::kConvert:
-        case HloOpcode::kBitcastConvert:
-        case HloOpcode::kCos:
-        case HloOpcode::kDivide:
-        case HloOpcode::kErf:
-        case HloOpcode::kExp:
-        case HloOpcode::kExpm1:
-        case HloOpcode::kFloor:
-        case HloOpcode::kIsFinite:
-        case HloOpcode::kLog:
-        case HloOpcode::kLog1p:
-        case HloOpcode::kLogistic:
-        case HloOpcode::kMaximum:
-        case HloOpcode::kMinimum:
-        case HloOpcode::kMultiply:
-        case HloOpcode::kNegate:
-        case HloOpcode::kNot:
-        case HloOpcode::kOr:
-        case HloOpcode::kPopulationCount:
-        case HloOpcode::kPower:
-        case HloOpcode::kReducePrecision:
-        case HloOpcode::kRemainder:
-        case HloOpcode::kRoundNearestAfz:
-        case HloOpcode::kRoundNearestEven:
-        case HloOpcode::kRsqrt:
-        case HloOpcode::kSelect:
-        case HloOpcode::kShiftLeft:
-        case HloOpcode::kShiftRightArithmetic:
-        case HloOpcode::kShiftRightLogical:
-        case HloOpcode::kSign:
-        case HloOpcode::kSin:
-        case HloOpcode::kSqrt:
-        case HloOpcode::kStochasticConvert:
-        case HloOpcode::kSubtract:
-        case HloOpcode::kTan:
-        case HloOpcode::kTanh:
-        case HloOpcode::kXor:
-        case HloOpcode::kSinh:
-        case HloOpcode::kCosh:
-        case HloOpcode::kAsin:
-        case HloOpcode::kAcos:
-        case HloOpcode::kAtan:
-        case HloOpcode::kAsinh:
-        case HloOpcode::kAcosh:
-        case HloOpcode::kAtanh:
-        case HloOpcode::kComplex:
-        case HloOpcode::kReal:
-        case HloOpcode::kImag:
-            return true;
-        default:
-            return false;
-    }
-}
-
-bool isKernelOpcode(HloOpcode opcode) {
-    switch (opcode) {
-        case HloOpcode::kBroadcast:
-        case HloOpcode::kTranspose:
-        case HloOpcode::kSlice:
-        case HloOpcode::kReverse:
-        case HloOpcode::kPad:
-        case HloOpcode::kConcatenate:
-        case HloOpcode::kIota:
-        case HloOpcode::kCopy:
-        case HloOpcode::kReduce:
-        case HloOpcode::kGather:
-        case HloOpcode::kDynamicSlice:
-        case HloOpcode::kReshape:
-        case HloOpcode::kDynamicUpdateSlice:
-        case HloOpcode::kBitcast:
-        case HloOpcode::kReduceWindow:
-        case HloOpcode::kConvolution:
-        case HloOpcode::kSelectAndScatter:
-        case HloOpcode::kMap:
-        case HloOpcode::kReplicaId:
-        case HloOpcode::kPartitionId:
-        case HloOpcode::kGetDimensionSize:
-        case HloOpcode::kSetDimensionSize:
-        case HloOpcode::kDynamicReshape:
-        case HloOpcode::kAllReduce:
-        case HloOpcode::kAllGather:
-        case HloOpcode::kReduceScatter:
-        case HloOpcode::kAllToAll:
-        case HloOpcode::kCollectiveBroadcast:
-        case HloOpcode::kCollectivePermute:
-        case HloOpcode::kCollectiveReduce:
-            return true;
-        default:
-            return isElementalOpcode(opcode);
-    }
-}
-
-}  // namespace hloscope
-
-namespace hloscope::cpu_internal {
+namespace hloscope::llvm_codegen {
 namespace {
 
 using llvm::Value;
@@ -707,4 +600,4 @@ StatusOr<Value*> Elemental::emit(const HloInstruction& instruction,
     return emitInteger(instruction, operands);
 }
 
-}  // namespace hloscope::cpu_internal
+}  // namespace hloscope::llvm_codegen

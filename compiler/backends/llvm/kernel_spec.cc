@@ -1,0 +1,132 @@
+#include "compiler/backends/llvm/kernel_spec.h"
+
+namespace hloscope {
+
+bool isElementalOpcode(HloOpcode opcode) {
+    switch (opcode) {
+        case HloOpcode::kAbs:
+        case HloOpcode::kAdd:
+        case HloOpcode::kAnd:
+        case HloOpcode::kAtan2:
+        case HloOpcode::kCbrt:
+        case HloOpcode::kCeil:
+        case HloOpcode::kClamp:
+        case HloOpcode::kClz:
+        case HloOpcode::kCompare:
+        case HloOpcode::kConvert:
+        case HloOpcode::kBitcastConvert:
+        case HloOpcode::kCos:
+        case HloOpcode::kDivide:
+        case HloOpcode::kErf:
+        case HloOpcode::kExp:
+        case HloOpcode::kExpm1:
+        case HloOpcode::kFloor:
+        case HloOpcode::kIsFinite:
+        case HloOpcode::kLog:
+        case HloOpcode::kLog1p:
+        case HloOpcode::kLogistic:
+        case HloOpcode::kMaximum:
+        case HloOpcode::kMinimum:
+        case HloOpcode::kMultiply:
+        case HloOpcode::kNegate:
+        case HloOpcode::kNot:
+        case HloOpcode::kOr:
+        case HloOpcode::kPopulationCount:
+        case HloOpcode::kPower:
+        case HloOpcode::kReducePrecision:
+        case HloOpcode::kRemainder:
+        case HloOpcode::kRoundNearestAfz:
+        case HloOpcode::kRoundNearestEven:
+        case HloOpcode::kRsqrt:
+        case HloOpcode::kSelect:
+        case HloOpcode::kShiftLeft:
+        case HloOpcode::kShiftRightArithmetic:
+        case HloOpcode::kShiftRightLogical:
+        case HloOpcode::kSign:
+        case HloOpcode::kSin:
+        case HloOpcode::kSqrt:
+        case HloOpcode::kStochasticConvert:
+        case HloOpcode::kSubtract:
+        case HloOpcode::kTan:
+        case HloOpcode::kTanh:
+        case HloOpcode::kXor:
+        case HloOpcode::kSinh:
+        case HloOpcode::kCosh:
+        case HloOpcode::kAsin:
+        case HloOpcode::kAcos:
+        case HloOpcode::kAtan:
+        case HloOpcode::kAsinh:
+        case HloOpcode::kAcosh:
+        case HloOpcode::kAtanh:
+        case HloOpcode::kComplex:
+        case HloOpcode::kReal:
+        case HloOpcode::kImag:
+            return true;
+        default:
+            return false;
+    }
+}
+
+bool isKernelOpcode(HloOpcode opcode) {
+    switch (opcode) {
+        case HloOpcode::kBroadcast:
+        case HloOpcode::kTranspose:
+        case HloOpcode::kSlice:
+        case HloOpcode::kReverse:
+        case HloOpcode::kPad:
+        case HloOpcode::kConcatenate:
+        case HloOpcode::kIota:
+        case HloOpcode::kCopy:
+        case HloOpcode::kReduce:
+        case HloOpcode::kGather:
+        case HloOpcode::kDynamicSlice:
+        case HloOpcode::kReshape:
+        case HloOpcode::kDynamicUpdateSlice:
+        case HloOpcode::kBitcast:
+        case HloOpcode::kReduceWindow:
+        case HloOpcode::kConvolution:
+        case HloOpcode::kSelectAndScatter:
+        case HloOpcode::kMap:
+        case HloOpcode::kReplicaId:
+        case HloOpcode::kPartitionId:
+        case HloOpcode::kGetDimensionSize:
+        case HloOpcode::kSetDimensionSize:
+        case HloOpcode::kDynamicReshape:
+        case HloOpcode::kAllReduce:
+        case HloOpcode::kAllGather:
+        case HloOpcode::kReduceScatter:
+        case HloOpcode::kAllToAll:
+        case HloOpcode::kCollectiveBroadcast:
+        case HloOpcode::kCollectivePermute:
+        case HloOpcode::kCollectiveReduce:
+            return true;
+        default:
+            return isElementalOpcode(opcode);
+    }
+}
+
+bool isVariadicReduction(const HloInstruction& instruction) {
+    return instruction.shape().isTuple() && (instruction.opcode() == HloOpcode::kReduce ||
+                                             instruction.opcode() == HloOpcode::kReduceWindow);
+}
+
+void KernelSpec::addOutputs(const HloInstruction& root) {
+    if (root.opcode() == HloOpcode::kTuple) {
+        for (const HloInstruction* element : root.operands()) outputs.push_back(element);
+    } else if (isVariadicReduction(root)) {
+        for (int64_t k = 0; k < root.shape().tupleCount(); ++k) {
+            outputs.push_back(&root);
+            outputComponents.push_back(static_cast<int>(k));
+        }
+    } else {
+        outputs.push_back(&root);
+    }
+}
+
+const Shape& KernelSpec::outputShape(size_t k) const {
+    const Shape& shape = outputs[k]->shape();
+    const int c = k < outputComponents.size() ? outputComponents[k] : -1;
+    return c >= 0 ? shape.tupleShape(c) : shape;
+}
+
+}  // namespace hloscope
