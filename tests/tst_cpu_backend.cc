@@ -368,7 +368,7 @@ ENTRY e { x = f32[64,1000] parameter(0)  y = f32[64,1000] exponential(x)  s = f3
         const HloInstruction* x = entry.parameter(0);
         auto emitted = [&](const HloInstruction* output) {
             CpuKernelEmitter emitter(**jit, "m");
-            CpuKernelSpec spec;
+            KernelSpec spec;
             spec.name = "k";
             spec.outputs = {output};
             spec.leaves = {x};

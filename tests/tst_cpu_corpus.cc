@@ -21,7 +21,9 @@
 // floor in a full run (a sanitizer run takes every 8th module, as the other
 // sweeps do). Skips cleanly when the corpus is absent.
 #include <QtTest>
+#include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <chrono>
 #include <map>
 #include <thread>
@@ -42,8 +44,8 @@ using namespace hloscope::testing;
 namespace {
 
 // Multi-device corpus modules that run on every device and match the interpreter on each
-// (547 of 851); raise it as support grows.
-constexpr int kMultiDeviceFloor = 547;
+// (540 of 851); raise it as support grows.
+constexpr int kMultiDeviceFloor = 540;
 
 // The CPU backend's runDevices with a watchdog that cancels after `seconds`.
 StatusOr<std::vector<ExecutionResult>> runDevicesBounded(
@@ -52,6 +54,24 @@ StatusOr<std::vector<ExecutionResult>> runDevicesBounded(
     return runWithWatchdog(seconds, [&](const ExecutionOptions& options) {
         return cpu.runDevices(module, args, options);
     });
+}
+
+bool hasOpcode(const HloModule& module, HloOpcode opcode) {
+    for (const auto& computation : module.computations())
+        for (const auto& instruction : computation->instructions())
+            if (instruction->opcode() == opcode) return true;
+    return false;
+}
+
+// Any inf or NaN among a (possibly tuple) floating-point result's elements.
+bool hasNonFinite(const Literal& value) {
+    if (value.isTuple())
+        return std::any_of(value.tupleElements().begin(), value.tupleElements().end(),
+                           hasNonFinite);
+    if (!primitive_util::isFloatingPoint(value.shape().elementType())) return false;
+    for (int64_t i = 0; i < value.elementCount(); ++i)
+        if (!std::isfinite(value.getAsDouble(i))) return true;
+    return false;
 }
 
 }  // namespace
@@ -164,6 +184,14 @@ private slots:
             auto expected = evaluateOnDevicesWithin(**module, *grid, args, 5);
             if (!expected.isOk()) {
                 ++skipped["the interpreter does not evaluate every device"];
+                continue;
+            }
+            // A dot whose sums overflow gives inf or NaN by the order it adds in: the GEMM
+            // kernel the machine has (AVX-512, AVX2+FMA or baseline) and the interpreter add in
+            // different orders, so such results are no check of either.
+            if (hasOpcode(**module, HloOpcode::kDot) &&
+                std::any_of(expected->begin(), expected->end(), hasNonFinite)) {
+                ++skipped["a dot overflows (inf or NaN depends on the summation order)"];
                 continue;
             }
             // Mixed precision: an all-reduce of bf16 declared f32, which the interpreter passes
