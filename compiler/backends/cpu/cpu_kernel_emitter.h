@@ -74,8 +74,6 @@ using CpuKernelFunction = void (*)(void* const* buffers, int64_t begin, int64_t 
                                    int64_t reducedBegin, int64_t reducedEnd);
 using CpuCombineFunction = void (*)(void* const* buffers, int64_t begin, int64_t end);
 
-// The CPU backend's name for a kernel's spec (the GPU's emitter takes the same).
-using CpuKernelSpec = KernelSpec;
 
 struct CpuKernelInfo {
     // Every output is a reduce over the same number of elements: the kernel
