@@ -5,6 +5,7 @@
 #include <initializer_list>
 #include <utility>
 
+#include "core/ir/attribute_text.h"
 #include "core/text/hlo_parser_internal.h"
 
 namespace hloscope::hlo_parser_internal {
@@ -15,7 +16,7 @@ Status Parser::parseHeader() {
     m_lexer.next();  // HloModule
     Token name = m_lexer.next();
     if (!isName(name) && name.kind != TokenKind::kString) return expected("a module name", name);
-    m_module->setName(name.kind == TokenKind::kString ? unquoteString(name.text)
+    m_module->setName(name.kind == TokenKind::kString ? unquoteAttributeString(name.text)
                                                       : std::string(name.text));
     if (m_lexer.charAt(m_lexer.position()) == ':') m_lexer.resetTo(m_lexer.position() + 1);
     std::vector<std::string_view> seen;

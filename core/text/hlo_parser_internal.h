@@ -441,7 +441,5 @@ std::string upperTypeName(PrimitiveType type);
 // the inside of a braced value.
 void appendCollapsed(std::string& out, std::string_view text, bool insideBraces = false);
 std::string formatDouble(double value);
-// The contents of a quoted string (unescaped); other text unchanged.
-std::string unquoteString(std::string_view text);
 
 }  // namespace hloscope::hlo_parser_internal

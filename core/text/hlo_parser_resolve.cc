@@ -409,8 +409,8 @@ Status Parser::checkAsync(const Site& site) {
         std::string expected = "main";
         if (start->opcode() == O::kAsyncStart)
             if (auto startThread = start->attribute("async_execution_thread"))
-                expected = unquoteString(*startThread);
-        std::string mine = unquoteString(*thread);
+                expected = unquoteAttributeString(*startThread);
+        std::string mine = unquoteAttributeString(*thread);
         if (mine != expected)
             return error(site.offset,
                          "Expect async_execution_thread to be " + expected + ", but got " + mine);
@@ -423,8 +423,6 @@ Status Parser::checkAsync(const Site& site) {
     }
     return Status::ok();
 }
-
-std::string unquoteString(std::string_view text) { return unquoteAttributeString(text); }
 
 // ---------------------------------------------------------------------------
 // Resolution

@@ -515,14 +515,14 @@ Status Verifier::verifyOriginalValue(const HloInstruction& instruction) {
     if (!text) return Status::ok();
     std::string_view value = *text;
     // Strip the outer braces.
-    size_t start = skipSpaces(value, 0);
+    size_t start = skipAttributeSpaces(value, 0);
     if (start >= value.size() || value[start] != '{') return Status::ok();
     std::string_view inner = value.substr(start + 1);
     if (!inner.empty() && inner.back() == '}') inner.remove_suffix(1);
     // Recursive descent: a node is `(node, node, ...)` or `{...}` (a leaf).
     std::function<bool(std::string_view&, const Shape&)> match =
         [&](std::string_view& rest, const Shape& shape) -> bool {
-        size_t p = skipSpaces(rest, 0);
+        size_t p = skipAttributeSpaces(rest, 0);
         rest.remove_prefix(p);
         if (rest.empty()) return false;
         if (rest.front() == '(') {
@@ -530,7 +530,7 @@ Status Verifier::verifyOriginalValue(const HloInstruction& instruction) {
             rest.remove_prefix(1);
             int64_t index = 0;
             while (true) {
-                p = skipSpaces(rest, 0);
+                p = skipAttributeSpaces(rest, 0);
                 rest.remove_prefix(p);
                 if (!rest.empty() && rest.front() == ')') {
                     rest.remove_prefix(1);
@@ -539,7 +539,7 @@ Status Verifier::verifyOriginalValue(const HloInstruction& instruction) {
                 if (index >= shape.tupleCount()) return false;
                 if (!match(rest, shape.tupleShape(index))) return false;
                 ++index;
-                p = skipSpaces(rest, 0);
+                p = skipAttributeSpaces(rest, 0);
                 rest.remove_prefix(p);
                 if (!rest.empty() && rest.front() == ',') rest.remove_prefix(1);
             }
@@ -547,13 +547,13 @@ Status Verifier::verifyOriginalValue(const HloInstruction& instruction) {
         }
         if (rest.front() == '[') {
             // A marker such as [synthetic_call] stands for the whole value.
-            size_t end = balancedEnd(rest, 0);
+            size_t end = balancedBlockEnd(rest, 0);
             rest.remove_prefix(end);
             return true;
         }
         if (rest.front() == '{') {
             if (shape.isTuple()) return false;
-            size_t end = balancedEnd(rest, 0);
+            size_t end = balancedBlockEnd(rest, 0);
             rest.remove_prefix(end);
             return true;
         }

@@ -273,7 +273,7 @@ Status verifyShardingConsistency(const HloInstruction& instruction,
             size_t pos = 0;
             equivalent = true;
             while (pos < inner.size()) {
-                size_t end = balancedEnd(inner, pos);
+                size_t end = balancedBlockEnd(inner, pos);
                 if (inner.substr(pos, end - pos) != b) {
                     equivalent = false;
                     break;

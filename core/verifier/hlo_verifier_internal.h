@@ -17,12 +17,6 @@
 
 namespace hloscope::verifier_internal {
 
-inline size_t skipSpaces(std::string_view text, size_t pos) {
-    return skipAttributeSpaces(text, pos);
-}
-// End (exclusive) of the balanced {[( block starting at text[pos].
-inline size_t balancedEnd(std::string_view text, size_t pos) { return balancedBlockEnd(text, pos); }
-
 // "%name in computation comp: message" (kFailedPrecondition).
 Status instructionError(const HloInstruction& instruction, std::string_view message);
 

@@ -24,7 +24,7 @@ struct AliasCursor {
     std::string_view text;
     size_t pos = 0;
     bool consume(char c) {
-        pos = skipSpaces(text, pos);
+        pos = skipAttributeSpaces(text, pos);
         if (pos < text.size() && text[pos] == c) {
             ++pos;
             return true;
@@ -32,7 +32,7 @@ struct AliasCursor {
         return false;
     }
     std::optional<int64_t> integer() {
-        pos = skipSpaces(text, pos);
+        pos = skipAttributeSpaces(text, pos);
         size_t start = pos;
         if (pos < text.size() && (text[pos] == '-' || text[pos] == '+')) ++pos;
         while (pos < text.size() && std::isdigit(static_cast<unsigned char>(text[pos]))) ++pos;
@@ -75,7 +75,7 @@ std::optional<std::vector<OperandAlias>> parseOperandAliasing(std::string_view t
         auto operandIndex = c.index();
         if (!operandIndex) return std::nullopt;
         // Optional trailing kind (may-alias / must-alias).
-        c.pos = skipSpaces(text, c.pos);
+        c.pos = skipAttributeSpaces(text, c.pos);
         while (c.pos < text.size() && text[c.pos] != ')') ++c.pos;
         if (!c.consume(')')) return std::nullopt;
         alias.outputIndex = *outputIndex;
