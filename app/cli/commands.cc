@@ -260,6 +260,19 @@ Commands:
         A GPU target description: the base target's published figures with
         what hloscope-gpu-runner --probe measured on the GPU (copy bandwidth,
         kernel launch overhead, SM count, L2), each with its source.
+  layers FILE [--target T] [--step input|all|PASS|N] [--depth N] [--json]
+        The model's layers: name scopes of the op_name metadata (JAX,
+        TensorFlow, PyTorch/XLA), else N structurally identical stretches,
+        else consecutive groups; while loops, calls and conditionals hold
+        their callees' layers. Per layer: instructions, kernels before ->
+        after the passes (every non-trivial op a kernel before; the fused
+        module after), the predicted time on the target and its share.
+        --step runs the target's pipeline through PASS, or its first N passes
+        (default: all of it; 'input' for a module that already holds fusions,
+        as XLA's optimized dumps do). --depth N prints N levels (default 1).
+        --json: {"module", "source", "target", "step", "layers": {"name",
+        "key", "kind", "instructions", "kernels_before", "kernels_after",
+        "predicted_seconds", "repeats", "children": [...]}}.
   conform FILE... [--quiet]
         Run StableHLO interpreter test files: every '// -----' case is
         imported, evaluated and its check.* operations applied. Prints
@@ -270,6 +283,26 @@ Commands:
 A FILE of '-' reads standard input.
 Exit status: 0 success, 1 a file failed, 2 bad usage.
 )";
+}
+
+std::string commandUsage(const std::string& command) {
+    // A command's entry starts with "  COMMAND " at two spaces of indent and runs to the
+    // next such line (calibrate has several).
+    const std::string text = usage();
+    std::string result;
+    bool inside = false;
+    size_t begin = 0;
+    while (begin < text.size()) {
+        size_t end = text.find('\n', begin);
+        if (end == std::string::npos) end = text.size();
+        const std::string line = text.substr(begin, end - begin);
+        begin = end + 1;
+        const bool entry = line.size() > 2 && line[0] == ' ' && line[1] == ' ' && line[2] != ' ';
+        if (entry) inside = line.compare(2, command.size() + 1, command + " ") == 0 || line.substr(2) == command;
+        else if (!line.empty() && line[0] != ' ') inside = false;
+        if (inside) result += line + "\n";
+    }
+    return result.empty() ? result : "Usage: hloscope-cli" + result.substr(1);
 }
 
 int runParse(const std::vector<std::string>& args) {

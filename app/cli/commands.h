@@ -24,8 +24,11 @@ int runImportRun(const std::vector<std::string>& args);  // gpu.cc
 int runCalibrateGpuProbe(const std::vector<std::string>& args);  // gpu.cc
 int runCalc(const std::vector<std::string>& args);       // estimate.cc
 int runEstimate(const std::vector<std::string>& args);   // estimate.cc
+int runLayers(const std::vector<std::string>& args);     // layers.cc
 
 // Usage text of the whole tool.
 std::string usage();
+// The part of usage() about one command; empty for an unknown command.
+std::string commandUsage(const std::string& command);
 
 }  // namespace hloscope::cli

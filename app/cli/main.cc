@@ -27,6 +27,14 @@ int main(int argc, char** argv) {
         std::puts("hloscope-cli " HLOSCOPE_VERSION);
         return 0;
     }
+    // COMMAND --help: that command's part of the usage text.
+    for (const std::string& arg : args)
+        if (arg == "--help" || arg == "-h") {
+            const std::string text = hloscope::cli::commandUsage(command);
+            if (text.empty()) break;
+            std::fputs(text.c_str(), stdout);
+            return 0;
+        }
     if (command == "parse") return hloscope::cli::runParse(args);
     if (command == "print") return hloscope::cli::runPrint(args);
     if (command == "stats") return hloscope::cli::runStats(args);
@@ -42,6 +50,7 @@ int main(int argc, char** argv) {
     if (command == "import-run") return hloscope::cli::runImportRun(args);
     if (command == "calc") return hloscope::cli::runCalc(args);
     if (command == "estimate") return hloscope::cli::runEstimate(args);
+    if (command == "layers") return hloscope::cli::runLayers(args);
     std::fprintf(stderr, "hloscope-cli: unknown command '%s'\n\n%s", command.c_str(),
                  hloscope::cli::usage().c_str());
     return 2;

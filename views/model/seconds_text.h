@@ -1,6 +1,6 @@
-// How the panels write a time: "1.2 ms", "35 us", "-" for a negative one (no
-// model). One format across the fusion table, the inspector, the execution
-// results and the estimator.
+// How the panels write a time: "1.2 ms", "35 µs", "1.5 h", "-" for a negative one
+// (no model); core/support/human_format.h's formatDuration. One format across the
+// fusion table, the inspector, the execution results and the estimator.
 #pragma once
 
 #include <QString>
