@@ -22,6 +22,7 @@
 #include <QPushButton>
 #include <QSaveFile>
 #include <QScrollArea>
+#include <QScreen>
 #include <QSettings>
 #include <QStatusBar>
 #include <QTabWidget>
@@ -529,7 +530,14 @@ QString MainWindow::messageText() const { return m_messageBar->isHidden() ? QStr
 
 void MainWindow::restoreSettings() {
     QSettings settings;
-    restoreGeometry(settings.value(kSettingGeometry).toByteArray());
+    if (!restoreGeometry(settings.value(kSettingGeometry).toByteArray())) {
+        // First start: most of the screen.
+        if (const QScreen* screen = this->screen()) {
+            const QRect available = screen->availableGeometry();
+            resize(available.size() * 0.85);
+            move(available.center() - rect().center());
+        }
+    }
     restoreState(settings.value(kSettingState).toByteArray());
     m_recent = settings.value(kSettingRecent).toStringList();
     rebuildRecentMenu();

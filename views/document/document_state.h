@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "compiler/pipeline/snapshots.h"
+#include "views/model/model_layers.h"
 #include "core/ir/hlo_module.h"
 
 namespace hloscope {
@@ -43,6 +44,9 @@ struct DocumentState {
     // `snapshots` replay XLA's timeline (no re-runs, targets or what-ifs).
     bool externalTimeline = false;
     std::string moduleId;  // dump module id ("module_0001.jit_f"); empty otherwise
+    // The loaded module's layers (names, repeats, called computations), shared by every
+    // state of the document; null before the first state of a document is published.
+    ModelLayersPtr layers;
 
     const PassSnapshot* currentSnapshot() const;
     int snapshotCount() const;

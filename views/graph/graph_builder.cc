@@ -5,6 +5,8 @@
 #include <map>
 #include <unordered_map>
 
+#include "compiler/cost/cost_analysis.h"
+#include "compiler/layers/layer_figures.h"
 #include "core/ir/hlo_computation.h"
 #include "core/ir/hlo_instruction.h"
 #include "core/ir/hlo_module.h"
@@ -166,7 +168,8 @@ public:
         m_graph.instructionCount = m_module.instructionCount();
         const HloComputation* entry = m_module.entryComputation();
         if (!entry) return std::move(m_graph);
-        if (m_state.grouped) buildGroupedEntry(*entry);
+        if (m_state.grouped && m_state.layers) buildLayeredEntry(*entry);
+        else if (m_state.grouped) buildGroupedEntry(*entry);
         else buildComputation(*entry, QString(), QString(), nullptr);
         return std::move(m_graph);
     }
@@ -203,6 +206,10 @@ private:
             out.push_back(groupKey(m_groupOf.at(instruction)));
             return;
         }
+        if (const QString layer = hiddenBy(instruction); !layer.isEmpty()) {
+            out.push_back(layer);
+            return;
+        }
         const QString key = prefix + qs(instruction->name());
         if (isExpanded(*instruction, key)) {
             for (const HloComputation* body : bodiesOf(*instruction)) {
@@ -220,6 +227,10 @@ private:
                 QStringList& out) const {
         if (inCollapsedGroup(instruction, prefix)) {
             out.push_back(groupKey(m_groupOf.at(instruction)));
+            return;
+        }
+        if (const QString layer = hiddenBy(instruction); !layer.isEmpty()) {
+            out.push_back(layer);
             return;
         }
         const QString key = prefix + qs(instruction->name());
@@ -325,11 +336,14 @@ private:
             for (const QString& t : to) {
                 if (f == t) continue;  // inside one collapsed group
                 const bool grouped = f.startsWith(QLatin1String("group:")) ||
-                                     t.startsWith(QLatin1String("group:"));
+                                     t.startsWith(QLatin1String("group:")) ||
+                                     f.startsWith(QLatin1String("layer:")) || t.startsWith(QLatin1String("layer:"));
                 if (grouped) {
                     auto it = m_groupEdges.find(qMakePair(f, t));
                     if (it != m_groupEdges.end()) {
-                        ++m_graph.edges[static_cast<size_t>(*it)].multiplicity;
+                        GraphEdge& edge = m_graph.edges[static_cast<size_t>(*it)];
+                        ++edge.multiplicity;
+                        edge.bytes += CostAnalysis::byteSize(producer->shape());
                         continue;
                     }
                     m_groupEdges.insert(qMakePair(f, t), static_cast<int>(m_graph.edges.size()));
@@ -342,6 +356,11 @@ private:
                 edge.producerId = producer->uniqueId();
                 edge.consumerId = consumer->uniqueId();
                 edge.shape = qs(producer->shape().toString());
+                edge.bytes = CostAnalysis::byteSize(producer->shape());
+                // The folded parameters feed every layer: their edges are not routed.
+                if (const GraphNode* from = grouped ? m_graph.node(f) : nullptr;
+                    from && from->opcode == QLatin1String("layer") && from->category == NodeCategory::kParameter)
+                    edge.route = false;
                 m_graph.edges.push_back(std::move(edge));
             }
         }
@@ -396,7 +415,189 @@ private:
                 bodyCluster = key + '/' + qs(body->name());
                 addCluster(bodyCluster, qs(body->name()), key, -1, NodeCategory::kControlFlow);
             }
-            buildComputation(*body, bodyPrefix(key, instruction, *body), bodyCluster, &instruction);
+            if (auto it = m_bodyLayer.find(body); it != m_bodyLayer.end()) {
+                drawLayer(it->second, bodyCluster, bodyPrefix(key, instruction, *body), &instruction);
+                addComputationEdges(*body, bodyPrefix(key, instruction, *body), &instruction);
+            } else {
+                buildComputation(*body, bodyPrefix(key, instruction, *body), bodyCluster, &instruction);
+            }
+        }
+    }
+
+    // --- layers -------------------------------------------------------------------
+    const LayerTree& tree() const { return m_state.layers->tree; }
+    static QString layerKey(const Layer& layer) { return QStringLiteral("layer:") + qs(layer.key); }
+    // Call layers are their caller's node; a called computation's layer is drawn inside it.
+    static bool drawnAsNode(const Layer& layer) {
+        return layer.kind != LayerKind::kModule && layer.kind != LayerKind::kCall &&
+               layer.kind != LayerKind::kComputation;
+    }
+
+    static bool isKernel(const HloInstruction& instruction) {
+        switch (instruction.opcode()) {
+            case HloOpcode::kParameter:
+            case HloOpcode::kConstant:
+            case HloOpcode::kTuple:
+            case HloOpcode::kGetTupleElement:
+            case HloOpcode::kBitcast: return false;
+            default: return true;
+        }
+    }
+
+    // The key of the outermost collapsed layer that hides `instruction`; empty when none does
+    // (or the module is not drawn by layers).
+    QString hiddenBy(const HloInstruction* instruction) const {
+        if (m_ownerOf.empty()) return {};
+        auto it = m_ownerOf.find(instruction);
+        if (it == m_ownerOf.end()) return {};
+        QString key;
+        for (int i = it->second; i > 0; i = tree().layer(i).parent) {
+            const Layer& layer = tree().layer(i);
+            if (layer.kind == LayerKind::kComputation) break;
+            if (!drawnAsNode(layer)) continue;
+            const QString k = layerKey(layer);
+            if (!m_state.expanded.contains(k)) key = k;
+        }
+        return key;
+    }
+
+    // Which layer owns each instruction of the drawn module (matched by name: the tree is the
+    // loaded module's, the drawn one may be a later step), and each layer's ops and kernels.
+    void assignLayers(const HloComputation& entry) {
+        const LayerTree& t = tree();
+        m_own.assign(static_cast<size_t>(t.size()), {});
+        m_ops.assign(static_cast<size_t>(t.size()), 0);
+        m_kernels.assign(static_cast<size_t>(t.size()), 0);
+        auto assign = [&](const HloComputation& computation, int context) {
+            for (const auto& x : computation.instructions()) {
+                int owner = layerOfKernel(t, *x);
+                if (owner < 0 || !t.contains(context, owner)) owner = context;
+                m_ownerOf[x.get()] = owner;
+                m_own[static_cast<size_t>(owner)].push_back(x.get());
+                ++m_ops[static_cast<size_t>(owner)];
+                if (isKernel(*x)) ++m_kernels[static_cast<size_t>(owner)];
+            }
+        };
+        assign(entry, LayerTree::kRoot);
+        for (int i = 0; i < t.size(); ++i) {
+            const Layer& layer = t.layer(i);
+            if (layer.kind != LayerKind::kComputation || !layer.computation) continue;
+            const HloComputation* body = m_module.findComputation(layer.computation->name());
+            if (!body || body == &entry || m_bodyLayer.count(body)) continue;
+            m_bodyLayer[body] = i;
+            assign(*body, i);
+        }
+        for (int i = t.size() - 1; i > 0; --i) {
+            const size_t parent = static_cast<size_t>(t.layer(i).parent);
+            m_ops[parent] += m_ops[static_cast<size_t>(i)];
+            m_kernels[parent] += m_kernels[static_cast<size_t>(i)];
+        }
+    }
+
+    QString layerTitle(int index) const {
+        const Layer& layer = tree().layer(index);
+        QString title = qs(layer.name);
+        if (layer.repeatClass >= 0)
+            title += QStringLiteral("  ×%1").arg(tree().repeatClassSize(layer.repeatClass));
+        return title;
+    }
+
+    QString layerCounts(int index) const {
+        const int64_t ops = m_ops[static_cast<size_t>(index)], kernels = m_kernels[static_cast<size_t>(index)];
+        return QStringLiteral("%1 ops · %2 kernel%3").arg(ops).arg(kernels).arg(kernels == 1 ? "" : "s");
+    }
+
+    // Every instruction under layer `index` is shown by node `key`.
+    void markLayerShownBy(int index, const QString& key) {
+        for (const HloInstruction* x : m_own[static_cast<size_t>(index)]) {
+            const QString name = qs(x->name());
+            if (!m_graph.shownBy.contains(name)) m_graph.shownBy.insert(name, key);
+            for (const HloComputation* body : bodiesOf(*x)) markShownBy(*body, key);
+        }
+        for (int child : tree().layer(index).children)
+            if (tree().layer(child).kind != LayerKind::kComputation) markLayerShownBy(child, key);
+    }
+
+    void addLayerNode(int index, const QString& cluster) {
+        const Layer& layer = tree().layer(index);
+        GraphNode node;
+        node.key = layerKey(layer);
+        node.opcode = QStringLiteral("layer");
+        node.title = layerTitle(index);
+        node.subtitle = layerCounts(index);
+        node.category = layer.kind == LayerKind::kParameters ? NodeCategory::kParameter : NodeCategory::kGroup;
+        node.cluster = cluster;
+        node.expandable = true;
+        node.innerCount = static_cast<int>(m_ops[static_cast<size_t>(index)]);
+        sizeNode(node);
+        markLayerShownBy(index, node.key);
+        m_graph.nodeIndex.insert(node.key, static_cast<int>(m_graph.nodes.size()));
+        m_graph.nodes.push_back(std::move(node));
+    }
+
+    // The layers under `index` (nodes, or clusters when expanded) and its own instructions.
+    void drawLayer(int index, const QString& cluster, const QString& prefix, const HloInstruction* owner) {
+        for (int child : tree().layer(index).children) {
+            const Layer& layer = tree().layer(child);
+            if (layer.kind == LayerKind::kComputation) continue;  // inside its caller, when expanded
+            if (!drawnAsNode(layer)) {
+                drawLayer(child, cluster, prefix, owner);
+                continue;
+            }
+            const QString key = layerKey(layer);
+            if (!m_state.expanded.contains(key)) {
+                addLayerNode(child, cluster);
+                continue;
+            }
+            addCluster(key, layerTitle(child) + QStringLiteral(" · ") + layerCounts(child), cluster, -1,
+                       NodeCategory::kGroup);
+            drawLayer(child, key, prefix, owner);
+        }
+        for (const HloInstruction* x : m_own[static_cast<size_t>(index)]) {
+            if (omittedParameter(*x, owner)) continue;
+            addInstruction(*x, prefix, cluster);
+        }
+    }
+
+    void addComputationEdges(const HloComputation& computation, const QString& prefix, const HloInstruction* owner) {
+        for (const auto& instruction : computation.instructions()) {
+            if (omittedParameter(*instruction, owner)) continue;
+            for (int64_t j = 0; j < instruction->operandCount(); ++j) {
+                const HloInstruction* operand = instruction->operand(j);
+                if (omittedParameter(*operand, owner)) continue;
+                addEdges(operand, prefix, instruction.get(), prefix, j);
+            }
+        }
+    }
+
+    void buildLayeredEntry(const HloComputation& entry) {
+        m_graph.layered = true;
+        assignLayers(entry);
+        drawLayer(LayerTree::kRoot, QString(), QString(), nullptr);
+        addComputationEdges(entry, QString(), nullptr);
+        // Edges between layers more than kRoutedGroupSpan apart at the top level (a mask or
+        // a cache every layer reads) are not routed by dot: drawn light and straight.
+        QHash<QString, int> topPosition;
+        const std::vector<int>& top = tree().layer(LayerTree::kRoot).children;
+        std::vector<int> positionOf(static_cast<size_t>(tree().size()), -1);
+        for (size_t p = 0; p < top.size(); ++p) positionOf[static_cast<size_t>(top[p])] = static_cast<int>(p);
+        for (int i = 1; i < tree().size(); ++i)
+            if (positionOf[static_cast<size_t>(i)] < 0)
+                positionOf[static_cast<size_t>(i)] = positionOf[static_cast<size_t>(tree().layer(i).parent)];
+        auto position = [&](const QString& key) -> int {
+            if (key.startsWith(QLatin1String("layer:"))) {
+                const int layer = tree().find(key.mid(6).toStdString());
+                return layer > 0 ? positionOf[static_cast<size_t>(layer)] : -1;
+            }
+            const GraphNode* node = m_graph.node(key);
+            if (!node || node->instruction.isEmpty()) return -1;
+            const HloInstruction* x = entry.findInstruction(node->instruction.toStdString());
+            auto it = x ? m_ownerOf.find(x) : m_ownerOf.end();
+            return it == m_ownerOf.end() || it->second == LayerTree::kRoot ? -1 : positionOf[static_cast<size_t>(it->second)];
+        };
+        for (GraphEdge& edge : m_graph.edges) {
+            const int from = position(edge.from), to = position(edge.to);
+            if (from >= 0 && to >= 0 && std::abs(to - from) > kRoutedGroupSpan) edge.route = false;
         }
     }
 
@@ -490,6 +691,12 @@ private:
     std::unordered_map<const HloInstruction*, int> m_groupOf;
     std::vector<bool> m_groupExpanded;
     QHash<QPair<QString, QString>, int> m_groupEdges;
+    // Drawn by layers: each drawn instruction's layer, each layer's own instructions, its ops
+    // and kernels (subtree sums), and the called computations drawn by their layers.
+    std::unordered_map<const HloInstruction*, int> m_ownerOf;
+    std::vector<std::vector<const HloInstruction*>> m_own;
+    std::vector<int64_t> m_ops, m_kernels;
+    std::unordered_map<const HloComputation*, int> m_bodyLayer;
 };
 
 quint64 mix(quint64 h, quint64 v) {
@@ -551,10 +758,16 @@ bool GraphBuilder::isExpandable(const HloInstruction& instruction) {
     return !bodiesOf(instruction).empty();
 }
 
-CollapseState GraphBuilder::initialState(const HloModule& module) {
+CollapseState GraphBuilder::initialState(const HloModule& module, ModelLayersPtr layers) {
     CollapseState state;
     const HloComputation* entry = module.entryComputation();
-    state.grouped = entry && entry->instructionCount() > kLargeGraphNodes;
+    const int64_t count = entry ? entry->instructionCount() : 0;
+    if (layers && count > kLayeredGraphNodes && !layers->tree.layer(LayerTree::kRoot).children.empty()) {
+        state.grouped = true;
+        state.layers = std::move(layers);
+        return state;
+    }
+    state.grouped = count > kLargeGraphNodes;
     return state;
 }
 

@@ -10,9 +10,16 @@
 // consecutive instructions (in instruction order, so edges between groups
 // mostly point down), each expandable.
 //
+// With the model's layers (compiler/layers/layer_tree.h), a large module is drawn by
+// them instead: each layer one node ("decoder_block_3 ×12", its ops and kernels at
+// this step), expanded into a cluster of its sub-layers and instructions; edges
+// between collapsed layers carry how many values and bytes they stand for. A
+// while loop or call whose body has layers draws its body by them when expanded.
+//
 // Keys: an entry instruction's key is its name; an instruction inside an
 // expanded instruction X is "<key of X>/<name>" (and "<key of X>/<computation>/
-// <name>" when X calls several computations); groups are "group:<n>".
+// <name>" when X calls several computations); groups are "group:<n>", layers
+// "layer:<layer key>".
 #pragma once
 
 #include <QColor>
@@ -23,6 +30,7 @@
 #include <vector>
 
 #include "views/layout/graph_layout.h"
+#include "views/model/model_layers.h"
 
 namespace hloscope {
 
@@ -83,13 +91,17 @@ struct GraphEdge {
     int64_t consumerId = -1;
     QString shape;      // the value's shape (producer result)
     int multiplicity = 1;  // values carried (edges between groups)
+    double bytes = 0;      // their sizes summed
     bool route = true;     // laid out by dot (long edges between groups are not)
 };
 
 struct CollapseState {
-    QSet<QString> expanded;  // keys of expanded instructions and groups
+    QSet<QString> expanded;  // keys of expanded instructions, layers and groups
     bool grouped = false;    // group the entry computation's instructions
     int groupSize = 0;       // instructions per group; 0: automatic
+    // With layers, a grouped module is drawn by its layers ("layer:<key>" nodes, collapsed
+    // until expanded); without, as groups of consecutive instructions.
+    ModelLayersPtr layers;
 };
 
 // Text metrics for node sizes, measured once on the GUI thread so the
@@ -110,7 +122,8 @@ struct VisibleGraph {
     // own node, or the collapsed fusion/group holding it.
     QHash<QString, QString> shownBy;
     int64_t instructionCount = 0;  // in the whole module
-    int groupSize = 0;             // when grouped
+    int groupSize = 0;             // when grouped into consecutive groups
+    bool layered = false;          // when drawn by the model's layers
 
     const GraphNode* node(const QString& key) const;
     layout::LayoutGraph toLayoutGraph(bool edgeLabels) const;
@@ -121,10 +134,14 @@ struct VisibleGraph {
 class GraphBuilder {
 public:
     static constexpr int kLargeGraphNodes = 1500;
+    // With the model's layers known, an entry computation of more instructions than this is
+    // drawn by its layers.
+    static constexpr int kLayeredGraphNodes = 400;
 
-    // Collapse state for a module just opened: everything collapsed, the entry
-    // computation grouped when it has more than kLargeGraphNodes instructions.
-    static CollapseState initialState(const HloModule& module);
+    // Collapse state for a module just opened: everything collapsed; the entry computation
+    // drawn by its layers when `layers` is given and it has more than kLayeredGraphNodes
+    // instructions, else grouped when it has more than kLargeGraphNodes.
+    static CollapseState initialState(const HloModule& module, ModelLayersPtr layers = nullptr);
     static VisibleGraph build(const HloModule& module, const CollapseState& state,
                               const GraphMetrics& metrics = {});
     static bool isExpandable(const HloInstruction& instruction);

@@ -1,5 +1,7 @@
 #include "views/graph/graph_items.h"
 
+#include "core/support/human_format.h"
+
 #include <QFontMetricsF>
 #include <QPainter>
 #include <QPainterPathStroker>
@@ -275,7 +277,7 @@ GraphEdgeItem::GraphEdgeItem(const GraphEdge& edge, const layout::EdgeGeometry& 
     m_bounds = m_path.boundingRect().united(m_arrow.boundingRect()).adjusted(-4, -4, 4, 4);
     m_bounds = m_bounds.united(QRectF(m_labelCenter - QPointF(150, 10), QSizeF(300, 20)));
     setToolTip(edge.multiplicity > 1
-                   ? QStringLiteral("%1 values").arg(edge.multiplicity)
+                   ? QStringLiteral("%1 values, %2").arg(edge.multiplicity).arg(QString::fromStdString(formatByteSize(edge.bytes)))
                    : QStringLiteral("%1 → %2\n%3").arg(edge.producer, edge.consumer, edge.shape));
 }
 
@@ -313,7 +315,8 @@ void GraphEdgeItem::setHighlighted(bool on) {
 }
 
 QString GraphEdgeItem::labelText() const {
-    if (m_edge.multiplicity > 1) return QStringLiteral("%1 values").arg(m_edge.multiplicity);
+    if (m_edge.multiplicity > 1)
+        return QStringLiteral("%1 values · %2").arg(m_edge.multiplicity).arg(QString::fromStdString(formatByteSize(m_edge.bytes)));
     return m_edge.shape;
 }
 
@@ -352,7 +355,8 @@ void GraphEdgeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* opt
     painter->setPen(Qt::NoPen);
     painter->setBrush(color);
     if (lod >= 0.15) painter->drawPolygon(m_arrow);
-    const bool label = m_edge.multiplicity > 1 || m_showLabel;
+    // Bundles of values are labelled when routed (long light ones only in their tooltip).
+    const bool label = (m_edge.multiplicity > 1 && m_edge.route) || m_showLabel;
     if (!label || lod < 0.5) return;
     QFont font = painter->font();
     font.setPointSizeF(7.5);

@@ -1,6 +1,8 @@
 #include "views/graph/graph_view.h"
 
 #include <QCheckBox>
+#include <QGraphicsOpacityEffect>
+#include <QSettings>
 #include <QElapsedTimer>
 #include <QGuiApplication>
 #include <QHBoxLayout>
@@ -88,6 +90,10 @@ GraphView::GraphView(QWidget* parent) : QWidget(parent) {
     fit->setToolTip(tr("Fit the graph in the view (F)"));
     m_shapesBox = new QCheckBox(tr("Shapes"), this);
     m_labelsBox = new QCheckBox(tr("Edge labels"), this);
+    m_minimapBox = new QCheckBox(tr("Minimap"), this);
+    m_minimapBox->setObjectName(QStringLiteral("minimapBox"));
+    m_minimapBox->setChecked(QSettings().value(QStringLiteral("graph/minimap"), true).toBool());
+    m_minimapBox->setToolTip(tr("Show the overview of the whole graph in the corner"));
     m_compareBox = new QCheckBox(tr("Before/after"), this);
     m_compareBox->setToolTip(tr("Show the state before this step beside it"));
     m_heatBox = new QCheckBox(tr("Heat map"), this);
@@ -103,6 +109,7 @@ GraphView::GraphView(QWidget* parent) : QWidget(parent) {
     toolbar->addWidget(fit);
     toolbar->addWidget(m_shapesBox);
     toolbar->addWidget(m_labelsBox);
+    toolbar->addWidget(m_minimapBox);
     toolbar->addWidget(m_compareBox);
     toolbar->addWidget(m_heatBox);
     toolbar->addStretch();
@@ -145,6 +152,13 @@ GraphView::GraphView(QWidget* parent) : QWidget(parent) {
     });
     connect(fit, &QToolButton::clicked, this, &GraphView::fitToView);
     connect(m_shapesBox, &QCheckBox::toggled, this, &GraphView::setShowShapes);
+    connect(m_minimapBox, &QCheckBox::toggled, this, [this](bool on) {
+        QSettings().setValue(QStringLiteral("graph/minimap"), on);
+        emit m_canvas->viewChanged();
+    });
+    auto* translucent = new QGraphicsOpacityEffect(m_minimap);
+    translucent->setOpacity(0.75);
+    m_minimap->setGraphicsEffect(translucent);
     connect(m_labelsBox, &QCheckBox::toggled, this, &GraphView::setShowEdgeLabels);
     connect(m_compareBox, &QCheckBox::toggled, this, &GraphView::setCompareMode);
     connect(m_heatBox, &QCheckBox::toggled, this, &GraphView::setShowHeatMap);
@@ -164,10 +178,11 @@ GraphView::GraphView(QWidget* parent) : QWidget(parent) {
     connect(m_canvas, &GraphCanvas::itemDoubleClicked, this, &GraphView::onItemDoubleClicked);
     connect(m_canvas, &GraphCanvas::edgeContextMenu, this, &GraphView::onEdgeContextMenu);
     connect(m_canvas, &GraphCanvas::viewChanged, this, [this] {
-        // A quarter of the canvas width (at most 200 px); none on narrow canvases.
+        // A sixth of the canvas width (at most 160 px), translucent, in the corner; none on
+        // narrow canvases or when switched off.
         const QSize viewport = m_canvas->viewport()->size();
-        const int width = std::min(200, viewport.width() / 4);
-        m_minimap->setVisible(width >= 90 && viewport.height() >= 200);
+        const int width = std::min(160, viewport.width() / 6);
+        m_minimap->setVisible(m_minimapBox->isChecked() && width >= 80 && viewport.height() >= 200);
         if (m_minimap->size() != QSize(width, width * 3 / 4)) {
             m_minimap->setFixedSize(width, width * 3 / 4);
             m_minimap->invalidate();
@@ -238,7 +253,7 @@ bool GraphView::adoptState(DocumentStatePtr state) {
         QString::fromStdString(m_state->path) + QLatin1Char('\n') + QString::fromStdString(m_state->displayName);
     if (!previous || documentKey != m_documentKey) {
         m_documentKey = documentKey;
-        m_collapse = GraphBuilder::initialState(*m_module);
+        m_collapse = GraphBuilder::initialState(*m_module, m_state->layers);
         clearLayoutCache();
         m_fitPending = true;
         m_selected.clear();
@@ -527,7 +542,7 @@ void GraphView::onLayoutDone() {
     m_lastPopulateMs = static_cast<double>(timer.nsecsElapsed()) / 1e6;
     if (m_fitPending) {
         m_fitPending = false;
-        fitToView();
+        showReadable();
     } else {
         m_canvas->setTransform(transform);
         m_canvas->centerOn(center);
@@ -546,7 +561,9 @@ void GraphView::onLayoutDone() {
                                .arg(g.nodes.size())
                                .arg(g.edges.size())
                                .arg(g.instructionCount)
-                               .arg(g.groupSize ? tr(" (grouped by %1)").arg(g.groupSize) : QString()));
+                               .arg(g.layered     ? tr(" (by layers)")
+                                    : g.groupSize ? tr(" (grouped by %1)").arg(g.groupSize)
+                                                  : QString()));
     emit layoutFinished();
     startPrefetch();
 }
@@ -583,6 +600,20 @@ void GraphView::setShowEdgeLabels(bool show) {
 
 void GraphView::zoomIn() { m_canvas->zoomBy(1.25); }
 void GraphView::zoomOut() { m_canvas->zoomBy(0.8); }
+
+void GraphView::showReadable() {
+    fitToView();
+    if (m_canvas->zoom() >= kReadableZoom || !m_module || !m_module->entryComputation()) return;
+    // Too small to read when fitted: labels at the font's own size, centred on the outputs.
+    m_canvas->setTransform(QTransform());
+    const HloInstruction* root = m_module->entryComputation()->root();
+    const GraphNodeItem* item =
+        root && m_scene->graph() ? m_scene->nodeItem(m_scene->graph()->shownBy.value(QString::fromStdString(root->name())))
+                                 : nullptr;
+    if (item) m_canvas->centerOn(item);
+    else m_canvas->centerOn(m_scene->graphRect().center());
+    emit m_canvas->viewChanged();
+}
 
 void GraphView::fitToView() {
     const QRectF rect = m_scene->graphRect();

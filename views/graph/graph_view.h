@@ -78,6 +78,9 @@ public:
     void zoomIn();
     void zoomOut();
     void fitToView();
+    // Fits the graph; when that is too small to read, shows the outputs at the font's size.
+    void showReadable();
+    static constexpr double kReadableZoom = 0.9;
 
     // The edge menu: "Why not fused?", "Force fuse", "Forbid fuse".
     QMenu* createEdgeMenu(const GraphEdge& edge, QWidget* parent);
@@ -135,6 +138,7 @@ private:
     QLabel* m_statusLabel = nullptr;
     QCheckBox* m_shapesBox = nullptr;
     QCheckBox* m_labelsBox = nullptr;
+    QCheckBox* m_minimapBox = nullptr;
     QCheckBox* m_compareBox = nullptr;
     QCheckBox* m_heatBox = nullptr;
     QWidget* m_toolbar = nullptr;

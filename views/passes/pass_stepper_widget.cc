@@ -7,6 +7,7 @@
 #include <QItemSelectionModel>
 #include <QMenu>
 #include <QStyle>
+#include <QScrollBar>
 #include <QTableView>
 #include <QTimer>
 #include <QToolButton>
@@ -44,7 +45,9 @@ PassStepperWidget::PassStepperWidget(QWidget* parent) : QWidget(parent) {
     m_view->verticalHeader()->hide();
     m_view->setWordWrap(false);
     m_view->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    m_view->horizontalHeader()->setSectionResizeMode(PassListModel::kPass, QHeaderView::Stretch);
+    // Every column as wide as its contents: pass names are never cut (the table scrolls).
+    m_view->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_view->horizontalHeader()->setStretchLastSection(true);
     m_view->setContextMenuPolicy(Qt::CustomContextMenu);
     m_view->setObjectName(QStringLiteral("passTable"));
 
@@ -117,6 +120,13 @@ void PassStepperWidget::setState(DocumentStatePtr state) {
     m_syncing = true;  // model and filter updates move the view's current row
     m_model->setState(std::move(state));
     m_proxy->refresh();
+    // Wide enough for the index and the longest pass name without scrolling.
+    m_view->resizeColumnsToContents();
+    const int wanted = m_view->horizontalHeader()->sectionSize(PassListModel::kIndex) +
+                       m_view->horizontalHeader()->sectionSize(PassListModel::kPass) +
+                       m_view->horizontalHeader()->sectionSize(PassListModel::kChanged) +
+                       m_view->verticalScrollBar()->sizeHint().width() + 2 * m_view->frameWidth();
+    m_view->setMinimumWidth(std::min(wanted, 480));
     m_syncing = false;
     // The state answers the last request (the worker handles them in order;
     // a re-run or a stop may land elsewhere than asked).
