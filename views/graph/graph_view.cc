@@ -610,8 +610,11 @@ void GraphView::showReadable() {
     const GraphNodeItem* item =
         root && m_scene->graph() ? m_scene->nodeItem(m_scene->graph()->shownBy.value(QString::fromStdString(root->name())))
                                  : nullptr;
-    if (item) m_canvas->centerOn(item);
-    else m_canvas->centerOn(m_scene->graphRect().center());
+    if (item) {
+        m_canvas->centerOn(item);
+    } else {
+        m_canvas->centerOn(m_scene->graphRect().center());
+    }
     emit m_canvas->viewChanged();
 }
 
