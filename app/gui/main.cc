@@ -1,9 +1,10 @@
 // hloscope: the desktop explorer.
 //   hloscope [FILE|DUMP_FOLDER] [--example NAME] [--target T] [--step N]
-//            [--panel NAME] [--compare] [--run] [--screenshot out.png]
+//            [--panel NAME] [--layer KEY] [--compare] [--run] [--screenshot out.png]
 // --screenshot loads the document, runs to step N (with --run, also runs it
 // on the Execution panel's device; with --compare, shows before/after side
-// by side), waits for the graph, renders the window into a PNG and exits
+// by side; with --layer, drills into that layer of a module drawn by its layers),
+// waits for the graph, renders the window into a PNG and exits
 // (works with QT_QPA_PLATFORM=offscreen).
 // The session (app/gui/session.h) is saved to $XDG_DATA_HOME/hloscope/hloscope/
 // session.json; when the previous run crashed or was killed, a start without
@@ -38,10 +39,10 @@ namespace {
 class StartupDriver : public QObject {
 public:
     StartupDriver(MainWindow* window, const hloscope::StandardPanels& panels, int step, bool run,
-                  QString screenshot)
+                  QString screenshot, QString layer)
         : QObject(window), m_window(window), m_graph(qobject_cast<hloscope::GraphView*>(panels.graph)),
           m_execution(qobject_cast<hloscope::ExecutionPanel*>(panels.execution)), m_step(step), m_run(run),
-          m_screenshot(std::move(screenshot)) {
+          m_screenshot(std::move(screenshot)), m_layer(std::move(layer)) {
         connect(window, &MainWindow::stateChanged, this, &StartupDriver::onState);
         connect(window->worker(), &DocumentWorker::failed, this, &StartupDriver::onFailed);
         if (m_execution)
@@ -65,6 +66,12 @@ private:
         }
         m_done = true;
         (void)state;
+        if (!m_layer.isEmpty() && m_graph) {
+            m_graph->drillInto(QStringLiteral("layer:") + m_layer);
+            if (m_graph->focusLayer().isEmpty())
+                std::fprintf(stderr, "hloscope: no layer '%s' to drill into (hloscope-cli layers lists them)\n",
+                             m_layer.toLocal8Bit().constData());
+        }
         if (m_run && m_execution) {
             QTimer::singleShot(0, m_execution, &hloscope::ExecutionPanel::run);
             return;  // runFinished continues
@@ -109,6 +116,7 @@ private:
     int m_step;
     bool m_run;
     QString m_screenshot;
+    QString m_layer;
     bool m_stepSent = false;
     bool m_done = false;
     bool m_failed = false;
@@ -151,6 +159,10 @@ int main(int argc, char** argv) {
                                   QStringLiteral("out.png"));
     QCommandLineOption panel(QStringLiteral("panel"), QStringLiteral("Show and raise a panel."),
                              QStringLiteral("NAME"));
+    QCommandLineOption layer(QStringLiteral("layer"),
+                             QStringLiteral("Drill into a layer of a module drawn by its layers (its key, as "
+                                            "hloscope-cli layers --json prints it)."),
+                             QStringLiteral("KEY"));
     QCommandLineOption compare(QStringLiteral("compare"),
                                QStringLiteral("Show the graph before and after the step side by side."));
     QCommandLineOption run(QStringLiteral("run"),
@@ -159,7 +171,7 @@ int main(int argc, char** argv) {
         QStringLiteral("no-restore"),
         QStringLiteral("Do not restore the session of a run that crashed or was killed "
                        "(the setting session/restoreAfterCrash=false does the same)."));
-    parser.addOptions({example, target, step, screenshot, panel, compare, run, noRestore});
+    parser.addOptions({example, target, step, screenshot, panel, layer, compare, run, noRestore});
     parser.process(app);
 
     const QStringList files = parser.positionalArguments();
@@ -193,7 +205,8 @@ int main(int argc, char** argv) {
     if (parser.isSet(target)) window.setTarget(parser.value(target));
     if (parser.isSet(panel) && !window.showPanel(parser.value(panel)))
         std::fprintf(stderr, "hloscope: no panel '%s'\n", parser.value(panel).toLocal8Bit().constData());
-    auto* driver = new StartupDriver(&window, panels, stepIndex, parser.isSet(run), parser.value(screenshot));
+    auto* driver = new StartupDriver(&window, panels, stepIndex, parser.isSet(run), parser.value(screenshot),
+                                     parser.value(layer));
     // Scripted screenshots neither restore nor overwrite the user's session.
     if (!parser.isSet(screenshot)) window.enableSession();
     QObject::connect(&window, &MainWindow::sessionRestored, &window,

@@ -211,7 +211,7 @@ private:
             return;
         }
         const QString key = prefix + qs(instruction->name());
-        if (isExpanded(*instruction, key)) {
+        if (isExpanded(*instruction, key) && !m_graph.nodeIndex.contains(key)) {
             for (const HloComputation* body : bodiesOf(*instruction)) {
                 if (instruction->opcode() == HloOpcode::kWhile && body == instruction->whileCondition())
                     continue;
@@ -234,7 +234,7 @@ private:
             return;
         }
         const QString key = prefix + qs(instruction->name());
-        if (!isExpanded(*instruction, key)) {
+        if (!isExpanded(*instruction, key) || m_graph.nodeIndex.contains(key)) {
             out.push_back(key);
             return;
         }
@@ -335,6 +335,7 @@ private:
         for (const QString& f : from) {
             for (const QString& t : to) {
                 if (f == t) continue;  // inside one collapsed group
+                if (f == kNotDrawn || t == kNotDrawn) continue;  // outside the layer drilled into
                 const bool grouped = f.startsWith(QLatin1String("group:")) ||
                                      t.startsWith(QLatin1String("group:")) ||
                                      f.startsWith(QLatin1String("layer:")) || t.startsWith(QLatin1String("layer:"));
@@ -450,8 +451,12 @@ private:
         if (m_ownerOf.empty()) return {};
         auto it = m_ownerOf.find(instruction);
         if (it == m_ownerOf.end()) return {};
+        if (!tree().contains(m_focus, it->second)) {
+            auto outside = m_outsideKey.find(instruction);
+            return outside == m_outsideKey.end() ? kNotDrawn : outside->second;
+        }
         QString key;
-        for (int i = it->second; i > 0; i = tree().layer(i).parent) {
+        for (int i = it->second; i > 0 && i != m_focus; i = tree().layer(i).parent) {
             const Layer& layer = tree().layer(i);
             if (layer.kind == LayerKind::kComputation) break;
             if (!drawnAsNode(layer)) continue;
@@ -570,10 +575,48 @@ private:
         }
     }
 
+    // An instruction outside the layer drilled into that exchanges values with it: shown as
+    // the outside layer beside the focus path that holds it, or as itself when it belongs to
+    // a layer on that path.
+    void addOutsideNode(const HloInstruction* x) {
+        if (m_outsideKey.count(x)) return;
+        auto it = m_ownerOf.find(x);
+        if (it == m_ownerOf.end()) return;
+        int previous = it->second, i = it->second;
+        while (i >= 0 && !tree().contains(i, m_focus)) {
+            previous = i;
+            i = tree().layer(i).parent;
+        }
+        QString key;
+        if (previous == i || !drawnAsNode(tree().layer(previous))) {
+            key = qs(x->name());
+            if (!m_graph.nodeIndex.contains(key)) addNode(*x, QString(), QString());
+        } else {
+            key = layerKey(tree().layer(previous));
+            if (!m_graph.nodeIndex.contains(key)) addLayerNode(previous, QString());
+        }
+        m_outsideKey.emplace(x, key);
+    }
+
     void buildLayeredEntry(const HloComputation& entry) {
         m_graph.layered = true;
         assignLayers(entry);
-        drawLayer(LayerTree::kRoot, QString(), QString(), nullptr);
+        m_focus = LayerTree::kRoot;
+        if (!m_state.focus.isEmpty() && GraphBuilder::canDrillInto(tree(), m_state.focus))
+            m_focus = tree().find(m_state.focus.mid(6).toStdString());
+        for (int i : tree().path(m_focus))
+            m_graph.breadcrumb.append({layerKey(tree().layer(i)), qs(tree().layer(i).name)});
+        drawLayer(m_focus, QString(), QString(), nullptr);
+        if (m_focus != LayerTree::kRoot) {
+            for (const auto& x : entry.instructions()) {
+                auto it = m_ownerOf.find(x.get());
+                if (it == m_ownerOf.end() || !tree().contains(m_focus, it->second)) continue;
+                for (const HloInstruction* operand : x->operands())
+                    if (!tree().contains(m_focus, m_ownerOf.at(operand))) addOutsideNode(operand);
+                for (const HloInstruction* user : x->users())
+                    if (m_ownerOf.count(user) && !tree().contains(m_focus, m_ownerOf.at(user))) addOutsideNode(user);
+            }
+        }
         addComputationEdges(entry, QString(), nullptr);
         // Edges between layers more than kRoutedGroupSpan apart at the top level (a mask or
         // a cache every layer reads) are not routed by dot: drawn light and straight.
@@ -697,6 +740,9 @@ private:
     std::vector<std::vector<const HloInstruction*>> m_own;
     std::vector<int64_t> m_ops, m_kernels;
     std::unordered_map<const HloComputation*, int> m_bodyLayer;
+    int m_focus = LayerTree::kRoot;
+    std::unordered_map<const HloInstruction*, QString> m_outsideKey;
+    inline static const QString kNotDrawn = QStringLiteral("-");
 };
 
 quint64 mix(quint64 h, quint64 v) {
@@ -756,6 +802,15 @@ quint64 VisibleGraph::signature(bool edgeLabels) const {
 
 bool GraphBuilder::isExpandable(const HloInstruction& instruction) {
     return !bodiesOf(instruction).empty();
+}
+
+bool GraphBuilder::canDrillInto(const LayerTree& tree, const QString& nodeKey) {
+    if (!nodeKey.startsWith(QLatin1String("layer:"))) return false;
+    const int layer = tree.find(nodeKey.mid(6).toStdString());
+    if (layer <= 0) return false;
+    for (int i = layer; i > 0; i = tree.layer(i).parent)
+        if (tree.layer(i).kind == LayerKind::kComputation || tree.layer(i).kind == LayerKind::kCall) return false;
+    return true;
 }
 
 CollapseState GraphBuilder::initialState(const HloModule& module, ModelLayersPtr layers) {

@@ -24,6 +24,8 @@
 
 #include <QColor>
 #include <QHash>
+#include <QList>
+#include <QPair>
 #include <QSet>
 #include <QString>
 #include <cstdint>
@@ -102,6 +104,10 @@ struct CollapseState {
     // With layers, a grouped module is drawn by its layers ("layer:<key>" nodes, collapsed
     // until expanded); without, as groups of consecutive instructions.
     ModelLayersPtr layers;
+    // Drawn by layers: the layer drilled into (its key; empty: the whole module). Only its
+    // contents are drawn, with what they exchange values with outside shown as the outside
+    // layers (or instructions) next to its path.
+    QString focus;
 };
 
 // Text metrics for node sizes, measured once on the GUI thread so the
@@ -124,6 +130,9 @@ struct VisibleGraph {
     int64_t instructionCount = 0;  // in the whole module
     int groupSize = 0;             // when grouped into consecutive groups
     bool layered = false;          // when drawn by the model's layers
+    // Drawn by layers: the path from the module down to the layer drilled into, as
+    // (layer key, name) pairs; just the module when none is.
+    QList<QPair<QString, QString>> breadcrumb;
 
     const GraphNode* node(const QString& key) const;
     layout::LayoutGraph toLayoutGraph(bool edgeLabels) const;
@@ -145,6 +154,9 @@ public:
     static VisibleGraph build(const HloModule& module, const CollapseState& state,
                               const GraphMetrics& metrics = {});
     static bool isExpandable(const HloInstruction& instruction);
+    // Whether the layer of this node key ("layer:<key>") can be drilled into: a layer of the
+    // entry computation (not inside a loop's body).
+    static bool canDrillInto(const LayerTree& tree, const QString& nodeKey);
 };
 
 }  // namespace hloscope

@@ -62,6 +62,11 @@ void GraphCanvas::contextMenuEvent(QContextMenuEvent* event) {
             event->accept();
             return;
         }
+        if (item->type() == GraphNodeItem::Type) {
+            emit nodeContextMenu(static_cast<GraphNodeItem*>(item), event->globalPos());
+            event->accept();
+            return;
+        }
     }
     QGraphicsView::contextMenuEvent(event);
 }

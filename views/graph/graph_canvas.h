@@ -25,6 +25,7 @@ signals:
     void zoomed(double factor);  // by zoomBy (wheel, keys, buttons)
     void itemDoubleClicked(QGraphicsItem* item);
     void edgeContextMenu(GraphEdgeItem* edge, const QPoint& globalPos);
+    void nodeContextMenu(GraphNodeItem* node, const QPoint& globalPos);
 
 protected:
     void wheelEvent(QWheelEvent* event) override;

@@ -124,6 +124,14 @@ GraphView::GraphView(QWidget* parent) : QWidget(parent) {
     paneLayout->setContentsMargins(0, 0, 0, 0);
     paneLayout->setSpacing(0);
     paneLayout->addWidget(m_header);
+    m_breadcrumb = new QLabel(this);
+    m_breadcrumb->setObjectName(QStringLiteral("layerBreadcrumb"));
+    m_breadcrumb->setContentsMargins(6, 2, 6, 2);
+    m_breadcrumb->setTextFormat(Qt::RichText);
+    m_breadcrumb->setToolTip(tr("Double-click a layer to drill into it; Backspace goes back up"));
+    m_breadcrumb->hide();
+    connect(m_breadcrumb, &QLabel::linkActivated, this, [this](const QString& key) { drillInto(key); });
+    paneLayout->addWidget(m_breadcrumb);
     paneLayout->addWidget(m_canvas, 1);
     m_splitter = new QSplitter(Qt::Horizontal, this);
     m_splitter->setChildrenCollapsible(false);
@@ -168,6 +176,10 @@ GraphView::GraphView(QWidget* parent) : QWidget(parent) {
         s->setContext(Qt::WidgetWithChildrenShortcut);
         connect(s, &QShortcut::activated, this, slot);
     };
+    shortcut(QKeySequence(Qt::Key_Backspace), [this] {
+        const VisibleGraph* g = m_scene->graph();
+        if (g && g->breadcrumb.size() > 1) drillInto(g->breadcrumb[g->breadcrumb.size() - 2].first);
+    });
     shortcut(QKeySequence(Qt::CTRL | Qt::Key_Equal), &GraphView::zoomIn);
     shortcut(QKeySequence(Qt::CTRL | Qt::Key_Plus), &GraphView::zoomIn);
     shortcut(QKeySequence(Qt::CTRL | Qt::Key_Minus), &GraphView::zoomOut);
@@ -177,6 +189,7 @@ GraphView::GraphView(QWidget* parent) : QWidget(parent) {
     connect(m_scene, &QGraphicsScene::selectionChanged, this, &GraphView::onSceneSelectionChanged);
     connect(m_canvas, &GraphCanvas::itemDoubleClicked, this, &GraphView::onItemDoubleClicked);
     connect(m_canvas, &GraphCanvas::edgeContextMenu, this, &GraphView::onEdgeContextMenu);
+    connect(m_canvas, &GraphCanvas::nodeContextMenu, this, &GraphView::onNodeContextMenu);
     connect(m_canvas, &GraphCanvas::viewChanged, this, [this] {
         // A sixth of the canvas width (at most 160 px), translucent, in the corner; none on
         // narrow canvases or when switched off.
@@ -557,6 +570,7 @@ void GraphView::onLayoutDone() {
     if (!m_pendingEdge.first.isEmpty()) showPendingEdge();
     m_minimap->invalidate();
     const VisibleGraph& g = *outcome->graph;
+    updateBreadcrumb();
     m_statusLabel->setText(tr("%1 nodes, %2 edges, %3 instructions%4")
                                .arg(g.nodes.size())
                                .arg(g.edges.size())
@@ -581,6 +595,70 @@ void GraphView::setExpanded(const QString& key, bool expanded) {
 }
 
 void GraphView::toggleExpanded(const QString& key) { setExpanded(key, !m_collapse.expanded.contains(key)); }
+
+void GraphView::drillInto(const QString& layerNodeKey) {
+    if (m_leader) {
+        m_leader->drillInto(layerNodeKey);
+        return;
+    }
+    const bool whole = layerNodeKey.isEmpty() || layerNodeKey == QLatin1String("layer:");
+    const QString focus = whole ? QString() : layerNodeKey;
+    if (!focus.isEmpty() && (!m_collapse.layers || !GraphBuilder::canDrillInto(m_collapse.layers->tree, focus)))
+        return;
+    if (focus == m_collapse.focus) return;
+    m_collapse.focus = focus;
+    m_fitPending = true;
+    requestLayout();
+}
+
+int GraphView::expandAllLike(const QString& layerNodeKey) {
+    if (!m_collapse.layers || !layerNodeKey.startsWith(QLatin1String("layer:"))) return 0;
+    const LayerTree& tree = m_collapse.layers->tree;
+    const int layer = tree.find(layerNodeKey.mid(6).toStdString());
+    if (layer <= 0) return 0;
+    int expanded = 0;
+    for (int repeat : tree.repeatsOf(layer)) {
+        // Its ancestors too, so that every repeat is visible.
+        for (int i : tree.path(repeat))
+            if (i > 0) m_collapse.expanded.insert(QStringLiteral("layer:") + QString::fromStdString(tree.layer(i).key));
+        ++expanded;
+    }
+    requestLayout();
+    return expanded;
+}
+
+void GraphView::updateBreadcrumb() {
+    const VisibleGraph* g = m_scene->graph();
+    if (!g || !g->layered || m_leader) {
+        m_breadcrumb->hide();
+        return;
+    }
+    QStringList parts;
+    for (qsizetype i = 0; i < g->breadcrumb.size(); ++i) {
+        const QString name = g->breadcrumb[i].second.toHtmlEscaped();
+        parts << (i + 1 < g->breadcrumb.size()
+                      ? QStringLiteral("<a href=\"%1\">%2</a>").arg(g->breadcrumb[i].first.toHtmlEscaped(), name)
+                      : QStringLiteral("<b>%1</b>").arg(name));
+    }
+    m_breadcrumb->setText(tr("Layers: ") + parts.join(QStringLiteral(" › ")));
+    m_breadcrumb->show();
+}
+
+void GraphView::onNodeContextMenu(GraphNodeItem* item, const QPoint& globalPos) {
+    const GraphNode node = item->node();
+    if (node.opcode != QLatin1String("layer") || !m_collapse.layers) return;
+    QMenu menu(this);
+    const LayerTree& tree = m_collapse.layers->tree;
+    if (GraphBuilder::canDrillInto(tree, node.key))
+        menu.addAction(tr("Drill into %1").arg(node.title), this, [this, key = node.key] { drillInto(key); });
+    menu.addAction(tr("Expand in place"), this, [this, key = node.key] { setExpanded(key, true); });
+    const int layer = tree.find(node.key.mid(6).toStdString());
+    const int repeats = layer > 0 ? static_cast<int>(tree.repeatsOf(layer).size()) : 1;
+    if (repeats > 1)
+        menu.addAction(tr("Expand every layer like this (%1)").arg(repeats), this,
+                       [this, key = node.key] { expandAllLike(key); });
+    menu.exec(globalPos);
+}
 
 void GraphView::setShowShapes(bool show) {
     if (m_showShapes == show) return;
@@ -712,7 +790,11 @@ void GraphView::onSceneSelectionChanged() {
 void GraphView::onItemDoubleClicked(QGraphicsItem* item) {
     if (item->type() == GraphNodeItem::Type) {
         const GraphNode& node = static_cast<GraphNodeItem*>(item)->node();
-        if (node.expandable) (m_leader ? m_leader : this)->toggleExpanded(node.key);
+        // A layer of the entry computation drills in; anything else expands in place.
+        if (node.opcode == QLatin1String("layer") && m_collapse.layers &&
+            GraphBuilder::canDrillInto(m_collapse.layers->tree, node.key))
+            drillInto(node.key);
+        else if (node.expandable) (m_leader ? m_leader : this)->toggleExpanded(node.key);
     } else if (item->type() == GraphClusterItem::Type) {
         QString key = static_cast<GraphClusterItem*>(item)->cluster().key;
         // A computation's sub-cluster collapses its instruction.

@@ -70,6 +70,13 @@ public:
 
     void setExpanded(const QString& key, bool expanded);
     void toggleExpanded(const QString& key);
+    // Drawn by layers: shows only the contents of the layer of this node key ("layer:<key>";
+    // "layer:" or empty: the whole module). The breadcrumb above the graph goes back.
+    void drillInto(const QString& layerNodeKey);
+    QString focusLayer() const { return m_collapse.focus; }
+    // Expands every layer of the same structure as this one ("expand all like this").
+    int expandAllLike(const QString& layerNodeKey);
+    QLabel* breadcrumb() const { return m_breadcrumb; }
     void setCollapseState(const CollapseState& state);  // relayout
     void setShowShapes(bool show);
     void setShowEdgeLabels(bool show);  // relayout: labels get room
@@ -118,6 +125,8 @@ private:
     void onLayoutDone();
     void onSceneSelectionChanged();
     void onItemDoubleClicked(QGraphicsItem* item);
+    void onNodeContextMenu(GraphNodeItem* item, const QPoint& globalPos);
+    void updateBreadcrumb();
     void onEdgeContextMenu(GraphEdgeItem* edge, const QPoint& globalPos);
     void showMatch();
     bool adoptState(DocumentStatePtr state);  // false: no module
@@ -139,6 +148,7 @@ private:
     QCheckBox* m_shapesBox = nullptr;
     QCheckBox* m_labelsBox = nullptr;
     QCheckBox* m_minimapBox = nullptr;
+    QLabel* m_breadcrumb = nullptr;
     QCheckBox* m_compareBox = nullptr;
     QCheckBox* m_heatBox = nullptr;
     QWidget* m_toolbar = nullptr;
