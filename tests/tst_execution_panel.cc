@@ -42,9 +42,12 @@ class TestExecutionPanel : public QObject {
     Q_OBJECT
 private slots:
     void devicesFromTheRegistry() {
+        registerCpuBackend();
         ExecutionPanel panel;
         QVERIFY(panel.deviceCombo()->count() >= 1);
         QCOMPARE(panel.deviceCombo()->itemData(0).toString(), QStringLiteral("interpreter"));
+        // The default is the fastest device that runs here: the CPU JIT without a GPU.
+        QCOMPARE(panel.deviceCombo()->currentData().toString(), QStringLiteral("cpu"));
         QVERIFY(!panel.runButton()->isEnabled());  // no state yet
         QSignalSpy finished(&panel, &ExecutionPanel::runFinished);
         panel.run();
@@ -56,6 +59,7 @@ private slots:
         DocumentStatePtr state = makeState("mlp.hlo", "cpu");
         QVERIFY(state);
         ExecutionPanel panel;
+        QVERIFY(selectDevice(panel, "interpreter"));
         panel.setState(state);
         QVERIFY(panel.runButton()->isEnabled());
         panel.setMode(ExecutionPanel::Mode::kBoth);
@@ -110,6 +114,7 @@ private slots:
         DocumentStatePtr state = makeState("bert_encoder_forward.hlo", "cpu");
         QVERIFY(state);
         ExecutionPanel panel;
+        QVERIFY(selectDevice(panel, "interpreter"));
         panel.setState(state);
         panel.setMode(ExecutionPanel::Mode::kBoth);
         QSignalSpy finished(&panel, &ExecutionPanel::runFinished);
@@ -301,6 +306,7 @@ private slots:
         DocumentStatePtr state = makeState("polynomial.hlo", "gpu");
         QVERIFY(state);
         ExecutionPanel panel;
+        QVERIFY(selectDevice(panel, "interpreter"));
         panel.setState(state);
         panel.setMode(ExecutionPanel::Mode::kBoth);
         QVERIFY(panel.exportPlanButton()->isEnabled());

@@ -390,6 +390,7 @@ private slots:
         QSignalSpy progress(execution, &ExecutionPanel::progressChanged);
         QSignalSpy finished(execution, &ExecutionPanel::runFinished);
         execution->setMode(ExecutionPanel::Mode::kBoth);
+        execution->deviceCombo()->setCurrentIndex(execution->deviceCombo()->findData(QStringLiteral("interpreter")));
         execution->run();
         QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 1, slow(120000));
         QVERIFY2(finished.at(0).at(0).toBool(), qPrintable(finished.at(0).at(1).toString()));

@@ -51,6 +51,7 @@ StandardPanels installStandardPanels(MainWindow& window) {
     QObject::connect(execution, &ExecutionPanel::measuredTimes, inspector,
                      &InspectorWidget::setMeasuredTimes);
     // Measured times as a heat map on the graph; the explorer's chosen pair as its edge.
+    QObject::connect(execution, &ExecutionPanel::measuredOn, graph, &GraphView::setMeasuredDevice);
     QObject::connect(execution, &ExecutionPanel::measuredTimes, graph, &GraphView::setMeasuredTimes);
     QObject::connect(fusion, &FusionExplorer::decisionSelected, graph, &GraphView::highlightEdge);
     QObject::connect(execution, &ExecutionPanel::measurementsReady, estimator,

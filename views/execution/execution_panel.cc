@@ -302,7 +302,14 @@ void ExecutionPanel::refreshDevices() {
             m_deviceCombo->setItemData(index, 0, Qt::UserRole - 1);
         }
     }
-    const int index = m_deviceCombo->findData(current);
+    // The device chosen before; at first the fastest that runs here (a GPU, else the CPU JIT).
+    // The interpreter stays the reference every run is checked against.
+    int index = m_deviceCombo->findData(current);
+    for (const char* fastest : {"gpu", "cpu"}) {
+        if (index >= 0) break;
+        const int candidate = m_deviceCombo->findData(QString::fromLatin1(fastest));
+        if (candidate >= 0 && m_deviceCombo->itemData(candidate, Qt::UserRole - 1).isNull()) index = candidate;
+    }
     m_deviceCombo->setCurrentIndex(index >= 0 ? index : 0);
 }
 
@@ -528,6 +535,7 @@ void ExecutionPanel::onFinished() {
                                      .arg(shown.mode, shown.device));
         message = ok ? tr("Done: every result matches the reference interpreter.")
                      : tr("Done, but a result differs from the reference interpreter.");
+        emit measuredOn(shown.device);
         emit measuredTimes(shown.instructionSeconds);
         emit measurementsReady(m_measurements);
     }

@@ -93,6 +93,8 @@ signals:
     void progressChanged(int percent, const QString& what);
     // ok: every mode ran and passed the check; message says what happened.
     void runFinished(bool ok, const QString& message);
+    // The device the next measuredTimes come from ("cpu", "gpu", "interpreter", "tpu_v4").
+    void measuredOn(const QString& device);
     void measuredTimes(const QHash<QString, double>& seconds);
     void measurementsReady(const QList<hloscope::ExecutionMeasurement>& measurements);
 

@@ -1,5 +1,7 @@
 #include "views/graph/graph_view.h"
 
+#include "core/support/human_format.h"
+
 #include <QCheckBox>
 #include <QGraphicsOpacityEffect>
 #include <QSettings>
@@ -354,6 +356,11 @@ void GraphView::setMeasuredTimes(const QHash<QString, double>& seconds) {
     else applyHeat();
 }
 
+void GraphView::setMeasuredDevice(const QString& device) {
+    m_measuredDevice = device;
+    m_heatBox->setText(device.isEmpty() ? tr("Heat map") : tr("Heat map (%1)").arg(device));
+}
+
 void GraphView::setShowHeatMap(bool on) {
     m_showHeat = on;
     {
@@ -368,10 +375,11 @@ void GraphView::applyHeat() {
     if (m_heatItems > 0) {
         const GraphNode* node = m_scene->graph() ? m_scene->graph()->node(m_scene->hottestKey()) : nullptr;
         const QString hottest = node && !node->instruction.isEmpty() ? node->instruction : m_scene->hottestKey();
-        m_heatBox->setToolTip(tr("Measured time per kernel, %1 coloured; hottest: %2 (%3 µs)")
+        m_heatBox->setToolTip(tr("Time per kernel measured on %1, %2 coloured; hottest: %3 (%4)")
+                                  .arg(m_measuredDevice.isEmpty() ? tr("the device") : m_measuredDevice)
                                   .arg(m_heatItems)
                                   .arg(hottest)
-                                  .arg(m_scene->hottestSeconds() * 1e6, 0, 'f', 1));
+                                  .arg(QString::fromStdString(formatDuration(m_scene->hottestSeconds()))));
     }
 }
 

@@ -103,6 +103,8 @@ public slots:
     // coloured as a heat map, times of hidden instructions summed on the
     // node showing them. Empty: no heat map.
     void setMeasuredTimes(const QHash<QString, double>& seconds);
+    // The device the heat map's times come from, named on its check box.
+    void setMeasuredDevice(const QString& device);
     // Highlights the edge producer -> consumer and centres it; when both are
     // inside one collapsed fusion, expands it first. False: not shown.
     bool highlightEdge(const QString& producer, const QString& consumer);
@@ -148,6 +150,7 @@ private:
     QCheckBox* m_shapesBox = nullptr;
     QCheckBox* m_labelsBox = nullptr;
     QCheckBox* m_minimapBox = nullptr;
+    QString m_measuredDevice;
     QLabel* m_breadcrumb = nullptr;
     QCheckBox* m_compareBox = nullptr;
     QCheckBox* m_heatBox = nullptr;
