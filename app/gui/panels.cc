@@ -16,6 +16,7 @@
 #include "views/fusion/fusion_explorer.h"
 #include "views/graph/graph_view.h"
 #include "views/inspector/inspector_widget.h"
+#include "views/kernels/kernel_table.h"
 
 namespace hloscope {
 
@@ -29,6 +30,9 @@ StandardPanels installStandardPanels(MainWindow& window) {
     auto* inspector = new InspectorWidget;
     auto* execution = new ExecutionPanel;
     auto* estimator = new EstimatorPanel;
+    auto* kernels = new KernelTablePanel;
+    kernels->setObjectName(QStringLiteral("kernels"));
+    panels.kernels = kernels;
     fusion->setObjectName(QStringLiteral("fusion"));
     inspector->setObjectName(QStringLiteral("inspector"));
     execution->setObjectName(QStringLiteral("execution"));
@@ -40,7 +44,9 @@ StandardPanels installStandardPanels(MainWindow& window) {
     QDockWidget* estimatorDock =
         window.addPanel(estimator, QObject::tr("Estimator"), Qt::BottomDockWidgetArea);
     window.tabifyDockWidget(fusionDock, executionDock);
+    QDockWidget* kernelsDock = window.addPanel(kernels, QObject::tr("Kernels"), Qt::BottomDockWidgetArea);
     window.tabifyDockWidget(executionDock, estimatorDock);
+    window.tabifyDockWidget(estimatorDock, kernelsDock);
     fusionDock->raise();
     // The graph and text keep most of the height, the bottom tabs a third
     // (once the window has its size; a saved layout restored below wins).
@@ -51,6 +57,7 @@ StandardPanels installStandardPanels(MainWindow& window) {
     QObject::connect(execution, &ExecutionPanel::measuredTimes, inspector,
                      &InspectorWidget::setMeasuredTimes);
     // Measured times as a heat map on the graph; the explorer's chosen pair as its edge.
+    QObject::connect(execution, &ExecutionPanel::measuredTimes, kernels, &KernelTablePanel::setMeasuredTimes);
     QObject::connect(execution, &ExecutionPanel::measuredOn, graph, &GraphView::setMeasuredDevice);
     QObject::connect(execution, &ExecutionPanel::measuredTimes, graph, &GraphView::setMeasuredTimes);
     QObject::connect(fusion, &FusionExplorer::decisionSelected, graph, &GraphView::highlightEdge);

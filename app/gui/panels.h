@@ -1,5 +1,5 @@
 // The standard panels of the main window: fusion explorer, inspector,
-// execution and estimator (and, once present, the graph view), created and
+// execution, estimator and kernel table (and, once present, the graph view), created and
 // connected to each other. MainWindow hands each panel the document's
 // states (DocumentPanel::setState) and wires selection / what-if itself;
 // what is connected here is panel to panel (measured times into the
@@ -18,6 +18,7 @@ struct StandardPanels {
     QWidget* inspector = nullptr;
     QWidget* execution = nullptr;
     QWidget* estimator = nullptr;
+    QWidget* kernels = nullptr;
 };
 
 StandardPanels installStandardPanels(MainWindow& window);
