@@ -82,6 +82,9 @@ private slots:
     void optPipelineEdits();
     void bisectExitCodes();
     void costPredictsUnfusedAndFused();
+    void costOfAnOptimizedModule();
+    void layersAndVsXla();
+    void everyCommandHasHelp();
     void explainAnswersForPairs();
     void runOnTheInterpreter();
     void runErrors();
@@ -1042,6 +1045,67 @@ void TestCli::calibrateFromHistory() {
     QCOMPARE(elsewhere.exitCode, 1);
     QVERIFY(elsewhere.err.contains(u"no measured kernels"_s));
     qputenv("HLOSCOPE_HISTORY", saved);
+}
+
+// An optimized dump: its own kernels against the same ops unfused, no pipeline.
+void TestCli::costOfAnOptimizedModule() {
+    const QString after = QStringLiteral(HLOSCOPE_SOURCE_DIR
+                                         "/tests/data/xla_dump_mlp/module_0001.jit_mlp.sm_90a_gpu_after_optimizations.txt");
+    Result r = runCli({u"cost"_s, after, u"--target"_s, u"h100"_s, u"--json"_s});
+    QCOMPARE(r.exitCode, 0);
+    const QJsonObject report = QJsonDocument::fromJson(r.out.toUtf8()).object();
+    QCOMPARE(report.value(u"pipeline"_s).toString(), u"none: the module's own fusions"_s);
+    QCOMPARE(report.value(u"fused"_s).toObject().value(u"kernels"_s).toInt(), 4);
+    QCOMPARE(report.value(u"unfused"_s).toObject().value(u"kernels"_s).toInt(), 10);
+    QVERIFY(report.value(u"predicted_speedup"_s).toDouble() > 1);
+    r = runCli({u"cost"_s, after, u"--target"_s, u"h100"_s});
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY(r.out.contains(u"already holds fusions"_s));
+}
+
+void TestCli::layersAndVsXla() {
+    const QString dir = QStringLiteral(HLOSCOPE_SOURCE_DIR "/tests/data/xla_dump_mlp/");
+    const QString before = dir + u"module_0001.jit_mlp.before_optimizations.txt"_s;
+    const QString after = dir + u"module_0001.jit_mlp.sm_90a_gpu_after_optimizations.txt"_s;
+    Result r = runCli({u"layers"_s, QStringLiteral(HLOSCOPE_SOURCE_DIR "/resources/examples/bert_encoder_train_step.hlo"),
+                       u"--json"_s, u"--step"_s, u"fusion"_s});
+    QCOMPARE(r.exitCode, 0);
+    QJsonObject report = QJsonDocument::fromJson(r.out.toUtf8()).object();
+    const QJsonObject root = report.value(u"layers"_s).toObject();
+    QVERIFY(root.value(u"instructions"_s).toInt() > 1900);
+    QVERIFY(root.value(u"kernels_after"_s).toInt() < root.value(u"kernels_before"_s).toInt());
+    const QJsonArray children = root.value(u"children"_s).toArray();
+    QVERIFY(children.size() >= 2 && children.size() <= 40);
+    int64_t sum = 0;
+    for (const QJsonValue& child : children) sum += child.toObject().value(u"instructions"_s).toInt();
+    QVERIFY(sum <= root.value(u"instructions"_s).toInt());
+    // A module that holds fusions is shown as it is by default.
+    r = runCli({u"layers"_s, after});
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY(r.out.contains(u"the module as it is"_s));
+    r = runCli({u"layers"_s, after, u"--step"_s, u"no-such-pass"_s});
+    QCOMPARE(r.exitCode, 2);
+    r = runCli({u"vs-xla"_s, before, after, u"--target"_s, u"cpu"_s, u"--json"_s});
+    QCOMPARE(r.exitCode, 0);
+    report = QJsonDocument::fromJson(r.out.toUtf8()).object();
+    QCOMPARE(report.value(u"edges"_s).toInt(), 9);
+    QCOMPARE(report.value(u"fused_by_both"_s).toInt() + report.value(u"fused_by_neither"_s).toInt() +
+                 report.value(u"fused_by_xla_only"_s).toInt() + report.value(u"fused_by_hloscope_only"_s).toInt(),
+             9);
+    QCOMPARE(report.value(u"layers"_s).toObject().value(u"xla_kernels"_s).toInt(), 4);
+    r = runCli({u"vs-xla"_s, before});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY(r.err.contains(u"BEFORE AFTER"_s));
+}
+
+// COMMAND --help prints that command's part of the usage and exits 0.
+void TestCli::everyCommandHasHelp() {
+    for (const char* command : {"parse", "print", "stats", "eval", "conform", "opt", "bisect", "passes", "cost",
+                                "explain", "run", "import-run", "calc", "estimate", "calibrate", "layers", "vs-xla"}) {
+        const Result r = runCli({QString::fromLatin1(command), u"--help"_s});
+        QVERIFY2(r.exitCode == 0, command);
+        QVERIFY2(r.out.startsWith(u"Usage: hloscope-cli "_s + QString::fromLatin1(command)), command);
+    }
 }
 
 QTEST_GUILESS_MAIN(TestCli)

@@ -5,10 +5,12 @@
 #include <QDirIterator>
 #include <QtTest>
 
+#include <algorithm>
 #include <chrono>
 #include <functional>
 #include <string>
 
+#include "compiler/layers/fusion_comparison.h"
 #include "compiler/layers/layer_figures.h"
 #include "compiler/layers/layer_tree.h"
 #include "compiler/layers/repeated_structure.h"
@@ -19,6 +21,7 @@
 #include "core/ir/hlo_computation.h"
 #include "core/ir/hlo_module.h"
 #include "core/text/hlo_parser.h"
+#include "core/text/hlo_printer.h"
 #include "tests/sanitizer_run.h"
 
 using namespace hloscope;
@@ -318,6 +321,70 @@ private slots:
         }
         QCOMPARE(sumAfter, total.kernelsAfter);  // every kernel matched to a block
         QVERIFY(qAbs(sumSeconds - total.predictedSeconds) <= 1e-12 + 1e-9 * total.predictedSeconds);
+    }
+
+    // XLA vs hloscope on a dump pair (tests/data/xla_dump_mlp): ops matched by name through
+    // XLA's fusions (".clone" copies), per-layer kernel counts, edges fused by one side only.
+    void xlaVersusHloscope() {
+        const std::string dir = HLOSCOPE_SOURCE_DIR "/tests/data/xla_dump_mlp/";
+        auto before = loadModuleFromFile(dir + "module_0001.jit_mlp.before_optimizations.txt");
+        auto xlaText = loadModuleFromFile(dir + "module_0001.jit_mlp.sm_90a_gpu_after_optimizations.txt");
+        QVERIFY2(before.isOk() && xlaText.isOk(), "the dump pair loads");
+        const HloModule& xla = **xlaText;
+        QVERIFY(!holdsFusions(**before));
+        QVERIFY(holdsFusions(xla));
+        const auto kernels = kernelOfOps(xla);
+        QCOMPARE(kernels.at("add.8"), std::string("loop_maximum_fusion"));
+        QCOMPARE(kernels.at("maximum.11"), std::string("loop_maximum_fusion"));
+        QCOMPARE(kernels.at("reduce.17"), std::string("input_reduce_fusion"));
+        QCOMPARE(kernels.at("dot.6"), std::string("dot.6"));
+        QCOMPARE(kernels.at("add.21"), std::string("input_reduce_fusion"));  // the reduce's region goes with it
+        LayerTreeOptions options;
+        options.flatUpTo = 0;  // layers by name even for ten ops
+        const LayerTree tree = LayerTree::build(**before, options);
+        QCOMPARE(childNames(tree, LayerTree::kRoot), (QStringList{"dense_0", "dense_1", "head"}));
+
+        // XLA against itself: every edge decided alike, every op grouped alike.
+        const FusionComparison self = compareFusion(**before, tree, xla, xla);
+        QCOMPARE(self.ops.size(), size_t(10));
+        QCOMPARE(self.edges, int64_t(9));
+        QCOMPARE(self.fusedByBoth, int64_t(6));
+        QCOMPARE(self.fusedByNeither, int64_t(3));
+        QCOMPARE(self.agreement(), 1.0);
+        QCOMPARE(self.layers[LayerTree::kRoot].xlaKernels, int64_t(4));
+        QCOMPARE(self.layers[static_cast<size_t>(tree.find("dense_0"))].xlaKernels, int64_t(2));
+        QCOMPARE(self.layers[LayerTree::kRoot].sameGroup, int64_t(10));
+
+        // Against no fusion at all: the six pairs XLA fused are XLA's alone.
+        const FusionComparison none = compareFusion(**before, tree, xla, **before);
+        QCOMPARE(static_cast<int64_t>(none.fusedByXlaOnly.size()), int64_t(6));
+        QVERIFY(none.fusedByOursOnly.empty());
+        QCOMPARE(none.fusedByNeither, int64_t(3));
+        QVERIFY(std::find(none.fusedByXlaOnly.begin(), none.fusedByXlaOnly.end(),
+                          std::make_pair(std::string("tanh.15"), std::string("reduce.17"))) != none.fusedByXlaOnly.end());
+        QCOMPARE(none.layers[static_cast<size_t>(tree.find("dense_0"))].oursKernels, int64_t(5));
+        QCOMPARE(none.layers[LayerTree::kRoot].sameGroup, int64_t(2));  // the two dots, alone on both sides
+
+        // hloscope's cpu pipeline fuses this model as XLA did.
+        auto ours = (*before)->clone();
+        auto pipeline = targetPipeline("cpu");
+        QVERIFY(pipeline.isOk());
+        auto runner = PipelineRunner::create(*ours, std::move(*pipeline));
+        QVERIFY(runner.isOk());
+        QVERIFY((*runner)->runAll().isOk());
+        const FusionComparison real = compareFusion(**before, tree, xla, *ours);
+        QCOMPARE(real.missing, int64_t(0));
+        QCOMPARE(real.agreement(), 1.0);
+
+        // An op the optimized module lacks is not compared.
+        std::string renamedText = printModule(xla);
+        for (size_t at = renamedText.find("dot.12"); at != std::string::npos; at = renamedText.find("dot.12", at + 1))
+            renamedText.replace(at, 6, "gemm.1");
+        auto renamed = parseHloModule(renamedText);
+        QVERIFY(renamed.isOk());
+        const FusionComparison lacking = compareFusion(**before, tree, **renamed, **renamed);
+        QCOMPARE(lacking.missing, int64_t(1));
+        QCOMPARE(lacking.edges, int64_t(7));  // the two edges of dot.12 are not compared
     }
 
     // Every corpus model: a top level of at most maxChildren layers, every entry instruction in

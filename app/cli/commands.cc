@@ -179,6 +179,9 @@ Commands:
         and the totals unfused (fusion off) and fused, with kernel counts, peak
         memory from buffer assignment, the predicted speedup and memory saved.
         cpu uses this machine's calibration (hloscope-cli calibrate) when cached.
+        A module that already holds fusions (an optimized dump) is predicted
+        as it is, against the same ops with every fusion taken apart: what its
+        own fusion buys.
   explain FILE PRODUCER CONSUMER [--target T] [--option p.k=v]
         The fusion decisions taken for that pair (instruction names, '%'
         optional): fused or not, the reason code, the explanation and the
@@ -273,6 +276,15 @@ Commands:
         --json: {"module", "source", "target", "step", "layers": {"name",
         "key", "kind", "instructions", "kernels_before", "kernels_after",
         "predicted_seconds", "repeats", "children": [...]}}.
+  vs-xla BEFORE AFTER [--target T] [--depth N] [--limit N] [--json]
+        XLA's fusion beside hloscope's on the same model: BEFORE is XLA's
+        module before optimization, AFTER its optimized module (an XLA dump's
+        *before_optimizations* and *after_optimizations* files). hloscope's
+        pipeline for the target (default h100) runs on BEFORE; ops are matched
+        by name. Prints the producer -> consumer edges both fused, neither
+        fused, and either alone (the agreement), per layer the ops, XLA's
+        kernels, hloscope's kernels and the share of ops grouped alike, and the
+        pairs fused by one side only (--limit N, default 20).
   conform FILE... [--quiet]
         Run StableHLO interpreter test files: every '// -----' case is
         imported, evaluated and its check.* operations applied. Prints

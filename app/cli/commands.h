@@ -25,6 +25,7 @@ int runCalibrateGpuProbe(const std::vector<std::string>& args);  // gpu.cc
 int runCalc(const std::vector<std::string>& args);       // estimate.cc
 int runEstimate(const std::vector<std::string>& args);   // estimate.cc
 int runLayers(const std::vector<std::string>& args);     // layers.cc
+int runVsXla(const std::vector<std::string>& args);      // layers.cc
 
 // Usage text of the whole tool.
 std::string usage();

@@ -2,6 +2,7 @@
 // figures of each layer at a pipeline step.
 #include <algorithm>
 #include <chrono>
+#include <functional>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -10,6 +11,7 @@
 
 #include "app/cli/commands.h"
 #include "app/cli/util.h"
+#include "compiler/layers/fusion_comparison.h"
 #include "compiler/layers/layer_figures.h"
 #include "compiler/layers/layer_tree.h"
 #include "compiler/pipeline/pipeline.h"
@@ -33,12 +35,6 @@ struct LayersFlags {
     int depth = 1;
     bool json = false;
 };
-
-bool holdsFusions(const HloModule& module) {
-    for (const auto& computation : module.computations())
-        if (computation->fusionInstruction()) return true;
-    return false;
-}
 
 std::string layerLabel(const LayerTree& tree, int index) {
     const Layer& layer = tree.layer(index);
@@ -97,6 +93,38 @@ void printLayer(const LayerTree& tree, const std::vector<LayerFigures>& figures,
     for (int child : tree.layer(index).children) printLayer(tree, figures, child, indent + 1, depth - 1, total);
 }
 
+// Runs the target's pipeline on `module` in place: all of it, or through the pass `step`
+// names (or its first N passes); returns how far, in words. Bad --step: kInvalidArgument.
+StatusOr<std::string> runTargetPipeline(HloModule& module, const TargetDescription& target,
+                                        const std::string& targetName, const std::string& step) {
+    auto pipeline = targetPipeline(pipelineFamily(target.kind));
+    if (!pipeline.isOk()) return invalidArgument(pipeline.status().message());
+    for (PipelineStep& s : pipeline->steps)
+        if (isFusionPassName(s.pass)) s.options.set("hardware", targetName);
+    RunnerOptions options;
+    options.verify = false;
+    options.checkChanges = false;
+    const int stepCount = static_cast<int>(pipeline->steps.size());
+    int end = stepCount;
+    if (step != "all") {
+        auto found = findStep(*pipeline, step);
+        if (!found.isOk()) return invalidArgument("--step: " + found.status().message());
+        const bool numbered = std::all_of(step.begin(), step.end(), [](char c) { return c >= '0' && c <= '9'; });
+        end = numbered ? std::min(*found, stepCount) : *found + 1;
+    }
+    const std::string family(pipelineFamily(target.kind));
+    HLO_ASSIGN_OR_RETURN(auto runner, PipelineRunner::create(module, std::move(*pipeline), options));
+    HLO_RETURN_IF_ERROR(runner->runUntil(end));
+    return end == stepCount ? "after the " + family + " pipeline (" + std::to_string(end) + " passes)"
+                            : "after " + std::to_string(end) + " passes of the " + family + " pipeline";
+}
+
+std::string percent(double share) {
+    char buffer[16];
+    std::snprintf(buffer, sizeof buffer, "%.1f%%", 100 * share);
+    return buffer;
+}
+
 }  // namespace
 
 int runLayers(const std::vector<std::string>& args) {
@@ -148,30 +176,13 @@ int runLayers(const std::vector<std::string>& args) {
     std::unique_ptr<HloModule> stepped = module.clone();
     std::string stepText = "the module as it is";
     if (step != "input") {
-        auto pipeline = targetPipeline(pipelineFamily(target->kind));
-        if (!pipeline.isOk()) return usageError("layers: " + pipeline.status().message());
-        for (PipelineStep& s : pipeline->steps)
-            if (isFusionPassName(s.pass)) s.options.set("hardware", flags.target);
-        RunnerOptions options;
-        options.verify = false;
-        options.checkChanges = false;
-        const int stepCount = static_cast<int>(pipeline->steps.size());
-        int end = stepCount;
-        if (step != "all") {
-            auto found = findStep(*pipeline, step);
-            if (!found.isOk()) return usageError("layers: --step: " + found.status().message());
-            const bool numbered = std::all_of(step.begin(), step.end(), [](char c) { return c >= '0' && c <= '9'; });
-            end = numbered ? std::min(*found, stepCount) : *found + 1;
-        }
-        const std::string family(pipelineFamily(target->kind));
-        auto runner = PipelineRunner::create(*stepped, std::move(*pipeline), options);
-        Status status = runner.isOk() ? (*runner)->runUntil(end) : runner.status();
-        if (!status.isOk()) {
-            std::fprintf(stderr, "%s\n", formatError(name, status).c_str());
+        auto ran = runTargetPipeline(*stepped, *target, flags.target, step);
+        if (!ran.isOk()) {
+            if (ran.status().code() == StatusCode::kInvalidArgument) return usageError("layers: " + ran.status().message());
+            std::fprintf(stderr, "%s\n", formatError(name, ran.status()).c_str());
             return kExitFailed;
         }
-        stepText = end == stepCount ? "after the " + family + " pipeline (" + std::to_string(end) + " passes)"
-                                    : "after " + std::to_string(end) + " passes of the " + family + " pipeline";
+        stepText = *ran;
     }
     const std::vector<LayerFigures> figures = computeLayerFigures(tree, module, *stepped, *target);
     const double seconds = secondsSince(start);
@@ -201,6 +212,145 @@ int runLayers(const std::vector<std::string>& args) {
              formatCount(total.kernelsBefore) + " → " + formatCount(total.kernelsAfter),
              formatDuration(total.predictedSeconds), "");
     std::printf("\n(%s to load, arrange and predict)\n", formatDuration(seconds).c_str());
+    return kExitOk;
+}
+
+}  // namespace hloscope::cli
+
+namespace hloscope::cli {
+
+int runVsXla(const std::vector<std::string>& args) {
+    std::vector<std::string> files;
+    std::string targetName = "h100";
+    int depth = 1;
+    size_t limit = 20;
+    bool json = false;
+    for (size_t i = 0; i < args.size(); ++i) {
+        const std::string& arg = args[i];
+        if (arg == "--target" || arg == "--hardware") {
+            if (i + 1 >= args.size()) return usageError("vs-xla: " + arg + " needs a target name");
+            targetName = args[++i];
+        } else if (arg == "--depth" || arg == "--limit") {
+            if (i + 1 >= args.size()) return usageError("vs-xla: " + arg + " needs a number");
+            const int n = std::atoi(args[++i].c_str());
+            if (n < (arg == "--depth" ? 1 : 0)) return usageError("vs-xla: " + arg + " needs a positive number");
+            if (arg == "--depth") depth = n;
+            else limit = static_cast<size_t>(n);
+        } else if (arg == "--json") {
+            json = true;
+        } else if (arg.size() > 1 && arg[0] == '-' && arg != "-") {
+            return usageError("vs-xla: unknown option '" + arg + "'");
+        } else {
+            files.push_back(arg);
+        }
+    }
+    if (files.size() != 2) return usageError("vs-xla: expected BEFORE AFTER (XLA's module before and after optimization)");
+    auto target = resolveTargetDescription(targetName);
+    if (!target.isOk()) return usageError("vs-xla: " + target.status().message());
+    const auto start = std::chrono::steady_clock::now();
+    auto before = loadModuleFromFile(files[0]);
+    if (!before.isOk()) {
+        std::fprintf(stderr, "%s\n", formatError(displayName(files[0]), before.status()).c_str());
+        return kExitFailed;
+    }
+    auto xla = loadModuleFromFile(files[1]);
+    if (!xla.isOk()) {
+        std::fprintf(stderr, "%s\n", formatError(displayName(files[1]), xla.status()).c_str());
+        return kExitFailed;
+    }
+    if (holdsFusions(**before))
+        std::fprintf(stderr, "hloscope-cli: vs-xla: %s already holds fusions: is it the module before optimization?\n",
+                     displayName(files[0]).c_str());
+    if (!holdsFusions(**xla))
+        std::fprintf(stderr, "hloscope-cli: vs-xla: %s holds no fusion: is it the module after optimization?\n",
+                     displayName(files[1]).c_str());
+    // Layers by name even for a small model: the comparison is per layer.
+    LayerTreeOptions treeOptions;
+    treeOptions.flatUpTo = 0;
+    const LayerTree tree = LayerTree::build(**before, treeOptions);
+    std::unique_ptr<HloModule> ours = (*before)->clone();
+    auto ran = runTargetPipeline(*ours, *target, targetName, "all");
+    if (!ran.isOk()) {
+        std::fprintf(stderr, "%s\n", formatError(displayName(files[0]), ran.status()).c_str());
+        return kExitFailed;
+    }
+    const FusionComparison comparison = compareFusion(**before, tree, **xla, *ours);
+    const FusionComparison::LayerCounts& total = comparison.layers[LayerTree::kRoot];
+    const double seconds = secondsSince(start);
+    if (json) {
+        std::function<Json(int, int)> layerJson = [&](int index, int levels) {
+            const FusionComparison::LayerCounts& c = comparison.layers[static_cast<size_t>(index)];
+            Json node{{"name", tree.layer(index).name}, {"key", tree.layer(index).key}, {"ops", c.ops},
+                      {"xla_kernels", c.xlaKernels}, {"hloscope_kernels", c.oursKernels}, {"grouped_alike", c.sameGroup}};
+            if (levels > 0 && !tree.layer(index).children.empty()) {
+                Json children = Json::array();
+                for (int child : tree.layer(index).children) children.push_back(layerJson(child, levels - 1));
+                node["children"] = std::move(children);
+            }
+            return node;
+        };
+        auto pairs = [&](const std::vector<std::pair<std::string, std::string>>& list) {
+            Json out = Json::array();
+            for (size_t i = 0; i < list.size() && i < limit; ++i) out.push_back({list[i].first, list[i].second});
+            return out;
+        };
+        Json report{{"before", displayName(files[0])},
+                    {"after", displayName(files[1])},
+                    {"target", target->name},
+                    {"edges", comparison.edges},
+                    {"fused_by_both", comparison.fusedByBoth},
+                    {"fused_by_neither", comparison.fusedByNeither},
+                    {"fused_by_xla_only", comparison.fusedByXlaOnly.size()},
+                    {"fused_by_hloscope_only", comparison.fusedByOursOnly.size()},
+                    {"agreement", comparison.agreement()},
+                    {"missing_ops", comparison.missing},
+                    {"layers", layerJson(LayerTree::kRoot, depth)},
+                    {"xla_only_pairs", pairs(comparison.fusedByXlaOnly)},
+                    {"hloscope_only_pairs", pairs(comparison.fusedByOursOnly)}};
+        const std::string out = report.dump(1) + "\n";
+        std::fwrite(out.data(), 1, out.size(), stdout);
+        return kExitOk;
+    }
+    std::printf("%s: %s ops; XLA (%s): %s kernels; hloscope (%s on %s): %s kernels\n",
+                displayName(files[0]).c_str(), formatCount(total.ops).c_str(), displayName(files[1]).c_str(),
+                formatCount(total.xlaKernels).c_str(), ran->c_str(), target->name.c_str(),
+                formatCount(total.oursKernels).c_str());
+    std::printf("producer -> consumer edges: %s; fused by both %s, by neither %s: %s agree; by XLA only %zu, "
+                "by hloscope only %zu\n",
+                formatCount(comparison.edges).c_str(), formatCount(comparison.fusedByBoth).c_str(),
+                formatCount(comparison.fusedByNeither).c_str(), percent(comparison.agreement()).c_str(),
+                comparison.fusedByXlaOnly.size(), comparison.fusedByOursOnly.size());
+    if (comparison.missing > 0)
+        std::printf("%s ops are missing from one side (removed or renamed by a pass): not compared\n",
+                    formatCount(comparison.missing).c_str());
+    std::printf("\n%s %s %s %s %s\n", padded("layer", 48, true).c_str(), padded("ops", 8, false).c_str(),
+                padded("XLA kernels", 12, false).c_str(), padded("hloscope", 10, false).c_str(),
+                padded("grouped alike", 14, false).c_str());
+    std::function<void(int, int, int)> print = [&](int index, int indent, int levels) {
+        const FusionComparison::LayerCounts& c = comparison.layers[static_cast<size_t>(index)];
+        std::printf("%s %s %s %s %s\n",
+                    padded(std::string(static_cast<size_t>(indent) * 2, ' ') + layerLabel(tree, index), 48, true).c_str(),
+                    padded(formatCount(c.ops), 8, false).c_str(), padded(formatCount(c.xlaKernels), 12, false).c_str(),
+                    padded(formatCount(c.oursKernels), 10, false).c_str(),
+                    padded(c.ops > 0 ? percent(static_cast<double>(c.sameGroup) / static_cast<double>(c.ops)) : "-", 14, false)
+                        .c_str());
+        if (levels <= 1) return;
+        for (int child : tree.layer(index).children) print(child, indent + 1, levels - 1);
+    };
+    for (int child : tree.layer(LayerTree::kRoot).children) print(child, 0, depth);
+    print(LayerTree::kRoot, 0, 1);
+    auto list = [&](const char* title, const std::vector<std::pair<std::string, std::string>>& pairs) {
+        if (pairs.empty() || limit == 0) return;
+        std::printf("\n%s (%zu%s):\n", title, pairs.size(), pairs.size() > limit ? ", the first by name" : "");
+        for (size_t i = 0; i < pairs.size() && i < limit; ++i) {
+            const int layer = tree.layerOf(pairs[i].second);
+            std::printf("  %%%s -> %%%s%s\n", pairs[i].first.c_str(), pairs[i].second.c_str(),
+                        layer > 0 ? ("  (" + tree.layer(layer).key + ")").c_str() : "");
+        }
+    };
+    list("fused by XLA only", comparison.fusedByXlaOnly);
+    list("fused by hloscope only", comparison.fusedByOursOnly);
+    std::printf("\n(%s)\n", formatDuration(seconds).c_str());
     return kExitOk;
 }
 

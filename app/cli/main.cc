@@ -51,6 +51,7 @@ int main(int argc, char** argv) {
     if (command == "calc") return hloscope::cli::runCalc(args);
     if (command == "estimate") return hloscope::cli::runEstimate(args);
     if (command == "layers") return hloscope::cli::runLayers(args);
+    if (command == "vs-xla") return hloscope::cli::runVsXla(args);
     std::fprintf(stderr, "hloscope-cli: unknown command '%s'\n\n%s", command.c_str(),
                  hloscope::cli::usage().c_str());
     return 2;

@@ -242,11 +242,12 @@ private:
     }
 
     std::string arrangeInstructions(int layer, const std::vector<const HloInstruction*>& items, int depth) {
+        if (depth == 0 && static_cast<int>(items.size()) > m_options.flatUpTo && arrangeByNames(layer, items))
+            return "names";
         if (static_cast<int>(items.size()) <= m_options.maxChildren) {
             for (const HloInstruction* x : items) place(layer, x);
             return "flat";
         }
-        if (depth == 0 && arrangeByNames(layer, items)) return "names";
         if (depth < 2 && arrangeByRepeats(layer, items, depth)) return "repeats";
         if (static_cast<int>(items.size()) > (depth == 0 ? m_options.maxChildren : m_options.maxLeafInstructions)) {
             arrangeInGroups(layer, items);
