@@ -71,6 +71,8 @@ TSAN_TESTS=(
     pass_stepper
     text_views
     estimator
+    kernel_table
+    layer_graph
     main_window
 )
 
