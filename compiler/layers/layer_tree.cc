@@ -586,12 +586,12 @@ LayerTree LayerTree::build(const HloModule& module, const LayerTreeOptions& opti
 }
 
 int LayerTree::layerOf(std::string_view instructionName) const {
-    auto it = m_byInstruction.find(std::string(instructionName));
+    auto it = m_byInstruction.find(instructionName);
     return it == m_byInstruction.end() ? -1 : it->second;
 }
 
 int LayerTree::find(std::string_view key) const {
-    auto it = m_byKey.find(std::string(key));
+    auto it = m_byKey.find(key);
     return it == m_byKey.end() ? -1 : it->second;
 }
 

@@ -28,6 +28,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -102,10 +103,16 @@ public:
 
 private:
     friend class LayerTreeBuilder;
+    // Looked up by string_view without a copy.
+    struct NameHash {
+        using is_transparent = void;
+        size_t operator()(std::string_view name) const { return std::hash<std::string_view>{}(name); }
+    };
+    using NameMap = std::unordered_map<std::string, int, NameHash, std::equal_to<>>;
     std::vector<Layer> m_layers;
     std::string m_source = "flat";
-    std::unordered_map<std::string, int> m_byInstruction;
-    std::unordered_map<std::string, int> m_byKey;
+    NameMap m_byInstruction;
+    NameMap m_byKey;
     std::vector<int> m_repeatClassSizes;
 };
 

@@ -272,6 +272,9 @@ private:
     // --- nodes ------------------------------------------------------------------
     void sizeNode(GraphNode& node) const {
         qsizetype chars = std::max(node.title.size(), node.subtitle.size());
+        // A layer's counts change from step to step; its size must not, so that a step that
+        // keeps the layers and their edges keeps their layout (room for "99999 ops · 99999 kernels").
+        if (node.opcode == QLatin1String("layer")) chars = std::max<qsizetype>(node.title.size(), 26);
         int lines = node.subtitle.isEmpty() ? 1 : 2;
         if (m_metrics.showShapes && !node.shape.isEmpty()) {
             chars = std::max(chars, node.shape.size());
@@ -451,19 +454,38 @@ private:
         if (m_ownerOf.empty()) return {};
         auto it = m_ownerOf.find(instruction);
         if (it == m_ownerOf.end()) return {};
-        if (!tree().contains(m_focus, it->second)) {
+        if (!m_insideFocus[static_cast<size_t>(it->second)]) {
             auto outside = m_outsideKey.find(instruction);
             return outside == m_outsideKey.end() ? kNotDrawn : outside->second;
         }
-        QString key;
-        for (int i = it->second; i > 0 && i != m_focus; i = tree().layer(i).parent) {
-            const Layer& layer = tree().layer(i);
-            if (layer.kind == LayerKind::kComputation) break;
-            if (!drawnAsNode(layer)) continue;
-            const QString k = layerKey(layer);
-            if (!m_state.expanded.contains(k)) key = k;
+        const int hider = m_hiddenBy[static_cast<size_t>(it->second)];
+        return hider > 0 ? m_layerKeys[static_cast<size_t>(hider)] : QString();
+    }
+
+    // For every layer: its node key, whether it lies inside the focus, and the outermost
+    // collapsed layer (below the focus, within its computation) that hides what it holds.
+    void prepareHiding() {
+        const LayerTree& t = tree();
+        const size_t n = static_cast<size_t>(t.size());
+        m_layerKeys.resize(n);
+        m_insideFocus.assign(n, false);
+        m_hiddenBy.assign(n, -1);
+        for (int i = 0; i < t.size(); ++i) m_layerKeys[static_cast<size_t>(i)] = layerKey(t.layer(i));
+        for (int i = 0; i < t.size(); ++i) {
+            const Layer& layer = t.layer(i);
+            const size_t s = static_cast<size_t>(i);
+            if (i == m_focus) {
+                m_insideFocus[s] = true;
+                continue;
+            }
+            if (layer.parent < 0) continue;
+            const size_t parent = static_cast<size_t>(layer.parent);
+            m_insideFocus[s] = m_insideFocus[parent];  // parents come first in tree order
+            if (!m_insideFocus[s]) continue;
+            // The parent's hider wins (outermost); a called computation starts afresh.
+            m_hiddenBy[s] = layer.kind == LayerKind::kComputation ? -1 : m_hiddenBy[parent];
+            if (m_hiddenBy[s] < 0 && drawnAsNode(layer) && !m_state.expanded.contains(m_layerKeys[s])) m_hiddenBy[s] = i;
         }
-        return key;
     }
 
     // Which layer owns each instruction of the drawn module (matched by name: the tree is the
@@ -604,17 +626,21 @@ private:
         m_focus = LayerTree::kRoot;
         if (!m_state.focus.isEmpty() && GraphBuilder::canDrillInto(tree(), m_state.focus))
             m_focus = tree().find(m_state.focus.mid(6).toStdString());
+        prepareHiding();
         for (int i : tree().path(m_focus))
             m_graph.breadcrumb.append({layerKey(tree().layer(i)), qs(tree().layer(i).name)});
         drawLayer(m_focus, QString(), QString(), nullptr);
         if (m_focus != LayerTree::kRoot) {
+            auto inside = [&](const HloInstruction* x) {
+                auto it = m_ownerOf.find(x);
+                return it != m_ownerOf.end() && m_insideFocus[static_cast<size_t>(it->second)];
+            };
             for (const auto& x : entry.instructions()) {
-                auto it = m_ownerOf.find(x.get());
-                if (it == m_ownerOf.end() || !tree().contains(m_focus, it->second)) continue;
+                if (!inside(x.get())) continue;
                 for (const HloInstruction* operand : x->operands())
-                    if (!tree().contains(m_focus, m_ownerOf.at(operand))) addOutsideNode(operand);
+                    if (!inside(operand)) addOutsideNode(operand);
                 for (const HloInstruction* user : x->users())
-                    if (m_ownerOf.count(user) && !tree().contains(m_focus, m_ownerOf.at(user))) addOutsideNode(user);
+                    if (m_ownerOf.count(user) && !inside(user)) addOutsideNode(user);
             }
         }
         addComputationEdges(entry, QString(), nullptr);
@@ -741,6 +767,9 @@ private:
     std::vector<int64_t> m_ops, m_kernels;
     std::unordered_map<const HloComputation*, int> m_bodyLayer;
     int m_focus = LayerTree::kRoot;
+    std::vector<QString> m_layerKeys;
+    std::vector<bool> m_insideFocus;
+    std::vector<int> m_hiddenBy;
     std::unordered_map<const HloInstruction*, QString> m_outsideKey;
     inline static const QString kNotDrawn = QStringLiteral("-");
 };
