@@ -85,6 +85,7 @@ private slots:
     void costOfAnOptimizedModule();
     void layersAndVsXla();
     void everyCommandHasHelp();
+    void captureRunsTheProgramWithDumpFlags();
     void explainAnswersForPairs();
     void runOnTheInterpreter();
     void runErrors();
@@ -1101,11 +1102,51 @@ void TestCli::layersAndVsXla() {
 // COMMAND --help prints that command's part of the usage and exits 0.
 void TestCli::everyCommandHasHelp() {
     for (const char* command : {"parse", "print", "stats", "eval", "conform", "opt", "bisect", "passes", "cost",
-                                "explain", "run", "import-run", "calc", "estimate", "calibrate", "layers", "vs-xla"}) {
+                                "explain", "run", "import-run", "calc", "estimate", "calibrate", "layers", "vs-xla",
+                                "capture"}) {
         const Result r = runCli({QString::fromLatin1(command), u"--help"_s});
         QVERIFY2(r.exitCode == 0, command);
         QVERIFY2(r.out.startsWith(u"Usage: hloscope-cli "_s + QString::fromLatin1(command)), command);
     }
+}
+
+// capture: the program runs with XLA_FLAGS naming a folder; the folder and its modules
+// (largest first) come back; a failing program, one that dumps nothing and no program are errors.
+void TestCli::captureRunsTheProgramWithDumpFlags() {
+    const QString program = QStringLiteral(HLOSCOPE_SOURCE_DIR "/tests/data/fake_xla_program.sh");
+    QTemporaryDir dir;
+    const QString folder = dir.filePath(u"dump"_s);
+    Result r = runCli({u"capture"_s, u"--dir"_s, folder, u"--"_s, u"sh"_s, program});
+    QCOMPARE(r.exitCode, 0);
+    QCOMPARE(r.out.trimmed().section(QLatin1Char('\n'), -1), QFileInfo(folder).absoluteFilePath());  // the last line
+    QVERIFY(r.out.contains(u"step 1: loss"_s));  // the program's own output, passed through
+    QVERIFY(r.err.contains(u"--xla_dump_to="_s + QFileInfo(folder).absoluteFilePath() + u" --xla_dump_hlo_as_text"_s));
+    const int after = r.err.indexOf(u"after_optimizations"_s), before = r.err.indexOf(u"before_optimizations"_s);
+    QVERIFY(after >= 0 && before >= 0 && after < before);  // the larger (optimized) module first
+    QVERIFY(QFileInfo::exists(folder + u"/module_0001.jit_mlp.before_optimizations.txt"_s));
+    // A fresh folder when none is named; --passes asks for per-pass dumps.
+    r = runCli({u"capture"_s, u"--passes"_s, u"--"_s, u"sh"_s, program});
+    QCOMPARE(r.exitCode, 0);
+    const QString fresh = r.out.trimmed().section(QLatin1Char('\n'), -1);
+    QVERIFY(fresh.contains(u"hloscope-capture-"_s));
+    QVERIFY(r.err.contains(u"--xla_dump_hlo_pass_re=.*"_s));
+    QDir(fresh).removeRecursively();
+    // Failures.
+    qputenv("FAKE_XLA_EXIT", "5");
+    r = runCli({u"capture"_s, u"--dir"_s, dir.filePath(u"failed"_s), u"--"_s, u"sh"_s, program});
+    qunsetenv("FAKE_XLA_EXIT");
+    QCOMPARE(r.exitCode, 1);
+    QVERIFY(r.err.contains(u"exited with 5"_s));
+    qputenv("FAKE_XLA_DUMP", "0");
+    r = runCli({u"capture"_s, u"--dir"_s, dir.filePath(u"empty"_s), u"--"_s, u"sh"_s, program});
+    qunsetenv("FAKE_XLA_DUMP");
+    QCOMPARE(r.exitCode, 1);
+    QVERIFY(r.err.contains(u"dumped no module"_s));
+    QCOMPARE(runCli({u"capture"_s}).exitCode, 2);
+    QCOMPARE(runCli({u"capture"_s, u"--"_s, u"/no/such/program"_s}).exitCode, 1);
+    // The program's own --help is its own.
+    r = runCli({u"capture"_s, u"--dir"_s, dir.filePath(u"help"_s), u"--"_s, u"sh"_s, program, u"--help"_s});
+    QCOMPARE(r.exitCode, 0);
 }
 
 QTEST_GUILESS_MAIN(TestCli)

@@ -20,6 +20,7 @@
 #include <QUrl>
 #include <QtTest>
 
+#include "app/gui/capture_dialog.h"
 #include "app/gui/main_window.h"
 #include "app/gui/panels.h"
 #include "core/ir/hlo_computation.h"
@@ -425,6 +426,36 @@ private slots:
         QVERIFY(!graph->compareMode());
         QVERIFY(window.findChild<QAction*>(QStringLiteral("exportGraphAction")));
         QVERIFY(window.findChild<QAction*>(QStringLiteral("exportReportAction")));
+    }
+
+    // File → Capture From Program: the program runs with XLA's dump flags, its output shows,
+    // and the largest module it dumped opens.
+    void captureFromProgram() {
+#ifdef HLOSCOPE_TSAN
+        QSKIP("TSan cannot follow QProcess's clone; the capture is tested in the other builds");
+#endif
+        MainWindow window;
+        QSignalSpy states(&window, &MainWindow::stateChanged);
+        CaptureDialog* dialog = window.captureFromProgram(
+            QStringLiteral("sh \"" HLOSCOPE_SOURCE_DIR "/tests/data/fake_xla_program.sh\""), true);
+        QVERIFY(dialog);
+        QSignalSpy captured(dialog, &CaptureDialog::captured);
+        QTRY_VERIFY_WITH_TIMEOUT(captured.count() == 1, slow(30000));
+        QVERIFY(dialog->output().contains(QLatin1String("step 1: loss")));
+        QVERIFY(dialog->output().contains(QLatin1String("--xla_dump_to=")));
+        QCOMPARE(captured.at(0).at(1).toString(), QStringLiteral("module_0001.jit_mlp"));
+        QTRY_VERIFY_WITH_TIMEOUT(!states.isEmpty() && window.state() &&
+                                     window.state()->moduleId == "module_0001.jit_mlp",
+                                 slow(30000));
+        QDir(dialog->folder()).removeRecursively();
+        // A program that fails says so and opens nothing.
+        QSignalSpy failed(dialog, &CaptureDialog::failed);
+        dialog->setCommand(QStringLiteral("sh -c \"exit 4\""));
+        dialog->start();
+        QTRY_VERIFY_WITH_TIMEOUT(failed.count() == 1, slow(30000));
+        QVERIFY(failed.at(0).at(0).toString().contains(QLatin1String("exited with 4")));
+        QDir(dialog->folder()).removeRecursively();
+        QSettings().clear();
     }
 
     void screenshotCommandLine() {

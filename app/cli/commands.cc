@@ -285,6 +285,14 @@ Commands:
         fused, and either alone (the agreement), per layer the ops, XLA's
         kernels, hloscope's kernels and the share of ops grouped alike, and the
         pairs fused by one side only (--limit N, default 20).
+  capture [--dir DIR] [--passes] -- CMD...
+        Run a JAX, TensorFlow or PyTorch/XLA program with XLA's dump flags
+        (XLA_FLAGS gets --xla_dump_to=DIR --xla_dump_hlo_as_text, after any
+        flags already set; --passes adds --xla_dump_hlo_pass_re=.*) into DIR
+        (default: a fresh folder under the temporary directory). The program's
+        output goes to the terminal as it runs. Prints the folder on standard
+        output and its modules, largest first, on standard error; exit 1 when
+        the program fails or dumps nothing.
   conform FILE... [--quiet]
         Run StableHLO interpreter test files: every '// -----' case is
         imported, evaluated and its check.* operations applied. Prints

@@ -2,6 +2,7 @@
 // 0 success, 1 failure (a file failed), 2 bad usage.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,7 @@ int runCalc(const std::vector<std::string>& args);       // estimate.cc
 int runEstimate(const std::vector<std::string>& args);   // estimate.cc
 int runLayers(const std::vector<std::string>& args);     // layers.cc
 int runVsXla(const std::vector<std::string>& args);      // layers.cc
+int runCapture(const std::vector<std::string>& args);    // capture.cc
 
 // Usage text of the whole tool.
 std::string usage();

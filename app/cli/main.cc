@@ -28,13 +28,15 @@ int main(int argc, char** argv) {
         return 0;
     }
     // COMMAND --help: that command's part of the usage text.
-    for (const std::string& arg : args)
+    for (const std::string& arg : args) {
+        if (arg == "--") break;  // the rest belongs to capture's program
         if (arg == "--help" || arg == "-h") {
             const std::string text = hloscope::cli::commandUsage(command);
             if (text.empty()) break;
             std::fputs(text.c_str(), stdout);
             return 0;
         }
+    }
     if (command == "parse") return hloscope::cli::runParse(args);
     if (command == "print") return hloscope::cli::runPrint(args);
     if (command == "stats") return hloscope::cli::runStats(args);
@@ -52,6 +54,7 @@ int main(int argc, char** argv) {
     if (command == "estimate") return hloscope::cli::runEstimate(args);
     if (command == "layers") return hloscope::cli::runLayers(args);
     if (command == "vs-xla") return hloscope::cli::runVsXla(args);
+    if (command == "capture") return hloscope::cli::runCapture(args);
     std::fprintf(stderr, "hloscope-cli: unknown command '%s'\n\n%s", command.c_str(),
                  hloscope::cli::usage().c_str());
     return 2;

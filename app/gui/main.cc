@@ -1,6 +1,7 @@
 // hloscope: the desktop explorer.
 //   hloscope [FILE|DUMP_FOLDER] [--example NAME] [--target T] [--step N]
 //            [--panel NAME] [--layer KEY] [--compare] [--run] [--screenshot out.png]
+//   hloscope --capture -- PROGRAM [ARGS...]   (runs it with XLA's dump flags, opens the dump)
 // --screenshot loads the document, runs to step N (with --run, also runs it
 // on the Execution panel's device; with --compare, shows before/after side
 // by side; with --layer, drills into that layer of a module drawn by its layers),
@@ -163,6 +164,10 @@ int main(int argc, char** argv) {
                              QStringLiteral("Drill into a layer of a module drawn by its layers (its key, as "
                                             "hloscope-cli layers --json prints it)."),
                              QStringLiteral("KEY"));
+    QCommandLineOption captureOption(
+        QStringLiteral("capture"),
+        QStringLiteral("Run the program given after -- with XLA's dump flags (hloscope --capture -- python3 "
+                       "train.py), show its output, and open the largest module it dumps."));
     QCommandLineOption compare(QStringLiteral("compare"),
                                QStringLiteral("Show the graph before and after the step side by side."));
     QCommandLineOption run(QStringLiteral("run"),
@@ -171,7 +176,7 @@ int main(int argc, char** argv) {
         QStringLiteral("no-restore"),
         QStringLiteral("Do not restore the session of a run that crashed or was killed "
                        "(the setting session/restoreAfterCrash=false does the same)."));
-    parser.addOptions({example, target, step, screenshot, panel, layer, compare, run, noRestore});
+    parser.addOptions({example, target, step, screenshot, panel, layer, captureOption, compare, run, noRestore});
     parser.process(app);
 
     const QStringList files = parser.positionalArguments();
@@ -219,7 +224,18 @@ int main(int argc, char** argv) {
         crashed && !explicitDocument && !parser.isSet(noRestore) &&
         QSettings().value(QStringLiteral("session/restoreAfterCrash"), true).toBool();
     bool opened = true;
-    if (!files.isEmpty()) window.openPath(files.front());
+    if (parser.isSet(captureOption)) {
+        // Everything after -- is the program and its arguments.
+        QStringList words = parser.positionalArguments();
+        for (QString& word : words)
+            if (word.contains(QLatin1Char(' ')) || word.contains(QLatin1Char('"')))
+                word = QLatin1Char('"') + QString(word).replace(QLatin1Char('"'), QStringLiteral("\\\"")) + QLatin1Char('"');
+        if (words.isEmpty()) {
+            std::fprintf(stderr, "hloscope: --capture needs a program after --: hloscope --capture -- python3 train.py\n");
+            return 2;
+        }
+        window.captureFromProgram(words.join(QLatin1Char(' ')), true);
+    } else if (!files.isEmpty()) window.openPath(files.front());
     else if (parser.isSet(example)) window.openExample(parser.value(example));
     else if (restore)
         opened = window.restoreSession(*window.previousSession(),

@@ -1,5 +1,7 @@
 #include "app/gui/main_window.h"
 
+#include "app/gui/capture_dialog.h"
+
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
@@ -188,6 +190,9 @@ void MainWindow::createActions() {
         if (!folder.isEmpty()) openPath(folder);
     });
     openDump->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
+    QAction* capture = file->addAction(tr("&Capture From Program..."), this, [this] { captureFromProgram(); });
+    capture->setObjectName(QStringLiteral("captureAction"));
+    capture->setToolTip(tr("Run a JAX, TensorFlow or PyTorch/XLA program with XLA's dump flags and open what it dumps"));
     m_recentMenu = file->addMenu(tr("&Recent Files"));
     m_dumpMenu = file->addMenu(tr("Dump &Modules"));
     m_dumpMenu->setEnabled(false);
@@ -522,6 +527,21 @@ void MainWindow::showMessage(const QString& message) {
 void MainWindow::clearMessage() {
     m_messageLabel->clear();
     m_messageBar->hide();
+}
+
+CaptureDialog* MainWindow::captureFromProgram(const QString& command, bool run) {
+    auto* dialog = findChild<CaptureDialog*>(QStringLiteral("captureDialog"));
+    if (!dialog) {
+        dialog = new CaptureDialog(this);
+        connect(dialog, &CaptureDialog::captured, this, [this](const QString& folder, const QString& moduleId) {
+            openDumpModule(folder, moduleId);
+        });
+    }
+    if (!command.isEmpty()) dialog->setCommand(command);
+    dialog->show();
+    dialog->raise();
+    if (run) dialog->start();
+    return dialog;
 }
 
 QString MainWindow::messageText() const { return m_messageBar->isHidden() ? QString() : m_messageLabel->text(); }

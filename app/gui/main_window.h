@@ -43,6 +43,8 @@ class QToolButton;
 
 namespace hloscope {
 
+class CaptureDialog;
+
 class HloTextView;
 class PassStepperWidget;
 class TextDiffView;
@@ -115,6 +117,10 @@ public:
     bool isRestoringSession() const { return m_restore.has_value(); }
     // Writes the session now (with the clean-exit mark when `cleanExit`).
     bool saveSessionNow(bool cleanExit = false);
+
+    // File → Capture From Program...: the capture dialog (one per window), with `command` typed
+    // in and run at once when `run`. Its capture opens the largest module dumped.
+    CaptureDialog* captureFromProgram(const QString& command = QString(), bool run = false);
 
 public slots:
     void openPath(const QString& path);
