@@ -339,9 +339,7 @@ private slots:
         QCOMPARE(kernels.at("reduce.17"), std::string("input_reduce_fusion"));
         QCOMPARE(kernels.at("dot.6"), std::string("dot.6"));
         QCOMPARE(kernels.at("add.21"), std::string("input_reduce_fusion"));  // the reduce's region goes with it
-        LayerTreeOptions options;
-        options.flatUpTo = 0;  // layers by name even for ten ops
-        const LayerTree tree = LayerTree::build(**before, options);
+        const LayerTree tree = LayerTree::build(**before);  // layers by name even for ten ops
         QCOMPARE(childNames(tree, LayerTree::kRoot), (QStringList{"dense_0", "dense_1", "head"}));
 
         // XLA against itself: every edge decided alike, every op grouped alike.

@@ -264,10 +264,7 @@ int runVsXla(const std::vector<std::string>& args) {
     if (!holdsFusions(**xla))
         std::fprintf(stderr, "hloscope-cli: vs-xla: %s holds no fusion: is it the module after optimization?\n",
                      displayName(files[1]).c_str());
-    // Layers by name even for a small model: the comparison is per layer.
-    LayerTreeOptions treeOptions;
-    treeOptions.flatUpTo = 0;
-    const LayerTree tree = LayerTree::build(**before, treeOptions);
+    const LayerTree tree = LayerTree::build(**before);
     std::unique_ptr<HloModule> ours = (*before)->clone();
     auto ran = runTargetPipeline(*ours, *target, targetName, "all");
     if (!ran.isOk()) {

@@ -68,7 +68,7 @@ struct Layer {
 
 struct LayerTreeOptions {
     int maxChildren = 40;           // layers per level before consecutive grouping
-    int flatUpTo = 40;              // a computation of at most this many instructions stays flat
+    int flatUpTo = 0;               // names arrange a computation of more instructions than this
     int maxLooseParameters = 6;     // more parameters than this fold into one layer
     int minCallInstructions = 24;   // smaller callees stay inside their caller's node
     int minRepeatInstructions = 8;  // a repeat shorter than this is not a layer
