@@ -19,6 +19,8 @@ int layerOfKernel(const LayerTree& tree, const HloInstruction& kernel) {
             if (x->opcode() != HloOpcode::kParameter)
                 if (const int layer = tree.layerOf(x->name()); layer >= 0) return layer;
     }
+    // Made by a pass under a new name (an inlined call's ops): its metadata's scope.
+    if (const int layer = tree.layerOfOpName(kernel.metadataField("op_name")); layer >= 0) return layer;
     for (const HloInstruction* operand : kernel.operands())
         if (const int layer = tree.layerOf(operand->name()); layer >= 0) return layer;
     return -1;

@@ -302,6 +302,10 @@ private:
                     break;
                 }
         }
+        if (layer == 0) {
+            m_entryScopePrefix = m_prefix;
+            m_entryScopePrefix.insert(m_entryScopePrefix.end(), local.begin(), local.end());
+        }
         std::map<std::vector<std::string>, int> byPath;
         std::function<int(const std::vector<std::string>&, size_t)> layerFor =
             [&](const std::vector<std::string>& scope, size_t length) -> int {
@@ -331,6 +335,12 @@ private:
             const bool dominant = bigCall && calleeSize(*items[i]) * 4 > static_cast<int64_t>(items.size());
             place(bigCall && (!ownScope || dominant) ? layer : layerFor(scopes[i], scopes[i].size()), items[i]);
         }
+        if (layer == 0)
+            for (const auto& [path, scope] : byPath) {
+                std::string joined;
+                for (const std::string& part : path) joined += (joined.empty() ? "" : "/") + part;
+                m_entryScopes[joined] = scope;
+            }
         // A scope of very many instructions of its own is arranged again, without names.
         for (const auto& [path, scope] : byPath) {
             if (static_cast<int>(at(scope).instructions.size()) <= m_options.maxLeafInstructions) continue;
@@ -514,6 +524,14 @@ private:
             layer.depth = layer.parent >= 0 ? layers[static_cast<size_t>(layer.parent)].depth + 1 : 0;
             layers.push_back(std::move(layer));
         }
+        for (const auto& [path, owner] : m_entryScopes) {
+            int live = owner;
+            while (m_drafts[static_cast<size_t>(live)].mergedInto >= 0)
+                live = m_drafts[static_cast<size_t>(live)].mergedInto;
+            const int mapped = newIndex[static_cast<size_t>(live)];
+            if (mapped >= 0) m_tree.m_byScope.emplace(path, mapped);
+        }
+        m_tree.m_scopePrefix = m_entryScopePrefix;
         for (auto& [name, owner] : m_byInstruction) {
             int live = owner;
             while (m_drafts[static_cast<size_t>(live)].mergedInto >= 0)
@@ -575,6 +593,8 @@ private:
     LayerTree m_tree;
     std::vector<Draft> m_drafts;
     std::vector<std::string> m_prefix;
+    std::vector<std::string> m_entryScopePrefix;
+    std::map<std::string, int> m_entryScopes;
     std::unordered_map<std::string, int> m_byInstruction;
     std::unordered_map<const HloComputation*, int64_t> m_sizes;
     std::unordered_set<const HloComputation*> m_mapped;
@@ -588,6 +608,20 @@ LayerTree LayerTree::build(const HloModule& module, const LayerTreeOptions& opti
 int LayerTree::layerOf(std::string_view instructionName) const {
     auto it = m_byInstruction.find(instructionName);
     return it == m_byInstruction.end() ? -1 : it->second;
+}
+
+int LayerTree::layerOfOpName(std::string_view opName) const {
+    if (m_byScope.empty() || opName.empty()) return -1;
+    std::vector<std::string> scope = opNameScope(opName);
+    if (!startsWith(scope, m_scopePrefix)) return -1;
+    scope.erase(scope.begin(), scope.begin() + static_cast<std::ptrdiff_t>(m_scopePrefix.size()));
+    // The longest scope path the tree has.
+    for (size_t length = scope.size(); length > 0; --length) {
+        std::string joined;
+        for (size_t i = 0; i < length; ++i) joined += (i ? "/" : "") + scope[i];
+        if (auto it = m_byScope.find(joined); it != m_byScope.end()) return it->second;
+    }
+    return -1;
 }
 
 int LayerTree::find(std::string_view key) const {

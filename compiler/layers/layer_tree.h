@@ -90,6 +90,9 @@ public:
 
     // The layer that holds the instruction of this name as its own; -1 when none does.
     int layerOf(std::string_view instructionName) const;
+    // The deepest layer of the entry computation whose name scope an op_name falls in (an
+    // instruction a pass made, named anew but keeping its metadata); -1 when none.
+    int layerOfOpName(std::string_view opName) const;
     // The layer of this key; -1 when none has it.
     int find(std::string_view key) const;
     // The layers from the root down to `index`, both included (a breadcrumb).
@@ -113,6 +116,8 @@ private:
     std::string m_source = "flat";
     NameMap m_byInstruction;
     NameMap m_byKey;
+    NameMap m_byScope;  // the entry's scope paths ("decoder_block_3/attention") -> layer
+    std::vector<std::string> m_scopePrefix;  // what op_names of the entry drop before their path
     std::vector<int> m_repeatClassSizes;
 };
 

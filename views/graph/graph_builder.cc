@@ -495,10 +495,18 @@ private:
         m_own.assign(static_cast<size_t>(t.size()), {});
         m_ops.assign(static_cast<size_t>(t.size()), 0);
         m_kernels.assign(static_cast<size_t>(t.size()), 0);
+        // The called computation (or the root) a layer belongs to.
+        auto contextOf = [&t](int layer) {
+            while (layer > 0 && t.layer(layer).kind != LayerKind::kComputation) layer = t.layer(layer).parent;
+            return std::max(layer, 0);
+        };
         auto assign = [&](const HloComputation& computation, int context) {
             for (const auto& x : computation.instructions()) {
                 int owner = layerOfKernel(t, *x);
                 if (owner < 0 || !t.contains(context, owner)) owner = context;
+                // An op of a called computation now in this one (an inlined call) belongs where
+                // the call was.
+                while (contextOf(owner) != context) owner = t.layer(contextOf(owner)).parent;
                 m_ownerOf[x.get()] = owner;
                 m_own[static_cast<size_t>(owner)].push_back(x.get());
                 ++m_ops[static_cast<size_t>(owner)];

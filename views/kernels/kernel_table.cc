@@ -131,7 +131,7 @@ KernelTablePanel::KernelTablePanel(QWidget* parent) : QWidget(parent) {
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_table->verticalHeader()->hide();
     m_table->setWordWrap(false);
-    m_table->horizontalHeader()->setStretchLastSection(true);
+    m_table->horizontalHeader()->setStretchLastSection(false);
     m_filterEdit = new QLineEdit(this);
     m_filterEdit->setPlaceholderText(tr("Filter by kernel, kind or layer"));
     m_filterEdit->setClearButtonEnabled(true);
@@ -212,6 +212,8 @@ void KernelTablePanel::onComputed() {
     }
     m_model->setRows(*result.rows);
     m_table->resizeColumnsToContents();
+    // The layer (a path of scopes) takes the room that is left.
+    m_table->horizontalHeader()->setSectionResizeMode(KernelTableModel::kLayer, QHeaderView::Stretch);
     m_exportButton->setEnabled(m_model->rowCount() > 0);
     m_summary->setText(summaryText());
     emit rowsReady();
