@@ -129,6 +129,29 @@ private slots:
         checkEveryInstructionPlaced(tree, *module->entryComputation());
     }
 
+    // An instruction a pass made under a new name keeps its metadata: its layer is that of its
+    // op_name scope; one with neither goes by its operands.
+    void newNamesByScope() {
+        auto namer = [](int b, const std::string& op) {
+            return "jit(f)/jit(main)/block_" + std::to_string(b - 1) + "/act/" + op;
+        };
+        auto module = parse(denseModel(6, namer));
+        const LayerTree tree = LayerTree::build(*module);
+        std::string text = denseModel(6, namer);
+        for (size_t at = text.find("tanh.3"); at != std::string::npos; at = text.find("tanh.3", at + 1))
+            text.replace(at, 6, "fresh.1");
+        auto later = parse(text);
+        const HloInstruction* fresh = later->entryComputation()->findInstruction("fresh.1");
+        QVERIFY(fresh);
+        QCOMPARE(tree.layerOf("fresh.1"), -1);
+        QCOMPARE(layerOfKernel(tree, *fresh), tree.find("block_2/act"));
+        QCOMPARE(tree.layerOfOpName("jit(f)/jit(main)/block_4/act/exp"), tree.find("block_4/act"));
+        // "block_4" holds only "act": the two are one layer, "block_4/act".
+        QCOMPARE(tree.layerOfOpName("jit(f)/jit(main)/block_4/no_such_scope/exp"), tree.find("block_4/act"));
+        QCOMPARE(tree.layerOfOpName("other(g)/block_4/act/exp"), -1);
+        QCOMPARE(tree.layerOfOpName(""), -1);
+    }
+
     // TensorFlow: model/block_N/dense/MatMul; an instruction without metadata joins its user's
     // scope; single-child scopes become one ("dense/inner").
     void tensorFlowScopes() {
