@@ -189,6 +189,33 @@ private slots:
         emit view.breadcrumb()->linkActivated(QStringLiteral("layer:"));
         QVERIFY(view.focusLayer().isEmpty());
         QTRY_VERIFY_WITH_TIMEOUT(!view.isLayoutPending() && view.visibleGraph()->breadcrumb.size() == 1, 30000);
+        // After fusion, a layer's kernels: every fusion in it drawn around its ops.
+        {
+            auto stepped = std::shared_ptr<HloModule>(module->clone());
+            auto pipeline = targetPipeline("cpu");
+            QVERIFY(pipeline.isOk());
+            auto runner = PipelineRunner::create(*stepped, std::move(*pipeline));
+            QVERIFY(runner.isOk());
+            QVERIFY((*runner)->runThrough("fusion").isOk());
+            auto fused = std::make_shared<DocumentState>(*state);
+            fused->module = stepped;
+            fused->generation = state->generation + 1;
+            view.setState(fused);
+            QTRY_VERIFY_WITH_TIMEOUT(!view.isLayoutPending(), 30000);
+            const int fusions = view.expandKernelsOf(QStringLiteral("layer:block_3"));
+            QVERIFY(fusions >= 1);
+            QTRY_VERIFY_WITH_TIMEOUT(!view.isLayoutPending(), 30000);
+            int fusionClusters = 0;
+            for (const GraphCluster& cluster : view.visibleGraph()->clusters)
+                fusionClusters += cluster.category == NodeCategory::kFusion ? 1 : 0;
+            QCOMPARE(fusionClusters, fusions);
+            QVERIFY(view.visibleGraph()->clusterIndex.contains(QStringLiteral("layer:block_3")));
+            QCOMPARE(view.expandKernelsOf(QStringLiteral("layer:no_such_layer")), 0);
+            view.setState(state);
+            QTRY_VERIFY_WITH_TIMEOUT(!view.isLayoutPending(), 30000);
+            view.setCollapseState(GraphBuilder::initialState(*module, state->layers));
+            QTRY_VERIFY_WITH_TIMEOUT(!view.isLayoutPending(), 30000);
+        }
         // "Expand every layer like this": the ten blocks.
         QCOMPARE(view.expandAllLike(QStringLiteral("layer:block_0")), 10);
         QTRY_VERIFY_WITH_TIMEOUT(!view.isLayoutPending() && view.visibleGraph()->clusters.size() == 10, 30000);

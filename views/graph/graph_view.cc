@@ -1,6 +1,9 @@
 #include "views/graph/graph_view.h"
 
+#include "compiler/layers/layer_figures.h"
 #include "core/support/human_format.h"
+#include "core/ir/hlo_computation.h"
+#include "core/ir/hlo_instruction.h"
 
 #include <QCheckBox>
 #include <QGraphicsOpacityEffect>
@@ -635,6 +638,29 @@ int GraphView::expandAllLike(const QString& layerNodeKey) {
     return expanded;
 }
 
+int GraphView::expandKernelsOf(const QString& layerNodeKey) {
+    if (!m_collapse.layers || !m_module || !m_module->entryComputation()) return 0;
+    const LayerTree& tree = m_collapse.layers->tree;
+    const int layer = layerNodeKey.startsWith(QLatin1String("layer:")) ? tree.find(layerNodeKey.mid(6).toStdString()) : -1;
+    if (layer <= 0 || tree.layer(layer).instructionCount > GraphBuilder::kLargeGraphNodes) return 0;
+    int fusions = 0;
+    for (const auto& x : m_module->entryComputation()->instructions()) {
+        if (x->opcode() != HloOpcode::kFusion) continue;
+        const int owner = layerOfKernel(tree, *x);
+        if (owner < 0 || !tree.contains(layer, owner)) continue;
+        m_collapse.expanded.insert(QString::fromStdString(x->name()));
+        ++fusions;
+    }
+    // The layer (unless drilled into) and every layer inside it open.
+    for (int i = layer; i < tree.size(); ++i) {
+        if (!tree.contains(layer, i)) continue;
+        if (QStringLiteral("layer:") + QString::fromStdString(tree.layer(i).key) == m_collapse.focus) continue;
+        m_collapse.expanded.insert(QStringLiteral("layer:") + QString::fromStdString(tree.layer(i).key));
+    }
+    requestLayout();
+    return fusions;
+}
+
 void GraphView::updateBreadcrumb() {
     const VisibleGraph* g = m_scene->graph();
     if (!g || !g->layered || m_leader) {
@@ -665,6 +691,9 @@ void GraphView::onNodeContextMenu(GraphNodeItem* item, const QPoint& globalPos) 
     if (repeats > 1)
         menu.addAction(tr("Expand every layer like this (%1)").arg(repeats), this,
                        [this, key = node.key] { expandAllLike(key); });
+    if (layer > 0 && tree.layer(layer).instructionCount <= GraphBuilder::kLargeGraphNodes)
+        menu.addAction(tr("Show its kernels (each fusion around its ops)"), this,
+                       [this, key = node.key] { expandKernelsOf(key); });
     menu.exec(globalPos);
 }
 

@@ -76,6 +76,10 @@ public:
     QString focusLayer() const { return m_collapse.focus; }
     // Expands every layer of the same structure as this one ("expand all like this").
     int expandAllLike(const QString& layerNodeKey);
+    // Shows how a layer's ops became kernels at this step: the layer and its sub-layers open,
+    // every fusion in them expanded around its ops. Returns the fusions expanded (0 for a
+    // layer of more than GraphBuilder::kLargeGraphNodes instructions: drill in first).
+    int expandKernelsOf(const QString& layerNodeKey);
     QLabel* breadcrumb() const { return m_breadcrumb; }
     void setCollapseState(const CollapseState& state);  // relayout
     void setShowShapes(bool show);
