@@ -1062,6 +1062,12 @@ void TestCli::costOfAnOptimizedModule() {
     r = runCli({u"cost"_s, after, u"--target"_s, u"h100"_s});
     QCOMPARE(r.exitCode, 0);
     QVERIFY(r.out.contains(u"already holds fusions"_s));
+    // estimate says the same: the module's own fusion against its ops apart.
+    r = runCli({u"estimate"_s, after, u"--target"_s, u"h100"_s, u"--json"_s});
+    QCOMPARE(r.exitCode, 0);
+    const QJsonObject predicted = QJsonDocument::fromJson(r.out.toUtf8()).object().value(u"predicted"_s).toObject();
+    QVERIFY(predicted.value(u"speedup"_s).toDouble() > 2);
+    QCOMPARE(predicted.value(u"speedup"_s).toDouble(), report.value(u"predicted_speedup"_s).toDouble());
 }
 
 void TestCli::layersAndVsXla() {

@@ -1,5 +1,7 @@
 #include "compiler/estimator/estimate.h"
 
+#include "compiler/layers/fusion_comparison.h"
+
 #include <algorithm>
 #include <cmath>
 #include <unordered_map>
@@ -97,7 +99,11 @@ Estimate estimateOf(const PreparedModule& unfused, const PreparedModule& fused,
                     const ModeMeasurement* fusedRun) {
     Estimate estimate;
     estimate.target = target.name;
-    const ModulePrediction unfusedPrediction = predictModule(*unfused.module, target);
+    // A module that already held fusions (an XLA dump after optimization) keeps them without
+    // the fusion passes: its unfused prediction takes every fusion apart, so the predicted
+    // speedup is what its own fusion buys.
+    const ModulePrediction unfusedPrediction = holdsFusions(*unfused.module) ? predictUnfused(*unfused.module, target)
+                                                                             : predictModule(*unfused.module, target);
     const ModulePrediction fusedPrediction = predictModule(*fused.module, target);
     estimate.predicted.unfusedSeconds = unfusedPrediction.totalSeconds;
     estimate.predicted.fusedSeconds = fusedPrediction.totalSeconds;

@@ -1,5 +1,7 @@
 #include "views/model/model_figures.h"
 
+#include "compiler/layers/fusion_comparison.h"
+
 #include <filesystem>
 
 #include "compiler/runtime/execution_modes.h"
@@ -39,7 +41,10 @@ StatusOr<ModelFigures> computeModelFigures(const DocumentState& state) {
     } else {
         HLO_ASSIGN_OR_RETURN(figures.unfused, materialize(figures.unfusedSnapshot));
     }
-    figures.unfusedPrediction = predictModule(*figures.unfused, figures.target);
+    // A module that held fusions when loaded (an XLA dump after optimization): "unfused" is the
+    // same ops with every fusion taken apart, so the speedup is what its own fusion buys.
+    figures.unfusedPrediction = holdsFusions(*figures.unfused) ? predictUnfused(*figures.unfused, figures.target)
+                                                               : predictModule(*figures.unfused, figures.target);
     figures.fusedPrediction = predictModule(*figures.fused, figures.target);
     HLO_ASSIGN_OR_RETURN(BufferAssignment fusedBuffers, assignBuffers(*figures.fused));
     figures.fusedBuffers = std::make_shared<const BufferAssignment>(std::move(fusedBuffers));
