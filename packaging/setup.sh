@@ -73,6 +73,7 @@ TSAN_TESTS=(
     estimator
     kernel_table
     layer_graph
+    xla_comparison
     main_window
 )
 

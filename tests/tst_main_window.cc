@@ -212,8 +212,8 @@ private slots:
             if (!nested) shown.append(panel);
         }
         const QList<DocumentPanel*> listed = window.panels();
-        // Text, diff, passes, graph, inspector, fusion, execution, estimator, kernels.
-        QCOMPARE(listed.size(), 9);
+        // Text, diff, passes, graph, inspector, fusion, execution, estimator, kernels, XLA.
+        QCOMPARE(listed.size(), 10);
         QCOMPARE(shown.size(), listed.size());
         for (DocumentPanel* panel : shown) QVERIFY(listed.contains(panel));
         for (DocumentPanel* panel : listed) QCOMPARE(window.deliveredGeneration(panel), -1);
@@ -235,7 +235,7 @@ private slots:
             QCOMPARE(window.deliveredGeneration(panel), window.state()->generation);
         // A panel deleted while the window lives leaves the list.
         delete late;
-        QCOMPARE(window.panels().size(), 9);
+        QCOMPARE(window.panels().size(), 10);
         QSettings().clear();
     }
 

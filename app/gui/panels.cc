@@ -17,6 +17,7 @@
 #include "views/graph/graph_view.h"
 #include "views/inspector/inspector_widget.h"
 #include "views/kernels/kernel_table.h"
+#include "views/xla/xla_comparison_panel.h"
 
 namespace hloscope {
 
@@ -45,8 +46,14 @@ StandardPanels installStandardPanels(MainWindow& window) {
         window.addPanel(estimator, QObject::tr("Estimator"), Qt::BottomDockWidgetArea);
     window.tabifyDockWidget(fusionDock, executionDock);
     QDockWidget* kernelsDock = window.addPanel(kernels, QObject::tr("Kernels"), Qt::BottomDockWidgetArea);
+    auto* xla = new XlaComparisonPanel;
+    xla->setObjectName(QStringLiteral("xla"));
+    panels.xla = xla;
+    QDockWidget* xlaDock = window.addPanel(xla, QObject::tr("XLA vs hloscope"), Qt::BottomDockWidgetArea);
     window.tabifyDockWidget(executionDock, estimatorDock);
     window.tabifyDockWidget(estimatorDock, kernelsDock);
+    window.tabifyDockWidget(kernelsDock, xlaDock);
+    QObject::connect(xla, &XlaComparisonPanel::pairSelected, graph, &GraphView::highlightEdge);
     fusionDock->raise();
     // The graph and text keep most of the height, the bottom tabs a third
     // (once the window has its size; a saved layout restored below wins).

@@ -1,5 +1,5 @@
 // The standard panels of the main window: fusion explorer, inspector,
-// execution, estimator and kernel table (and, once present, the graph view), created and
+// execution, estimator, kernel table and XLA vs hloscope (and, once present, the graph view), created and
 // connected to each other. MainWindow hands each panel the document's
 // states (DocumentPanel::setState) and wires selection / what-if itself;
 // what is connected here is panel to panel (measured times into the
@@ -19,6 +19,7 @@ struct StandardPanels {
     QWidget* execution = nullptr;
     QWidget* estimator = nullptr;
     QWidget* kernels = nullptr;
+    QWidget* xla = nullptr;
 };
 
 StandardPanels installStandardPanels(MainWindow& window);

@@ -66,8 +66,10 @@ StatusOr<std::vector<DumpModuleInfo>> listDumpFolder(const QString& folder) {
     const QString canonicalFolder = folderInfo.canonicalFilePath();
     static const QRegularExpression perPass(
         QStringLiteral(R"(^(module_\d+)\.(.+)\.(\d+)\.([A-Za-z0-9_\-]+)\.after_(.+)\.txt$)"));
+    // XLA puts the platform before "after_optimizations" on some backends
+    // (module_0001.jit_f.sm_8.0_gpu_after_optimizations.txt).
     static const QRegularExpression whole(
-        QStringLiteral(R"(^(module_\d+)\.(.+)\.(before|after)_optimizations\.txt$)"));
+        QStringLiteral(R"(^(module_\d+)\.(.+?)\.(?:.+_)?(before|after)_optimizations\.txt$)"));
     std::map<QString, DumpModuleInfo> modules;
     const QDir dir(canonicalFolder);
     const QFileInfoList entries = dir.entryInfoList(QDir::Files | QDir::NoDotAndDotDot, QDir::Name);
