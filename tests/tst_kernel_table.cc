@@ -10,6 +10,7 @@
 #include <QtTest>
 
 #include "compiler/cost/performance_model.h"
+#include "core/io/module_io.h"
 #include "tests/panel_test_util.h"
 #include "views/kernels/kernel_table.h"
 #include "views/model/model_figures.h"
@@ -71,7 +72,7 @@ private slots:
         // CSV of the rows shown.
         const QString csv = panel.csv();
         QCOMPARE(csv.count(QLatin1Char('\n')), panel.filter()->rowCount() + 1);
-        QVERIFY(csv.startsWith(QLatin1String("kernel,kind,layer,ops,bytes,flops,executions,predicted_seconds,measured_seconds\n")));
+        QVERIFY(csv.startsWith(QLatin1String("order,kernel,kind,layer,ops,bytes,flops,executions,predicted_seconds,measured_seconds\n")));
         QTemporaryDir dir;
         QString error;
         QVERIFY2(panel.exportCsv(dir.filePath(QStringLiteral("k.csv")), &error), qPrintable(error));
@@ -101,6 +102,26 @@ private slots:
         panel.selectInstruction(other);
         QCOMPARE(panel.table()->currentIndex().row(), 0);
         QCOMPARE(selected.count(), 1);
+    }
+
+    // An optimized dump (is_scheduled=true): XLA's kernels, # in the schedule's order.
+    void scheduledModuleInItsOrder() {
+        auto module = loadModuleFromFile(HLOSCOPE_SOURCE_DIR
+                                         "/tests/data/xla_dump_mlp/module_0001.jit_mlp.sm_90a_gpu_after_optimizations.txt");
+        QVERIFY(module.isOk());
+        auto state = std::make_shared<DocumentState>();
+        state->target = "h100";
+        state->module = std::shared_ptr<const HloModule>(std::move(*module));
+        auto rows = computeKernelRows(*state);
+        QVERIFY(rows.isOk());
+        QVERIFY(rows->scheduled);
+        QStringList names;
+        std::vector<KernelRow> sorted = rows->rows;
+        std::sort(sorted.begin(), sorted.end(), [](const KernelRow& a, const KernelRow& b) { return a.order < b.order; });
+        for (const KernelRow& row : sorted) names << QString::fromStdString(row.name);
+        QCOMPARE(names, (QStringList{"dot.6", "loop_maximum_fusion", "dot.12", "input_reduce_fusion"}));
+        QCOMPARE(sorted[1].kind, std::string("fusion kLoop"));
+        QCOMPARE(sorted[1].ops, int64_t(5));
     }
 
     void noDocument() {

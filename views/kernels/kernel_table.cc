@@ -65,6 +65,7 @@ QVariant KernelTableModel::data(const QModelIndex& index, int role) const {
     const double share = m_rows.totalPredictedSeconds > 0 ? r.predictedSeconds / m_rows.totalPredictedSeconds : 0;
     if (role == kSortRole) {
         switch (index.column()) {
+            case kOrder: return static_cast<qlonglong>(r.order);
             case kKernel: return q(r.name);
             case kKind: return q(r.kind);
             case kLayer: return q(r.layer);
@@ -78,11 +79,13 @@ QVariant KernelTableModel::data(const QModelIndex& index, int role) const {
         return {};
     }
     if (role == Qt::TextAlignmentRole)
-        return index.column() >= kOps ? QVariant(Qt::AlignRight | Qt::AlignVCenter) : QVariant();
+        return index.column() >= kOps || index.column() == kOrder ? QVariant(Qt::AlignRight | Qt::AlignVCenter)
+                                                                  : QVariant();
     if (role == Qt::ToolTipRole && index.column() == kPredicted && r.executions != 1)
         return tr("%1 executions of %2").arg(r.executions).arg(q(formatDuration(r.predictedSeconds / r.executions)));
     if (role != Qt::DisplayRole) return {};
     switch (index.column()) {
+        case kOrder: return static_cast<qlonglong>(r.order);
         case kKernel: return q(r.name);
         case kKind: return q(r.kind);
         case kLayer: return q(r.layer);
@@ -99,6 +102,7 @@ QVariant KernelTableModel::data(const QModelIndex& index, int role) const {
 QVariant KernelTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
     switch (section) {
+        case kOrder: return tr("#");
         case kKernel: return tr("Kernel");
         case kKind: return tr("Kind");
         case kLayer: return tr("Layer");
@@ -225,8 +229,9 @@ QString KernelTablePanel::summaryText() const {
     const QString shown = m_filter->rowCount() == m_model->rowCount()
                               ? QString::number(m_model->rowCount())
                               : tr("%1 of %2").arg(m_filter->rowCount()).arg(m_model->rowCount());
-    return tr("%1 kernels, predicted %2 on %3")
-        .arg(shown, q(formatDuration(rows.totalPredictedSeconds)), q(rows.target));
+    return tr("%1 kernels, predicted %2 on %3%4")
+        .arg(shown, q(formatDuration(rows.totalPredictedSeconds)), q(rows.target),
+             rows.scheduled ? tr("; # is the module's schedule") : QString());
 }
 
 void KernelTablePanel::setMeasuredTimes(const QHash<QString, double>& seconds) { m_model->setMeasuredTimes(seconds); }

@@ -1,5 +1,6 @@
 // Kernel table: every kernel of the current step as a sortable, filterable
-// table (an op profile): kernel, kind, layer, ops, bytes moved, flops,
+// table (an op profile): its order in its computation (XLA's schedule in an
+// optimized dump), kernel, kind, layer, ops, bytes moved, flops,
 // predicted time, measured time after a run, and share of the predicted total.
 // Selecting a row selects the kernel in the graph (instructionSelected);
 // Export CSV writes the rows shown. The rows (views/model/kernel_rows.h) are
@@ -26,7 +27,7 @@ namespace hloscope {
 class KernelTableModel : public QAbstractTableModel {
     Q_OBJECT
 public:
-    enum Column { kKernel, kKind, kLayer, kOps, kBytes, kFlops, kPredicted, kMeasured, kShare, kColumnCount };
+    enum Column { kOrder, kKernel, kKind, kLayer, kOps, kBytes, kFlops, kPredicted, kMeasured, kShare, kColumnCount };
     // Qt::UserRole: the value to sort by (numbers as numbers).
     static constexpr int kSortRole = Qt::UserRole;
 

@@ -1,6 +1,7 @@
 #include "views/model/kernel_rows.h"
 
 #include <cstdio>
+#include <unordered_map>
 
 #include "compiler/cost/performance_model.h"
 #include "compiler/layers/layer_figures.h"
@@ -40,11 +41,18 @@ StatusOr<KernelRows> computeKernelRows(const DocumentState& state) {
     KernelRows result;
     result.target = target.name;
     const ModulePrediction prediction = predictModule(*state.module, target);
+    result.scheduled = state.module->isScheduled();
+    std::unordered_map<const HloInstruction*, int64_t> position;
+    for (const auto& computation : state.module->computations()) {
+        int64_t i = 0;
+        for (const auto& x : computation->instructions()) position[x.get()] = i++;
+    }
     result.totalPredictedSeconds = prediction.totalSeconds;
     result.rows.reserve(prediction.kernels.size());
     for (const KernelPrediction& k : prediction.kernels) {
         const HloInstruction& x = *k.instruction;
         KernelRow row;
+        if (auto it = position.find(&x); it != position.end()) row.order = it->second;
         row.name = x.name();
         row.kind = kindOf(x);
         if (x.opcode() == HloOpcode::kFusion && x.fusedComputation())
@@ -63,9 +71,9 @@ StatusOr<KernelRows> computeKernelRows(const DocumentState& state) {
 }
 
 std::string kernelRowsCsv(const std::vector<KernelRow>& rows) {
-    std::string csv = "kernel,kind,layer,ops,bytes,flops,executions,predicted_seconds,measured_seconds\n";
+    std::string csv = "order,kernel,kind,layer,ops,bytes,flops,executions,predicted_seconds,measured_seconds\n";
     for (const KernelRow& row : rows) {
-        csv += csvField(row.name) + "," + csvField(row.kind) + "," + csvField(row.layer) + "," +
+        csv += std::to_string(row.order) + "," + csvField(row.name) + "," + csvField(row.kind) + "," + csvField(row.layer) + "," +
                std::to_string(row.ops) + "," + number(row.bytes) + "," + number(row.flops) + "," +
                number(row.executions) + "," + number(row.predictedSeconds) + "," +
                (row.measuredSeconds >= 0 ? number(row.measuredSeconds) : std::string()) + "\n";

@@ -15,6 +15,7 @@
 namespace hloscope {
 
 struct KernelRow {
+    int64_t order = 0;   // its position in its computation: the schedule of a scheduled module
     std::string name;    // the instruction
     std::string kind;    // "fusion kLoop", "dot", "custom-call __cublas$gemm"
     std::string layer;   // the layer's key ("decoder_block_3/attention"); empty when none
@@ -28,6 +29,7 @@ struct KernelRow {
 
 struct KernelRows {
     std::string target;  // the target the predictions are for
+    bool scheduled = false;  // the module carries a schedule (is_scheduled=true: XLA's optimized dumps)
     std::vector<KernelRow> rows;
     double totalPredictedSeconds = 0;
 };
