@@ -1,6 +1,6 @@
 // hloscope: the desktop explorer.
 //   hloscope [FILE|DUMP_FOLDER] [--example NAME] [--target T] [--step N]
-//            [--panel NAME] [--layer KEY] [--compare] [--run] [--screenshot out.png]
+//            [--panel NAME] [--layer KEY [--kernels]] [--compare] [--run] [--screenshot out.png]
 //   hloscope --capture -- PROGRAM [ARGS...]   (runs it with XLA's dump flags, opens the dump)
 // --screenshot loads the document, runs to step N (with --run, also runs it
 // on the Execution panel's device; with --compare, shows before/after side
@@ -40,10 +40,10 @@ namespace {
 class StartupDriver : public QObject {
 public:
     StartupDriver(MainWindow* window, const hloscope::StandardPanels& panels, int step, bool run,
-                  QString screenshot, QString layer)
+                  QString screenshot, QString layer, bool kernels)
         : QObject(window), m_window(window), m_graph(qobject_cast<hloscope::GraphView*>(panels.graph)),
           m_execution(qobject_cast<hloscope::ExecutionPanel*>(panels.execution)), m_step(step), m_run(run),
-          m_screenshot(std::move(screenshot)), m_layer(std::move(layer)) {
+          m_screenshot(std::move(screenshot)), m_layer(std::move(layer)), m_kernels(kernels) {
         connect(window, &MainWindow::stateChanged, this, &StartupDriver::onState);
         connect(window->worker(), &DocumentWorker::failed, this, &StartupDriver::onFailed);
         if (m_execution)
@@ -69,6 +69,7 @@ private:
         (void)state;
         if (!m_layer.isEmpty() && m_graph) {
             m_graph->drillInto(QStringLiteral("layer:") + m_layer);
+            if (m_kernels) m_graph->expandKernelsOf(QStringLiteral("layer:") + m_layer);
             if (m_graph->focusLayer().isEmpty())
                 std::fprintf(stderr, "hloscope: no layer '%s' to drill into (hloscope-cli layers lists them)\n",
                              m_layer.toLocal8Bit().constData());
@@ -118,6 +119,7 @@ private:
     bool m_run;
     QString m_screenshot;
     QString m_layer;
+    bool m_kernels = false;
     bool m_stepSent = false;
     bool m_done = false;
     bool m_failed = false;
@@ -164,6 +166,8 @@ int main(int argc, char** argv) {
                              QStringLiteral("Drill into a layer of a module drawn by its layers (its key, as "
                                             "hloscope-cli layers --json prints it)."),
                              QStringLiteral("KEY"));
+    QCommandLineOption kernelsOption(QStringLiteral("kernels"),
+                                     QStringLiteral("With --layer: show the layer's kernels (each fusion around its ops)."));
     QCommandLineOption captureOption(
         QStringLiteral("capture"),
         QStringLiteral("Run the program given after -- with XLA's dump flags (hloscope --capture -- python3 "
@@ -176,7 +180,8 @@ int main(int argc, char** argv) {
         QStringLiteral("no-restore"),
         QStringLiteral("Do not restore the session of a run that crashed or was killed "
                        "(the setting session/restoreAfterCrash=false does the same)."));
-    parser.addOptions({example, target, step, screenshot, panel, layer, captureOption, compare, run, noRestore});
+    parser.addOptions(
+        {example, target, step, screenshot, panel, layer, kernelsOption, captureOption, compare, run, noRestore});
     parser.process(app);
 
     const QStringList files = parser.positionalArguments();
@@ -211,7 +216,7 @@ int main(int argc, char** argv) {
     if (parser.isSet(panel) && !window.showPanel(parser.value(panel)))
         std::fprintf(stderr, "hloscope: no panel '%s'\n", parser.value(panel).toLocal8Bit().constData());
     auto* driver = new StartupDriver(&window, panels, stepIndex, parser.isSet(run), parser.value(screenshot),
-                                     parser.value(layer));
+                                     parser.value(layer), parser.isSet(kernelsOption));
     // Scripted screenshots neither restore nor overwrite the user's session.
     if (!parser.isSet(screenshot)) window.enableSession();
     QObject::connect(&window, &MainWindow::sessionRestored, &window,

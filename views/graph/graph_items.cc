@@ -214,6 +214,12 @@ void GraphClusterItem::setHeat(double fraction, const QString& text) {
 
 void GraphClusterItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget*) {
     QColor fill = m_heat >= 0 ? heatColor(m_heat, m_dark) : nodeCategoryColor(m_cluster.category, m_dark);
+    // Each expanded fusion (a kernel around its ops) in a colour of its own, so that the kernels
+    // of a layer shown side by side are told apart; the hue follows from its key.
+    if (m_heat < 0 && m_cluster.category == NodeCategory::kFusion) {
+        const int hue = static_cast<int>(qHash(m_cluster.key) % 360);
+        fill = m_dark ? QColor::fromHsl(hue, 90, 70) : QColor::fromHsl(hue, 150, 215);
+    }
     fill.setAlpha(m_heat >= 0 ? 150 : m_dark ? 70 : 90);
     QPen pen(lineColor(m_dark), 1.2, Qt::DashLine);
     if (m_cues & kCueFusedInto) pen = QPen(kFused, 3);
