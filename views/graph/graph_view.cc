@@ -718,6 +718,8 @@ void GraphView::zoomOut() { m_canvas->zoomBy(0.8); }
 
 void GraphView::showReadable() {
     fitToView();
+    // Inside a layer drilled into, the whole layer is what was asked for.
+    if (!m_collapse.focus.isEmpty()) return;
     if (m_canvas->zoom() >= kReadableZoom || !m_module || !m_module->entryComputation()) return;
     // Too small to read when fitted: labels at the font's own size, centred on the outputs.
     m_canvas->setTransform(QTransform());
