@@ -1,6 +1,5 @@
 #include "compiler/layers/layer_figures.h"
 
-#include <algorithm>
 
 #include "compiler/cost/performance_model.h"
 #include "core/ir/hlo_computation.h"
@@ -26,18 +25,6 @@ int layerOfKernel(const LayerTree& tree, const HloInstruction& kernel) {
     return -1;
 }
 
-void sumLayerSubtrees(const LayerTree& tree, std::vector<LayerFigures>& figures) {
-    for (int i = tree.size() - 1; i > 0; --i) {
-        const LayerFigures& own = figures[static_cast<size_t>(i)];
-        LayerFigures& parent = figures[static_cast<size_t>(tree.layer(i).parent)];
-        parent.kernelsBefore += own.kernelsBefore;
-        parent.kernelsAfter += own.kernelsAfter;
-        parent.predictedSeconds += own.predictedSeconds;
-        if (own.measuredSeconds >= 0)
-            parent.measuredSeconds = std::max(parent.measuredSeconds, 0.0) + own.measuredSeconds;
-    }
-}
-
 std::vector<LayerFigures> computeLayerFigures(const LayerTree& tree, const HloModule& input,
                                               const HloModule& atStep, const TargetDescription& target) {
     std::vector<LayerFigures> figures(static_cast<size_t>(tree.size()));
@@ -51,7 +38,14 @@ std::vector<LayerFigures> computeLayerFigures(const LayerTree& tree, const HloMo
         ++f.kernelsAfter;
         f.predictedSeconds += k.totalSeconds * k.executions;
     }
-    sumLayerSubtrees(tree, figures);
+    // Subtree sums: children come after their parents in tree order.
+    for (int i = tree.size() - 1; i > 0; --i) {
+        const LayerFigures& own = figures[static_cast<size_t>(i)];
+        LayerFigures& parent = figures[static_cast<size_t>(tree.layer(i).parent)];
+        parent.kernelsBefore += own.kernelsBefore;
+        parent.kernelsAfter += own.kernelsAfter;
+        parent.predictedSeconds += own.predictedSeconds;
+    }
     for (int i = 0; i < tree.size(); ++i)
         figures[static_cast<size_t>(i)].instructions = tree.layer(i).instructionCount;
     return figures;

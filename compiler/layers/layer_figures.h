@@ -25,7 +25,6 @@ struct LayerFigures {
     int64_t kernelsBefore = 0;      // the input module, every fusion taken apart
     int64_t kernelsAfter = 0;       // the module at the step, every fusion one kernel
     double predictedSeconds = 0;    // at the step, loops weighted by their trip counts
-    double measuredSeconds = -1;    // after a run; -1 when none
 };
 
 // The layer a kernel of `module` (the input or a later step) belongs to; -1 when none.
@@ -34,9 +33,5 @@ int layerOfKernel(const LayerTree& tree, const HloInstruction& kernel);
 // One entry per layer of `tree`, each the sum over its subtree.
 std::vector<LayerFigures> computeLayerFigures(const LayerTree& tree, const HloModule& input,
                                               const HloModule& atStep, const TargetDescription& target);
-
-// Adds each layer's subtree sums of per-layer values given for each layer's own
-// kernels (children before parents).
-void sumLayerSubtrees(const LayerTree& tree, std::vector<LayerFigures>& figures);
 
 }  // namespace hloscope

@@ -1,7 +1,6 @@
 #include "compiler/layers/layer_tree.h"
 
 #include <algorithm>
-#include <cmath>
 #include <functional>
 #include <map>
 #include <unordered_set>

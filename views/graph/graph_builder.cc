@@ -144,18 +144,21 @@ int64_t nonParameterCount(const HloComputation& computation) {
 }
 
 // Instructions that become kernels of their own (a rough count for labels).
+// Whether an instruction becomes a kernel of its own (a rough rule for labels).
+bool isKernel(const HloInstruction& instruction) {
+    switch (instruction.opcode()) {
+        case HloOpcode::kParameter:
+        case HloOpcode::kConstant:
+        case HloOpcode::kTuple:
+        case HloOpcode::kGetTupleElement:
+        case HloOpcode::kBitcast: return false;
+        default: return true;
+    }
+}
+
 int64_t kernelCount(const HloComputation& computation) {
     int64_t n = 0;
-    for (const auto& instruction : computation.instructions()) {
-        switch (instruction->opcode()) {
-            case HloOpcode::kParameter:
-            case HloOpcode::kConstant:
-            case HloOpcode::kTuple:
-            case HloOpcode::kGetTupleElement:
-            case HloOpcode::kBitcast: break;
-            default: ++n;
-        }
-    }
+    for (const auto& instruction : computation.instructions()) n += isKernel(*instruction) ? 1 : 0;
     return n;
 }
 
@@ -435,17 +438,6 @@ private:
     static bool drawnAsNode(const Layer& layer) {
         return layer.kind != LayerKind::kModule && layer.kind != LayerKind::kCall &&
                layer.kind != LayerKind::kComputation;
-    }
-
-    static bool isKernel(const HloInstruction& instruction) {
-        switch (instruction.opcode()) {
-            case HloOpcode::kParameter:
-            case HloOpcode::kConstant:
-            case HloOpcode::kTuple:
-            case HloOpcode::kGetTupleElement:
-            case HloOpcode::kBitcast: return false;
-            default: return true;
-        }
     }
 
     // The key of the outermost collapsed layer that hides `instruction`; empty when none does

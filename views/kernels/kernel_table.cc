@@ -85,18 +85,13 @@ QVariant KernelTableModel::data(const QModelIndex& index, int role) const {
         return tr("%1 executions of %2").arg(r.executions).arg(q(formatDuration(r.predictedSeconds / r.executions)));
     if (role != Qt::DisplayRole) return {};
     switch (index.column()) {
-        case kOrder: return static_cast<qlonglong>(r.order);
-        case kKernel: return q(r.name);
-        case kKind: return q(r.kind);
-        case kLayer: return q(r.layer);
-        case kOps: return static_cast<qlonglong>(r.ops);
         case kBytes: return q(formatByteSize(r.bytes));
         case kFlops: return flopsText(r.flops);
         case kPredicted: return q(formatDuration(r.predictedSeconds));
         case kMeasured: return q(formatDuration(r.measuredSeconds));
         case kShare: return QString::number(100 * share, 'f', 1) + QLatin1Char('%');
+        default: return data(index, kSortRole);  // order, names and counts as they are
     }
-    return {};
 }
 
 QVariant KernelTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
