@@ -1,4 +1,5 @@
 // hloscope-cli end to end: output formats and exit codes.
+#include <cmath>
 #include <QtTest>
 
 using namespace Qt::StringLiterals;
@@ -84,6 +85,7 @@ private slots:
     void costPredictsUnfusedAndFused();
     void costOfAnOptimizedModule();
     void layersAndVsXla();
+    void layersMeasured();
     void everyCommandHasHelp();
     void captureRunsTheProgramWithDumpFlags();
     void explainAnswersForPairs();
@@ -1103,6 +1105,48 @@ void TestCli::layersAndVsXla() {
     r = runCli({u"vs-xla"_s, before});
     QCOMPARE(r.exitCode, 2);
     QVERIFY(r.err.contains(u"BEFORE AFTER"_s));
+}
+
+// layers --measure: each layer's kernels' measured time beside the prediction; the
+// layers' times and the time outside them add up to the whole; bad uses are usage errors.
+void TestCli::layersMeasured() {
+    const QString file = write(u"two_layers.hlo"_s, R"(HloModule two_layers
+ENTRY e {
+  p = f32[256,256] parameter(0)
+  a = f32[256,256] add(p, p), metadata={op_name="jit(f)/dense1/add"}
+  b = f32[256,256] multiply(a, a), metadata={op_name="jit(f)/dense1/mul"}
+  c = f32[256,256] exponential(b), metadata={op_name="jit(f)/dense2/exp"}
+  ROOT d = f32[256,256] subtract(c, p), metadata={op_name="jit(f)/dense2/sub"}
+}
+)");
+    Result r = runCli({u"layers"_s, file, u"--step"_s, u"input"_s, u"--measure"_s, u"cpu"_s, u"--json"_s});
+    QCOMPARE(r.exitCode, 0);
+    const QJsonObject report = QJsonDocument::fromJson(r.out.toUtf8()).object();
+    QVERIFY(report.value(u"measured_on"_s).toString().contains(u"unfused"_s));
+    const QJsonObject root = report.value(u"layers"_s).toObject();
+    const double total = root.value(u"measured_seconds"_s).toDouble();
+    QVERIFY(total > 0);
+    double sum = report.value(u"measured_outside_layers_seconds"_s).toDouble();
+    QStringList names;
+    for (const QJsonValue& value : root.value(u"children"_s).toArray()) {
+        const QJsonObject layer = value.toObject();
+        names << layer.value(u"name"_s).toString();
+        if (layer.value(u"kind"_s).toString() == u"parameters"_s) continue;
+        QVERIFY2(layer.value(u"measured_seconds"_s).toDouble() > 0, qPrintable(layer.value(u"name"_s).toString()));
+        sum += layer.value(u"measured_seconds"_s).toDouble();
+    }
+    QVERIFY2(names.contains(u"dense1"_s) && names.contains(u"dense2"_s), qPrintable(names.join(u',')));
+    QVERIFY(std::abs(sum - total) <= 1e-9 + 1e-6 * total);
+    // The text form has the measured columns and names the device and the mode.
+    r = runCli({u"layers"_s, file, u"--measure"_s, u"cpu"_s, u"--repeat"_s, u"1"_s});
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY(r.out.contains(u"measured"_s));
+    QVERIFY(r.out.contains(u"fused, median of 1 runs"_s));
+    // Unknown devices, a device of another kind than the target, a step in between.
+    QCOMPARE(runCli({u"layers"_s, file, u"--measure"_s, u"no-such-device"_s}).exitCode, 2);
+    QCOMPARE(runCli({u"layers"_s, file, u"--measure"_s, u"cpu"_s, u"--target"_s, u"h100"_s}).exitCode, 2);
+    QCOMPARE(runCli({u"layers"_s, file, u"--measure"_s, u"cpu"_s, u"--step"_s, u"fusion"_s}).exitCode, 2);
+    QCOMPARE(runCli({u"layers"_s, file, u"--measure"_s, u"cpu"_s, u"--repeat"_s, u"0"_s}).exitCode, 2);
 }
 
 // COMMAND --help prints that command's part of the usage and exits 0.

@@ -11,7 +11,10 @@
 #include "core/ir/hlo_module.h"
 #include "core/text/hlo_parser.h"
 #include "views/document/document_state.h"
+#include "views/graph/graph_items.h"
+#include "views/graph/graph_scene.h"
 #include "views/graph/graph_view.h"
+#include "views/model/seconds_text.h"
 
 using namespace hloscope;
 
@@ -164,6 +167,48 @@ private slots:
                  qPrintable(block->subtitle));
         const int kernels = block->subtitle.section(QStringLiteral(" · "), 1).section(QLatin1Char(' '), 0, 0).toInt();
         QVERIFY2(kernels >= 1 && kernels < 40, qPrintable(block->subtitle));
+    }
+
+    // After a run, the heat map sums each layer's measured kernel times on its node: the
+    // hottest layer is the one whose kernels took longest, its node says the time.
+    void measuredTimesOnLayers() {
+        auto module = parsed();
+        auto state = std::make_shared<DocumentState>();
+        state->path = "layered";
+        state->displayName = "layered";
+        state->module = module;
+        state->layers = layersOf(module);
+        GraphView view;
+        view.resize(900, 700);
+        view.show();
+        view.setState(state);
+        QTRY_VERIFY_WITH_TIMEOUT(!view.isLayoutPending(), 30000);
+        QVERIFY(view.visibleGraph()->layered);
+        QHash<QString, double> times;
+        int inBlock3 = 0, inBlock0 = 0;
+        const QHash<QString, QString>& shownBy = view.visibleGraph()->shownBy;
+        for (auto it = shownBy.cbegin(); it != shownBy.cend(); ++it) {
+            if (it.value() == QLatin1String("layer:block_3") && inBlock3 < 3) {
+                times.insert(it.key(), 2e-3);
+                ++inBlock3;
+            } else if (it.value() == QLatin1String("layer:block_0") && inBlock0 < 1) {
+                times.insert(it.key(), 1e-3);
+                ++inBlock0;
+            }
+        }
+        QCOMPARE(inBlock3, 3);
+        QCOMPARE(inBlock0, 1);
+        view.setMeasuredTimes(times);
+        QVERIFY(view.heatMapShown());
+        QCOMPARE(view.heatItemCount(), 2);
+        auto* scene = view.findChild<GraphScene*>();
+        QVERIFY(scene);
+        QCOMPARE(scene->hottestKey(), QStringLiteral("layer:block_3"));
+        QCOMPARE(scene->hottestSeconds(), 6e-3);
+        GraphNodeItem* block3 = scene->nodeItem(QStringLiteral("layer:block_3"));
+        QVERIFY(block3);
+        QVERIFY(block3->heat() == 1.0);
+        QCOMPARE(block3->heatText(), secondsText(6e-3) + QStringLiteral(" · 86%"));
     }
 
     void viewDrillsInAndBack() {

@@ -264,6 +264,7 @@ Commands:
         what hloscope-gpu-runner --probe measured on the GPU (copy bandwidth,
         kernel launch overhead, SM count, L2), each with its source.
   layers FILE [--target T] [--step input|all|PASS|N] [--depth N] [--json]
+               [--measure DEVICE [--repeat N] [--seed N]]
         The model's layers: name scopes of the op_name metadata (JAX,
         TensorFlow, PyTorch/XLA), else N structurally identical stretches,
         else consecutive groups; while loops, calls and conditionals hold
@@ -276,6 +277,12 @@ Commands:
         --json: {"module", "source", "target", "step", "layers": {"name",
         "key", "kind", "instructions", "kernels_before", "kernels_after",
         "predicted_seconds", "repeats", "children": [...]}}.
+        --measure DEVICE runs the module on DEVICE (cpu, interpreter,
+        tpu-sim, gpu; a --target of the device's kind) with seeded random
+        inputs: with the whole pipeline (fused) or, with --step input, as it
+        is; each layer's kernels' measured time (median of --repeat N runs,
+        default 3) is printed beside the prediction ("measured_seconds" in
+        JSON).
   vs-xla BEFORE AFTER [--target T] [--depth N] [--limit N] [--json]
         XLA's fusion beside hloscope's on the same model: BEFORE is XLA's
         module before optimization, AFTER its optimized module (an XLA dump's

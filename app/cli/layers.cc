@@ -5,6 +5,8 @@
 #include <functional>
 #include <cstdio>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -16,6 +18,7 @@
 #include "compiler/layers/layer_tree.h"
 #include "compiler/pipeline/pipeline.h"
 #include "compiler/registry/target_pipelines.h"
+#include "compiler/runtime/execution_device.h"
 #include "compiler/runtime/execution_modes.h"
 #include "compiler/targets/target_description.h"
 #include "core/io/module_io.h"
@@ -34,7 +37,31 @@ struct LayersFlags {
     std::string step;  // "" : the whole pipeline, or the module as it is when it holds fusions
     int depth = 1;
     bool json = false;
+    std::string measure;  // a device to run the module at the step on ("" : none)
+    int repeat = 3;
+    uint64_t seed = 0;
 };
+
+// Measured seconds per layer (each the sum over its subtree) from a run's kernel times,
+// the kernels found in `prepared` by name; `unplaced` gets the time of kernels in no layer.
+std::vector<double> measuredPerLayer(const LayerTree& tree, const HloModule& prepared,
+                                     const std::vector<MeasuredTime>& kernelTimes, double* unplaced) {
+    std::unordered_map<std::string_view, const HloInstruction*> byName;
+    for (const auto& computation : prepared.computations())
+        for (const auto& instruction : computation->instructions())
+            byName.emplace(instruction->name(), instruction.get());
+    std::vector<double> seconds(static_cast<size_t>(tree.size()), 0.0);
+    *unplaced = 0;
+    for (const MeasuredTime& time : kernelTimes) {
+        auto found = byName.find(time.name);
+        const int layer = found == byName.end() ? -1 : layerOfKernel(tree, *found->second);
+        if (layer <= LayerTree::kRoot) *unplaced += time.seconds;
+        for (int at = layer; at >= 0; at = at == LayerTree::kRoot ? -1 : tree.layer(at).parent)
+            seconds[static_cast<size_t>(at)] += time.seconds;
+        if (layer < 0) seconds[LayerTree::kRoot] += time.seconds;
+    }
+    return seconds;
+}
 
 std::string layerLabel(const LayerTree& tree, int index) {
     const Layer& layer = tree.layer(index);
@@ -43,7 +70,8 @@ std::string layerLabel(const LayerTree& tree, int index) {
     return label;
 }
 
-Json layerJson(const LayerTree& tree, const std::vector<LayerFigures>& figures, int index, int depth) {
+Json layerJson(const LayerTree& tree, const std::vector<LayerFigures>& figures, const std::vector<double>& measured,
+               int index, int depth) {
     const Layer& layer = tree.layer(index);
     const LayerFigures& f = figures[static_cast<size_t>(index)];
     Json node{{"name", layer.name},
@@ -53,6 +81,7 @@ Json layerJson(const LayerTree& tree, const std::vector<LayerFigures>& figures, 
               {"kernels_before", f.kernelsBefore},
               {"kernels_after", f.kernelsAfter},
               {"predicted_seconds", f.predictedSeconds}};
+    if (!measured.empty()) node["measured_seconds"] = measured[static_cast<size_t>(index)];
     if (layer.repeatClass >= 0) {
         node["repeat_class"] = layer.repeatClass;
         node["repeats"] = tree.repeatClassSize(layer.repeatClass);
@@ -60,7 +89,7 @@ Json layerJson(const LayerTree& tree, const std::vector<LayerFigures>& figures, 
     node["layers"] = static_cast<int64_t>(layer.children.size());
     if (depth > 0 && !layer.children.empty()) {
         Json children = Json::array();
-        for (int child : layer.children) children.push_back(layerJson(tree, figures, child, depth - 1));
+        for (int child : layer.children) children.push_back(layerJson(tree, figures, measured, child, depth - 1));
         node["children"] = std::move(children);
     }
     return node;
@@ -74,23 +103,40 @@ std::string padded(const std::string& text, int width, bool left) {
     return left ? text + fill : fill + text;
 }
 
+// The measured columns are printed only when `measured` is set.
 void printRow(const std::string& label, const std::string& instructions, const std::string& kernels,
-              const std::string& predicted, const std::string& share) {
-    std::printf("%s %s  %s  %s  %s\n", padded(label, 48, true).c_str(), padded(instructions, 12, false).c_str(),
+              const std::string& predicted, const std::string& share, const std::string* measured = nullptr,
+              const std::string* measuredShare = nullptr) {
+    std::printf("%s %s  %s  %s  %s", padded(label, 48, true).c_str(), padded(instructions, 12, false).c_str(),
                 padded(kernels, 17, false).c_str(), padded(predicted, 10, false).c_str(),
                 padded(share, 6, false).c_str());
+    if (measured)
+        std::printf("  %s  %s", padded(*measured, 10, false).c_str(),
+                    padded(measuredShare ? *measuredShare : std::string(), 6, false).c_str());
+    std::printf("\n");
 }
 
-void printLayer(const LayerTree& tree, const std::vector<LayerFigures>& figures, int index, int indent,
-                int depth, double total) {
-    const LayerFigures& f = figures[static_cast<size_t>(index)];
+std::string shareText(double part, double total) {
     char share[16];
-    std::snprintf(share, sizeof share, "%.1f%%", total > 0 ? 100.0 * f.predictedSeconds / total : 0.0);
+    std::snprintf(share, sizeof share, "%.1f%%", total > 0 ? 100.0 * part / total : 0.0);
+    return share;
+}
+
+void printLayer(const LayerTree& tree, const std::vector<LayerFigures>& figures, const std::vector<double>& measured,
+                int index, int indent, int depth, double total) {
+    const LayerFigures& f = figures[static_cast<size_t>(index)];
+    std::string time, timeShare;
+    if (!measured.empty()) {
+        time = formatDuration(measured[static_cast<size_t>(index)]);
+        timeShare = shareText(measured[static_cast<size_t>(index)], measured[LayerTree::kRoot]);
+    }
     printRow(std::string(static_cast<size_t>(indent) * 2, ' ') + layerLabel(tree, index),
              formatCount(f.instructions), formatCount(f.kernelsBefore) + " → " + formatCount(f.kernelsAfter),
-             formatDuration(f.predictedSeconds), share);
+             formatDuration(f.predictedSeconds), shareText(f.predictedSeconds, total),
+             measured.empty() ? nullptr : &time, measured.empty() ? nullptr : &timeShare);
     if (depth <= 1) return;
-    for (int child : tree.layer(index).children) printLayer(tree, figures, child, indent + 1, depth - 1, total);
+    for (int child : tree.layer(index).children)
+        printLayer(tree, figures, measured, child, indent + 1, depth - 1, total);
 }
 
 // Runs the target's pipeline on `module` in place: all of it, or through the pass `step`
@@ -147,6 +193,17 @@ int runLayers(const std::vector<std::string>& args) {
             if (flags.depth < 1) return usageError("layers: --depth needs a positive number");
         } else if (arg == "--json") {
             flags.json = true;
+        } else if (arg == "--measure") {
+            const std::string* v = value();
+            if (!v) return usageError("layers: --measure needs a device name (hloscope-cli run --help lists them)");
+            flags.measure = *v;
+        } else if (arg == "--repeat" || arg == "--seed") {
+            const std::string* v = value();
+            if (!v || v->empty() || !std::all_of(v->begin(), v->end(), [](char c) { return c >= '0' && c <= '9'; }))
+                return usageError("layers: " + arg + " needs a number");
+            if (arg == "--seed") flags.seed = std::stoull(*v);
+            else flags.repeat = std::atoi(v->c_str());
+            if (flags.repeat < 1) return usageError("layers: --repeat needs a positive number");
         } else if (arg.size() > 1 && arg[0] == '-' && arg != "-") {
             return usageError("layers: unknown option '" + arg + "'");
         } else if (flags.file.empty()) {
@@ -187,14 +244,60 @@ int runLayers(const std::vector<std::string>& args) {
     const std::vector<LayerFigures> figures = computeLayerFigures(tree, module, *stepped, *target);
     const double seconds = secondsSince(start);
 
+    // --measure: the module at the step run on a device (the whole pipeline: fused; the input
+    // of a module without fusions: unfused), its kernels' times summed per layer.
+    std::vector<double> measured;
+    double unplaced = 0;
+    std::string measuredOn;
+    if (!flags.measure.empty()) {
+        if (step != "all" && step != "input")
+            return usageError("layers: --measure runs the module with the whole pipeline (--step all) or as it is "
+                              "(--step input), not after --step " + step);
+        auto device = findDevice(flags.measure);
+        if (!device.isOk()) return usageError("layers: --measure: " + device.status().message());
+        if (hardwareFamily((*device)->kind()) != pipelineFamily(target->kind) && (*device)->kind() != "reference")
+            return usageError("layers: --measure " + flags.measure + " runs " +
+                              std::string(hardwareFamily((*device)->kind())) + " code, but the figures are for " +
+                              target->name + " (" + std::string(pipelineFamily(target->kind)) +
+                              "): pass a --target of the device's kind");
+        std::string whyNot;
+        if (!(*device)->available(&whyNot)) {
+            std::fprintf(stderr, "hloscope-cli: layers: device '%s' cannot run here: %s\n", flags.measure.c_str(),
+                         whyNot.c_str());
+            return kExitFailed;
+        }
+        auto arguments = makeArguments(*module.entryComputation(), "random", flags.seed);
+        if (!arguments.isOk()) {
+            std::fprintf(stderr, "%s\n", formatError(name, arguments.status()).c_str());
+            return kExitFailed;
+        }
+        MeasureOptions options;
+        options.repeat = flags.repeat;
+        options.seed = flags.seed;
+        const ExecutionMode mode =
+            step == "input" && !holdsFusions(module) ? ExecutionMode::kUnfused : ExecutionMode::kFused;
+        auto run = measureMode(module, flags.target, mode, **device, *arguments, options);
+        if (!run.isOk()) {
+            std::fprintf(stderr, "%s: %s\n", name.c_str(), run.status().toString().c_str());
+            return kExitFailed;
+        }
+        measured = measuredPerLayer(tree, *run->module, run->kernelTimes, &unplaced);
+        measuredOn = (*device)->name() + ", " + std::string(executionModeName(mode)) + ", median of " +
+                     std::to_string(flags.repeat) + " runs, whole run " + formatDuration(run->medianSeconds());
+    }
+
     if (flags.json) {
         Json report{{"module", module.name()},
                     {"file", name},
                     {"source", tree.source()},
                     {"target", target->name},
                     {"step", step},
-                    {"layers", layerJson(tree, figures, LayerTree::kRoot, flags.depth)},
+                    {"layers", layerJson(tree, figures, measured, LayerTree::kRoot, flags.depth)},
                     {"seconds", seconds}};
+        if (!measured.empty()) {
+            report["measured_on"] = measuredOn;
+            report["measured_outside_layers_seconds"] = unplaced;
+        }
         const std::string out = report.dump(1) + "\n";
         std::fwrite(out.data(), 1, out.size(), stdout);
         return kExitOk;
@@ -204,13 +307,22 @@ int runLayers(const std::vector<std::string>& args) {
     std::printf("%s: %s instructions in %zu layers (from %s), %s on %s\n\n", name.c_str(),
                 formatCount(root.instructionCount).c_str(), root.children.size(), tree.source().c_str(),
                 stepText.c_str(), target->name.c_str());
-    printRow("layer", "instructions", "kernels", "predicted", "share");
-    for (int child : root.children) printLayer(tree, figures, child, 0, flags.depth, total.predictedSeconds);
-    if (!root.instructions.empty())
-        printRow("(outside any layer)", formatCount(static_cast<int64_t>(root.instructions.size())), "", "", "");
+    const std::string measuredTitle = "measured", shareTitle = "share";
+    const bool withMeasured = !measured.empty();
+    printRow("layer", "instructions", "kernels", "predicted", "share", withMeasured ? &measuredTitle : nullptr,
+             withMeasured ? &shareTitle : nullptr);
+    for (int child : root.children)
+        printLayer(tree, figures, measured, child, 0, flags.depth, total.predictedSeconds);
+    const std::string unplacedText = formatDuration(unplaced), totalText = withMeasured
+                                                                              ? formatDuration(measured[LayerTree::kRoot])
+                                                                              : std::string();
+    if (!root.instructions.empty() || unplaced > 0)
+        printRow("(outside any layer)", formatCount(static_cast<int64_t>(root.instructions.size())), "", "", "",
+                 withMeasured ? &unplacedText : nullptr);
     printRow("total", formatCount(total.instructions),
              formatCount(total.kernelsBefore) + " → " + formatCount(total.kernelsAfter),
-             formatDuration(total.predictedSeconds), "");
+             formatDuration(total.predictedSeconds), "", withMeasured ? &totalText : nullptr);
+    if (withMeasured) std::printf("\nmeasured on %s\n", measuredOn.c_str());
     std::printf("\n(%s to load, arrange and predict)\n", formatDuration(seconds).c_str());
     return kExitOk;
 }

@@ -27,39 +27,9 @@ bool SideEffectAnalysis::hasSideEffect(const HloComputation* computation) {
 }
 
 Status removeComputations(HloModule& module, const std::vector<HloComputation*>& dead) {
-    if (dead.empty()) return Status::ok();
-    std::unordered_set<HloComputation*> doomed(dead.begin(), dead.end());
-    // Callees first in `order` (depth-first post order over calls within the
-    // set), then removal in reverse: callers before callees.
-    std::vector<HloComputation*> order;
-    std::unordered_set<HloComputation*> visited;
-    for (HloComputation* root : dead) {
-        if (!visited.insert(root).second) continue;
-        std::vector<std::pair<HloComputation*, std::vector<HloComputation*>>> stack;
-        auto callees = [&](HloComputation* c) {
-            std::vector<HloComputation*> out;
-            for (const auto& instruction : c->instructions())
-                for (const auto& attribute : instruction->calledComputationAttributes())
-                    for (HloComputation* callee : attribute.computations)
-                        if (callee && doomed.count(callee)) out.push_back(callee);
-            return out;
-        };
-        stack.emplace_back(root, callees(root));
-        while (!stack.empty()) {
-            auto& [computation, pending] = stack.back();
-            if (pending.empty()) {
-                order.push_back(computation);
-                stack.pop_back();
-                continue;
-            }
-            HloComputation* next = pending.back();
-            pending.pop_back();
-            if (visited.insert(next).second) stack.emplace_back(next, callees(next));
-        }
-    }
-    for (auto it = order.rbegin(); it != order.rend(); ++it)
-        HLO_RETURN_IF_ERROR(module.removeComputation(*it));
-    return Status::ok();
+    // At once: one scan of the module checks that nothing left calls a removed computation
+    // (calls among the removed ones are fine), however many there are.
+    return module.removeComputations(dead);
 }
 
 void repointFusionComputations(HloModule& module) {

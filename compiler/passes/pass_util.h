@@ -25,8 +25,8 @@ private:
     std::unordered_map<const HloComputation*, bool> m_computations;
 };
 
-// Removes computations that nothing (outside the set) calls, callers before
-// callees so that HloModule::removeComputation's check holds at each step.
+// Removes computations that nothing outside the set calls (HloModule::removeComputations:
+// one scan of the module for any number of them).
 Status removeComputations(HloModule& module, const std::vector<HloComputation*>& dead);
 
 // After fusion instructions were removed or cloned: points every fusion

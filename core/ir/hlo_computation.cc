@@ -152,27 +152,32 @@ HloInstruction* HloComputation::findInstruction(std::string_view name) const {
 std::vector<HloInstruction*> HloComputation::postOrder() const {
     std::vector<HloInstruction*> order;
     order.reserve(m_instructions.size());
-    std::unordered_set<const HloInstruction*> visited;
-    std::unordered_set<const HloInstruction*> mine;
-    for (const auto& instruction : m_instructions) mine.insert(instruction.get());
+    // One table: an instruction of this computation maps to its visited flag's index; an
+    // operand that is not in it belongs elsewhere (a fused computation's caller) and is skipped.
+    std::unordered_map<const HloInstruction*, uint32_t> index;
+    index.reserve(m_instructions.size());
+    for (const auto& instruction : m_instructions)
+        index.emplace(instruction.get(), static_cast<uint32_t>(index.size()));
+    std::vector<char> visited(m_instructions.size(), 0);
     // Iterative DFS; roots first in insertion order so the result is
     // deterministic and close to the text order.
     std::vector<std::pair<HloInstruction*, size_t>> stack;
-    for (const auto& start : m_instructions) {
-        if (visited.count(start.get())) continue;
-        stack.push_back({start.get(), 0});
-        visited.insert(start.get());
+    for (size_t i = 0; i < m_instructions.size(); ++i) {
+        if (visited[i]) continue;
+        stack.push_back({m_instructions[i].get(), 0});
+        visited[i] = 1;
         while (!stack.empty()) {
             auto& [node, next] = stack.back();
-            size_t operandCount = node->operands().size();
-            size_t total = operandCount + node->controlPredecessors().size();
+            const size_t operandCount = node->operands().size();
+            const size_t total = operandCount + node->controlPredecessors().size();
             if (next < total) {
                 HloInstruction* dep = next < operandCount
                                           ? node->operands()[next]
                                           : node->controlPredecessors()[next - operandCount];
                 ++next;
-                if (mine.count(dep) && !visited.count(dep)) {
-                    visited.insert(dep);
+                auto found = index.find(dep);
+                if (found != index.end() && !visited[found->second]) {
+                    visited[found->second] = 1;
                     stack.push_back({dep, 0});
                 }
                 continue;

@@ -46,6 +46,7 @@ public:
     // Measured time: fraction of the hottest kernel (< 0: none) and its text.
     void setHeat(double fraction, const QString& text);
     double heat() const { return m_heat; }
+    const QString& heatText() const { return m_heatText; }
 
 private:
     QPainterPath outline() const;
@@ -73,6 +74,7 @@ public:
     void setHighlighted(bool on);
     void setHeat(double fraction, const QString& text);
     double heat() const { return m_heat; }
+    const QString& heatText() const { return m_heatText; }
 
 private:
     GraphCluster m_cluster;

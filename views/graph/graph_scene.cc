@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "compiler/pipeline/module_diff.h"
+#include "views/model/seconds_text.h"
 
 namespace hloscope {
 
@@ -141,15 +142,6 @@ int GraphScene::applyRemoved(const ModuleDiff* diff) {
     return marked;
 }
 
-namespace {
-
-QString formatSeconds(double seconds) {
-    if (seconds >= 1) return QStringLiteral("%1 s").arg(seconds, 0, 'f', 2);
-    if (seconds >= 1e-3) return QStringLiteral("%1 ms").arg(seconds * 1e3, 0, 'f', seconds >= 0.1 ? 0 : 2);
-    return QStringLiteral("%1 µs").arg(seconds * 1e6, 0, 'f', seconds >= 1e-4 ? 0 : 1);
-}
-
-}  // namespace
 
 int GraphScene::setHeat(const QHash<QString, double>& seconds) {
     m_hottest.clear();
@@ -172,7 +164,7 @@ int GraphScene::setHeat(const QHash<QString, double>& seconds) {
     auto heatOf = [&](const QString& key, QString* text) {
         auto it = perKey.constFind(key);
         if (it == perKey.cend() || m_hottestSeconds <= 0) return -1.0;
-        *text = formatSeconds(*it);
+        *text = secondsText(*it);
         if (total > 0) *text += QStringLiteral(" · %1%").arg(100 * *it / total, 0, 'f', 0);
         // Square root: a few hot kernels do not wash every other one out.
         return std::sqrt(*it / m_hottestSeconds);
