@@ -1153,7 +1153,7 @@ ENTRY e {
 void TestCli::everyCommandHasHelp() {
     for (const char* command : {"parse", "print", "stats", "eval", "conform", "opt", "bisect", "passes", "cost",
                                 "explain", "run", "import-run", "calc", "estimate", "calibrate", "layers", "vs-xla",
-                                "capture"}) {
+                                "capture", "parity"}) {
         const Result r = runCli({QString::fromLatin1(command), u"--help"_s});
         QVERIFY2(r.exitCode == 0, command);
         QVERIFY2(r.out.startsWith(u"Usage: hloscope-cli "_s + QString::fromLatin1(command)), command);

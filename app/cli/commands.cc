@@ -292,6 +292,20 @@ Commands:
         fused, and either alone (the agreement), per layer the ops, XLA's
         kernels, hloscope's kernels and the share of ops grouped alike, and the
         pairs fused by one side only (--limit N, default 20).
+  parity TABLE... [--corpus DIR] [--json] [--verbose] [--min-agreement PCT]
+        XLA's fusion tests as data (tests/parity/*.tsv): each row names a
+        corpus module of one of XLA's fusion tests and XLA's expected outcome
+        (whether the pass changes the module, the entry's fusion count, its
+        root, instructions that end in one kernel or in different ones).
+        Runs the row's hloscope pass alone on the module (target cpu, or gpu
+        as h100) and prints the share of outcomes that agree per XLA test file
+        and per criterion, then each disagreement with both sides, the pass's
+        logged decisions between the names and whether the cost model or a
+        legality rule refused (--verbose also lists the rows not compared and
+        why). --corpus names the corpus's hlo/ folder (default:
+        $HLOSCOPE_CORPUS, else ../shared/corpus/hlo). Exit 1 when the
+        agreement is below --min-agreement or a table is malformed
+        (TABLE:LINE says where).
   capture [--dir DIR] [--passes] -- CMD...
         Run a JAX, TensorFlow or PyTorch/XLA program with XLA's dump flags
         (XLA_FLAGS gets --xla_dump_to=DIR --xla_dump_hlo_as_text, after any

@@ -28,6 +28,7 @@ int runEstimate(const std::vector<std::string>& args);   // estimate.cc
 int runLayers(const std::vector<std::string>& args);     // layers.cc
 int runVsXla(const std::vector<std::string>& args);      // layers.cc
 int runCapture(const std::vector<std::string>& args);    // capture.cc
+int runParity(const std::vector<std::string>& args);     // parity.cc
 
 // Usage text of the whole tool.
 std::string usage();

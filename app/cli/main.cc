@@ -55,6 +55,7 @@ int main(int argc, char** argv) {
     if (command == "layers") return hloscope::cli::runLayers(args);
     if (command == "vs-xla") return hloscope::cli::runVsXla(args);
     if (command == "capture") return hloscope::cli::runCapture(args);
+    if (command == "parity") return hloscope::cli::runParity(args);
     std::fprintf(stderr, "hloscope-cli: unknown command '%s'\n\n%s", command.c_str(),
                  hloscope::cli::usage().c_str());
     return 2;

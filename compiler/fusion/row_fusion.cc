@@ -4,6 +4,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -196,10 +197,16 @@ StatusOr<bool> RowFusionPass::run(HloModule& module) {
     // Refusals are logged once per pair: the scan repeats after each merge.
     std::set<std::pair<std::string, std::string>> logged;
     for (HloComputation* computation : fusion::fusibleComputations(module)) {
-        // One merge at a time, then a fresh look: a merge makes new pairs.
-        for (bool merged = true; merged;) {
-            merged = false;
-            for (HloInstruction* producer : fusion::postOrderOf(*computation)) {
+        // Producers in post order. A merge makes new pairs only with the merged kernel and its
+        // operands (every other producer keeps its reader), so the look goes back to the first
+        // of those: nothing before it changed since it was looked at.
+        std::vector<HloInstruction*> order = fusion::postOrderOf(*computation);
+        std::unordered_map<const HloInstruction*, size_t> position;
+        position.reserve(order.size());
+        for (size_t i = 0; i < order.size(); ++i) position.emplace(order[i], i);
+        for (size_t next = 0; next < order.size();) {
+            HloInstruction* producer = order[next++];
+            {
                 if (builder.removed(producer) || producer->isRoot() || producer->userCount() == 0) continue;
                 const HloInstruction* reduce = rowReduceOf(*producer);
                 HloInstruction* consumer = producer->users().front();
@@ -285,13 +292,21 @@ StatusOr<bool> RowFusionPass::run(HloModule& module) {
                               ", its only reader, instead of writing " +
                               fusion::describeBytes(producer->shape()) + " and reading it back";
                 recordDecision(std::move(decision));
+                const size_t consumerAt = position.at(consumer);
                 HloInstruction* fused = builder.fuse(producer, consumer, /*producerGoesAway=*/true);
                 recordRewrite(reduce       ? "row-reduction"
                               : rowValueOf ? "row-value"
                                            : "row-producer",
                               consumer, fused);
-                merged = true;
-                break;
+                // The merged kernel takes the consumer's place (its operands all come before it).
+                order[consumerAt] = fused;
+                position[fused] = consumerAt;
+                next = consumerAt;
+                for (const HloInstruction* operand : fused->operands()) {
+                    if (operand->opcode() == HloOpcode::kParameter || operand->opcode() == HloOpcode::kConstant)
+                        continue;  // never a producer here
+                    if (auto it = position.find(operand); it != position.end()) next = std::min(next, it->second);
+                }
             }
         }
     }

@@ -18,12 +18,13 @@ std::string opName(const std::string& name) {
     return clone == std::string::npos ? name : name.substr(0, clone);
 }
 
-void mapFused(const HloComputation& computation, const std::string& kernel,
-              std::unordered_map<std::string, std::string>& out) {
+// Calls add(op name, kernel) for every op inside the fused computation (and what it calls).
+template <typename Add>
+void mapFused(const HloComputation& computation, const std::string& kernel, Add&& add) {
     for (const auto& x : computation.instructions()) {
         if (x->opcode() == HloOpcode::kParameter) continue;
-        out.emplace(opName(x->name()), kernel);
-        for (const HloComputation* callee : x->calledComputations()) mapFused(*callee, kernel, out);
+        add(opName(x->name()), kernel);
+        for (const HloComputation* callee : x->calledComputations()) mapFused(*callee, kernel, add);
     }
 }
 
@@ -55,18 +56,34 @@ bool holdsFusions(const HloModule& module) {
     return false;
 }
 
-std::unordered_map<std::string, std::string> kernelOfOps(const HloModule& module) {
-    std::unordered_map<std::string, std::string> out;
+namespace {
+
+// Calls add(op name, kernel) for every op of the module: a kernel is itself, a fused op its fusion.
+template <typename Add>
+void forEachOpKernel(const HloModule& module, Add&& add) {
     for (const HloComputation* computation : kernelComputations(module)) {
         for (const auto& x : computation->instructions()) {
-            if (x->opcode() == HloOpcode::kFusion && x->fusedComputation()) {
-                out.emplace(opName(x->name()), x->name());
-                mapFused(*x->fusedComputation(), x->name(), out);
-            } else {
-                out.emplace(opName(x->name()), x->name());
-            }
+            add(opName(x->name()), x->name());
+            if (x->opcode() == HloOpcode::kFusion && x->fusedComputation())
+                mapFused(*x->fusedComputation(), x->name(), add);
         }
     }
+}
+
+}  // namespace
+
+std::unordered_map<std::string, std::string> kernelOfOps(const HloModule& module) {
+    std::unordered_map<std::string, std::string> out;
+    forEachOpKernel(module, [&](std::string op, const std::string& kernel) { out.emplace(std::move(op), kernel); });
+    return out;
+}
+
+std::unordered_map<std::string, std::vector<std::string>> kernelsOfOps(const HloModule& module) {
+    std::unordered_map<std::string, std::vector<std::string>> out;
+    forEachOpKernel(module, [&](std::string op, const std::string& kernel) {
+        std::vector<std::string>& kernels = out[std::move(op)];
+        if (std::find(kernels.begin(), kernels.end(), kernel) == kernels.end()) kernels.push_back(kernel);
+    });
     return out;
 }
 

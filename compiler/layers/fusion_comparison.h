@@ -27,6 +27,9 @@ bool holdsFusions(const HloModule& module);
 // Op name -> the name of the kernel (entry-level or loop-body instruction) holding it, for
 // every instruction of a possibly fused module; fused instructions map to their fusion.
 std::unordered_map<std::string, std::string> kernelOfOps(const HloModule& module);
+// Op name -> every kernel holding a copy of it (a producer fused into several consumers is in
+// each of them), in the module's order.
+std::unordered_map<std::string, std::vector<std::string>> kernelsOfOps(const HloModule& module);
 
 struct FusionComparison {
     struct Op {
