@@ -276,7 +276,8 @@ void TestGpuBackend::reductionShapes() {
                   "to_apply=%add\n}\n");
     QCOMPARE(all.steps.size(), size_t{2});
     QVERIFY(all.steps[0].launch.grid[1] > 1);
-    QCOMPARE(all.steps[1].name, std::string("r.combine"));
+    // (the reduce is a fusion holding its init constant, as XLA's priority fusion leaves it)
+    QVERIFY2(all.steps[1].name.ends_with(".combine"), all.steps[1].name.c_str());
     QVERIFY(all.ptx.find("bar.sync") != std::string::npos);
     checkPlanConsistent(all);
     // A column reduction with many outputs: a coalesced loop per output.

@@ -361,7 +361,8 @@ ENTRY e {
         auto model = makeFusion();
         QVERIFY(model.isOk());
         check(**model, small, "CHECK-NOT: fusion(");
-        QCOMPARE(findDecision(**model, "n", "a")->reason, std::string("no-predicted-gain"));
+        // n is also an output (the tuple cannot take it): it fuses into all its consumers or none.
+        QCOMPARE(findDecision(**model, "n", "a")->reason, std::string("not-all-consumers"));
         auto force = makeFusion({{"force", "n:a"}});
         QVERIFY(force.isOk());
         check(**force, small, R"(
@@ -374,10 +375,28 @@ CHECK: %fusion = f32[4] fusion(f32[4] %x), kind=kLoop
         const PassDecision* d = findDecision(**force, "n", "a");
         QVERIFY(d && d->applied);
         QCOMPARE(d->reason, std::string("forced-by-user"));
-        // disable_cost_model fuses whenever legal.
+        // disable_cost_model fuses whenever legal: n into each of its four consumers, which
+        // the model rejects (each would read x and y instead of n).
+        const char* shared = R"(HloModule m
+ENTRY e {
+  x = f32[1024,1024] parameter(0)
+  y = f32[1024,1024] parameter(1)
+  z = f32[1024,1024] parameter(2)
+  n = f32[1024,1024] add(x, y)
+  a = f32[1024,1024] multiply(n, z)
+  b = f32[1024,1024] subtract(n, z)
+  c = f32[1024,1024] divide(n, z)
+  d = f32[1024,1024] maximum(n, z)
+  ROOT t = (f32[1024,1024], f32[1024,1024], f32[1024,1024], f32[1024,1024]) tuple(a, b, c, d)
+}
+)";
+        auto rejected = makeFusion();
+        QVERIFY(rejected.isOk());
+        check(**rejected, shared, "CHECK-NOT: fusion(");
+        QCOMPARE(findDecision(**rejected, "n", "a")->reason, std::string("no-predicted-gain"));
         auto greedy = makeFusion({{"disable_cost_model", "true"}});
         QVERIFY(greedy.isOk());
-        check(**greedy, small, "CHECK: fusion(");
+        check(**greedy, shared, "CHECK: ENTRY\nCHECK: fusion(\nCHECK: fusion(\nCHECK: fusion(\nCHECK: fusion(");
     }
 
     void limits() {

@@ -191,9 +191,12 @@ StatusOr<RowResult> runRow(const Row& row, const std::string& corpus) {
         for (const auto& instruction : computation->instructions()) {
             inputNames.insert(instruction->name());
             const HloInstruction* inner = instruction.get();
-            while (inner->opcode() == HloOpcode::kFusion && inner->fusedComputation() &&
-                   inner->fusedComputation()->root())
-                inner = inner->fusedComputation()->root();
+            // (A multi-output fusion's root is a tuple, which a merge rebuilds: its first
+            // output is followed.)
+            while ((inner->opcode() == HloOpcode::kFusion && inner->fusedComputation() &&
+                    inner->fusedComputation()->root()) ||
+                   (inner != instruction.get() && inner->opcode() == HloOpcode::kTuple && inner->operandCount() > 0))
+                inner = inner->opcode() == HloOpcode::kTuple ? inner->operand(0) : inner->fusedComputation()->root();
             if (inner != instruction.get()) followed.emplace(instruction->name(), inner->name());
         }
     std::vector<std::vector<std::string>> together, apart;
@@ -238,7 +241,9 @@ StatusOr<RowResult> runRow(const Row& row, const std::string& corpus) {
     const auto kernels = kernelsOfOps(after);
     auto kernelsOf = [&](const std::string& name) {
         auto alias = followed.find(name);
-        auto it = kernels.find(alias == followed.end() ? name : alias->second);
+        std::string key = alias == followed.end() ? name : alias->second;
+        key = key.substr(0, key.find(".clone"));  // kernelsOfOps's op names drop XLA's copy suffix
+        auto it = kernels.find(key);
         return it == kernels.end() ? std::vector<std::string>() : it->second;
     };
     auto describe = [&](const std::string& name) {

@@ -18,6 +18,7 @@ std::string_view fusionReasonCode(FusionReason reason) {
     case FusionReason::kForbiddenByUser: return "forbidden-by-user";
     case FusionReason::kReductionNotRoot: return "reduction-not-root";
     case FusionReason::kNotSiblings: return "not-siblings";
+    case FusionReason::kNotAllConsumers: return "not-all-consumers";
     }
     return "unknown";
 }
@@ -31,6 +32,7 @@ const std::vector<FusionReason>& allFusionReasons() {
         FusionReason::kMultiOutputCycle, FusionReason::kBudgetExceeded,
         FusionReason::kForcedByUser,    FusionReason::kForbiddenByUser,
         FusionReason::kReductionNotRoot, FusionReason::kNotSiblings,
+        FusionReason::kNotAllConsumers,
     };
     return reasons;
 }

@@ -44,6 +44,11 @@
 //                                  fusion, never feed a fused consumer.
 //   not-siblings                   (multi-output fusion) the two users share no
 //                                  large operand worth reading once.
+//   not-all-consumers              (producer-consumer fusion) the producer can
+//                                  fuse into some of its consumers but not all:
+//                                  fused into some it would be computed twice,
+//                                  so it stays a kernel of its own (XLA fuses a
+//                                  producer into all its consumers or none).
 #pragma once
 
 #include <string_view>
@@ -66,6 +71,7 @@ enum class FusionReason {
     kForbiddenByUser,
     kReductionNotRoot,
     kNotSiblings,
+    kNotAllConsumers,
 };
 
 // The kebab-case code ("no-predicted-gain").

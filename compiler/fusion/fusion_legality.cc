@@ -247,6 +247,19 @@ std::optional<FusionReason> checkPair(const HloInstruction& producer,
         (isFusionOf(consumer) || !hloOpcodeIsElementwise(consumer.opcode())))
         return fail(FusionReason::kNotFusibleOp,
                     P() + " is a dot/convolution: only an elementwise epilogue can fuse into it");
+    if (containsDot(producer) &&
+        std::count(consumer.operands().begin(), consumer.operands().end(), &producer) > 1)
+        return fail(FusionReason::kNotFusibleOp,
+                    C() + " reads the dot/convolution " + P() +
+                        " more than once: an output fusion takes the dot's result once");
+    // On the GPU a constant of more than one element stays a buffer read like a parameter
+    // (fused, it would be emitted into every kernel's code); scalars fuse.
+    if (producer.opcode() == HloOpcode::kConstant && config.target == "gpu" && producer.shape().isArray() &&
+        producer.shape().elementCount() > 1)
+        return fail(FusionReason::kNotFusibleOp,
+                    P() + " is a constant of " + std::to_string(producer.shape().elementCount()) +
+                        " elements: on the GPU it stays a buffer, read like a parameter (only scalar "
+                        "constants fuse)");
     const int64_t uses = producerUses >= 0 ? producerUses : distinctUseCount(producer);
     if (uses > 1 && !multiOutput && isExpensive(producer)) {
         const InstructionCost cost = CostAnalysis::of(producer);

@@ -162,7 +162,9 @@ private:
         // Each pair's unfused time counts the producer once; it is saved once
         // when the producer goes away, never when it stays.
         plan.gain = sum - static_cast<double>(plan.allConsumersLegal ? plan.legal - 1 : plan.legal) * tp;
-        if (plan.legal == 0) plan.gain = -1e300;
+        // All or none, as XLA fuses: a producer that cannot go into every consumer (or is
+        // the root, an output) stays a kernel instead of being computed twice.
+        if (plan.legal == 0 || !plan.allConsumersLegal) plan.gain = -1e300;
         return plan;
     }
 
@@ -256,13 +258,27 @@ private:
         const int64_t step = ++m_step;
         const bool gain = plan.gain > kMinGainSeconds;
         std::vector<HloInstruction*> chosen;
+        // Why the producer cannot go into every consumer (for the legal ones' log).
+        std::string notAll;
+        if (!plan.allConsumersLegal) {
+            if (producer->isRoot())
+                notAll = "%" + producer->name() + " is the computation's root (an output): it stays a kernel";
+            for (const ConsumerPlan* entry : plan.consumers)
+                if (entry->illegal && notAll.empty())
+                    notAll = "%" + producer->name() + " cannot fuse into %" + entry->consumer->name() + " (" +
+                             std::string(fusionReasonCode(*entry->illegal)) +
+                             "); fused into some consumers only it would be computed twice, so it fuses "
+                             "into none";
+        }
         for (const ConsumerPlan* entry : plan.consumers) {
             const ConsumerPlan& item = *entry;
-            const bool fuse = !item.illegal && (item.forced || m_config.disableCostModel || gain);
-            const FusionReason reason = item.illegal ? *item.illegal
-                                        : !fuse      ? FusionReason::kNoPredictedGain
-                                        : item.forced ? FusionReason::kForcedByUser
-                                                      : FusionReason::kFused;
+            const bool fuse =
+                !item.illegal && (item.forced || (plan.allConsumersLegal && (m_config.disableCostModel || gain)));
+            const FusionReason reason = item.illegal                              ? *item.illegal
+                                        : !fuse && !plan.allConsumersLegal ? FusionReason::kNotAllConsumers
+                                        : !fuse                                   ? FusionReason::kNoPredictedGain
+                                        : item.forced                             ? FusionReason::kForcedByUser
+                                                                                  : FusionReason::kFused;
             if (fuse) chosen.push_back(item.consumer);
             if (!shouldLog(producer, item.consumer, fuse, fusionReasonCode(reason))) continue;
             PassDecision decision;
@@ -276,6 +292,11 @@ private:
                 decision.explanation = item.detail;
                 if (item.forced && *item.illegal != FusionReason::kForbiddenByUser)
                     decision.explanation = "force= names " + p + ":" + c + " but " + item.detail;
+                m_record(std::move(decision));
+                continue;
+            }
+            if (reason == FusionReason::kNotAllConsumers) {
+                decision.explanation = notAll;
                 m_record(std::move(decision));
                 continue;
             }
@@ -321,6 +342,49 @@ private:
         if (!m_builder.removed(producer)) markDirty(producer);
     }
 
+public:
+    // After the priority loop: every scalar constant goes into each of its users that can
+    // take it (as XLA's priority fusion ends), a user that is no fusion becoming one; the
+    // constant goes away when every user took it.
+    void sinkScalarConstants(HloComputation& computation) {
+        std::vector<HloInstruction*> constants;
+        for (const auto& instruction : computation.instructions())
+            if (instruction->opcode() == HloOpcode::kConstant && instruction->shape().isArray() &&
+                instruction->shape().elementCount() <= 1 && !m_builder.removed(instruction.get()) &&
+                !instruction->users().empty() && !instruction->isRoot())
+                constants.push_back(instruction.get());
+        for (HloInstruction* constant : constants) {
+            const std::vector<HloInstruction*> users = constant->users();
+            std::vector<HloInstruction*> legal;
+            for (HloInstruction* user : users) {
+                if (m_builder.removed(user)) continue;
+                std::string detail;
+                if (!fusion::checkPair(*constant, *user, m_config, &detail, false, 1)) legal.push_back(user);
+            }
+            if (legal.empty()) continue;
+            const int64_t step = ++m_step;
+            for (size_t i = 0; i < legal.size(); ++i) {
+                HloInstruction* user = legal[i];
+                PassDecision decision;
+                decision.step = step;
+                decision.applied = true;
+                decision.producer = constant->name();
+                decision.consumer = user->name();
+                decision.reason = std::string(fusionReasonCode(FusionReason::kFused));
+                decision.explanation = "the scalar constant %" + constant->name() + " is folded into %" +
+                                       user->name() +
+                                       " (after the priority loop every scalar constant goes into the users "
+                                       "that can take it)";
+                m_record(std::move(decision));
+                m_rewrite(user, nullptr);
+                HloInstruction* fused =
+                    m_builder.fuse(constant, user, legal.size() == users.size() && i + 1 == legal.size());
+                m_rewrite(nullptr, fused);
+            }
+        }
+    }
+
+private:
     const FusionConfig& m_config;
     const FusionCostModel& m_model;
     FusionBuilder& m_builder;
@@ -365,7 +429,10 @@ StatusOr<bool> FusionPass::run(HloModule& module) {
             }
             recordRewrite("fuse", pendingBefore, after);
         });
-    for (HloComputation* computation : fusion::fusibleComputations(module)) fusion.run(*computation);
+    for (HloComputation* computation : fusion::fusibleComputations(module)) {
+        fusion.run(*computation);
+        fusion.sinkScalarConstants(*computation);
+    }
     const bool changed = builder.changed();
     HLO_RETURN_IF_ERROR(builder.finish());
     return changed;
