@@ -2,27 +2,14 @@
 #include <cmath>
 #include <QtTest>
 
+#include "tests/cli_runner.h"
+
 using namespace Qt::StringLiterals;
 
 namespace {
 
-struct Result {
-    int exitCode = -1;
-    QString out;
-    QString err;
-};
-
-Result runCli(const QStringList& args, const QByteArray& stdinData = {}) {
-    QProcess process;
-    process.start(QStringLiteral(HLOSCOPE_CLI_PATH), args);
-    if (!process.waitForStarted()) return {};
-    if (!stdinData.isEmpty()) process.write(stdinData);
-    process.closeWriteChannel();
-    process.waitForFinished(120000);
-    return {process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1,
-            QString::fromUtf8(process.readAllStandardOutput()),
-            QString::fromUtf8(process.readAllStandardError())};
-}
+using Result = hloscope::testing::CliResult;
+using hloscope::testing::runCli;
 
 const char* kGood =
     "HloModule good\n"

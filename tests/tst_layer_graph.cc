@@ -169,15 +169,21 @@ private slots:
         QVERIFY2(kernels >= 1 && kernels < 40, qPrintable(block->subtitle));
     }
 
-    // After a run, the heat map sums each layer's measured kernel times on its node: the
-    // hottest layer is the one whose kernels took longest, its node says the time.
-    void measuredTimesOnLayers() {
-        auto module = parsed();
+    // A document of the layered module, as the document worker publishes it.
+    static std::shared_ptr<DocumentState> layeredState(const std::shared_ptr<const HloModule>& module) {
         auto state = std::make_shared<DocumentState>();
         state->path = "layered";
         state->displayName = "layered";
         state->module = module;
         state->layers = layersOf(module);
+        return state;
+    }
+
+    // After a run, the heat map sums each layer's measured kernel times on its node: the
+    // hottest layer is the one whose kernels took longest, its node says the time.
+    void measuredTimesOnLayers() {
+        auto module = parsed();
+        const auto state = layeredState(module);
         GraphView view;
         view.resize(900, 700);
         view.show();
@@ -213,11 +219,7 @@ private slots:
 
     void viewDrillsInAndBack() {
         auto module = parsed();
-        auto state = std::make_shared<DocumentState>();
-        state->path = "layered";
-        state->displayName = "layered";
-        state->module = module;
-        state->layers = layersOf(module);
+        const auto state = layeredState(module);
         GraphView view;
         view.resize(900, 700);
         view.show();
