@@ -303,6 +303,13 @@ std::optional<FusionReason> checkPair(const HloInstruction& producer,
 
 bool multiOutputCandidate(const HloInstruction& instruction, std::string* why) {
     const HloOpcode opcode = instruction.opcode();
+    // An output updated in place aliases its operand's buffer: a kernel of several outputs
+    // could not write it there.
+    for (const HloInstruction* root : fusionRoots(instruction))
+        if (root && root->opcode() == HloOpcode::kDynamicUpdateSlice) {
+            if (why) *why = "updates a buffer in place (a dynamic-update-slice output)";
+            return false;
+        }
     if (opcode == HloOpcode::kReduce) {
         if (!instruction.shape().isArray()) {
             if (why) *why = "is a variadic reduce";

@@ -238,6 +238,72 @@ StatusOr<std::unique_ptr<HloPass>> MultiOutputFusionPass::create(const PassOptio
         std::make_unique<MultiOutputFusionPass>(std::move(config), std::move(model)));
 }
 
+namespace {
+
+// The box of `operand` that `reader` reads, per dimension [begin, end): the union of the
+// slices it takes when it reads the operand only through slices (inside a fusion: through the
+// parameter the operand binds), else the whole operand.
+std::vector<std::pair<int64_t, int64_t>> readBox(const HloInstruction& reader, const HloInstruction& operand) {
+    const std::vector<int64_t>& dims = operand.shape().dimensions();
+    std::vector<std::pair<int64_t, int64_t>> whole;
+    for (int64_t d : dims) whole.emplace_back(0, d);
+    std::vector<const HloInstruction*> uses;
+    if (reader.opcode() == HloOpcode::kFusion && reader.fusedComputation()) {
+        for (int64_t k = 0; k < reader.operandCount(); ++k)
+            if (reader.operand(k) == &operand) {
+                const HloInstruction* parameter = reader.fusedComputation()->parameter(k);
+                if (!parameter) return whole;
+                uses.insert(uses.end(), parameter->users().begin(), parameter->users().end());
+            }
+    } else {
+        uses.push_back(&reader);
+    }
+    std::vector<std::pair<int64_t, int64_t>> box;
+    for (const HloInstruction* use : uses) {
+        if (use->opcode() != HloOpcode::kSlice) return whole;
+        const std::vector<SliceDimension>& slice = use->slice();
+        if (slice.size() != dims.size()) return whole;
+        if (box.empty()) {
+            for (const SliceDimension& d : slice) box.emplace_back(d.start, d.limit);
+            continue;
+        }
+        for (size_t d = 0; d < dims.size(); ++d) {
+            box[d].first = std::min(box[d].first, slice[d].start);
+            box[d].second = std::max(box[d].second, slice[d].limit);
+        }
+    }
+    return box.empty() ? whole : box;
+}
+
+bool boxesOverlap(const std::vector<std::pair<int64_t, int64_t>>& a, const std::vector<std::pair<int64_t, int64_t>>& b) {
+    for (size_t d = 0; d < a.size() && d < b.size(); ++d)
+        if (a[d].second <= b[d].first || b[d].second <= a[d].first) return false;
+    return true;
+}
+
+// Whether `instruction` (or what it fuses) moves data between layouts: a transpose that is not
+// a relabelling of dimensions of size one.
+bool physicallyTransposes(const HloInstruction& instruction) {
+    auto transposes = [](const HloInstruction& x) {
+        if (x.opcode() != HloOpcode::kTranspose) return false;
+        const std::vector<int64_t>& permutation = x.dimensions();
+        const Shape& in = x.operand(0)->shape();
+        int64_t last = -1;
+        for (int64_t d : permutation) {
+            if (in.dimensions(d) == 1) continue;
+            if (d < last) return true;
+            last = d;
+        }
+        return false;
+    };
+    if (instruction.opcode() != HloOpcode::kFusion || !instruction.fusedComputation()) return transposes(instruction);
+    for (const auto& x : instruction.fusedComputation()->instructions())
+        if (transposes(*x)) return true;
+    return false;
+}
+
+}  // namespace
+
 void MultiOutputFusionPass::fuseSiblings(HloComputation& computation, FusionBuilder& builder,
                                          Reachability& reach, int64_t& step) {
     auto pairForced = [&](const HloInstruction& a, const HloInstruction& b) {
@@ -275,6 +341,10 @@ void MultiOutputFusionPass::fuseSiblings(HloComputation& computation, FusionBuil
                        spaceA != spaceB) {
                 reason = FusionReason::kNotSiblings;
                 detail = a + " iterates over " + spaceA + " but " + b + " over " + spaceB;
+            } else if (!boxesOverlap(readBox(*group, *shared), readBox(*other, *shared))) {
+                reason = FusionReason::kNoPredictedGain;
+                detail = a + " and " + b + " read disjoint parts of %" + shared->name() +
+                         ": nothing would be read once for both";
             } else if (reach.reaches(group, other, false) || reach.reaches(other, group, false)) {
                 reason = FusionReason::kMultiOutputCycle;
                 detail = "one of " + a + " and " + b +
@@ -333,6 +403,11 @@ void MultiOutputFusionPass::fuseIntoConsumers(HloComputation& computation, Fusio
             std::string detail;
             std::optional<FusionReason> reason =
                 fusion::checkPair(*producer, *consumer, m_config, &detail, true);
+            if (!reason && physicallyTransposes(*producer)) {
+                reason = FusionReason::kConsumerIsNotFusible;
+                detail = p + " transposes data between layouts: the reduction " + c +
+                         " would read it in the transposed order, not in the order it reduces";
+            }
             FusionTimes times;
             if (!reason && reach.reaches(producer, consumer, true)) {
                 reason = FusionReason::kMultiOutputCycle;
