@@ -442,6 +442,16 @@ private slots:
                 QCOMPARE(tree.layer(tree.find("decoder_block_3")).instructionCount, int64_t(198));
                 QCOMPARE(tree.repeatClassSize(tree.layer(tree.find("decoder_block_3")).repeatClass), 12);
             }
+            if (name == QLatin1String("bert__bert_single_graph_2.hlo")) {
+                // PyTorch/XLA: op names without model scopes (aten__mul, aten__norm.1/...), so
+                // consecutive groups, each named by the program line most of it comes from.
+                QCOMPARE(tree.source(), std::string("groups"));
+                const QStringList top = childNames(tree, LayerTree::kRoot);
+                QCOMPARE(top.size(), 22);
+                QCOMPARE(top.first(), QStringLiteral("128 parameters"));
+                QCOMPARE(top.at(1), QStringLiteral("instructions 1–39 · functional.py:1624"));
+                QCOMPARE(top.at(5), QStringLiteral("instructions 157–195 · adamw_fp32_optim_params.py"));
+            }
             if (name == QLatin1String("hlo_mixtral_8x7b_bf16_1x8.hlo")) {
                 QCOMPARE(tree.source(), std::string("repeats"));
                 QCOMPARE(tree.layer(tree.find("layer B2")).instructionCount, int64_t(345));

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <string>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "compiler/layers/repeated_structure.h"
@@ -389,8 +391,9 @@ private:
                 for (int i = begin; i < end; ++i) place(layer, items[static_cast<size_t>(i)]);
                 return;
             }
-            const int group = add(layer, name, LayerKind::kGroup, at(layer).computation);
-            arrangeInstructions(group, range(begin, end), depth + 1);
+            const std::vector<const HloInstruction*> members = range(begin, end);
+            const int group = add(layer, name + sourceHint(members), LayerKind::kGroup, at(layer).computation);
+            arrangeInstructions(group, members, depth + 1);
         };
         const std::string word = depth == 0 ? "layer " : "block ";
         // Too many copies for one level: every stretch but the largest becomes a group of its
@@ -428,6 +431,35 @@ private:
         return true;
     }
 
+    // What a run of instructions mostly comes from in the program, when their metadata says
+    // (PyTorch/XLA's op names carry no model scopes, but source_file and source_line do):
+    // " · optimization.py:446" when one line covers at least half of those that name one,
+    // " · functional.py" when one file does, else "".
+    static std::string sourceHint(const std::vector<const HloInstruction*>& items) {
+        std::unordered_map<std::string, int> files, lines;
+        int named = 0;
+        for (const HloInstruction* x : items) {
+            std::string file = x->metadataField("source_file");
+            if (file.empty()) continue;
+            file = file.substr(file.find_last_of('/') + 1);
+            ++named;
+            ++files[file];
+            const std::string line = x->metadataField("source_line");
+            if (!line.empty()) ++lines[file + ":" + line];
+        }
+        auto most = [](const std::unordered_map<std::string, int>& counts) {
+            const std::pair<const std::string, int>* best = nullptr;
+            for (const auto& entry : counts)
+                if (!best || entry.second > best->second || (entry.second == best->second && entry.first < best->first))
+                    best = &entry;
+            return best;
+        };
+        if (named == 0) return {};
+        if (const auto* line = most(lines); line && 2 * line->second >= named) return " · " + line->first;
+        if (const auto* file = most(files); file && 2 * file->second >= named) return " · " + file->first;
+        return {};
+    }
+
     // Consecutive instructions in groups of about equal size; a loop or call holding layers of
     // its own stands between them at this level.
     void arrangeInGroups(int layer, const std::vector<const HloInstruction*>& items) {
@@ -440,7 +472,8 @@ private:
         auto flush = [&](int end) {
             if (pending.empty()) return;
             const int group = add(layer,
-                                  "instructions " + std::to_string(pendingStart + 1) + "–" + std::to_string(end),
+                                  "instructions " + std::to_string(pendingStart + 1) + "–" + std::to_string(end) +
+                                      sourceHint(pending),
                                   LayerKind::kGroup, at(layer).computation);
             for (const HloInstruction* x : pending) place(group, x);
             pending.clear();
