@@ -541,6 +541,14 @@ void TestCli::bisectExitCodes() {
     QCOMPARE(big.exitCode, 3);
     QVERIFY2(big.out.contains(u"largest"_s), qPrintable(big.out));
     QCOMPARE(runCli({u"bisect"_s}).exitCode, 2);
+    // An input that does not parse, or parses but does not verify: 4, not a miscompile.
+    Result unparsable = runCli({u"bisect"_s, write(u"bad.hlo"_s, kBadSyntax)});
+    QCOMPARE(unparsable.exitCode, 4);
+    Result invalid = runCli({u"bisect"_s, write(u"badshape.hlo"_s, kBadShape)});
+    QCOMPARE(invalid.exitCode, 4);
+    QVERIFY2(invalid.out.contains(u"does not verify"_s), qPrintable(invalid.out));
+    // --no-verify lets the passes run on it: whatever they make of it, never 4.
+    QVERIFY(runCli({u"bisect"_s, write(u"badshape.hlo"_s, kBadShape), u"--no-verify"_s}).exitCode != 4);
 }
 
 void TestCli::costPredictsUnfusedAndFused() {

@@ -487,10 +487,23 @@ private slots:
             for (int x = 0; x < image.width(); x += 7) colours.insert(image.pixel(x, y));
         QVERIFY(colours.size() > 10);
 
+        // --version and --help need no display: no platform plugin, no DISPLAY.
+        QProcessEnvironment bare = QProcessEnvironment::systemEnvironment();
+        for (const char* name : {"QT_QPA_PLATFORM", "DISPLAY", "WAYLAND_DISPLAY"}) bare.remove(QLatin1String(name));
         QProcess version;
+        version.setProcessEnvironment(bare);
         version.start(QStringLiteral(HLOSCOPE_GUI_PATH), {QStringLiteral("--version")});
         QVERIFY(version.waitForFinished(30000));
+        QCOMPARE(version.exitStatus(), QProcess::NormalExit);
+        QCOMPARE(version.exitCode(), 0);
         QVERIFY(version.readAllStandardOutput().contains("hloscope"));
+        QProcess help;
+        help.setProcessEnvironment(bare);
+        help.start(QStringLiteral(HLOSCOPE_GUI_PATH), {QStringLiteral("--help")});
+        QVERIFY(help.waitForFinished(30000));
+        QCOMPARE(help.exitStatus(), QProcess::NormalExit);
+        QCOMPARE(help.exitCode(), 0);
+        QVERIFY(help.readAllStandardOutput().contains("--screenshot"));
         QProcess bad;
         bad.setProcessEnvironment(env);
         bad.start(QStringLiteral(HLOSCOPE_GUI_PATH), {QStringLiteral("--target"), QStringLiteral("z80")});

@@ -171,7 +171,9 @@ Commands:
         Evaluate the module on seeded random inputs before the pipeline and
         after every pass that changes it; name the first pass whose results
         differ. Exit 0: no pass changes the results; 1: one does (named);
-        3: the module cannot be evaluated (the instruction is named).
+        3: the module cannot be evaluated (the instruction is named); 4: the
+        input is invalid (it does not parse, or does not verify: no pass
+        runs); 5: a pass failed or broke the module (the pass is named).
   passes
         List every pass with its description, and the target pipelines.
   cost FILE [--target cpu|h100|a100|tpu_v4|tpu_v5e|FILE.json] [--option p.k=v] [--json]
@@ -322,7 +324,7 @@ Commands:
         only if no case failed.
 
 A FILE of '-' reads standard input.
-Exit status: 0 success, 1 a file failed, 2 bad usage.
+Exit status: 0 success, 1 a file failed, 2 bad usage (bisect: also 3, 4, 5).
 )";
 }
 

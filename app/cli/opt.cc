@@ -25,6 +25,8 @@ namespace hloscope::cli {
 namespace {
 
 constexpr int kExitCannotEvaluate = 3;
+constexpr int kExitInvalidInput = 4;     // bisect: the module does not parse or does not verify
+constexpr int kExitPipelineFailed = 5;   // bisect: a pass failed or broke the module
 
 // Peak memory of a module state for the per-pass report.
 std::function<int64_t(const HloModule&)> pipelinePeakFunction() { return peakMemoryBytes; }
@@ -233,7 +235,7 @@ int runBisect(const std::vector<std::string>& args) {
     auto module = loadModuleFromFile(*file);
     if (!module.isOk()) {
         std::fprintf(stderr, "%s\n", formatError(name, module.status()).c_str());
-        return kExitFailed;
+        return kExitInvalidInput;
     }
     BisectOptions options;
     options.seed = seed;
@@ -241,8 +243,10 @@ int runBisect(const std::vector<std::string>& args) {
     options.maxElements = maxElements;
     auto result = bisectPipeline(**module, *pipeline, options);
     if (!result.isOk()) {
+        // The runner refuses an input that does not verify before any pass runs
+        // (kFailedPrecondition); anything else is a pass that failed or broke the module.
         std::printf("%s\n", formatError(name, result.status()).c_str());
-        return kExitFailed;
+        return result.status().code() == StatusCode::kFailedPrecondition ? kExitInvalidInput : kExitPipelineFailed;
     }
     switch (result->outcome) {
     case BisectResult::Outcome::kNoChange:

@@ -12,6 +12,8 @@
 // FILE or --example restores it (--no-restore, or the setting
 // session/restoreAfterCrash=false, says no). --screenshot runs leave the
 // session alone.
+#include <string_view>
+
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QIcon>
@@ -125,16 +127,82 @@ private:
     bool m_failed = false;
 };
 
+// The command line: options and their help, shared by the GUI and the no-display path that
+// only prints --help or --version.
+struct CommandLine {
+    QCommandLineOption example{QStringLiteral("example"), QStringLiteral("Open a built-in example."),
+                               QStringLiteral("NAME")};
+    QCommandLineOption target{QStringLiteral("target"), QStringLiteral("Target: cpu, h100, a100, tpu_v4, tpu_v5e."),
+                              QStringLiteral("T")};
+    QCommandLineOption step{QStringLiteral("step"), QStringLiteral("Run the pipeline to snapshot N (0 = input)."),
+                            QStringLiteral("N")};
+    QCommandLineOption screenshot{QStringLiteral("screenshot"),
+                                  QStringLiteral("Render the window into a PNG and exit."), QStringLiteral("out.png")};
+    QCommandLineOption panel{QStringLiteral("panel"), QStringLiteral("Show and raise a panel."), QStringLiteral("NAME")};
+    QCommandLineOption layer{QStringLiteral("layer"),
+                             QStringLiteral("Drill into a layer of a module drawn by its layers (its key, as "
+                                            "hloscope-cli layers --json prints it)."),
+                             QStringLiteral("KEY")};
+    QCommandLineOption kernels{QStringLiteral("kernels"),
+                               QStringLiteral("With --layer: show the layer's kernels (each fusion around its ops).")};
+    QCommandLineOption capture{
+        QStringLiteral("capture"),
+        QStringLiteral("Run the program given after -- with XLA's dump flags (hloscope --capture -- python3 "
+                       "train.py), show its output, and open the largest module it dumps.")};
+    QCommandLineOption compare{QStringLiteral("compare"),
+                               QStringLiteral("Show the graph before and after the step side by side.")};
+    QCommandLineOption run{QStringLiteral("run"),
+                           QStringLiteral("Run the module on the Execution panel's device (heat map on the graph).")};
+    QCommandLineOption noRestore{QStringLiteral("no-restore"),
+                                 QStringLiteral("Do not restore the session of a run that crashed or was killed "
+                                                "(the setting session/restoreAfterCrash=false does the same).")};
+
+    void addTo(QCommandLineParser& parser) const {
+        parser.setApplicationDescription(
+            QStringLiteral("hloscope: explore XLA HLO modules, their passes and fusion decisions."));
+        parser.addHelpOption();
+        parser.addVersionOption();
+        parser.addPositionalArgument(QStringLiteral("file"),
+                                     QStringLiteral("HLO text, JSON, StableHLO .mlir, or an XLA dump folder."),
+                                     QStringLiteral("[FILE]"));
+        parser.addOptions({example, target, step, screenshot, panel, layer, kernels, capture, compare, run, noRestore});
+    }
+};
+
+void setApplicationNames() {
+    QCoreApplication::setOrganizationName(QStringLiteral("hloscope"));
+    QCoreApplication::setApplicationName(QStringLiteral("hloscope"));
+    QCoreApplication::setApplicationVersion(QStringLiteral(HLOSCOPE_VERSION));
+}
+
+// --help and --version (before any "--") need no display: they are answered without a GUI.
+bool onlyHelpOrVersion(int argc, char** argv) {
+    for (int i = 1; i < argc; ++i) {
+        const std::string_view arg = argv[i];
+        if (arg == "--") return false;
+        if (arg == "--help" || arg == "-h" || arg == "-?" || arg == "--help-all" || arg == "--version" || arg == "-v")
+            return true;
+    }
+    return false;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+    if (onlyHelpOrVersion(argc, argv)) {
+        QCoreApplication core(argc, argv);
+        setApplicationNames();
+        QCommandLineParser parser;
+        const CommandLine options;
+        options.addTo(parser);
+        parser.process(core);  // prints the help or the version and exits
+        return 0;
+    }
     QApplication app(argc, argv);
     hloscope::registerCpuBackend();
     hloscope::registerGpuBackend();
     hloscope::registerTpuBackend();
-    QApplication::setOrganizationName(QStringLiteral("hloscope"));
-    QApplication::setApplicationName(QStringLiteral("hloscope"));
-    QApplication::setApplicationVersion(QStringLiteral(HLOSCOPE_VERSION));
+    setApplicationNames();
     // The installed desktop entry and icon (packaging/desktop, packaging/icons); the
     // embedded icon when run from a build tree.
     QGuiApplication::setDesktopFileName(QStringLiteral("hloscope"));
@@ -142,46 +210,14 @@ int main(int argc, char** argv) {
                                                  QIcon(QStringLiteral(":/icons/hloscope.svg"))));
 
     QCommandLineParser parser;
-    parser.setApplicationDescription(
-        QStringLiteral("hloscope: explore XLA HLO modules, their passes and fusion decisions."));
-    parser.addHelpOption();
-    parser.addVersionOption();
-    parser.addPositionalArgument(QStringLiteral("file"),
-                                 QStringLiteral("HLO text, JSON, StableHLO .mlir, or an XLA dump folder."),
-                                 QStringLiteral("[FILE]"));
-    QCommandLineOption example(QStringLiteral("example"), QStringLiteral("Open a built-in example."),
-                               QStringLiteral("NAME"));
-    QCommandLineOption target(QStringLiteral("target"),
-                              QStringLiteral("Target: cpu, h100, a100, tpu_v4, tpu_v5e."),
-                              QStringLiteral("T"));
-    QCommandLineOption step(QStringLiteral("step"),
-                            QStringLiteral("Run the pipeline to snapshot N (0 = input)."),
-                            QStringLiteral("N"));
-    QCommandLineOption screenshot(QStringLiteral("screenshot"),
-                                  QStringLiteral("Render the window into a PNG and exit."),
-                                  QStringLiteral("out.png"));
-    QCommandLineOption panel(QStringLiteral("panel"), QStringLiteral("Show and raise a panel."),
-                             QStringLiteral("NAME"));
-    QCommandLineOption layer(QStringLiteral("layer"),
-                             QStringLiteral("Drill into a layer of a module drawn by its layers (its key, as "
-                                            "hloscope-cli layers --json prints it)."),
-                             QStringLiteral("KEY"));
-    QCommandLineOption kernelsOption(QStringLiteral("kernels"),
-                                     QStringLiteral("With --layer: show the layer's kernels (each fusion around its ops)."));
-    QCommandLineOption captureOption(
-        QStringLiteral("capture"),
-        QStringLiteral("Run the program given after -- with XLA's dump flags (hloscope --capture -- python3 "
-                       "train.py), show its output, and open the largest module it dumps."));
-    QCommandLineOption compare(QStringLiteral("compare"),
-                               QStringLiteral("Show the graph before and after the step side by side."));
-    QCommandLineOption run(QStringLiteral("run"),
-                           QStringLiteral("Run the module on the Execution panel's device (heat map on the graph)."));
-    QCommandLineOption noRestore(
-        QStringLiteral("no-restore"),
-        QStringLiteral("Do not restore the session of a run that crashed or was killed "
-                       "(the setting session/restoreAfterCrash=false does the same)."));
-    parser.addOptions(
-        {example, target, step, screenshot, panel, layer, kernelsOption, captureOption, compare, run, noRestore});
+    const CommandLine commandLine;
+    commandLine.addTo(parser);
+    const QCommandLineOption &example = commandLine.example, &target = commandLine.target,
+                             &step = commandLine.step, &screenshot = commandLine.screenshot,
+                             &panel = commandLine.panel, &layer = commandLine.layer,
+                             &kernelsOption = commandLine.kernels, &captureOption = commandLine.capture,
+                             &compare = commandLine.compare, &run = commandLine.run,
+                             &noRestore = commandLine.noRestore;
     parser.process(app);
 
     const QStringList files = parser.positionalArguments();
