@@ -11,6 +11,7 @@
 #include "compiler/fusion/fusion_builder.h"
 #include "compiler/fusion/fusion_format.h"
 #include "compiler/fusion/fusion_legality.h"
+#include "core/ir/primitive_type.h"
 
 namespace hloscope {
 
@@ -34,7 +35,8 @@ struct ConsumerPlan {
 struct ProducerPlan {
     std::vector<const ConsumerPlan*> consumers;
     int64_t legal = 0;
-    bool allConsumersLegal = false;  // and not the root: the producer can go away
+    bool allConsumersLegal = false;  // every consumer but bitcasts, and not the root
+    bool goesAway = false;           // all legal and no bitcast reads it: fused, it is gone
     double gain = 0;
 };
 
@@ -128,7 +130,17 @@ private:
         double tp = 0;
         double sum = 0;
         plan.consumers.reserve(users.size());
+        int64_t bitcasts = 0;
         for (HloInstruction* consumer : users) {
+            // A bitcast that keeps the element width reads the producer's buffer as it is: as in
+            // XLA, it neither takes the producer nor keeps it from fusing into the others.
+            if (consumer->opcode() == HloOpcode::kBitcast && consumer->shape().isArray() &&
+                producer->shape().isArray() &&
+                primitive_util::bitWidth(consumer->shape().elementType()) ==
+                    primitive_util::bitWidth(producer->shape().elementType())) {
+                ++bitcasts;
+                continue;
+            }
             // Instructions are never changed in place during the pass (fusion
             // makes new ones), so a pair's verdict only depends on how many
             // users the producer has: cache it.
@@ -159,8 +171,10 @@ private:
         }
         plan.allConsumersLegal = plan.legal == static_cast<int64_t>(plan.consumers.size()) &&
                                  !producer->isRoot() && plan.legal > 0;
-        // Each pair's unfused time counts the producer once; it is saved once
-        // when the producer goes away, never when it stays.
+        plan.goesAway = plan.allConsumersLegal && bitcasts == 0;
+        // Each pair's unfused time counts the producer once; it is saved once when the
+        // producer goes away. A producer kept only for bitcasts counts as gone, as XLA's
+        // priority fusion counts it (the bitcasts are views, left out of the estimate).
         plan.gain = sum - static_cast<double>(plan.allConsumersLegal ? plan.legal - 1 : plan.legal) * tp;
         // All or none, as XLA fuses: a producer that cannot go into every consumer (or is
         // the root, an output) stays a kernel instead of being computed twice.
@@ -324,8 +338,7 @@ private:
         }
         if (chosen.empty()) return;
         const bool producerGoesAway =
-            static_cast<int64_t>(chosen.size()) == static_cast<int64_t>(plan.consumers.size()) &&
-            plan.allConsumersLegal;
+            static_cast<int64_t>(chosen.size()) == static_cast<int64_t>(plan.consumers.size()) && plan.goesAway;
         std::vector<HloInstruction*> created;
         for (size_t i = 0; i < chosen.size(); ++i) {
             HloInstruction* consumer = chosen[i];
