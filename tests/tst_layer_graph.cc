@@ -60,6 +60,24 @@ std::shared_ptr<const HloModule> parsed() {
     return std::shared_ptr<const HloModule>(std::move(*module));
 }
 
+// A document of the layered module, as the document worker publishes it.
+std::shared_ptr<DocumentState> layeredState(const std::shared_ptr<const HloModule>& module) {
+    auto state = std::make_shared<DocumentState>();
+    state->path = "layered";
+    state->displayName = "layered";
+    state->module = module;
+    state->layers = layersOf(module);
+    return state;
+}
+
+// Shows `state` in `view` and waits for its layout.
+void showLaidOut(GraphView& view, const std::shared_ptr<DocumentState>& state) {
+    view.resize(900, 700);
+    view.show();
+    view.setState(state);
+    QTRY_VERIFY_WITH_TIMEOUT(!view.isLayoutPending(), 30000);
+}
+
 QStringList nodeKeys(const VisibleGraph& graph) {
     QStringList keys;
     for (const GraphNode& node : graph.nodes) keys << node.key;
@@ -169,26 +187,14 @@ private slots:
         QVERIFY2(kernels >= 1 && kernels < 40, qPrintable(block->subtitle));
     }
 
-    // A document of the layered module, as the document worker publishes it.
-    static std::shared_ptr<DocumentState> layeredState(const std::shared_ptr<const HloModule>& module) {
-        auto state = std::make_shared<DocumentState>();
-        state->path = "layered";
-        state->displayName = "layered";
-        state->module = module;
-        state->layers = layersOf(module);
-        return state;
-    }
-
     // After a run, the heat map sums each layer's measured kernel times on its node: the
     // hottest layer is the one whose kernels took longest, its node says the time.
     void measuredTimesOnLayers() {
         auto module = parsed();
         const auto state = layeredState(module);
         GraphView view;
-        view.resize(900, 700);
-        view.show();
-        view.setState(state);
-        QTRY_VERIFY_WITH_TIMEOUT(!view.isLayoutPending(), 30000);
+        showLaidOut(view, state);
+        if (QTest::currentTestFailed()) return;
         QVERIFY(view.visibleGraph()->layered);
         QHash<QString, double> times;
         int inBlock3 = 0, inBlock0 = 0;
@@ -221,10 +227,8 @@ private slots:
         auto module = parsed();
         const auto state = layeredState(module);
         GraphView view;
-        view.resize(900, 700);
-        view.show();
-        view.setState(state);
-        QTRY_VERIFY_WITH_TIMEOUT(!view.isLayoutPending(), 30000);
+        showLaidOut(view, state);
+        if (QTest::currentTestFailed()) return;
         QVERIFY(view.visibleGraph()->layered);
         QVERIFY(view.breadcrumb()->isVisible());
         view.drillInto(QStringLiteral("layer:block_3"));
