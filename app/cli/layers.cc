@@ -171,6 +171,56 @@ std::string percent(double share) {
     return buffer;
 }
 
+// What --measure found: seconds per layer (subtree sums), the time of kernels in no layer, and
+// which device and mode it came from.
+struct LayerMeasurement {
+    std::vector<double> seconds;
+    double unplaced = 0;
+    std::string on;
+};
+
+// Runs the module at the step on flags.measure (the whole pipeline: fused; the input of a
+// module without fusions: unfused). kExitOk, or the exit code after saying what went wrong.
+int measureLayers(const LayersFlags& flags, const std::string& step, const std::string& name,
+                  const HloModule& module, const LayerTree& tree, const TargetDescription& target,
+                  LayerMeasurement& out) {
+    if (step != "all" && step != "input")
+        return usageError("layers: --measure runs the module with the whole pipeline (--step all) or as it is "
+                          "(--step input), not after --step " + step);
+    auto device = findDevice(flags.measure);
+    if (!device.isOk()) return usageError("layers: --measure: " + device.status().message());
+    if (hardwareFamily((*device)->kind()) != pipelineFamily(target.kind) && (*device)->kind() != "reference")
+        return usageError("layers: --measure " + flags.measure + " runs " +
+                          std::string(hardwareFamily((*device)->kind())) + " code, but the figures are for " +
+                          target.name + " (" + std::string(pipelineFamily(target.kind)) +
+                          "): pass a --target of the device's kind");
+    std::string whyNot;
+    if (!(*device)->available(&whyNot)) {
+        std::fprintf(stderr, "hloscope-cli: layers: device '%s' cannot run here: %s\n", flags.measure.c_str(),
+                     whyNot.c_str());
+        return kExitFailed;
+    }
+    auto arguments = makeArguments(*module.entryComputation(), "random", flags.seed);
+    if (!arguments.isOk()) {
+        std::fprintf(stderr, "%s\n", formatError(name, arguments.status()).c_str());
+        return kExitFailed;
+    }
+    MeasureOptions options;
+    options.repeat = flags.repeat;
+    options.seed = flags.seed;
+    const ExecutionMode mode =
+        step == "input" && !holdsFusions(module) ? ExecutionMode::kUnfused : ExecutionMode::kFused;
+    auto run = measureMode(module, flags.target, mode, **device, *arguments, options);
+    if (!run.isOk()) {
+        std::fprintf(stderr, "%s: %s\n", name.c_str(), run.status().toString().c_str());
+        return kExitFailed;
+    }
+    out.seconds = measuredPerLayer(tree, *run->module, run->kernelTimes, &out.unplaced);
+    out.on = (*device)->name() + ", " + std::string(executionModeName(mode)) + ", median of " +
+             std::to_string(flags.repeat) + " runs, whole run " + formatDuration(run->medianSeconds());
+    return kExitOk;
+}
+
 }  // namespace
 
 int runLayers(const std::vector<std::string>& args) {
@@ -244,47 +294,14 @@ int runLayers(const std::vector<std::string>& args) {
     const std::vector<LayerFigures> figures = computeLayerFigures(tree, module, *stepped, *target);
     const double seconds = secondsSince(start);
 
-    // --measure: the module at the step run on a device (the whole pipeline: fused; the input
-    // of a module without fusions: unfused), its kernels' times summed per layer.
-    std::vector<double> measured;
-    double unplaced = 0;
-    std::string measuredOn;
-    if (!flags.measure.empty()) {
-        if (step != "all" && step != "input")
-            return usageError("layers: --measure runs the module with the whole pipeline (--step all) or as it is "
-                              "(--step input), not after --step " + step);
-        auto device = findDevice(flags.measure);
-        if (!device.isOk()) return usageError("layers: --measure: " + device.status().message());
-        if (hardwareFamily((*device)->kind()) != pipelineFamily(target->kind) && (*device)->kind() != "reference")
-            return usageError("layers: --measure " + flags.measure + " runs " +
-                              std::string(hardwareFamily((*device)->kind())) + " code, but the figures are for " +
-                              target->name + " (" + std::string(pipelineFamily(target->kind)) +
-                              "): pass a --target of the device's kind");
-        std::string whyNot;
-        if (!(*device)->available(&whyNot)) {
-            std::fprintf(stderr, "hloscope-cli: layers: device '%s' cannot run here: %s\n", flags.measure.c_str(),
-                         whyNot.c_str());
-            return kExitFailed;
-        }
-        auto arguments = makeArguments(*module.entryComputation(), "random", flags.seed);
-        if (!arguments.isOk()) {
-            std::fprintf(stderr, "%s\n", formatError(name, arguments.status()).c_str());
-            return kExitFailed;
-        }
-        MeasureOptions options;
-        options.repeat = flags.repeat;
-        options.seed = flags.seed;
-        const ExecutionMode mode =
-            step == "input" && !holdsFusions(module) ? ExecutionMode::kUnfused : ExecutionMode::kFused;
-        auto run = measureMode(module, flags.target, mode, **device, *arguments, options);
-        if (!run.isOk()) {
-            std::fprintf(stderr, "%s: %s\n", name.c_str(), run.status().toString().c_str());
-            return kExitFailed;
-        }
-        measured = measuredPerLayer(tree, *run->module, run->kernelTimes, &unplaced);
-        measuredOn = (*device)->name() + ", " + std::string(executionModeName(mode)) + ", median of " +
-                     std::to_string(flags.repeat) + " runs, whole run " + formatDuration(run->medianSeconds());
-    }
+    // --measure: the module at the step run on a device, its kernels' times summed per layer.
+    LayerMeasurement measurement;
+    if (!flags.measure.empty())
+        if (const int exit = measureLayers(flags, step, name, module, tree, *target, measurement); exit != kExitOk)
+            return exit;
+    const std::vector<double>& measured = measurement.seconds;
+    const double unplaced = measurement.unplaced;
+    const std::string& measuredOn = measurement.on;
 
     if (flags.json) {
         Json report{{"module", module.name()},

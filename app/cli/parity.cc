@@ -340,6 +340,90 @@ struct Tally {
     }
 };
 
+// The outcomes of every compared row, tallied.
+struct Report {
+    std::string corpus;
+    size_t rows = 0;
+    std::vector<RowResult> results;
+    std::vector<const Row*> skipped;
+    std::map<std::string, Tally> byFile, byCriterion;
+    std::map<std::string, int64_t> causes;  // of the disagreements
+    Tally overall;
+    int64_t errors = 0;  // rows whose module did not load or whose pass failed
+};
+
+void printJson(const Report& rep) {
+    Json report{{"corpus", rep.corpus}, {"rows", rep.rows}, {"checked", rep.results.size()},
+                {"skipped", rep.skipped.size()}, {"errors", rep.errors}};
+    report["agreement"] = {{"agreed", rep.overall.agreed}, {"outcomes", rep.overall.total}, {"share", rep.overall.share()}};
+    Json files = Json::object(), criteria = Json::object(), why = Json::object();
+    for (const auto& [name, t] : rep.byFile) files[name] = {{"agreed", t.agreed}, {"outcomes", t.total}, {"share", t.share()}};
+    for (const auto& [name, t] : rep.byCriterion)
+        criteria[name] = {{"agreed", t.agreed}, {"outcomes", t.total}, {"share", t.share()}};
+    for (const auto& [name, n] : rep.causes) why[name] = n;
+    report["files"] = files;
+    report["criteria"] = criteria;
+    report["disagreement_causes"] = why;
+    Json list = Json::array();
+    for (const RowResult& r : rep.results) {
+        for (const Outcome& o : r.outcomes)
+            if (!o.agrees)
+                list.push_back({{"where", r.row->where()}, {"file", (*r.row)["file"]}, {"xla_test", (*r.row)["xla_test"]},
+                                {"criterion", o.criterion}, {"xla", o.expected}, {"hloscope", o.actual},
+                                {"cause", o.cause}, {"log", o.log}});
+        if (!r.error.empty())
+            list.push_back({{"where", r.row->where()}, {"file", (*r.row)["file"]}, {"xla_test", (*r.row)["xla_test"]},
+                            {"criterion", "run"}, {"error", r.error}});
+    }
+    report["disagreements"] = list;
+    const std::string out = report.dump(1) + "\n";
+    std::fwrite(out.data(), 1, out.size(), stdout);
+}
+
+void printText(const Report& rep, bool verbose) {
+    std::printf("XLA's fusion tests against hloscope's passes: %zu rows, %zu compared, %zu listed as not "
+                "comparable\n\n",
+                rep.rows, rep.results.size(), rep.skipped.size());
+    for (const auto& [name, t] : rep.byFile) std::printf("  %-40s %s\n", name.c_str(), t.text().c_str());
+    std::printf("\nper criterion:\n");
+    for (const auto& [name, t] : rep.byCriterion) std::printf("  %-40s %s\n", name.c_str(), t.text().c_str());
+    std::printf("\noverall: %s of the outcomes agree\n", rep.overall.text().c_str());
+    if (!rep.causes.empty()) {
+        std::printf("disagreements by cause:");
+        for (const auto& [name, n] : rep.causes) std::printf(" %s %lld;", name.c_str(), static_cast<long long>(n));
+        std::printf("\n");
+    }
+    bool header = false;
+    for (const RowResult& r : rep.results) {
+        const Row& row = *r.row;
+        auto title = [&]() {
+            if (!header) std::printf("\ndisagreements:\n");
+            header = true;
+            std::printf("  %s (%s, %s on %s)\n", row["file"].c_str(), row["xla_test"].c_str(), row["pass"].c_str(),
+                        row["target"].c_str());
+        };
+        if (!r.error.empty()) {
+            title();
+            std::printf("    the pass did not run: %s\n", r.error.c_str());
+            continue;
+        }
+        bool titled = false;
+        for (const Outcome& o : r.outcomes) {
+            if (o.agrees) continue;
+            if (!titled) title();
+            titled = true;
+            std::printf("    %s: XLA %s; hloscope %s%s%s\n", o.criterion.c_str(), o.expected.c_str(), o.actual.c_str(),
+                        o.cause.empty() ? "" : (" [" + o.cause + "]").c_str(),
+                        o.log.empty() ? "" : ("\n      hloscope's log: " + o.log).c_str());
+        }
+    }
+    if (verbose && !rep.skipped.empty()) {
+        std::printf("\nnot comparable:\n");
+        for (const Row* row : rep.skipped)
+            std::printf("  %s (%s): %s\n", (*row)["file"].c_str(), (*row)["xla_test"].c_str(), (*row)["note"].c_str());
+    }
+}
+
 }  // namespace
 
 int runParity(const std::vector<std::string>& args) {
@@ -385,15 +469,16 @@ int runParity(const std::vector<std::string>& args) {
         for (Row& row : *read) rows.push_back(std::move(row));
     }
 
-    std::vector<RowResult> results;
-    std::vector<const Row*> skipped;
-    std::map<std::string, Tally> byFile, byCriterion;
-    std::map<std::string, int64_t> causes;
-    Tally overall;
-    int64_t errors = 0;
+    Report report;
+    report.corpus = corpus;
+    report.rows = rows.size();
+    std::vector<RowResult>& results = report.results;
+    std::map<std::string, Tally>& byFile = report.byFile;
+    std::map<std::string, Tally>& byCriterion = report.byCriterion;
+    Tally& overall = report.overall;
     for (const Row& row : rows) {
         if (row["status"] == "skip") {
-            skipped.push_back(&row);
+            report.skipped.push_back(&row);
             continue;
         }
         auto result = runRow(row, corpus);
@@ -404,7 +489,7 @@ int runParity(const std::vector<std::string>& args) {
         Tally& file = byFile[row.testFile()];
         if (!result->error.empty()) {
             // A module that does not load or a pass that fails disagrees on every outcome.
-            ++errors;
+            ++report.errors;
             for (const char* criterion : kCriteria)
                 if (row[criterion] != "-") {
                     file.add(false);
@@ -416,80 +501,13 @@ int runParity(const std::vector<std::string>& args) {
             file.add(o.agrees);
             byCriterion[o.criterion].add(o.agrees);
             overall.add(o.agrees);
-            if (!o.agrees) ++causes[o.cause.empty() ? "no decision logged" : o.cause];
+            if (!o.agrees) ++report.causes[o.cause.empty() ? "no decision logged" : o.cause];
         }
         results.push_back(std::move(*result));
     }
 
-    if (json) {
-        Json report{{"corpus", corpus}, {"rows", rows.size()}, {"checked", results.size()},
-                    {"skipped", skipped.size()}, {"errors", errors}};
-        report["agreement"] = {{"agreed", overall.agreed}, {"outcomes", overall.total}, {"share", overall.share()}};
-        Json files = Json::object(), criteria = Json::object(), why = Json::object();
-        for (const auto& [name, t] : byFile) files[name] = {{"agreed", t.agreed}, {"outcomes", t.total}, {"share", t.share()}};
-        for (const auto& [name, t] : byCriterion)
-            criteria[name] = {{"agreed", t.agreed}, {"outcomes", t.total}, {"share", t.share()}};
-        for (const auto& [name, n] : causes) why[name] = n;
-        report["files"] = files;
-        report["criteria"] = criteria;
-        report["disagreement_causes"] = why;
-        Json list = Json::array();
-        for (const RowResult& r : results) {
-            for (const Outcome& o : r.outcomes)
-                if (!o.agrees)
-                    list.push_back({{"where", r.row->where()}, {"file", (*r.row)["file"]}, {"xla_test", (*r.row)["xla_test"]},
-                                    {"criterion", o.criterion}, {"xla", o.expected}, {"hloscope", o.actual},
-                                    {"cause", o.cause}, {"log", o.log}});
-            if (!r.error.empty())
-                list.push_back({{"where", r.row->where()}, {"file", (*r.row)["file"]}, {"xla_test", (*r.row)["xla_test"]},
-                                {"criterion", "run"}, {"error", r.error}});
-        }
-        report["disagreements"] = list;
-        const std::string out = report.dump(1) + "\n";
-        std::fwrite(out.data(), 1, out.size(), stdout);
-    } else {
-        std::printf("XLA's fusion tests against hloscope's passes: %zu rows, %zu compared, %zu listed as not "
-                    "comparable\n\n",
-                    rows.size(), results.size(), skipped.size());
-        for (const auto& [name, t] : byFile) std::printf("  %-40s %s\n", name.c_str(), t.text().c_str());
-        std::printf("\nper criterion:\n");
-        for (const auto& [name, t] : byCriterion) std::printf("  %-40s %s\n", name.c_str(), t.text().c_str());
-        std::printf("\noverall: %s of the outcomes agree\n", overall.text().c_str());
-        if (!causes.empty()) {
-            std::printf("disagreements by cause:");
-            for (const auto& [name, n] : causes) std::printf(" %s %lld;", name.c_str(), static_cast<long long>(n));
-            std::printf("\n");
-        }
-        bool header = false;
-        for (const RowResult& r : results) {
-            const Row& row = *r.row;
-            auto title = [&]() {
-                if (!header) std::printf("\ndisagreements:\n");
-                header = true;
-                std::printf("  %s (%s, %s on %s)\n", row["file"].c_str(), row["xla_test"].c_str(), row["pass"].c_str(),
-                            row["target"].c_str());
-            };
-            if (!r.error.empty()) {
-                title();
-                std::printf("    the pass did not run: %s\n", r.error.c_str());
-                continue;
-            }
-            bool titled = false;
-            for (const Outcome& o : r.outcomes) {
-                if (o.agrees) continue;
-                if (!titled) title();
-                titled = true;
-                std::printf("    %s: XLA %s; hloscope %s%s%s\n", o.criterion.c_str(), o.expected.c_str(), o.actual.c_str(),
-                            o.cause.empty() ? "" : (" [" + o.cause + "]").c_str(),
-                            o.log.empty() ? "" : ("\n      hloscope's log: " + o.log).c_str());
-            }
-        }
-        if (verbose && !skipped.empty()) {
-            std::printf("\nnot comparable:\n");
-            for (const Row* row : skipped)
-                std::printf("  %s (%s): %s\n", (*row)["file"].c_str(), (*row)["xla_test"].c_str(), (*row)["note"].c_str());
-        }
-    }
+    if (json) printJson(report);
+    else printText(report, verbose);
     if (minAgreement >= 0 && 100.0 * overall.share() + 1e-9 < minAgreement) {
         std::fprintf(stderr, "hloscope-cli: parity: %.1f%% of the outcomes agree, below --min-agreement %.1f%%\n",
                      100.0 * overall.share(), minAgreement);
