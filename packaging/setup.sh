@@ -30,6 +30,7 @@ PACKAGES=(
     nlohmann-json3-dev
     llvm-19-dev
     libeigen3-dev
+    libjemalloc-dev     # the executables' allocator (CMakeLists.txt: HLOSCOPE_JEMALLOC)
     libsqlite3-dev
     xvfb
     xauth

@@ -317,6 +317,8 @@ int runLayers(const std::vector<std::string>& args) {
         }
         const std::string out = report.dump(1) + "\n";
         std::fwrite(out.data(), 1, out.size(), stdout);
+        leaveToExit(std::move(stepped));
+        leaveToExit(std::move(*input));
         return kExitOk;
     }
     const Layer& root = tree.layer(LayerTree::kRoot);
@@ -341,6 +343,8 @@ int runLayers(const std::vector<std::string>& args) {
              formatDuration(total.predictedSeconds), "", withMeasured ? &totalText : nullptr);
     if (withMeasured) std::printf("\nmeasured on %s\n", measuredOn.c_str());
     std::printf("\n(%s to load, arrange and predict)\n", formatDuration(seconds).c_str());
+    leaveToExit(std::move(stepped));
+    leaveToExit(std::move(*input));
     return kExitOk;
 }
 

@@ -16,6 +16,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "core/ir/hlo_module.h"
@@ -91,6 +92,11 @@ public:
 
     // Decisions recorded during the last run (cleared with the rewrites).
     const std::vector<PassDecision>& decisions() const { return m_decisions; }
+
+    // Hands the last run's rewrites and decisions over (the pass keeps none): the runner
+    // moves them into its result instead of copying tens of thousands of records.
+    std::vector<RewriteEvent> takeRewrites() { return std::exchange(m_rewrites, {}); }
+    std::vector<PassDecision> takeDecisions() { return std::exchange(m_decisions, {}); }
 
     // Analysis results a pass wants to report (buffer assignment's peak
     // bytes, layout assignment's padding), as name -> value.

@@ -243,8 +243,8 @@ Status PipelineRunner::runNext() {
     result.changed = *changed;
     if (result.changed && m_module.isScheduled())
         HLO_RETURN_IF_ERROR(updateSchedule(m_module).withContext(where));
-    result.rewrites = pass->rewrites();
-    result.decisions = pass->decisions();
+    result.rewrites = pass->takeRewrites();
+    result.decisions = pass->takeDecisions();
     result.statistics = pass->statistics();
     if (m_options.checkChanges) {
         auto now = printed(m_module);

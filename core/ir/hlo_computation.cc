@@ -5,6 +5,7 @@
 #include <unordered_set>
 
 #include "core/ir/hlo_module.h"
+#include "core/support/pointer_index.h"
 
 namespace hloscope {
 
@@ -63,7 +64,8 @@ Status HloComputation::removeInstruction(HloInstruction* instruction) {
 
 Status HloComputation::removeInstructions(std::span<HloInstruction* const> instructions) {
     if (instructions.empty()) return Status::ok();
-    std::unordered_set<HloInstruction*> doomed(instructions.begin(), instructions.end());
+    PointerIndex doomed(instructions.size());
+    for (HloInstruction* instruction : instructions) doomed.insert(instruction, 0);
     for (HloInstruction* instruction : instructions) {
         if (instruction->parent() != this)
             return notFound("%" + instruction->name() + " is not in computation " + m_name);
@@ -71,7 +73,7 @@ Status HloComputation::removeInstructions(std::span<HloInstruction* const> instr
             return failedPrecondition("cannot remove %" + instruction->name() +
                                       ": it is the root of " + m_name);
         for (HloInstruction* user : instruction->users())
-            if (!doomed.count(user))
+            if (doomed.find(user) == PointerIndex::kAbsent)
                 return failedPrecondition("cannot remove %" + instruction->name() + " from " +
                                           m_name + ": %" + user->name() + " still uses it");
     }
@@ -85,7 +87,8 @@ Status HloComputation::removeInstructions(std::span<HloInstruction* const> instr
     while (!m_parameters.empty() && m_parameters.back() == nullptr) m_parameters.pop_back();
     m_nameIndex.clear();
     m_indexedCount = 0;
-    std::erase_if(m_instructions, [&](const auto& p) { return doomed.count(p.get()) != 0; });
+    std::erase_if(m_instructions,
+                  [&](const auto& p) { return doomed.find(p.get()) != PointerIndex::kAbsent; });
     return Status::ok();
 }
 
@@ -94,20 +97,20 @@ Status HloComputation::setInstructionOrder(std::span<HloInstruction* const> orde
         return invalidArgument("instruction order for " + m_name + " has " +
                                std::to_string(order.size()) + " entries, the computation " +
                                std::to_string(m_instructions.size()));
-    std::unordered_map<const HloInstruction*, size_t> slot;
-    slot.reserve(m_instructions.size());
-    for (size_t i = 0; i < m_instructions.size(); ++i) slot.emplace(m_instructions[i].get(), i);
+    PointerIndex slot(m_instructions.size());
+    for (size_t i = 0; i < m_instructions.size(); ++i)
+        slot.insert(m_instructions[i].get(), static_cast<uint32_t>(i));
     std::vector<size_t> indices;
     indices.reserve(order.size());
     std::vector<bool> taken(m_instructions.size(), false);
     for (HloInstruction* instruction : order) {
-        auto it = slot.find(instruction);
-        if (it == slot.end() || taken[it->second])
+        const uint32_t at = slot.find(instruction);
+        if (at == PointerIndex::kAbsent || taken[at])
             return invalidArgument("instruction order for " + m_name + " names %" +
                                    (instruction ? instruction->name() : std::string("null")) +
                                    " twice or from elsewhere");
-        taken[it->second] = true;
-        indices.push_back(it->second);
+        taken[at] = true;
+        indices.push_back(at);
     }
     std::vector<std::unique_ptr<HloInstruction>> reordered;
     reordered.reserve(m_instructions.size());
@@ -154,10 +157,9 @@ std::vector<HloInstruction*> HloComputation::postOrder() const {
     order.reserve(m_instructions.size());
     // One table: an instruction of this computation maps to its visited flag's index; an
     // operand that is not in it belongs elsewhere (a fused computation's caller) and is skipped.
-    std::unordered_map<const HloInstruction*, uint32_t> index;
-    index.reserve(m_instructions.size());
+    PointerIndex index(m_instructions.size());
     for (const auto& instruction : m_instructions)
-        index.emplace(instruction.get(), static_cast<uint32_t>(index.size()));
+        index.insert(instruction.get(), static_cast<uint32_t>(index.size()));
     std::vector<char> visited(m_instructions.size(), 0);
     // Iterative DFS; roots first in insertion order so the result is
     // deterministic and close to the text order.
@@ -175,9 +177,9 @@ std::vector<HloInstruction*> HloComputation::postOrder() const {
                                           ? node->operands()[next]
                                           : node->controlPredecessors()[next - operandCount];
                 ++next;
-                auto found = index.find(dep);
-                if (found != index.end() && !visited[found->second]) {
-                    visited[found->second] = 1;
+                const uint32_t found = index.find(dep);
+                if (found != PointerIndex::kAbsent && !visited[found]) {
+                    visited[found] = 1;
                     stack.push_back({dep, 0});
                 }
                 continue;

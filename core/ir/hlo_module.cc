@@ -5,6 +5,8 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "core/support/pointer_index.h"
+
 namespace hloscope {
 
 HloModule::HloModule(std::string name) : m_name(std::move(name)) {}
@@ -123,7 +125,9 @@ Status HloModule::removeComputation(HloComputation* computation) {
 
 Status HloModule::removeComputations(std::span<HloComputation* const> computations) {
     if (computations.empty()) return Status::ok();
-    std::unordered_set<const HloComputation*> doomed(computations.begin(), computations.end());
+    PointerIndex doomed(computations.size());
+    for (const HloComputation* computation : computations) doomed.insert(computation, 0);
+    auto isDoomed = [&](const HloComputation* c) { return doomed.find(c) != PointerIndex::kAbsent; };
     for (const HloComputation* computation : computations) {
         if (computation == m_entry)
             return failedPrecondition("cannot remove the entry computation " + computation->name());
@@ -131,15 +135,15 @@ Status HloModule::removeComputations(std::span<HloComputation* const> computatio
             return notFound("computation " + computation->name() + " is not in module " + m_name);
     }
     for (const auto& other : m_computations) {
-        if (doomed.count(other.get())) continue;
+        if (isDoomed(other.get())) continue;
         for (const auto& instruction : other->instructions())
             for (const auto& attribute : instruction->calledComputationAttributes())
                 for (const HloComputation* called : attribute.computations)
-                    if (called && doomed.count(called))
+                    if (called && isDoomed(called))
                         return failedPrecondition("cannot remove computation " + called->name() +
                                                   ": %" + instruction->name() + " calls it");
     }
-    std::erase_if(m_computations, [&](const auto& p) { return doomed.count(p.get()) != 0; });
+    std::erase_if(m_computations, [&](const auto& p) { return isDoomed(p.get()); });
     return Status::ok();
 }
 
@@ -198,6 +202,9 @@ std::string_view nameBase(std::string_view name) {
 
 std::string HloModule::uniqueInstructionName(std::string_view base) {
     if (!m_usedNamesBuilt) {
+        size_t count = m_computations.size();
+        for (const auto& computation : m_computations) count += computation->instructions().size();
+        m_usedNames.reserve(count + count / 2);
         for (const auto& computation : m_computations) {
             m_usedNames.insert(computation->name());
             for (const auto& instruction : computation->instructions())
@@ -210,10 +217,7 @@ std::string HloModule::uniqueInstructionName(std::string_view base) {
     // instructions take theirs from here.
     for (;;) {
         std::string name = stem + "." + std::to_string(++m_nameCounter);
-        if (!m_usedNames.count(name)) {
-            m_usedNames.insert(name);
-            return name;
-        }
+        if (m_usedNames.insert(name)) return name;
     }
 }
 

@@ -14,6 +14,7 @@
 
 #include "core/ir/hlo_computation.h"
 #include "core/ir/shape.h"
+#include "core/support/name_hash_set.h"
 
 namespace hloscope {
 
@@ -164,7 +165,7 @@ private:
     HloComputation* m_entry = nullptr;
     int64_t m_nextUniqueId = 0;
     // Names handed out by unique*Name (built on first use from the module).
-    std::unordered_set<std::string> m_usedNames;
+    NameHashSet m_usedNames;
     bool m_usedNamesBuilt = false;
     int64_t m_nameCounter = 0;
     std::optional<ComputationLayout> m_entryComputationLayout;
