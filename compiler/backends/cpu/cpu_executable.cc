@@ -322,6 +322,18 @@ Status CpuExecutable::Impl::planThunk(Program& program, Thunk& thunk, CpuKernelE
             return Status::ok();
         }
     }
+    // A scatter of the forms the runtime takes runs natively; any other is the interpreter's.
+    if (opcode == HloOpcode::kScatter) {
+        auto plan = planScatter(instruction);
+        if (!plan.isOk()) {
+            makeFallback(thunk, plan.status());
+            return Status::ok();
+        }
+        thunk.kind = ThunkKind::kScatter;
+        thunk.scatter = std::make_shared<const ScatterPlan>(std::move(*plan));
+        ++kernels;
+        return Status::ok();
+    }
     Status failure = Status::ok();
     if (opcode == HloOpcode::kFusion) {
         if (!instruction.fusedComputation())

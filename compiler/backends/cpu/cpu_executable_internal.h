@@ -16,6 +16,7 @@
 #include "compiler/backends/llvm/llvm_jit.h"
 #include "compiler/runtime/convolution.h"
 #include "compiler/runtime/gemm.h"
+#include "compiler/runtime/scatter.h"
 #include "core/ir/literal.h"
 
 namespace hloscope::cpu_exec {
@@ -56,7 +57,10 @@ enum class ThunkKind {
     kFallback,
     // A dynamic-update-slice writing its update into its operand's storage (which it then is):
     // planned only where nothing reads the operand afterwards (canUpdateInPlace).
-    kUpdateInPlace
+    kUpdateInPlace,
+    // A scatter the runtime runs natively (compiler/runtime/scatter.h): the operand copied into
+    // the output, then the updates combined into it.
+    kScatter
 };
 
 struct Program;
@@ -101,6 +105,8 @@ struct Thunk {
     // unless epilogueInPlace).
     std::shared_ptr<const ConvPlan> convolution;
     LeafBuffer scratch;
+    // kScatter
+    std::shared_ptr<const ScatterPlan> scatter;
     // kConstant
     Literal constant;
     // control flow

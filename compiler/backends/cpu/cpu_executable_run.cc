@@ -202,6 +202,9 @@ private:
     void runKernel(Program& program, Thunk& thunk);
     void runGemmEpilogue(Program& program, Thunk& thunk);
     void runConvolutionEpilogue(Program& program, Thunk& thunk);
+    // kScatter: the operand into the output (unless it is the output's storage), then the updates.
+    void runScatterThunk(const Thunk& thunk, const uint8_t* operand, const uint8_t* indices,
+                         const uint8_t* updates, uint8_t* result);
     // The GEMM's lhs and rhs: the operands, or their permuted copies (the
     // transpose kernels run here).
     struct GemmSides {
@@ -259,6 +262,29 @@ private:
     CpuExecutable::Impl& m_impl;
     RunContext& m_context;
 };
+
+void Runner::runScatterThunk(const Thunk& thunk, const uint8_t* operand, const uint8_t* indices,
+                             const uint8_t* updates, uint8_t* result) {
+    const HloInstruction& scatter = *thunk.instruction;
+    const auto overlaps = [&](const uint8_t* data, const Shape& shape) {
+        const int64_t bytes = denseBytes(shape);
+        return data < result + denseBytes(scatter.shape()) &&
+               result < data + bytes;
+    };
+    // The output's storage is the buffer assignment's: should it share the indices' or the
+    // updates' storage, those are read from copies.
+    std::vector<uint8_t> indicesCopy, updatesCopy;
+    if (overlaps(indices, scatter.operand(1)->shape())) {
+        indicesCopy.assign(indices, indices + denseBytes(scatter.operand(1)->shape()));
+        indices = indicesCopy.data();
+    }
+    if (overlaps(updates, scatter.operand(2)->shape())) {
+        updatesCopy.assign(updates, updates + denseBytes(scatter.operand(2)->shape()));
+        updates = updatesCopy.data();
+    }
+    if (operand != result) std::memmove(result, operand, static_cast<size_t>(denseBytes(scatter.shape())));
+    runScatter(*thunk.scatter, indices, updates, result);
+}
 
 void Runner::runKernel(Program& program, Thunk& thunk) {
     const size_t outputs = thunk.spec.outputs.size();
@@ -469,6 +495,10 @@ Status Runner::runThunk(Program& program, size_t slot, const std::vector<RtValue
     case ThunkKind::kConvolutionEpilogue:
         value = ownValue(program, thunk);
         runConvolutionEpilogue(program, thunk);
+        return Status::ok();
+    case ThunkKind::kScatter:
+        value = ownValue(program, thunk);
+        runScatterThunk(thunk, operandValue(0).data, operandValue(1).data, operandValue(2).data, value.data);
         return Status::ok();
     case ThunkKind::kWhile:
         return runWhile(program, thunk, value);
