@@ -589,6 +589,29 @@ ENTRY e {
   ROOT sc = s32[10] scatter(op, ids, upd), update_window_dims={}, inserted_window_dims={0},
     scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=assign
 })");
+        // Sorts the runtime runs natively (core/interpreter/native_sort.cc): lines in
+        // parallel, every operand permuted by the keys, stable.
+        row("sort f32 rows ascending", R"(
+lt { a = f32[] parameter(0)  b = f32[] parameter(1)  ROOT c = pred[] compare(a, b), direction=LT }
+ENTRY e {
+  x = f32[16,300] parameter(0)
+  ROOT s = f32[16,300] sort(x), dimensions={1}, to_apply=lt
+})");
+        row("sort key-value pairs in total order, descending, along the middle dimension", R"(
+gt { a = bf16[] parameter(0)  b = bf16[] parameter(1)  i = s32[] parameter(2)  j = s32[] parameter(3)
+     ROOT c = pred[] compare(a, b), direction=GT, type=TOTALORDER }
+ENTRY e {
+  x = bf16[3,40,5] parameter(0)
+  i = s32[3,40,5] iota(), iota_dimension=1
+  ROOT s = (bf16[3,40,5], s32[3,40,5]) sort(x, i), dimensions={1}, to_apply=gt
+})");
+        row("sort s32 keys by a swapped compare, with duplicates", R"(
+rev { a = s32[] parameter(0)  b = s32[] parameter(1)  ROOT c = pred[] compare(b, a), direction=LT }
+ENTRY e {
+  x = s32[64] parameter(0)  two = s32[] constant(7)  t = s32[64] broadcast(two), dimensions={}
+  r = s32[64] remainder(x, t)
+  ROOT s = s32[64] sort(r), dimensions={0}, to_apply=rev
+})");
         row("gather with batching dimensions", R"(ENTRY e {
   operand = s32[3,2,1,3] parameter(0)  indices = s32[3,2] parameter(1)
   a = s32[3,2,2] gather(operand, indices), offset_dims={2}, collapsed_slice_dims={2}, start_index_map={0},

@@ -322,6 +322,18 @@ Status CpuExecutable::Impl::planThunk(Program& program, Thunk& thunk, CpuKernelE
             return Status::ok();
         }
     }
+    // A sort by one compare of its keys runs natively; any other is the interpreter's.
+    if (opcode == HloOpcode::kSort) {
+        auto plan = planNativeSort(instruction);
+        if (!plan.isOk()) {
+            makeFallback(thunk, plan.status());
+            return Status::ok();
+        }
+        thunk.kind = ThunkKind::kSort;
+        thunk.sort = std::make_shared<const NativeSortPlan>(std::move(*plan));
+        ++kernels;
+        return Status::ok();
+    }
     // A scatter of the forms the runtime takes runs natively; any other is the interpreter's.
     if (opcode == HloOpcode::kScatter) {
         auto plan = planScatter(instruction);

@@ -17,6 +17,7 @@
 #include "compiler/runtime/convolution.h"
 #include "compiler/runtime/gemm.h"
 #include "compiler/runtime/scatter.h"
+#include "core/interpreter/native_sort.h"
 #include "core/ir/literal.h"
 
 namespace hloscope::cpu_exec {
@@ -60,7 +61,10 @@ enum class ThunkKind {
     kUpdateInPlace,
     // A scatter the runtime runs natively (compiler/runtime/scatter.h): the operand copied into
     // the output, then the updates combined into it.
-    kScatter
+    kScatter,
+    // A sort whose comparator is one compare of its keys (core/interpreter/native_sort.h),
+    // lines sorted in parallel.
+    kSort
 };
 
 struct Program;
@@ -107,6 +111,8 @@ struct Thunk {
     LeafBuffer scratch;
     // kScatter
     std::shared_ptr<const ScatterPlan> scatter;
+    // kSort
+    std::shared_ptr<const NativeSortPlan> sort;
     // kConstant
     Literal constant;
     // control flow

@@ -202,6 +202,8 @@ private:
     void runKernel(Program& program, Thunk& thunk);
     void runGemmEpilogue(Program& program, Thunk& thunk);
     void runConvolutionEpilogue(Program& program, Thunk& thunk);
+    // kSort: the lines in parallel, from copies of the operands where an output shares their storage.
+    void runSortThunk(Program& program, const Thunk& thunk, RtValue& value);
     // kScatter: the operand into the output (unless it is the output's storage), then the updates.
     void runScatterThunk(const Thunk& thunk, const uint8_t* operand, const uint8_t* indices,
                          const uint8_t* updates, uint8_t* result);
@@ -262,6 +264,33 @@ private:
     CpuExecutable::Impl& m_impl;
     RunContext& m_context;
 };
+
+void Runner::runSortThunk(Program& program, const Thunk& thunk, RtValue& value) {
+    const HloInstruction& sort = *thunk.instruction;
+    const NativeSortPlan& plan = *thunk.sort;
+    std::vector<uint8_t*> results;
+    if (value.isTuple)
+        for (const RtValue& element : value.elements) results.push_back(element.data);
+    else
+        results.push_back(value.data);
+    std::vector<const uint8_t*> operands;
+    std::vector<std::vector<uint8_t>> copies;
+    for (size_t i = 0; i < thunk.operands.size(); ++i) {
+        const uint8_t* data = program.values[static_cast<size_t>(thunk.operands[i])].data;
+        const int64_t bytes = denseBytes(sort.operand(static_cast<int64_t>(i))->shape());
+        bool shared = false;
+        for (size_t r = 0; r < results.size(); ++r)
+            shared = shared || (data < results[r] + bytes && results[r] < data + bytes);
+        if (shared) {
+            copies.emplace_back(data, data + bytes);
+            data = copies.back().data();
+        }
+        operands.push_back(data);
+    }
+    const double work = static_cast<double>(plan.lines) * static_cast<double>(plan.length);
+    forRange(plan.lines, 1, work < 32768.0,
+             [&](int64_t begin, int64_t end) { sortLines(plan, operands, results, begin, end); });
+}
 
 void Runner::runScatterThunk(const Thunk& thunk, const uint8_t* operand, const uint8_t* indices,
                              const uint8_t* updates, uint8_t* result) {
@@ -499,6 +528,10 @@ Status Runner::runThunk(Program& program, size_t slot, const std::vector<RtValue
     case ThunkKind::kScatter:
         value = ownValue(program, thunk);
         runScatterThunk(thunk, operandValue(0).data, operandValue(1).data, operandValue(2).data, value.data);
+        return Status::ok();
+    case ThunkKind::kSort:
+        value = ownValue(program, thunk);
+        runSortThunk(program, thunk, value);
         return Status::ok();
     case ThunkKind::kWhile:
         return runWhile(program, thunk, value);
