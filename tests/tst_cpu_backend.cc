@@ -565,7 +565,7 @@ ENTRY e {
   w = f32[32] convert(c)  y = f64[32] convert(s)  z = f8e4m3fn[32] convert(y)
   ROOT t = (f8e4m3fn[32], f8e5m2[32], f32[32], f4e2m1fn[32], f8e4m3fn[32]) tuple(x, c, w, s, z)
 })");
-        // Scatters the runtime runs natively (compiler/runtime/scatter.cc): duplicate indices
+        // Scatters the runtime runs natively (core/interpreter/native_scatter.cc): duplicate indices
         // accumulate in the updates' order, windows that do not fit are skipped.
         with("scatter add, duplicate indices (an embedding gradient)", R"(ENTRY e {
   table = f32[5,4] parameter(0)  upd = f32[6,4] parameter(1)

@@ -101,6 +101,18 @@ bool CpuExecutable::Impl::canUpdateInPlace(const Program& program,
         });
 }
 
+template <typename Plan>
+void CpuExecutable::Impl::planNative(Thunk& thunk, StatusOr<Plan> plan, cpu_exec::ThunkKind kind,
+                                     std::shared_ptr<const Plan>& slot) {
+    if (!plan.isOk()) {
+        makeFallback(thunk, plan.status());
+        return;
+    }
+    thunk.kind = kind;
+    slot = std::make_shared<const Plan>(std::move(*plan));
+    ++kernels;
+}
+
 void CpuExecutable::Impl::makeFallback(Thunk& thunk, const Status& why) {
     thunk.kind = ThunkKind::kFallback;
     std::string message = why.message();
@@ -322,28 +334,14 @@ Status CpuExecutable::Impl::planThunk(Program& program, Thunk& thunk, CpuKernelE
             return Status::ok();
         }
     }
-    // A sort by one compare of its keys runs natively; any other is the interpreter's.
+    // A sort by one compare of its keys and a scatter of the forms the runtime takes run
+    // natively (core/interpreter/native_{sort,scatter}.h); any other is the interpreter's.
     if (opcode == HloOpcode::kSort) {
-        auto plan = planNativeSort(instruction);
-        if (!plan.isOk()) {
-            makeFallback(thunk, plan.status());
-            return Status::ok();
-        }
-        thunk.kind = ThunkKind::kSort;
-        thunk.sort = std::make_shared<const NativeSortPlan>(std::move(*plan));
-        ++kernels;
+        planNative(thunk, planNativeSort(instruction), ThunkKind::kSort, thunk.sort);
         return Status::ok();
     }
-    // A scatter of the forms the runtime takes runs natively; any other is the interpreter's.
     if (opcode == HloOpcode::kScatter) {
-        auto plan = planScatter(instruction);
-        if (!plan.isOk()) {
-            makeFallback(thunk, plan.status());
-            return Status::ok();
-        }
-        thunk.kind = ThunkKind::kScatter;
-        thunk.scatter = std::make_shared<const ScatterPlan>(std::move(*plan));
-        ++kernels;
+        planNative(thunk, planScatter(instruction), ThunkKind::kScatter, thunk.scatter);
         return Status::ok();
     }
     Status failure = Status::ok();

@@ -16,7 +16,7 @@
 #include "compiler/backends/llvm/llvm_jit.h"
 #include "compiler/runtime/convolution.h"
 #include "compiler/runtime/gemm.h"
-#include "compiler/runtime/scatter.h"
+#include "core/interpreter/native_scatter.h"
 #include "core/interpreter/native_sort.h"
 #include "core/ir/literal.h"
 
@@ -59,7 +59,7 @@ enum class ThunkKind {
     // A dynamic-update-slice writing its update into its operand's storage (which it then is):
     // planned only where nothing reads the operand afterwards (canUpdateInPlace).
     kUpdateInPlace,
-    // A scatter the runtime runs natively (compiler/runtime/scatter.h): the operand copied into
+    // A scatter the runtime runs natively (core/interpreter/native_scatter.h): the operand copied into
     // the output, then the updates combined into it.
     kScatter,
     // A sort whose comparator is one compare of its keys (core/interpreter/native_sort.h),
@@ -189,6 +189,11 @@ struct CpuExecutable::Impl {
     Status planDotOperands(Thunk& thunk, const HloInstruction& dot, CpuKernelEmitter& emitter);
     Status permuteDotOperands(Thunk& thunk, const HloInstruction& dot, CpuKernelEmitter& emitter);
     void makeFallback(Thunk& thunk, const Status& why);
+    // A thunk the runtime runs natively (kSort, kScatter) from its plan, or the interpreter's
+    // with the plan's reason.
+    template <typename Plan>
+    void planNative(Thunk& thunk, StatusOr<Plan> plan, cpu_exec::ThunkKind kind,
+                    std::shared_ptr<const Plan>& slot);
     bool canUpdateInPlace(const Program& program, const HloInstruction& update) const;
     Status layOutBuffers(Program& program);
     Status assignOutputs();

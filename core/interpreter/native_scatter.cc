@@ -1,10 +1,11 @@
-#include "compiler/runtime/scatter.h"
+#include "core/interpreter/native_scatter.h"
 
 #include <algorithm>
 #include <cstring>
 #include <string>
 #include <type_traits>
 
+#include "core/interpreter/ops_internal.h"
 #include "core/ir/float_types.h"
 #include "core/ir/hlo_computation.h"
 #include "core/ir/primitive_type.h"
@@ -27,52 +28,21 @@ bool contains(const std::vector<int64_t>& values, int64_t value) {
     return std::find(values.begin(), values.end(), value) != values.end();
 }
 
-// XLA's maximum and minimum: the first NaN operand wins, else the larger (smaller); ties
-// return the first operand.
-template <typename T>
-T xlaMaximum(T a, T b) {
-    if constexpr (std::is_floating_point_v<T>) {
-        if (a != a) return a;
-        if (b != b) return b;
-    }
-    return a < b ? b : a;
-}
-template <typename T>
-T xlaMinimum(T a, T b) {
-    if constexpr (std::is_floating_point_v<T>) {
-        if (a != a) return a;
-        if (b != b) return b;
-    }
-    return b < a ? b : a;
-}
-
-template <typename T>
-T apply(ScatterPlan::Combine combine, T a, T b) {
-    if constexpr (std::is_integral_v<T>) {
-        using U = std::make_unsigned_t<T>;
-        if (combine == ScatterPlan::Combine::kAdd) return static_cast<T>(static_cast<U>(U(a) + U(b)));
-        if (combine == ScatterPlan::Combine::kMultiply) return static_cast<T>(static_cast<U>(U(a) * U(b)));
-    } else {
-        if (combine == ScatterPlan::Combine::kAdd) return a + b;
-        if (combine == ScatterPlan::Combine::kMultiply) return a * b;
-    }
-    if (combine == ScatterPlan::Combine::kMaximum) return xlaMaximum(a, b);
-    if (combine == ScatterPlan::Combine::kMinimum) return xlaMinimum(a, b);
-    return b;
-}
-
-// One window's element: `old` combined with `update` (old first unless swapped).
+// One window's element: `old` combined with `update` (old first unless swapped), by the
+// interpreter's arithmetic (evaluator::applyBinary: wrapping integers, NaN-propagating
+// maximum and minimum, narrow floats computed in f32).
 template <typename Storage, typename Compute>
 struct Combiner {
-    ScatterPlan::Combine combine;
+    bool overwrite;
+    evaluator::BinaryKind kind;
     bool swapped;
     void operator()(Storage* old, const Storage* update) const {
-        if (combine == ScatterPlan::Combine::kOverwrite) {
+        if (overwrite) {
             *old = *update;
             return;
         }
         const Compute a = load(*old), b = load(*update);
-        *old = store(swapped ? apply(combine, b, a) : apply(combine, a, b));
+        *old = store(swapped ? evaluator::applyBinary(kind, b, a) : evaluator::applyBinary(kind, a, b));
     }
     static Compute load(Storage v) {
         if constexpr (std::is_same_v<Storage, Compute>) return v;
@@ -94,7 +64,7 @@ template <typename Storage, typename Compute, typename Index>
 void scatterTyped(const ScatterPlan& plan, const void* indices, const void* updatesData, void* resultData) {
     const auto* updates = static_cast<const Storage*>(updatesData);
     auto* result = static_cast<Storage*>(resultData);
-    const Combiner<Storage, Compute> combine{plan.combine, plan.swapped};
+    const Combiner<Storage, Compute> combine{plan.overwrite, plan.kind, plan.swapped};
     const size_t rank = plan.operandDims.size();
     int64_t scatterCount = 1;
     for (int64_t size : plan.scatterSizes) scatterCount *= size;
@@ -216,22 +186,15 @@ StatusOr<ScatterPlan> planScatter(const HloInstruction& scatter) {
         if (node == nullptr || !node->shape().isScalar() || node->shape().elementType() != plan.type)
             return notPlanned(scatter, "scatter's update computation is not scalar of its type");
     if (root == p1) {
-        plan.combine = ScatterPlan::Combine::kOverwrite;
+        plan.overwrite = true;
     } else {
-        if (root->operandCount() != 2)
-            return notPlanned(scatter, "scatter's update computation is not compiled by the CPU backend");
-        if (root->operand(0) == p0 && root->operand(1) == p1) plan.swapped = false;
-        else if (root->operand(0) == p1 && root->operand(1) == p0) plan.swapped = true;
-        else return notPlanned(scatter, "scatter's update computation is not compiled by the CPU backend");
-        switch (root->opcode()) {
-        case HloOpcode::kAdd: plan.combine = ScatterPlan::Combine::kAdd; break;
-        case HloOpcode::kMultiply: plan.combine = ScatterPlan::Combine::kMultiply; break;
-        case HloOpcode::kMaximum: plan.combine = ScatterPlan::Combine::kMaximum; break;
-        case HloOpcode::kMinimum: plan.combine = ScatterPlan::Combine::kMinimum; break;
-        default:
+        const auto binary = evaluator::recognizeBinaryComputation(*computation, plan.type);
+        if (!binary || binary->kind == evaluator::BinaryKind::kAnd || binary->kind == evaluator::BinaryKind::kOr ||
+            binary->kind == evaluator::BinaryKind::kXor)
             return notPlanned(scatter, "a scatter combining with " + std::string(hloOpcodeString(root->opcode())) +
                                            " is not compiled by the CPU backend");
-        }
+        plan.kind = binary->kind;
+        plan.swapped = binary->swapped;
     }
 
     // Geometry (the verifier has checked the dimension numbers against the shapes).

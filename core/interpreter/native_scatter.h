@@ -1,4 +1,4 @@
-// The CPU runtime's scatter: XLA's scatter on dense row-major buffers, natively, for the
+// Native scatter: XLA's scatter on dense row-major buffers, for the CPU runtime, in the
 // forms real models use (the embedding gradients of BERT and GPT training steps, the
 // cache updates of decoders): one operand and one updates array of f32, f64, f16, bf16,
 // s32, s64 or u32, s32/s64 indices, and an update computation that is one of add, multiply,
@@ -18,10 +18,14 @@
 
 namespace hloscope {
 
+namespace evaluator {
+enum class BinaryKind;
+}
+
 struct ScatterPlan {
-    enum class Combine { kOverwrite, kAdd, kMultiply, kMaximum, kMinimum };
-    Combine combine = Combine::kOverwrite;
-    bool swapped = false;  // the root is op(update, old) rather than op(old, update)
+    bool overwrite = false;                 // the update computation returns the new value
+    evaluator::BinaryKind kind{};           // else: it applies this to (old, update)
+    bool swapped = false;                   // ... as op(update, old)
     PrimitiveType type = PrimitiveType::F32;
     PrimitiveType indexType = PrimitiveType::S32;
     int64_t operandElements = 0;
