@@ -152,6 +152,45 @@ private slots:
         QCOMPARE(tree.layerOfOpName(""), -1);
     }
 
+    // Instructions a pass made under new names and without metadata (a batch-norm expander's):
+    // a chain that reads a layer's op joins that layer; a chain that reads only parameters (and
+    // constants) joins the layer of the ops it feeds, never the folded parameters' layer.
+    void passMadeChainsJoinTheirNeighbours() {
+        const std::string scope = "jit(f)/jit(main)/";
+        auto op = [&](const std::string& block) { return ", metadata={op_name=\"" + scope + block + "/op\"}"; };
+        const std::string input = "HloModule m\nENTRY e {\n"
+            "  p = f32[8] parameter(0)\n  scale = f32[8] parameter(1)\n"
+            "  a = f32[8] negate(p)" + op("block_a") + "\n"
+            "  b = f32[8] exponential(a)" + op("block_b") + "\n"
+            "  ROOT c = f32[8] tanh(b)" + op("block_c") + "\n}\n";
+        auto module = parse(input);
+        const LayerTree tree = LayerTree::build(*module);
+        const int blockA = tree.find("block_a"), blockC = tree.find("block_c");
+        QVERIFY(blockA > 0 && blockC > 0);
+        // Later: a.1 and a.2 (new, reading a) between a and b; s.1 and s.2 (new, from the
+        // parameter scale and a constant) feeding c.
+        auto later = parse("HloModule m\nENTRY e {\n"
+            "  p = f32[8] parameter(0)\n  scale = f32[8] parameter(1)\n"
+            "  a = f32[8] negate(p)" + op("block_a") + "\n"
+            "  a.1 = f32[8] multiply(a, a)\n  a.2 = f32[8] add(a.1, p)\n"
+            "  b = f32[8] exponential(a.2)" + op("block_b") + "\n"
+            "  k.1 = f32[] constant(2)\n  k.2 = f32[8] broadcast(k.1), dimensions={}\n"
+            "  s.1 = f32[8] multiply(scale, k.2)\n  s.2 = f32[8] sqrt(s.1)\n"
+            "  c.0 = f32[8] add(b, s.2)\n"
+            "  ROOT c = f32[8] tanh(c.0)" + op("block_c") + "\n}\n");
+        const auto owners = layersOf(tree, *later->entryComputation());
+        auto layerOf = [&](const char* name) { return owners.at(later->entryComputation()->findInstruction(name)); };
+        QCOMPARE(layerOf("a.1"), blockA);
+        QCOMPARE(layerOf("a.2"), blockA);
+        QCOMPARE(layerOf("c.0"), tree.find("block_b"));  // reads b first
+        QCOMPARE(layerOf("s.1"), tree.find("block_b"));  // feeds c.0, which joined block_b
+        QCOMPARE(layerOf("s.2"), tree.find("block_b"));
+        QCOMPARE(layerOf("k.2"), tree.find("block_b"));
+        QVERIFY(tree.layer(layerOf("scale")).kind == LayerKind::kParameters || layerOf("scale") < 0 ||
+                layerOf("scale") == LayerTree::kRoot);
+        QCOMPARE(layerOf("c"), blockC);
+    }
+
     // TensorFlow: model/block_N/dense/MatMul; an instruction without metadata joins its user's
     // scope; single-child scopes become one ("dense/inner").
     void tensorFlowScopes() {

@@ -493,8 +493,10 @@ private:
             return std::max(layer, 0);
         };
         auto assign = [&](const HloComputation& computation, int context) {
+            const std::unordered_map<const HloInstruction*, int> owners = layersOf(t, computation);
             for (const auto& x : computation.instructions()) {
-                int owner = layerOfKernel(t, *x);
+                const auto found = owners.find(x.get());
+                int owner = found == owners.end() ? -1 : found->second;
                 if (owner < 0 || !t.contains(context, owner)) owner = context;
                 // An op of a called computation now in this one (an inlined call) belongs where
                 // the call was.
