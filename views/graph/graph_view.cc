@@ -461,6 +461,10 @@ bool GraphView::isPrefetching() const {
 
 void GraphView::startPrefetch() {
     if (m_leader || m_pending || m_watcher->isRunning() || !m_state || !m_state->snapshots) return;
+    // Graphviz cannot be interrupted: a prefetch whose layout takes long would hold back the
+    // next layout the user asks for (another step, another file). Graphs that took over half a
+    // second to lay out are laid out when asked for only.
+    if (m_lastLayoutMs > kPrefetchLimitMs) return;
     const auto snapshots = m_state->snapshots;
     // The next step that changed the module (unchanged ones reuse the layout).
     int next = m_state->current + 1;

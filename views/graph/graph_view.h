@@ -186,6 +186,7 @@ private:
     bool m_relayoutQueued = false;
     QString m_error;
     double m_lastLayoutMs = 0;
+    static constexpr double kPrefetchLimitMs = 500;  // no prefetch after a slower layout
     double m_lastPopulateMs = 0;
     bool m_lastReused = false;
     std::vector<std::pair<quint64, std::shared_ptr<const layout::LayoutResult>>> m_cache;  // LRU
