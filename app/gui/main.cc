@@ -151,7 +151,8 @@ struct CommandLine {
     QCommandLineOption step{QStringLiteral("step"), QStringLiteral("Run the pipeline to snapshot N (0 = input)."),
                             QStringLiteral("N")};
     QCommandLineOption screenshot{QStringLiteral("screenshot"),
-                                  QStringLiteral("Render the window into a PNG and exit."), QStringLiteral("out.png")};
+                                  QStringLiteral("Render the window into a PNG and exit (stderr: the time to first paint)."),
+                                  QStringLiteral("out.png")};
     QCommandLineOption panel{QStringLiteral("panel"), QStringLiteral("Show and raise a panel."), QStringLiteral("NAME")};
     QCommandLineOption layer{QStringLiteral("layer"),
                              QStringLiteral("Drill into a layer of a module drawn by its layers (its key, as "
