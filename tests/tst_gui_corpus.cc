@@ -24,6 +24,7 @@
 #include "core/ir/hlo_instruction.h"
 #include "core/ir/hlo_module.h"
 #include "tests/sanitizer_run.h"
+#include "tests/settings_sandbox.h"
 #include "views/execution/execution_panel.h"
 #include "views/graph/graph_view.h"
 
@@ -100,12 +101,7 @@ private slots:
     void initTestCase() {
         if (!QFileInfo::exists(kCorpus))
             QSKIP("../shared/corpus is absent: the GUI corpus sweep needs its models");
-        QVERIFY(m_settingsDir.isValid());
-        QCoreApplication::setOrganizationName(QStringLiteral("hloscope-test"));
-        QCoreApplication::setApplicationName(QStringLiteral("tst_gui_corpus"));
-        QSettings::setDefaultFormat(QSettings::IniFormat);
-        QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, m_settingsDir.path());
-        QSettings().clear();
+        QVERIFY(testing::sandboxSettings(m_settingsDir, QStringLiteral("tst_gui_corpus")));
         g_previousHandler = qInstallMessageHandler(collectWarnings);
         m_window = std::make_unique<MainWindow>();
         const StandardPanels panels = installStandardPanels(*m_window);

@@ -28,6 +28,7 @@
 #include "core/ir/hlo_instruction.h"
 #include "core/support/thread_handoff.h"  // HLOSCOPE_TSAN
 #include "tests/sanitizer_run.h"
+#include "tests/settings_sandbox.h"
 #include "views/document/document_loader.h"
 #include "views/execution/execution_panel.h"
 #include "views/fusion/fusion_decision_model.h"
@@ -70,12 +71,7 @@ class TestMainWindow : public QObject {
     Q_OBJECT
 private slots:
     void initTestCase() {
-        QVERIFY(m_settingsDir.isValid());
-        QCoreApplication::setOrganizationName(QStringLiteral("hloscope-test"));
-        QCoreApplication::setApplicationName(QStringLiteral("tst_main_window"));
-        QSettings::setDefaultFormat(QSettings::IniFormat);
-        QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, m_settingsDir.path());
-        QSettings().clear();
+        QVERIFY(testing::sandboxSettings(m_settingsDir, QStringLiteral("tst_main_window")));
     }
 
     void openExampleAndStep() {

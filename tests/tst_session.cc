@@ -17,6 +17,8 @@
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QtTest>
+
+#include "tests/settings_sandbox.h"
 #include <cstdio>
 #include <random>
 #include <thread>
@@ -85,12 +87,7 @@ class TestSession : public QObject {
     Q_OBJECT
 private slots:
     void initTestCase() {
-        QVERIFY(m_settingsDir.isValid());
-        QCoreApplication::setOrganizationName(QStringLiteral("hloscope-test"));
-        QCoreApplication::setApplicationName(QStringLiteral("tst_session"));
-        QSettings::setDefaultFormat(QSettings::IniFormat);
-        QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, m_settingsDir.path());
-        QSettings().clear();
+        QVERIFY(testing::sandboxSettings(m_settingsDir, QStringLiteral("tst_session")));
     }
 
     void jsonRoundTrip() {

@@ -86,15 +86,10 @@ std::vector<LayerFigures> computeLayerFigures(const LayerTree& tree, const HloMo
     std::unordered_map<const HloComputation*, std::unordered_map<const HloInstruction*, int>> owners;
     auto slot = [&](const HloInstruction& kernel) -> LayerFigures& {
         const HloComputation* computation = kernel.parent();
-        int layer = -1;
-        if (computation != nullptr) {
-            auto found = owners.find(computation);
-            if (found == owners.end()) found = owners.emplace(computation, layersOf(tree, *computation)).first;
-            auto it = found->second.find(&kernel);
-            if (it != found->second.end()) layer = it->second;
-        } else {
-            layer = layerOfKernel(tree, kernel);
-        }
+        auto found = owners.find(computation);
+        if (found == owners.end()) found = owners.emplace(computation, layersOf(tree, *computation)).first;
+        const auto it = found->second.find(&kernel);
+        const int layer = it == found->second.end() ? -1 : it->second;
         return figures[static_cast<size_t>(layer >= 0 ? layer : LayerTree::kRoot)];
     };
     for (const KernelPrediction& k : predictUnfused(input, target).kernels) ++slot(*k.instruction).kernelsBefore;

@@ -61,7 +61,7 @@ int64_t readIndex(const void* indices, int64_t at) {
 }
 
 template <typename Storage, typename Compute, typename Index>
-void scatterTyped(const ScatterPlan& plan, const void* indices, const void* updatesData, void* resultData) {
+void scatterTyped(const NativeScatterPlan& plan, const void* indices, const void* updatesData, void* resultData) {
     const auto* updates = static_cast<const Storage*>(updatesData);
     auto* result = static_cast<Storage*>(resultData);
     const Combiner<Storage, Compute> combine{plan.overwrite, plan.kind, plan.swapped};
@@ -130,7 +130,7 @@ void scatterTyped(const ScatterPlan& plan, const void* indices, const void* upda
 }
 
 template <typename Storage, typename Compute>
-void scatterWithIndex(const ScatterPlan& plan, const void* indices, const void* updates, void* result) {
+void scatterWithIndex(const NativeScatterPlan& plan, const void* indices, const void* updates, void* result) {
     if (plan.indexType == PrimitiveType::S64)
         scatterTyped<Storage, Compute, int64_t>(plan, indices, updates, result);
     else
@@ -139,7 +139,7 @@ void scatterWithIndex(const ScatterPlan& plan, const void* indices, const void* 
 
 }  // namespace
 
-StatusOr<ScatterPlan> planScatter(const HloInstruction& scatter) {
+StatusOr<NativeScatterPlan> planNativeScatter(const HloInstruction& scatter) {
     if (scatter.opcode() != HloOpcode::kScatter) return notPlanned(scatter, "not a scatter");
     if (scatter.operandCount() != 3)
         return notPlanned(scatter, "a scatter of several operands is not compiled by the CPU backend");
@@ -153,7 +153,7 @@ StatusOr<ScatterPlan> planScatter(const HloInstruction& scatter) {
     for (const Shape* shape : {&operand, &indices, &updates, &scatter.shape()})
         if (!shape->isArray() || !shape->hasDefaultDenseLayout())
             return notPlanned(scatter, "a scatter of non-default layouts is not compiled by the CPU backend");
-    ScatterPlan plan;
+    NativeScatterPlan plan;
     plan.type = operand.elementType();
     switch (plan.type) {
     case PrimitiveType::F32:
@@ -253,7 +253,7 @@ StatusOr<ScatterPlan> planScatter(const HloInstruction& scatter) {
     return plan;
 }
 
-void runScatter(const ScatterPlan& plan, const void* indices, const void* updates, void* result) {
+void runNativeScatter(const NativeScatterPlan& plan, const void* indices, const void* updates, void* result) {
     switch (plan.type) {
     case PrimitiveType::F32: scatterWithIndex<float, float>(plan, indices, updates, result); break;
     case PrimitiveType::F64: scatterWithIndex<double, double>(plan, indices, updates, result); break;

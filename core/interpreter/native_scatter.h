@@ -7,7 +7,7 @@
 // at the start its index vector names; a window that does not fit the operand whole is
 // skipped; updates combine in the updates' row-major order, so duplicate indices accumulate
 // exactly as in the interpreter. Anything else (several operands, batching dimensions, other
-// combiners or types) is not planned: planScatter says why and the caller falls back.
+// combiners or types) is not planned: planNativeScatter says why and the caller falls back.
 #pragma once
 
 #include <cstdint>
@@ -22,7 +22,7 @@ namespace evaluator {
 enum class BinaryKind;
 }
 
-struct ScatterPlan {
+struct NativeScatterPlan {
     bool overwrite = false;                 // the update computation returns the new value
     evaluator::BinaryKind kind{};           // else: it applies this to (old, update)
     bool swapped = false;                   // ... as op(update, old)
@@ -45,10 +45,10 @@ struct ScatterPlan {
 };
 
 // The plan of `scatter`, or kUnimplemented naming what it does not take.
-StatusOr<ScatterPlan> planScatter(const HloInstruction& scatter);
+StatusOr<NativeScatterPlan> planNativeScatter(const HloInstruction& scatter);
 
 // Scatters `updates` at `indices` into `result`, which must already hold the operand (or
 // be the operand's storage). `result` must not overlap `indices` or `updates`.
-void runScatter(const ScatterPlan& plan, const void* indices, const void* updates, void* result);
+void runNativeScatter(const NativeScatterPlan& plan, const void* indices, const void* updates, void* result);
 
 }  // namespace hloscope

@@ -341,7 +341,7 @@ Status CpuExecutable::Impl::planThunk(Program& program, Thunk& thunk, CpuKernelE
         return Status::ok();
     }
     if (opcode == HloOpcode::kScatter) {
-        planNative(thunk, planScatter(instruction), ThunkKind::kScatter, thunk.scatter);
+        planNative(thunk, planNativeScatter(instruction), ThunkKind::kScatter, thunk.scatter);
         return Status::ok();
     }
     Status failure = Status::ok();

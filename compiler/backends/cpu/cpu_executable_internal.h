@@ -110,7 +110,7 @@ struct Thunk {
     std::shared_ptr<const ConvPlan> convolution;
     LeafBuffer scratch;
     // kScatter
-    std::shared_ptr<const ScatterPlan> scatter;
+    std::shared_ptr<const NativeScatterPlan> scatter;
     // kSort
     std::shared_ptr<const NativeSortPlan> sort;
     // kConstant

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <deque>
 #include <functional>
 
 #include "compiler/backends/cpu/cpu_executable_internal.h"
@@ -265,28 +266,45 @@ private:
     RunContext& m_context;
 };
 
+namespace {
+
+// An output's storage: where it starts and how many bytes it has.
+struct Storage {
+    uint8_t* data;
+    int64_t bytes;
+};
+
+// `input` (`bytes` long) as a thunk writing `outputs` reads it: a copy (kept in `copies`) where
+// buffer assignment gave an output storage that overlaps it, else `input` itself.
+const uint8_t* unaliased(const uint8_t* input, int64_t bytes, const std::vector<Storage>& outputs,
+                         std::deque<std::vector<uint8_t>>& copies) {
+    for (const Storage& output : outputs)
+        if (input < output.data + output.bytes && output.data < input + bytes)
+            return copies.emplace_back(input, input + bytes).data();
+    return input;
+}
+
+}  // namespace
+
 void Runner::runSortThunk(Program& program, const Thunk& thunk, RtValue& value) {
     const HloInstruction& sort = *thunk.instruction;
     const NativeSortPlan& plan = *thunk.sort;
     std::vector<uint8_t*> results;
+    std::vector<Storage> outputs;
+    const auto addResult = [&](uint8_t* data, const Shape& shape) {
+        results.push_back(data);
+        outputs.push_back({data, denseBytes(shape)});
+    };
     if (value.isTuple)
-        for (const RtValue& element : value.elements) results.push_back(element.data);
+        for (size_t i = 0; i < value.elements.size(); ++i)
+            addResult(value.elements[i].data, sort.shape().tupleShape(static_cast<int64_t>(i)));
     else
-        results.push_back(value.data);
+        addResult(value.data, sort.shape());
     std::vector<const uint8_t*> operands;
-    std::vector<std::vector<uint8_t>> copies;
-    for (size_t i = 0; i < thunk.operands.size(); ++i) {
-        const uint8_t* data = program.values[static_cast<size_t>(thunk.operands[i])].data;
-        const int64_t bytes = denseBytes(sort.operand(static_cast<int64_t>(i))->shape());
-        bool shared = false;
-        for (size_t r = 0; r < results.size(); ++r)
-            shared = shared || (data < results[r] + bytes && results[r] < data + bytes);
-        if (shared) {
-            copies.emplace_back(data, data + bytes);
-            data = copies.back().data();
-        }
-        operands.push_back(data);
-    }
+    std::deque<std::vector<uint8_t>> copies;
+    for (size_t i = 0; i < thunk.operands.size(); ++i)
+        operands.push_back(unaliased(program.values[static_cast<size_t>(thunk.operands[i])].data,
+                                     denseBytes(sort.operand(static_cast<int64_t>(i))->shape()), outputs, copies));
     const double work = static_cast<double>(plan.lines) * static_cast<double>(plan.length);
     forRange(plan.lines, 1, work < 32768.0,
              [&](int64_t begin, int64_t end) { sortLines(plan, operands, results, begin, end); });
@@ -295,24 +313,13 @@ void Runner::runSortThunk(Program& program, const Thunk& thunk, RtValue& value) 
 void Runner::runScatterThunk(const Thunk& thunk, const uint8_t* operand, const uint8_t* indices,
                              const uint8_t* updates, uint8_t* result) {
     const HloInstruction& scatter = *thunk.instruction;
-    const auto overlaps = [&](const uint8_t* data, const Shape& shape) {
-        const int64_t bytes = denseBytes(shape);
-        return data < result + denseBytes(scatter.shape()) &&
-               result < data + bytes;
-    };
-    // The output's storage is the buffer assignment's: should it share the indices' or the
-    // updates' storage, those are read from copies.
-    std::vector<uint8_t> indicesCopy, updatesCopy;
-    if (overlaps(indices, scatter.operand(1)->shape())) {
-        indicesCopy.assign(indices, indices + denseBytes(scatter.operand(1)->shape()));
-        indices = indicesCopy.data();
-    }
-    if (overlaps(updates, scatter.operand(2)->shape())) {
-        updatesCopy.assign(updates, updates + denseBytes(scatter.operand(2)->shape()));
-        updates = updatesCopy.data();
-    }
-    if (operand != result) std::memmove(result, operand, static_cast<size_t>(denseBytes(scatter.shape())));
-    runScatter(*thunk.scatter, indices, updates, result);
+    const std::vector<Storage> outputs{{result, denseBytes(scatter.shape())}};
+    std::deque<std::vector<uint8_t>> copies;
+    indices = unaliased(indices, denseBytes(scatter.operand(1)->shape()), outputs, copies);
+    updates = unaliased(updates, denseBytes(scatter.operand(2)->shape()), outputs, copies);
+    // The operand may be the output's own storage: the scatter then updates it in place.
+    if (operand != result) std::memmove(result, operand, static_cast<size_t>(outputs[0].bytes));
+    runNativeScatter(*thunk.scatter, indices, updates, result);
 }
 
 void Runner::runKernel(Program& program, Thunk& thunk) {
