@@ -806,6 +806,54 @@ ENTRY e {
         QVERIFY(result.fallbacks.empty());
     }
 
+    // XLA's fused argmax: the reducer's body is a kLoop fusion returning the (value, index)
+    // pair, called from the reducer; the kernel inlines it.
+    void variadicArgmaxWithFusedReducer() {
+        const ExecutionResult result = expectMatch(*m_cpu, R"(HloModule m
+pick {
+  av = f32[] parameter(0)  bv = f32[] parameter(1)  ai = s32[] parameter(2)  bi = s32[] parameter(3)
+  le = pred[] compare(av, bv), direction=LE
+  v = f32[] select(le, av, bv)
+  eq = pred[] compare(av, bv), direction=EQ
+  mi = s32[] minimum(ai, bi)
+  si = s32[] select(le, ai, bi)
+  i = s32[] select(eq, mi, si)
+  ROOT t = (f32[], s32[]) tuple(v, i)
+}
+argmin {
+  av = f32[] parameter(0)  ai = s32[] parameter(1)  bv = f32[] parameter(2)  bi = s32[] parameter(3)
+  ROOT f = (f32[], s32[]) fusion(av, bv, ai, bi), kind=kLoop, calls=pick
+}
+ENTRY e {
+  p = f32[30,1000] parameter(0)
+  io = s32[30,1000] iota(), iota_dimension=1
+  m = f32[] constant(inf)
+  z = s32[] constant(0)
+  ROOT r = (f32[30], s32[30]) reduce(p, io, m, z), dimensions={1}, to_apply=argmin
+})");
+        QVERIFY2(result.fallbacks.empty(), result.fallbacks.empty() ? "" : result.fallbacks.front().c_str());
+    }
+
+    // A multi-output fusion whose outputs differ in shape (a loop output beside a reduction
+    // of it) runs as one kernel per iteration space, not in the interpreter.
+    void multiOutputFusionOfTwoShapes() {
+        const ExecutionResult result = expectMatch(*m_cpu, R"(HloModule m
+add { a = f32[] parameter(0)  b = f32[] parameter(1)  ROOT s = f32[] add(a, b) }
+fused {
+  p = f32[64,300] parameter(0)
+  e = f32[64,300] exponential(p)
+  z = f32[] constant(0)
+  r = f32[64] reduce(e, z), dimensions={1}, to_apply=add
+  t = f32[300,64] transpose(e), dimensions={1,0}
+  ROOT o = (f32[64,300], f32[64], f32[300,64]) tuple(e, r, t)
+}
+ENTRY e {
+  x = f32[64,300] parameter(0)
+  ROOT f = (f32[64,300], f32[64], f32[300,64]) fusion(x), kind=kInput, calls=fused
+})");
+        QVERIFY2(result.fallbacks.empty(), result.fallbacks.empty() ? "" : result.fallbacks.front().c_str());
+    }
+
     void gemmWithEpilogue() {
         // relu(x @ w + b) through the fused pipeline: one kOutput fusion, GEMM + epilogue.
         auto module = parse(R"(HloModule m

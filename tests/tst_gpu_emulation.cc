@@ -114,6 +114,34 @@ void TestGpuEmulation::examples() {
 
 void TestGpuEmulation::handWrittenModules_data() {
     QTest::addColumn<QString>("text");
+    // The gpu pipeline fuses the log into the reduction's fusion (an epilogue): the plan
+    // reduces by a reduction kernel into a buffer the epilogue's kernel reads.
+    QTest::newRow("reduction with an epilogue") << QStringLiteral(R"(HloModule epilogue
+%add (a: f32[], b: f32[]) -> f32[] {
+  %a = f32[] parameter(0)
+  %b = f32[] parameter(1)
+  ROOT %c = f32[] add(%a, %b)
+}
+ENTRY %e (p: f32[48,700], q: f32[48]) -> f32[48] {
+  %p = f32[48,700] parameter(0)
+  %q = f32[48] parameter(1)
+  %z = f32[] constant(0)
+  %r = f32[48] reduce(%p, %z), dimensions={1}, to_apply=%add
+  %l = f32[48] log(%r)
+  %n = f32[48] negate(%l)
+  ROOT %s = f32[48] add(%n, %q)
+}
+)");
+    // Siblings of one input with different output shapes (a tiled transpose beside an
+    // elementwise op of its input) share a multi-output fusion: a kernel per output shape.
+    QTest::newRow("multi-output fusion of two shapes") << QStringLiteral(R"(HloModule siblings
+ENTRY %e (p: f32[40,72]) -> (f32[72,40], f32[40,72]) {
+  %p = f32[40,72] parameter(0)
+  %t = f32[72,40] transpose(%p), dimensions={1,0}
+  %x = f32[40,72] exponential(%p)
+  ROOT %r = (f32[72,40], f32[40,72]) tuple(%t, %x)
+}
+)");
     QTest::newRow("while rotating its state") << QStringLiteral(R"(HloModule loops
 %cond (s: (s32[], s32[], f32[64], f32[64])) -> pred[] {
   %s = (s32[], s32[], f32[64], f32[64]) parameter(0)

@@ -193,8 +193,15 @@ class TestPassFusion : public QObject {
         pass.clearRewrites();
         auto again = pass.run(*run->module);
         if (!again.isOk() || *again ||
-            printModule(*run->module, HloPrintOptions::canonical()) != run->text)
+            printModule(*run->module, HloPrintOptions::canonical()) != run->text) {
+            for (const auto& d : g_decisions)
+                qInfo("first run: %lld %s -> %s: %s (%s)", static_cast<long long>(d.step),
+                      d.producer.c_str(), d.consumer.c_str(), d.reason.c_str(),
+                      d.explanation.c_str());
+            qInfo("after the first run:\n%s\nafter the second:\n%s", run->text.c_str(),
+                  printModule(*run->module, HloPrintOptions::canonical()).c_str());
             QTest::qFail("second run changed the module", __FILE__, __LINE__);
+        }
         return run->text;
     }
 
@@ -234,6 +241,47 @@ CHECK: ENTRY
 CHECK: ROOT %fusion{{[.0-9]*}} = f32[256] fusion({{.*}}), kind=kInput, calls=%fused_computation
 )");
         QCOMPARE(countOf(text, " fusion("), 1);
+    }
+
+    // On the GPU a reduction takes a unary epilogue into its kInput fusion (XLA's reduction
+    // epilogue fusion); a binary consumer stays outside, and the CPU keeps the reduce as root.
+    void gpuReductionTakesAnEpilogue() {
+        static const char* kEpilogue = R"(HloModule epilogue
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT c = f32[] add(a, b)
+}
+ENTRY e {
+  p = f32[64,4096] parameter(0)
+  q = f32[64] parameter(1)
+  z = f32[] constant(0)
+  r = f32[64] reduce(p, z), dimensions={1}, to_apply=add
+  l = f32[64] log(r)
+  ROOT s = f32[64] add(l, q)
+}
+)";
+        auto gpu = makeFusion({{"target", "gpu"}});
+        QVERIFY(gpu.isOk());
+        const std::string text = check(**gpu, kEpilogue, R"(
+CHECK: %fused_computation
+CHECK: %r = f32[64] reduce(
+CHECK: ROOT %l = f32[64] log(
+CHECK: ENTRY
+CHECK: %fusion{{[.0-9]*}} = f32[64] fusion({{.*}}), kind=kInput, calls=%fused_computation
+CHECK: ROOT %s = f32[64] add(
+)");
+        const PassDecision* refused = nullptr;
+        for (const auto& d : g_decisions)
+            if (d.consumer == "s" && d.reason == "reduction-not-root") refused = &d;
+        QVERIFY(refused);
+        QCOMPARE(refused->reason, std::string("reduction-not-root"));
+        QVERIFY2(refused->explanation.find("epilogue") != std::string::npos,
+                 refused->explanation.c_str());
+        auto cpu = makeFusion({{"target", "cpu"}});
+        QVERIFY(cpu.isOk());
+        const std::string onCpu = check(**cpu, kEpilogue, "CHECK: ENTRY");
+        QVERIFY2(onCpu.find("ROOT %l = f32[64] log(") == std::string::npos, onCpu.c_str());
     }
 
     void softmaxFusesIntoXlaKernelCount() {

@@ -213,6 +213,109 @@ ENTRY e {
         QVERIFY(entry.find("(f32[128,1024], f32[128]) fusion(") != std::string::npos);
     }
 
+    // XLA's GPU rules for which siblings share a kernel: the hero's loop (a reduction's or a
+    // tiled transpose's input, else the output), element types aside and up to a bitcast.
+    void gpuSiblingsShareTheHerosLoop() {
+        struct Case {
+            const char* name;
+            const char* hlo;
+            bool fused;
+            const char* reason;  // of the refusal
+        };
+        const Case cases[] = {
+            {"transpose and exp of its input", R"(HloModule m
+ENTRY e {
+  p = f32[64,128] parameter(0)
+  t = f32[128,64] transpose(p), dimensions={1,0}
+  x = f32[64,128] exponential(p)
+  ROOT r = (f32[128,64], f32[64,128]) tuple(t, x)
+}
+)", true, ""},
+            {"a loop and a reduction of a bitcast of the same input", R"(HloModule m
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT c = f32[] add(a, b)
+}
+reduction {
+  p = f32[16,32] parameter(0)
+  z = f32[] constant(0)
+  b = f32[512] bitcast(p)
+  ROOT r = f32[] reduce(b, z), dimensions={0}, to_apply=add
+}
+ENTRY e {
+  p = f32[16,32] parameter(0)
+  s = f32[16,32] sqrt(p)
+  f = f32[] fusion(p), kind=kInput, calls=reduction
+  ROOT r = (f32[16,32], f32[]) tuple(s, f)
+}
+)", true, ""},
+            {"reductions of one input to different types", R"(HloModule m
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT c = f32[] add(a, b)
+}
+addh {
+  a = f16[] parameter(0)
+  b = f16[] parameter(1)
+  ROOT c = f16[] add(a, b)
+}
+half {
+  q = f32[64,256] parameter(0)
+  h = f16[64,256] convert(q)
+  zh = f16[] constant(0)
+  ROOT rh = f16[64] reduce(h, zh), dimensions={1}, to_apply=addh
+}
+ENTRY e {
+  p = f32[64,256] parameter(0)
+  z = f32[] constant(0)
+  r = f32[64] reduce(p, z), dimensions={1}, to_apply=add
+  f = f16[64] fusion(p), kind=kInput, calls=half
+  ROOT t = (f32[64], f16[64]) tuple(r, f)
+}
+)", true, ""},
+            {"transposes in different orders", R"(HloModule m
+ENTRY e {
+  p = f32[18,16,32] parameter(0)
+  a = f32[32,16,18] transpose(p), dimensions={2,1,0}
+  b = f32[18,32,16] transpose(p), dimensions={0,2,1}
+  ROOT r = (f32[32,16,18], f32[18,32,16]) tuple(a, b)
+}
+)", false, "not-siblings"},
+            {"a reduction of non-contiguous dimensions beside a loop", R"(HloModule m
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT c = f32[] add(a, b)
+}
+ENTRY e {
+  p = f32[8,5,16,2] parameter(0)
+  s = f32[8,5,16,2] multiply(p, p)
+  z = f32[] constant(0)
+  r = f32[5,2] reduce(p, z), dimensions={0,2}, to_apply=add
+  ROOT t = (f32[8,5,16,2], f32[5,2]) tuple(s, r)
+}
+)", false, "not-siblings"},
+        };
+        for (const Case& c : cases) {
+            auto module = parseHloModule(c.hlo);
+            QVERIFY2(module.isOk(), c.name);
+            auto pass = makeMof({{"target", "gpu"}});
+            QVERIFY(pass.isOk());
+            const std::string text = check(**pass, **module, c.hlo, "CHECK: ENTRY");
+            const std::string entry = text.substr(text.find("ENTRY"));
+            QVERIFY2((countOf(entry, " fusion(") == 1 && entry.find(") fusion(") != std::string::npos) ==
+                         c.fused,
+                     (std::string(c.name) + "\n" + entry).c_str());
+            if (!c.fused) {
+                bool refused = false;
+                for (const auto& d : m_decisions) refused = refused || d.reason == c.reason;
+                QVERIFY2(refused, c.name);
+            }
+        }
+    }
+
     void badOptions() {
         QVERIFY(!MultiOutputFusionPass::create({{"colour", "red"}}).isOk());
         QVERIFY(!MultiOutputFusionPass::create({{"target", "fpga"}}).isOk());

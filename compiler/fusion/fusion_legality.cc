@@ -30,9 +30,19 @@ bool containsDot(const HloInstruction& instruction) {
     return false;
 }
 
+// Whether `x` only passes values through on the way from a hero to a fusion's root: an
+// elementwise op (not a copy) of at most `operands` operands, or a bitcast.
+bool isIntermediate(const HloInstruction& x, int64_t operands) {
+    if (x.operandCount() == 0 || x.operandCount() > operands) return false;
+    if (x.opcode() == HloOpcode::kBitcast) return true;
+    return hloOpcodeIsElementwise(x.opcode()) && x.opcode() != HloOpcode::kCopy;
+}
+
+// A reduce, or a fusion whose output is a reduction (with or without an epilogue).
 bool endsInReduction(const HloInstruction& instruction) {
+    if (!isFusionOf(instruction)) return instruction.opcode() == HloOpcode::kReduce;
     for (const HloInstruction* root : fusionRoots(instruction))
-        if (root && root->opcode() == HloOpcode::kReduce) return true;
+        if (root && reductionUnderEpilogue(*root)) return true;
     return false;
 }
 
@@ -99,7 +109,186 @@ int64_t bodySize(const HloInstruction& instruction) {
     return fused->instructionCount() - fused->parameterCount();
 }
 
+// A transpose that moves data (not a relabelling of dimensions of size one).
+bool movesBetweenLayouts(const HloInstruction& transpose) {
+    if (transpose.opcode() != HloOpcode::kTranspose) return false;
+    const Shape& in = transpose.operand(0)->shape();
+    int64_t last = -1;
+    for (int64_t d : transpose.dimensions()) {
+        if (in.dimensions(d) == 1) continue;
+        if (d < last) return true;
+        last = d;
+    }
+    return false;
+}
+
+// A transpose the GPU emits tiled through shared memory: it moves data and, with its
+// dimensions of size one dropped, swaps the two minor dimensions or the first and the last
+// of three, each at least 16 long (XLA's tiled-transpose emitter).
+bool isTiledTranspose(const HloInstruction& x) {
+    if (!movesBetweenLayouts(x)) return false;
+    std::vector<int64_t> dims;
+    std::vector<int64_t> kept;  // input dimensions of size > 1, in output order
+    const Shape& in = x.operand(0)->shape();
+    for (int64_t d : x.dimensions())
+        if (in.dimensions(d) != 1) kept.push_back(d);
+    std::vector<int64_t> sorted = kept;
+    std::sort(sorted.begin(), sorted.end());
+    for (int64_t& d : kept)
+        d = std::lower_bound(sorted.begin(), sorted.end(), d) - sorted.begin();
+    for (int64_t d : sorted) dims.push_back(in.dimensions(d));
+    constexpr int64_t kMinTiled = 16;
+    const size_t n = kept.size();
+    if (n < 2) return false;
+    // Swaps the two minor dimensions (a batch of 2-D transposes): [.., a, b] -> [.., b, a].
+    bool minorSwap = kept[n - 1] == static_cast<int64_t>(n - 2) &&
+                     kept[n - 2] == static_cast<int64_t>(n - 1);
+    for (size_t i = 0; minorSwap && i + 2 < n; ++i) minorSwap = kept[i] == static_cast<int64_t>(i);
+    if (minorSwap) return dims[n - 1] >= kMinTiled && dims[n - 2] >= kMinTiled;
+    // [a, b, c] -> [c, b, a].
+    if (n == 3 && kept[0] == 2 && kept[1] == 1 && kept[2] == 0)
+        return dims[0] >= kMinTiled && dims[2] >= kMinTiled;
+    return false;
+}
+
+// A reduction XLA's GPU reduction emitter takes (reduces "from or to contiguous
+// dimensions"): with dimensions of size one dropped, the reduced dimensions, or the kept
+// ones, are one run of consecutive dimensions.
+bool isContiguousReduction(const HloInstruction& reduce) {
+    if (reduce.opcode() != HloOpcode::kReduce) return false;
+    const Shape& in = reduce.operand(0)->shape();
+    std::vector<bool> reduced;
+    for (int64_t d = 0; d < in.rank(); ++d) {
+        if (in.dimensions(d) == 1) continue;
+        reduced.push_back(std::find(reduce.dimensions().begin(), reduce.dimensions().end(), d) !=
+                          reduce.dimensions().end());
+    }
+    auto oneRun = [&](bool value) {
+        int runs = 0;
+        for (size_t i = 0; i < reduced.size(); ++i)
+            if (reduced[i] == value && (i == 0 || reduced[i - 1] != value)) ++runs;
+        return runs <= 1;
+    };
+    return oneRun(true) || oneRun(false);
+}
+
+bool isReductionHero(const HloInstruction& x, bool gpu) {
+    return x.opcode() == HloOpcode::kReduce && (!gpu || isContiguousReduction(x));
+}
+
+// The instruction that decides how a multi-output candidate is emitted (XLA's "real hero"):
+// the candidate itself, or its fusion's root (of a tuple root: a reduction, else on the GPU a
+// tiled transpose, else the first output). Inside a fusion, the GPU looks past unary
+// elementwise ops and bitcasts (a reduction with an epilogue), and takes as hero the one
+// tiled transpose reached through elementwise ops of up to three operands.
+const HloInstruction* heroOf(const HloInstruction& instruction, bool gpu) {
+    if (!isFusionOf(instruction)) return &instruction;
+    const HloInstruction* root = instruction.fusedComputation()->root();
+    if (root && root->opcode() == HloOpcode::kTuple && root->operandCount() > 0) {
+        const HloInstruction* chosen = nullptr;
+        for (const HloInstruction* output : root->operands())
+            if (isReductionHero(*output, gpu)) {
+                chosen = output;
+                break;
+            }
+        if (!chosen && gpu)
+            for (const HloInstruction* output : root->operands())
+                if (isTiledTranspose(*output)) {
+                    chosen = output;
+                    break;
+                }
+        root = chosen ? chosen : root->operand(0);
+    }
+    if (!root || !gpu) return root;
+    const HloInstruction* hero = root;
+    while (isIntermediate(*hero, 1) && hero->operand(0)->opcode() != HloOpcode::kParameter)
+        hero = hero->operand(0);
+    // One tiled transpose beneath, through elementwise ops of up to three operands.
+    const HloInstruction* transpose = nullptr;
+    std::vector<const HloInstruction*> stack{hero};
+    std::unordered_set<const HloInstruction*> seen{hero};
+    while (!stack.empty()) {
+        const HloInstruction* x = stack.back();
+        stack.pop_back();
+        if (isTiledTranspose(*x)) {
+            if (transpose) return hero;  // two candidates: neither is the hero
+            transpose = x;
+            continue;
+        }
+        if (!isIntermediate(*x, 3)) continue;
+        for (const HloInstruction* operand : x->operands())
+            if (seen.insert(operand).second) stack.push_back(operand);
+    }
+    return transpose ? transpose : hero;
+}
+
+bool hasDefaultOrder(const Shape& shape) {
+    if (!shape.hasLayout() || shape.layout().minorToMajor().empty()) return true;
+    const std::vector<int64_t>& order = shape.layout().minorToMajor();
+    for (size_t i = 0; i < order.size(); ++i)
+        if (order[i] != static_cast<int64_t>(order.size() - 1 - i)) return false;
+    return true;
+}
+
 }  // namespace
+
+const HloInstruction* reductionUnderEpilogue(const HloInstruction& root) {
+    const HloInstruction* x = &root;
+    while (x->opcode() != HloOpcode::kReduce && isIntermediate(*x, 1) &&
+           x->operand(0)->opcode() != HloOpcode::kParameter)
+        x = x->operand(0);
+    return x->opcode() == HloOpcode::kReduce ? x : nullptr;
+}
+
+bool multiOutputCompatible(const HloInstruction& a, const HloInstruction& b,
+                           const FusionConfig& config, std::string* why) {
+    const bool gpu = config.target == "gpu";
+    const HloInstruction* heroA = heroOf(a, gpu);
+    const HloInstruction* heroB = heroOf(b, gpu);
+    if (!heroA || !heroB) return false;
+    auto name = [](const HloInstruction* x) { return "%" + x->name(); };
+    const bool reduceA = isReductionHero(*heroA, gpu);
+    const bool reduceB = isReductionHero(*heroB, gpu);
+    const bool transposeA = gpu && isTiledTranspose(*heroA);
+    const bool transposeB = gpu && isTiledTranspose(*heroB);
+    auto loopShape = [](const HloInstruction* hero, bool special) -> const Shape& {
+        return special ? hero->operand(0)->shape()
+                       : (hero->shape().isTuple() ? hero->operand(0)->shape() : hero->shape());
+    };
+    const Shape& loopA = loopShape(heroA, reduceA || transposeA);
+    const Shape& loopB = loopShape(heroB, reduceB || transposeB);
+    if ((reduceA && transposeB) || (transposeA && reduceB)) {
+        if (why) *why = "one is a reduction and the other a tiled transpose: no kernel emits both";
+        return false;
+    }
+    if (reduceA && reduceB) {
+        std::vector<int64_t> dimsA = heroA->dimensions(), dimsB = heroB->dimensions();
+        std::sort(dimsA.begin(), dimsA.end());
+        std::sort(dimsB.begin(), dimsB.end());
+        if (loopA.dimensions() != loopB.dimensions() || dimsA != dimsB) {
+            if (why)
+                *why = name(heroA) + " reduces " + iterationSpace(a) + " but " + name(heroB) +
+                       " reduces " + iterationSpace(b);
+            return false;
+        }
+        return true;
+    }
+    if (transposeA && transposeB &&
+        (loopA.dimensions() != loopB.dimensions() || heroA->dimensions() != heroB->dimensions())) {
+        if (why)
+            *why = "the transposes " + name(heroA) + " and " + name(heroB) +
+                   " permute different inputs or in different orders";
+        return false;
+    }
+    if (loopA.dimensions() == loopB.dimensions()) return true;
+    if (gpu && loopA.isArray() && loopB.isArray() && loopA.elementCount() == loopB.elementCount() &&
+        hasDefaultOrder(loopA) && hasDefaultOrder(loopB))
+        return true;  // one loop is a bitcast of the other
+    if (why)
+        *why = "%" + a.name() + " iterates over " + iterationSpace(a) + " but %" + b.name() +
+               " over " + iterationSpace(b);
+    return false;
+}
 
 bool isExpensive(const HloInstruction& instruction) {
     auto expensive = [](const HloInstruction& x) {
@@ -222,9 +411,19 @@ std::optional<FusionReason> checkPair(const HloInstruction& producer,
     if (!fusibleOpcode(producer, &why)) return fail(FusionReason::kNotFusibleOp, P() + " " + why);
     if (!producer.shape().isArray())
         return fail(FusionReason::kNotFusibleOp, P() + " does not produce an array");
-    if (endsInReduction(producer))
-        return fail(FusionReason::kReductionNotRoot,
-                    P() + " is a reduction; a reduce can only be the root of its fusion");
+    if (endsInReduction(producer)) {
+        // On the GPU a reduction takes an epilogue: unary elementwise ops and bitcasts applied
+        // to its result, written by the reduction's kernel (XLA's reduction epilogue fusion).
+        const bool epilogue = config.target == "gpu" && !producer.shape().isTuple() &&
+                              !isFusionOf(consumer) && isIntermediate(consumer, 1);
+        if (!epilogue)
+            return fail(FusionReason::kReductionNotRoot,
+                        P() + " is a reduction; " +
+                            (config.target == "gpu"
+                                 ? "only unary elementwise ops and bitcasts can follow a reduce in "
+                                   "its fusion (an epilogue), and " + C() + " is not one"
+                                 : "a reduce can only be the root of its fusion"));
+    }
     if (consumer.opcode() == HloOpcode::kParameter || !fusibleOpcode(consumer, &why))
         return fail(FusionReason::kConsumerIsNotFusible,
                     C() + (consumer.opcode() == HloOpcode::kParameter ? " is a parameter" : " " + why));
@@ -301,8 +500,10 @@ std::optional<FusionReason> checkPair(const HloInstruction& producer,
     return std::nullopt;
 }
 
-bool multiOutputCandidate(const HloInstruction& instruction, std::string* why) {
+bool multiOutputCandidate(const HloInstruction& instruction, std::string* why,
+                          bool tiledTransposes) {
     const HloOpcode opcode = instruction.opcode();
+    if (tiledTransposes && isTiledTranspose(instruction)) return fusibleOpcode(instruction, why);
     // An output updated in place aliases its operand's buffer: a kernel of several outputs
     // could not write it there.
     for (const HloInstruction* root : fusionRoots(instruction))

@@ -24,15 +24,32 @@ std::optional<FusionReason> checkPair(const HloInstruction& producer,
 // Whether `instruction` may be part of a multi-output fusion: a reduce, an
 // elementwise op, or a kLoop/kInput fusion (a multi-output one only when
 // every user is a get-tuple-element); `why` says why not.
-bool multiOutputCandidate(const HloInstruction& instruction, std::string* why);
+// `tiledTransposes` (the GPU): a transpose that moves data between layouts is one too (the
+// GPU emits it tiled, and other outputs of its input's shape can share its kernel).
+bool multiOutputCandidate(const HloInstruction& instruction, std::string* why,
+                          bool tiledTransposes = false);
 // The iteration space of a fusion candidate: the reduce input dimensions
 // and reduced dimensions for reductions, else the output dimensions.
 std::string iterationSpace(const HloInstruction& instruction);
+// Whether two multi-output candidates can share one kernel's loop, as XLA decides: each has a
+// hero (the instruction that picks the emitter: a reduction, on the GPU a tiled transpose,
+// else the output), whose loop runs over the reduction's or transpose's input, else over the
+// output. Two reductions must reduce the same input dimensions the same way, two transposes
+// must permute the same input the same way, a reduction and a transpose never share; and the
+// loops must match, element types aside (on the GPU also when one is a bitcast of the other:
+// same element count, default layouts). `why` says why not.
+bool multiOutputCompatible(const HloInstruction& a, const HloInstruction& b,
+                           const FusionConfig& config, std::string* why);
 
 // Checks that apply to any fused kernel built from `parts` (operand count,
 // size, on-chip budget); nullopt when within limits.
 std::optional<FusionReason> checkLimits(const std::vector<const HloInstruction*>& parts,
                                         const FusionConfig& config, std::string* detail);
+
+// The reduce that `root` (an instruction of a fused computation) is, or that it applies only
+// unary elementwise ops and bitcasts to (a reduction with an epilogue), looking no further
+// than the computation's parameters; nullptr when there is none.
+const HloInstruction* reductionUnderEpilogue(const HloInstruction& root);
 
 // Expensive to recompute: transcendentals, reduce, reduce-window, dot,
 // convolution (or a fusion containing one).

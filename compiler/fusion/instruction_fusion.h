@@ -2,7 +2,9 @@
 // the manner of XLA's priority fusion.
 //
 // Fusion kinds created: kLoop (elementwise ops and data movement), kInput
-// (a reduce as the root, with its elementwise/data-movement producers) and
+// (a reduce as the root, with its elementwise/data-movement producers; on the
+// GPU also followed by an epilogue of unary elementwise ops and bitcasts, as
+// XLA's reduction epilogue fusion) and
 // kOutput (a dot or convolution with its elementwise epilogue consumers:
 // the consumer of a dot fuses into the dot's fusion).
 //

@@ -312,6 +312,9 @@ void MultiOutputFusionPass::fuseSiblings(HloComputation& computation, FusionBuil
     auto pairForbidden = [&](const HloInstruction& a, const HloInstruction& b) {
         return m_config.forbidden(a, b) || m_config.forbidden(b, a);
     };
+    // The GPU shares any operand that is not a scalar (XLA's profitable operand); the CPU
+    // only one of at least kMinSharedOperandBytes.
+    const bool gpu = m_config.target == "gpu";
     const std::vector<HloInstruction*> order = fusion::postOrderOf(computation);
     for (HloInstruction* shared : order) {
         if (builder.removed(shared) || !shared->shape().isArray() || shared->userCount() < 2)
@@ -319,7 +322,8 @@ void MultiOutputFusionPass::fuseSiblings(HloComputation& computation, FusionBuil
         std::vector<HloInstruction*> users;
         std::unordered_set<const HloInstruction*> seen;
         for (HloInstruction* user : shared->users())
-            if (seen.insert(user).second && fusion::multiOutputCandidate(*user, nullptr))
+            if (seen.insert(user).second &&
+                fusion::multiOutputCandidate(*user, nullptr, gpu))
                 users.push_back(user);
         if (users.size() < 2) continue;
         const double bytes = CostAnalysis::byteSize(shared->shape());
@@ -336,11 +340,8 @@ void MultiOutputFusionPass::fuseSiblings(HloComputation& computation, FusionBuil
             if (pairForbidden(*group, *other)) {
                 reason = FusionReason::kForbiddenByUser;
                 detail = "forbid= names " + a + ":" + b;
-            } else if (std::string spaceA = fusion::iterationSpace(*group),
-                       spaceB = fusion::iterationSpace(*other);
-                       spaceA != spaceB) {
+            } else if (!fusion::multiOutputCompatible(*group, *other, m_config, &detail)) {
                 reason = FusionReason::kNotSiblings;
-                detail = a + " iterates over " + spaceA + " but " + b + " over " + spaceB;
             } else if (!boxesOverlap(readBox(*group, *shared), readBox(*other, *shared))) {
                 reason = FusionReason::kNoPredictedGain;
                 detail = a + " and " + b + " read disjoint parts of %" + shared->name() +
@@ -352,7 +353,8 @@ void MultiOutputFusionPass::fuseSiblings(HloComputation& computation, FusionBuil
             } else if (auto limit = fusion::checkLimits({group, other}, m_config, &detail)) {
                 reason = limit;
             } else if (!pairForced(*group, *other) && !m_config.disableCostModel &&
-                       bytes < kMinSharedOperandBytes) {
+                       (gpu ? shared->shape().elementCount() <= 1
+                            : bytes < kMinSharedOperandBytes)) {
                 reason = FusionReason::kNoPredictedGain;
                 detail = "the shared operand %" + shared->name() + " is only " +
                          fusion::describeBytes(shared->shape()) + ": reading it once saves little";

@@ -2,9 +2,11 @@
 // outputs (a tuple root read through get-tuple-elements), as XLA's
 // multi-output fusion:
 //   * sibling fusion: users of the same operand (e.g. two reductions of one
-//     input) with the same iteration space become one kInput/kLoop fusion,
-//     so the shared operand is read once (fused when the shared operand is
-//     at least 1 KiB, always with disable_cost_model=true);
+//     input) whose loops can be one (fusion::multiOutputCompatible: XLA's
+//     heroes; on the GPU tiled transposes too) become one kInput/kLoop
+//     fusion, so the shared operand is read once (fused when the shared
+//     operand is at least 1 KiB on the CPU, not a scalar on the GPU, always
+//     with disable_cost_model=true);
 //   * producer-consumer multi-output: a producer whose output is also needed
 //     outside is fused into a reduce / loop consumer and both outputs are
 //     exposed (fused when the cost model predicts a gain).

@@ -265,11 +265,43 @@ Status CpuExecutable::Impl::planFusionSpec(Thunk& thunk, CpuKernelEmitter& emitt
     return failure;
 }
 
+Status CpuExecutable::Impl::planKernelParts(Thunk& thunk,
+                                            const std::vector<std::vector<size_t>>& groups,
+                                            const std::vector<const Shape*>& leaves,
+                                            CpuKernelEmitter& emitter) {
+    std::vector<Thunk> parts;
+    for (const std::vector<size_t>& members : groups) {
+        Thunk part;
+        part.kind = ThunkKind::kKernel;
+        part.instruction = thunk.instruction;
+        part.spec = thunk.spec.part(members, thunk.spec.name + ".part" + std::to_string(members.front()));
+        part.partOutputs = members;
+        part.outputElements = std::max<int64_t>(leaves[members.front()]->elementCount(), 0);
+        for (size_t k : members) part.outputBytes.push_back(denseBytes(*leaves[k]));
+        if (part.outputElements == 0) continue;  // nothing to compute
+        HLO_ASSIGN_OR_RETURN(part.info, emitter.emitKernel(part.spec));
+        parts.push_back(std::move(part));
+    }
+    thunk.kind = ThunkKind::kKernel;
+    thunk.parts = std::move(parts);
+    thunk.outputElements = 0;
+    for (const Shape* leaf : leaves) thunk.outputBytes.push_back(denseBytes(*leaf));
+    kernels += static_cast<int64_t>(thunk.parts.size());
+    return Status::ok();
+}
+
 void CpuExecutable::Impl::planKernelThunk(Thunk& thunk, const std::vector<const Shape*>& leaves,
                                           CpuKernelEmitter& emitter, Status failure) {
     if (failure.isOk() && thunk.spec.outputs.size() != thunk.buffers.size())
         failure =
             Status(StatusCode::kUnimplemented, "kernel outputs do not match the result's leaves");
+    if (failure.isOk() && thunk.kind == ThunkKind::kEmpty) {
+        const std::vector<std::vector<size_t>> groups = thunk.spec.outputGroups();
+        if (groups.size() > 1) {
+            failure = planKernelParts(thunk, groups, leaves, emitter);
+            if (failure.isOk()) return;
+        }
+    }
     if (failure.isOk()) {
         int64_t outputBytes = 0;
         for (const Shape* leaf : leaves) outputBytes += denseBytes(*leaf);
@@ -631,11 +663,19 @@ Status CpuExecutable::Impl::resolveFunctions() {
             if (thunk.kind != ThunkKind::kKernel && thunk.kind != ThunkKind::kGemmEpilogue &&
                 thunk.kind != ThunkKind::kConvolutionEpilogue)
                 continue;
-            HLO_ASSIGN_OR_RETURN(void* address, jit->lookup(thunk.spec.name));
-            thunk.kernel = reinterpret_cast<CpuKernelFunction>(address);
-            if (thunk.info.splittableReduction) {
-                HLO_ASSIGN_OR_RETURN(void* combine, jit->lookup(thunk.info.combineName));
-                thunk.combine = reinterpret_cast<CpuCombineFunction>(combine);
+            auto resolve = [&](Thunk& kernel) -> Status {
+                HLO_ASSIGN_OR_RETURN(void* address, jit->lookup(kernel.spec.name));
+                kernel.kernel = reinterpret_cast<CpuKernelFunction>(address);
+                if (kernel.info.splittableReduction) {
+                    HLO_ASSIGN_OR_RETURN(void* combine, jit->lookup(kernel.info.combineName));
+                    kernel.combine = reinterpret_cast<CpuCombineFunction>(combine);
+                }
+                return Status::ok();
+            };
+            if (thunk.parts.empty()) {
+                HLO_RETURN_IF_ERROR(resolve(thunk));
+            } else {
+                for (Thunk& part : thunk.parts) HLO_RETURN_IF_ERROR(resolve(part));
             }
         }
     return Status::ok();

@@ -118,6 +118,11 @@ struct Thunk {
     // control flow
     std::vector<Program*> callees;     // while: condition, body; conditional: branches; call: callee
     std::string fallbackReason;
+    // kKernel whose outputs differ in iteration space (KernelSpec::outputGroups): one kernel per
+    // group, run in order. A part holds its spec, info, functions, outputElements and
+    // outputBytes; `partOutputs` are its outputs' indices into this thunk's buffers.
+    std::vector<Thunk> parts;
+    std::vector<size_t> partOutputs;
 };
 
 struct Program {
@@ -183,6 +188,9 @@ struct CpuExecutable::Impl {
     Status planFusionSpec(Thunk& thunk, CpuKernelEmitter& emitter);
     void planKernelThunk(Thunk& thunk, const std::vector<const Shape*>& leaves,
                          CpuKernelEmitter& emitter, Status failure);
+    // thunk.parts: a kernel per group of outputs of one iteration space.
+    Status planKernelParts(Thunk& thunk, const std::vector<std::vector<size_t>>& groups,
+                           const std::vector<const Shape*>& leaves, CpuKernelEmitter& emitter);
     Status planCanonicalDot(Thunk& thunk, CpuKernelEmitter& emitter);
     // thunk.plan for `dot` (the thunk's own or an epilogue fusion's), with
     // transpose kernels for operands whose dimensions are not in GEMM order.

@@ -201,6 +201,8 @@ private:
         return pointers;
     }
     void runKernel(Program& program, Thunk& thunk);
+    // One kernel (a thunk's own, or one of its parts) over its buffer table.
+    void runKernelOn(const Thunk& thunk, const std::vector<void*>& pointers);
     void runGemmEpilogue(Program& program, Thunk& thunk);
     void runConvolutionEpilogue(Program& program, Thunk& thunk);
     // kSort: the lines in parallel, from copies of the operands where an output shares their storage.
@@ -323,8 +325,22 @@ void Runner::runScatterThunk(const Thunk& thunk, const uint8_t* operand, const u
 }
 
 void Runner::runKernel(Program& program, Thunk& thunk) {
-    const size_t outputs = thunk.spec.outputs.size();
     const std::vector<void*> pointers = kernelPointers(program, thunk);
+    if (thunk.parts.empty()) {
+        runKernelOn(thunk, pointers);
+        return;
+    }
+    const size_t outputs = thunk.buffers.size();
+    for (const Thunk& part : thunk.parts) {
+        std::vector<void*> own;
+        for (size_t k : part.partOutputs) own.push_back(pointers[k]);
+        own.insert(own.end(), pointers.begin() + static_cast<std::ptrdiff_t>(outputs), pointers.end());
+        runKernelOn(part, own);
+    }
+}
+
+void Runner::runKernelOn(const Thunk& thunk, const std::vector<void*>& pointers) {
+    const size_t outputs = thunk.spec.outputs.size();
     const int64_t n = thunk.outputElements;
     const int64_t reduced = std::max<int64_t>(thunk.info.reducedElements, 1);
     if (n == 0) return;

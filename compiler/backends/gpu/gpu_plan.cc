@@ -9,6 +9,7 @@
 #include "compiler/backends/gpu/gpu_plan_builder.h"
 #include "compiler/buffers/buffer_assignment.h"
 #include "compiler/buffers/heap_layout.h"
+#include "compiler/fusion/fusion_legality.h"
 #include "core/interpreter/interpreter.h"
 #include "core/ir/hlo_computation.h"
 #include "core/ir/hlo_instruction.h"
@@ -74,19 +75,6 @@ int64_t product(const std::vector<int64_t>& dims) {
     for (int64_t d : dims) n *= d;
     return n;
 }
-
-namespace {
-
-// Elements each output reduces (0: not a reduce), the kernel-shape key.
-int64_t reducedCount(const HloInstruction* output) {
-    if (output->opcode() == HloOpcode::kGetTupleElement) output = output->operand(0);
-    if (output->opcode() != HloOpcode::kReduce) return 0;
-    int64_t count = 1;
-    for (int64_t d : output->dimensions()) count *= output->operand(0)->shape().dimensions(d);
-    return count;
-}
-
-}  // namespace
 
 GpuPlanStep launchStep(const HloInstruction& instruction, const GpuKernelInfo& info,
                        std::vector<int> args) {
@@ -189,31 +177,40 @@ StatusOr<GpuPlanStep> PlanBuilder::kernelStepOnce(const HloInstruction& instruct
 }
 
 Status PlanBuilder::addKernel(const HloInstruction& instruction, KernelSpec spec,
-                              const std::vector<int>& outputs, const std::vector<int>& leafBuffers,
+                              const std::vector<int>& outputs, const std::vector<int>& leaves,
                               int64_t time) {
-    // One kernel per group of outputs with the same dimensions and reduction.
-    std::vector<std::pair<std::pair<std::vector<int64_t>, int64_t>, std::vector<size_t>>> groups;
-    for (size_t k = 0; k < spec.outputs.size(); ++k) {
-        auto key = std::make_pair(spec.outputShape(k).dimensions(), reducedCount(spec.outputs[k]));
-        auto it = std::find_if(groups.begin(), groups.end(),
-                               [&](const auto& g) { return g.first == key; });
-        if (it == groups.end())
-            groups.push_back({key, {k}});
-        else
-            it->second.push_back(k);
-    }
-    for (const auto& [key, members] : groups) {
-        KernelSpec part;
-        part.name = entryName();
-        part.leaves = spec.leaves;
-        std::vector<int> args;
-        for (size_t k : members) {
-            part.outputs.push_back(spec.outputs[k]);
-            if (!spec.outputComponents.empty())
-                part.outputComponents.push_back(spec.outputComponents[k]);
-            args.push_back(outputs[k]);
+    // A fusion output that applies unary elementwise ops or bitcasts to a reduce (a reduction
+    // epilogue): the reduce first, by a reduction kernel of its own into a buffer that the
+    // outputs' kernel reads like a leaf (else each thread would reduce a whole row alone).
+    std::vector<int> leafBuffers = leaves;
+    for (size_t k = 0; k < spec.outputs.size() && instruction.opcode() == HloOpcode::kFusion; ++k) {
+        if (!spec.outputComponents.empty() && spec.outputComponents[k] >= 0) continue;
+        const HloInstruction* reduce = fusion::reductionUnderEpilogue(*spec.outputs[k]);
+        if (!reduce || reduce == spec.outputs[k] || !reduce->shape().isArray() ||
+            std::find(spec.leaves.begin(), spec.leaves.end(), reduce) != spec.leaves.end())
+            continue;
+        const int buffer = newBuffer("%" + instruction.name() + "." + reduce->name(),
+                                     denseBytes(reduce->shape()), time);
+        if (product(reduce->shape().dimensions()) > 0) {
+            KernelSpec reduction = spec.part({}, entryName());
+            reduction.outputs = {reduce};
+            std::vector<int> args{buffer};
+            args.insert(args.end(), leafBuffers.begin(), leafBuffers.end());
+            std::vector<GpuPlanStep> extra;
+            HLO_ASSIGN_OR_RETURN(GpuPlanStep step, kernelStep(instruction, reduction, args, time, extra));
+            step.name += "." + reduce->name();
+            pushKernel(std::move(step), extra);
         }
-        if (product(key.first) == 0) continue;  // nothing to compute
+        spec.leaves.push_back(reduce);
+        leafBuffers.push_back(buffer);
+    }
+    // One kernel per group of outputs with the same dimensions and reduction.
+    const std::vector<std::vector<size_t>> groups = spec.outputGroups();
+    for (const std::vector<size_t>& members : groups) {
+        KernelSpec part = spec.part(members, entryName());
+        std::vector<int> args;
+        for (size_t k : members) args.push_back(outputs[k]);
+        if (product(spec.outputShape(members.front()).dimensions()) == 0) continue;  // nothing to compute
         args.insert(args.end(), leafBuffers.begin(), leafBuffers.end());
         std::vector<GpuPlanStep> extra;
         HLO_ASSIGN_OR_RETURN(GpuPlanStep step, kernelStep(instruction, part, args, time, extra));

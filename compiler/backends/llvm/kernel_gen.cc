@@ -256,7 +256,31 @@ StatusOr<std::vector<Value*>> KernelGen::callScalar(const HloComputation& comput
     std::vector<Value*> results;
     Status status = Status::ok();
     const HloInstruction* root = computation.root();
-    if (root->opcode() == HloOpcode::kTuple) {
+    const HloComputation* callee =
+        root->opcode() == HloOpcode::kFusion ? root->fusedComputation()
+        : root->opcode() == HloOpcode::kCall && root->calledComputations().size() == 1
+            ? root->calledComputations().front()
+            : nullptr;
+    if (callee) {
+        // A reducer that calls a computation (XLA fuses an argmax reducer's body into a
+        // fusion returning the (value, index) pair): its operands, then the callee on them.
+        std::vector<Value*> operands;
+        for (const HloInstruction* operand : root->operands()) {
+            auto value = gen(*operand, scalar);
+            if (!value.isOk()) {
+                status = value.status();
+                break;
+            }
+            operands.push_back(*value);
+        }
+        if (status.isOk()) {
+            auto values = callScalar(*callee, operands, reassociate);
+            if (values.isOk())
+                results = std::move(*values);
+            else
+                status = values.status();
+        }
+    } else if (root->opcode() == HloOpcode::kTuple) {
         for (const HloInstruction* element : root->operands()) {
             auto value = gen(*element, scalar);
             if (!value.isOk()) {

@@ -1,5 +1,7 @@
 #include "compiler/backends/llvm/kernel_spec.h"
 
+#include <utility>
+
 namespace hloscope {
 
 bool isElementalOpcode(HloOpcode opcode) {
@@ -127,6 +129,47 @@ const Shape& KernelSpec::outputShape(size_t k) const {
     const Shape& shape = outputs[k]->shape();
     const int c = k < outputComponents.size() ? outputComponents[k] : -1;
     return c >= 0 ? shape.tupleShape(c) : shape;
+}
+
+namespace {
+
+// Elements output `output` reduces (0: not a reduce).
+int64_t reducedCount(const HloInstruction* output) {
+    if (output->opcode() == HloOpcode::kGetTupleElement) output = output->operand(0);
+    if (output->opcode() != HloOpcode::kReduce) return 0;
+    int64_t count = 1;
+    for (int64_t d : output->dimensions()) count *= output->operand(0)->shape().dimensions(d);
+    return count;
+}
+
+}  // namespace
+
+std::vector<std::vector<size_t>> KernelSpec::outputGroups() const {
+    std::vector<std::pair<std::pair<std::vector<int64_t>, int64_t>, std::vector<size_t>>> groups;
+    for (size_t k = 0; k < outputs.size(); ++k) {
+        auto key = std::make_pair(outputShape(k).dimensions(), reducedCount(outputs[k]));
+        auto it = groups.begin();
+        while (it != groups.end() && it->first != key) ++it;
+        if (it == groups.end())
+            groups.push_back({std::move(key), {k}});
+        else
+            it->second.push_back(k);
+    }
+    std::vector<std::vector<size_t>> result;
+    for (auto& group : groups) result.push_back(std::move(group.second));
+    return result;
+}
+
+KernelSpec KernelSpec::part(const std::vector<size_t>& members, std::string partName) const {
+    KernelSpec result = *this;
+    result.name = std::move(partName);
+    result.outputs.clear();
+    result.outputComponents.clear();
+    for (size_t k : members) {
+        result.outputs.push_back(outputs[k]);
+        if (!outputComponents.empty()) result.outputComponents.push_back(outputComponents[k]);
+    }
+    return result;
 }
 
 }  // namespace hloscope

@@ -67,6 +67,14 @@ struct KernelSpec {
     void addOutputs(const HloInstruction& root);
     // Output k's array shape (its component's, for a variadic one).
     const Shape& outputShape(size_t k) const;
+    // The outputs grouped by iteration space (dimensions, and the elements each reduces: 0 for
+    // none), in order of first appearance: one kernel computes one group. A multi-output
+    // fusion whose outputs differ (a loop output beside a reduction of it) needs a kernel per
+    // group.
+    std::vector<std::vector<size_t>> outputGroups() const;
+    // The kernel of the outputs `members` (indices into outputs), named `partName`, reading
+    // the same leaves.
+    KernelSpec part(const std::vector<size_t>& members, std::string partName) const;
 };
 
 }  // namespace hloscope
