@@ -661,6 +661,18 @@ void TestStableHlo::errorDenseLiteral() {
     QCOMPARE(status.location()->line, 2);
     QCOMPARE(status.location()->column, 27);
     QVERIFY(QString::fromStdString(status.message()).contains(QStringLiteral("3 elements")));
+    // The same in an attribute: rows that do not fill the type's matrix.
+    Status pairs = importStatus(
+        "func.func @main(%x : tensor<2xi64>) -> tensor<2xi64> {\n"
+        "  %0 = \"stablehlo.collective_permute\"(%x) {\n"
+        "    source_target_pairs = dense<[[0, 1], [1, 0]]> : tensor<2x3xi64>\n"
+        "  } : (tensor<2xi64>) -> tensor<2xi64>\n"
+        "  return %0 : tensor<2xi64>\n}\n");
+    QCOMPARE(pairs.code(), StatusCode::kInvalidArgument);
+    QCOMPARE(pairs.location()->line, 3);
+    QCOMPARE(pairs.location()->column, 27);
+    QVERIFY2(QString::fromStdString(pairs.message()).contains(QStringLiteral("4 elements but its type tensor<2x3xi64> holds 6")),
+             pairs.message().c_str());
     Status hex = importStatus(
         "func.func @main() -> tensor<2xf32> {\n"
         "  %0 = stablehlo.constant dense<\"0x0000\"> : tensor<2xf32>\n"

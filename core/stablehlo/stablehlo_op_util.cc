@@ -181,6 +181,8 @@ std::string intMatrixText(const MlirAttr& attr) {
     } else {
         return intListText(values);
     }
+    if (columns > 0 && values.size() % static_cast<size_t>(columns) != 0)
+        return quoteString(attr.text);  // not whole rows: kept as written
     std::string out = "{";
     if (columns > 0) {
         for (size_t row = 0; row * static_cast<size_t>(columns) < values.size(); ++row) {

@@ -104,6 +104,8 @@ private:
     Status readAttrDict(std::vector<NamedAttr>& attrs, char open, char close);
     StatusOr<MlirAttr> readDense();
     Status readDenseElements(DenseData& data, int depth, std::vector<int64_t>& shape);
+    // A bracketed dense literal's element count against its tensor type (error at the literal).
+    Status checkDenseCount(const MlirAttr& attr);
     StatusOr<MlirAttr> readDenseArray();
     StatusOr<MlirAttr> readHashAttribute();
     StatusOr<MlirAttr> readDialectBody(MlirAttr attr);

@@ -681,11 +681,29 @@ StatusOr<MlirAttr> Reader::readAttribute(bool allowTypeSuffix) {
         if (peek() == ':' && peek(1) != ':') {
             ++m_pos;
             HLO_ASSIGN_OR_RETURN(attr.type, readType());
+            HLO_RETURN_IF_ERROR(checkDenseCount(attr));
         }
     }
     finishText(attr, start);
     leave();
     return attr;
+}
+
+Status Reader::checkDenseCount(const MlirAttr& attr) {
+    if (attr.kind != MlirAttr::Kind::kDense || attr.dense.hex || !attr.dense.bracketed ||
+        attr.dense.complexPairs || attr.type.kind != MlirType::Kind::kTensor)
+        return Status::ok();
+    int64_t count = 1;
+    for (int64_t d : attr.type.dims) {
+        if (d < 0) return Status::ok();  // a dynamic dimension: nothing to compare
+        if (d > 0 && count > (int64_t{1} << 40) / d) return Status::ok();  // far past any literal
+        count *= d;
+    }
+    const auto values = static_cast<int64_t>(attr.dense.values.size());
+    if (values == count) return Status::ok();
+    return errorAt(attr.pos, "dense literal has " + std::to_string(values) +
+                                " elements but its type " + attr.type.text + " holds " +
+                                std::to_string(count));
 }
 
 }  // namespace hloscope::stablehlo
