@@ -2,6 +2,8 @@
 // decision log, what-if options, idempotence, corpus sweep and Mixtral timing.
 #include <QtTest>
 
+#include <unordered_set>
+
 #include "compiler/fusion/fusion_decision.h"
 #include "compiler/fusion/instruction_fusion.h"
 #include "tests/pass_check_util.h"
@@ -282,6 +284,86 @@ CHECK: ROOT %s = f32[64] add(
         QVERIFY(cpu.isOk());
         const std::string onCpu = check(**cpu, kEpilogue, "CHECK: ENTRY");
         QVERIFY2(onCpu.find("ROOT %l = f32[64] log(") == std::string::npos, onCpu.c_str());
+    }
+
+    // XLA's rule against duplication (CPU): %add reads two inputs and feeds %abs1 and %root;
+    // the path to %root through %rng does not fuse, so %add fuses into neither.
+    void cpuDoesNotDuplicateAcrossUnfusiblePaths() {
+        static const char* kPaths = R"(HloModule paths
+ENTRY e {
+  p0 = f32[1024] parameter(0)
+  p1 = f32[1024] parameter(1)
+  add = f32[1024] add(p0, p1)
+  abs1 = f32[1024] abs(add)
+  s = f32[1024] sort(abs1), dimensions={0}, to_apply=less
+  abs2 = f32[1024] abs(s)
+  ROOT root = f32[1024] subtract(abs2, add)
+}
+less {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT lt = pred[] compare(a, b), direction=LT
+}
+)";
+        auto pass = makeFusion({{"target", "cpu"}, {"disable_cost_model", "true"}});
+        QVERIFY(pass.isOk());
+        const std::string text = check(**pass, kPaths, R"(
+CHECK: ENTRY
+CHECK: %add = f32[1024] add(
+)");
+        const PassDecision* d = nullptr;  // the consumer may be the fusion %root became
+        for (const auto& decision : g_decisions)
+            if (decision.producer == "add" && decision.reason == "not-all-consumers") d = &decision;
+        QVERIFY(d);
+        QVERIFY2(d->explanation.find("XLA does not duplicate it") != std::string::npos &&
+                     d->explanation.find("%s cannot fuse into %abs2") != std::string::npos,
+                 d->explanation.c_str());
+        // The GPU's priority fusion has no such rule: %add goes into both consumers.
+        auto gpu = makeFusion({{"target", "gpu"}, {"disable_cost_model", "true"}});
+        QVERIFY(gpu.isOk());
+        const std::string onGpu = check(**gpu, kPaths, "CHECK: ENTRY");
+        QVERIFY2(onGpu.find("%add = f32[1024] add(") == std::string::npos ||
+                     onGpu.find("%add = f32[1024] add(") < onGpu.find("ENTRY"),
+                 onGpu.c_str());
+    }
+
+    // A fusion nested in a fused computation survives its computation being rebuilt: the
+    // nested computation's caller is the clone in the new body (XLA's constant sinking test).
+    void nestedFusionKeepsItsCaller() {
+        static const char* kNested = R"(HloModule nested
+inner {
+  p1 = s32[] parameter(0)
+  ten = s32[] constant(10)
+  ROOT out = s32[] add(p1, ten)
+}
+outer {
+  p0 = s32[64,64] parameter(0)
+  p1 = s32[] parameter(1)
+  f = s32[] fusion(p1), kind=kLoop, calls=inner
+  b = s32[64,64] broadcast(f), dimensions={}
+  ROOT out = s32[64,64] add(b, p0)
+}
+ENTRY main {
+  p0 = s32[64,64] parameter(0)
+  c = s32[] constant(10)
+  ROOT out = s32[64,64] fusion(p0, c), kind=kLoop, calls=outer
+}
+)";
+        for (const char* target : {"cpu", "gpu"}) {
+            auto pass = makeFusion({{"target", target}});
+            QVERIFY(pass.isOk());
+            auto run = runPass(**pass, kNested);
+            QVERIFY2(run.isOk(), run.status().toString().c_str());
+            std::unordered_set<const HloInstruction*> live;
+            for (const auto& computation : run->module->computations())
+                for (const auto& instruction : computation->instructions()) live.insert(instruction.get());
+            for (const auto& computation : run->module->computations()) {
+                const HloInstruction* caller = computation->fusionInstruction();
+                if (!caller) continue;
+                QVERIFY2(live.count(caller), (std::string(target) + ": " + computation->name()).c_str());
+                QCOMPARE(caller->fusedComputation(), computation.get());
+            }
+        }
     }
 
     void softmaxFusesIntoXlaKernelCount() {

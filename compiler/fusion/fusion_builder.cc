@@ -691,6 +691,14 @@ Status FusionBuilder::finish() {
     std::unordered_set<const HloComputation*> deadComputations(m_deadComputations.begin(),
                                                                m_deadComputations.end());
     HLO_RETURN_IF_ERROR(m_module.removeComputations(m_deadComputations));
+    // A fusion nested in a fused computation was cloned into the new ones: its computation's
+    // caller is the clone now (the original went with the computation it lived in).
+    for (const auto& computation : m_module.computations())
+        for (const auto& instruction : computation->instructions())
+            if (HloComputation* called = instruction->opcode() == HloOpcode::kFusion
+                                             ? instruction->fusedComputation()
+                                             : nullptr)
+                called->setFusionInstruction(instruction.get());
     // Bodies extended in place: parameters by number, then operands first.
     for (auto& [computation, body] : m_bodies) {
         if (deadComputations.count(computation)) continue;

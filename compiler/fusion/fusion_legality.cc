@@ -290,6 +290,10 @@ bool multiOutputCompatible(const HloInstruction& a, const HloInstruction& b,
     return false;
 }
 
+bool isFusible(const HloInstruction& instruction) {
+    return instruction.opcode() != HloOpcode::kParameter && fusibleOpcode(instruction, nullptr);
+}
+
 bool isExpensive(const HloInstruction& instruction) {
     auto expensive = [](const HloInstruction& x) {
         const HloOpcode opcode = x.opcode();

@@ -21,6 +21,9 @@ std::optional<FusionReason> checkPair(const HloInstruction& producer,
                                       const HloInstruction& consumer, const FusionConfig& config,
                                       std::string* detail, bool multiOutput = false,
                                       int64_t producerUses = -1);
+// Whether `instruction` may be in a loop/input/output fusion at all (its opcode, no side
+// effects, no control dependencies; not a parameter).
+bool isFusible(const HloInstruction& instruction);
 // Whether `instruction` may be part of a multi-output fusion: a reduce, an
 // elementwise op, or a kLoop/kInput fusion (a multi-output one only when
 // every user is a get-tuple-element); `why` says why not.

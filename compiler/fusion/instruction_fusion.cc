@@ -8,6 +8,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "compiler/fusion/duplication_rule.h"
 #include "compiler/fusion/fusion_builder.h"
 #include "compiler/fusion/fusion_format.h"
 #include "compiler/fusion/fusion_legality.h"
@@ -64,6 +65,10 @@ public:
           m_rewrite(std::move(rewrite)) {}
 
     void run(HloComputation& computation) {
+        // XLA's CPU instruction fusion does not duplicate a producer that cannot fuse along
+        // every path to its consumers (fusion/duplication_rule.h).
+        m_doNotDuplicate.clear();
+        if (m_config.target == "cpu") m_doNotDuplicate = fusion::doNotDuplicate(computation, m_config);
         for (HloInstruction* instruction : fusion::postOrderOf(computation)) push(instruction);
         while (!m_queue.empty()) {
             const Entry top = m_queue.top();
@@ -158,6 +163,11 @@ private:
                 item.consumer = consumer;
                 item.illegal =
                     fusion::checkPair(*producer, *consumer, m_config, &item.detail, false, uses);
+                if (!item.illegal && uses > 1)
+                    if (auto rule = m_doNotDuplicate.find(producer); rule != m_doNotDuplicate.end()) {
+                        item.illegal = FusionReason::kNotAllConsumers;
+                        item.detail = rule->second;
+                    }
                 item.forced = m_config.forced(*producer, *consumer);
                 if (!item.illegal) item.times = m_model.estimate(*producer, *consumer, m_costs);
             }
@@ -405,6 +415,7 @@ private:
     std::function<void(const HloInstruction*, const HloInstruction*)> m_rewrite;
     std::priority_queue<Entry> m_queue;
     fusion::InstructionMap<State> m_states;
+    std::unordered_map<const HloInstruction*, std::string> m_doNotDuplicate;
     int64_t m_sequences = 0;
     KernelSummaryCache m_costs;
     int64_t m_step = 0;
