@@ -41,14 +41,19 @@
 //   forbidden-by-user              not fused because forbid= names the pair.
 //   reduction-not-root             the producer is (or ends in) a reduction; a
 //                                  reduce can only be the root of a kInput
-//                                  fusion, never feed a fused consumer.
+//                                  fusion (on the GPU followed by an epilogue of
+//                                  unary elementwise ops and bitcasts), never
+//                                  feed another fused consumer.
 //   not-siblings                   (multi-output fusion) the two users share no
 //                                  large operand worth reading once.
 //   not-all-consumers              (producer-consumer fusion) the producer can
 //                                  fuse into some of its consumers but not all:
 //                                  fused into some it would be computed twice,
 //                                  so it stays a kernel of its own (XLA fuses a
-//                                  producer into all its consumers or none).
+//                                  producer into all its consumers or none); on
+//                                  the CPU also a producer that reads more than it
+//                                  writes and cannot fuse along every path to its
+//                                  consumers (fusion/duplication_rule.h).
 #pragma once
 
 #include <string_view>
