@@ -7,6 +7,7 @@
 #include "compiler/cost/cost_analysis.h"
 #include "compiler/cost/performance_model.h"
 #include "compiler/layout/tpu_tiling.h"
+#include "core/text/hlo_parser.h"
 #include "tests/panel_test_util.h"
 #include "views/model/model_figures.h"
 #include "views/fusion/fusion_decision_model.h"
@@ -63,6 +64,35 @@ private slots:
         QVERIFY(text.contains(QStringLiteral("not measured")));
         // No tiling on cpu.
         QVERIFY(!inspector.tilingDiagram()->hasTiling());
+    }
+
+    // A root tuple of 250 values: the first 200 are listed, then how many more.
+    void longOperandListsAreCut() {
+        std::string text = "HloModule wide\nENTRY e {\n  p = f32[4] parameter(0)\n";
+        std::string tuple = "  ROOT t = (";
+        std::string operands;
+        for (int i = 0; i < 250; ++i) {
+            text += "  n" + std::to_string(i) + " = f32[4] negate(p)\n";
+            tuple += std::string(i ? ", " : "") + "f32[4]";
+            operands += std::string(i ? ", " : "") + "n" + std::to_string(i);
+        }
+        text += tuple + ") tuple(" + operands + ")\n}\n";
+        auto module = parseHloModule(text);
+        QVERIFY2(module.isOk(), module.status().toString().c_str());
+        auto state = std::make_shared<DocumentState>();
+        state->target = "cpu";
+        state->module = std::shared_ptr<const HloModule>(std::move(*module));
+        InspectorWidget inspector;
+        inspector.setState(state);
+        inspector.selectInstruction(QStringLiteral("t"));
+        const QString shown = inspector.propertiesText();
+        QVERIFY(shown.contains(QStringLiteral("Operands (250)")));
+        QVERIFY(shown.contains(QStringLiteral("199: %n199")));
+        QVERIFY2(!shown.contains(QStringLiteral("%n200")), qPrintable(shown));
+        QVERIFY(shown.contains(QStringLiteral("… and 50 more")));
+        inspector.selectInstruction(QStringLiteral("p"));
+        QVERIFY(inspector.propertiesText().contains(QStringLiteral("Users (250)")));
+        QVERIFY(inspector.propertiesText().contains(QStringLiteral("… and 50 more")));
     }
 
     void linksSelectOperandsAndUsers() {

@@ -143,11 +143,23 @@ void InspectorWidget::refresh() {
     }
     html += QStringLiteral("</table>");
 
-    html += QStringLiteral("<h4>%1 (%2)</h4>").arg(tr("Operands")).arg(instruction.operands().size());
-    for (size_t i = 0; i < instruction.operands().size(); ++i)
+    // The first kListed operands and users (a model's root tuple has thousands; laying out one
+    // line each would hold the window up at every selection).
+    constexpr size_t kListed = 200;
+    auto more = [&](size_t total) {
+        return total > kListed ? tr("… and %1 more (the Text tab lists them all)<br>").arg(total - kListed)
+                               : QString();
+    };
+    const size_t operands = instruction.operands().size();
+    html += QStringLiteral("<h4>%1 (%2)</h4>").arg(tr("Operands")).arg(operands);
+    for (size_t i = 0; i < operands && i < kListed; ++i)
         html += QStringLiteral("%1: %2<br>").arg(i).arg(link(*instruction.operands()[i]));
-    html += QStringLiteral("<h4>%1 (%2)</h4>").arg(tr("Users")).arg(instruction.users().size());
-    for (const HloInstruction* user : instruction.users()) html += link(*user) + QStringLiteral("<br>");
+    html += more(operands);
+    const size_t users = instruction.users().size();
+    html += QStringLiteral("<h4>%1 (%2)</h4>").arg(tr("Users")).arg(users);
+    for (size_t i = 0; i < users && i < kListed; ++i)
+        html += link(*instruction.users()[i]) + QStringLiteral("<br>");
+    html += more(users);
 
     html += QStringLiteral("<h4>%1</h4><table>").arg(tr("Metadata"));
     const std::string opType = instruction.metadataField("op_type");
