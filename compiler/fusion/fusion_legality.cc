@@ -109,18 +109,6 @@ int64_t bodySize(const HloInstruction& instruction) {
     return fused->instructionCount() - fused->parameterCount();
 }
 
-// A transpose that moves data (not a relabelling of dimensions of size one).
-bool movesBetweenLayouts(const HloInstruction& transpose) {
-    if (transpose.opcode() != HloOpcode::kTranspose) return false;
-    const Shape& in = transpose.operand(0)->shape();
-    int64_t last = -1;
-    for (int64_t d : transpose.dimensions()) {
-        if (in.dimensions(d) == 1) continue;
-        if (d < last) return true;
-        last = d;
-    }
-    return false;
-}
 
 // A transpose the GPU emits tiled through shared memory: it moves data and, with its
 // dimensions of size one dropped, swaps the two minor dimensions or the first and the last
@@ -287,6 +275,18 @@ bool multiOutputCompatible(const HloInstruction& a, const HloInstruction& b,
     if (why)
         *why = "%" + a.name() + " iterates over " + iterationSpace(a) + " but %" + b.name() +
                " over " + iterationSpace(b);
+    return false;
+}
+
+bool movesBetweenLayouts(const HloInstruction& transpose) {
+    if (transpose.opcode() != HloOpcode::kTranspose) return false;
+    const Shape& in = transpose.operand(0)->shape();
+    int64_t last = -1;
+    for (int64_t d : transpose.dimensions()) {
+        if (in.dimensions(d) == 1) continue;
+        if (d < last) return true;
+        last = d;
+    }
     return false;
 }
 

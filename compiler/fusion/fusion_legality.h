@@ -21,6 +21,8 @@ std::optional<FusionReason> checkPair(const HloInstruction& producer,
                                       const HloInstruction& consumer, const FusionConfig& config,
                                       std::string* detail, bool multiOutput = false,
                                       int64_t producerUses = -1);
+// A transpose that moves data between layouts (not a relabelling of dimensions of size one).
+bool movesBetweenLayouts(const HloInstruction& transpose);
 // Whether `instruction` may be in a loop/input/output fusion at all (its opcode, no side
 // effects, no control dependencies; not a parameter).
 bool isFusible(const HloInstruction& instruction);

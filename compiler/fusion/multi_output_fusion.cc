@@ -284,21 +284,10 @@ bool boxesOverlap(const std::vector<std::pair<int64_t, int64_t>>& a, const std::
 // Whether `instruction` (or what it fuses) moves data between layouts: a transpose that is not
 // a relabelling of dimensions of size one.
 bool physicallyTransposes(const HloInstruction& instruction) {
-    auto transposes = [](const HloInstruction& x) {
-        if (x.opcode() != HloOpcode::kTranspose) return false;
-        const std::vector<int64_t>& permutation = x.dimensions();
-        const Shape& in = x.operand(0)->shape();
-        int64_t last = -1;
-        for (int64_t d : permutation) {
-            if (in.dimensions(d) == 1) continue;
-            if (d < last) return true;
-            last = d;
-        }
-        return false;
-    };
-    if (instruction.opcode() != HloOpcode::kFusion || !instruction.fusedComputation()) return transposes(instruction);
+    if (instruction.opcode() != HloOpcode::kFusion || !instruction.fusedComputation())
+        return fusion::movesBetweenLayouts(instruction);
     for (const auto& x : instruction.fusedComputation()->instructions())
-        if (transposes(*x)) return true;
+        if (fusion::movesBetweenLayouts(*x)) return true;
     return false;
 }
 

@@ -256,6 +256,14 @@ StatusOr<std::vector<Value*>> KernelGen::callScalar(const HloComputation& comput
     std::vector<Value*> results;
     Status status = Status::ok();
     const HloInstruction* root = computation.root();
+    auto genEach = [&](const std::vector<HloInstruction*>& instructions, std::vector<Value*>& out) {
+        for (const HloInstruction* instruction : instructions) {
+            auto value = gen(*instruction, scalar);
+            if (!value.isOk()) return value.status();
+            out.push_back(*value);
+        }
+        return Status::ok();
+    };
     const HloComputation* callee =
         root->opcode() == HloOpcode::kFusion ? root->fusedComputation()
         : root->opcode() == HloOpcode::kCall && root->calledComputations().size() == 1
@@ -265,14 +273,7 @@ StatusOr<std::vector<Value*>> KernelGen::callScalar(const HloComputation& comput
         // A reducer that calls a computation (XLA fuses an argmax reducer's body into a
         // fusion returning the (value, index) pair): its operands, then the callee on them.
         std::vector<Value*> operands;
-        for (const HloInstruction* operand : root->operands()) {
-            auto value = gen(*operand, scalar);
-            if (!value.isOk()) {
-                status = value.status();
-                break;
-            }
-            operands.push_back(*value);
-        }
+        status = genEach(root->operands(), operands);
         if (status.isOk()) {
             auto values = callScalar(*callee, operands, reassociate);
             if (values.isOk())
@@ -281,14 +282,7 @@ StatusOr<std::vector<Value*>> KernelGen::callScalar(const HloComputation& comput
                 status = values.status();
         }
     } else if (root->opcode() == HloOpcode::kTuple) {
-        for (const HloInstruction* element : root->operands()) {
-            auto value = gen(*element, scalar);
-            if (!value.isOk()) {
-                status = value.status();
-                break;
-            }
-            results.push_back(*value);
-        }
+        status = genEach(root->operands(), results);
     } else {
         auto value = gen(*root, scalar);
         if (value.isOk())
