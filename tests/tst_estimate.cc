@@ -466,6 +466,34 @@ private slots:
         QVERIFY(!bad.isOk());
         QVERIFY2(QString::fromStdString(bad.status().message()).contains(junk),
                  bad.status().message().c_str());
+        // Tables of the history's names made by another tool: refused, not written to.
+        struct Foreign {
+            const char* name;
+            const char* sql;
+            const char* why;
+        };
+        const Foreign foreign[] = {
+            {"no_primary_key.sqlite",
+             "CREATE TABLE runs (id INTEGER, unix_time INTEGER, module TEXT, fingerprint TEXT, target "
+             "TEXT, device TEXT, machine TEXT, predicted_unfused_s REAL, predicted_fused_s REAL, "
+             "measured_unfused_s REAL, measured_fused_s REAL); PRAGMA user_version = 1;",
+             "runs.id is not"},
+            {"missing_column.sqlite",
+             "CREATE TABLE runs (id INTEGER PRIMARY KEY, module TEXT); CREATE TABLE kernels (run_id "
+             "INTEGER); PRAGMA user_version = 3;",
+             "has no column"},
+        };
+        for (const Foreign& f : foreign) {
+            const std::string path = dir.filePath(QString::fromLatin1(f.name)).toStdString();
+            sqlite3* db = nullptr;
+            QCOMPARE(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+            QCOMPARE(sqlite3_exec(db, f.sql, nullptr, nullptr, nullptr), SQLITE_OK);
+            sqlite3_close(db);
+            auto refused = EstimateHistory::open(path);
+            QVERIFY2(!refused.isOk(), f.name);
+            QVERIFY2(QString::fromStdString(refused.status().message()).contains(QLatin1String(f.why)),
+                     refused.status().message().c_str());
+        }
     }
 
     void historyPath() {

@@ -13,7 +13,14 @@ extern "C" int fuzzStableHloOneInput(const uint8_t* data, size_t size);
 extern "C" int fuzzJsonOneInput(const uint8_t* data, size_t size);
 extern "C" int fuzzLiteralOneInput(const uint8_t* data, size_t size);
 extern "C" int fuzzPipelineOneInput(const uint8_t* data, size_t size);
+extern "C" int fuzzLayerTreeOneInput(const uint8_t* data, size_t size);
+extern "C" int fuzzHistoryOneInput(const uint8_t* data, size_t size);
+extern "C" int fuzzDumpOneInput(const uint8_t* data, size_t size);
+extern "C" int fuzzSessionOneInput(const uint8_t* data, size_t size);
 extern "C" int fuzzLiteralInitialize(int* argc, char*** argv);
+extern "C" int fuzzHistoryInitialize(int* argc, char*** argv);
+extern "C" int fuzzDumpInitialize(int* argc, char*** argv);
+extern "C" int fuzzSessionInitialize(int* argc, char*** argv);
 
 namespace {
 
@@ -45,8 +52,14 @@ int replayDirectory(const QString& directory, Entry entry) {
 class TestFuzzRegressions : public QObject {
     Q_OBJECT
 private slots:
-    // What libFuzzer runs before the first input: the literal target's size limit.
-    void initTestCase() { fuzzLiteralInitialize(nullptr, nullptr); }
+    // What libFuzzer runs before the first input: the literal target's size limit, the
+    // others' temporary folders (the application is this test's).
+    void initTestCase() {
+        fuzzLiteralInitialize(nullptr, nullptr);
+        fuzzHistoryInitialize(nullptr, nullptr);
+        fuzzDumpInitialize(nullptr, nullptr);
+        fuzzSessionInitialize(nullptr, nullptr);
+    }
 
     void replay_data() {
         QTest::addColumn<QString>("target");
@@ -57,6 +70,10 @@ private slots:
         QTest::newRow("json") << "json" << reinterpret_cast<void*>(&fuzzJsonOneInput);
         QTest::newRow("literal") << "literal" << reinterpret_cast<void*>(&fuzzLiteralOneInput);
         QTest::newRow("pipeline") << "pipeline" << reinterpret_cast<void*>(&fuzzPipelineOneInput);
+        QTest::newRow("layer_tree") << "layer_tree" << reinterpret_cast<void*>(&fuzzLayerTreeOneInput);
+        QTest::newRow("history") << "history" << reinterpret_cast<void*>(&fuzzHistoryOneInput);
+        QTest::newRow("dump") << "dump" << reinterpret_cast<void*>(&fuzzDumpOneInput);
+        QTest::newRow("session") << "session" << reinterpret_cast<void*>(&fuzzSessionOneInput);
     }
     void replay() {
         QFETCH(QString, target);

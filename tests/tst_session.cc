@@ -107,6 +107,41 @@ private slots:
         QVERIFY(error.contains(QStringLiteral("not JSON")));
     }
 
+    void documentEntries() {
+        const DocumentEntry dump = DocumentEntry::parse(QStringLiteral("dump:module_0001.jit_f|/d/x|y"));
+        QCOMPARE(dump.kind, QStringLiteral("dump"));
+        QCOMPARE(dump.name, QStringLiteral("module_0001.jit_f"));
+        QCOMPARE(dump.path, QStringLiteral("/d/x|y"));
+        QCOMPARE(DocumentEntry::parse(QStringLiteral("example:mlp")).name, QStringLiteral("mlp"));
+        QCOMPARE(DocumentEntry::parse(QStringLiteral("path:/a.hlo")).path, QStringLiteral("/a.hlo"));
+        // A dump entry without a module id, and text that is no entry: nothing to open.
+        QVERIFY(DocumentEntry::parse(QStringLiteral("dump:|/d")).kind.isEmpty());
+        QVERIFY(DocumentEntry::parse(QStringLiteral("/a.hlo")).kind.isEmpty());
+    }
+
+    // A hand-edited or damaged settings file reads as what the window can use.
+    void windowSettingsOfADamagedFile() {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("hloscope.conf"));
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        QStringList recent;
+        for (int i = 0; i < 14; ++i) recent << QStringLiteral("/m/%1.hlo").arg(i % 12);
+        file.write("[General]\nrecentFiles=" + recent.join(QStringLiteral(", ")).toUtf8() +
+                   ", \ntarget=\nlastDocument=example:mlp\n[session]\nrestoreAfterCrash=false\n"
+                   "[window]\ngeometry=not bytes\n");
+        file.close();
+        const WindowSettings w = WindowSettings::read(QSettings(path, QSettings::IniFormat));
+        QCOMPARE(w.recent.size(), WindowSettings::kMaxRecent);
+        QCOMPARE(w.recent.front(), QStringLiteral("/m/0.hlo"));
+        QStringList distinct = w.recent;
+        QCOMPARE(distinct.removeDuplicates(), qsizetype(0));
+        QCOMPARE(w.target, QStringLiteral("cpu"));  // empty: the default
+        QCOMPARE(w.lastDocument, QStringLiteral("example:mlp"));
+        QVERIFY(!w.restoreAfterCrash);
+        QVERIFY(w.geometry.isEmpty());  // text where bytes belong: unset
+    }
+
     // A write that fails half-way keeps the previous session.json whole.
     void storeWriteIsAtomic() {
         QTemporaryDir dir;

@@ -88,27 +88,6 @@ std::unique_ptr<EstimateHistory> openHistory(const std::string& path) {
     return std::move(*history);
 }
 
-// The stored kernels as samples: each stored run's preparation (unfused,
-// fused) weighs 1 in total. `runs` gets the runs they come from.
-std::vector<CalibrationSample> samplesOf(const std::vector<EstimateHistory::RunKernel>& rows,
-                                         std::set<int64_t>& runs) {
-    std::map<std::pair<int64_t, std::string>, int64_t> perPreparation;
-    for (const EstimateHistory::RunKernel& row : rows) {
-        ++perPreparation[{row.runId, row.kernel.mode}];
-        runs.insert(row.runId);
-    }
-    std::vector<CalibrationSample> samples;
-    for (const EstimateHistory::RunKernel& row : rows) {
-        CalibrationSample sample;
-        sample.parts = row.kernel.parts;
-        sample.executions = row.kernel.executions;
-        sample.measuredSeconds = row.kernel.measuredSeconds;
-        sample.weight = 1.0 / static_cast<double>(perPreparation[{row.runId, row.kernel.mode}]);
-        samples.push_back(sample);
-    }
-    return samples;
-}
-
 // `target` with the fitted efficiencies, each fitted one's source saying how.
 TargetDescription fittedTarget(const TargetDescription& target, const CalibrationFit& fit,
                                const std::string& machine, size_t runs) {
@@ -225,7 +204,7 @@ int runCalibrateFromHistory(const std::vector<std::string>& args) {
         return kExitFailed;
     }
     std::set<int64_t> runs;
-    const std::vector<CalibrationSample> samples = samplesOf(*rows, runs);
+    const std::vector<CalibrationSample> samples = calibrationSamplesOf(*rows, runs);
     if (samples.empty()) {
         std::fprintf(
             stderr,

@@ -279,7 +279,7 @@ int main(int argc, char** argv) {
     const bool explicitDocument = !files.isEmpty() || parser.isSet(example);
     const bool restore =
         crashed && !explicitDocument && !parser.isSet(noRestore) &&
-        QSettings().value(QStringLiteral("session/restoreAfterCrash"), true).toBool();
+        hloscope::WindowSettings::read(QSettings()).restoreAfterCrash;
     bool opened = true;
     if (parser.isSet(captureOption)) {
         // Everything after -- is the program and its arguments.

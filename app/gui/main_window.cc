@@ -40,12 +40,12 @@
 namespace hloscope {
 namespace {
 
-constexpr int kMaxRecent = 10;
-const char* const kSettingGeometry = "window/geometry";
-const char* const kSettingState = "window/state";
-const char* const kSettingRecent = "recentFiles";
-const char* const kSettingLast = "lastDocument";
-const char* const kSettingTarget = "target";
+constexpr int kMaxRecent = WindowSettings::kMaxRecent;
+const QString kSettingGeometry = QString::fromLatin1(WindowSettings::kGeometryKey);
+const QString kSettingState = QString::fromLatin1(WindowSettings::kStateKey);
+const QString kSettingRecent = QString::fromLatin1(WindowSettings::kRecentKey);
+const QString kSettingLast = QString::fromLatin1(WindowSettings::kLastDocumentKey);
+const QString kSettingTarget = QString::fromLatin1(WindowSettings::kTargetKey);
 constexpr int kSessionSaveDelayMs = 1000;
 
 }  // namespace
@@ -549,8 +549,8 @@ QString MainWindow::messageText() const { return m_messageBar->isHidden() ? QStr
 // --- Settings ----------------------------------------------------------------------
 
 void MainWindow::restoreSettings() {
-    QSettings settings;
-    if (!restoreGeometry(settings.value(kSettingGeometry).toByteArray())) {
+    const WindowSettings settings = WindowSettings::read(QSettings());
+    if (!restoreGeometry(settings.geometry)) {
         // First start: most of the screen.
         if (const QScreen* screen = this->screen()) {
             const QRect available = screen->availableGeometry();
@@ -558,32 +558,27 @@ void MainWindow::restoreSettings() {
             move(available.center() - rect().center());
         }
     }
-    restoreState(settings.value(kSettingState).toByteArray());
-    m_recent = settings.value(kSettingRecent).toStringList();
+    restoreState(settings.state);
+    m_recent = settings.recent;
     rebuildRecentMenu();
-    const QString target = settings.value(kSettingTarget, QStringLiteral("cpu")).toString();
-    if (!DocumentWorker::pipelineTargetOf(target).isEmpty()) setTarget(target);
+    if (!DocumentWorker::pipelineTargetOf(settings.target).isEmpty()) setTarget(settings.target);
 }
 
-void MainWindow::restoreDockLayout() { restoreState(QSettings().value(kSettingState).toByteArray()); }
+void MainWindow::restoreDockLayout() { restoreState(WindowSettings::read(QSettings()).state); }
 
 bool MainWindow::restoreLastDocument() {
-    const QString entry = QSettings().value(kSettingLast).toString();
-    if (entry.startsWith(QLatin1String("example:"))) {
-        openExample(entry.mid(8));
+    const DocumentEntry entry = DocumentEntry::parse(WindowSettings::read(QSettings()).lastDocument);
+    if (entry.kind == QLatin1String("example")) {
+        openExample(entry.name);
         return true;
     }
-    if (entry.startsWith(QLatin1String("path:")) && QFileInfo::exists(entry.mid(5))) {
-        openPath(entry.mid(5));
+    if (entry.kind == QLatin1String("path") && QFileInfo::exists(entry.path)) {
+        openPath(entry.path);
         return true;
     }
-    if (entry.startsWith(QLatin1String("dump:"))) {
-        const QString rest = entry.mid(5);
-        const int bar = rest.indexOf(QLatin1Char('|'));
-        if (bar > 0 && QFileInfo(rest.mid(bar + 1)).isDir()) {
-            openDumpModule(rest.mid(bar + 1), rest.left(bar));
-            return true;
-        }
+    if (entry.kind == QLatin1String("dump") && QFileInfo(entry.path).isDir()) {
+        openDumpModule(entry.path, entry.name);
+        return true;
     }
     return false;
 }

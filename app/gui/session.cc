@@ -33,20 +33,41 @@ SessionPass passFromJson(const QJsonValue& value) {
 
 }  // namespace
 
+DocumentEntry DocumentEntry::parse(const QString& entry) {
+    if (entry.startsWith(QLatin1String("example:"))) return {QStringLiteral("example"), entry.mid(8), {}};
+    if (entry.startsWith(QLatin1String("path:"))) return {QStringLiteral("path"), {}, entry.mid(5)};
+    if (entry.startsWith(QLatin1String("dump:"))) {
+        const QString rest = entry.mid(5);
+        const qsizetype bar = rest.indexOf(QLatin1Char('|'));
+        if (bar > 0) return {QStringLiteral("dump"), rest.left(bar), rest.mid(bar + 1)};
+    }
+    return {};
+}
+
+WindowSettings WindowSettings::read(const QSettings& settings) {
+    WindowSettings w;
+    auto value = [&settings](const char* key) { return settings.value(QString::fromLatin1(key)); };
+    const QVariant geometry = value(kGeometryKey), state = value(kStateKey);
+    if (geometry.typeId() == QMetaType::QByteArray) w.geometry = geometry.toByteArray();
+    if (state.typeId() == QMetaType::QByteArray) w.state = state.toByteArray();
+    for (const QString& path : value(kRecentKey).toStringList())
+        if (!path.isEmpty() && !w.recent.contains(path) && w.recent.size() < kMaxRecent)
+            w.recent.append(path);
+    w.lastDocument = value(kLastDocumentKey).toString();
+    if (const QString target = value(kTargetKey).toString(); !target.isEmpty()) w.target = target;
+    const QVariant restore = value(kRestoreAfterCrashKey);
+    if (restore.isValid()) w.restoreAfterCrash = restore.toBool();
+    return w;
+}
+
 QString Session::documentTitle() const {
-    if (document.startsWith(QLatin1String("example:"))) return document.mid(8);
-    if (document.startsWith(QLatin1String("path:"))) return QFileInfo(document.mid(5)).fileName();
-    if (document.startsWith(QLatin1String("dump:")))
-        return document.mid(5).section(QLatin1Char('|'), 0, 0);
+    const DocumentEntry entry = DocumentEntry::parse(document);
+    if (entry.kind == QLatin1String("path")) return QFileInfo(entry.path).fileName();
+    if (!entry.kind.isEmpty()) return entry.name;
     return document;
 }
 
-QString Session::documentPath() const {
-    if (document.startsWith(QLatin1String("path:"))) return document.mid(5);
-    if (document.startsWith(QLatin1String("dump:")))
-        return document.mid(5).section(QLatin1Char('|'), 1);
-    return QString();
-}
+QString Session::documentPath() const { return DocumentEntry::parse(document).path; }
 
 QByteArray Session::toJson() const {
     QJsonObject o;

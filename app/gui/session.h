@@ -14,6 +14,7 @@
 
 #include <QByteArray>
 #include <QList>
+#include <QSettings>
 #include <QString>
 #include <QStringList>
 #include <optional>
@@ -54,6 +55,39 @@ struct Session {
     static std::optional<Session> fromJson(const QByteArray& json, QString* error);
     // Equal but for cleanExit, pid and savedAt.
     bool sameState(const Session& other) const;
+};
+
+// The window's settings as the app reads them at start (QSettings: ~/.config/hloscope/hloscope.conf
+// on Linux), in one place for the window, main() and the fuzz target that reads hand-edited or
+// damaged files. Values of the wrong type read as unset; the recent list keeps its first
+// kMaxRecent non-empty, distinct entries.
+struct WindowSettings {
+    static constexpr const char* kGeometryKey = "window/geometry";
+    static constexpr const char* kStateKey = "window/state";
+    static constexpr const char* kRecentKey = "recentFiles";
+    static constexpr const char* kLastDocumentKey = "lastDocument";
+    static constexpr const char* kTargetKey = "target";
+    static constexpr const char* kRestoreAfterCrashKey = "session/restoreAfterCrash";
+    static constexpr int kMaxRecent = 10;
+
+    QByteArray geometry;  // QWidget::saveGeometry
+    QByteArray state;     // QMainWindow::saveState
+    QStringList recent;   // file paths, most recent first
+    QString lastDocument; // a document entry, as Session::document
+    QString target = QStringLiteral("cpu");
+    bool restoreAfterCrash = true;
+
+    static WindowSettings read(const QSettings& settings);
+};
+
+// A document entry ("example:NAME", "path:FILE", "dump:MODULE_ID|FOLDER") taken apart; kind
+// is empty for anything else. Session::documentTitle/documentPath and the window's
+// "open the last document" read entries through it.
+struct DocumentEntry {
+    QString kind;  // "example", "path", "dump" or empty
+    QString name;  // the example's name, or the dump module's id
+    QString path;  // the file or the dump folder
+    static DocumentEntry parse(const QString& entry);
 };
 
 // session.json in one folder.

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <utility>
 
 namespace hloscope {
 namespace {
@@ -54,6 +56,26 @@ double medianAbsPercent(const std::vector<CalibrationSample>& samples,
 double predictedSeconds(const CalibrationSample& sample,
                         const std::array<double, kOpClassCount>& efficiency) {
     return sample.parts.seconds(efficiency) * sample.executions;
+}
+
+std::vector<CalibrationSample> calibrationSamplesOf(const std::vector<EstimateHistory::RunKernel>& rows,
+                                                    std::set<int64_t>& runs) {
+    std::map<std::pair<int64_t, std::string>, int64_t> perPreparation;
+    for (const EstimateHistory::RunKernel& row : rows) {
+        ++perPreparation[{row.runId, row.kernel.mode}];
+        runs.insert(row.runId);
+    }
+    std::vector<CalibrationSample> samples;
+    samples.reserve(rows.size());
+    for (const EstimateHistory::RunKernel& row : rows) {
+        CalibrationSample sample;
+        sample.parts = row.kernel.parts;
+        sample.executions = row.kernel.executions;
+        sample.measuredSeconds = row.kernel.measuredSeconds;
+        sample.weight = 1.0 / static_cast<double>(perPreparation[{row.runId, row.kernel.mode}]);
+        samples.push_back(sample);
+    }
+    return samples;
 }
 
 CalibrationFit fitEfficiencies(const std::vector<CalibrationSample>& all,

@@ -16,10 +16,12 @@
 
 #include <array>
 #include <cstdint>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "compiler/cost/performance_model.h"
+#include "compiler/estimator/history.h"
 #include "compiler/targets/target_description.h"
 
 namespace hloscope {
@@ -59,6 +61,11 @@ inline constexpr int64_t kMinKernelsPerClass = 3;
 // Predicted seconds of a sample (all executions) with the given factors.
 double predictedSeconds(const CalibrationSample& sample,
                         const std::array<double, kOpClassCount>& efficiency);
+
+// The stored kernels of a history as samples: each stored run's preparation (unfused, fused)
+// weighs 1 in total. `runs` gets the ids of the runs they come from.
+std::vector<CalibrationSample> calibrationSamplesOf(const std::vector<EstimateHistory::RunKernel>& rows,
+                                                    std::set<int64_t>& runs);
 
 // Fits the factors of `target` to the samples.
 CalibrationFit fitEfficiencies(const std::vector<CalibrationSample>& samples,

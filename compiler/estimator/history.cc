@@ -10,6 +10,7 @@
 #include <ctime>
 #include <filesystem>
 #include <functional>
+#include <map>
 
 #include "core/text/hlo_printer.h"
 
@@ -90,6 +91,39 @@ Status selectFiltered(sqlite3* db, const std::string& path, const char* sql, con
     int step = 0;
     while ((step = sqlite3_step(s)) == SQLITE_ROW) HLO_RETURN_IF_ERROR(row(s));
     if (step != SQLITE_DONE) return sqliteError(db, path, what);
+    return Status::ok();
+}
+
+// The columns the current schema reads and writes, by table.
+constexpr const char* kRunsColumns[] = {
+    "id", "unix_time", "module", "fingerprint", "target", "device", "machine", "predicted_unfused_s",
+    "predicted_fused_s", "measured_unfused_s", "measured_fused_s", "predicted_peak_unfused",
+    "predicted_peak_fused", "measured_peak_unfused", "measured_peak_fused", "compile_s"};
+constexpr const char* kKernelsColumns[] = {"run_id", "mode", "name", "opcode", "op_class", "flops_s",
+                                           "transcendental_s", "traffic_s", "row_s", "launch_s",
+                                           "executions", "measured_s"};
+
+// A file can hold tables of these names made by another tool, or a damaged schema: the
+// history is refused unless both tables have every column it uses and runs.id numbers the
+// rows (an INTEGER PRIMARY KEY).
+template <size_t N>
+Status checkTable(sqlite3* db, const std::string& path, const std::string& table, const char* const (&columns)[N]) {
+    Statement statement(db, ("PRAGMA table_info(" + table + ")").c_str());
+    if (!statement.ok()) return sqliteError(db, path, "reading the schema");
+    std::map<std::string, std::pair<std::string, int>> found;  // name -> (type, pk)
+    int step = 0;
+    while ((step = sqlite3_step(statement.get())) == SQLITE_ROW)
+        found[columnText(statement.get(), 1)] = {columnText(statement.get(), 2),
+                                                 sqlite3_column_int(statement.get(), 5)};
+    if (step != SQLITE_DONE) return sqliteError(db, path, "reading the schema");
+    auto refuse = [&](const std::string& why) {
+        return Status(StatusCode::kFailedPrecondition, path + ": not a hloscope history: " + why);
+    };
+    if (found.empty()) return refuse("no table " + table);
+    for (const char* column : columns)
+        if (!found.count(column)) return refuse("table " + table + " has no column " + column);
+    if (table == "runs" && (found["id"].second != 1 || found["id"].first != "INTEGER"))
+        return refuse("runs.id is not the table's INTEGER PRIMARY KEY");
     return Status::ok();
 }
 
@@ -188,7 +222,9 @@ StatusOr<std::unique_ptr<EstimateHistory>> EstimateHistory::open(const std::stri
             HLO_RETURN_IF_ERROR(
                 db.exec(("PRAGMA user_version = " + std::to_string(kSchemaVersion)).c_str(),
                         "setting the schema version"));
-        return Status::ok();
+        // Inside the transaction: a file that is not a history is left as it was.
+        HLO_RETURN_IF_ERROR(checkTable(db.db, path, "runs", kRunsColumns));
+        return checkTable(db.db, path, "kernels", kKernelsColumns);
     }));
     return std::unique_ptr<EstimateHistory>(new EstimateHistory(std::move(impl)));
 }
@@ -219,7 +255,16 @@ StatusOr<int64_t> EstimateHistory::add(const HistoryRecord& r) {
         sqlite3_bind_double(s, column++, r.compileSeconds);
         if (sqlite3_step(s) != SQLITE_DONE)
             return sqliteError(m_impl->db, m_impl->path, "storing a run");
-        id = sqlite3_last_insert_rowid(m_impl->db);
+        // The row's id as records() will read it: NULL where runs.id does not number the rows
+        // (a primary key declared DESC is not the rowid).
+        {
+            Statement read(m_impl->db, "SELECT id FROM runs WHERE rowid = last_insert_rowid()");
+            if (!read.ok() || sqlite3_step(read.get()) != SQLITE_ROW ||
+                sqlite3_column_type(read.get(), 0) != SQLITE_INTEGER)
+                return Status(StatusCode::kFailedPrecondition,
+                              m_impl->path + ": not a hloscope history: runs.id does not number the rows");
+            id = sqlite3_column_int64(read.get(), 0);
+        }
         Statement kernel(m_impl->db,
                          "INSERT INTO kernels (run_id, mode, name, opcode, op_class, flops_s, "
                          "transcendental_s, traffic_s, row_s, launch_s, executions, measured_s) VALUES "

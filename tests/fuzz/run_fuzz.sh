@@ -3,7 +3,8 @@
 #
 #   tests/fuzz/run_fuzz.sh [--seconds S] [--seeds N] [--jobs J] [TARGET...]
 #
-# TARGET: hlo_text stablehlo json literal pipeline (default: all five).
+# TARGET: hlo_text stablehlo json literal pipeline layer_tree history dump session
+# (default: all nine).
 # --seconds S  fuzzing time per target (default 60: the CI smoke run; 3600 for
 #              the long run)
 # --seeds N    seed files taken from each seed source (default 200; 0 = all)
@@ -38,8 +39,10 @@ SECONDS_PER_TARGET=60
 TIMEOUT=60
 SEEDS=200
 # Inputs a smoke run tries at most: about what each target runs in 60 s under ASan on an
-# idle core of the development machine (1,500 to 6,500 inputs/s).
-declare -A SMOKE_RUNS=([hlo_text]=360000 [stablehlo]=90000 [json]=120000 [literal]=560000 [pipeline]=120000)
+# idle core of the development machine (1,500 to 6,500 inputs/s); for the targets that write
+# files for each input (history, dump, session: 200 to 600 inputs/s) and layer_tree, about 25 s.
+declare -A SMOKE_RUNS=([hlo_text]=360000 [stablehlo]=90000 [json]=120000 [literal]=560000 [pipeline]=120000
+                       [layer_tree]=100000 [history]=12000 [dump]=5000 [session]=4000)
 JOBS=1
 SMOKE=0
 TARGETS=()
@@ -54,7 +57,7 @@ while [[ $# -gt 0 ]]; do
         *) TARGETS+=("$1"); shift ;;
     esac
 done
-[[ ${#TARGETS[@]} -gt 0 ]] || TARGETS=(hlo_text stablehlo json literal pipeline)
+[[ ${#TARGETS[@]} -gt 0 ]] || TARGETS=(hlo_text stablehlo json literal pipeline layer_tree history dump session)
 
 if [[ ! -d "$CORPUS" ]]; then
     echo "run_fuzz.sh: note: $CORPUS is absent; seeding from the examples and tests/fuzz/seeds only" >&2
@@ -78,17 +81,17 @@ seeds() {
     rm -rf "$dir"; mkdir -p "$dir"
     local files=()
     case "$target" in
-        hlo_text|pipeline|json)
+        hlo_text|pipeline|json|layer_tree)
             mapfile -t files < <( { find "$ROOT/resources/examples" -name '*.hlo' -size -64k;
                                     [[ -d "$CORPUS/hlo" ]] && find "$CORPUS/hlo" -name '*.hlo' -size -64k; } | sort) ;;
         stablehlo)
             mapfile -t files < <( { find "$ROOT/tests/fuzz/seeds/stablehlo" -name '*.mlir';
                                     [[ -d "$CORPUS/stablehlo" ]] && find "$CORPUS/stablehlo" -name '*.mlir' -size -64k; } | sort) ;;
-        literal)
-            mapfile -t files < <(find "$ROOT/tests/fuzz/seeds/literal" -type f | sort) ;;
+        literal|history|dump|session)
+            mapfile -t files < <(find "$ROOT/tests/fuzz/seeds/$target" -type f | sort) ;;
     esac
     # 100 random modules from tests/random_hlo for the HLO-reading targets.
-    if [[ "$target" == hlo_text || "$target" == pipeline || "$target" == json ]]; then
+    if [[ "$target" == hlo_text || "$target" == pipeline || "$target" == json || "$target" == layer_tree ]]; then
         mkdir -p "$dir/.random"
         "$BUILD/tests/fuzz/fuzz_seeds" "$dir/.random" 100
         mapfile -t -O "${#files[@]}" files < <(find "$dir/.random" -name '*.hlo' | sort)
