@@ -1,5 +1,8 @@
 // hloscope-cli end to end: output formats and exit codes.
 #include <cmath>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QDir>
 #include <QtTest>
 
 #include "tests/cli_runner.h"
@@ -84,6 +87,7 @@ private slots:
     void calcArithmeticAndErrors();
     void estimatePredictsAndMeasures();
     void estimateErrors();
+    void estimateCalibratesFirst();
     void runStoresHistory();
     void runOnTheSimulatedTpu();
     void calibrateFromHistory();
@@ -97,6 +101,8 @@ void TestCli::initTestCase() {
     QVERIFY(m_dir.isValid());
     // Measured estimates are stored here, not in the user's history.
     qputenv("HLOSCOPE_HISTORY", m_dir.filePath(QStringLiteral("history.sqlite")).toUtf8());
+    // ... and this machine's calibration, which the first cpu estimate measures, here too.
+    qputenv("XDG_CACHE_HOME", m_dir.filePath(QStringLiteral("cache")).toUtf8());
     QVERIFY2(QFile::exists(QStringLiteral(HLOSCOPE_CLI_PATH)), HLOSCOPE_CLI_PATH);
 }
 
@@ -832,6 +838,32 @@ void TestCli::estimatePredictsAndMeasures() {
     Result text = runCli({u"estimate"_s, example});
     QCOMPARE(text.exitCode, 0);
     QVERIFY2(text.out.contains(u"break-even (predicted): "_s), qPrintable(text.out));
+}
+
+// The first cpu estimate on a machine measures it (unless told not to), caches it, and every
+// estimate names the figures it used.
+void TestCli::estimateCalibratesFirst() {
+    QTemporaryDir cache;
+    QVERIFY(cache.isValid());
+    const QByteArray saved = qgetenv("XDG_CACHE_HOME");
+    qputenv("XDG_CACHE_HOME", cache.path().toUtf8());
+    const QString example = QStringLiteral(HLOSCOPE_SOURCE_DIR "/resources/examples/softmax.hlo");
+    Result builtIn = runCli({u"estimate"_s, example, u"--no-calibrate"_s});
+    QCOMPARE(builtIn.exitCode, 0);
+    QVERIFY2(builtIn.out.contains(u"target figures: not calibrated for this machine"_s), qPrintable(builtIn.out));
+    QVERIFY(!QDir(cache.filePath(u"hloscope"_s)).exists());
+    Result first = runCli({u"estimate"_s, example, u"--json"_s});
+    QCOMPARE(first.exitCode, 0);
+    QVERIFY2(first.err.contains(u"no calibration yet"_s), qPrintable(first.err));
+    QVERIFY2(first.err.contains(u"calibration cached in "_s + cache.path()), qPrintable(first.err));
+    const QJsonObject json = QJsonDocument::fromJson(first.out.toUtf8()).object();
+    QVERIFY2(json.value(u"calibration"_s).toString().startsWith(u"calibrated on "_s), qPrintable(first.out));
+    QVERIFY(json.value(u"calibration"_s).toString().contains(u"calibrate --quick (today)"_s));
+    Result second = runCli({u"estimate"_s, example});
+    QCOMPARE(second.exitCode, 0);
+    QVERIFY2(!second.err.contains(u"no calibration yet"_s), qPrintable(second.err));  // cached
+    QVERIFY(second.out.contains(u"target figures: calibrated on "_s));
+    qputenv("XDG_CACHE_HOME", saved);
 }
 
 void TestCli::estimateErrors() {

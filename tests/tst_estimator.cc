@@ -2,7 +2,10 @@
 // panel's fields filled with the performance model's figures (and user
 // overrides), charts with measurements, and the HTML report.
 #include <QComboBox>
+#include <QDir>
 #include <QFile>
+#include <QFileInfo>
+#include <QPushButton>
 #include <QLineEdit>
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -13,6 +16,7 @@
 #include "compiler/cost/performance_model.h"
 #include "compiler/estimator/calculator.h"
 #include "compiler/estimator/history.h"
+#include "compiler/targets/target_description.h"
 #include "tests/panel_test_util.h"
 #include "views/estimator/estimator_panel.h"
 #include "views/estimator/live_range_chart.h"
@@ -216,6 +220,69 @@ private slots:
     // The estimate line: predicted figures with the break-even point; with
     // both modes measured, the measured ones and the signed errors; the
     // history's accuracy; and a measured CPU run is stored in the history.
+    // An uncalibrated cpu target: the panel offers a calibration, shows its stages, and uses
+    // the new figures once it is cached; a cancelled one says so and changes nothing.
+    void offersCalibrationOnAnUncalibratedMachine() {
+        QTemporaryDir cache;
+        QVERIFY(cache.isValid());
+        const QByteArray oldCache = qgetenv("XDG_CACHE_HOME");
+        qputenv("XDG_CACHE_HOME", cache.path().toUtf8());
+        qputenv("HLOSCOPE_HISTORY", "off");
+        EstimatorPanel panel;
+        int stages = 0;
+        panel.setCalibrator([&stages](const std::function<void(const std::string&, int, int)>& progress,
+                                      const std::atomic<bool>* cancel) -> Status {
+            for (int i = 0; i < 3; ++i) {
+                if (cancel->load()) return Status(StatusCode::kCancelled, "calibration cancelled");
+                progress("stage " + std::to_string(i), i, 3);
+                ++stages;
+            }
+            auto target = builtinTargetDescription("cpu");
+            if (!target.isOk()) return target.status();
+            target->calibrated = {1700000000, "testhost", "a test calibrator"};
+            const std::string path = cpuTargetCachePath();
+            QDir().mkpath(QFileInfo(QString::fromStdString(path)).path());
+            QFile file(QString::fromStdString(path));
+            if (!file.open(QIODevice::WriteOnly)) return Status(StatusCode::kInternal, "cannot write");
+            file.write(QByteArray::fromStdString(targetDescriptionToJson(*target)));
+            return Status::ok();
+        });
+        showExample(panel, "mlp.hlo");
+        QVERIFY(panel.offersCalibration());
+        QVERIFY(panel.estimateText().contains(QStringLiteral("not calibrated for this machine")));
+
+        // Cancelled before it starts its first stage.
+        QSignalSpy finished(&panel, &EstimatorPanel::calibrationFinished);
+        QSignalSpy updated(&panel, &EstimatorPanel::figuresUpdated);
+        panel.cancelCalibration();
+        QVERIFY(panel.startCalibration());
+        QVERIFY(!panel.startCalibration());  // one at a time
+        panel.cancelCalibration();
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 30000);
+        if (finished.front().at(0).toBool()) {
+            // The calibrator ran to the end before the cancel reached it: a valid outcome.
+            QTRY_VERIFY_WITH_TIMEOUT(updated.count() >= 1, 60000);
+        } else {
+            QVERIFY(finished.front().at(1).toString().contains(QStringLiteral("cancelled")));
+            QVERIFY(panel.calibrationText().contains(QStringLiteral("cancelled")));
+            QVERIFY(panel.calibrateButton()->isEnabled());
+            finished.clear();
+            QVERIFY(panel.startCalibration());
+            QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 30000);
+            QVERIFY(finished.front().at(0).toBool());
+            QTRY_VERIFY_WITH_TIMEOUT(updated.count() >= 1, 60000);
+        }
+        QVERIFY(stages >= 3);
+        QVERIFY(!panel.offersCalibration());
+        QVERIFY2(panel.estimateText().contains(QStringLiteral("calibrated on testhost")),
+                 qPrintable(panel.estimateText()));
+        if (oldCache.isNull())
+            qunsetenv("XDG_CACHE_HOME");
+        else
+            qputenv("XDG_CACHE_HOME", oldCache);
+        qunsetenv("HLOSCOPE_HISTORY");
+    }
+
     void estimateLineAndHistory() {
         QTemporaryDir dir;
         QVERIFY(dir.isValid());

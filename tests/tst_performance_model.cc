@@ -138,6 +138,24 @@ private slots:
         QCOMPARE(again->vectorPeakTflops, h100->vectorPeakTflops);
         QCOMPARE(again->sources, h100->sources);
         QCOMPARE(again->efficiency, h100->efficiency);
+        QCOMPARE(again->calibrated.unixTime, int64_t(0));
+        // A calibration's date, host and method survive the round trip and are summarised.
+        TargetDescription calibrated = *h100;
+        calibrated.kind = TargetKind::kCpu;
+        calibrated.calibrated = {1764374400, "box", "hloscope-cli calibrate --quick"};  // 2025-11-29
+        calibrated.sources["$.efficiency.dot"] = "fitted by hloscope-cli calibrate --from-history on box: ...";
+        auto back = targetDescriptionFromJson(targetDescriptionToJson(calibrated));
+        QVERIFY2(back.isOk(), back.status().toString().c_str());
+        QCOMPARE(back->calibrated.unixTime, int64_t(1764374400));
+        QCOMPARE(back->calibrated.host, std::string("box"));
+        QCOMPARE(back->calibrated.by, std::string("hloscope-cli calibrate --quick"));
+        QCOMPARE(calibrationSummary(*back, 1764374400 + 3 * 86400 + 5),
+                 std::string("calibrated on box 2025-11-29 by hloscope-cli calibrate --quick (3 days ago); "
+                             "1 efficiency factor fitted to this machine's history"));
+        QVERIFY(calibrationSummary(*h100, 0).find("published figures") != std::string::npos);
+        auto cpu = builtinTargetDescription("cpu");
+        QVERIFY(cpu.isOk());
+        QVERIFY(calibrationSummary(*cpu, 0).find("not calibrated for this machine") != std::string::npos);
     }
 
     void errorsNameTheJsonPath() {
@@ -165,6 +183,8 @@ private slots:
         QVERIFY(errorOf(missing).find("$.cores: missing") != std::string::npos);
         std::string unknown = replaced(good, R"("name": "test",)", R"("name": "test", "colour": "green",)");
         QVERIFY(errorOf(unknown).find("$.colour: unknown key") != std::string::npos);
+        std::string badCalibration = replaced(good, R"("name": "test",)", R"("name": "test", "calibrated": {"unixTime": "today"},)");
+        QVERIFY2(errorOf(badCalibration).find("$.calibrated.unixTime") != std::string::npos, errorOf(badCalibration).c_str());
         std::string negative = replaced(good, R"({"value": 1e10, "source": "test"})",
                                         R"({"value": -1, "source": "test"})");
         QVERIFY(errorOf(negative).find("$.memoryBandwidthBytesPerSecond.value") != std::string::npos);

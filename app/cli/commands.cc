@@ -240,12 +240,17 @@ Commands:
         "memory_saved_pct", "time_unit", "memory_unit"}.
   estimate FILE... [--target T] [--measure | --device NAME] [--repeat N] [--warmup N] [--threads N]
                 [--seed N] [--baseline-time T --baseline-memory M] [--json | --csv] [--html OUT.html]
+                [--no-history] [--no-calibrate]
         What fusion buys the module on the target (default cpu): predicted
         unfused and fused time, peak memory, compile time and the break-even
         run count; --measure also runs both on the target's device and
         reports the measured figures and the prediction errors (module and
         per kernel). A baseline is scaled by the measured (else predicted)
         factors. --html writes one self-contained report for every FILE.
+        The cpu target is this machine's calibration: the first estimate
+        measures it (as calibrate --quick, about 2 s) and caches it;
+        --no-calibrate keeps the built-in figures. The output names the
+        figures used, their date and whether history refitted them.
   calibrate [--output FILE] [--quick]
         Measure this CPU (triad bandwidth, f32/f64 multiply-add throughput,
         thread-pool dispatch cost; and with single-op modules on the CPU

@@ -13,6 +13,7 @@
 
 #include "app/cli/commands.h"
 #include "app/cli/util.h"
+#include "compiler/backends/cpu/cpu_calibration.h"
 #include "compiler/backends/tpu/tpu_device.h"
 #include "compiler/estimator/calculator.h"
 #include "compiler/estimator/estimate.h"
@@ -88,6 +89,7 @@ struct EstimateFlags {
     bool json = false;
     bool csv = false;
     bool history = true;  // store measured estimates
+    bool calibrate = true;  // measure this machine first when the cpu target has no calibration
     MeasureOptions options;
 };
 
@@ -139,6 +141,8 @@ std::optional<std::string> parseEstimateFlags(const std::vector<std::string>& ar
             flags.measure = true;
         } else if (arg == "--no-history") {
             flags.history = false;
+        } else if (arg == "--no-calibrate") {
+            flags.calibrate = false;
         } else if (arg == "--json") {
             flags.json = true;
         } else if (arg == "--csv") {
@@ -435,7 +439,8 @@ std::optional<int> estimateFile(const std::string& file, const EstimateFlags& fl
 // The estimates as JSON, CSV or text, with how the model has done on this
 // machine (`accuracy`, from `history`) when known.
 void printReports(const EstimateFlags& flags, const std::vector<ReportedEstimate>& reports,
-                  const std::optional<HistoryAccuracy>& accuracy, const EstimateHistory* history) {
+                  const std::optional<HistoryAccuracy>& accuracy, const EstimateHistory* history,
+                  const std::string& calibration) {
     Json historyJson;
     if (accuracy)
         historyJson = {{"path", history->path()},
@@ -448,12 +453,14 @@ void printReports(const EstimateFlags& flags, const std::vector<ReportedEstimate
         if (reports.size() == 1) {
             Json j = estimateJson(reports.front());
             if (accuracy) j["history"] = historyJson;
+            j["calibration"] = calibration;
             std::printf("%s\n", j.dump(2).c_str());
         } else {
             Json list = Json::array();
             for (const ReportedEstimate& r : reports) {
                 Json j = estimateJson(r);
                 if (accuracy) j["history"] = historyJson;
+                j["calibration"] = calibration;
                 list.push_back(std::move(j));
             }
             std::printf("%s\n", list.dump(2).c_str());
@@ -462,6 +469,7 @@ void printReports(const EstimateFlags& flags, const std::vector<ReportedEstimate
         std::printf("scope,name,opcode,predicted_ms,measured_ms,error_pct\n");
         for (const ReportedEstimate& r : reports) printCsv(r.name, r.estimate);
     } else {
+        if (!calibration.empty()) std::printf("target figures: %s\n", calibration.c_str());
         for (const ReportedEstimate& r : reports) {
             printEstimate(r.name, r.estimate);
             if (r.baseline) {
@@ -486,6 +494,28 @@ void printReports(const EstimateFlags& flags, const std::vector<ReportedEstimate
 int runEstimate(const std::vector<std::string>& args) {
     EstimateFlags flags;
     if (auto error = parseEstimateFlags(args, flags)) return usageError("estimate: " + *error);
+    // The cpu target's figures are this machine's: measured now when none are cached.
+    if (flags.target == "cpu" && flags.calibrate) {
+        CpuCalibrationOptions calibration;
+        calibration.progress = [](const std::string& stage, int done, int total) {
+            if (done == 0)
+                std::fprintf(stderr,
+                             "hloscope-cli: estimate: this machine has no calibration yet: measuring it "
+                             "(as calibrate --quick does, about 2 s; --no-calibrate uses the built-in figures)\n");
+            (void)stage;
+            (void)total;
+        };
+        bool measured = false;
+        auto target = ensureCpuCalibration(calibration, &measured);
+        if (!target.isOk())
+            std::fprintf(stderr, "hloscope-cli: estimate: calibration failed, using the built-in figures: %s\n",
+                         target.status().message().c_str());
+        else if (measured)
+            std::fprintf(stderr, "hloscope-cli: estimate: calibration cached in %s\n", cpuTargetCachePath().c_str());
+    }
+    std::string calibration;
+    if (auto target = resolveTargetDescription(flags.target); target.isOk())
+        calibration = calibrationSummary(*target, static_cast<int64_t>(std::time(nullptr)));
     EstimateOptions options;
     options.target = flags.target;
     options.measure = flags.options;
@@ -501,7 +531,7 @@ int runEstimate(const std::vector<std::string>& args) {
         auto summary = history->accuracy(reports.front().estimate.target, machineName());
         if (summary.isOk()) accuracy = *summary;
     }
-    printReports(flags, reports, accuracy, history.get());
+    printReports(flags, reports, accuracy, history.get(), calibration);
     if (!flags.html.empty()) {
         const std::string html = estimateReportHtml(reports, isoNow());
         if (Status written = writeTextFile(flags.html, html); !written.isOk()) {

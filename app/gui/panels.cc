@@ -11,6 +11,7 @@
 #include <functional>
 
 #include "app/gui/main_window.h"
+#include "compiler/backends/cpu/cpu_calibration.h"
 #include "views/estimator/estimator_panel.h"
 #include "views/execution/execution_panel.h"
 #include "views/fusion/fusion_explorer.h"
@@ -38,6 +39,14 @@ StandardPanels installStandardPanels(MainWindow& window) {
     inspector->setObjectName(QStringLiteral("inspector"));
     execution->setObjectName(QStringLiteral("execution"));
     estimator->setObjectName(QStringLiteral("estimator"));
+    estimator->setCalibrator([](const std::function<void(const std::string&, int, int)>& progress,
+                                const std::atomic<bool>* cancel) -> Status {
+        CpuCalibrationOptions options;
+        options.progress = progress;
+        options.cancel = cancel;
+        HLO_ASSIGN_OR_RETURN(CpuCalibration calibration, calibrateCpu(options));
+        return cacheCpuCalibration(calibration.target).status();
+    });
     window.addPanel(inspector, QObject::tr("Inspector"), Qt::RightDockWidgetArea);
     QDockWidget* fusionDock = window.addPanel(fusion, QObject::tr("Fusion"), Qt::BottomDockWidgetArea);
     QDockWidget* executionDock =

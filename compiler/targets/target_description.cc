@@ -2,8 +2,10 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <ctime>
 #include <fstream>
 #include <sstream>
 
@@ -187,7 +189,7 @@ StatusOr<TargetDescription> targetDescriptionFromJson(std::string_view jsonText)
     static const std::vector<std::string_view> known = {
         "name", "kind", "description", "matrixUnit", "peakTflops", "transcendentalsPerSecond",
         "memoryBandwidthBytesPerSecond", "memoryBandwidthAllCoresBytesPerSecond", "cacheBytes", "onChipMemoryBytes", "kernelLaunchSeconds",
-        "cores", "efficiency", "cpuRuntime", "tpu"};
+        "cores", "efficiency", "cpuRuntime", "tpu", "calibrated"};
     for (const auto& [key, unused] : root.items())
         if (std::find(known.begin(), known.end(), key) == known.end())
             return reader.error("$." + key, "unknown key");
@@ -206,6 +208,20 @@ StatusOr<TargetDescription> targetDescriptionFromJson(std::string_view jsonText)
     if (auto description = root.find("description"); description != root.end()) {
         if (!description->is_string()) return reader.error("$.description", "expected a string");
         target.description = description->get<std::string>();
+    }
+    if (auto calibrated = root.find("calibrated"); calibrated != root.end()) {
+        if (!calibrated->is_object()) return reader.error("$.calibrated", "expected an object");
+        auto time = calibrated->find("unixTime");
+        if (time == calibrated->end() || !time->is_number_integer() || time->get<int64_t>() <= 0)
+            return reader.error("$.calibrated.unixTime", "expected seconds since 1970 (a positive integer)");
+        target.calibrated.unixTime = time->get<int64_t>();
+        for (const char* key : {"host", "by"}) {
+            auto value = calibrated->find(key);
+            if (value == calibrated->end()) continue;
+            if (!value->is_string()) return reader.error(std::string("$.calibrated.") + key, "expected a string");
+            (std::string_view(key) == "host" ? target.calibrated.host : target.calibrated.by) =
+                value->get<std::string>();
+        }
     }
 
     HLO_ASSIGN_OR_RETURN(const Json* matrixUnit, reader.sourced(root, "matrixUnit", "$", /*boolean=*/true));
@@ -294,6 +310,10 @@ std::string targetDescriptionToJson(const TargetDescription& target) {
     root["name"] = target.name;
     root["kind"] = std::string(targetKindName(target.kind));
     if (!target.description.empty()) root["description"] = target.description;
+    if (target.calibrated.unixTime > 0)
+        root["calibrated"] = Json{{"unixTime", target.calibrated.unixTime},
+                                  {"host", target.calibrated.host},
+                                  {"by", target.calibrated.by}};
     root["matrixUnit"] = sourcedJson(target, "$.matrixUnit", target.hasMatrixUnit);
     Json peak = Json::object();
     if (!target.matrixPeakTflops.empty()) {
@@ -429,6 +449,30 @@ StatusOr<TargetDescription> resolveTargetDescription(const std::string& nameOrPa
     for (const std::string& b : builtinTargetNames()) known += (known.empty() ? "" : ", ") + b;
     return invalidArgument("unknown hardware '" + nameOrPath + "' (expected " + known +
                            " or a target .json file)");
+}
+
+std::string calibrationSummary(const TargetDescription& target, int64_t nowUnixTime) {
+    if (target.calibrated.unixTime <= 0)
+        return target.kind == TargetKind::kCpu
+                   ? "not calibrated for this machine: hloscope's built-in cpu figures (hloscope-cli calibrate measures it)"
+                   : "published figures of " + target.name;
+    char date[32] = "?";
+    const std::time_t when = static_cast<std::time_t>(target.calibrated.unixTime);
+    std::tm utc{};
+    if (gmtime_r(&when, &utc)) std::strftime(date, sizeof date, "%Y-%m-%d", &utc);
+    const int64_t days = std::max<int64_t>(0, (nowUnixTime - target.calibrated.unixTime) / 86400);
+    std::string text = "calibrated on " + (target.calibrated.host.empty() ? std::string("this machine") : target.calibrated.host) +
+                       " " + date + " by " + target.calibrated.by + " (" +
+                       (days == 0 ? std::string("today") : days == 1 ? std::string("1 day ago") : std::to_string(days) + " days ago") + ")";
+    int fitted = 0;
+    for (const auto& [path, source] : target.sources)
+        if (path.starts_with("$.efficiency.") && source.find("--from-history") != std::string::npos &&
+            source.starts_with("fitted"))
+            ++fitted;
+    text += fitted > 0 ? "; " + std::to_string(fitted) + (fitted == 1 ? " efficiency factor" : " efficiency factors") +
+                             " fitted to this machine's history"
+                       : "; efficiency factors as shipped";
+    return text;
 }
 
 std::string_view pipelineFamily(TargetKind kind) {

@@ -57,6 +57,15 @@ struct TargetDescription {
     double onChipMemoryBytes = 0;   // shared memory per SM / VMEM / L1 per core
     double kernelLaunchSeconds = 0;
     int64_t cores = 1;              // CPU cores, SMs, TensorCores
+    // Set by a calibration of this machine (JSON "calibrated", optional): when (seconds since
+    // 1970), on which host and by what ("hloscope-cli calibrate --quick"). unixTime 0: the
+    // figures are not a calibration (a built-in or hand-written target).
+    struct Calibrated {
+        int64_t unixTime = 0;
+        std::string host;
+        std::string by;
+    };
+    Calibrated calibrated;
     std::array<double, kOpClassCount> efficiency{1, 1, 1, 1, 1, 1};  // indexed by OpClass
 
     // How a CPU backend runs its kernels (optional; JSON "cpuRuntime", written
@@ -131,6 +140,11 @@ std::optional<std::string_view> builtinTargetJson(std::string_view name);
 // Per-machine CPU calibration cache: $XDG_CACHE_HOME/hloscope/cpu-<hostname>.json
 // (XDG_CACHE_HOME defaulting to $HOME/.cache). Empty when neither is set.
 std::string cpuTargetCachePath();
+
+// One line on the figures a target carries, for an estimate's header: "calibrated on vm
+// 2026-11-29 by hloscope-cli calibrate --quick (today); efficiency factors as shipped", or
+// "not calibrated for this machine: hloscope's built-in cpu figures (...)".
+std::string calibrationSummary(const TargetDescription& target, int64_t nowUnixTime);
 // The calibrated description of this machine when cached, else the shipped cpu.json.
 StatusOr<TargetDescription> loadCpuTarget();
 // A hardware name ("cpu": loadCpuTarget(); "h100", "a100", "tpu_v4",

@@ -11,6 +11,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPixmap>
+#include <QPointer>
 #include <QPushButton>
 #include <QSaveFile>
 #include <QTabWidget>
@@ -143,6 +144,37 @@ EstimatorPanel::EstimatorPanel(QWidget* parent) : QWidget(parent) {
     m_estimateLabel->setObjectName(QStringLiteral("estimate"));
     m_estimateLabel->setWordWrap(true);
     m_estimateLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_calibrationRow = new QWidget(this);
+    m_calibrationRow->setObjectName(QStringLiteral("calibrationRow"));
+    auto* calibrationLayout = new QHBoxLayout(m_calibrationRow);
+    calibrationLayout->setContentsMargins(0, 0, 0, 0);
+    m_calibrationLabel = new QLabel(m_calibrationRow);
+    m_calibrationLabel->setWordWrap(true);
+    m_calibrateButton = new QPushButton(tr("Calibrate this machine"), m_calibrationRow);
+    m_calibrateButton->setObjectName(QStringLiteral("calibrate"));
+    m_cancelCalibration = new QPushButton(tr("Cancel"), m_calibrationRow);
+    m_cancelCalibration->setVisible(false);
+    calibrationLayout->addWidget(m_calibrationLabel, 1);
+    calibrationLayout->addWidget(m_calibrateButton);
+    calibrationLayout->addWidget(m_cancelCalibration);
+    m_calibrationRow->setVisible(false);
+    m_calibrationWatcher = new QFutureWatcher<Status>(this);
+    connect(m_calibrateButton, &QPushButton::clicked, this, [this] { startCalibration(); });
+    connect(m_cancelCalibration, &QPushButton::clicked, this, &EstimatorPanel::cancelCalibration);
+    connect(m_calibrationWatcher, &QFutureWatcher<Status>::finished, this, [this] {
+        handoff::receive();
+        const Status status = m_calibrationWatcher->result();
+        m_calibrating = false;
+        m_cancelCalibration->setVisible(false);
+        m_calibrateButton->setEnabled(true);
+        if (status.isOk()) {
+            emit calibrationFinished(true, QString());
+            if (m_state) setState(m_state);  // the figures again, on this machine's target
+        } else {
+            m_calibrationLabel->setText(tr("Calibration failed: %1").arg(q(status.message())));
+            emit calibrationFinished(false, q(status.message()));
+        }
+    });
 
     auto* calculatorBox = new QGroupBox(tr("Calculator"), this);
     auto* calculatorLayout = new QVBoxLayout(calculatorBox);
@@ -156,6 +188,7 @@ EstimatorPanel::EstimatorPanel(QWidget* parent) : QWidget(parent) {
     calculatorLayout->addWidget(m_resultLabel);
     calculatorLayout->addWidget(m_modelLabel);
     calculatorLayout->addWidget(m_estimateLabel);
+    calculatorLayout->addWidget(m_calibrationRow);
 
     m_tabs = new QTabWidget(this);
     m_moduleChart = makeChartView(this);
@@ -200,6 +233,7 @@ EstimatorPanel::EstimatorPanel(QWidget* parent) : QWidget(parent) {
         updateSourceLabels();
         recalculate();
         rebuildCharts();
+        updateCalibrationRow();
         emit figuresUpdated();
     });
     updateSourceLabels();
@@ -207,7 +241,60 @@ EstimatorPanel::EstimatorPanel(QWidget* parent) : QWidget(parent) {
     rebuildCharts();
 }
 
-EstimatorPanel::~EstimatorPanel() { m_watcher->waitForFinished(); }
+EstimatorPanel::~EstimatorPanel() {
+    cancelCalibration();
+    m_calibrationWatcher->waitForFinished();
+    m_watcher->waitForFinished();
+}
+
+void EstimatorPanel::setCalibrator(Calibrator calibrator) {
+    m_calibrator = std::move(calibrator);
+    updateCalibrationRow();
+}
+
+bool EstimatorPanel::offersCalibration() const { return m_calibrationRow->isVisibleTo(this); }
+
+QString EstimatorPanel::calibrationText() const { return m_calibrationLabel->text(); }
+
+void EstimatorPanel::updateCalibrationRow() {
+    if (m_calibrating) return;
+    const bool uncalibratedCpu = m_figures && m_figures->target.kind == TargetKind::kCpu &&
+                                 m_figures->target.calibrated.unixTime <= 0;
+    m_calibrationRow->setVisible(uncalibratedCpu && m_calibrator);
+    if (uncalibratedCpu)
+        m_calibrationLabel->setText(
+            tr("These predictions use hloscope's built-in CPU figures, not this machine's. A calibration "
+               "measures its bandwidth, vector and library rates and the CPU backend's costs (about 2 s)."));
+}
+
+bool EstimatorPanel::startCalibration() {
+    if (!m_calibrator || m_calibrating) return false;
+    m_calibrating = true;
+    m_calibrationCancel = std::make_shared<std::atomic<bool>>(false);
+    m_calibrateButton->setEnabled(false);
+    m_cancelCalibration->setVisible(true);
+    m_calibrationRow->setVisible(true);
+    m_calibrationLabel->setText(tr("Calibrating this machine..."));
+    QPointer<QLabel> label = m_calibrationLabel;
+    auto progress = [label](const std::string& stage, int done, int total) {
+        const QString text = tr("Calibrating this machine: %1 (%2 of %3)...")
+                                 .arg(q(stage))
+                                 .arg(done + 1)
+                                 .arg(total);
+        QMetaObject::invokeMethod(label, [label, text] {
+            if (label) label->setText(text);
+        }, Qt::QueuedConnection);
+    };
+    m_calibrationWatcher->setFuture(QtConcurrent::run(
+        handoff::wrap([calibrator = m_calibrator, progress, cancel = m_calibrationCancel] {
+            return calibrator(progress, cancel.get());
+        })));
+    return true;
+}
+
+void EstimatorPanel::cancelCalibration() {
+    if (m_calibrationCancel) m_calibrationCancel->store(true);
+}
 
 int EstimatorPanel::chartCount() const { return m_tabs->count(); }
 
@@ -307,6 +394,9 @@ void EstimatorPanel::updateEstimate() {
                      : QStringLiteral("-");
     };
     const EstimateFigures predicted = m_figures->predicted();
+    const QString figuresLine =
+        tr("<br><b>Target figures</b>: %1.")
+            .arg(q(calibrationSummary(m_figures->target, QDateTime::currentSecsSinceEpoch())).toHtmlEscaped());
     QString text = tr("<b>Predicted</b> (%1): %2x faster (%3 &rarr; %4), peak memory %5x smaller "
                       "(%6 &rarr; %7); "
                       "compile %8, %9.")
@@ -352,6 +442,7 @@ void EstimatorPanel::updateEstimate() {
             tr("<br><b>Model accuracy on this machine</b>: no measured runs in the history yet "
                "(run both modes "
                "on the CPU, or hloscope-cli estimate FILE --measure).");
+    text += figuresLine;
     m_estimateLabel->setText(text);
 }
 

@@ -14,7 +14,12 @@
 // compiler/estimator/history.h); a measurement of both modes on the
 // target's own device is stored in that history. "Export HTML report"
 // writes one self-contained file (figures inlined as PNG data URIs). Every
-// number is labelled predicted, measured or user-entered.
+// number is labelled predicted, measured or user-entered, and the estimate
+// says which target figures it used (calibrationSummary). When the target is
+// the cpu and this machine has no calibration, the panel offers one
+// ("Calibrate this machine", about 2 s, with its stages as progress and a
+// Cancel) through the calibrator the app sets (views link no backend), and
+// recomputes the figures when it is done.
 #pragma once
 
 #include <QFutureWatcher>
@@ -23,7 +28,11 @@
 #include <QWidget>
 
 #include <array>
+#include <atomic>
+#include <functional>
+#include <memory>
 #include <optional>
+#include <string>
 
 #include "compiler/estimator/calculator.h"
 #include "compiler/estimator/estimate.h"
@@ -66,6 +75,19 @@ public:
     int chartCount() const;
     LiveRangeChart* liveRangeChart() const { return m_liveRanges; }
 
+    // Measures this machine and caches its cpu target: `progress` before each stage, `cancel`
+    // checked between them. Runs off the GUI thread.
+    using Calibrator = std::function<Status(const std::function<void(const std::string& stage, int done, int total)>& progress,
+                                            const std::atomic<bool>* cancel)>;
+    void setCalibrator(Calibrator calibrator);
+    // The "this machine has no calibration" row: whether it shows, its text.
+    bool offersCalibration() const;
+    QString calibrationText() const;
+    QPushButton* calibrateButton() const { return m_calibrateButton; }
+    // Starts the calibrator (what the button does); false when one runs or none is set.
+    bool startCalibration();
+    void cancelCalibration();
+
     // Writes the HTML report; false with `error` set on failure.
     bool exportHtml(const QString& path, QString* error = nullptr);
     QString reportHtml();
@@ -82,6 +104,8 @@ signals:
     void instructionSelected(const QString& name);
     void figuresUpdated();
     void reportExported(const QString& path);
+    // A calibration ended: ok, or the error (cancelled included).
+    void calibrationFinished(bool ok, const QString& message);
 
 private:
     void fillField(Field field, bool force);
@@ -94,6 +118,7 @@ private:
     void rebuildMemoryChart(const ChartInputs& in);
     void updateEstimate();
     void storeInHistory();
+    void updateCalibrationRow();
     QString modelValue(Field field) const;
     std::optional<EstimateFigures> measuredFigures() const;
 
@@ -119,6 +144,14 @@ private:
     QChartView* m_memoryChart = nullptr;
     LiveRangeChart* m_liveRanges = nullptr;
     QString m_selected;
+    Calibrator m_calibrator;
+    QWidget* m_calibrationRow = nullptr;
+    QLabel* m_calibrationLabel = nullptr;
+    QPushButton* m_calibrateButton = nullptr;
+    QPushButton* m_cancelCalibration = nullptr;
+    std::shared_ptr<std::atomic<bool>> m_calibrationCancel;
+    QFutureWatcher<Status>* m_calibrationWatcher = nullptr;
+    bool m_calibrating = false;  // from startCalibration until its watcher finishes
 };
 
 }  // namespace hloscope
