@@ -19,6 +19,20 @@ set the factors its prediction uses.
 --target: the starting cpu target (default: this machine's calibration,
 made with `hloscope-cli calibrate` when missing). Corpus modules are read
 from ../shared/corpus beside the checkout; missing ones are skipped.
+
+  python3 tests/bench/estimator_accuracy.py --out-of-box [--threads N] [--repeat N]
+
+What a new user gets: an empty calibration cache and no history, then
+`estimate FILE --measure` on every module as it comes (the first one
+measures the machine with the quick calibration, as `estimate` does on a
+fresh machine); prints each module's error and the median.
+
+  python3 tests/bench/estimator_accuracy.py --fit-shipped [--threads N] [--repeat N]
+
+The efficiency factors hloscope ships (kShippedEfficiency in
+compiler/backends/cpu/cpu_calibration.cc): a fresh quick calibration, the
+corpus modules only (the examples stay held out) measured into one history,
+and `calibrate --from-history` over them; prints the factors.
 """
 import argparse
 import json
@@ -59,8 +73,10 @@ def modules():
     return paths
 
 
-def estimate(cli, path, target, args, history):
+def estimate(cli, path, target, args, history, cache=None):
     env = dict(os.environ, HLOSCOPE_HISTORY=history or 'off')
+    if cache:
+        env['XDG_CACHE_HOME'] = cache
     command = [cli, 'estimate', path, '--target', target, '--measure', '--repeat', str(args.repeat),
                '--warmup', '2', '--json']
     if args.threads:
@@ -88,6 +104,49 @@ def summary(errors):
     return 'median |error| %.1f%%, worst %.1f%% (%d modules)' % (statistics.median(values), max(values), len(values))
 
 
+def out_of_box(args):
+    cache = tempfile.mkdtemp(prefix='hloscope-fresh-cache-')
+    rows = []
+    calibration = ''
+    print('%-36s %9s %9s %8s' % ('module', 'predicted', 'measured', 'error'))
+    for path in modules():
+        d = estimate(args.cli, path, 'cpu', args, None, cache)
+        if not d:
+            continue
+        calibration = d.get('calibration', calibration)
+        p, m, e = d['predicted'], d['measured'], d['error']
+        example = path.startswith(ROOT)
+        rows.append((example, e['speedup_pct']))
+        print('%-36s %8.2fx %8.2fx %+7.1f%%' % (os.path.basename(path)[:36], p['speedup'], m['speedup'],
+                                               e['speedup_pct']))
+    print('target figures: ' + calibration)
+    print('speedup, examples:        ' + summary([r[1] for r in rows if r[0]]))
+    print('speedup, corpus modules:  ' + summary([r[1] for r in rows if not r[0]]))
+    print('speedup, all:             ' + summary([r[1] for r in rows]))
+    shutil.rmtree(cache, ignore_errors=True)
+
+
+def fit_shipped(args):
+    work = tempfile.mkdtemp(prefix='hloscope-shipped-')
+    cache = os.path.join(work, 'cache')
+    history = os.path.join(work, 'history.sqlite')
+    corpus = [p for p in modules() if not p.startswith(ROOT)]
+    for path in corpus:
+        estimate(args.cli, path, 'cpu', args, history, cache)
+    env = dict(os.environ, HLOSCOPE_HISTORY=history, XDG_CACHE_HOME=cache)
+    result = subprocess.run([args.cli, 'calibrate', '--from-history', '--machine', 'any', '--dry-run', '--json'],
+                            capture_output=True, text=True, env=env)
+    if result.returncode != 0:
+        sys.exit('calibrate --from-history failed: ' + result.stderr)
+    fitted = json.loads(result.stdout)
+    print('%d corpus modules; %s' % (len(corpus), result.stderr.strip()))
+    for op, f in fitted['efficiency'].items():
+        print('  %-15s %.3f -> %.3f (%s kernels%s)' % (op, f['before'], f['after'], f.get('kernels', '?'),
+                                                      '' if f.get('fitted', True) else ', not fitted'))
+    print(json.dumps({op: round(f['after'], 3) for op, f in fitted['efficiency'].items()}))
+    shutil.rmtree(work, ignore_errors=True)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument('--cli', default=os.path.join(ROOT, 'build', 'app', 'hloscope-cli'))
@@ -95,7 +154,13 @@ def main():
     parser.add_argument('--threads', type=int, default=0)
     parser.add_argument('--repeat', type=int, default=9)
     parser.add_argument('--json', default='')
+    parser.add_argument('--out-of-box', action='store_true')
+    parser.add_argument('--fit-shipped', action='store_true')
     args = parser.parse_args()
+    if args.out_of_box:
+        return out_of_box(args)
+    if args.fit_shipped:
+        return fit_shipped(args)
 
     work = tempfile.mkdtemp(prefix='hloscope-accuracy-')
     target = args.target
