@@ -2,6 +2,8 @@
 
 #include <charconv>
 #include <chrono>
+#include <cstdlib>
+#include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -197,6 +199,11 @@ void PipelineRunner::removeInstrumentation(PassInstrumentation* instrumentation)
     std::erase(m_instrumentations, instrumentation);
 }
 
+bool auditMutationsFromEnvironment() {
+    const char* value = std::getenv("HLOSCOPE_AUDIT_MUTATIONS");
+    return value && std::string_view(value) == "1";
+}
+
 Status PipelineRunner::start() {
     if (m_started) return Status::ok();
     // Passes may assume a valid module, and a module that was invalid before
@@ -234,6 +241,7 @@ Status PipelineRunner::runNext() {
     }
     for (PassInstrumentation* i : m_instrumentations) i->beforePass(info, m_module);
     pass->clearRewrites();
+    const uint64_t mutationsBefore = m_module.mutationCount();
     const auto start = std::chrono::steady_clock::now();
     StatusOr<bool> changed = pass->run(m_module);
     result.seconds =
@@ -246,14 +254,23 @@ Status PipelineRunner::runNext() {
     result.rewrites = pass->takeRewrites();
     result.decisions = pass->takeDecisions();
     result.statistics = pass->statistics();
-    if (m_options.checkChanges) {
+    const bool counted = m_module.mutationCount() != mutationsBefore;
+    if (m_options.checkChanges && (counted || m_options.auditMutations)) {
         auto now = printed(m_module);
         const bool textChanged = *now != *m_text;
+        if (textChanged && !counted)
+            return Status(StatusCode::kInternal,
+                          where + " changed the module without a counted mutation (a mutator of "
+                                  "core/ir that does not call noteMutation)");
         if (textChanged && !result.changed)
             return Status(StatusCode::kInternal,
                           where + " reported no change but changed the module");
         result.changed = textChanged;
         if (textChanged) m_text = std::move(now);
+        result.text = m_text;
+    } else if (m_options.checkChanges) {
+        // Nothing was mutated: the module is as it was, whatever the pass reported.
+        result.changed = false;
         result.text = m_text;
     }
     // An unchanged module verifies as it did before the pass.

@@ -5,10 +5,14 @@
 // The runner itself checks two things after every pass (both on by default):
 //   * the verifier: a failure is an error naming the pass that broke the
 //     module;
-//   * the change claim: the module is printed before and after; a pass that
-//     reports "unchanged" but changed the text is an error (and a pass that
-//     reports "changed" without changing anything is corrected to
-//     "unchanged").
+//   * the change claim: a pass under which the module's mutation count
+//     (HloModule::mutationCount) did not move changed nothing; otherwise the
+//     module is printed and compared with its text before the pass: a pass
+//     that reports "unchanged" but changed the text is an error (and a pass
+//     that reports "changed" without changing anything is corrected to
+//     "unchanged"). RunnerOptions::auditMutations prints after every pass and
+//     fails a pass that changed the text without a counted mutation (the
+//     tests run with it on).
 // For scheduled modules it also keeps the schedule valid after each pass
 // that changed the module (new instructions go just before their first user,
 // as XLA's HloSchedule::Update places them).
@@ -83,9 +87,14 @@ public:
     }
 };
 
+// HLOSCOPE_AUDIT_MUTATIONS=1 in the environment.
+bool auditMutationsFromEnvironment();
+
 struct RunnerOptions {
     bool verify = true;
     bool checkChanges = true;
+    // Print after every pass, counted mutations or not (default: HLOSCOPE_AUDIT_MUTATIONS=1).
+    bool auditMutations = auditMutationsFromEnvironment();
     const std::atomic<bool>* cancel = nullptr;  // checked between passes
 };
 

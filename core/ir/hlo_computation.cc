@@ -17,7 +17,12 @@ bool HloComputation::isEntry() const {
     return m_parent != nullptr && m_parent->entryComputation() == this;
 }
 
+void HloComputation::noteMutation() {
+    if (m_parent) m_parent->noteMutation();
+}
+
 HloInstruction* HloComputation::addInstruction(std::unique_ptr<HloInstruction> instruction) {
+    noteMutation();
     HloInstruction* raw = instruction.get();
     raw->setParent(this);
     if (m_parent != nullptr) {
@@ -38,6 +43,7 @@ HloInstruction* HloComputation::addInstruction(std::unique_ptr<HloInstruction> i
 }
 
 Status HloComputation::removeInstruction(HloInstruction* instruction) {
+    noteMutation();
     if (instruction->userCount() != 0)
         return failedPrecondition("cannot remove %" + instruction->name() + " from " + m_name +
                                   ": it still has " + std::to_string(instruction->userCount()) +
@@ -63,6 +69,7 @@ Status HloComputation::removeInstruction(HloInstruction* instruction) {
 }
 
 Status HloComputation::removeInstructions(std::span<HloInstruction* const> instructions) {
+    noteMutation();
     if (instructions.empty()) return Status::ok();
     PointerIndex doomed(instructions.size());
     for (HloInstruction* instruction : instructions) doomed.insert(instruction, 0);
@@ -93,6 +100,7 @@ Status HloComputation::removeInstructions(std::span<HloInstruction* const> instr
 }
 
 Status HloComputation::setInstructionOrder(std::span<HloInstruction* const> order) {
+    noteMutation();
     if (order.size() != m_instructions.size())
         return invalidArgument("instruction order for " + m_name + " has " +
                                std::to_string(order.size()) + " entries, the computation " +
@@ -120,6 +128,7 @@ Status HloComputation::setInstructionOrder(std::span<HloInstruction* const> orde
 }
 
 Status HloComputation::replaceInstruction(HloInstruction* old, HloInstruction* replacement) {
+    noteMutation();
     if (old == replacement) return Status::ok();
     old->replaceAllUsesWith(replacement);
     if (m_root == old) m_root = replacement;

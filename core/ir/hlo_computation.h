@@ -25,7 +25,10 @@ public:
     HloComputation& operator=(const HloComputation&) = delete;
 
     const std::string& name() const { return m_name; }
-    void setName(std::string name) { m_name = std::move(name); }
+    void setName(std::string name) {
+        noteMutation();
+        m_name = std::move(name);
+    }
 
     HloModule* parent() const { return m_parent; }
     void setParent(HloModule* module) { m_parent = module; }
@@ -57,7 +60,10 @@ public:
     int64_t instructionCount() const { return static_cast<int64_t>(m_instructions.size()); }
 
     HloInstruction* root() const { return m_root; }
-    void setRoot(HloInstruction* root) { m_root = root; }
+    void setRoot(HloInstruction* root) {
+        noteMutation();
+        m_root = root;
+    }
 
     // parameter(N) instructions by N (nullptr gaps are possible while
     // building; the verifier rejects them).
@@ -73,15 +79,24 @@ public:
 
     // For fusion computations: the fusion instruction that calls this one.
     HloInstruction* fusionInstruction() const { return m_fusionInstruction; }
-    void setFusionInstruction(HloInstruction* fusion) { m_fusionInstruction = fusion; }
+    void setFusionInstruction(HloInstruction* fusion) {
+        noteMutation();
+        m_fusionInstruction = fusion;
+    }
 
     // `execution_thread="..."` annotations of async computations, verbatim
     // (empty when absent).
     const std::string& executionThread() const { return m_executionThread; }
-    void setExecutionThread(std::string thread) { m_executionThread = std::move(thread); }
+    void setExecutionThread(std::string thread) {
+        noteMutation();
+        m_executionThread = std::move(thread);
+    }
 
     // The signature `(p0: f32[2], p1: s32[]) -> f32[2]` as printed.
     Shape resultShape() const;
+
+    // Counts a change of this computation in its module's mutation count (HloModule::mutationCount).
+    void noteMutation();
 
 private:
     friend class HloModule;  // clone() copies the parameter table as it is

@@ -4,6 +4,7 @@
 #include <array>
 
 #include "core/ir/hlo_computation.h"
+#include "core/ir/hlo_module.h"
 #include "core/text/hlo_printer.h"
 
 namespace hloscope {
@@ -224,18 +225,26 @@ const std::string& HloInstruction::literalText() const {
     return m_rare ? m_rare->literalText : kEmpty;
 }
 
+void HloInstruction::noteMutation() {
+    if (m_parent)
+        if (HloModule* module = m_parent->parent()) module->noteMutation();
+}
+
 void HloInstruction::setLiteralText(std::string text) {
+    noteMutation();
     if (text.empty() && !m_rare) return;
     rare().literalText = std::move(text);
 }
 
 void HloInstruction::appendOperand(HloInstruction* operand) {
+    noteMutation();
     assert(operand != nullptr);
     m_operands.push_back(operand);
     if (!listedAsUser(this, operand, m_operands.size() - 1)) operand->m_users.push_back(this);
 }
 
 void HloInstruction::replaceOperand(int64_t index, HloInstruction* newOperand) {
+    noteMutation();
     assert(newOperand != nullptr);
     HloInstruction* old = m_operands[static_cast<size_t>(index)];
     if (old == newOperand) return;
@@ -247,11 +256,13 @@ void HloInstruction::replaceOperand(int64_t index, HloInstruction* newOperand) {
 }
 
 void HloInstruction::removeAllOperands() {
+    noteMutation();
     for (HloInstruction* operand : m_operands) eraseOne(operand->m_users, this);
     m_operands.clear();
 }
 
 void HloInstruction::replaceAllUsesWith(HloInstruction* other) {
+    noteMutation();
     assert(other != nullptr && other != this);
     std::vector<HloInstruction*> users = m_users;
     for (HloInstruction* user : users) {
@@ -302,11 +313,13 @@ void HloInstruction::copyEdgesFrom(
 }
 
 void HloInstruction::addControlDependencyTo(HloInstruction* successor) {
+    noteMutation();
     addUnique(rare().controlSuccessors, successor);
     addUnique(successor->rare().controlPredecessors, this);
 }
 
 void HloInstruction::dropAllControlDependencies() {
+    noteMutation();
     if (!m_rare) return;
     for (HloInstruction* pred : m_rare->controlPredecessors)
         eraseOne(pred->rare().controlSuccessors, this);
@@ -317,6 +330,7 @@ void HloInstruction::dropAllControlDependencies() {
 }
 
 HloExtraAttributes& HloInstruction::mutableExtra() {
+    noteMutation();
     if (!m_extra) m_extra = std::make_unique<HloExtraAttributes>();
     return *m_extra;
 }
@@ -379,6 +393,7 @@ HloComputation* HloInstruction::calledComputation(std::string_view name) const {
 }
 
 void HloInstruction::setCalledComputation(std::string name, HloComputation* computation) {
+    noteMutation();
     for (auto& attr : m_calledComputations) {
         if (attr.name == name) {
             attr.computations = {computation};
@@ -391,6 +406,7 @@ void HloInstruction::setCalledComputation(std::string name, HloComputation* comp
 
 void HloInstruction::setCalledComputationList(std::string name,
                                               std::vector<HloComputation*> computations) {
+    noteMutation();
     for (auto& attr : m_calledComputations) {
         if (attr.name == name) {
             attr.computations = std::move(computations);
@@ -408,6 +424,7 @@ std::optional<std::string_view> HloInstruction::attribute(std::string_view name)
 }
 
 void HloInstruction::setAttribute(std::string name, std::string value) {
+    noteMutation();
     for (auto& attr : m_attributes) {
         if (attr.name == name) {
             attr.value = std::move(value);
@@ -418,6 +435,7 @@ void HloInstruction::setAttribute(std::string name, std::string value) {
 }
 
 bool HloInstruction::removeAttribute(std::string_view name) {
+    noteMutation();
     auto it = std::find_if(m_attributes.begin(), m_attributes.end(),
                            [&](const HloAttribute& a) { return a.name == name; });
     if (it == m_attributes.end()) return false;

@@ -246,17 +246,32 @@ public:
     HloInstruction& operator=(const HloInstruction&) = delete;
 
     HloOpcode opcode() const { return m_opcode; }
-    void setOpcode(HloOpcode opcode) { m_opcode = opcode; }
+    void setOpcode(HloOpcode opcode) {
+        noteMutation();
+        m_opcode = opcode;
+    }
     const std::string& name() const { return m_name; }
-    void setName(std::string name) { m_name = std::move(name); }
+    void setName(std::string name) {
+        noteMutation();
+        m_name = std::move(name);
+    }
     const Shape& shape() const { return m_shape; }
-    Shape& mutableShape() { return m_shape; }
-    void setShape(Shape shape) { m_shape = std::move(shape); }
+    Shape& mutableShape() {
+        noteMutation();
+        return m_shape;
+    }
+    void setShape(Shape shape) {
+        noteMutation();
+        m_shape = std::move(shape);
+    }
 
     // Unique within the module; assigned when added to a computation of a
     // module (or by HloModule::renumber()). -1 before that.
     int64_t uniqueId() const { return m_uniqueId; }
-    void setUniqueId(int64_t id) { m_uniqueId = id; }
+    void setUniqueId(int64_t id) {
+        noteMutation();
+        m_uniqueId = id;
+    }
 
     HloComputation* parent() const { return m_parent; }
     void setParent(HloComputation* parent) { m_parent = parent; }
@@ -281,12 +296,21 @@ public:
 
     // parameter(N)
     int64_t parameterNumber() const { return m_parameterNumber; }
-    void setParameterNumber(int64_t n) { m_parameterNumber = n; }
+    void setParameterNumber(int64_t n) {
+        noteMutation();
+        m_parameterNumber = n;
+    }
     // get-tuple-element index=N, iota iota_dimension=N (same slot).
     int64_t tupleIndex() const { return m_index; }
-    void setTupleIndex(int64_t i) { m_index = i; }
+    void setTupleIndex(int64_t i) {
+        noteMutation();
+        m_index = i;
+    }
     int64_t iotaDimension() const { return m_index; }
-    void setIotaDimension(int64_t d) { m_index = d; }
+    void setIotaDimension(int64_t d) {
+        noteMutation();
+        m_index = d;
+    }
 
     // constant(...): the literal text as written between the parentheses,
     // whitespace collapsed.
@@ -298,10 +322,12 @@ public:
     const std::vector<int64_t>& dimensions() const { return m_dimensions; }
     int64_t dimensions(int64_t i) const { return m_dimensions[static_cast<size_t>(i)]; }
     void setDimensions(std::vector<int64_t> dims) {
+        noteMutation();
         m_dimensions = std::move(dims);
         m_hasDimensions = true;
     }
     void clearDimensions() {
+        noteMutation();
         m_dimensions.clear();
         m_hasDimensions = false;
     }
@@ -330,6 +356,7 @@ public:
         return m_calledComputations;
     }
     std::vector<CalledComputationAttribute>& mutableCalledComputationAttributes() {
+        noteMutation();
         return m_calledComputations;
     }
     // All called computations, flattened.
@@ -347,7 +374,10 @@ public:
 
     // Verbatim attributes.
     const std::vector<HloAttribute>& attributes() const { return m_attributes; }
-    std::vector<HloAttribute>& mutableAttributes() { return m_attributes; }
+    std::vector<HloAttribute>& mutableAttributes() {
+        noteMutation();
+        return m_attributes;
+    }
     // Value text of attribute `name`, nullopt when absent.
     std::optional<std::string_view> attribute(std::string_view name) const;
     // Sets (replacing) or appends a verbatim attribute.
@@ -356,7 +386,10 @@ public:
 
     // metadata={...}: the text between the braces, verbatim.
     const std::string& metadata() const { return m_metadata; }
-    void setMetadata(std::string metadata) { m_metadata = std::move(metadata); }
+    void setMetadata(std::string metadata) {
+        noteMutation();
+        m_metadata = std::move(metadata);
+    }
     // A field of the metadata (op_type, op_name, source_file, source_line...),
     // unquoted; "" when absent.
     std::string metadataField(std::string_view key) const;
@@ -382,6 +415,11 @@ public:
     // id are not. The clone is not in any computation yet.
     std::unique_ptr<HloInstruction> cloneWithNewOperands(
         const Shape& shape, std::span<HloInstruction* const> operands, std::string name) const;
+
+    // Counts a change of this instruction in its module's mutation count
+    // (HloModule::mutationCount); every mutator above calls it, the mutable
+    // accessors when they are called. Nothing for an instruction outside a module.
+    void noteMutation();
 
 private:
     friend class HloModule;  // clone() copies users and control edges in their order

@@ -85,6 +85,7 @@ std::unique_ptr<HloModule> HloModule::clone() const {
 
 HloComputation* HloModule::addComputation(std::unique_ptr<HloComputation> computation,
                                           bool isEntry) {
+    noteMutation();
     HloComputation* raw = computation.get();
     raw->setParent(this);
     for (const auto& instruction : raw->instructions())
@@ -99,6 +100,7 @@ HloComputation* HloModule::addComputation(std::unique_ptr<HloComputation> comput
 }
 
 Status HloModule::removeComputation(HloComputation* computation) {
+    noteMutation();
     for (const auto& other : m_computations) {
         for (const auto& instruction : other->instructions()) {
             // calledComputationAttributes(), not calledComputations(): no
@@ -124,6 +126,7 @@ Status HloModule::removeComputation(HloComputation* computation) {
 }
 
 Status HloModule::removeComputations(std::span<HloComputation* const> computations) {
+    noteMutation();
     if (computations.empty()) return Status::ok();
     PointerIndex doomed(computations.size());
     for (const HloComputation* computation : computations) doomed.insert(computation, 0);
@@ -148,6 +151,7 @@ Status HloModule::removeComputations(std::span<HloComputation* const> computatio
 }
 
 Status HloModule::reorderComputations(std::span<HloComputation* const> order) {
+    noteMutation();
     if (order.size() != m_computations.size())
         return invalidArgument("reorderComputations: expected " +
                                std::to_string(m_computations.size()) + " computations, got " +
@@ -181,6 +185,7 @@ int64_t HloModule::instructionCount() const {
 }
 
 void HloModule::renumber() {
+    noteMutation();
     m_nextUniqueId = 0;
     for (const auto& computation : m_computations)
         for (const auto& instruction : computation->instructions())

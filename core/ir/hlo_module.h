@@ -80,7 +80,10 @@ public:
     HloModule& operator=(const HloModule&) = delete;
 
     const std::string& name() const { return m_name; }
-    void setName(std::string name) { m_name = std::move(name); }
+    void setName(std::string name) {
+        noteMutation();
+        m_name = std::move(name);
+    }
 
     // Takes ownership; assigns unique ids to its instructions.
     HloComputation* addComputation(std::unique_ptr<HloComputation> computation,
@@ -99,13 +102,24 @@ public:
     }
     int64_t computationCount() const { return static_cast<int64_t>(m_computations.size()); }
     HloComputation* entryComputation() const { return m_entry; }
-    void setEntryComputation(HloComputation* entry) { m_entry = entry; }
+    void setEntryComputation(HloComputation* entry) {
+        noteMutation();
+        m_entry = entry;
+    }
     HloComputation* findComputation(std::string_view name) const;
 
     int64_t instructionCount() const;
     // Next unique id; instructions added via HloComputation::addInstruction
     // to a computation of this module get one automatically.
     int64_t nextUniqueId() { return m_nextUniqueId++; }
+
+    // How many changes the module has had: every mutator of the module, its computations and
+    // their instructions counts one (the mutable accessors count when called). The pipeline
+    // runner takes an unchanged count for an unchanged module and prints it only after a
+    // pass that changed it; HLOSCOPE_AUDIT_MUTATIONS=1 makes it print after every pass and
+    // fail a pass whose change was not counted.
+    uint64_t mutationCount() const { return m_mutations; }
+    void noteMutation() { ++m_mutations; }
     // Renumbers every instruction 0..N-1 in computation/instruction order.
     void renumber();
     // A name no instruction (or computation) of the module has yet, made from
@@ -124,29 +138,57 @@ public:
         return m_entryComputationLayout;
     }
     void setEntryComputationLayout(std::optional<ComputationLayout> layout) {
+        noteMutation();
         m_entryComputationLayout = std::move(layout);
     }
     bool isScheduled() const { return m_isScheduled; }
-    void setIsScheduled(bool scheduled) { m_isScheduled = scheduled; }
+    void setIsScheduled(bool scheduled) {
+        noteMutation();
+        m_isScheduled = scheduled;
+    }
     std::optional<int64_t> replicaCount() const { return m_replicaCount; }
-    void setReplicaCount(std::optional<int64_t> n) { m_replicaCount = n; }
+    void setReplicaCount(std::optional<int64_t> n) {
+        noteMutation();
+        m_replicaCount = n;
+    }
     std::optional<int64_t> numPartitions() const { return m_numPartitions; }
-    void setNumPartitions(std::optional<int64_t> n) { m_numPartitions = n; }
+    void setNumPartitions(std::optional<int64_t> n) {
+        noteMutation();
+        m_numPartitions = n;
+    }
     const std::vector<InputOutputAlias>& inputOutputAliases() const { return m_aliases; }
-    std::vector<InputOutputAlias>& mutableInputOutputAliases() { return m_aliases; }
+    std::vector<InputOutputAlias>& mutableInputOutputAliases() {
+        noteMutation();
+        return m_aliases;
+    }
     bool hasInputOutputAliasAttribute() const { return m_hasAliasAttribute; }
-    void setHasInputOutputAliasAttribute(bool has) { m_hasAliasAttribute = has; }
+    void setHasInputOutputAliasAttribute(bool has) {
+        noteMutation();
+        m_hasAliasAttribute = has;
+    }
     const std::vector<BufferDonor>& bufferDonors() const { return m_bufferDonors; }
-    std::vector<BufferDonor>& mutableBufferDonors() { return m_bufferDonors; }
+    std::vector<BufferDonor>& mutableBufferDonors() {
+        noteMutation();
+        return m_bufferDonors;
+    }
     bool hasBufferDonorAttribute() const { return m_hasBufferDonorAttribute; }
-    void setHasBufferDonorAttribute(bool has) { m_hasBufferDonorAttribute = has; }
+    void setHasBufferDonorAttribute(bool has) {
+        noteMutation();
+        m_hasBufferDonorAttribute = has;
+    }
     // Other header attributes (frontend_attributes, allow_spmd_..., ...)
     // verbatim, in order.
     const std::vector<HloAttribute>& attributes() const { return m_attributes; }
-    std::vector<HloAttribute>& mutableAttributes() { return m_attributes; }
+    std::vector<HloAttribute>& mutableAttributes() {
+        noteMutation();
+        return m_attributes;
+    }
 
     const StackFrameIndex& stackFrames() const { return m_stackFrames; }
-    StackFrameIndex& mutableStackFrames() { return m_stackFrames; }
+    StackFrameIndex& mutableStackFrames() {
+        noteMutation();
+        return m_stackFrames;
+    }
 
     // A deep copy: every computation, instruction, header attribute and stack frame, with the
     // same names, unique ids, order (and so schedule), operand, user and control-edge order,
@@ -164,6 +206,7 @@ private:
     std::vector<std::unique_ptr<HloComputation>> m_computations;
     HloComputation* m_entry = nullptr;
     int64_t m_nextUniqueId = 0;
+    uint64_t m_mutations = 0;
     // Names handed out by unique*Name (built on first use from the module).
     NameHashSet m_usedNames;
     bool m_usedNamesBuilt = false;

@@ -165,7 +165,7 @@ for target in "${TARGETS[@]}"; do
     log="$work/fuzz.log"
     set +e
     # detect_leaks: a parser that leaks on an error path is a finding too.
-    (cd "$work" && ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:symbolize=1" \
+    (cd "$work" && HLOSCOPE_AUDIT_MUTATIONS=1 ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:symbolize=1" \
     "${norandom[@]}" "$exe" "$corpus_dir" "$work/seeds" "${dict[@]}" "${smoke_flags[@]}" \
         -max_total_time="$SECONDS_PER_TARGET" -timeout="$TIMEOUT" -rss_limit_mb=2560 -malloc_limit_mb=2048 \
         -max_len=65536 -print_final_stats=1 -artifact_prefix="$work/artifacts/" \
