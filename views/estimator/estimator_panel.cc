@@ -188,7 +188,6 @@ EstimatorPanel::EstimatorPanel(QWidget* parent) : QWidget(parent) {
     calculatorLayout->addWidget(m_resultLabel);
     calculatorLayout->addWidget(m_modelLabel);
     calculatorLayout->addWidget(m_estimateLabel);
-    calculatorLayout->addWidget(m_calibrationRow);
 
     m_tabs = new QTabWidget(this);
     m_moduleChart = makeChartView(this);
@@ -203,6 +202,8 @@ EstimatorPanel::EstimatorPanel(QWidget* parent) : QWidget(parent) {
     m_tabs->addTab(m_liveRanges, tr("Buffer live ranges"));
 
     auto* layout = new QVBoxLayout(this);
+    // First, where a short dock still shows it: the figures below depend on it.
+    layout->addWidget(m_calibrationRow);
     layout->addWidget(calculatorBox);
     layout->addWidget(m_tabs, 1);
 
