@@ -98,7 +98,7 @@ TargetDescription fittedTarget(const TargetDescription& target, const Calibratio
     for (const ClassFit& c : fit.classes) {
         if (!c.fitted) continue;
         fitted.sources["$.efficiency." + std::string(opClassName(c.opClass))] =
-            "fitted by hloscope-cli calibrate --from-history on " +
+            std::string(kFittedFromHistorySource) + " on " +
             (machine.empty() ? std::string("every machine in the history") : machine) + ": " +
             std::to_string(c.kernels) + " measured kernels of this class among " +
             std::to_string(fit.samples) + " from " + std::to_string(runs) +

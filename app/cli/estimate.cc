@@ -497,13 +497,11 @@ int runEstimate(const std::vector<std::string>& args) {
     // The cpu target's figures are this machine's: measured now when none are cached.
     if (flags.target == "cpu" && flags.calibrate) {
         CpuCalibrationOptions calibration;
-        calibration.progress = [](const std::string& stage, int done, int total) {
+        calibration.progress = [](const std::string&, int done, int) {
             if (done == 0)
                 std::fprintf(stderr,
                              "hloscope-cli: estimate: this machine has no calibration yet: measuring it "
                              "(as calibrate --quick does, about 2 s; --no-calibrate uses the built-in figures)\n");
-            (void)stage;
-            (void)total;
         };
         bool measured = false;
         auto target = ensureCpuCalibration(calibration, &measured);

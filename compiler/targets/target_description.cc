@@ -466,8 +466,7 @@ std::string calibrationSummary(const TargetDescription& target, int64_t nowUnixT
                        (days == 0 ? std::string("today") : days == 1 ? std::string("1 day ago") : std::to_string(days) + " days ago") + ")";
     int fitted = 0;
     for (const auto& [path, source] : target.sources)
-        if (path.starts_with("$.efficiency.") && source.find("--from-history") != std::string::npos &&
-            source.starts_with("fitted"))
+        if (path.starts_with("$.efficiency.") && source.starts_with(kFittedFromHistorySource))
             ++fitted;
     text += fitted > 0 ? "; " + std::to_string(fitted) + (fitted == 1 ? " efficiency factor" : " efficiency factors") +
                              " fitted to this machine's history"

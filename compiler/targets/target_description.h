@@ -141,6 +141,9 @@ std::optional<std::string_view> builtinTargetJson(std::string_view name);
 // (XDG_CACHE_HOME defaulting to $HOME/.cache). Empty when neither is set.
 std::string cpuTargetCachePath();
 
+// How the source of an efficiency factor that `calibrate --from-history` fitted begins.
+inline constexpr std::string_view kFittedFromHistorySource = "fitted by hloscope-cli calibrate --from-history";
+
 // One line on the figures a target carries, for an estimate's header: "calibrated on vm
 // 2026-11-29 by hloscope-cli calibrate --quick (today); efficiency factors as shipped", or
 // "not calibrated for this machine: hloscope's built-in cpu figures (...)".
