@@ -1,5 +1,5 @@
-// bench_fallbacks FILE...: what the CPU backend leaves to the interpreter. Each module is
-// prepared unfused and fused for the cpu target (compiler/runtime/execution_modes.h) and
+// bench_fallbacks [--fused-only] FILE...: what the CPU backend leaves to the interpreter. Each
+// module is prepared unfused and fused (only fused with --fused-only) for the cpu target (compiler/runtime/execution_modes.h) and
 // compiled by the CPU backend without running it; prints, per file and mode, the kernel count,
 // the compile time and every interpreter fallback ("%name: why"), then one line per reason
 // with the files it occurs in. docs/performance.md keeps the table over the examples and the
@@ -9,6 +9,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "compiler/backends/cpu/cpu_executable.h"
 #include "compiler/runtime/execution_modes.h"
@@ -17,16 +18,22 @@
 using namespace hloscope;
 
 int main(int argc, char** argv) {
-    if (argc < 2) {
-        std::fprintf(stderr, "usage: bench_fallbacks FILE...\n");
+    int first = 1;
+    std::vector<ExecutionMode> modes = {ExecutionMode::kUnfused, ExecutionMode::kFused};
+    if (argc > 1 && std::string(argv[1]) == "--fused-only") {
+        modes = {ExecutionMode::kFused};
+        first = 2;
+    }
+    if (argc <= first) {
+        std::fprintf(stderr, "usage: bench_fallbacks [--fused-only] FILE...\n");
         return 2;
     }
     std::map<std::string, std::set<std::string>> filesByReason;
     int failed = 0;
-    for (int a = 1; a < argc; ++a) {
+    for (int a = first; a < argc; ++a) {
         const std::string file = argv[a];
         std::string name = file.substr(file.find_last_of('/') + 1);
-        for (ExecutionMode mode : {ExecutionMode::kUnfused, ExecutionMode::kFused}) {
+        for (ExecutionMode mode : modes) {
             auto loaded = loadModuleFromFile(file);
             if (!loaded.isOk()) {
                 std::printf("%s: %s\n", name.c_str(), loaded.status().toString().c_str());

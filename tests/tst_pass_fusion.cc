@@ -286,6 +286,46 @@ CHECK: ROOT %s = f32[64] add(
         QVERIFY2(onCpu.find("ROOT %l = f32[64] log(") == std::string::npos, onCpu.c_str());
     }
 
+    // A scalar constant alone does not make a kernel on the CPU (XLA's CPU fusion): the init of
+    // a reduce of a parameter stays outside; on the GPU it goes into the reduce, which becomes
+    // a fusion. A reduce that is a fusion already takes it on both.
+    void scalarConstantsMakeNoKernelOfTheirOwnOnTheCpu() {
+        static const char* kBare = R"(HloModule bare
+mx {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT c = f32[] maximum(a, b)
+}
+ENTRY e {
+  p = f32[13,62] parameter(0)
+  z = f32[] constant(0)
+  ROOT r = f32[13] reduce(p, z), dimensions={1}, to_apply=mx
+}
+)";
+        auto cpu = makeFusion({{"target", "cpu"}});
+        QVERIFY(cpu.isOk());
+        check(**cpu, kBare, R"(
+CHECK-NOT: fusion(
+CHECK: ROOT %r = f32[13] reduce(
+)");
+        auto gpu = makeFusion({{"target", "gpu"}});
+        QVERIFY(gpu.isOk());
+        check(**gpu, kBare, R"(
+CHECK: %fused_computation
+CHECK: %z{{[.0-9]*}} = f32[] constant(0)
+CHECK: ENTRY
+CHECK: ROOT %fusion{{[.0-9]*}} = f32[13] fusion({{.*}}), kind=kInput
+)");
+        auto again = makeFusion({{"target", "cpu"}});
+        QVERIFY(again.isOk());
+        check(**again, kReduce, R"(
+CHECK: %fused_computation
+CHECK: %z{{[.0-9]*}} = f32[] constant(0)
+CHECK: ENTRY
+CHECK: ROOT %fusion{{[.0-9]*}} = f32[256] fusion({{.*}}), kind=kInput
+)");
+    }
+
     // XLA's rule against duplication (CPU): %add reads two inputs and feeds %abs1 and %root;
     // the path to %root through %rng does not fuse, so %add fuses into neither.
     void cpuDoesNotDuplicateAcrossUnfusiblePaths() {

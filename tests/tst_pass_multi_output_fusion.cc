@@ -316,6 +316,38 @@ ENTRY e {
         }
     }
 
+    // Siblings that share a 400-byte operand: the CPU and the GPU fuse them (XLA's profitable
+    // operand is any that is not a scalar); the TPU asks for at least 1 KiB.
+    void smallSharedOperands() {
+        static const char* kSmall = R"(HloModule small
+ENTRY e {
+  a = f32[100] parameter(0)
+  b = f32[100] parameter(1)
+  s = f32[100] add(a, b)
+  m = f32[100] multiply(a, b)
+  ROOT t = (f32[100], f32[100]) tuple(s, m)
+}
+)";
+        for (const char* target : {"cpu", "gpu", "tpu"}) {
+            auto module = parseHloModule(kSmall);
+            QVERIFY(module.isOk());
+            auto pass = makeMof({{"target", target}});
+            QVERIFY(pass.isOk());
+            const std::string text = check(**pass, **module, kSmall, "CHECK: ENTRY");
+            const std::string entry = text.substr(text.find("ENTRY"));
+            const bool fused = std::string(target) != "tpu";
+            QVERIFY2((countOf(entry, " fusion(") == 1) == fused, (target + ("\n" + entry)).c_str());
+            if (!fused) {
+                bool refused = false;
+                for (const auto& d : m_decisions)
+                    refused = refused || (d.reason == "no-predicted-gain" &&
+                                          d.explanation.find("400 B") != std::string::npos);
+                QVERIFY2(refused, m_decisions.empty() ? "no decision"
+                                                      : m_decisions.front().explanation.c_str());
+            }
+        }
+    }
+
     void badOptions() {
         QVERIFY(!MultiOutputFusionPass::create({{"colour", "red"}}).isOk());
         QVERIFY(!MultiOutputFusionPass::create({{"target", "fpga"}}).isOk());

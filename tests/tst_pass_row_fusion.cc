@@ -170,6 +170,10 @@ CHECK: ROOT {{.*}} = f32[64,250] fusion(f32[64,250] %x{{.*}}), kind=kLoop
 )");
         QCOMPARE(countOf(text, " fusion("), 1);
         QVERIFY(decided("fused"));
+        // The reductions' init constants, left outside the bare reduces by the CPU's fusion,
+        // go into the merged kernel.
+        const std::string entry = text.substr(text.find("ENTRY"));
+        QVERIFY2(entry.find(" constant(") == std::string::npos, entry.c_str());
     }
 
     void layerNormIsOneKernel() {
@@ -181,6 +185,8 @@ CHECK: ENTRY
 CHECK: ROOT {{.*}} = f32[16,130] fusion(f32[16,130] %x, {{.*}}), kind=kLoop
 )");
         QCOMPARE(countOf(text, " fusion("), 1);
+        const std::string entry = text.substr(text.find("ENTRY"));
+        QVERIFY2(entry.find(" constant(") == std::string::npos, entry.c_str());
     }
 
     // On gpu the row kernel runs a block per row: 300 rows merge, 64 are left to the

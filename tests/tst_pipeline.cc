@@ -209,6 +209,7 @@ private slots:
     void pipelineEdits();
     void targetsListKnownPasses();
     void bisectNamesTheFirstBadPass();
+    void bisectSearchesByHalving();
     void bisectCannotEvaluate();
     void bisectStopsWhereEvaluationGetsTooSlow();
     void toleranceComparison();
@@ -518,6 +519,55 @@ void TestPipeline::bisectNamesTheFirstBadPass() {
     QCOMPARE(ok->outcome, BisectResult::Outcome::kNoChange);
 }
 
+void TestPipeline::bisectSearchesByHalving() {
+    // Eight changing passes, the seventh (index 6) breaks the results. Halving evaluates the
+    // result, then indices 3, 5 and 6; every-pass evaluates 0 through 6.
+    auto steps = [] {
+        return stepsNamed({"swap", "swap", "swap", "swap", "swap", "swap", "add-to-subtract",
+                           "swap"});
+    };
+    auto instances = [] {
+        return passes<SwapOperandsPass, SwapOperandsPass, SwapOperandsPass, SwapOperandsPass,
+                      SwapOperandsPass, SwapOperandsPass, AddToSubtractPass, SwapOperandsPass>();
+    };
+    for (BisectStrategy strategy : {BisectStrategy::kBinary, BisectStrategy::kEveryPass}) {
+        auto module = parse();
+        PipelineRunner runner(*module, steps(), instances());
+        BisectOptions options;
+        options.strategy = strategy;
+        auto result = bisectRunner(runner, options);
+        QVERIFY2(result.isOk(), result.status().toString().c_str());
+        QCOMPARE(result->outcome, BisectResult::Outcome::kMismatch);
+        QCOMPARE(result->passIndex, 6);
+        QCOMPARE(result->passName, std::string("add-to-subtract"));
+        QVERIFY2(result->detail.find("elements differ") != std::string::npos,
+                 result->detail.c_str());
+        if (strategy == BisectStrategy::kBinary) {
+            QCOMPARE(result->passesEvaluated, 4);
+            QCOMPARE(result->changingPasses, 8);
+        } else {
+            QCOMPARE(result->passesEvaluated, 7);
+            QCOMPARE(result->changingPasses, 7);  // it stops at the first difference
+        }
+    }
+    // Nothing breaks: one evaluation of the result against eight.
+    for (BisectStrategy strategy : {BisectStrategy::kBinary, BisectStrategy::kEveryPass}) {
+        auto module = parse();
+        PipelineRunner runner(*module, stepsNamed({"swap", "swap", "swap", "swap", "sweep",
+                                                   "swap", "swap", "swap"}),
+                              passes<SwapOperandsPass, SwapOperandsPass, SwapOperandsPass,
+                                     SwapOperandsPass, SweepPass, SwapOperandsPass,
+                                     SwapOperandsPass, SwapOperandsPass>());
+        BisectOptions options;
+        options.strategy = strategy;
+        auto result = bisectRunner(runner, options);
+        QVERIFY2(result.isOk(), result.status().toString().c_str());
+        QCOMPARE(result->outcome, BisectResult::Outcome::kNoChange);
+        QCOMPARE(result->changingPasses, 8);
+        QCOMPARE(result->passesEvaluated, strategy == BisectStrategy::kBinary ? 1 : 8);
+    }
+}
+
 void TestPipeline::bisectCannotEvaluate() {
     auto module = parse(R"(HloModule c
 ENTRY %e (x: f32[2]) -> f32[2] {
@@ -564,15 +614,20 @@ ENTRY e {
   b = f32[2] broadcast(m), dimensions={}
   ROOT r = f32[2] add(x, b)
 })");
-    PipelineRunner runner(*module, stepsNamed({"sweep", "lengthen", "noop"}),
-                          passes<SweepPass, LengthenLoopPass, NoopPass>());
-    auto result = bisectRunner(runner);
-    QVERIFY2(result.isOk(), result.status().toString().c_str());
-    QCOMPARE(result->outcome, BisectResult::Outcome::kCannotEvaluate);
-    QCOMPARE(result->passIndex, 1);
-    QCOMPARE(result->passName, std::string("lengthen"));
-    QVERIFY2(result->detail.find("after pass 1 (lengthen) the module takes more than") == 0,
-             result->detail.c_str());
+    for (BisectStrategy strategy : {BisectStrategy::kBinary, BisectStrategy::kEveryPass}) {
+        auto copy = module->clone();
+        PipelineRunner runner(*copy, stepsNamed({"sweep", "lengthen", "noop"}),
+                              passes<SweepPass, LengthenLoopPass, NoopPass>());
+        BisectOptions options;
+        options.strategy = strategy;
+        auto result = bisectRunner(runner, options);
+        QVERIFY2(result.isOk(), result.status().toString().c_str());
+        QCOMPARE(result->outcome, BisectResult::Outcome::kCannotEvaluate);
+        QCOMPARE(result->passIndex, 1);
+        QCOMPARE(result->passName, std::string("lengthen"));
+        QVERIFY2(result->detail.find("after pass 1 (lengthen) the module takes more than") == 0,
+                 result->detail.c_str());
+    }
 }
 
 void TestPipeline::toleranceComparison() {

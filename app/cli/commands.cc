@@ -167,10 +167,13 @@ Commands:
         changed, time, diff, peak bytes); --json prints that report instead of
         the module; --verbose prints a per-pass table on stderr. The verifier
         runs after every pass (--no-verify: not).
-  bisect FILE [--target T] [--seed N] [--max-elements N] [same pipeline flags as opt]
+  bisect FILE [--target T] [--seed N] [--max-elements N] [--every-pass] [same pipeline flags as opt]
         Evaluate the module on seeded random inputs before the pipeline and
-        after every pass that changes it; name the first pass whose results
-        differ. Exit 0: no pass changes the results; 1: one does (named);
+        after it; when the results differ, search the passes that changed the
+        module by halving and name one whose results differ from its input's.
+        --every-pass evaluates after every changing pass instead and names the
+        first that differs (slower; also finds a change a later pass undoes).
+        Exit 0: no pass changes the results; 1: one does (named);
         3: the module cannot be evaluated (the instruction is named); 4: the
         input is invalid (it does not parse, or does not verify: no pass
         runs); 5: a pass failed or broke the module (the pass is named).

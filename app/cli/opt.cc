@@ -204,6 +204,7 @@ int runBisect(const std::vector<std::string>& args) {
     std::optional<std::string> file;
     uint64_t seed = 0;
     int64_t maxElements = BisectOptions().maxElements;
+    BisectStrategy strategy = BisectStrategy::kBinary;
     for (size_t i = 0; i < args.size(); ++i) {
         std::string error;
         bool consumed = false;
@@ -216,6 +217,8 @@ int runBisect(const std::vector<std::string>& args) {
             const std::string& v = args[++i];
             seed = std::strtoull(v.c_str(), &end, 10);
             if (v.empty() || *end != '\0') return usageError("bisect: --seed needs a number");
+        } else if (arg == "--every-pass") {
+            strategy = BisectStrategy::kEveryPass;
         } else if (arg == "--max-elements") {
             if (i + 1 >= args.size()) return usageError("bisect: --max-elements needs a number");
             maxElements = std::atoll(args[++i].c_str());
@@ -239,6 +242,7 @@ int runBisect(const std::vector<std::string>& args) {
     }
     BisectOptions options;
     options.seed = seed;
+    options.strategy = strategy;
     options.runner.verify = flags.verify;
     options.maxElements = maxElements;
     auto result = bisectPipeline(**module, *pipeline, options);
@@ -250,9 +254,10 @@ int runBisect(const std::vector<std::string>& args) {
     }
     switch (result->outcome) {
     case BisectResult::Outcome::kNoChange:
-        std::printf("%s: no pass changes the results (%s pipeline, %d changing passes checked, seed %llu)\n",
-                    name.c_str(), pipeline->name.c_str(), result->passesEvaluated,
-                    static_cast<unsigned long long>(seed));
+        std::printf("%s: no pass changes the results (%s pipeline, %d changing passes, %d "
+                    "evaluated after them, seed %llu)\n",
+                    name.c_str(), pipeline->name.c_str(), result->changingPasses,
+                    result->passesEvaluated, static_cast<unsigned long long>(seed));
         return kExitOk;
     case BisectResult::Outcome::kMismatch:
         std::printf("%s: pass %d (%s) changes the results: %s\n", name.c_str(), result->passIndex,

@@ -367,8 +367,8 @@ private:
 
 public:
     // After the priority loop: every scalar constant goes into each of its users that can
-    // take it (as XLA's priority fusion ends), a user that is no fusion becoming one; the
-    // constant goes away when every user took it.
+    // take it (as XLA's priority fusion ends), on the GPU and the TPU a user that is no fusion
+    // becoming one; the constant goes away when every user took it.
     void sinkScalarConstants(HloComputation& computation) {
         std::vector<HloInstruction*> constants;
         for (const auto& instruction : computation.instructions())
@@ -381,6 +381,9 @@ public:
             std::vector<HloInstruction*> legal;
             for (HloInstruction* user : users) {
                 if (m_builder.removed(user)) continue;
+                // XLA's CPU fusion makes no kernel of a constant and one other instruction: the
+                // constant goes only into users that are fusions already.
+                if (m_config.target == "cpu" && user->opcode() != HloOpcode::kFusion) continue;
                 std::string detail;
                 if (!fusion::checkPair(*constant, *user, m_config, &detail, false, 1)) legal.push_back(user);
             }

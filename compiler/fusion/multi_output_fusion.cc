@@ -301,9 +301,10 @@ void MultiOutputFusionPass::fuseSiblings(HloComputation& computation, FusionBuil
     auto pairForbidden = [&](const HloInstruction& a, const HloInstruction& b) {
         return m_config.forbidden(a, b) || m_config.forbidden(b, a);
     };
-    // The GPU shares any operand that is not a scalar (XLA's profitable operand); the CPU
-    // only one of at least kMinSharedOperandBytes.
+    // The GPU and the CPU share any operand that is not a scalar (XLA's profitable operand);
+    // the TPU only one of at least kMinSharedOperandBytes.
     const bool gpu = m_config.target == "gpu";
+    const bool anyArray = gpu || m_config.target == "cpu";
     const std::vector<HloInstruction*> order = fusion::postOrderOf(computation);
     for (HloInstruction* shared : order) {
         if (builder.removed(shared) || !shared->shape().isArray() || shared->userCount() < 2)
@@ -342,8 +343,8 @@ void MultiOutputFusionPass::fuseSiblings(HloComputation& computation, FusionBuil
             } else if (auto limit = fusion::checkLimits({group, other}, m_config, &detail)) {
                 reason = limit;
             } else if (!pairForced(*group, *other) && !m_config.disableCostModel &&
-                       (gpu ? shared->shape().elementCount() <= 1
-                            : bytes < kMinSharedOperandBytes)) {
+                       (anyArray ? shared->shape().elementCount() <= 1
+                                 : bytes < kMinSharedOperandBytes)) {
                 reason = FusionReason::kNoPredictedGain;
                 detail = "the shared operand %" + shared->name() + " is only " +
                          fusion::describeBytes(shared->shape()) + ": reading it once saves little";

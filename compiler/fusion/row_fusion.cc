@@ -309,10 +309,51 @@ StatusOr<bool> RowFusionPass::run(HloModule& module) {
                 }
             }
         }
+        sinkScalarConstants(*computation, builder, step);
     }
     const bool changed = builder.changed();
     HLO_RETURN_IF_ERROR(builder.finish());
     return changed;
+}
+
+// A merged kernel takes the scalar constants its parts read as operands (a reduce's init that
+// the CPU's fusion left outside a bare reduce) inside, as the fusion pass's last step does.
+void RowFusionPass::sinkScalarConstants(HloComputation& computation,
+                                        fusion::FusionBuilder& builder, int64_t& step) {
+    auto scalarConstant = [](const HloInstruction* operand) {
+        return operand->opcode() == HloOpcode::kConstant && operand->shape().isArray() &&
+               operand->shape().elementCount() <= 1;
+    };
+    std::vector<HloInstruction*> fusions;
+    for (const auto& instruction : computation.instructions())
+        if (!builder.removed(instruction.get()) && fusion::isFusionOf(*instruction) &&
+            std::any_of(instruction->operands().begin(), instruction->operands().end(),
+                        scalarConstant))
+            fusions.push_back(instruction.get());
+    for (HloInstruction* fusion : fusions) {
+        for (HloInstruction* constant = nullptr;;) {
+            constant = nullptr;
+            for (HloInstruction* operand : fusion->operands())
+                if (scalarConstant(operand) &&
+                    !fusion::checkPair(*operand, *fusion, m_config, nullptr, false, 1))
+                    constant = operand;
+            if (!constant) break;
+            PassDecision decision;
+            decision.step = ++step;
+            decision.applied = true;
+            decision.producer = constant->name();
+            decision.consumer = fusion->name();
+            decision.reason = std::string(fusionReasonCode(FusionReason::kFused));
+            decision.explanation = "the scalar constant %" + constant->name() +
+                                   " is folded into the merged kernel %" + fusion->name();
+            recordDecision(std::move(decision));
+            const bool last = std::all_of(constant->users().begin(), constant->users().end(),
+                                          [&](const HloInstruction* u) { return u == fusion; });
+            HloInstruction* fused = builder.fuse(constant, fusion, last && !constant->isRoot());
+            recordRewrite("row-constant", fusion, fused);
+            fusion = fused;
+        }
+    }
 }
 
 }  // namespace hloscope

@@ -51,6 +51,11 @@
 
 namespace hloscope {
 
+class HloComputation;
+namespace fusion {
+class FusionBuilder;
+}
+
 namespace fusion {
 // A broadcast onto `rowDims` along all but the last dimension, in order: the
 // same value for a whole row (what row-fusion merges, and what the CPU
@@ -68,6 +73,9 @@ public:
     StatusOr<bool> run(HloModule& module) override;
 
 private:
+    void sinkScalarConstants(HloComputation& computation, fusion::FusionBuilder& builder,
+                             int64_t& step);
+
     fusion::FusionConfig m_config;
 };
 

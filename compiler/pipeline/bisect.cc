@@ -4,9 +4,12 @@
 #include <cmath>
 #include <condition_variable>
 #include <cstdio>
+#include <map>
+#include <memory>
 #include <mutex>
 #include <sstream>
 #include <thread>
+#include <vector>
 
 #include "core/interpreter/interpreter.h"
 
@@ -143,6 +146,7 @@ class BisectInstrumentation : public PassInstrumentation {
 public:
     BisectInstrumentation(const BisectOptions& options, BisectResult& result)
         : m_seed(options.seed),
+          m_strategy(options.strategy),
           m_maxElements(options.maxElements),
           m_maxWhileIterations(options.maxWhileIterations),
           m_timeLimit(options.timeLimitSeconds),
@@ -173,6 +177,58 @@ public:
     Status afterPass(const PassRunInfo& info, const HloModule& module,
                      const PassRunResult& result) override {
         if (!result.changed) return Status::ok();
+        ++m_result.changingPasses;
+        const std::string name = info.step ? info.step->pass : std::string();
+        if (m_strategy == BisectStrategy::kBinary) {
+            m_states.push_back({info.index, name, module.clone()});
+            return Status::ok();
+        }
+        Check check = checkModule(module);
+        if (check.verdict == Verdict::kSame) return Status::ok();
+        report(info.index, name, check);
+        return Status(StatusCode::kCancelled, "stopped");
+    }
+
+    // kBinary, after the whole pipeline ran: evaluates the result, and searches the copies
+    // when it differs.
+    void finish() {
+        if (m_strategy != BisectStrategy::kBinary || m_states.empty()) return;
+        const int last = static_cast<int>(m_states.size()) - 1;
+        Check check = checkState(last);
+        if (check.verdict == Verdict::kSame) return;
+        if (check.verdict == Verdict::kTimedOut) return inOrder(0, last);
+        // m_states[good] matches (-1: the input), m_states[bad] does not.
+        int good = -1, bad = last;
+        Check badCheck = std::move(check);
+        while (bad - good > 1) {
+            const int middle = good + (bad - good) / 2;
+            Check c = checkState(middle);
+            if (c.verdict == Verdict::kSame) {
+                good = middle;
+            } else if (c.verdict == Verdict::kDiffers) {
+                bad = middle;
+                badCheck = std::move(c);
+            } else {
+                return inOrder(good + 1, bad);
+            }
+        }
+        report(m_states[bad].index, m_states[bad].pass, badCheck);
+    }
+
+
+private:
+    enum class Verdict { kSame, kDiffers, kTimedOut };
+    struct Check {
+        Verdict verdict = Verdict::kSame;
+        std::string detail;  // why it differs; the time limit that ran out
+    };
+    struct State {
+        int index;
+        std::string pass;
+        std::unique_ptr<HloModule> module;
+    };
+
+    Check checkModule(const HloModule& module) {
         const double limit = 4 * m_referenceSeconds + 1;
         bool timedOut = false;
         auto value =
@@ -180,33 +236,52 @@ public:
         ++m_result.passesEvaluated;
         if (timedOut) {
             // Slower to interpret is not a different result (a scan expanded into its loop
-            // copies its state every step in the interpreter): the check stops here, saying
+            // copies its state every step in the interpreter): the check stops there, saying
             // where; a loop that no longer ends still fails on the iteration limit.
-            m_result.outcome = BisectResult::Outcome::kCannotEvaluate;
-            m_result.passIndex = info.index;
-            m_result.passName = info.step ? info.step->pass : std::string();
             char seconds[64];
             std::snprintf(seconds, sizeof seconds, "%.1f s (the input took %.2f s)", limit,
                           m_referenceSeconds);
-            m_result.detail = "after pass " + std::to_string(info.index) + " (" +
-                              m_result.passName + ") the module takes more than " + seconds +
-                              " to evaluate; the passes before it keep its results";
-            return Status(StatusCode::kCancelled, "cannot evaluate");
+            return {Verdict::kTimedOut, seconds};
         }
         std::string why;
         if (!value.isOk())
             why = "the module no longer evaluates: " + value.status().message();
         else
             why = compareWithTolerance(m_reference, *value);
-        if (why.empty()) return Status::ok();
-        m_result.outcome = BisectResult::Outcome::kMismatch;
-        m_result.passIndex = info.index;
-        m_result.passName = info.step ? info.step->pass : std::string();
-        m_result.detail = why;
-        return Status(StatusCode::kCancelled, "mismatch");
+        if (why.empty()) return {};
+        return {Verdict::kDiffers, why};
+    }
+    Check checkState(int i) {
+        auto known = m_checked.find(i);
+        if (known != m_checked.end()) return known->second;
+        return m_checked[i] = checkModule(*m_states[i].module);
     }
 
-private:
+    // Checks the copies [first, bad] in order (bad, when reached, is known to differ) and
+    // reports the first that differs or runs out of time.
+    void inOrder(int first, int bad) {
+        for (int i = first; i <= bad; ++i) {
+            Check check = checkState(i);
+            if (check.verdict == Verdict::kSame) continue;
+            report(m_states[i].index, m_states[i].pass, check);
+            return;
+        }
+    }
+
+    void report(int index, const std::string& pass, const Check& check) {
+        m_result.passIndex = index;
+        m_result.passName = pass;
+        if (check.verdict == Verdict::kTimedOut) {
+            m_result.outcome = BisectResult::Outcome::kCannotEvaluate;
+            m_result.detail = "after pass " + std::to_string(index) + " (" + pass +
+                              ") the module takes more than " + check.detail +
+                              " to evaluate; the passes before it keep its results";
+        } else {
+            m_result.outcome = BisectResult::Outcome::kMismatch;
+            m_result.detail = check.detail;
+        }
+    }
+
     std::string tooLarge(const HloModule& module) const {
         const HloComputation* entry = module.entryComputation();
         if (!entry) return {};
@@ -236,6 +311,7 @@ private:
     }
 
     uint64_t m_seed;
+    BisectStrategy m_strategy;
     int64_t m_maxElements;
     int64_t m_maxWhileIterations;
     double m_timeLimit;
@@ -243,6 +319,8 @@ private:
     BisectResult& m_result;
     std::vector<Literal> m_arguments;
     Literal m_reference;
+    std::vector<State> m_states;  // kBinary: the module after each changing pass
+    std::map<int, Check> m_checked;  // kBinary: the copies evaluated so far
 };
 
 }  // namespace
@@ -257,6 +335,9 @@ StatusOr<BisectResult> bisectRunner(PipelineRunner& runner, const BisectOptions&
     runner.addInstrumentation(&bisect);
     Status status = runner.runAll();
     runner.removeInstrumentation(&bisect);
+    if (result.outcome != BisectResult::Outcome::kNoChange) return result;
+    // A pass that failed still leaves the passes before it to check.
+    bisect.finish();
     if (status.isOk() || result.outcome != BisectResult::Outcome::kNoChange) return result;
     return status;
 }

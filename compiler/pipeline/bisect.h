@@ -1,9 +1,19 @@
 // Semantic checking of a pipeline: evaluate the module with the reference
-// interpreter on seeded random inputs before the pipeline and after every
-// pass that changed it, and name the first pass whose results differ beyond
-// a per-type tolerance (integers and pred exactly; f64 1e-9, f32 1e-4,
-// f16/bf16 1e-2, 8-bit and smaller floats 0.125, relative to the value's
-// magnitude or absolute below 1; NaN must stay NaN, infinities must match).
+// interpreter on seeded random inputs before the pipeline, and name a pass
+// whose results differ beyond a per-type tolerance from those of its input
+// (integers and pred exactly; f64 1e-9, f32 1e-3, f16/bf16 1e-2, 8-bit and
+// smaller floats 0.125, relative to the value's magnitude or absolute below
+// 1; NaN must stay NaN, infinities must match).
+//
+// Two strategies. kBinary (the default) keeps a copy of the module after
+// every pass that changed it, evaluates the pipeline's result, and only when
+// that differs searches the copies by halving: two evaluations when nothing
+// changes, about log2(changing passes) more when something does, and the
+// pass named is one whose input still matched and whose output does not.
+// kEveryPass evaluates after every changing pass in order and names the
+// first that differs: it also catches a difference that a later pass
+// undoes. An evaluation that runs out of time makes either strategy go
+// through the copies in order from there (see timeLimitSeconds).
 #pragma once
 
 #include <cstdint>
@@ -23,10 +33,14 @@ struct BisectResult {
     std::string passName;
     std::string detail;       // the mismatch, or why the module cannot be evaluated
     int passesEvaluated = 0;  // evaluations after changing passes
+    int changingPasses = 0;   // passes that changed the module (up to where the check stopped)
 };
+
+enum class BisectStrategy { kBinary, kEveryPass };
 
 struct BisectOptions {
     uint64_t seed = 0;
+    BisectStrategy strategy = BisectStrategy::kBinary;
     RunnerOptions runner;
     // Modules whose entry computation produces more elements than this (sum
     // of every instruction's result size, loops counted once) are reported
