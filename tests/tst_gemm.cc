@@ -69,6 +69,15 @@ private slots:
         row("outer product", dotModule("f32[7]", "f32[5]", "f32[7,5]", ""), 1, 7, 5, 1, false, false);
         row("large", dotModule("f32[300,256]", "f32[256,190]", "f32[300,190]",
                                "lhs_contracting_dims={1}, rhs_contracting_dims={0}"), 1, 300, 190, 256, false, false);
+        // 16-bit floats: widened to f32, multiplied in f32, the result rounded.
+        row("bf16", dotModule("bf16[67,129]", "bf16[129,45]", "bf16[67,45]",
+                              "lhs_contracting_dims={1}, rhs_contracting_dims={0}"), 1, 67, 45, 129, false, false);
+        row("bf16 into f32", dotModule("bf16[3,31,40]", "bf16[3,9,40]", "f32[3,31,9]",
+                                       "lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, "
+                                       "rhs_contracting_dims={2}"), 3, 31, 9, 40, false, true);
+        row("f16 and f32", dotModule("f16[40,20]", "f32[40,17]", "f16[20,17]",
+                                     "lhs_contracting_dims={0}, rhs_contracting_dims={0}"), 1, 20, 17, 40, true,
+            false);
     }
 
     void plansAndResults() {
@@ -96,7 +105,14 @@ private slots:
             // Summation order differs by kernel (baseline, AVX2, AVX-512), so
             // elements near zero can differ in relative terms; absolutely the
             // results agree to float rounding of sums of order 10.
-            QVERIFY2(check.maxAbsError < 1e-4, ("max relative error " + std::to_string(check.maxRelError) + ", abs " +
+            // A 16-bit result may round the other way: one unit in the last place of values
+            // up to about 16 (1/8 for bf16).
+            const double bound = plan->converts() ? 0.125 : 1e-4;
+            const PrimitiveType type = dot->shape().elementType();
+            QCOMPARE(plan->converts(),
+                     (type != PrimitiveType::F32 && type != PrimitiveType::F64) ||
+                         dot->operand(0)->shape().elementType() != type);
+            QVERIFY2(check.maxAbsError < bound, ("max relative error " + std::to_string(check.maxRelError) + ", abs " +
                                                 std::to_string(check.maxAbsError)).c_str());
         }
     }
@@ -107,6 +123,9 @@ private slots:
         QTest::newRow("integer") << QString::fromStdString(dotModule("s32[4,5]", "s32[5,6]", "s32[4,6]",
                                                                      "lhs_contracting_dims={1}, rhs_contracting_dims={0}"))
                                  << "element type s32";
+        QTest::newRow("f64 and f32") << QString::fromStdString(dotModule("f64[4,5]", "f32[5,6]", "f64[4,6]",
+                                                                         "lhs_contracting_dims={1}, rhs_contracting_dims={0}"))
+                                     << "mixed element types";
         QTest::newRow("layout") << QString::fromStdString(dotModule("f32[4,5]{0,1}", "f32[5,6]", "f32[4,6]",
                                                                     "lhs_contracting_dims={1}, rhs_contracting_dims={0}"))
                                 << "default dense layout";

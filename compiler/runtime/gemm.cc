@@ -1,9 +1,12 @@
 #include "compiler/runtime/gemm.h"
 
 #include <algorithm>
+#include <cassert>
+#include <cstring>
 #include <vector>
 
 #include "compiler/runtime/thread_pool.h"
+#include "core/ir/float_types.h"
 #include "core/ir/hlo_instruction.h"
 #include "core/ir/shape.h"
 
@@ -50,9 +53,16 @@ StatusOr<GemmPlan> planGemm(const HloInstruction& dot) {
     const Shape& out = dot.shape();
     GemmPlan plan;
     plan.type = out.elementType();
-    if (plan.type != PrimitiveType::F32 && plan.type != PrimitiveType::F64)
+    plan.lhsType = lhs.elementType();
+    plan.rhsType = rhs.elementType();
+    auto f32Computed = [](PrimitiveType t) {
+        return t == PrimitiveType::F32 || t == PrimitiveType::BF16 || t == PrimitiveType::F16;
+    };
+    if (plan.type != PrimitiveType::F64 && !f32Computed(plan.type))
         return notGemm(dot, "element type " + std::string(primitive_util::name(plan.type)));
-    if (lhs.elementType() != plan.type || rhs.elementType() != plan.type)
+    if (plan.type == PrimitiveType::F64
+            ? plan.lhsType != plan.type || plan.rhsType != plan.type
+            : !f32Computed(plan.lhsType) || !f32Computed(plan.rhsType))
         return notGemm(dot, "mixed element types");
     if (!lhs.hasDefaultDenseLayout() || !rhs.hasDefaultDenseLayout() || !out.hasDefaultDenseLayout())
         return notGemm(dot, "an operand or the result is not in the default dense layout");
@@ -151,6 +161,7 @@ const GemmKernels& bestKernels() {
 
 void runGemmTile(const GemmPlan& plan, const void* lhs, const void* rhs, void* out, int64_t begin, int64_t end,
                  int64_t colBegin, int64_t colEnd) {
+    assert(!plan.converts());
     const GemmKernels& kernels = bestKernels();
     const int64_t cols = colEnd - colBegin;
     if (plan.type == PrimitiveType::F64)
@@ -171,9 +182,49 @@ int64_t gemmRowGrain(const GemmPlan& plan) {
     return std::max<int64_t>(32, (1 << 20) / rowFlops);
 }
 
+namespace {
+
+// 16-bit floats to f32 (exact) and back (round to nearest even), element by element.
+std::vector<float> widened(const void* data, PrimitiveType type, int64_t count) {
+    std::vector<float> out(static_cast<size_t>(std::max<int64_t>(count, 0)));
+    if (type == PrimitiveType::F32) {
+        std::memcpy(out.data(), data, out.size() * sizeof(float));
+        return out;
+    }
+    const auto* bits = static_cast<const uint16_t*>(data);
+    if (type == PrimitiveType::BF16) {
+        for (size_t i = 0; i < out.size(); ++i) {
+            const uint32_t wide = uint32_t{bits[i]} << 16;
+            std::memcpy(&out[i], &wide, sizeof wide);
+        }
+    } else {
+        for (size_t i = 0; i < out.size(); ++i) out[i] = float_util::bitsToFloat(type, bits[i]);
+    }
+    return out;
+}
+
+void narrowInto(const std::vector<float>& values, PrimitiveType type, void* out) {
+    auto* bits = static_cast<uint16_t*>(out);
+    for (size_t i = 0; i < values.size(); ++i)
+        bits[i] = static_cast<uint16_t>(float_util::floatToBits(type, values[i]));
+}
+
+}  // namespace
+
 void runGemm(const GemmPlan& plan, const void* lhs, const void* rhs, void* out, ThreadPool* pool) {
     const int64_t rowsTotal = plan.batch * plan.m;
     if (rowsTotal == 0 || plan.n == 0) return;
+    if (plan.converts()) {
+        GemmPlan f32 = plan;
+        f32.type = f32.lhsType = f32.rhsType = PrimitiveType::F32;
+        const std::vector<float> a = widened(lhs, plan.lhsType, plan.batch * plan.m * plan.k);
+        const std::vector<float> b = widened(rhs, plan.rhsType, plan.batch * plan.k * plan.n);
+        if (plan.type == PrimitiveType::F32) return runGemm(f32, a.data(), b.data(), out, pool);
+        std::vector<float> c(static_cast<size_t>(rowsTotal * plan.n));
+        runGemm(f32, a.data(), b.data(), c.data(), pool);
+        narrowInto(c, plan.type, out);
+        return;
+    }
     const size_t size = plan.type == PrimitiveType::F64 ? sizeof(double) : sizeof(float);
     auto body = [&](int64_t begin, int64_t end) {
         runGemmRows(plan, lhs, rhs, static_cast<char*>(out) + static_cast<size_t>(begin * plan.n) * size, begin, end);

@@ -388,6 +388,16 @@ void Runner::runGemmEpilogue(Program& program, Thunk& thunk) {
     if (rows == 0 || plan.n == 0) return;
     const size_t dotSlot = pointers.size() - 1;
     const int64_t elementBytes = thunk.dotElementBytes;
+    if (plan.converts()) {
+        // A 16-bit dot: the whole product (widened, multiplied in f32, rounded to the dot's
+        // type), then the epilogue over the whole output.
+        std::vector<uint8_t> product(static_cast<size_t>(rows * plan.n * elementBytes));
+        runGemm(plan, lhs, rhs, product.data(), m_context.pool);
+        std::vector<void*> local = pointers;
+        local[dotSlot] = product.data();
+        runElements(thunk.kernel, local.data(), rows * plan.n, 1);
+        return;
+    }
     const int64_t grain = gemmRowGrain(plan);
     // Output tiles the GEMM writes into a per-thread scratch block and the
     // epilogue reads back from cache. Each GEMM call packs its whole rhs
