@@ -75,6 +75,9 @@ private slots:
         row("bf16 into f32", dotModule("bf16[3,31,40]", "bf16[3,9,40]", "f32[3,31,9]",
                                        "lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, "
                                        "rhs_contracting_dims={2}"), 3, 31, 9, 40, false, true);
+        row("f8 into bf16", dotModule("f8e4m3fn[2,24,32]", "f8e5m2[2,32,12]", "bf16[2,24,12]",
+                                      "lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, "
+                                      "rhs_contracting_dims={1}"), 2, 24, 12, 32, false, false);
         row("f16 and f32", dotModule("f16[40,20]", "f32[40,17]", "f16[20,17]",
                                      "lhs_contracting_dims={0}, rhs_contracting_dims={0}"), 1, 20, 17, 40, true,
             false);

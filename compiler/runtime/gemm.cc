@@ -55,8 +55,11 @@ StatusOr<GemmPlan> planGemm(const HloInstruction& dot) {
     plan.type = out.elementType();
     plan.lhsType = lhs.elementType();
     plan.rhsType = rhs.elementType();
+    // f32 and the narrow floats of one or two bytes (f16, bf16, the f8 family).
     auto f32Computed = [](PrimitiveType t) {
-        return t == PrimitiveType::F32 || t == PrimitiveType::BF16 || t == PrimitiveType::F16;
+        return t == PrimitiveType::F32 ||
+               (primitive_util::isFloatingPoint(t) && t != PrimitiveType::F64 &&
+                !primitive_util::isSubByte(t));
     };
     if (plan.type != PrimitiveType::F64 && !f32Computed(plan.type))
         return notGemm(dot, "element type " + std::string(primitive_util::name(plan.type)));
@@ -184,29 +187,40 @@ int64_t gemmRowGrain(const GemmPlan& plan) {
 
 namespace {
 
-// 16-bit floats to f32 (exact) and back (round to nearest even), element by element.
+// Narrow floats (one or two bytes) to f32 (exact) and back (round to nearest even, the
+// format's overflow rule), element by element.
 std::vector<float> widened(const void* data, PrimitiveType type, int64_t count) {
     std::vector<float> out(static_cast<size_t>(std::max<int64_t>(count, 0)));
     if (type == PrimitiveType::F32) {
         std::memcpy(out.data(), data, out.size() * sizeof(float));
         return out;
     }
-    const auto* bits = static_cast<const uint16_t*>(data);
     if (type == PrimitiveType::BF16) {
+        const auto* bits = static_cast<const uint16_t*>(data);
         for (size_t i = 0; i < out.size(); ++i) {
             const uint32_t wide = uint32_t{bits[i]} << 16;
             std::memcpy(&out[i], &wide, sizeof wide);
         }
+    } else if (primitive_util::bitWidth(type) == 16) {
+        const auto* bits = static_cast<const uint16_t*>(data);
+        for (size_t i = 0; i < out.size(); ++i) out[i] = float_util::bitsToFloat(type, bits[i]);
     } else {
+        const auto* bits = static_cast<const uint8_t*>(data);
         for (size_t i = 0; i < out.size(); ++i) out[i] = float_util::bitsToFloat(type, bits[i]);
     }
     return out;
 }
 
 void narrowInto(const std::vector<float>& values, PrimitiveType type, void* out) {
-    auto* bits = static_cast<uint16_t*>(out);
+    if (primitive_util::bitWidth(type) == 16) {
+        auto* bits = static_cast<uint16_t*>(out);
+        for (size_t i = 0; i < values.size(); ++i)
+            bits[i] = static_cast<uint16_t>(float_util::floatToBits(type, values[i]));
+        return;
+    }
+    auto* bits = static_cast<uint8_t*>(out);
     for (size_t i = 0; i < values.size(); ++i)
-        bits[i] = static_cast<uint16_t>(float_util::floatToBits(type, values[i]));
+        bits[i] = static_cast<uint8_t>(float_util::floatToBits(type, values[i]));
 }
 
 }  // namespace

@@ -12,7 +12,7 @@
 // (An AVX-512 build measured no faster here: 44 GFLOP/s f32 per core with
 // either, bench_gemm.)
 //
-// planGemm says whether a dot maps onto this form: f32 or f64 (or 16-bit floats and f32
+// planGemm says whether a dot maps onto this form: f32 or f64 (or f16, bf16, f8 and f32
 // mixed, multiplied in f32); dense
 // operands and result in the default descending layout; batch dimensions
 // first and in order in both operands; each operand's free and contracting
@@ -33,9 +33,10 @@ class HloInstruction;
 class ThreadPool;
 
 struct GemmPlan {
-    // The result's element type: F32 or F64, or BF16/F16 (computed in f32).
+    // The result's element type: F32 or F64, or a narrow float of one or two bytes (f16,
+    // bf16, the f8 family; computed in f32).
     PrimitiveType type = PrimitiveType::F32;
-    // The operands' element types: both F64 with an F64 result; else each F32, BF16 or F16.
+    // The operands' element types: both F64 with an F64 result; else each F32 or a narrow float.
     PrimitiveType lhsType = PrimitiveType::F32;
     PrimitiveType rhsType = PrimitiveType::F32;
     int64_t batch = 1;
@@ -46,7 +47,7 @@ struct GemmPlan {
     bool rhsTransposed = false;  // rhs stored as [b, n, k]
     // 2*b*m*n*k.
     double flops() const { return 2.0 * batch * m * n * k; }
-    // Whether an operand or the result is a 16-bit float: runGemm then widens the operands to
+    // Whether an operand or the result is a narrow float: runGemm then widens the operands to
     // f32, multiplies in f32 (f32 accumulation, as the reference interpreter) and rounds the
     // result to nearest even. runGemmRows and runGemmTile take only plans that do not convert.
     bool converts() const {

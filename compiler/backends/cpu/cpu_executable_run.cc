@@ -389,8 +389,8 @@ void Runner::runGemmEpilogue(Program& program, Thunk& thunk) {
     const size_t dotSlot = pointers.size() - 1;
     const int64_t elementBytes = thunk.dotElementBytes;
     if (plan.converts()) {
-        // A 16-bit dot: the whole product (widened, multiplied in f32, rounded to the dot's
-        // type), then the epilogue over the whole output.
+        // A dot of narrow floats: the whole product (widened, multiplied in f32, rounded to
+        // the dot's type), then the epilogue over the whole output.
         std::vector<uint8_t> product(static_cast<size_t>(rows * plan.n * elementBytes));
         runGemm(plan, lhs, rhs, product.data(), m_context.pool);
         std::vector<void*> local = pointers;
