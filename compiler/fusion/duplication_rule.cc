@@ -24,9 +24,7 @@ bool effectivelyAtMostUnary(const HloInstruction& instruction) {
     for (const HloInstruction* operand : instruction.operands()) {
         const HloOpcode opcode = operand->opcode();
         if (opcode == HloOpcode::kBroadcast || opcode == HloOpcode::kIota) continue;
-        if (opcode == HloOpcode::kConstant && operand->shape().isArray() &&
-            operand->shape().elementCount() <= 1)
-            continue;
+        if (isScalarConstant(*operand)) continue;
         int64_t trueRank = 0;
         if (operand->shape().isArray())
             for (int64_t d : operand->shape().dimensions()) trueRank += d > 1 ? 1 : 0;

@@ -56,6 +56,11 @@ std::optional<FusionReason> checkLimits(const std::vector<const HloInstruction*>
 // than the computation's parameters; nullptr when there is none.
 const HloInstruction* reductionUnderEpilogue(const HloInstruction& root);
 
+// A constant of at most one element: what the fusion passes fold into the kernels reading it.
+inline bool isScalarConstant(const HloInstruction& instruction) {
+    return instruction.opcode() == HloOpcode::kConstant && instruction.shape().isArray() &&
+           instruction.shape().elementCount() <= 1;
+}
 // Expensive to recompute: transcendentals, reduce, reduce-window, dot,
 // convolution (or a fusion containing one).
 bool isExpensive(const HloInstruction& instruction);

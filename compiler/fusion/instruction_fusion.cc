@@ -372,8 +372,7 @@ public:
     void sinkScalarConstants(HloComputation& computation) {
         std::vector<HloInstruction*> constants;
         for (const auto& instruction : computation.instructions())
-            if (instruction->opcode() == HloOpcode::kConstant && instruction->shape().isArray() &&
-                instruction->shape().elementCount() <= 1 && !m_builder.removed(instruction.get()) &&
+            if (fusion::isScalarConstant(*instruction) && !m_builder.removed(instruction.get()) &&
                 !instruction->users().empty() && !instruction->isRoot())
                 constants.push_back(instruction.get());
         for (HloInstruction* constant : constants) {

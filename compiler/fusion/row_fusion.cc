@@ -321,8 +321,15 @@ StatusOr<bool> RowFusionPass::run(HloModule& module) {
 void RowFusionPass::sinkScalarConstants(HloComputation& computation,
                                         fusion::FusionBuilder& builder, int64_t& step) {
     auto scalarConstant = [](const HloInstruction* operand) {
-        return operand->opcode() == HloOpcode::kConstant && operand->shape().isArray() &&
-               operand->shape().elementCount() <= 1;
+        return fusion::isScalarConstant(*operand);
+    };
+    // The next scalar constant operand of `fusion` that may fuse into it, or null.
+    auto foldable = [&](HloInstruction* fusion) -> HloInstruction* {
+        for (HloInstruction* operand : fusion->operands())
+            if (scalarConstant(operand) &&
+                !fusion::checkPair(*operand, *fusion, m_config, nullptr, false, 1))
+                return operand;
+        return nullptr;
     };
     std::vector<HloInstruction*> fusions;
     for (const auto& instruction : computation.instructions())
@@ -331,13 +338,7 @@ void RowFusionPass::sinkScalarConstants(HloComputation& computation,
                         scalarConstant))
             fusions.push_back(instruction.get());
     for (HloInstruction* fusion : fusions) {
-        for (HloInstruction* constant = nullptr;;) {
-            constant = nullptr;
-            for (HloInstruction* operand : fusion->operands())
-                if (scalarConstant(operand) &&
-                    !fusion::checkPair(*operand, *fusion, m_config, nullptr, false, 1))
-                    constant = operand;
-            if (!constant) break;
+        while (HloInstruction* constant = foldable(fusion)) {
             PassDecision decision;
             decision.step = ++step;
             decision.applied = true;

@@ -215,7 +215,6 @@ public:
         report(m_states[bad].index, m_states[bad].pass, badCheck);
     }
 
-
 private:
     enum class Verdict { kSame, kDiffers, kTimedOut };
     struct Check {
