@@ -50,7 +50,7 @@ int main(int argc, char** argv) {
         for (PrimitiveType type : {PrimitiveType::F32, PrimitiveType::F64}) {
             for (int threads : {1, cores}) {
                 GemmPlan plan;
-                plan.type = type;
+                plan.type = plan.lhsType = plan.rhsType = type;
                 plan.m = s.m;
                 plan.k = s.k;
                 plan.n = s.n;

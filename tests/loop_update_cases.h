@@ -163,6 +163,42 @@ inline std::vector<LoopUpdateCase> loopUpdateCases() {
          "  init = (u32[], s64[], f32[6,5]) tuple(z, j, p)\n"
          "  ROOT w = (u32[], s64[], f32[6,5]) while(init), condition=cond, body=body }\n",
          1, 1});
+    // A kLoop fusion rooted at the update (what the cpu pipeline's fusion makes of a scan's
+    // update and its producers): the new row reads the old one at the same start, computed by
+    // the fusion's kernel part and then written in place on the CPU; the GPU plan takes only a
+    // lone update in place.
+    const std::string fusedUpdate =
+        "fused_update { buf = f32[8,4] parameter(0)  f = f32[] parameter(1)  i = s32[] parameter(2)\n"
+        "       zero = s32[] constant(0)  y = f32[1,4] broadcast(f), dimensions={}\n"
+        "       two = f32[] constant(2)  t = f32[1,4] broadcast(two), dimensions={}\n"
+        "       old = f32[1,4] dynamic-slice(buf, i, zero), dynamic_slice_sizes={1,4}\n"
+        "       m = f32[1,4] multiply(old, t)  v = f32[1,4] add(m, y)\n"
+        "       ROOT u = f32[8,4] dynamic-update-slice(buf, v, i, zero) }\n";
+    cases.push_back({"fused update",
+                     "HloModule m\n" + fusedUpdate + cond + head +
+                         "  ys1 = f32[8,4] fusion(ys, f, i), kind=kLoop, calls=fused_update\n"
+                         "  ROOT t = (s32[], f32[8,4]) tuple(i1, ys1) }\n" + entry,
+                     1, 0});
+    // Its start computed inside the fusion: the whole state by the fusion's kernel instead.
+    const std::string computedStart =
+        "fused_update { buf = f32[8,4] parameter(0)  y = f32[1,4] parameter(1)  i = s32[] parameter(2)\n"
+        "       zero = s32[] constant(0)  three = s32[] constant(3)  j = s32[] add(i, three)\n"
+        "       ROOT u = f32[8,4] dynamic-update-slice(buf, y, j, zero) }\n";
+    cases.push_back({"fused update, start computed inside",
+                     "HloModule m\n" + computedStart + cond + head +
+                         "  ys1 = f32[8,4] fusion(ys, y, i), kind=kLoop, calls=fused_update\n"
+                         "  ROOT t = (s32[], f32[8,4]) tuple(i1, ys1) }\n" + entry,
+                     0, 0});
+    // The update an operand of the fusion, the starts constants: no kernel part.
+    const std::string constantStart =
+        "fused_update { buf = f32[8,4] parameter(0)  y = f32[1,4] parameter(1)\n"
+        "       two = s32[] constant(2)  zero = s32[] constant(0)\n"
+        "       ROOT u = f32[8,4] dynamic-update-slice(buf, y, two, zero) }\n";
+    cases.push_back({"fused update, constant starts",
+                     "HloModule m\n" + constantStart + cond + head +
+                         "  ys1 = f32[8,4] fusion(ys, y), kind=kLoop, calls=fused_update\n"
+                         "  ROOT t = (s32[], f32[8,4]) tuple(i1, ys1) }\n" + entry,
+                     1, 0});
     return cases;
 }
 

@@ -612,6 +612,72 @@ ENTRY e {
   r = s32[64] remainder(x, t)
   ROOT s = s32[64] sort(r), dimensions={0}, to_apply=rev
 })");
+        // Lexicographic comparators: value then index (Mixtral's router: select(eq, lt, gt)
+        // with a TOTALORDER eq and a FLOAT gt), JAX's multi-key or(lt, and(eq, REST)), and a
+        // select on ne with swapped compares whose first key is the second operand. Ties come
+        // from rounding, NaNs from sqrt of negatives; indices run backwards so that the
+        // index compare, not stability, breaks ties.
+        row("sort by value then index (select chain)", R"(
+cvi { a = bf16[] parameter(0)  b = bf16[] parameter(1)  i = s32[] parameter(2)  j = s32[] parameter(3)
+      eq = pred[] compare(a, b), direction=EQ, type=TOTALORDER  lt = pred[] compare(i, j), direction=LT
+      gt = pred[] compare(a, b), direction=GT  ROOT s = pred[] select(eq, lt, gt) }
+ENTRY e {
+  x = f32[64,12] parameter(0)  four = f32[] constant(4)  fb = f32[64,12] broadcast(four), dimensions={}
+  m = f32[64,12] multiply(x, fb)  r = f32[64,12] round-nearest-even(m)  k = bf16[64,12] convert(r)
+  i = s32[64,12] iota(), iota_dimension=1  rev = s32[64,12] reverse(i), dimensions={1}
+  ROOT s = (bf16[64,12], s32[64,12]) sort(k, rev), dimensions={1}, to_apply=cvi
+})");
+        row("sort by three keys (or chain), NaNs and ties", R"(
+lex { a = s32[] parameter(0)  b = s32[] parameter(1)  c = f32[] parameter(2)  d = f32[] parameter(3)
+      e = f32[] parameter(4)  f = f32[] parameter(5)
+      lt0 = pred[] compare(a, b), direction=LT  eq0 = pred[] compare(a, b), direction=EQ
+      lt1 = pred[] compare(c, d), direction=LT, type=TOTALORDER  eq1 = pred[] compare(d, c), direction=EQ, type=TOTALORDER
+      gt2 = pred[] compare(e, f), direction=GT
+      and1 = pred[] and(eq1, gt2)  or1 = pred[] or(and1, lt1)
+      and0 = pred[] and(eq0, or1)  ROOT o = pred[] or(lt0, and0) }
+ENTRY e {
+  x = f32[9,50] parameter(0)  y = f32[9,50] parameter(1)  p = f32[9,50] parameter(2)
+  three = f32[] constant(3)  tb = f32[9,50] broadcast(three), dimensions={}
+  xm = f32[9,50] multiply(x, tb)  xr = f32[9,50] round-nearest-even(xm)  k = s32[9,50] convert(xr)
+  yr = f32[9,50] round-nearest-even(y)  half = f32[] constant(0.5)  hb = f32[9,50] broadcast(half), dimensions={}
+  big = pred[9,50] compare(p, hb), direction=GT  nan = f32[9,50] sqrt(xm)  y2 = f32[9,50] select(big, nan, yr)
+  pr = f32[9,50] round-nearest-even(p)
+  ROOT s = (s32[9,50], f32[9,50], f32[9,50]) sort(k, y2, pr), dimensions={1}, to_apply=lex
+})");
+        row("sort by a later operand first (select on ne, swapped compares), along dimension 0", R"(
+chain { a = f32[] parameter(0)  b = f32[] parameter(1)  i = u32[] parameter(2)  j = u32[] parameter(3)
+        ne = pred[] compare(i, j), direction=NE  later = pred[] compare(j, i), direction=LT
+        before = pred[] compare(b, a), direction=GT  ROOT s = pred[] select(ne, later, before) }
+ENTRY e {
+  x = f32[40,3] parameter(0)  y = f32[40,3] parameter(1)
+  two = f32[] constant(2)  tb = f32[40,3] broadcast(two), dimensions={}
+  ym = f32[40,3] multiply(y, tb)  ya = f32[40,3] add(ym, tb)  yr = f32[40,3] round-nearest-even(ya)
+  k = u32[40,3] convert(yr)  xs = f32[40,3] sqrt(x)
+  ROOT s = (f32[40,3], u32[40,3]) sort(xs, k), dimensions={0}, to_apply=chain
+})");
+        // Scatters with batching dimensions: Mixtral's per-token expert weights (scalar updates,
+        // two batching dimensions) and a windowed one whose batching dimension is not first.
+        row("scatter with batching dimensions (Mixtral's router)", R"(
+badd { a = bf16[] parameter(0)  b = bf16[] parameter(1)  ROOT s = bf16[] add(a, b) }
+ENTRY e {
+  z = bf16[] constant(0)  op = bf16[1,16,8] broadcast(z), dimensions={}
+  x = f32[1,16,2] parameter(0)  four = f32[] constant(4)  eb = f32[1,16,2] broadcast(four), dimensions={}
+  xm = f32[1,16,2] multiply(x, eb)  xa = f32[1,16,2] add(xm, eb)  xi = s32[1,16,2] convert(xa)
+  ids = s32[1,16,2,1] reshape(xi)  u = f32[1,16,2] parameter(1)  upd = bf16[1,16,2] convert(u)
+  ROOT sc = bf16[1,16,8] scatter(op, ids, upd), update_window_dims={}, inserted_window_dims={2},
+    scatter_dims_to_operand_dims={2}, input_batching_dims={0,1}, scatter_indices_batching_dims={0,1},
+    index_vector_dim=3, to_apply=badd
+})");
+        row("scatter with a batching dimension after the index dimension, windows", R"(
+add { a = f32[] parameter(0)  b = f32[] parameter(1)  ROOT s = f32[] add(a, b) }
+ENTRY e {
+  op = f32[5,3,4] parameter(0)  upd = f32[6,3,2] parameter(1)
+  ids = s32[6,3,2] constant({{{0,0},{4,2},{1,1}},{{0,0},{2,3},{-1,0}},{{3,1},{0,2},{1,2}},
+                              {{4,0},{4,3},{0,0}},{{2,2},{2,2},{5,0}},{{1,0},{3,1},{0,1}}})
+  ROOT sc = f32[5,3,4] scatter(op, ids, upd), update_window_dims={2}, inserted_window_dims={0},
+    scatter_dims_to_operand_dims={0,2}, input_batching_dims={1}, scatter_indices_batching_dims={1},
+    index_vector_dim=2, to_apply=add
+})");
         row("gather with batching dimensions", R"(ENTRY e {
   operand = s32[3,2,1,3] parameter(0)  indices = s32[3,2] parameter(1)
   a = s32[3,2,2] gather(operand, indices), offset_dims={2}, collapsed_slice_dims={2}, start_index_map={0},

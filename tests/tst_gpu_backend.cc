@@ -879,12 +879,24 @@ ENTRY %e (c: bf16[8,30], d: bf16[30,8], sc: bf16[8,4], s: bf16[]) -> f32[8,8] {
 // the aligned 32-bit word (atom.cas.b32); the emulation checks the values.
 void TestGpuBackend::narrowScatterIsACompareAndSwapLoop() {
     auto module = parse(readGolden("narrow_scatter.hlo"));
-    const GpuPlan plan = planOf(*prepared(*module, ExecutionMode::kFused));
+    const GpuPlan plan = planOf(*prepared(*module, ExecutionMode::kUnfused));
     checkPlanConsistent(plan);
     for (const char* name : {"sx", "sy", "sz"})
         QVERIFY(stepNamed(plan, name).kind == GpuStepKind::kKernel);
     QVERIFY(plan.ptx.find("atom.global.cas.b32") != std::string::npos);
     assemble(plan, ptxasPath());
+    // Fused, %sz takes the computation of its indices into its kInput fusion: still the output
+    // initialised from the operand, then the compare-and-swap loop.
+    const GpuPlan fused = planOf(*prepared(*module, ExecutionMode::kFused));
+    checkPlanConsistent(fused);
+    QVERIFY(fused.ptx.find("atom.global.cas.b32") != std::string::npos);
+    bool init = false;
+    for (const GpuPlanStep& step : fused.steps)
+        init = init || (step.kind == GpuStepKind::kKernel && step.name.size() > 5 &&
+                        step.name.compare(step.name.size() - 5, 5, ".init") == 0 && step.name != "sx.init" &&
+                        step.name != "sy.init" && step.name != "sz.init");
+    QVERIFY(init);
+    assemble(fused, ptxasPath());
 }
 
 // A scatter of several operands: a copy per operand into its output, then one kernel whose

@@ -367,6 +367,123 @@ CHECK: %add = f32[1024] add(
                  onGpu.c_str());
     }
 
+    // XLA's in-place fusion rules on the CPU: the update takes its elementwise producers and a
+    // slice of its buffer at its own start; a slice at another offset, a reverse between the
+    // slice and the update, and another update stay outside, each logged as in-place-conflict
+    // or not-fusible-op. The GPU keeps the update alone.
+    void inPlaceUpdatesFuseTheirProducers() {
+        static const char* kSameOffset = R"(HloModule same
+ENTRY e {
+  p = f32[64] parameter(0)
+  s = f32[63] slice(p), slice={[1:64]}
+  one = f32[] constant(1)
+  b = f32[63] broadcast(one), dimensions={}
+  a = f32[63] add(s, b)
+  at = s32[] constant(1)
+  ROOT u = f32[64] dynamic-update-slice(p, a, at)
+}
+)";
+        auto cpu = makeFusion({{"target", "cpu"}});
+        QVERIFY(cpu.isOk());
+        check(**cpu, kSameOffset, R"(
+CHECK: %fused_computation
+CHECK: slice(
+CHECK: ROOT {{.*}} dynamic-update-slice(
+CHECK: ENTRY
+CHECK-NOT: slice(
+CHECK: ROOT %fusion{{[.0-9]*}} = f32[64] fusion(f32[64] %p), kind=kLoop
+)");
+        static const char* kOtherOffset = R"(HloModule other
+ENTRY e {
+  p = f32[64] parameter(0)
+  s = f32[63] slice(p), slice={[0:63]}
+  one = f32[] constant(1)
+  b = f32[63] broadcast(one), dimensions={}
+  a = f32[63] add(s, b)
+  r = f32[63] reverse(a), dimensions={0}
+  at = s32[] constant(1)
+  u = f32[64] dynamic-update-slice(p, r, at)
+  q = f32[64] parameter(1)
+  two = s32[] constant(2)
+  ROOT v = f32[64] dynamic-update-slice(u, q, two)
+}
+)";
+        auto again = makeFusion({{"target", "cpu"}});
+        QVERIFY(again.isOk());
+        check(**again, kOtherOffset, R"(
+CHECK: ENTRY
+CHECK: %s = f32[63] slice(f32[64] %p)
+CHECK: %fusion{{[.0-9]*}} = f32[64] fusion({{.*}}), kind=kLoop
+CHECK: ROOT %v = f32[64] dynamic-update-slice(
+)");
+        const PassDecision* conflict = nullptr;
+        const PassDecision* chained = nullptr;
+        for (const auto& d : g_decisions) {
+            if (d.producer == "s" && d.reason == "in-place-conflict") conflict = &d;
+            if (d.consumer == "v" && d.reason == "not-fusible-op") chained = &d;
+        }
+        QVERIFY(conflict);
+        QVERIFY2(conflict->explanation.find("another offset") != std::string::npos, conflict->explanation.c_str());
+        QVERIFY(chained);
+        QVERIFY2(chained->explanation.find("in place") != std::string::npos, chained->explanation.c_str());
+        auto gpu = makeFusion({{"target", "gpu"}});
+        QVERIFY(gpu.isOk());
+        check(**gpu, kSameOffset, R"(
+CHECK: ENTRY
+CHECK: ROOT %u = f32[64] dynamic-update-slice(
+)");
+    }
+
+    // On the GPU a scatter takes the producers of its indices and updates into a kInput fusion,
+    // not the producer of the operand it updates in place, and it fuses into no user; the
+    // CPU keeps the scatter alone.
+    void gpuScatterTakesItsIndicesAndUpdates() {
+        static const char* kScatter = R"(HloModule scatter
+add {
+  x = s32[] parameter(0)
+  y = s32[] parameter(1)
+  ROOT s = s32[] add(x, y)
+}
+ENTRY e {
+  p0 = s32[300,3] parameter(0)
+  operand = s32[300,3] add(p0, p0)
+  p1 = s32[200,1] parameter(1)
+  indices = s32[200,1] add(p1, p1)
+  p2 = s32[200,3] parameter(2)
+  updates = s32[200,3] multiply(p2, p2)
+  scatter = s32[300,3] scatter(operand, indices, updates), to_apply=add, update_window_dims={1},
+    inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1
+  ROOT out = s32[300,3] negate(scatter)
+}
+)";
+        auto gpu = makeFusion({{"target", "gpu"}});
+        QVERIFY(gpu.isOk());
+        check(**gpu, kScatter, R"(
+CHECK: %fused_computation
+CHECK: %indices{{[.0-9]*}} = s32[200,1] add(
+CHECK: %updates{{[.0-9]*}} = s32[200,3] multiply(
+CHECK: ROOT %scatter{{[.0-9]*}} = s32[300,3] scatter(
+CHECK: ENTRY
+CHECK: %operand{{[.0-9]*}} = s32[300,3]
+CHECK: kind=kInput
+CHECK: ROOT %out = s32[300,3] negate(
+)");
+        bool conflict = false, kept = false;
+        for (const auto& d : g_decisions) {
+            conflict = conflict || (d.producer == "operand" && d.reason == "in-place-conflict");
+            kept = kept || (d.consumer == "out" && d.reason == "not-fusible-op" &&
+                            d.explanation.find("scatter stays the root") != std::string::npos);
+        }
+        QVERIFY(conflict);
+        QVERIFY(kept);
+        auto cpu = makeFusion({{"target", "cpu"}});
+        QVERIFY(cpu.isOk());
+        check(**cpu, kScatter, R"(
+CHECK: ENTRY
+CHECK: %scatter = s32[300,3] scatter(
+)");
+    }
+
     // A fusion nested in a fused computation survives its computation being rebuilt: the
     // nested computation's caller is the clone in the new body (XLA's constant sinking test).
     void nestedFusionKeepsItsCaller() {

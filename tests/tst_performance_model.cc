@@ -368,6 +368,27 @@ ENTRY e {
         QVERIFY(dot);
         FusionEstimate intoDot = estimateFusion(*find(*dot, "e"), *find(*dot, "d"), *h100);
         QVERIFY(intoDot.fusedSeconds > intoDot.unfusedSeconds);
+
+        // Through a consumer fusion, the reads of the producer's parameter count: two 3x3
+        // reduce-windows read each element 81 times, an elementwise chain once.
+        auto windows = parse(R"(HloModule m
+add { x = f32[] parameter(0)  y = f32[] parameter(1)  ROOT s = f32[] add(x, y) }
+windowed { p = f32[64,256,256] parameter(0)  z = f32[] constant(0)
+  r = f32[64,256,256] reduce-window(p, z), window={size=1x3x3 pad=0_0x1_1x1_1}, to_apply=add
+  ROOT q = f32[64,256,256] reduce-window(r, z), window={size=1x3x3 pad=0_0x1_1x1_1}, to_apply=add }
+plain { p = f32[64,256,256] parameter(0)  n = f32[64,256,256] negate(p)  ROOT q = f32[64,256,256] abs(n) }
+ENTRY e {
+  a = f32[64,256,256] parameter(0)
+  t = f32[64,256,256] tanh(a)
+  w = f32[64,256,256] fusion(t), kind=kLoop, calls=windowed
+  u = f32[64,256,256] fusion(t), kind=kLoop, calls=plain
+  ROOT o = (f32[64,256,256], f32[64,256,256]) tuple(w, u)
+})");
+        QVERIFY(windows);
+        const FusionEstimate intoWindows = estimateFusion(*find(*windows, "t"), *find(*windows, "w"), *h100);
+        const FusionEstimate intoPlain = estimateFusion(*find(*windows, "t"), *find(*windows, "u"), *h100);
+        QVERIFY(intoWindows.fusedSeconds > intoWindows.unfusedSeconds);
+        QVERIFY(intoPlain.fusedSeconds < intoPlain.unfusedSeconds);
     }
 
     // The CPU runtime figures: JSON, the bandwidth curve, and how the model

@@ -42,9 +42,15 @@ bool isOnlyViewOfParameterElement(const HloInstruction& operand) {
 bool otherReadersRunFirst(const HloInstruction& update,
                           const std::function<int64_t(const HloInstruction*)>& position,
                           const std::function<bool(const HloInstruction*)>& keepsView) {
+    return otherReadersRunFirst(update, 0, position, keepsView);
+}
+
+bool otherReadersRunFirst(const HloInstruction& update, int64_t bufferOperand,
+                          const std::function<int64_t(const HloInstruction*)>& position,
+                          const std::function<bool(const HloInstruction*)>& keepsView) {
     const int64_t at = position(&update);
-    if (at < 0) return false;
-    for (const HloInstruction* user : update.operand(0)->users()) {
+    if (at < 0 || bufferOperand < 0 || bufferOperand >= update.operandCount()) return false;
+    for (const HloInstruction* user : update.operand(bufferOperand)->users()) {
         if (user == &update) continue;
         const int64_t where = position(user);
         if (where < 0 || where >= at || keepsView(user)) return false;

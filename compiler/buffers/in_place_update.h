@@ -30,5 +30,9 @@ bool isOnlyViewOfParameterElement(const HloInstruction& operand);
 bool otherReadersRunFirst(const HloInstruction& update,
                           const std::function<int64_t(const HloInstruction*)>& position,
                           const std::function<bool(const HloInstruction*)>& keepsView);
+// The same for the operand `bufferOperand` of `update` (a fusion rooted at an update of it).
+bool otherReadersRunFirst(const HloInstruction& update, int64_t bufferOperand,
+                          const std::function<int64_t(const HloInstruction*)>& position,
+                          const std::function<bool(const HloInstruction*)>& keepsView);
 
 }  // namespace hloscope

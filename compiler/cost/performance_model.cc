@@ -1,5 +1,7 @@
 #include "compiler/cost/performance_model.h"
 
+#include <unordered_map>
+
 #include <algorithm>
 #include <unordered_set>
 
@@ -189,6 +191,8 @@ ModulePrediction predict(const HloModule& module, const TargetDescription& targe
     return prediction;
 }
 
+double fusedReads(const HloInstruction& fusion, const HloInstruction& producer);
+
 // How many times a fused consumer evaluates each element of the producer.
 double recomputeFactor(const HloInstruction& producer, const HloInstruction& consumer,
                        const InstructionCost& consumerCost) {
@@ -197,6 +201,8 @@ double recomputeFactor(const HloInstruction& producer, const HloInstruction& con
     const double consumed = elementsOf(consumer.shape());
     const bool isOperand0 = consumer.operandCount() > 0 && consumer.operand(0) == &producer;
     switch (consumer.opcode()) {
+        case HloOpcode::kFusion:
+            return consumer.fusedComputation() ? fusedReads(consumer, producer) : 1;
         case HloOpcode::kBroadcast:
             return consumed / produced;
         case HloOpcode::kGather:
@@ -222,6 +228,41 @@ double recomputeFactor(const HloInstruction& producer, const HloInstruction& con
         default:
             return 1;
     }
+}
+
+// How many times a fusion's kernel evaluates each element of its operand `producer` (XLA's
+// operand utilization): the root's elements once each, every instruction passing its count on
+// to its operands times the factor above (a reduce-window reads each element once per window
+// that covers it, a broadcast once per copy, a slice only what it keeps). 1 where the
+// producer feeds no parameter.
+double fusedReads(const HloInstruction& fusion, const HloInstruction& producer) {
+    const HloComputation* fused = fusion.fusedComputation();
+    const std::vector<HloInstruction*> order = fused->postOrder();
+    std::unordered_map<const HloInstruction*, double> times;
+    times[fused->root()] = 1;
+    for (auto it = order.rbegin(); it != order.rend(); ++it) {
+        const HloInstruction* x = *it;
+        const auto found = times.find(x);
+        if (found == times.end() || found->second <= 0) continue;
+        const double t = found->second;
+        const bool dotLike = x->opcode() == HloOpcode::kDot || x->opcode() == HloOpcode::kConvolution ||
+                             x->opcode() == HloOpcode::kRaggedDot || x->opcode() == HloOpcode::kScaledDot;
+        const InstructionCost cost = dotLike ? CostAnalysis::of(*x) : InstructionCost{};
+        std::vector<const HloInstruction*> seen;
+        for (const HloInstruction* operand : x->operands()) {
+            if (std::find(seen.begin(), seen.end(), operand) != seen.end()) continue;
+            seen.push_back(operand);
+            times[operand] += t * recomputeFactor(*operand, *x, cost);
+        }
+    }
+    double reads = 0;
+    bool feeds = false;
+    for (int64_t i = 0; i < fusion.operandCount() && i < fused->parameterCount(); ++i)
+        if (fusion.operand(i) == &producer) {
+            feeds = true;
+            if (const auto found = times.find(fused->parameter(i)); found != times.end()) reads += found->second;
+        }
+    return feeds && reads > 0 ? reads : 1;
 }
 
 }  // namespace

@@ -86,14 +86,14 @@ struct FusionBuilder::Body {
 
 namespace {
 
-// kInput when a root (each element of a tuple root) is a reduce or a reduce's epilogue,
-// else kLoop.
+// kInput when a root (each element of a tuple root) is a reduce or a reduce's epilogue, or a
+// scatter (XLA's input-fused scatter), else kLoop.
 std::string rootKind(const HloComputation& computation) {
     const HloInstruction* root = computation.root();
     std::vector<const HloInstruction*> roots{root};
     if (root->opcode() == HloOpcode::kTuple) roots.assign(root->operands().begin(), root->operands().end());
     for (const HloInstruction* r : roots)
-        if (reductionUnderEpilogue(*r)) return "kInput";
+        if (reductionUnderEpilogue(*r) || r->opcode() == HloOpcode::kScatter) return "kInput";
     return "kLoop";
 }
 

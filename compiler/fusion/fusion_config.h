@@ -35,6 +35,15 @@ struct FusionConfig {
     std::set<std::pair<std::string, std::string>> force;
     std::set<std::pair<std::string, std::string>> forbid;
 
+    // Whether a dynamic-update-slice takes its producers into a kLoop fusion it is the root
+    // of (fusion/in_place_fusion.h), as XLA's CPU instruction fusion does. The GPU and the TPU
+    // keep it unfused: their plans update a loop's state in place only for a lone update.
+    bool fusesIntoInPlaceUpdates() const { return target == "cpu"; }
+    // Whether a scatter of one operand takes the producers of its indices and updates into a
+    // kInput fusion it is the root of, as XLA's GPU fusion does (the GPU plan initialises the
+    // output from the operand, then runs the scatter kernel with the fused producers).
+    bool fusesIntoScatters() const { return target == "gpu"; }
+
     // Pairs are named by the user's instruction names; once an instruction
     // is inside a fusion, the fusion answers for it.
     bool forced(const HloInstruction& a, const HloInstruction& b) const {

@@ -19,6 +19,7 @@ std::string_view fusionReasonCode(FusionReason reason) {
     case FusionReason::kReductionNotRoot: return "reduction-not-root";
     case FusionReason::kNotSiblings: return "not-siblings";
     case FusionReason::kNotAllConsumers: return "not-all-consumers";
+    case FusionReason::kInPlaceConflict: return "in-place-conflict";
     }
     return "unknown";
 }
@@ -32,7 +33,7 @@ const std::vector<FusionReason>& allFusionReasons() {
         FusionReason::kMultiOutputCycle, FusionReason::kBudgetExceeded,
         FusionReason::kForcedByUser,    FusionReason::kForbiddenByUser,
         FusionReason::kReductionNotRoot, FusionReason::kNotSiblings,
-        FusionReason::kNotAllConsumers,
+        FusionReason::kNotAllConsumers, FusionReason::kInPlaceConflict,
     };
     return reasons;
 }

@@ -54,6 +54,11 @@
 //                                  the CPU also a producer that reads more than it
 //                                  writes and cannot fuse along every path to its
 //                                  consumers (fusion/duplication_rule.h).
+//   in-place-conflict              the consumer updates a buffer in place (a
+//                                  dynamic-update-slice, or a fusion rooted at
+//                                  one) and the producer reads that buffer in a
+//                                  way the in-place kernel would overwrite first
+//                                  (fusion/in_place_fusion.h).
 #pragma once
 
 #include <string_view>
@@ -77,6 +82,7 @@ enum class FusionReason {
     kReductionNotRoot,
     kNotSiblings,
     kNotAllConsumers,
+    kInPlaceConflict,
 };
 
 // The kebab-case code ("no-predicted-gain").

@@ -4,8 +4,10 @@
 #include <cstdio>
 #include <unordered_set>
 
+#include "compiler/buffers/in_place_update.h"
 #include "compiler/cost/cost_analysis.h"
 #include "compiler/fusion/fusion_format.h"
+#include "compiler/fusion/in_place_fusion.h"
 
 namespace hloscope::fusion {
 
@@ -412,6 +414,11 @@ std::optional<FusionReason> checkPair(const HloInstruction& producer,
     std::string why;
     if (producer.opcode() == HloOpcode::kParameter)
         return fail(FusionReason::kNotFusibleOp, P() + " is a parameter");
+    if (inPlaceUpdateOf(producer))
+        return fail(FusionReason::kNotFusibleOp,
+                    P() + " updates a buffer in place: a dynamic-update-slice stays the root of its fusion");
+    if (scatterOf(producer))
+        return fail(FusionReason::kNotFusibleOp, P() + " scatters into a buffer in place: a scatter stays the root of its fusion");
     if (!fusibleOpcode(producer, &why)) return fail(FusionReason::kNotFusibleOp, P() + " " + why);
     if (!producer.shape().isArray())
         return fail(FusionReason::kNotFusibleOp, P() + " does not produce an array");
@@ -428,7 +435,18 @@ std::optional<FusionReason> checkPair(const HloInstruction& producer,
                                    "its fusion (an epilogue), and " + C() + " is not one"
                                  : "a reduce can only be the root of its fusion"));
     }
-    if (consumer.opcode() == HloOpcode::kParameter || !fusibleOpcode(consumer, &why))
+    // A dynamic-update-slice becomes the root of a kLoop fusion where the target fuses into
+    // in-place updates.
+    const bool inPlaceRoot = consumer.opcode() == HloOpcode::kDynamicUpdateSlice &&
+                             config.fusesIntoInPlaceUpdates() && isInPlaceUpdateForm(consumer, false) &&
+                             !consumer.hasSideEffect() && consumer.controlPredecessors().empty() &&
+                             consumer.controlSuccessors().empty();
+    const bool scatterRoot = consumer.opcode() == HloOpcode::kScatter && config.fusesIntoScatters() &&
+                             consumer.operandCount() == 3 && consumer.shape().isArray() &&
+                             !consumer.hasSideEffect() && consumer.controlPredecessors().empty() &&
+                             consumer.controlSuccessors().empty();
+    if (consumer.opcode() == HloOpcode::kParameter ||
+        (!inPlaceRoot && !scatterRoot && !fusibleOpcode(consumer, &why)))
         return fail(FusionReason::kConsumerIsNotFusible,
                     C() + (consumer.opcode() == HloOpcode::kParameter ? " is a parameter" : " " + why));
     if (isDotLike(consumer.opcode()))
@@ -500,6 +518,12 @@ std::optional<FusionReason> checkPair(const HloInstruction& producer,
                     P() + " is laid out " + producer.shape().toString() + " but " + C() +
                         " reads it as " + consumer.shape().toString() +
                         ": the fused kernel would read it transposed");
+    if (inPlaceUpdateOf(consumer))
+        if (auto conflict = inPlaceConflict(producer, consumer))
+            return fail(FusionReason::kInPlaceConflict, *conflict);
+    if (scatterOf(consumer))
+        if (auto conflict = scatterConflict(producer, consumer))
+            return fail(FusionReason::kInPlaceConflict, *conflict);
     if (auto reason = checkLimits({&producer, &consumer}, config, detail)) return reason;
     return std::nullopt;
 }
@@ -510,11 +534,16 @@ bool multiOutputCandidate(const HloInstruction& instruction, std::string* why,
     if (tiledTransposes && isTiledTranspose(instruction)) return fusibleOpcode(instruction, why);
     // An output updated in place aliases its operand's buffer: a kernel of several outputs
     // could not write it there.
-    for (const HloInstruction* root : fusionRoots(instruction))
+    for (const HloInstruction* root : fusionRoots(instruction)) {
         if (root && root->opcode() == HloOpcode::kDynamicUpdateSlice) {
             if (why) *why = "updates a buffer in place (a dynamic-update-slice output)";
             return false;
         }
+        if (root && root->opcode() == HloOpcode::kScatter) {
+            if (why) *why = "scatters into a buffer in place (a scatter output)";
+            return false;
+        }
+    }
     if (opcode == HloOpcode::kReduce) {
         if (!instruction.shape().isArray()) {
             if (why) *why = "is a variadic reduce";

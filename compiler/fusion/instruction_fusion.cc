@@ -366,6 +366,66 @@ private:
     }
 
 public:
+    // Before the priority loop, where the target fuses into in-place updates: each
+    // dynamic-update-slice, from the computation's end back, takes the producers that feed
+    // only it, nearest first, as XLA's instruction fusion visits consumers from the root down
+    // (the update claims its operands' chains before they fuse elsewhere, and the in-place
+    // rules see the slices that read its buffer: fusion/in_place_fusion.h).
+    void fuseIntoInPlaceUpdates(HloComputation& computation) {
+        const std::vector<HloInstruction*> order = fusion::postOrderOf(computation);
+        std::unordered_map<const HloInstruction*, size_t> position;
+        for (size_t i = 0; i < order.size(); ++i) position[order[i]] = i;
+        const auto placeOf = [&](const HloInstruction* x) {
+            auto found = position.find(x);
+            return found == position.end() ? size_t{0} : found->second;
+        };
+        for (auto it = order.rbegin(); it != order.rend(); ++it) {
+            HloInstruction* consumer = *it;
+            if (m_builder.removed(consumer) || consumer->opcode() != HloOpcode::kDynamicUpdateSlice) continue;
+            for (bool progress = true; progress;) {
+                progress = false;
+                std::vector<HloInstruction*> operands;
+                for (HloInstruction* operand : consumer->operands())
+                    if (std::find(operands.begin(), operands.end(), operand) == operands.end())
+                        operands.push_back(operand);
+                std::stable_sort(operands.begin(), operands.end(), [&](const HloInstruction* a, const HloInstruction* b) {
+                    return placeOf(a) > placeOf(b);
+                });
+                for (HloInstruction* producer : operands) {
+                    // Only what feeds this update alone (shared producers are the priority
+                    // loop's, over all their consumers); scalar constants come at the end.
+                    if (producer->userCount() != 1 || producer->isRoot() || fusion::isScalarConstant(*producer) ||
+                        producer->opcode() == HloOpcode::kParameter)
+                        continue;
+                    std::string detail;
+                    const std::optional<FusionReason> illegal =
+                        fusion::checkPair(*producer, *consumer, m_config, &detail, false, 1);
+                    const FusionReason reason = illegal ? *illegal : FusionReason::kFused;
+                    if (shouldLog(producer, consumer, !illegal, fusionReasonCode(reason))) {
+                        PassDecision decision;
+                        decision.step = ++m_step;
+                        decision.producer = producer->name();
+                        decision.consumer = consumer->name();
+                        decision.reason = std::string(fusionReasonCode(reason));
+                        decision.applied = !illegal;
+                        decision.explanation =
+                            illegal ? detail
+                                    : "%" + producer->name() + " feeds only the in-place update %" + consumer->name() +
+                                          ", which takes it into its kernel: saves writing and re-reading " +
+                                          fusion::describeBytes(producer->shape());
+                        m_record(std::move(decision));
+                    }
+                    if (illegal) continue;
+                    m_rewrite(consumer, nullptr);
+                    consumer = m_builder.fuse(producer, consumer, true);
+                    m_rewrite(nullptr, consumer);
+                    progress = true;
+                    break;
+                }
+            }
+        }
+    }
+
     // After the priority loop: every scalar constant goes into each of its users that can
     // take it (as XLA's priority fusion ends), on the GPU and the TPU a user that is no fusion
     // becoming one; the constant goes away when every user took it.
@@ -456,6 +516,7 @@ StatusOr<bool> FusionPass::run(HloModule& module) {
             recordRewrite("fuse", pendingBefore, after);
         });
     for (HloComputation* computation : fusion::fusibleComputations(module)) {
+        if (m_config.fusesIntoInPlaceUpdates()) fusion.fuseIntoInPlaceUpdates(*computation);
         fusion.run(*computation);
         fusion.sinkScalarConstants(*computation);
     }

@@ -18,13 +18,15 @@ std::string opName(const std::string& name) {
     return clone == std::string::npos ? name : name.substr(0, clone);
 }
 
-// Calls add(op name, kernel) for every op inside the fused computation (and what it calls).
+// Calls add(op name, kernel) for every op inside the fused computation and what it calls (the
+// fusions nested in it; with `regions`, also a reduce's, scatter's or sort's region).
 template <typename Add>
-void mapFused(const HloComputation& computation, const std::string& kernel, Add&& add) {
+void mapFused(const HloComputation& computation, const std::string& kernel, bool regions, Add&& add) {
     for (const auto& x : computation.instructions()) {
         if (x->opcode() == HloOpcode::kParameter) continue;
         add(opName(x->name()), kernel);
-        for (const HloComputation* callee : x->calledComputations()) mapFused(*callee, kernel, add);
+        for (const HloComputation* callee : x->calledComputations())
+            if (regions || x->opcode() == HloOpcode::kFusion) mapFused(*callee, kernel, regions, add);
     }
 }
 
@@ -60,12 +62,12 @@ namespace {
 
 // Calls add(op name, kernel) for every op of the module: a kernel is itself, a fused op its fusion.
 template <typename Add>
-void forEachOpKernel(const HloModule& module, Add&& add) {
+void forEachOpKernel(const HloModule& module, bool regions, Add&& add) {
     for (const HloComputation* computation : kernelComputations(module)) {
         for (const auto& x : computation->instructions()) {
             add(opName(x->name()), x->name());
             if (x->opcode() == HloOpcode::kFusion && x->fusedComputation())
-                mapFused(*x->fusedComputation(), x->name(), add);
+                mapFused(*x->fusedComputation(), x->name(), regions, add);
         }
     }
 }
@@ -74,13 +76,13 @@ void forEachOpKernel(const HloModule& module, Add&& add) {
 
 std::unordered_map<std::string, std::string> kernelOfOps(const HloModule& module) {
     std::unordered_map<std::string, std::string> out;
-    forEachOpKernel(module, [&](std::string op, const std::string& kernel) { out.emplace(std::move(op), kernel); });
+    forEachOpKernel(module, true, [&](std::string op, const std::string& kernel) { out.emplace(std::move(op), kernel); });
     return out;
 }
 
-std::unordered_map<std::string, std::vector<std::string>> kernelsOfOps(const HloModule& module) {
+std::unordered_map<std::string, std::vector<std::string>> kernelsOfOps(const HloModule& module, bool regions) {
     std::unordered_map<std::string, std::vector<std::string>> out;
-    forEachOpKernel(module, [&](std::string op, const std::string& kernel) {
+    forEachOpKernel(module, regions, [&](std::string op, const std::string& kernel) {
         std::vector<std::string>& kernels = out[std::move(op)];
         if (std::find(kernels.begin(), kernels.end(), kernel) == kernels.end()) kernels.push_back(kernel);
     });

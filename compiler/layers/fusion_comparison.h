@@ -28,8 +28,10 @@ bool holdsFusions(const HloModule& module);
 // every instruction of a possibly fused module; fused instructions map to their fusion.
 std::unordered_map<std::string, std::string> kernelOfOps(const HloModule& module);
 // Op name -> every kernel holding a copy of it (a producer fused into several consumers is in
-// each of them), in the module's order.
-std::unordered_map<std::string, std::vector<std::string>> kernelsOfOps(const HloModule& module);
+// each of them), in the module's order. `regions`: also the instructions of the regions fused
+// ops call (a reduce's reducer), which may share names with the model's ops.
+std::unordered_map<std::string, std::vector<std::string>> kernelsOfOps(const HloModule& module,
+                                                                       bool regions = true);
 
 struct FusionComparison {
     struct Op {

@@ -60,7 +60,7 @@ public:
         buffers.patches.resize(static_cast<size_t>(count * m_plan.k));
         if (!m_plan.outputInPlace) buffers.tile.resize(static_cast<size_t>(count * m_plan.groupOut));
         GemmPlan gemm;
-        gemm.type = m_plan.type;
+        gemm.type = gemm.lhsType = gemm.rhsType = m_plan.type;
         gemm.m = count;
         gemm.n = m_plan.groupOut;
         gemm.k = m_plan.k;

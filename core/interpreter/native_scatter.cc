@@ -91,6 +91,9 @@ void scatterTyped(const NativeScatterPlan& plan, const void* indices, const void
         for (int64_t k = 0; k < plan.indexVectorSize; ++k)
             start[static_cast<size_t>(plan.scatterDimsToOperandDims[static_cast<size_t>(k)])] =
                 readIndex<Index>(indices, indexBase + k * plan.indexVectorStride);
+        for (size_t i = 0; i < plan.batchOperandDims.size(); ++i)
+            start[static_cast<size_t>(plan.batchOperandDims[i])] =
+                scatterIndex[static_cast<size_t>(plan.batchScatterPositions[i])];
         bool fits = true;
         int64_t operandBase = 0;
         for (size_t d = 0; d < rank; ++d) {
@@ -145,8 +148,8 @@ StatusOr<NativeScatterPlan> planNativeScatter(const HloInstruction& scatter) {
         return notPlanned(scatter, "a scatter of several operands is not compiled by the CPU backend");
     const ScatterDimensionNumbers* dn = scatter.scatterDimensionNumbers();
     if (dn == nullptr) return notPlanned(scatter, "scatter without dimension numbers");
-    if (!dn->inputBatchingDims.empty() || !dn->scatterIndicesBatchingDims.empty())
-        return notPlanned(scatter, "a scatter with batching dimensions is not compiled by the CPU backend");
+    if (dn->inputBatchingDims.size() != dn->scatterIndicesBatchingDims.size())
+        return notPlanned(scatter, "scatter batching dimensions are not paired");
     const Shape& operand = scatter.operand(0)->shape();
     const Shape& indices = scatter.operand(1)->shape();
     const Shape& updates = scatter.operand(2)->shape();
@@ -232,9 +235,20 @@ StatusOr<NativeScatterPlan> planNativeScatter(const HloInstruction& scatter) {
         plan.updateScatterStrides.push_back(updateStrides[u]);
         plan.indexScatterStrides.push_back(indexStrides[x]);
     }
+    for (size_t i = 0; i < dn->inputBatchingDims.size(); ++i) {
+        const int64_t operandDim = dn->inputBatchingDims[i];
+        const auto at = std::find(indexBatchDims.begin(), indexBatchDims.end(), dn->scatterIndicesBatchingDims[i]);
+        if (operandDim < 0 || operandDim >= static_cast<int64_t>(plan.operandDims.size()) || at == indexBatchDims.end())
+            return notPlanned(scatter, "scatter batching dimensions out of range");
+        const auto position = static_cast<size_t>(at - indexBatchDims.begin());
+        if (plan.scatterSizes[position] != plan.operandDims[static_cast<size_t>(operandDim)])
+            return notPlanned(scatter, "scatter batching dimension sizes differ");
+        plan.batchOperandDims.push_back(operandDim);
+        plan.batchScatterPositions.push_back(static_cast<int64_t>(position));
+    }
     std::vector<int64_t> windowOperandDims;
     for (int64_t d = 0; d < static_cast<int64_t>(plan.operandDims.size()); ++d)
-        if (!contains(dn->insertedWindowDims, d)) windowOperandDims.push_back(d);
+        if (!contains(dn->insertedWindowDims, d) && !contains(dn->inputBatchingDims, d)) windowOperandDims.push_back(d);
     if (windowOperandDims.size() != dn->updateWindowDims.size())
         return notPlanned(scatter, "scatter window dimensions do not match the operand");
     plan.windowExtent.assign(plan.operandDims.size(), 1);

@@ -6,8 +6,10 @@
 // (overwrite). Semantics as XLA's and the reference interpreter's: each update window lands
 // at the start its index vector names; a window that does not fit the operand whole is
 // skipped; updates combine in the updates' row-major order, so duplicate indices accumulate
-// exactly as in the interpreter. Anything else (several operands, batching dimensions, other
-// combiners or types) is not planned: planNativeScatter says why and the caller falls back.
+// exactly as in the interpreter. Batching dimensions (a per-batch index, as JAX lowers
+// `x.at[b, idx]` under vmap) start at the update's own position in the paired index
+// dimension. Anything else (several operands, other combiners or types) is not planned:
+// planNativeScatter says why and the caller falls back.
 #pragma once
 
 #include <cstdint>
@@ -40,6 +42,9 @@ struct NativeScatterPlan {
     int64_t indexVectorSize = 1;
     int64_t indexVectorStride = 0;
     std::vector<int64_t> scatterDimsToOperandDims;
+    // Batching dimensions: operand dimension batchOperandDims[i] starts at the scatter index's
+    // component batchScatterPositions[i] (a position in scatterSizes).
+    std::vector<int64_t> batchOperandDims, batchScatterPositions;
     // The window: per window dimension, its size, its stride in the updates and in the operand.
     std::vector<int64_t> windowSizes, updateWindowStrides, operandWindowStrides;
 };

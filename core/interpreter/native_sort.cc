@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <numeric>
+#include <optional>
 #include <utility>
 #include <string>
 
@@ -51,6 +52,84 @@ int64_t intAt(PrimitiveType type, const uint8_t* data, int64_t i) {
     }
 }
 
+bool sortableKeyType(PrimitiveType type) {
+    switch (type) {
+    case PrimitiveType::F32: case PrimitiveType::F64: case PrimitiveType::F16: case PrimitiveType::BF16:
+    case PrimitiveType::S8: case PrimitiveType::S16: case PrimitiveType::S32: case PrimitiveType::S64:
+    case PrimitiveType::U8: case PrimitiveType::U16: case PrimitiveType::U32: case PrimitiveType::U64: return true;
+    default: return false;
+    }
+}
+
+// `node` as a compare of the comparator's parameters 2i and 2i+1 (either order): key i, with
+// the element types the comparison type allows (as recognizeCompareComputation).
+std::optional<NativeSortKey> compareKey(const HloInstruction* node, const std::vector<PrimitiveType>& types) {
+    if (node == nullptr || node->opcode() != HloOpcode::kCompare || node->operandCount() != 2 ||
+        !node->shape().isScalar() || node->shape().elementType() != PrimitiveType::PRED)
+        return std::nullopt;
+    const HloInstruction* a = node->operand(0);
+    const HloInstruction* b = node->operand(1);
+    if (a->opcode() != HloOpcode::kParameter || b->opcode() != HloOpcode::kParameter) return std::nullopt;
+    const int64_t pa = a->parameterNumber(), pb = b->parameterNumber();
+    if (pa < 0 || pb < 0 || pa / 2 != pb / 2 || pa == pb || pa / 2 >= static_cast<int64_t>(types.size()))
+        return std::nullopt;
+    const std::optional<ComparisonDirection> direction = node->comparisonDirection();
+    if (!direction) return std::nullopt;
+    NativeSortKey key;
+    key.operand = pa / 2;
+    key.type = types[static_cast<size_t>(key.operand)];
+    key.direction = *direction;
+    key.swapped = pa % 2 == 1;
+    for (const HloInstruction* p : {a, b})
+        if (!p->shape().isScalar() || p->shape().elementType() != key.type) return std::nullopt;
+    if (!sortableKeyType(key.type) || !evaluator::comparisonTypeFits(*node, key.type, &key.totalOrder))
+        return std::nullopt;
+    return key;
+}
+
+bool isPredicate(const HloInstruction* node, HloOpcode opcode) {
+    return node != nullptr && node->opcode() == opcode && node->operandCount() == (opcode == HloOpcode::kSelect ? 3 : 2) &&
+           node->shape().isScalar() && node->shape().elementType() == PrimitiveType::PRED;
+}
+
+// `node` as a lexicographic chain of compares (the header's two forms), appended to `keys`.
+bool compareChain(const HloInstruction* node, const std::vector<PrimitiveType>& types,
+                  std::vector<NativeSortKey>& keys) {
+    if (keys.size() > 2 * types.size() + 4) return false;
+    if (const auto key = compareKey(node, types)) {
+        keys.push_back(*key);
+        return true;
+    }
+    if (isPredicate(node, HloOpcode::kSelect)) {
+        const auto test = compareKey(node->operand(0), types);
+        if (!test || (test->direction != ComparisonDirection::kEq && test->direction != ComparisonDirection::kNe))
+            return false;
+        const bool eq = test->direction == ComparisonDirection::kEq;
+        const HloInstruction* rest = node->operand(eq ? 1 : 2);
+        auto key = compareKey(node->operand(eq ? 2 : 1), types);
+        if (!key || key->operand != test->operand) return false;
+        key->equalTotalOrder = test->totalOrder;
+        keys.push_back(*key);
+        return compareChain(rest, types, keys);
+    }
+    if (isPredicate(node, HloOpcode::kOr)) {
+        for (int side = 0; side < 2; ++side) {
+            auto key = compareKey(node->operand(side), types);
+            const HloInstruction* both = node->operand(1 - side);
+            if (!key || !isPredicate(both, HloOpcode::kAnd)) continue;
+            for (int inner = 0; inner < 2; ++inner) {
+                const auto test = compareKey(both->operand(inner), types);
+                if (!test || test->direction != ComparisonDirection::kEq || test->operand != key->operand) continue;
+                key->equalTotalOrder = test->totalOrder;
+                key->orChain = true;
+                keys.push_back(*key);
+                return compareChain(both->operand(1 - inner), types, keys);
+            }
+        }
+    }
+    return false;
+}
+
 }  // namespace
 
 StatusOr<NativeSortPlan> planNativeSort(const HloInstruction& sort) {
@@ -61,15 +140,7 @@ StatusOr<NativeSortPlan> planNativeSort(const HloInstruction& sort) {
     const Shape& out = sort.shape();
     if (out.isTuple() ? out.tupleCount() != n : n != 1) return notPlanned(sort, "sort result does not match its operands");
     NativeSortPlan plan;
-    plan.keyType = first.elementType();
-    switch (plan.keyType) {
-    case PrimitiveType::F32: case PrimitiveType::F64: case PrimitiveType::F16: case PrimitiveType::BF16:
-    case PrimitiveType::S8: case PrimitiveType::S16: case PrimitiveType::S32: case PrimitiveType::S64:
-    case PrimitiveType::U8: case PrimitiveType::U16: case PrimitiveType::U32: case PrimitiveType::U64: break;
-    default:
-        return notPlanned(sort, "a sort by " + std::string(primitive_util::name(plan.keyType)) +
-                                    " keys is not compiled by the CPU backend");
-    }
+    std::vector<PrimitiveType> types;
     for (int64_t i = 0; i < n; ++i) {
         const Shape& operand = sort.operand(i)->shape();
         const Shape& result = out.isTuple() ? out.tupleShape(i) : out;
@@ -80,16 +151,22 @@ StatusOr<NativeSortPlan> planNativeSort(const HloInstruction& sort) {
         const int64_t bits = primitive_util::bitWidth(operand.elementType());
         if (bits < 8 || bits % 8 != 0) return notPlanned(sort, "a sort of sub-byte elements is not compiled by the CPU backend");
         plan.elementBytes.push_back(bits / 8);
+        types.push_back(operand.elementType());
     }
     const HloComputation* comparator = sort.toApply();
     if (comparator == nullptr) return notPlanned(sort, "sort without a comparator");
-    const auto compare = evaluator::recognizeCompareComputation(*comparator, 2 * n, 0, 1, plan.keyType);
-    if (!compare)
-        return notPlanned(sort, "a sort whose comparator is more than one compare of its first operand is not "
-                                "compiled by the CPU backend");
-    plan.direction = compare->direction;
-    plan.swapped = compare->swapped;
-    plan.totalOrder = compare->totalOrder;
+    if (comparator->parameterCount() != 2 * n || !compareChain(comparator->root(), types, plan.keys)) {
+        if (!sortableKeyType(types.front()))
+            return notPlanned(sort, "a sort by " + std::string(primitive_util::name(types.front())) +
+                                        " keys is not compiled by the CPU backend");
+        return notPlanned(sort, "a sort whose comparator is neither one compare of an operand nor a "
+                                "lexicographic chain of them is not compiled by the CPU backend");
+    }
+    const NativeSortKey& key = plan.keys.front();
+    plan.keyType = key.type;
+    plan.direction = key.direction;
+    plan.swapped = key.swapped;
+    plan.totalOrder = key.totalOrder;
     const auto rank = static_cast<int64_t>(dims.size());
     if (rank == 0) return notPlanned(sort, "a sort of scalars is not compiled by the CPU backend");
     int64_t dim = rank - 1;
@@ -162,11 +239,81 @@ void sortLinesWith(const NativeSortPlan& plan, const std::vector<const uint8_t*>
     }
 }
 
+// The keys of one line, as the interpreter compares them: doubles for FLOAT comparisons of
+// floats, total-order keys for TOTALORDER, 64-bit integers otherwise.
+struct LineKeys {
+    bool useDouble = false;
+    std::vector<double> doubles;
+    std::vector<int64_t> ints;
+
+    void fill(PrimitiveType type, bool totalOrder, const uint8_t* data, int64_t base, int64_t stride, int64_t length) {
+        useDouble = floatKey(type) && !totalOrder;
+        if (useDouble) {
+            doubles.resize(static_cast<size_t>(length));
+            for (int64_t j = 0; j < length; ++j) doubles[static_cast<size_t>(j)] = doubleAt(type, data, base + j * stride);
+            return;
+        }
+        ints.resize(static_cast<size_t>(length));
+        for (int64_t j = 0; j < length; ++j)
+            ints[static_cast<size_t>(j)] = floatKey(type) ? totalOrderKey(doubleAt(type, data, base + j * stride))
+                                                          : intAt(type, data, base + j * stride);
+    }
+    bool compare(ComparisonDirection d, int64_t x, int64_t y) const {
+        const auto a = static_cast<size_t>(x), b = static_cast<size_t>(y);
+        return useDouble ? compareWith(d, doubles[a], doubles[b]) : compareWith(d, ints[a], ints[b]);
+    }
+};
+
+// Lines sorted by a lexicographic comparator: positions ordered by the comparator's
+// booleans, evaluated key by key as the computation does.
+void sortLinesLexicographic(const NativeSortPlan& plan, const std::vector<const uint8_t*>& operands,
+                            const std::vector<uint8_t*>& results, int64_t begin, int64_t end) {
+    const int64_t length = plan.length, stride = plan.stride;
+    const size_t count = plan.keys.size();
+    std::vector<LineKeys> compared(count), equal(count);
+    std::vector<int64_t> perm(static_cast<size_t>(length));
+    for (int64_t line = begin; line < end; ++line) {
+        const int64_t base = (line / plan.innerCount) * length * stride + line % plan.innerCount;
+        for (size_t k = 0; k < count; ++k) {
+            const NativeSortKey& key = plan.keys[k];
+            const uint8_t* data = operands[static_cast<size_t>(key.operand)];
+            compared[k].fill(key.type, key.totalOrder, data, base, stride, length);
+            if (k + 1 < count) equal[k].fill(key.type, key.equalTotalOrder, data, base, stride, length);
+        }
+        std::iota(perm.begin(), perm.end(), int64_t{0});
+        std::stable_sort(perm.begin(), perm.end(), [&](int64_t x, int64_t y) {
+            for (size_t k = 0;; ++k) {
+                const NativeSortKey& key = plan.keys[k];
+                const bool decided = compared[k].compare(key.direction, key.swapped ? y : x, key.swapped ? x : y);
+                if (k + 1 == count) return decided;
+                const bool same = equal[k].compare(ComparisonDirection::kEq, x, y);
+                if (key.orChain) {
+                    if (decided) return true;
+                    if (!same) return false;
+                } else if (!same) {
+                    return decided;
+                }
+            }
+        });
+        for (size_t i = 0; i < operands.size(); ++i) {
+            const int64_t bytes = plan.elementBytes[i];
+            for (int64_t j = 0; j < length; ++j)
+                std::memcpy(results[i] + (base + j * stride) * bytes,
+                            operands[i] + (base + perm[static_cast<size_t>(j)] * stride) * bytes,
+                            static_cast<size_t>(bytes));
+        }
+    }
+}
+
 }  // namespace
 
 void sortLines(const NativeSortPlan& plan, const std::vector<const uint8_t*>& operands,
                const std::vector<uint8_t*>& results, int64_t begin, int64_t end) {
-    const uint8_t* keys = operands[0];
+    if (plan.keys.size() > 1) {
+        sortLinesLexicographic(plan, operands, results, begin, end);
+        return;
+    }
+    const uint8_t* keys = operands[plan.keys.empty() ? 0 : static_cast<size_t>(plan.keys.front().operand)];
     const PrimitiveType type = plan.keyType;
     if (!floatKey(type)) {
         sortLinesWith<int64_t>(plan, operands, results, begin, end,

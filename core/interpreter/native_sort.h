@@ -1,9 +1,13 @@
-// Native sort: XLA's sort on dense row-major buffers for comparators that are one compare of
-// the first operand's two parameters (what jnp.sort, argsort and a top-k's sort lower to),
-// for the CPU runtime. Each line along the sort dimension is ordered with std::stable_sort
-// by the same keys and comparisons as the reference interpreter (doubles for FLOAT
-// comparisons, total-order keys for TOTALORDER, 64-bit integers otherwise), and every
-// operand is permuted alike, so the results are the interpreter's bit for bit.
+// Native sort: XLA's sort on dense row-major buffers for the CPU runtime, for comparators
+// that are one compare of an operand's two parameters (what jnp.sort, argsort and a top-k's
+// sort lower to) or a lexicographic chain of such compares over several operands: either
+// `select(eq(a_i, b_i), REST, cmp(a_i, b_i))` (also with `ne` and the arms swapped: a
+// value-then-index order, as in Mixtral's router) or `or(cmp(a_i, b_i), and(eq(a_i, b_i),
+// REST))` (JAX's sort with several keys). Each line along the sort dimension is ordered
+// with std::stable_sort by the same keys and comparisons as the reference interpreter
+// (doubles for FLOAT comparisons, total-order keys for TOTALORDER, 64-bit integers
+// otherwise), and every operand is permuted alike, so the results are the interpreter's
+// bit for bit.
 #pragma once
 
 #include <cstdint>
@@ -14,7 +18,24 @@
 
 namespace hloscope {
 
+// One compare of a lexicographic comparator: operand `operand`'s elements compared in
+// `direction` (the compare reads (rhs, lhs) when swapped, in total order when totalOrder).
+// A key before the last one decides by `equal`, its EQ (or NE) compare of the same pair:
+// in a select chain the later keys decide where the pair is equal, else this compare; in an
+// or-chain this compare's true decides, else the later keys where the pair is equal.
+struct NativeSortKey {
+    int64_t operand = 0;
+    PrimitiveType type = PrimitiveType::F32;
+    ComparisonDirection direction = ComparisonDirection::kLt;
+    bool swapped = false;
+    bool totalOrder = false;
+    bool equalTotalOrder = false;  // the EQ/NE compare is TOTALORDER
+    bool orChain = false;          // or(cmp, and(eq, REST)) rather than select(eq, REST, cmp)
+};
+
 struct NativeSortPlan {
+    // More than one: a lexicographic comparator (keys[0] first); one: the fields below.
+    std::vector<NativeSortKey> keys;
     PrimitiveType keyType = PrimitiveType::F32;
     ComparisonDirection direction = ComparisonDirection::kLt;
     bool swapped = false;     // the compare reads (rhs, lhs)

@@ -305,27 +305,29 @@ std::optional<CompareComputation> recognizeCompareComputation(const HloComputati
         result.swapped = true;
     else
         return std::nullopt;
+    if (!comparisonTypeFits(*root, type, &result.totalOrder)) return std::nullopt;
+    return result;
+}
+
+bool comparisonTypeFits(const HloInstruction& compare, PrimitiveType type, bool* totalOrder) {
     const ComparisonType ct =
-        root->extra() != nullptr ? root->extra()->comparisonType : ComparisonType::kDefault;
+        compare.extra() != nullptr ? compare.extra()->comparisonType : ComparisonType::kDefault;
     const bool isFloat = primitive_util::isFloatingPoint(type);
+    *totalOrder = false;
     switch (ct) {
         case ComparisonType::kDefault:
-            break;
+            return true;
         case ComparisonType::kFloat:
-            if (!isFloat) return std::nullopt;
-            break;
+            return isFloat;
         case ComparisonType::kTotalOrder:
-            if (!isFloat) return std::nullopt;
-            result.totalOrder = true;
-            break;
+            *totalOrder = isFloat;
+            return isFloat;
         case ComparisonType::kSigned:
-            if (isFloat || primitive_util::isUnsignedInteger(type)) return std::nullopt;
-            break;
+            return !isFloat && !primitive_util::isUnsignedInteger(type);
         case ComparisonType::kUnsigned:
-            if (isFloat || primitive_util::isSignedInteger(type)) return std::nullopt;
-            break;
+            return !isFloat && !primitive_util::isSignedInteger(type);
     }
-    return result;
+    return false;
 }
 
 CompareKeys compareKeys(const Literal& literal, bool totalOrder) {

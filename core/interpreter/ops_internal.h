@@ -115,6 +115,10 @@ struct CompareComputation {
 std::optional<CompareComputation> recognizeCompareComputation(const HloComputation& computation,
                                                               int64_t parameterCount, int64_t lhs,
                                                               int64_t rhs, PrimitiveType type);
+// Whether `compare`'s comparison type (type=) applies to elements of `type` (FLOAT and
+// TOTALORDER to floats, SIGNED and UNSIGNED to integers of that signedness); `totalOrder`
+// says whether floats compare in total order.
+bool comparisonTypeFits(const HloInstruction& compare, PrimitiveType type, bool* totalOrder);
 
 // Comparison keys: elements of one literal turned into values whose native
 // comparison matches XLA's compare (doubles for FLOAT comparisons, total

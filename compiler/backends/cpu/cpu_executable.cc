@@ -75,10 +75,10 @@ using namespace cpu_exec;
 // here), and every other reader of the operand must run before the update and read it as a
 // copy (no tuple, get-tuple-element, view bitcast or in-place update keeps its storage). Dense
 // default layouts only.
-bool CpuExecutable::Impl::canUpdateInPlace(const Program& program,
-                                           const HloInstruction& update) const {
-    if (program.isEntry || !isInPlaceUpdateForm(update, true)) return false;
-    const HloInstruction* operand = update.operand(0);
+bool CpuExecutable::Impl::canUpdateInPlace(const Program& program, const HloInstruction& update,
+                                           int64_t bufferOperand) const {
+    if (program.isEntry || bufferOperand < 0 || bufferOperand >= update.operandCount()) return false;
+    const HloInstruction* operand = update.operand(bufferOperand);
     const ThunkKind kind = program.thunks[static_cast<size_t>(program.slotOf.at(operand))].kind;
     if (kind == ThunkKind::kGetTupleElement) {
         if (!program.privateParameters || !isOnlyViewOfParameterElement(*operand)) return false;
@@ -86,7 +86,7 @@ bool CpuExecutable::Impl::canUpdateInPlace(const Program& program,
         return false;
     }
     return otherReadersRunFirst(
-        update,
+        update, bufferOperand,
         [&](const HloInstruction* i) -> int64_t {
             auto it = program.slotOf.find(i);
             return it == program.slotOf.end() ? -1 : it->second;
@@ -99,6 +99,67 @@ bool CpuExecutable::Impl::canUpdateInPlace(const Program& program,
             return kind == ThunkKind::kTuple || kind == ThunkKind::kGetTupleElement ||
                    kind == ThunkKind::kAlias || kind == ThunkKind::kUpdateInPlace;
         });
+}
+
+// A kLoop fusion rooted at a dynamic-update-slice of one of its parameters, in a loop body,
+// writes the update into that operand's storage as a lone update does: a kernel part computes
+// the update's elements first (it may read the buffer: the fusion rules let in only reads at
+// the update's own position), then the update is copied in at the starts, which must be
+// parameters or constants of the fusion.
+bool CpuExecutable::Impl::planFusedUpdateInPlace(Program& program, Thunk& thunk, CpuKernelEmitter& emitter) {
+    const HloInstruction& fusion = *thunk.instruction;
+    const HloComputation* fused = fusion.fusedComputation();
+    if (fused == nullptr || fusion.shape().isTuple()) return false;
+    const HloInstruction* update = fused->root();
+    if (update == nullptr || !isInPlaceUpdateForm(*update, true) ||
+        update->operand(0)->opcode() != HloOpcode::kParameter)
+        return false;
+    const int64_t buffer = update->operand(0)->parameterNumber();
+    std::vector<int> startOperands;
+    std::vector<Literal> startConstants;
+    for (int64_t i = 2; i < update->operandCount(); ++i) {
+        const HloInstruction* start = update->operand(i);
+        if (start->opcode() == HloOpcode::kParameter) {
+            startOperands.push_back(static_cast<int>(start->parameterNumber()));
+            startConstants.emplace_back();
+        } else if (start->opcode() == HloOpcode::kConstant) {
+            auto value = Literal::parseValue(start->literalText(), start->shape());
+            if (!value.isOk()) return false;
+            startOperands.push_back(-1);
+            startConstants.push_back(std::move(*value));
+        } else {
+            return false;
+        }
+    }
+    if (!canUpdateInPlace(program, fusion, buffer)) return false;
+    const HloInstruction* piece = update->operand(1);
+    Thunk part;
+    if (piece->opcode() != HloOpcode::kParameter) {
+        part.kind = ThunkKind::kKernel;
+        part.instruction = &fusion;
+        part.spec.name = "kernel" + std::to_string(functionCounter++);
+        part.spec.replicaId = replicaId;
+        part.spec.partitionId = partitionId;
+        part.spec.devices = devices;
+        for (int64_t i = 0; i < fused->parameterCount(); ++i) part.spec.leaves.push_back(fused->parameter(i));
+        part.spec.addOutputs(*piece);
+        auto info = emitter.emitKernel(part.spec);
+        if (!info.isOk()) return false;
+        part.info = *info;
+        part.outputElements = std::max<int64_t>(piece->shape().elementCount(), 0);
+        part.outputBytes = {denseBytes(piece->shape())};
+        thunk.scratch.bytes = denseBytes(piece->shape());
+        thunk.parts.push_back(std::move(part));
+        ++kernels;
+    } else {
+        thunk.updateOperand = static_cast<int>(piece->parameterNumber());
+    }
+    thunk.kind = ThunkKind::kUpdateInPlace;
+    thunk.fusedUpdate = update;
+    thunk.inPlaceOperand = static_cast<int>(buffer);
+    thunk.startOperands = std::move(startOperands);
+    thunk.startConstants = std::move(startConstants);
+    return true;
 }
 
 template <typename Plan>
@@ -331,10 +392,12 @@ Status CpuExecutable::Impl::planThunk(Program& program, Thunk& thunk, CpuKernelE
     const HloOpcode opcode = instruction.opcode();
     for (const HloInstruction* operand : instruction.operands())
         thunk.operands.push_back(program.slotOf.at(operand));
-    if (opcode == HloOpcode::kDynamicUpdateSlice && canUpdateInPlace(program, instruction)) {
+    if (opcode == HloOpcode::kDynamicUpdateSlice && isInPlaceUpdateForm(instruction, true) &&
+        canUpdateInPlace(program, instruction, 0)) {
         thunk.kind = ThunkKind::kUpdateInPlace;
         return Status::ok();
     }
+    if (opcode == HloOpcode::kFusion && planFusedUpdateInPlace(program, thunk, emitter)) return Status::ok();
     HLO_ASSIGN_OR_RETURN(const bool viewed, planWithoutBuffers(thunk));
     if (viewed) return Status::ok();
     std::vector<const Shape*> leaves;
@@ -661,7 +724,8 @@ Status CpuExecutable::Impl::resolveFunctions() {
     for (auto& program : programs)
         for (Thunk& thunk : program->thunks) {
             if (thunk.kind != ThunkKind::kKernel && thunk.kind != ThunkKind::kGemmEpilogue &&
-                thunk.kind != ThunkKind::kConvolutionEpilogue)
+                thunk.kind != ThunkKind::kConvolutionEpilogue &&
+                !(thunk.kind == ThunkKind::kUpdateInPlace && !thunk.parts.empty()))
                 continue;
             auto resolve = [&](Thunk& kernel) -> Status {
                 HLO_ASSIGN_OR_RETURN(void* address, jit->lookup(kernel.spec.name));

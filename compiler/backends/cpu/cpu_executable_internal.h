@@ -57,7 +57,8 @@ enum class ThunkKind {
     kCall,
     kFallback,
     // A dynamic-update-slice writing its update into its operand's storage (which it then is):
-    // planned only where nothing reads the operand afterwards (canUpdateInPlace).
+    // planned only where nothing reads the operand afterwards (canUpdateInPlace). Also a kLoop
+    // fusion rooted at one (Thunk::fusedUpdate): its update computed first by a kernel part.
     kUpdateInPlace,
     // A scatter the runtime runs natively (core/interpreter/native_scatter.h): the operand copied into
     // the output, then the updates combined into it.
@@ -123,6 +124,15 @@ struct Thunk {
     // outputBytes; `partOutputs` are its outputs' indices into this thunk's buffers.
     std::vector<Thunk> parts;
     std::vector<size_t> partOutputs;
+    // kUpdateInPlace of a fusion rooted at a dynamic-update-slice (that root): the buffer is
+    // operand `inPlaceOperand`; the update is operand `updateOperand`, or (-1) what parts[0]
+    // computes into `scratch` from the fusion's operands; start d is operand startOperands[d],
+    // or (-1) the constant startConstants[d].
+    const HloInstruction* fusedUpdate = nullptr;
+    int inPlaceOperand = 0;
+    int updateOperand = -1;
+    std::vector<int> startOperands;
+    std::vector<Literal> startConstants;
 };
 
 struct Program {
@@ -202,7 +212,12 @@ struct CpuExecutable::Impl {
     template <typename Plan>
     void planNative(Thunk& thunk, StatusOr<Plan> plan, cpu_exec::ThunkKind kind,
                     std::shared_ptr<const Plan>& slot);
-    bool canUpdateInPlace(const Program& program, const HloInstruction& update) const;
+    // Whether `instruction` (a dynamic-update-slice, or a fusion rooted at one) may write into
+    // the storage of its operand `bufferOperand`.
+    bool canUpdateInPlace(const Program& program, const HloInstruction& instruction, int64_t bufferOperand) const;
+    // A fusion rooted at a dynamic-update-slice of one of its parameters, updated in place
+    // (false: plan it as any kernel).
+    bool planFusedUpdateInPlace(Program& program, Thunk& thunk, CpuKernelEmitter& emitter);
     Status layOutBuffers(Program& program);
     Status assignOutputs();
     Status resolveFunctions();

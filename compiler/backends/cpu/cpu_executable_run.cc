@@ -201,6 +201,9 @@ private:
         return pointers;
     }
     void runKernel(Program& program, Thunk& thunk);
+    // kUpdateInPlace of a fusion: its update (computed by its kernel part, or an operand)
+    // written into `target` at its starts.
+    void runFusedUpdate(Program& program, const Thunk& thunk, uint8_t* target);
     // One kernel (a thunk's own, or one of its parts) over its buffer table.
     void runKernelOn(const Thunk& thunk, const std::vector<void*>& pointers);
     void runGemmEpilogue(Program& program, Thunk& thunk);
@@ -322,6 +325,27 @@ void Runner::runScatterThunk(const Thunk& thunk, const uint8_t* operand, const u
     // The operand may be the output's own storage: the scatter then updates it in place.
     if (operand != result) std::memmove(result, operand, static_cast<size_t>(outputs[0].bytes));
     runNativeScatter(*thunk.scatter, indices, updates, result);
+}
+
+void Runner::runFusedUpdate(Program& program, const Thunk& thunk, uint8_t* target) {
+    const auto operandData = [&](int operand) -> uint8_t* {
+        return program.values[static_cast<size_t>(thunk.operands[static_cast<size_t>(operand)])].data;
+    };
+    const uint8_t* piece = nullptr;
+    if (thunk.parts.empty()) {
+        piece = operandData(thunk.updateOperand);
+    } else {
+        uint8_t* out = program.arena.get() + thunk.scratch.offset;
+        std::vector<void*> pointers = {out};
+        for (size_t i = 0; i < thunk.operands.size(); ++i) pointers.push_back(operandData(static_cast<int>(i)));
+        runKernelOn(thunk.parts.front(), pointers);
+        piece = out;
+    }
+    updateInPlace(*thunk.fusedUpdate, target, piece, [&](int64_t d) -> const uint8_t* {
+        const int operand = thunk.startOperands[static_cast<size_t>(d)];
+        return operand >= 0 ? operandData(operand)
+                            : static_cast<const uint8_t*>(thunk.startConstants[static_cast<size_t>(d)].untypedData());
+    });
 }
 
 void Runner::runKernel(Program& program, Thunk& thunk) {
@@ -530,6 +554,11 @@ Status Runner::runThunk(Program& program, size_t slot, const std::vector<RtValue
     }
     case ThunkKind::kAlias: value = thunk.operands.empty() ? RtValue{} : operandValue(0); return Status::ok();
     case ThunkKind::kUpdateInPlace: {
+        if (thunk.fusedUpdate) {
+            value = operandValue(static_cast<size_t>(thunk.inPlaceOperand));
+            runFusedUpdate(program, thunk, value.data);
+            return Status::ok();
+        }
         value = operandValue(0);
         updateInPlace(instruction, value.data, operandValue(1).data,
                       [&](int64_t d) { return operandValue(static_cast<size_t>(2 + d)).data; });
