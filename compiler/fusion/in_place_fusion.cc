@@ -94,13 +94,18 @@ bool sameArrayShape(const Shape& a, const Shape& b) {
     return a.isArray() && b.isArray() && a.elementType() == b.elementType() && a.dimensions() == b.dimensions();
 }
 
+// `instruction` when it is an `opcode`, else its fused computation's root when that is one.
+const HloInstruction* selfOrFusedRoot(const HloInstruction& instruction, HloOpcode opcode) {
+    if (instruction.opcode() == opcode) return &instruction;
+    if (!isFusionOf(instruction)) return nullptr;
+    const HloInstruction* root = instruction.fusedComputation()->root();
+    return root && root->opcode() == opcode ? root : nullptr;
+}
+
 }  // namespace
 
 const HloInstruction* inPlaceUpdateOf(const HloInstruction& instruction) {
-    if (instruction.opcode() == HloOpcode::kDynamicUpdateSlice) return &instruction;
-    if (!isFusionOf(instruction)) return nullptr;
-    const HloInstruction* root = instruction.fusedComputation()->root();
-    return root && root->opcode() == HloOpcode::kDynamicUpdateSlice ? root : nullptr;
+    return selfOrFusedRoot(instruction, HloOpcode::kDynamicUpdateSlice);
 }
 
 std::optional<std::string> inPlaceConflict(const HloInstruction& producer, const HloInstruction& consumer) {
@@ -180,10 +185,7 @@ std::optional<std::string> inPlaceConflict(const HloInstruction& producer, const
 }
 
 const HloInstruction* scatterOf(const HloInstruction& instruction) {
-    if (instruction.opcode() == HloOpcode::kScatter) return &instruction;
-    if (!isFusionOf(instruction)) return nullptr;
-    const HloInstruction* root = instruction.fusedComputation()->root();
-    return root && root->opcode() == HloOpcode::kScatter ? root : nullptr;
+    return selfOrFusedRoot(instruction, HloOpcode::kScatter);
 }
 
 std::optional<std::string> scatterConflict(const HloInstruction& producer, const HloInstruction& consumer) {
