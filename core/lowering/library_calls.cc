@@ -86,6 +86,11 @@ StatusOr<std::vector<int64_t>> intList(const HloInstruction& call, const Json& o
         auto value = numberOf(&item);
         if (!value || *value != std::floor(*value))
             return invalidAt(call, "backend_config: " + std::string(key) + " holds a non-integer");
+        // Dimension numbers and sizes: anything past 2^53 is not a dimension
+        // and would not convert to an integer exactly.
+        if (std::fabs(*value) > 9007199254740992.0)
+            return invalidAt(call, "backend_config: " + std::string(key) + " holds " +
+                                       item.dump() + ", out of range");
         out.push_back(static_cast<int64_t>(*value));
     }
     return out;
