@@ -224,6 +224,8 @@ ENTRY %e (x: f32[3,2500]) -> s32[3,2500] {
 }
 )");
     QTest::newRow("top-k") << golden("topk.hlo");
+    QTest::newRow("argmin and argmax siblings in one kernel (nested variadic outputs)")
+        << golden("argmin_argmax_siblings.hlo");
     QTest::newRow("fft of every kind, c64 and c128") << golden("fft.hlo");
     QTest::newRow("scaled-dot with block and scalar scales") << golden("scaled_dot.hlo");
     QTest::newRow("row kernels: 8 warps, one warp, bf16") << golden("row_kernels.hlo");

@@ -23,7 +23,7 @@ const QByteArray kHeader = "file\txla_test\tpass\ttarget\tchanged\tfusions\troot
 
 // Every outcome the shared corpus's tables must keep agreeing on (measured; raise it as the
 // passes come into line with XLA's).
-constexpr int kAgreedFloor = 338;
+constexpr int kAgreedFloor = 345;
 
 }  // namespace
 

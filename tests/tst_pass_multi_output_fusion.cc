@@ -348,6 +348,66 @@ ENTRY e {
         }
     }
 
+    // Two variadic (argmin/argmax-style) reduction fusions of one input share a kernel: the
+    // merged root holds each reduce as a nested tuple element, and the users of each old
+    // fusion read its pair through a get-tuple-element of the new one.
+    void variadicReductionSiblingsNest() {
+        static const char* kVariadic = R"(HloModule variadic
+argmin {
+  a = f32[] parameter(0)
+  ai = s32[] parameter(1)
+  b = f32[] parameter(2)
+  bi = s32[] parameter(3)
+  lt = pred[] compare(a, b), direction=LT
+  v = f32[] select(lt, a, b)
+  i = s32[] select(lt, ai, bi)
+  ROOT t = (f32[], s32[]) tuple(v, i)
+}
+min_fusion {
+  p = f32[16,512] parameter(0)
+  iota = s32[16,512] iota(), iota_dimension=1
+  inf = f32[] constant(inf)
+  zero = s32[] constant(0)
+  ROOT r = (f32[16], s32[16]) reduce(p, iota, inf, zero), dimensions={1}, to_apply=argmin
+}
+neg_min_fusion {
+  p = f32[16,512] parameter(0)
+  n = f32[16,512] negate(p)
+  iota = s32[16,512] iota(), iota_dimension=1
+  inf = f32[] constant(inf)
+  zero = s32[] constant(0)
+  ROOT r = (f32[16], s32[16]) reduce(n, iota, inf, zero), dimensions={1}, to_apply=argmin
+}
+ENTRY e {
+  x = f32[16,512] parameter(0)
+  f1 = (f32[16], s32[16]) fusion(x), kind=kInput, calls=min_fusion
+  f2 = (f32[16], s32[16]) fusion(x), kind=kInput, calls=neg_min_fusion
+  i1 = s32[16] get-tuple-element(f1), index=1
+  v2 = f32[16] get-tuple-element(f2), index=0
+  i2 = s32[16] get-tuple-element(f2), index=1
+  ROOT t = (s32[16], f32[16], s32[16]) tuple(i1, v2, i2)
+}
+)";
+        for (const char* target : {"cpu", "gpu"}) {
+            auto module = parseHloModule(kVariadic);
+            QVERIFY(module.isOk());
+            auto pass = makeMof({{"target", target}});
+            QVERIFY(pass.isOk());
+            const std::string text = check(**pass, **module, kVariadic, R"(
+CHECK: ROOT %tuple{{[.0-9]*}} = ((f32[16], s32[16]), (f32[16], s32[16])) tuple((f32[16], s32[16]) %r{{[.0-9]*}}, (f32[16], s32[16]) %r{{[.0-9]*}})
+CHECK: ENTRY
+CHECK: %fusion = ((f32[16], s32[16]), (f32[16], s32[16])) fusion(f32[16,512] %x), kind=kInput
+CHECK: %get-tuple-element = (f32[16], s32[16]) get-tuple-element({{.*}} %fusion), index=0
+CHECK: %get-tuple-element.1 = (f32[16], s32[16]) get-tuple-element({{.*}} %fusion), index=1
+CHECK: %i1 = s32[16] get-tuple-element((f32[16], s32[16]) %get-tuple-element), index=1
+CHECK: %v2 = f32[16] get-tuple-element((f32[16], s32[16]) %get-tuple-element.1), index=0
+CHECK: %i2 = s32[16] get-tuple-element((f32[16], s32[16]) %get-tuple-element.1), index=1
+)");
+            const std::string entry = text.substr(text.find("ENTRY"));
+            QVERIFY2(countOf(entry, " fusion(") == 1, (target + ("\n" + entry)).c_str());
+        }
+    }
+
     void badOptions() {
         QVERIFY(!MultiOutputFusionPass::create({{"colour", "red"}}).isOk());
         QVERIFY(!MultiOutputFusionPass::create({{"target", "fpga"}}).isOk());

@@ -391,6 +391,74 @@ ENTRY e {
         QVERIFY(intoPlain.fusedSeconds < intoPlain.unfusedSeconds);
     }
 
+    // A GPU kernel of few threads reaches only the share of the compute peak its threads
+    // fill (SMs x lanes, XLA's GPU model): a small reduction of long rows recomputing a
+    // windowed producer is slower fused than apart, and the figure survives the JSON.
+    void gpuComputeScalesWithThreads() {
+        auto h100 = builtinTargetDescription("h100");
+        QVERIFY(h100.isOk());
+        QCOMPARE(h100->lanesPerCore, int64_t(128));
+        auto again = targetDescriptionFromJson(targetDescriptionToJson(*h100));
+        QVERIFY(again.isOk());
+        QCOMPARE(again->lanesPerCore, int64_t(128));
+        std::string bad = replaced(kTestTarget, R"("cores": {"value": 1, "source": "test"})",
+                                   R"("cores": {"value": 1, "source": "test"}, "lanesPerCore": {"value": 1.5, "source": "test"})");
+        QVERIFY2(errorOf(bad).find("$.lanesPerCore.value: must be an integer") != std::string::npos,
+                 errorOf(bad).c_str());
+        auto m = parse(R"(HloModule m
+add { x = f32[] parameter(0)  y = f32[] parameter(1)  ROOT s = f32[] add(x, y) }
+ENTRY e {
+  small = f32[64,64] parameter(0)
+  big = f32[4096,4096] parameter(1)
+  z = f32[] constant(0)
+  sn = f32[64,64] sine(small)
+  sb = f32[4096,4096] sine(big)
+  wide = f32[4,4096] parameter(2)
+  rows = f32[4] reduce(wide, z), dimensions={1}, to_apply=add
+  ROOT t = (f32[64,64], f32[4096,4096], f32[4]) tuple(sn, sb, rows)
+})");
+        QVERIFY(m);
+        QCOMPARE(gpuKernelThreads(*find(*m, "sn")), 4096.0);
+        QCOMPARE(gpuKernelThreads(*find(*m, "sb")), 4096.0 * 4096.0);
+        // 4096-element rows: a thread per 16 elements, 256 a row.
+        QCOMPARE(gpuKernelThreads(*find(*m, "rows")), 4 * 256.0);
+        const KernelPrediction small = predictKernelDetailed(*find(*m, "sn"), *h100);
+        const KernelPrediction big = predictKernelDetailed(*find(*m, "sb"), *h100);
+        // 4096 threads of 132 x 128 lanes: the small kernel's transcendentals per element cost
+        // 16896 / 4096 times the big one's.
+        const double perElementSmall = small.computeSeconds / 4096;
+        const double perElementBig = big.computeSeconds / (4096.0 * 4096.0);
+        QVERIFY2(near(perElementSmall / perElementBig, 132.0 * 128 / 4096),
+                 std::to_string(perElementSmall / perElementBig).c_str());
+        // The CPU model has no such factor.
+        auto cpu = builtinTargetDescription("cpu");
+        QVERIFY(cpu.isOk());
+        QCOMPARE(cpu->lanesPerCore, int64_t(0));
+
+        auto windows = parse(R"(HloModule m
+add { x = f32[] parameter(0)  y = f32[] parameter(1)  ROOT s = f32[] add(x, y) }
+producer { p = f32[5,32,32] parameter(0)  m = f32[5,32,32] multiply(p, p)  z = f32[] constant(0)
+  r1 = f32[5,30,31] reduce-window(m, z), window={size=1x3x2}, to_apply=add
+  ROOT r2 = f32[5,30,31] reduce-window(r1, z), window={size=1x2x3 pad=0_0x0_1x1_1}, to_apply=add }
+consumer { p = f32[5,30,31] parameter(0)  z = f32[] constant(0)
+  w1 = f32[5,30,31] reduce-window(p, z), window={size=1x3x3 pad=0_0x1_1x1_1}, to_apply=add
+  w2 = f32[5,30,31] reduce-window(w1, z), window={size=1x3x3 pad=0_0x1_1x1_1}, to_apply=add
+  b = f32[5,930] bitcast(w2)
+  ROOT r = f32[5] reduce(b, z), dimensions={1}, to_apply=add }
+ENTRY e {
+  a = f32[5,32,32] parameter(0)
+  f = f32[5,30,31] fusion(a), kind=kLoop, calls=producer
+  g = f32[5] fusion(f), kind=kInput, calls=consumer
+  ROOT t = (f32[5,30,31], f32[5]) tuple(f, g)
+})");
+        QVERIFY(windows);
+        // Five rows of 930: 64 threads a row.
+        QCOMPARE(gpuKernelThreads(*find(*windows, "g")), 5 * 64.0);
+        const FusionEstimate merged = estimateFusion(*find(*windows, "f"), *find(*windows, "g"), *h100);
+        QVERIFY2(merged.fusedSeconds > merged.unfusedSeconds,
+                 (std::to_string(merged.fusedSeconds) + " vs " + std::to_string(merged.unfusedSeconds)).c_str());
+    }
+
     // The CPU runtime figures: JSON, the bandwidth curve, and how the model
     // uses them (cores for big kernels, cache bandwidth by working set,
     // dispatch and row costs, the run's fixed cost).

@@ -3,6 +3,7 @@
 #include <unordered_map>
 
 #include <algorithm>
+#include <cmath>
 #include <unordered_set>
 
 #include "core/ir/hlo_computation.h"
@@ -267,6 +268,50 @@ double fusedReads(const HloInstruction& fusion, const HloInstruction& producer) 
 
 }  // namespace
 
+double gpuKernelThreads(const HloInstruction& instruction) {
+    const HloInstruction* hero = &instruction;
+    if (instruction.opcode() == HloOpcode::kFusion) {
+        const HloComputation* fused = instruction.fusedComputation();
+        if (!fused || !fused->root()) return 0;
+        for (const auto& inner : fused->instructions())
+            if (isMatrixOp(inner->opcode())) return 0;
+        hero = fused->root();
+        if (hero->opcode() == HloOpcode::kTuple) {
+            if (hero->operandCount() == 0) return 0;
+            const HloInstruction* chosen = hero->operand(0);
+            for (const HloInstruction* output : hero->operands())
+                if (output->opcode() == HloOpcode::kReduce) {
+                    chosen = output;
+                    break;
+                }
+            hero = chosen;
+        }
+        // A reduction under an epilogue of unary elementwise ops and bitcasts.
+        const HloInstruction* x = hero;
+        while (x->opcode() != HloOpcode::kReduce && x->operandCount() == 1 &&
+               (hloOpcodeIsElementwise(x->opcode()) || x->opcode() == HloOpcode::kBitcast))
+            x = x->operand(0);
+        if (x->opcode() == HloOpcode::kReduce) hero = x;
+    }
+    if (isMatrixOp(hero->opcode())) return 0;
+    if (hero->opcode() == HloOpcode::kReduce && hero->operandCount() > 0) {
+        const Shape& input = hero->operand(0)->shape();
+        if (!input.isArray() || input.rank() == 0) return 1;
+        double reduced = 1;
+        for (int64_t d : hero->dimensions()) reduced *= static_cast<double>(input.dimensions(d));
+        const double outputs = std::max(1.0, elementsOf(input) / std::max(1.0, reduced));
+        int64_t minor = input.rank() - 1;
+        if (input.hasLayout() && !input.layout().minorToMajor().empty())
+            minor = input.layout().minorToMajor().front();
+        const auto& dims = hero->dimensions();
+        const bool rows = std::find(dims.begin(), dims.end(), minor) != dims.end();
+        double perOutput = std::min(reduced, 32.0);
+        if (rows && reduced >= 32) perOutput = std::min(1024.0, std::ceil(std::ceil(reduced / 16) / 32) * 32);
+        return outputs * perOutput;
+    }
+    return std::max(1.0, elementsOf(hero->shape()));
+}
+
 double KernelTimeParts::seconds(const std::array<double, kOpClassCount>& efficiency) const {
     const double classFactor = efficiency[static_cast<size_t>(opClass)];
     const double transcendentalFactor = efficiency[static_cast<size_t>(OpClass::kTranscendental)];
@@ -275,7 +320,8 @@ double KernelTimeParts::seconds(const std::array<double, kOpClassCount>& efficie
 }
 
 KernelPrediction predictCost(const InstructionCost& cost, OpClass opClass, PrimitiveType elementType,
-                             const TargetDescription& target, double workElements, double rows) {
+                             const TargetDescription& target, double workElements, double rows,
+                             double threads) {
     KernelPrediction kernel;
     kernel.cost = cost;
     KernelTimeParts& parts = kernel.parts;
@@ -296,6 +342,11 @@ KernelPrediction predictCost(const InstructionCost& cost, OpClass opClass, Primi
         if (const double curve = runtime->bandwidthAt(cost.bytesAccessed(), parallel); curve > 0) bandwidth = curve;
         parts.rowSeconds = rows * runtime->rowSeconds / cores;
     }
+    // A GPU kernel of few threads leaves SMs and lanes idle (XLA's GPU model: active SMs x
+    // active lanes of the peak).
+    if (target.kind == TargetKind::kGpu && target.lanesPerCore > 0 && threads > 0 && !matrix)
+        cores = std::min(1.0, threads / (static_cast<double>(target.cores) *
+                                         static_cast<double>(target.lanesPerCore)));
     const double peak = target.peakFlopsPerSecond(elementType, matrix) * cores;
     if (cost.flops > 0) parts.flopsSeconds = cost.flops / peak;
     if (cost.transcendentals > 0) parts.transcendentalSeconds = cost.transcendentals / (target.transcendentalsPerSecond * cores);
@@ -330,7 +381,8 @@ KernelPrediction predictKernelDetailed(const HloInstruction& instruction, const 
                        opClass != OpClass::kReduction;
     KernelPrediction kernel =
         predictCost(kernelCost(instruction), opClass, kernelElementType(instruction), target, work,
-                    rowed ? loopRows(instruction.shape()) * indexWorkPerRow(instruction) : 0);
+                    rowed ? loopRows(instruction.shape()) * indexWorkPerRow(instruction) : 0,
+                    target.kind == TargetKind::kGpu ? gpuKernelThreads(instruction) : 0);
     kernel.instruction = &instruction;
     return kernel;
 }
@@ -353,6 +405,7 @@ KernelSummary summarizeKernel(const HloInstruction& instruction) {
     if (!summary.free) summary.cost = kernelCost(instruction);
     summary.opClass = CostAnalysis::opClassOf(instruction);
     summary.elementType = kernelElementType(instruction);
+    summary.threads = summary.free ? 0 : gpuKernelThreads(instruction);
     return summary;
 }
 
@@ -380,9 +433,9 @@ FusionEstimate estimateFromSummaries(const HloInstruction& producer, const HloIn
     const InstructionCost& producerCost = p.cost;
     const InstructionCost& consumerCost = c.cost;
     estimate.producerSeconds =
-        p.free ? 0 : predictCost(producerCost, p.opClass, p.elementType, target).totalSeconds;
+        p.free ? 0 : predictCost(producerCost, p.opClass, p.elementType, target, -1, 0, p.threads).totalSeconds;
     const double consumerSeconds =
-        c.free ? 0 : predictCost(consumerCost, c.opClass, c.elementType, target).totalSeconds;
+        c.free ? 0 : predictCost(consumerCost, c.opClass, c.elementType, target, -1, 0, c.threads).totalSeconds;
     estimate.unfusedSeconds = estimate.producerSeconds + consumerSeconds;
     const double factor = recomputeFactor(producer, consumer, consumerCost);
 
@@ -410,13 +463,18 @@ FusionEstimate estimateFromSummaries(const HloInstruction& producer, const HloIn
         if (user != &consumer) otherUsers = true;
     if (otherUsers) fused.bytesWritten += producerCost.outputBytes;
 
+    // The fused kernel is launched as its hero's: the consumer's, or a reduction producer's
+    // under an elementwise consumer.
     OpClass opClass = c.opClass;
     PrimitiveType type = c.elementType;
+    double threads = c.threads;
     if (classRank(p.opClass) > classRank(opClass)) {
         opClass = p.opClass;
         type = p.elementType;
+        threads = p.threads;
     }
-    estimate.fusedSeconds = predictCost(fused, opClass, type, target).totalSeconds;
+    if (p.free || c.free) threads = p.free ? c.threads : p.threads;
+    estimate.fusedSeconds = predictCost(fused, opClass, type, target, -1, 0, threads).totalSeconds;
     return estimate;
 }
 

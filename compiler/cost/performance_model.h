@@ -75,8 +75,17 @@ struct ModulePrediction {
 // elements over the minor-most dimension) times the index arithmetic per
 // row (in units of the target's rowSeconds); 0: none (a library call, a
 // linear elementwise loop).
+// `threads`: the threads a GPU kernel runs (gpuKernelThreads); on a GPU target with lanes per
+// SM, fewer than SMs x lanes reach that fraction of the compute peaks. 0: all of them.
 KernelPrediction predictCost(const InstructionCost& cost, OpClass opClass, PrimitiveType elementType,
-                             const TargetDescription& target, double workElements = -1, double rows = 0);
+                             const TargetDescription& target, double workElements = -1, double rows = 0,
+                             double threads = 0);
+// The threads XLA's GPU emitters launch for `instruction` as one kernel, decided by its hero (a
+// fusion's reduction, else its output): a reduction of rows one thread per 16 elements of a row
+// in whole warps (a row shorter than a warp: one per element), at most 1024 a row; a reduction
+// of columns up to 32 per output; anything else one per output element. 0 for dots and
+// convolutions (library kernels that fill the GPU).
+double gpuKernelThreads(const HloInstruction& instruction);
 // One instruction as one kernel (a fusion: its ofFusion cost); 0 for free instructions.
 double predictKernel(const HloInstruction& instruction, const TargetDescription& target);
 KernelPrediction predictKernelDetailed(const HloInstruction& instruction, const TargetDescription& target);
@@ -108,6 +117,7 @@ struct KernelSummary {
     InstructionCost cost;
     OpClass opClass = OpClass::kElementwise;
     PrimitiveType elementType = PrimitiveType::F32;
+    double threads = 0;  // gpuKernelThreads
 };
 KernelSummary summarizeKernel(const HloInstruction& instruction);
 

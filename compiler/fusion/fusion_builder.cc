@@ -613,14 +613,18 @@ HloInstruction* FusionBuilder::fuseMultiOutput(HloInstruction* a, HloInstruction
         },
         true);
     // Outputs: tuple elements of multi-output parts, flattened.
+    // A part's tuple that is one output (a variadic reduce) becomes a nested element.
     std::vector<HloInstruction*> outputs;
     std::vector<int64_t> offsets;
+    std::vector<bool> flattened;
     for (HloInstruction* value : {aValue, bValue}) {
         offsets.push_back(static_cast<int64_t>(outputs.size()));
         if (value->opcode() == HloOpcode::kTuple && value->users().empty()) {
             for (HloInstruction* element : value->operands()) outputs.push_back(element);
+            flattened.push_back(true);
         } else {
             outputs.push_back(value);
+            flattened.push_back(false);
         }
     }
     std::vector<Shape> shapes;
@@ -650,8 +654,8 @@ HloInstruction* FusionBuilder::fuseMultiOutput(HloInstruction* a, HloInstruction
     fused->setFusionInstruction(added);
     m_anchor[added] = anchor + 1;
 
-    auto rewire = [&](HloInstruction* part, int64_t offset) {
-        if (part->shape().isTuple()) {
+    auto rewire = [&](HloInstruction* part, int64_t offset, bool partFlattened) {
+        if (part->shape().isTuple() && partFlattened) {
             // Users are get-tuple-elements (checked by the caller): repoint them.
             const std::vector<HloInstruction*> users = part->users();
             for (HloInstruction* user : users) {
@@ -677,8 +681,8 @@ HloInstruction* FusionBuilder::fuseMultiOutput(HloInstruction* a, HloInstruction
         }
         if (outer->root() == part) outer->setRoot(element);
     };
-    rewire(a, offsets[0]);
-    rewire(b, offsets[1]);
+    rewire(a, offsets[0], flattened[0]);
+    rewire(b, offsets[1], flattened[1]);
     markDead(b);
     markDead(a);
     return added;

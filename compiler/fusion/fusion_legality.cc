@@ -559,7 +559,10 @@ bool multiOutputCandidate(const HloInstruction& instruction, std::string* why,
         }
         if (instruction.shape().isTuple()) {
             const HloInstruction* root = instruction.fusedComputation()->root();
-            if (!root || root->opcode() != HloOpcode::kTuple) {
+            // A variadic reduce's tuple is one output: a merged root holds it as a nested
+            // tuple element (XLA's argmin/argmax sibling fusions).
+            const bool variadic = root && root->opcode() == HloOpcode::kReduce;
+            if (!root || (root->opcode() != HloOpcode::kTuple && !variadic)) {
                 if (why) *why = "returns a tuple that is not a tuple of outputs";
                 return false;
             }

@@ -189,7 +189,7 @@ StatusOr<TargetDescription> targetDescriptionFromJson(std::string_view jsonText)
     static const std::vector<std::string_view> known = {
         "name", "kind", "description", "matrixUnit", "peakTflops", "transcendentalsPerSecond",
         "memoryBandwidthBytesPerSecond", "memoryBandwidthAllCoresBytesPerSecond", "cacheBytes", "onChipMemoryBytes", "kernelLaunchSeconds",
-        "cores", "efficiency", "cpuRuntime", "tpu", "calibrated"};
+        "cores", "lanesPerCore", "efficiency", "cpuRuntime", "tpu", "calibrated"};
     for (const auto& [key, unused] : root.items())
         if (std::find(known.begin(), known.end(), key) == known.end())
             return reader.error("$." + key, "unknown key");
@@ -247,6 +247,11 @@ StatusOr<TargetDescription> targetDescriptionFromJson(std::string_view jsonText)
     HLO_ASSIGN_OR_RETURN(double cores, reader.number(root, "cores", "$"));
     if (cores != std::floor(cores)) return reader.error("$.cores.value", "must be an integer");
     target.cores = static_cast<int64_t>(cores);
+    if (root.contains("lanesPerCore")) {
+        HLO_ASSIGN_OR_RETURN(double lanes, reader.number(root, "lanesPerCore", "$"));
+        if (lanes != std::floor(lanes)) return reader.error("$.lanesPerCore.value", "must be an integer");
+        target.lanesPerCore = static_cast<int64_t>(lanes);
+    }
 
     auto efficiency = root.find("efficiency");
     if (efficiency == root.end() || !efficiency->is_object())
@@ -338,6 +343,8 @@ std::string targetDescriptionToJson(const TargetDescription& target) {
     root["onChipMemoryBytes"] = sourcedJson(target, "$.onChipMemoryBytes", target.onChipMemoryBytes);
     root["kernelLaunchSeconds"] = sourcedJson(target, "$.kernelLaunchSeconds", target.kernelLaunchSeconds);
     root["cores"] = sourcedJson(target, "$.cores", target.cores);
+    if (target.lanesPerCore > 0)
+        root["lanesPerCore"] = sourcedJson(target, "$.lanesPerCore", target.lanesPerCore);
     Json efficiency = Json::object();
     for (size_t i = 0; i < kEfficiencyKeys.size(); ++i) {
         const std::string key(kEfficiencyKeys[i]);

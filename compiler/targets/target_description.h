@@ -57,6 +57,10 @@ struct TargetDescription {
     double onChipMemoryBytes = 0;   // shared memory per SM / VMEM / L1 per core
     double kernelLaunchSeconds = 0;
     int64_t cores = 1;              // CPU cores, SMs, TensorCores
+    // GPU: FP32 lanes (CUDA cores) per SM, optional (0: not modelled). A kernel with fewer
+    // threads than cores x lanes reaches that fraction of the compute peaks (XLA's
+    // GpuPerformanceModel: active SMs x active lanes).
+    int64_t lanesPerCore = 0;
     // Set by a calibration of this machine (JSON "calibrated", optional): when (seconds since
     // 1970), on which host and by what ("hloscope-cli calibrate --quick"). unixTime 0: the
     // figures are not a calibration (a built-in or hand-written target).

@@ -114,7 +114,17 @@ bool isVariadicReduction(const HloInstruction& instruction) {
 
 void KernelSpec::addOutputs(const HloInstruction& root) {
     if (root.opcode() == HloOpcode::kTuple) {
-        for (const HloInstruction* element : root.operands()) outputs.push_back(element);
+        for (const HloInstruction* element : root.operands()) {
+            if (isVariadicReduction(*element)) {
+                // A nested variadic reduce: its components, in the result's leaf order.
+                if (outputComponents.size() < outputs.size())
+                    outputComponents.resize(outputs.size(), -1);
+                addOutputs(*element);
+                continue;
+            }
+            outputs.push_back(element);
+            if (!outputComponents.empty()) outputComponents.push_back(-1);
+        }
     } else if (isVariadicReduction(root)) {
         for (int64_t k = 0; k < root.shape().tupleCount(); ++k) {
             outputs.push_back(&root);
