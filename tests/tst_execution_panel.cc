@@ -18,6 +18,7 @@
 #include "compiler/backends/gpu/gpu_device.h"
 #include "compiler/backends/gpu/gpu_plan.h"
 #include "compiler/backends/tpu/tpu_device.h"
+#include "compiler/runtime/execution_modes.h"
 #include "core/text/hlo_parser.h"
 #include "tests/panel_test_util.h"
 #include "views/execution/execution_panel.h"
@@ -200,6 +201,69 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(cancelled.count() == 1, 120000);
         QCOMPARE(cancelled.at(0).at(0).toBool(), false);
         QCOMPARE(cancelled.at(0).at(1).toString(), QStringLiteral("Cancelled."));
+    }
+
+    // A gpu document run on the cpu device: each mode is prepared by the cpu pipeline, whose
+    // fusions are other kernels; the heat map gets only the times of instructions that are
+    // kernels of the document's own module under the same name and opcode.
+    void timesOfAnotherPipelineStayOffOtherKernels() {
+        registerCpuBackend();
+        DocumentStatePtr state = makeState("mlp.hlo", "h100");
+        QVERIFY(state);
+        ExecutionPanel panel;
+        QVERIFY(selectDevice(panel, "cpu"));
+        panel.setState(state);
+        panel.setMode(ExecutionPanel::Mode::kFused);
+        QSignalSpy finished(&panel, &ExecutionPanel::runFinished);
+        QSignalSpy times(&panel, &ExecutionPanel::measuredTimes);
+        panel.runButton()->click();
+        QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 1, 120000);
+        QVERIFY2(finished.at(0).at(0).toBool(), qPrintable(finished.at(0).at(1).toString()));
+        QVERIFY(panel.measurements().back().detail.contains(QStringLiteral("prepared by the cpu pipeline")));
+        QVERIFY2(panel.measurements().back().detail.contains(
+                     QStringLiteral("timed instructions are the document's own kernels")),
+                 qPrintable(panel.measurements().back().detail));
+        QVERIFY(!panel.measurements().back().kernelSeconds.isEmpty());
+        QCOMPARE(times.count(), 1);
+        const auto hash = times.at(0).at(0).value<QHash<QString, double>>();
+        auto input = loadModuleFromFile(examplePath("mlp.hlo"));
+        QVERIFY(input.isOk());
+        auto shown = prepareCopyForMode(**input, "gpu", ExecutionMode::kFused);
+        QVERIFY2(shown.isOk(), shown.status().toString().c_str());
+        auto measured = prepareCopyForMode(**input, "cpu", ExecutionMode::kFused);
+        QVERIFY2(measured.isOk(), measured.status().toString().c_str());
+        auto find = [](const HloModule& module, const QString& name) -> const HloInstruction* {
+            for (const auto& computation : module.computations())
+                if (const HloInstruction* x = computation->findInstruction(name.toStdString())) return x;
+            return nullptr;
+        };
+        for (auto it = hash.cbegin(); it != hash.cend(); ++it) {
+            const HloInstruction* inShown = find(*shown->module, it.key());
+            const HloInstruction* inMeasured = find(*measured->module, it.key());
+            QVERIFY2(inShown && inMeasured, qPrintable(it.key()));
+            QCOMPARE(inShown->opcode(), inMeasured->opcode());
+            if (inShown->opcode() == HloOpcode::kFusion) {
+                auto ops = [](const HloInstruction* fusion) {
+                    std::vector<std::string> names;
+                    for (const auto& inner : fusion->fusedComputation()->instructions())
+                        if (inner->opcode() != HloOpcode::kParameter) names.push_back(inner->name());
+                    std::sort(names.begin(), names.end());
+                    return names;
+                };
+                QVERIFY2(ops(inShown) == ops(inMeasured), qPrintable(it.key()));
+            }
+            QVERIFY2(inShown->opcode() != HloOpcode::kGetTupleElement &&
+                         inShown->opcode() != HloOpcode::kTuple &&
+                         inShown->opcode() != HloOpcode::kParameter,
+                     qPrintable(it.key()));
+        }
+        // The cpu pipeline's fusions are not the document's: none of its fusion names that the
+        // gpu module lacks is on the map.
+        for (const auto& computation : measured->module->computations())
+            for (const auto& instruction : computation->instructions())
+                if (instruction->opcode() == HloOpcode::kFusion &&
+                    !find(*shown->module, QString::fromStdString(instruction->name())))
+                    QVERIFY(!hash.contains(QString::fromStdString(instruction->name())));
     }
 
     void runsOnTheSimulatedTpu() {

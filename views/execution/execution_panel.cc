@@ -19,6 +19,7 @@
 #include <cmath>
 #include <complex>
 #include <limits>
+#include <unordered_map>
 
 #include "compiler/runtime/execution_modes.h"
 #include "compiler/runtime/timeline_trace.h"
@@ -31,6 +32,35 @@
 namespace hloscope {
 
 namespace {
+
+// Opcodes that make no kernel of their own on the graph: what a measured time of another
+// pipeline's module cannot be put on.
+bool isShownKernel(HloOpcode opcode) {
+    switch (opcode) {
+        case HloOpcode::kParameter:
+        case HloOpcode::kConstant:
+        case HloOpcode::kTuple:
+        case HloOpcode::kGetTupleElement:
+        case HloOpcode::kBitcast:
+            return false;
+        default:
+            return true;
+    }
+}
+
+// What a kernel computes, to tell whether two modules' instructions of one name are the same
+// kernel: the opcode, and for a fusion the names and opcodes of its fused ops.
+std::string kernelSignature(const HloInstruction& instruction) {
+    std::string signature(hloOpcodeString(instruction.opcode()));
+    if (instruction.opcode() != HloOpcode::kFusion || !instruction.fusedComputation()) return signature;
+    std::vector<std::string> ops;
+    for (const auto& inner : instruction.fusedComputation()->instructions())
+        if (inner->opcode() != HloOpcode::kParameter)
+            ops.push_back(inner->name() + ":" + std::string(hloOpcodeString(inner->opcode())));
+    std::sort(ops.begin(), ops.end());
+    for (const std::string& op : ops) signature += " " + op;
+    return signature;
+}
 
 struct JobSpec {
     DocumentStatePtr state;
@@ -111,6 +141,7 @@ ExecutionPanel::Outcome runJob(const JobSpec& spec) {
         if (spec.cancel->load()) return fail(Status(StatusCode::kCancelled, "cancelled"), label);
         StatusOr<std::shared_ptr<const HloModule>> module = moduleAt(state, index);
         if (!module.isOk()) return fail(module.status(), label);
+        const std::shared_ptr<const HloModule> shownModule = *module;
         if (ownPipeline) {
             const ExecutionMode mode =
                 label == QLatin1String("unfused") ? ExecutionMode::kUnfused : ExecutionMode::kFused;
@@ -157,8 +188,38 @@ ExecutionPanel::Outcome runJob(const JobSpec& spec) {
                             .arg(QString::fromStdString(deviceTarget),
                                  QString::fromStdString(state.pipelineTarget));
         m.passed = check.passed;
-        for (const MeasuredTime& t : result->instructionTimes)
+        // Times of a module the device's own pipeline prepared go on the document's graph only
+        // where they mean the same there: an instruction of that name and opcode that is a
+        // kernel of the document's module, and for a fusion one of the same ops (the other
+        // pipeline's fusions are mostly other kernels; tuples and get-tuple-elements cost
+        // nothing).
+        std::unordered_map<std::string, std::string> shownKernels;
+        if (ownPipeline)
+            for (const auto& computation : shownModule->computations())
+                for (const auto& instruction : computation->instructions())
+                    if (isShownKernel(instruction->opcode()))
+                        shownKernels.emplace(instruction->name(), kernelSignature(*instruction));
+        std::unordered_map<std::string, const HloInstruction*> measuredByName;
+        if (ownPipeline)
+            for (const auto& computation : (*module)->computations())
+                for (const auto& instruction : computation->instructions())
+                    measuredByName.emplace(instruction->name(), instruction.get());
+        for (const MeasuredTime& t : result->instructionTimes) {
+            if (ownPipeline) {
+                const auto shown = shownKernels.find(t.name);
+                const auto measured = measuredByName.find(t.name);
+                if (shown == shownKernels.end() || measured == measuredByName.end() ||
+                    kernelSignature(*measured->second) != shown->second)
+                    continue;
+            }
             m.instructionSeconds.insert(QString::fromStdString(t.name), t.seconds);
+        }
+        if (ownPipeline)
+            m.detail += QStringLiteral("; ") +
+                        QObject::tr("%1 of its %2 timed instructions are the document's own kernels "
+                                    "(the graph's heat map)")
+                            .arg(m.instructionSeconds.size())
+                            .arg(result->instructionTimes.size());
         for (const MeasuredTime& t : result->kernelTimes)
             m.kernelSeconds.insert(QString::fromStdString(t.name), t.seconds);
         outcome.measurements.append(m);
