@@ -15,7 +15,7 @@
 # Default .deb: the newest build/hloscope_*.deb (`packaging/setup.sh package` makes it from the
 # release build). Needs mmdebstrap (apt install mmdebstrap), network access to the Debian mirror,
 # and root or unprivileged user namespaces. Exits 0 when every check passed, 1 when one failed,
-# 2 on bad use, 77 when mmdebstrap is missing. docs/packaging.md records the last run.
+# 2 on bad use, 77 when mmdebstrap is missing. packaging/README.md records the last run.
 set -uo pipefail
 
 ROOT_DIR="$(cd "$(dirname "$0")/.." && pwd)"
