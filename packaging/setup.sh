@@ -12,7 +12,8 @@
 #                                      under TSan (build-tsan); clang-14
 #
 # Environment: CI=true makes `test` run the ASan half of `sanitize` instead of the release
-# build's tests (CI's run, clang -Werror); HLOSCOPE_SANITIZE_TESTS=1 makes `test` run the
+# build's tests, then the package test on a release build of the programs (CI's run, clang
+# -Werror for the ASan build); HLOSCOPE_SANITIZE_TESTS=1 makes `test` run the
 # release tests and all of `sanitize`; HLOSCOPE_JOBS overrides -j (2).
 set -euo pipefail
 
@@ -159,6 +160,7 @@ run_tests() {
     fi
     if [[ "${CI:-}" == "true" ]]; then
         asan_run
+        package_run
     elif [[ "${HLOSCOPE_SANITIZE_TESTS:-}" == "1" ]]; then
         sanitize
     fi
@@ -181,14 +183,14 @@ tsan_run() {
 }
 
 # The sanitizer runs.
-#   1. build-asan (clang, ASan+UBSan+LSan+libFuzzer): every test, the package test (its .deb
-#      made from the ASan binaries) included, and the fuzz smoke runs (ctest label fuzz:
+#   1. build-asan (clang, ASan+UBSan+LSan+libFuzzer): every test but the package test (a
+#      package is made from a release build only: package_run), and the fuzz smoke runs (ctest label fuzz:
 #      tests/fuzz/run_fuzz.sh, a minute per target). The three slow corpus sweeps
 #      (pipeline_corpus, cpu_corpus, tpu_corpus) take every 8th module there
 #      (tests/sanitizer_run.h); the parsers' and the passes' corpus sweeps take every module.
 #   2. build-tsan: TSAN_TESTS under ThreadSanitizer.
-# CI's run (CI=true; 2 cores, 90 minutes) is the first: the whole suite once, under ASan and
-# UBSan. A second full build for TSan does not fit beside it on a slower 2-core machine; the
+# CI's run (CI=true; 2 cores, 90 minutes) is the first, then package_run: the whole suite once,
+# under ASan and UBSan, and the package test on the release programs. A second full build for TSan does not fit beside it on a slower 2-core machine; the
 # TSan half runs with `setup.sh sanitize` (docs/reliability.md records its last results).
 # The release build with GCC (`test` without CI=true) runs the same tests, the sweeps in full.
 asan_run() {
@@ -198,6 +200,18 @@ asan_run() {
     cmake --build --preset asan -j "$JOBS"
     log "Sanitizers: every test and the fuzz smoke runs under ASan+UBSan"
     ctest --preset asan -j "$JOBS"
+}
+
+# The package test on what a user installs: the release build's programs (preset `package`:
+# the default build's flags without debug information, which the package strips anyway; no
+# tests), made into a .deb with cpack, linted and run (packaging/test_package.sh).
+package_run() {
+    deps "${PACKAGES[@]}" "${TEST_PACKAGES[@]}"
+    log "Package: configuring and building build-package (the release programs, no tests)"
+    cmake --preset package
+    cmake --build --preset package -j "$JOBS"
+    log "Package: the package test on the release build"
+    ctest --preset package
 }
 
 sanitize() {

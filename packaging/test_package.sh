@@ -8,7 +8,7 @@
 #   * the control fields (name, version, architecture, maintainer, description, computed Depends);
 #   * the contents (programs, GEMM libraries, desktop entry, icons, metainfo, MIME types, man
 #     pages, examples, targets, copyright, changelog);
-#   * the extracted package: RPATH and library resolution, `--version` of each program, a run of
+#   * the extracted package: a release build (no sanitizer runtime), RPATH and library resolution, `--version` of each program, a run of
 #     an installed example, the man pages render without warnings;
 #   * lintian (no errors; warnings are printed), desktop-file-validate, appstreamcli validate
 #     --no-net, the MIME XML through update-mime-database.
@@ -133,7 +133,15 @@ for program in hloscope hloscope-cli hloscope-gpu-runner; do
     if [[ "$program" != hloscope-gpu-runner && "$runpath" != '$ORIGIN/../lib/hloscope'* ]]; then
         fail "$program: RUNPATH '$runpath', expected \$ORIGIN/../lib/hloscope first"
     fi
-    if readelf -S "$bin" | grep -q '\.debug_info'; then fail "$program is not stripped"; fi
+    # (grep reads all of readelf's output: with -q and pipefail, readelf's SIGPIPE fails the pipe)
+    if readelf -S "$bin" | grep '\.debug_info' >/dev/null; then fail "$program is not stripped"; fi
+    # A package is made from the release build: a sanitizer runtime in a program means it was
+    # made from an instrumented tree (build-asan, build-tsan).
+    if readelf --dyn-syms -W "$bin" | grep -E ' (__asan_init|__tsan_init|__msan_init|__ubsan_handle_[a-z_]+)$' >/dev/null; then
+        fail "$program carries a sanitizer runtime: the package must be made from a release build"
+    else
+        pass "$program: a release build (no sanitizer runtime)"
+    fi
     unresolved="$(ldd "$bin" 2>&1 | grep 'not found')"
     [[ -z "$unresolved" ]] && pass "$program: every library resolves" || fail "$program: $unresolved"
 done
