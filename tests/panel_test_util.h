@@ -4,7 +4,7 @@
 // current = the last one, module = its materialization).
 #pragma once
 
-#include <QtTest>
+#include <QTest>
 
 #include <memory>
 #include <string>

@@ -2,7 +2,8 @@
 #include <QDir>
 #include <QDirIterator>
 #include <QElapsedTimer>
-#include <QtTest>
+#include <QFile>
+#include <QTest>
 
 #include "compiler/buffers/buffer_assignment.h"
 #include "compiler/buffers/buffer_assignment_pass.h"

@@ -1,9 +1,12 @@
 // hloscope-cli end to end: output formats and exit codes.
 #include <cmath>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QDir>
-#include <QtTest>
+#include <QTest>
 
 #include "tests/cli_runner.h"
 

@@ -5,7 +5,10 @@
 // testdata/ that does not pass must be listed with its reason in
 // tests/conformance_exceptions.tsv; the quantized, dynamic and math sets are
 // reported separately and must have no failures.
-#include <QtTest>
+#include <QDir>
+#include <QDirIterator>
+#include <QFile>
+#include <QTest>
 
 #include <bit>
 #include <cmath>

@@ -9,7 +9,10 @@
 // Files we cannot pass are listed with their reason in
 // tests/corpus_exceptions.tsv; a listed file that passes fails the test so
 // the list stays honest. Skips with a message when the corpus is absent.
-#include <QtTest>
+#include <QDir>
+#include <QDirIterator>
+#include <QFile>
+#include <QTest>
 
 #include <map>
 

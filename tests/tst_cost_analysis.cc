@@ -1,6 +1,10 @@
 // CostAnalysis: hand-computed flops and bytes, trip counts, and a corpus
 // sweep (every corpus module gets finite, non-negative costs).
-#include <QtTest>
+#include <QDir>
+#include <QDirIterator>
+#include <QElapsedTimer>
+#include <QFileInfo>
+#include <QTest>
 
 #include <cmath>
 

@@ -6,7 +6,9 @@
 // reductions split across threads, variadic reductions, GEMM epilogues,
 // control flow, output recycling, visible fallbacks and errors; modules of
 // several devices (an executable per device, meeting at their collectives).
-#include <QtTest>
+#include <QDir>
+#include <QFile>
+#include <QTest>
 #include <bit>
 #include <cmath>
 #include <limits>

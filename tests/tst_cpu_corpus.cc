@@ -20,7 +20,9 @@
 // once) against the interpreter's evaluation of all devices. Its count is a
 // floor in a full run (a sanitizer run takes every 8th module, as the other
 // sweeps do). Skips cleanly when the corpus is absent.
-#include <QtTest>
+#include <QDir>
+#include <QDirIterator>
+#include <QTest>
 #include <algorithm>
 #include <atomic>
 #include <cmath>

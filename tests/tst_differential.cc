@@ -20,7 +20,7 @@
 // stage and reason ("opcode kind: why", the instruction looked up in the
 // module the device ran), with the first seed of each;
 // HLOSCOPE_DIFF_FALLBACKS=1 prints every one with its fused computation.
-#include <QtTest>
+#include <QTest>
 #include <chrono>
 #include <cstdlib>
 #include <set>

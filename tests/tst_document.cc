@@ -3,11 +3,12 @@
 // target switches, pass toggles and fusion what-ifs.
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QRegularExpression>
 #include <QSignalSpy>
 #include <QTemporaryDir>
+#include <QTest>
 #include <QThread>
-#include <QtTest>
 
 #include "compiler/pipeline/pipeline_session.h"
 #include "compiler/registry/target_pipelines.h"

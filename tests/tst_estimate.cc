@@ -4,12 +4,13 @@
 // error class (unknown target, unknown or unavailable device).
 #include <sqlite3.h>
 
+#include <QFile>
 #include <QGuiApplication>
 #include <QImage>
 #include <QPainter>
 #include <QRegularExpression>
 #include <QSvgRenderer>
-#include <QtTest>
+#include <QTest>
 #include <cmath>
 
 #include "compiler/backends/cpu/cpu_device.h"

@@ -1,7 +1,7 @@
 // The reference evaluator: hand-written modules with values worked out by
 // hand, per op family, with XLA's edge cases (wrap-around, division by zero,
 // out-of-range shifts, NaN propagation, -0, total order, empty shapes).
-#include <QtTest>
+#include <QTest>
 #include <atomic>
 #include <cmath>
 #include <string>

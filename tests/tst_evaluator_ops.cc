@@ -7,7 +7,7 @@
 // triangular-solve, on hand-written modules with values worked out by hand.
 // Larger dots and convolutions are checked bitwise against naive loops that
 // accumulate in the same order.
-#include <QtTest>
+#include <QTest>
 #include <cmath>
 #include <complex>
 #include <numbers>

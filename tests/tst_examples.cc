@@ -1,6 +1,12 @@
 // The built-in examples in resources/examples parse, verify, round-trip and
 // have the sizes their descriptions promise.
-#include <QtTest>
+#include <QDir>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QSet>
+#include <QTest>
 
 #include "core/text/hlo_parser.h"
 #include "core/text/hlo_printer.h"

@@ -4,12 +4,16 @@
 // listed but greyed out without a driver, GPU plans exported for another
 // machine and its results imported back.
 #include <QComboBox>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QTableWidget>
 #include <QTemporaryDir>
-#include <QtTest>
+#include <QTest>
 #include <cmath>
 #include <fstream>
 #include <nlohmann/json.hpp>

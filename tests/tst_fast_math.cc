@@ -2,7 +2,7 @@
 // float, over every 97th float bit pattern of its domain (about 44 million
 // inputs each), in ulps; special values (NaN, infinities, zeros, denormals).
 // The bounds checked are those stated in compiler/runtime/fast_math.h.
-#include <QtTest>
+#include <QTest>
 
 #include <bit>
 #include <cmath>

@@ -1,7 +1,7 @@
 // The flat tables the IR's hot paths use instead of node-based hash containers:
 // PointerIndex (instruction -> index, HloComputation::postOrder and the batch removals) and
 // NameHashSet (the names a module has handed out, HloModule::uniqueInstructionName).
-#include <QtTest>
+#include <QTest>
 
 #include <algorithm>
 #include <memory>

@@ -2,7 +2,7 @@
 // on every bit pattern, rounding ties to even (subnormals included), the
 // overflow / NaN / infinity / -0 rules of each format, and XLA's
 // reduce-precision.
-#include <QtTest>
+#include <QTest>
 #include <bit>
 #include <cmath>
 #include <limits>

@@ -3,12 +3,13 @@
 // "why (not) fused?", what-if requests and the what-if round trip.
 #include <QAbstractItemModelTester>
 #include <QComboBox>
+#include <QItemSelectionModel>
 #include <QLineEdit>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QSlider>
 #include <QTableView>
-#include <QtTest>
+#include <QTest>
 
 #include "compiler/runtime/execution_modes.h"
 #include "compiler/cost/performance_model.h"

@@ -3,7 +3,9 @@
 // points, compiled here without libFuzzer, so each finding stays a regression
 // test in the ordinary (and the sanitizer) build. A target's invariant failure
 // aborts, which fails this test with the message naming the input.
-#include <QtTest>
+#include <QDir>
+#include <QFile>
+#include <QTest>
 #include <cstdint>
 #include <fstream>
 #include <sstream>

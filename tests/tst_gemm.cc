@@ -2,7 +2,7 @@
 // operands, batches, several contracting dimensions, vectors) and which it
 // refuses with a reason; runGemm's results against the reference
 // interpreter, on one thread and on a pool, at odd sizes.
-#include <QtTest>
+#include <QTest>
 
 #include <string>
 

@@ -9,10 +9,12 @@
 // results read back and checked against the interpreter (complete and
 // sampled), and the device's "no GPU found" without a driver. The runs on a
 // real GPU are in README (they need the device machine).
+#include <QDir>
+#include <QFile>
 #include <QProcess>
 #include <QStandardPaths>
 #include <QTemporaryDir>
-#include <QtTest>
+#include <QTest>
 #include <cstring>
 #include <filesystem>
 #include <fstream>

@@ -12,10 +12,12 @@
 // device runs.) HLOSCOPE_GPU_CORPUS_LIST=1 prints each unsupported module
 // and its message; HLOSCOPE_GPU_CORPUS_PTXAS=1 also assembles every plan's
 // PTX with ptxas (minutes) when the CUDA toolkit is installed.
+#include <QDir>
+#include <QFileInfo>
 #include <QProcess>
 #include <QStandardPaths>
 #include <QTemporaryDir>
-#include <QtTest>
+#include <QTest>
 #include <fstream>
 #include <map>
 

@@ -3,7 +3,12 @@
 // examples, hand-written while loops, conditionals, sort, top-k, fft, scaled-dot and row kernels,
 // and the corpus modules with those, unfused and fused. What the emulator cannot see (NVPTX code
 // generation, the driver) is left to the device runs.
-#include <QtTest>
+#include <QDir>
+#include <QDirIterator>
+#include <QFile>
+#include <QFileInfo>
+#include <QRegularExpression>
+#include <QTest>
 #include <chrono>
 
 #include "compiler/backends/gpu/gpu_emulator.h"

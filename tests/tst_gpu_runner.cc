@@ -1,7 +1,14 @@
 // hloscope-gpu-runner end to end: command line, exit codes, plan validation (all before the CUDA
 // driver is loaded, so it is tested without a GPU), the "no GPU" path (a driver library that does
 // not exist), and, only where a GPU is present, a small plan run for real.
-#include <QtTest>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTest>
 
 using namespace Qt::StringLiterals;
 

@@ -1,7 +1,7 @@
 // hloscope_graph_layout: Graphviz dot layouts of small graphs (distinct
 // positions, edges pointing down, clusters holding their nodes, edge
 // labels), bad input, cancellation, and concurrent callers.
-#include <QtTest>
+#include <QTest>
 
 #include <atomic>
 #include <cmath>

@@ -5,7 +5,12 @@
 // layout reuse between steps, heat map of measured times, the fusion
 // explorer's pair as a highlighted edge, before/after side by side,
 // Mixtral opening grouped (corpus).
-#include <QtTest>
+#include <QFile>
+#include <QFileInfo>
+#include <QLineF>
+#include <QSet>
+#include <QSignalSpy>
+#include <QTest>
 
 #include <QDir>
 #include <QMenu>

@@ -8,11 +8,13 @@
 // progress, both leaving a consistent window. A sanitizer run takes every (4 x corpusStride())-th
 // file of the whole list. Skips when the corpus is absent.
 #include <QComboBox>
+#include <QDir>
 #include <QDirIterator>
 #include <QElapsedTimer>
 #include <QFile>
+#include <QFileInfo>
 #include <QSignalSpy>
-#include <QtTest>
+#include <QTest>
 
 #include <algorithm>
 #include <mutex>

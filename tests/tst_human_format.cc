@@ -1,6 +1,6 @@
 // Figures written for people (core/support/human_format.h): three significant digits, no
 // exponent, the unit moving up before 1000.
-#include <QtTest>
+#include <QTest>
 
 #include "core/support/human_format.h"
 

@@ -1,7 +1,8 @@
 // Limits on untrusted input (core/io/input_limits.h): one negative test
 // per limit, each checking that the error names the place (file:line:col or
 // the instruction) and the limit, and that nothing was allocated or run first.
-#include <QtTest>
+#include <QFile>
+#include <QTest>
 #include <cstdio>
 #include <string>
 

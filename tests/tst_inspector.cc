@@ -1,8 +1,8 @@
 // InspectorWidget: properties, links to operands/users, metadata, cost and
 // predicted time, measured times, TPU tiling drawing and padded sizes.
 #include <QSignalSpy>
+#include <QTest>
 #include <QUrl>
-#include <QtTest>
 
 #include "compiler/cost/cost_analysis.h"
 #include "compiler/cost/performance_model.h"

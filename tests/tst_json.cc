@@ -3,7 +3,13 @@
 // byte identity and structural equality, one negative test per error class
 // (each checking the JSON path in the message), and round trips of the
 // bundled examples and a sample of the conformance corpus.
-#include <QtTest>
+#include <QDir>
+#include <QDirIterator>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTest>
 #include <algorithm>
 
 #include "core/ir/async_wrapping.h"

@@ -7,7 +7,7 @@
 #include <QSortFilterProxyModel>
 #include <QTableView>
 #include <QTemporaryDir>
-#include <QtTest>
+#include <QTest>
 
 #include "compiler/cost/performance_model.h"
 #include "core/io/module_io.h"

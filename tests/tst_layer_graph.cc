@@ -2,7 +2,7 @@
 // counts, edges carrying values and bytes, expansion in place, drilling in with the outside
 // layers and a breadcrumb) and GraphView's drill-in, breadcrumb and "expand all like this".
 #include <QLabel>
-#include <QtTest>
+#include <QTest>
 
 #include "compiler/layers/layer_tree.h"
 #include "compiler/pipeline/pipeline.h"

@@ -2,8 +2,10 @@
 // structure (PyTorch/XLA's flat names, no metadata), from called computations and from
 // consecutive groups; repeat classes; per-layer figures before and after the cpu pipeline;
 // and the corpus models' top levels (skipped when ../shared/corpus is absent).
+#include <QDir>
 #include <QDirIterator>
-#include <QtTest>
+#include <QFileInfo>
+#include <QTest>
 
 #include <algorithm>
 #include <chrono>

@@ -5,7 +5,7 @@
 //   <conv(x, w), g> = <x, backward_input(g, w)> = <w, backward_filter(x, g)>
 // on random values; where the expansion puts its instructions; and one
 // negative test per error class.
-#include <QtTest>
+#include <QTest>
 #include <cmath>
 
 #include "core/ir/hlo_computation.h"

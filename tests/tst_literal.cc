@@ -1,7 +1,7 @@
 // Literals: storage and access, convert semantics, text printing and
 // parsing, JSON and random literals. The narrow float formats themselves are
 // tested in tst_float_types.cc.
-#include <QtTest>
+#include <QTest>
 #include <bit>
 #include <cmath>
 #include <limits>

@@ -3,8 +3,10 @@
 // executable's --screenshot.
 #include <QAction>
 #include <QComboBox>
+#include <QDir>
 #include <QDockWidget>
 #include <QFile>
+#include <QFileInfo>
 #include <QImage>
 #include <QItemSelectionModel>
 #include <QLabel>
@@ -12,14 +14,15 @@
 #include <QMimeData>
 #include <QProcess>
 #include <QProgressBar>
+#include <QRegularExpression>
+#include <QSet>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTableView>
 #include <QTemporaryDir>
+#include <QTest>
 #include <QUrl>
-#include <QRegularExpression>
-#include <QtTest>
 
 #include "app/gui/capture_dialog.h"
 #include "app/gui/main_window.h"

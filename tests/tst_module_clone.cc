@@ -3,8 +3,9 @@
 // fusion computations' back pointers), shares nothing with the original, and lets passes run
 // on it as on the original. The corpus sweep clones every module of ../shared/corpus/hlo
 // (a sample in a sanitizer run) and skips when the corpus is absent.
+#include <QDir>
 #include <QDirIterator>
-#include <QtTest>
+#include <QTest>
 
 #include <set>
 

@@ -4,7 +4,10 @@
 // hand-written modules whose per-device values are worked out by hand
 // (reduction order checked with a non-commutative reducer), collectives in
 // loops, and the errors that replace a deadlock.
-#include <QtTest>
+#include <QDir>
+#include <QDirIterator>
+#include <QFileInfo>
+#include <QTest>
 #include <string>
 #include <vector>
 

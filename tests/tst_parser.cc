@@ -1,7 +1,7 @@
 // HLO text parser: every syntax form XLA dumps, attribute routing, and one
 // negative test per class of error (each checking line, column and the
 // message's key words).
-#include <QtTest>
+#include <QTest>
 #include <ctime>
 #include <fstream>
 #include <sstream>

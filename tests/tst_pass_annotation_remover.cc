@@ -2,7 +2,7 @@
 // their operand's shape disappear (their users read the value), wherever they
 // are; ones that change the shape or carry control edges stay, counted; the
 // module computes what it computed; right after the expanders in every pipeline.
-#include <QtTest>
+#include <QTest>
 
 #include "compiler/passes/annotation_remover.h"
 #include "compiler/pipeline/pipeline.h"

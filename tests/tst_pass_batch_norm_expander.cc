@@ -3,7 +3,7 @@
 // module verifies and computes what the interpreter's direct evaluation computes; one add
 // reducer per type is shared; the pass runs in the cpu and gpu pipelines, not in the tpu
 // one. The interpreter's own values are checked by hand in tst_evaluator_ops.
-#include <QtTest>
+#include <QTest>
 
 #include "compiler/passes/batch_norm_expander.h"
 #include "compiler/pipeline/pipeline.h"

@@ -1,5 +1,6 @@
 // CallInlinerPass: calls replaced by their callees' instructions.
-#include <QtTest>
+#include <QDir>
+#include <QTest>
 
 #include "compiler/passes/call_inliner.h"
 #include "tests/pass_check_util.h"

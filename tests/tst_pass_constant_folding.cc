@@ -1,5 +1,6 @@
 // ConstantFoldingPass: constant expressions become constants.
-#include <QtTest>
+#include <QDir>
+#include <QTest>
 
 #include "compiler/passes/constant_folding.h"
 #include "tests/pass_check_util.h"

@@ -1,5 +1,6 @@
 // CsePass: identical side-effect-free instructions merge; constants by text.
-#include <QtTest>
+#include <QDir>
+#include <QTest>
 
 #include "compiler/passes/cse.h"
 #include "tests/pass_check_util.h"

@@ -1,6 +1,7 @@
 // DcePass: dead instructions and computations go; side effects, parameters
 // and what side effects depend on stay.
-#include <QtTest>
+#include <QDir>
+#include <QTest>
 
 #include "compiler/passes/dce.h"
 #include "tests/pass_sweep_util.h"

@@ -1,6 +1,7 @@
 // FusionPass: priority fusion into kLoop / kInput / kOutput fusions, the
 // decision log, what-if options, idempotence, corpus sweep and Mixtral timing.
-#include <QtTest>
+#include <QDir>
+#include <QTest>
 
 #include <unordered_set>
 

@@ -2,7 +2,8 @@
 #include <QDir>
 #include <QDirIterator>
 #include <QElapsedTimer>
-#include <QtTest>
+#include <QFile>
+#include <QTest>
 
 #include "compiler/layout/layout_assignment.h"
 #include "compiler/layout/tpu_tiling.h"

@@ -2,7 +2,7 @@
 // HLO they stand for (what they compute is tst_library_calls'), wherever
 // they are; calls the expansion cannot say are left, counted, and the
 // module still verifies and computes the same values.
-#include <QtTest>
+#include <QTest>
 
 #include "compiler/passes/library_call_expander.h"
 #include "compiler/pipeline/pipeline.h"

@@ -1,6 +1,7 @@
 // MultiOutputFusionPass: sibling and producer-consumer multi-output fusion,
 // cycle refusal, decisions, options, corpus sweep.
-#include <QtTest>
+#include <QDir>
+#include <QTest>
 
 #include <set>
 

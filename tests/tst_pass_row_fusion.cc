@@ -1,7 +1,7 @@
 // RowFusionPass: softmax and layer norm become one kernel after fusion; a
 // reduction over another dimension, one with two readers and one read through
 // a transpose stay apart, each with its reason.
-#include <QtTest>
+#include <QTest>
 
 #include "compiler/fusion/instruction_fusion.h"
 #include "compiler/fusion/row_fusion.h"

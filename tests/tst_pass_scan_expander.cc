@@ -4,7 +4,7 @@
 // a while body, inside a fusion, which becomes a call), the module verifies and computes what the
 // interpreter's own scan computes; the bodies are removed once copied; second in the gpu and
 // tpu pipelines (the CPU backend runs scans through the interpreter).
-#include <QtTest>
+#include <QTest>
 
 #include "compiler/passes/scan_expander.h"
 #include "compiler/pipeline/pipeline.h"

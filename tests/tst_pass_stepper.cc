@@ -5,7 +5,7 @@
 #include <QMenu>
 #include <QSignalSpy>
 #include <QTableView>
-#include <QtTest>
+#include <QTest>
 
 #include "views/document/document_worker.h"
 #include "views/passes/pass_list_model.h"

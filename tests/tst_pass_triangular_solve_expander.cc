@@ -2,7 +2,7 @@
 // upper, no transpose, transpose and adjoint, unit diagonal or not; f32, f64 and c64; batched)
 // becomes a substitution loop that computes what the interpreter's own solve computes, reading
 // only a's triangle (the other one holds NaNs here); the pass is in the gpu pipeline only.
-#include <QtTest>
+#include <QTest>
 
 #include "compiler/passes/triangular_solve_expander.h"
 #include "compiler/pipeline/pipeline.h"

@@ -1,5 +1,6 @@
 // TupleSimplifierPass: gte-of-tuple and tuple-of-gtes.
-#include <QtTest>
+#include <QDir>
+#include <QTest>
 
 #include "compiler/passes/tuple_simplifier.h"
 #include "tests/pass_check_util.h"

@@ -1,5 +1,6 @@
 // WhileLoopInvariantCodeMotionPass: invariant code leaves while bodies.
-#include <QtTest>
+#include <QDir>
+#include <QTest>
 
 #include "compiler/passes/while_loop_invariant_code_motion.h"
 #include "tests/pass_check_util.h"

@@ -1,7 +1,10 @@
 // Target descriptions (JSON loading and its errors) and the performance
 // model (kernel times, module predictions, fusion estimates).
+#include <QDir>
+#include <QDirIterator>
+#include <QFileInfo>
 #include <QTemporaryDir>
-#include <QtTest>
+#include <QTest>
 
 #include <cmath>
 #include <fstream>

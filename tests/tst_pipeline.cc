@@ -3,7 +3,10 @@
 // snapshots (sharing, materialize with stable ids), structured diffs, the
 // JSON report, pipeline edits, and bisect. Uses small passes defined here so
 // that the framework is tested apart from the real passes.
-#include <QtTest>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTest>
 
 #include "compiler/pipeline/bisect.h"
 #include "compiler/pipeline/module_diff.h"

@@ -5,7 +5,10 @@
 // hlo/valid/{algebraic_simplifier,simplifiers,layout_assignment} and of the
 // built-in examples. Skips cleanly when the corpus is absent (the examples
 // part always runs).
-#include <QtTest>
+#include <QDir>
+#include <QDirIterator>
+#include <QFileInfo>
+#include <QTest>
 #include <chrono>
 
 #include "compiler/buffers/buffer_assignment.h"

@@ -1,6 +1,8 @@
 // The canonical HLO printer: programmatic modules against expected text, and
 // golden files (tests/golden/printer/NAME.hlo -> NAME.expected.hlo).
-#include <QtTest>
+#include <QDir>
+#include <QFile>
+#include <QTest>
 
 #include "core/text/hlo_parser.h"
 #include "core/text/hlo_printer.h"

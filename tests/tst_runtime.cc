@@ -2,7 +2,8 @@
 // (results equal to HloEvaluator's, per-instruction and per-kernel times,
 // progress, cancel, argument checks); execution modes (unfused / fused
 // modules) and the output check against the reference.
-#include <QtTest>
+#include <QFileInfo>
+#include <QTest>
 
 #include <atomic>
 #include <cmath>

@@ -8,7 +8,9 @@
 #include <sys/resource.h>
 
 #include <QApplication>
+#include <QDir>
 #include <QDockWidget>
+#include <QElapsedTimer>
 #include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -16,7 +18,7 @@
 #include <QSettings>
 #include <QSignalSpy>
 #include <QTemporaryDir>
-#include <QtTest>
+#include <QTest>
 
 #include "tests/settings_sandbox.h"
 #include <cstdio>

@@ -1,5 +1,5 @@
 // Shapes and layouts: construction, printing, parsing, equality, sizes.
-#include <QtTest>
+#include <QTest>
 
 #include "core/text/hlo_parser.h"
 #include "core/ir/shape.h"

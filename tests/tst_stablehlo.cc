@@ -4,7 +4,10 @@
 // robustness sweep over truncated/mutated input, and a sweep over the
 // StableHLO corpus (../shared/corpus/stablehlo) whose failures must be
 // listed with a reason in tests/stablehlo_exceptions.tsv.
-#include <QtTest>
+#include <QDir>
+#include <QDirIterator>
+#include <QFile>
+#include <QTest>
 
 #include <cmath>
 #include <map>

@@ -3,9 +3,9 @@
 #include <QLabel>
 #include <QPlainTextEdit>
 #include <QSignalSpy>
+#include <QTest>
 #include <QTextBlock>
 #include <QTextDocument>
-#include <QtTest>
 #include <random>
 
 #include "core/ir/hlo_computation.h"

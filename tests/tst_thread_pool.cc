@@ -1,7 +1,7 @@
 // ThreadPool (compiler/runtime/thread_pool.h): every index runs exactly once,
 // chunks respect the grain, jobs run back to back and after the workers have
 // gone to sleep, and pools of any size start and stop cleanly.
-#include <QtTest>
+#include <QTest>
 
 #include <atomic>
 #include <chrono>

@@ -11,8 +11,10 @@
 //    per-type tolerance; TPU numerics rejecting a module that verifies is a
 //    failure.
 // Skips cleanly when the corpus is absent.
+#include <QDir>
 #include <QDirIterator>
-#include <QtTest>
+#include <QFileInfo>
+#include <QTest>
 #include <chrono>
 #include <cmath>
 

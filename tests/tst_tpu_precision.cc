@@ -4,7 +4,7 @@
 // HIGHEST bf16_6x matches f32), per-operand precision, algorithm=,
 // convolutions, infinities, what must stay untouched, schedules and control
 // edges, and the CPU backend running the rewritten module.
-#include <QtTest>
+#include <QTest>
 #include <algorithm>
 #include <bit>
 #include <cmath>

@@ -1,5 +1,5 @@
 // Primitive types, opcodes and Status.
-#include <QtTest>
+#include <QTest>
 
 #include "core/ir/hlo_opcode.h"
 #include "core/ir/primitive_type.h"

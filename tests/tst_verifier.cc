@@ -5,7 +5,7 @@
 //    message names the offending instruction and the rule;
 //  * programmatic modules for what text cannot express (missing entry,
 //    duplicate computation names, cycles).
-#include <QtTest>
+#include <QTest>
 
 #include "core/text/hlo_parser.h"
 #include "core/verifier/hlo_verifier.h"

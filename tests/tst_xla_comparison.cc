@@ -3,8 +3,8 @@
 // names its instructions; a document that is no dump module says what to open.
 #include <QListWidget>
 #include <QSignalSpy>
+#include <QTest>
 #include <QTreeWidget>
-#include <QtTest>
 
 #include "compiler/pipeline/pipeline.h"
 #include "compiler/registry/target_pipelines.h"
