@@ -12,6 +12,7 @@
 #include <QTest>
 #include <algorithm>
 
+#include "core/io/module_io.h"
 #include "core/ir/async_wrapping.h"
 #include "core/json/hlo_json.h"
 #include "core/text/hlo_parser.h"
@@ -381,6 +382,7 @@ private slots:
     void everythingRoundTrips();
     void emptyAndMinimalModules();
     void forwardReferencesResolve();
+    void recursiveCallIsAnError();
     void nullCalledComputationAndRootSurvive();
     void optionalKeysTakeDefaults();
     void textFormsOfTypedAttributes();
@@ -1356,6 +1358,28 @@ void TestJson::corpusSampleRoundTrips() {
     // Parser coverage is tst_corpus's business; here only the JSON round trip counts.
     if (!parsed) QSKIP(qPrintable(QStringLiteral("does not parse: %1").arg(failure)));
     QVERIFY2(failure.isEmpty(), qPrintable(failure));
+}
+
+void TestJson::recursiveCallIsAnError() {
+    // JSON can name any computation in to_apply, the one it is in among them: loading such a
+    // module is an error naming the instruction (nothing after loading could walk it).
+    auto module = parseHloModule("HloModule m\nENTRY e {\n  p = f32[] parameter(0)\n  ROOT n = f32[] negate(p)\n}");
+    QVERIFY(module.isOk());
+    HloComputation* entry = (*module)->entryComputation();
+    auto call = std::make_unique<HloInstruction>(HloOpcode::kCall, "again", entry->root()->shape());
+    call->appendOperand(entry->root());
+    CalledComputationAttribute attribute;
+    attribute.name = "to_apply";
+    attribute.computations = {entry};
+    call->mutableCalledComputationAttributes().push_back(attribute);
+    entry->setRoot(entry->addInstruction(std::move(call)));
+    const std::string json = moduleToJson(**module);
+    auto loaded = loadModule(json, "recursive.json");
+    QVERIFY(!loaded.isOk());
+    const QString message = QString::fromStdString(loaded.status().toString());
+    QVERIFY2(message.contains(QStringLiteral("recursive.json")), qPrintable(message));
+    QVERIFY2(message.contains(QStringLiteral("%again in computation e calls computation e recursively (e -> e)")),
+             qPrintable(message));
 }
 
 QTEST_APPLESS_MAIN(TestJson)

@@ -108,6 +108,7 @@ private slots:
     void errorExpectedToken();
     void errorUndefinedOperand();
     void errorUndefinedComputation();
+    void errorRecursiveCall();
     void errorDuplicateNames();
     void errorUnknownOpcode();
     void errorMalformedShapes();
@@ -852,6 +853,23 @@ void TestParser::errorUndefinedComputation() {
     QVERIFY(failsAt(
         "ENTRY e {\n  p = f32[] parameter(0)\n  ROOT c = f32[] call(p), to_apply=missing\n}", 3, 36,
         {"computation does not exist: missing"}));
+}
+
+void TestParser::errorRecursiveCall() {
+    // A computation that calls itself, directly or through another, is refused at the
+    // reference that closes the cycle.
+    QVERIFY(failsAt("ENTRY e {\n  p = f32[] parameter(0)\n  ROOT c = f32[] call(p), to_apply=e\n}", 3,
+                    36, {"computation e is called recursively (e -> e)"}));
+    QVERIFY(failsAt("a {\n  p = f32[] parameter(0)\n  ROOT c = f32[] call(p), to_apply=b\n}\n"
+                    "b {\n  p = f32[] parameter(0)\n  ROOT c = f32[] call(p), to_apply=a\n}\n"
+                    "ENTRY e {\n  p = f32[] parameter(0)\n  ROOT c = f32[] call(p), to_apply=a\n}",
+                    7, 36, {"computation a is called recursively (a -> b -> a)"}));
+    // A computation called twice, and a chain through several, is no cycle.
+    QVERIFY(parseHloModule("a {\n  p = f32[] parameter(0)\n  ROOT n = f32[] negate(p)\n}\n"
+                           "b {\n  p = f32[] parameter(0)\n  ROOT c = f32[] call(p), to_apply=a\n}\n"
+                           "ENTRY e {\n  p = f32[] parameter(0)\n  x = f32[] call(p), to_apply=a\n"
+                           "  ROOT y = f32[] call(x), to_apply=b\n}")
+                .isOk());
 }
 
 void TestParser::errorDuplicateNames() {

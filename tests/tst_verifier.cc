@@ -74,6 +74,7 @@ private slots:
     void optionsEnableChecks();
     void missingEntryIsRejected();
     void duplicateComputationNamesAreRejected();
+    void recursiveCallsAreRejected();
     void cyclesAreRejected();
     void parameterGapsAreRejected();
     void operandCountIsChecked();
@@ -969,6 +970,38 @@ void TestVerifier::duplicateComputationNamesAreRejected() {
     QVERIFY(!status.isOk());
     QVERIFY2(text(status).contains(QStringLiteral("computation same")), qPrintable(text(status)));
     QVERIFY2(text(status).contains(QStringLiteral("not unique")), qPrintable(text(status)));
+}
+
+void TestVerifier::recursiveCallsAreRejected() {
+    // The parser refuses the text; a pass that rewires a call into a cycle meets the verifier.
+    auto module = parseHloModule(
+        "HloModule m\n"
+        "a {\n  p = f32[] parameter(0)\n  ROOT n = f32[] negate(p)\n}\n"
+        "ENTRY e {\n  p = f32[] parameter(0)\n  ROOT c = f32[] call(p), to_apply=a\n}");
+    QVERIFY(module.isOk());
+    QVERIFY(verifyModule(**module).isOk());
+    HloComputation* entry = (*module)->entryComputation();
+    HloComputation* a = (*module)->findComputation("a");
+    QVERIFY(a);
+    HloInstruction* negate = a->root();
+    // a's root now calls e, which calls a.
+    auto recursive = std::make_unique<HloInstruction>(HloOpcode::kCall, "again", negate->shape());
+    recursive->appendOperand(negate);
+    CalledComputationAttribute attribute;
+    attribute.name = "to_apply";
+    attribute.computations = {entry};
+    recursive->mutableCalledComputationAttributes().push_back(attribute);
+    HloInstruction* again = a->addInstruction(std::move(recursive));
+    a->setRoot(again);
+    Status status = verifyModule(**module);
+    QVERIFY(!status.isOk());
+    // Named from whichever computation the walk starts at.
+    const QString message = text(status);
+    QVERIFY2((message.contains(QStringLiteral("%again in computation a: calls computation e recursively")) &&
+              message.contains(QStringLiteral("(the call graph has a cycle: e -> a -> e)"))) ||
+                 (message.contains(QStringLiteral("%c in computation e: calls computation a recursively")) &&
+                  message.contains(QStringLiteral("(the call graph has a cycle: a -> e -> a)"))),
+             qPrintable(message));
 }
 
 void TestVerifier::cyclesAreRejected() {

@@ -86,7 +86,9 @@ StatusOr<std::string> readFileToString(const std::string& path) {
     return data;
 }
 
-StatusOr<std::vector<std::unique_ptr<HloModule>>> loadModules(std::string_view text,
+namespace {
+
+StatusOr<std::vector<std::unique_ptr<HloModule>>> readModules(std::string_view text,
                                                               const std::string& fileName) {
     switch (detectModuleFormat(text)) {
     case ModuleFormat::kHloText: {
@@ -106,6 +108,24 @@ StatusOr<std::vector<std::unique_ptr<HloModule>>> loadModules(std::string_view t
     }
     return Status(StatusCode::kInvalidArgument, "empty input: no HLO module found",
                   SourceLocation{fileName, 1, 1});
+}
+
+}  // namespace
+
+StatusOr<std::vector<std::unique_ptr<HloModule>>> loadModules(std::string_view text,
+                                                              const std::string& fileName) {
+    HLO_ASSIGN_OR_RETURN(auto modules, readModules(text, fileName));
+    // Whatever the format, a computation that calls itself cannot be walked (the HLO text
+    // parser names the reference's line and column; JSON and StableHLO name the instruction).
+    for (const auto& module : modules)
+        if (const auto cycle = module->findCallCycle())
+            return Status(StatusCode::kInvalidArgument,
+                          "%" + cycle->instruction->name() + " in computation " +
+                              cycle->instruction->parent()->name() + " calls computation " +
+                              cycle->called->name() + " recursively (" + cycle->path +
+                              "): a computation may not call itself, directly or through others",
+                          SourceLocation{fileName, 0, 0});
+    return modules;
 }
 
 StatusOr<std::unique_ptr<HloModule>> loadModule(std::string_view text,

@@ -4,6 +4,7 @@
 #include <cassert>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 
 #include "core/support/pointer_index.h"
 
@@ -274,6 +275,54 @@ bool HloModule::structurallyEqual(const HloModule& other, std::string* whyNot) c
         }
     }
     return true;
+}
+
+std::optional<HloCallCycle> findCallCycle(std::span<const std::unique_ptr<HloComputation>> computations) {
+    // Depth-first with an explicit stack (a deep but acyclic call chain must not overflow the
+    // caller's stack): 1 = on the current path, 2 = done.
+    using Calls = std::vector<std::pair<const HloInstruction*, const HloComputation*>>;
+    struct Frame {
+        const HloComputation* computation;
+        Calls calls;
+        size_t next = 0;
+    };
+    auto callsOf = [](const HloComputation& computation) {
+        Calls calls;
+        for (const auto& instruction : computation.instructions())
+            for (const CalledComputationAttribute& attribute : instruction->calledComputationAttributes())
+                for (const HloComputation* called : attribute.computations)
+                    if (called) calls.emplace_back(instruction.get(), called);
+        return calls;
+    };
+    std::unordered_map<const HloComputation*, int> state;
+    for (const auto& start : computations) {
+        if (state[start.get()] != 0) continue;
+        std::vector<Frame> stack;
+        state[start.get()] = 1;
+        stack.push_back({start.get(), callsOf(*start)});
+        while (!stack.empty()) {
+            Frame& frame = stack.back();
+            if (frame.next == frame.calls.size()) {
+                state[frame.computation] = 2;
+                stack.pop_back();
+                continue;
+            }
+            const auto [instruction, called] = frame.calls[frame.next++];
+            int& calledState = state[called];
+            if (calledState == 2) continue;
+            if (calledState == 1) {
+                size_t from = 0;
+                while (stack[from].computation != called) ++from;
+                HloCallCycle cycle{instruction, called, {}};
+                for (size_t i = from; i < stack.size(); ++i) cycle.path += stack[i].computation->name() + " -> ";
+                cycle.path += called->name();
+                return cycle;
+            }
+            calledState = 1;
+            stack.push_back({called, callsOf(*called)});
+        }
+    }
+    return std::nullopt;
 }
 
 }  // namespace hloscope

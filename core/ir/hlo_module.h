@@ -72,6 +72,18 @@ struct StackFrameIndex {
     bool operator==(const StackFrameIndex&) const = default;
 };
 
+// A call that closes a cycle in a module's call graph: `instruction` calls `called`, which is
+// already on the call path `path` ("a -> b -> a").
+struct HloCallCycle {
+    const HloInstruction* instruction = nullptr;
+    const HloComputation* called = nullptr;
+    std::string path;
+};
+
+// The first call found among `computations` that makes a computation call itself, directly or
+// through others; nullopt when their call graph is acyclic (HloModule::findCallCycle).
+std::optional<HloCallCycle> findCallCycle(std::span<const std::unique_ptr<HloComputation>> computations);
+
 class HloModule {
 public:
     explicit HloModule(std::string name);
@@ -107,6 +119,10 @@ public:
         m_entry = entry;
     }
     HloComputation* findComputation(std::string_view name) const;
+    // The first call found that makes a computation call itself, directly or through others;
+    // nullopt when the call graph is acyclic, as everything that walks called computations
+    // (verifier, passes, interpreter, cost analysis, layers) needs it to be.
+    std::optional<HloCallCycle> findCallCycle() const { return hloscope::findCallCycle(m_computations); }
 
     int64_t instructionCount() const;
     // Next unique id; instructions added via HloComputation::addInstruction

@@ -548,6 +548,15 @@ Status Parser::finishModule(HloModule* module) {
         ref.instruction->mutableCalledComputationAttributes()[ref.attribute]
             .computations[ref.slot] = it->second.first;
     }
+    // Shape inference and everything after parsing walk called computations: a computation
+    // that calls itself is an error at the reference that closes the cycle.
+    if (const auto cycle = findCallCycle(m_computations)) {
+        for (const CalledRef& ref : m_calledRefs)
+            if (ref.instruction == cycle->instruction && ref.name == cycle->called->name())
+                return error(ref.offset, "computation " + cycle->called->name() +
+                                             " is called recursively (" + cycle->path +
+                                             "): a computation may not call itself, directly or through others");
+    }
     HloComputation* entry = m_entry ? m_entry : m_computations.back().get();
     if (!m_inlineComputations.empty()) {
         std::unordered_set<std::string> taken;

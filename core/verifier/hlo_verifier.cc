@@ -223,7 +223,7 @@ Status Verifier::verifyStructure() {
     for (const auto& computation : m_module.computations()) {
         HLO_RETURN_IF_ERROR(verifyComputation(*computation));
     }
-    return Status::ok();
+    return verifyCallGraphAcyclic(m_module);
 }
 
 Status Verifier::verifyComputation(const HloComputation& computation) {

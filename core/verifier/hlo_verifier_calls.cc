@@ -1,6 +1,6 @@
-// HloVerifier: the computations an instruction calls (call, while,
-// conditional, fusion) against its operands and result, and sharding
-// consistency among the instructions a loop or conditional ties together.
+// HloVerifier: the call graph is acyclic, the computations an instruction calls (call,
+// while, conditional, fusion) against its operands and result, and sharding consistency
+// among the instructions a loop or conditional ties together.
 #include <algorithm>
 #include <cctype>
 #include <string>
@@ -293,6 +293,14 @@ Status verifyShardingConsistency(const HloInstruction& instruction,
                                         " but %" + other->name() + " has sharding=" + std::string(*sharding));
         }
     }
+    return Status::ok();
+}
+
+Status verifyCallGraphAcyclic(const HloModule& module) {
+    if (const auto cycle = module.findCallCycle())
+        return instructionError(*cycle->instruction, "calls computation " + cycle->called->name() +
+                                                         " recursively (the call graph has a cycle: " +
+                                                         cycle->path + ")");
     return Status::ok();
 }
 

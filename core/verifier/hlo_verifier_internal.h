@@ -62,6 +62,10 @@ std::optional<std::vector<int64_t>> literalDimensions(std::string_view text, int
 Status verifyEntryComputationLayout(const HloModule& module, const HloVerifierOptions& options);
 Status verifyInputOutputAliasing(const HloModule& module, const HloVerifierOptions& options);
 
+// No computation calls itself, directly or through others: the module's call graph is
+// acyclic, which everything that walks called computations relies on (hlo_verifier_calls.cc).
+Status verifyCallGraphAcyclic(const HloModule& module);
+
 // The computations an instruction calls (call, while, conditional, fusion)
 // against its operands and result (hlo_verifier_calls.cc).
 Status verifyCalledComputations(const HloInstruction& instruction,
