@@ -3,11 +3,17 @@
 
 Usage: tests/bench/cpu_bench.py [CLI] [--threads N] [--repeat N] [--rounds N] [--only TEXT]
 Runs each module with `hloscope-cli run --device cpu --mode both --json` and
-compares the fused median with bytes that must move / triad bandwidth from
-`hloscope-cli calibrate --quick`, measured just before each module; medians
-over the rounds. Prints a Markdown table.
+compares the fused median with two bounds: the bytes that must move / triad
+bandwidth from `hloscope-cli calibrate --quick`, measured just before each
+module, and the compute bound of tests/bench/compute_bound.py (the fused kernels'
+vector loops through llvm-mca over the cycles per second its micro-benchmark
+measures at the start of each round; "-" without llc-19 and llvm-mca-19).
+Medians over the rounds. Prints a Markdown table.
 """
 import json, os, subprocess, sys, tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import compute_bound
 
 cli = sys.argv[1] if len(sys.argv) > 1 and not sys.argv[1].startswith('--') else 'build/app/hloscope-cli'
 threads = '2'
@@ -30,6 +36,14 @@ ENTRY e {{ x = f32[{N}] parameter(0)  xx = f32[{N}] multiply(x, x)  c2 = f32[] c
     'sin(x)+exp(x) (16M)': (f'''HloModule sinexp
 ENTRY e {{ x = f32[{N}] parameter(0)  s = f32[{N}] sine(x)  e = f32[{N}] exponential(x)
   ROOT r = f32[{N}] add(s, e) }}''', 8 * N),
+    'gelu tanh (16M)': (f'''HloModule gelu
+ENTRY e {{ x = f32[{N}] parameter(0)  h = f32[] constant(0.5)  hb = f32[{N}] broadcast(h), dimensions={{}}
+  a = f32[] constant(0.044715)  ab = f32[{N}] broadcast(a), dimensions={{}}
+  k = f32[] constant(0.7978845608)  kb = f32[{N}] broadcast(k), dimensions={{}}
+  one = f32[] constant(1)  ob = f32[{N}] broadcast(one), dimensions={{}}
+  x2 = f32[{N}] multiply(x, x)  x3 = f32[{N}] multiply(x2, x)  ax3 = f32[{N}] multiply(ab, x3)
+  in = f32[{N}] add(x, ax3)  kin = f32[{N}] multiply(kb, in)  t = f32[{N}] tanh(kin)
+  t1 = f32[{N}] add(ob, t)  hx = f32[{N}] multiply(hb, x)  ROOT y = f32[{N}] multiply(hx, t1) }}''', 8 * N),
     'mean(relu(x)**2) (16M)': (ADD + f'''ENTRY e {{ x = f32[{N}] parameter(0)  z = f32[] constant(0)
   zb = f32[{N}] broadcast(z), dimensions={{}}  r = f32[{N}] maximum(x, zb)  q = f32[{N}] multiply(r, r)
   s = f32[] reduce(q, z), dimensions={{0}}, to_apply=add  n = f32[] constant({N})
@@ -91,12 +105,24 @@ def median(values):
 # module's bound comes from the bandwidth of that moment (a virtual machine's memory
 # bandwidth can drift by tens of percent within a minute). Per module: medians
 # over the rounds.
+# Elements the compute bound counts per module: the fused kernels' loops iterate over these
+# (the output's elements; the input's for a full reduction).
+compute_elements = {'x*x+2*x+1 (16M)': N, 'sin(x)+exp(x) (16M)': N, 'gelu tanh (16M)': N,
+                    'mean(relu(x)**2) (16M)': N, 'softmax 8192x1024': 8192 * 1024,
+                    'layernorm 8192x768': 8192 * 768}
 modules = {name: m for name, m in modules.items() if only in name}
 results = {name: [] for name in modules}
 bandwidths = []
+cycles = {}  # module -> cycles per element (static: the same code every round)
+hz_values = []
 for _ in range(rounds):
+    hz = compute_bound.cycles_per_second(cli)[0] if compute_bound.available() else 0
+    hz_values.append(hz)
     for name, (text, nbytes) in modules.items():
         if not text.startswith('HloModule'): text = 'HloModule m\n' + text
+        if hz and name in compute_elements and name not in cycles:
+            cycles[name] = compute_bound.bound_ms(cli, text, compute_elements[name], threads, hz)[1]
+        compute_ms = cycles[name] * compute_elements[name] / int(threads) / hz * 1e3 if name in cycles else 0
         bandwidth, one_core = triad()
         bandwidths.append((bandwidth, one_core))
         with tempfile.NamedTemporaryFile('w', suffix='.hlo', delete=False) as f:
@@ -108,20 +134,26 @@ for _ in range(rounds):
             results[name].append(('error', out.stderr.strip()[:80])); continue
         r = json.loads(out.stdout)
         results[name].append((r['unfused']['median_ms'], r['fused']['median_ms'], r['fused']['compile_ms'],
-                              nbytes / bandwidth * 1e3 if nbytes else 0))
+                              nbytes / bandwidth * 1e3 if nbytes else 0, compute_ms))
 
 all_cores = sorted(b for b, _ in bandwidths)
 print(f"triad bandwidth (hloscope-cli calibrate --quick, {len(all_cores)} measurements): all cores "
       f"{all_cores[0] / 1e9:.1f}-{all_cores[-1] / 1e9:.1f} GB/s (median {median(all_cores) / 1e9:.1f}); "
-      f"threads {threads}, {rounds} rounds of --repeat {repeat}\n")
-print('| module | unfused ms | fused ms | speedup | bound ms | fused / bound | compile ms |')
-print('|---|---|---|---|---|---|---|')
+      f"threads {threads}, {rounds} rounds of --repeat {repeat}")
+if any(hz_values):
+    print(f"compute bound: the micro-benchmark measured {min(hz_values) / 1e9:.2f}-{max(hz_values) / 1e9:.2f} G cycles/s; "
+          "cycles per element: " + ', '.join(f'{n} {c:.3f}' for n, c in cycles.items()))
+print()
+print('| module | unfused ms | fused ms | speedup | bandwidth bound ms | compute bound ms | fused / larger bound | compile ms |')
+print('|---|---|---|---|---|---|---|---|')
 for name, rows in results.items():
     errors = [r for r in rows if r[0] == 'error']
     if errors:
         print(f'| {name} | error: {errors[0][1]} |'); continue
     u = median([r[0] for r in rows]); fz = median([r[1] for r in rows])
     compile_ms = median([r[2] for r in rows]); bound = median([r[3] for r in rows])
-    ratio = f"{median([r[1] / r[3] for r in rows]):.2f}x" if bound else '-'
+    compute = median([r[4] for r in rows])
+    ratio = f"{median([r[1] / max(r[3], r[4]) for r in rows]):.2f}x" if bound or compute else '-'
     bound_text = f'{bound:.2f}' if bound else '-'
-    print(f"| {name} | {u:.2f} | {fz:.2f} | {u / fz:.2f}x | {bound_text} | {ratio} | {compile_ms:.0f} |")
+    compute_text = f'{compute:.2f}' if compute else '-'
+    print(f"| {name} | {u:.2f} | {fz:.2f} | {u / fz:.2f}x | {bound_text} | {compute_text} | {ratio} | {compile_ms:.0f} |")
