@@ -13,7 +13,8 @@ hoisted row reductions, the streaming copy) goes through llvm-mca-19, whose bloc
 reciprocal throughput is the loop's cycles per iteration when only the execution ports
 limit it (no dependency, cache or memory stall). Divided by the elements an iteration
 covers (the induction step in the IR) and summed over the loops, that is cycles per
-element; the scalar remainder loops are left out. The cycles per second come from a
+element; the scalar remainder loops are left out (a kernel that LLVM did not vectorise counts
+its scalar element loop). The cycles per second come from a
 micro-benchmark run in the same process tree: an in-cache kernel of 16 independent
 multiplies summed in a tree (16 multiplies, 15 adds per element, no dependency between
 elements), its measured time against its own llvm-mca cycles. The bound is then
@@ -138,9 +139,13 @@ def cycles_per_element(cpu, modules, simulated=False):
             out = subprocess.run([LLC, '-O3', f'-mcpu={cpu}', ll, '-o', '-'], capture_output=True, text=True)
             if out.returncode != 0:
                 raise RuntimeError(f'llc: {out.stderr.strip()[:200]}')
-        for name, body in _asm_inner_loops(out.stdout):
+        loops = _asm_inner_loops(out.stdout)
+        vectorised = any(name.startswith('vector.body') for name, _ in loops)
+        for name, body in loops:
             step = steps.get(name)
-            if not step or name.startswith('element') or 'epil' in name:
+            if name.startswith('element') and not vectorised:
+                step = 1  # a kernel LLVM did not vectorise: its scalar element loop is the work
+            elif not step or name.startswith('element') or 'epil' in name:
                 continue  # scalar remainder loops
             rt, sim = _mca(cpu, body)
             cycles = sim if simulated else rt
