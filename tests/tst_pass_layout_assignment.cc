@@ -100,6 +100,37 @@ private slots:
         QCOMPARE(padded("s4[3]{0:E(4)}"), int64_t(2));
         QCOMPARE(padded("(f32[3,5]{1,0:T(8,128)}, f32[2]{0})"), int64_t(4096 + 8));
         QCOMPARE(padded("f32[]"), int64_t(4));
+        // Near the largest array the readers accept (2^62 bytes), padding to tiles goes beyond
+        // what an int64_t holds: the size saturates at kMaxSizeInBytes.
+        QCOMPARE(padded("s8[65536,65536,65536,128,16]{4,3,2,1,0}"), int64_t(1) << 59);
+        // 2^62 padded elements of one byte: exactly the limit.
+        QCOMPARE(padded("s8[65536,65536,65536,128,16]{4,3,2,1,0:T(8,128)(4,1)}"), int64_t(1) << 62);
+        // 2^63 padded elements: saturated.
+        QCOMPARE(padded("s8[65536,65536,65536,256,16]{4,3,2,1,0:T(8,128)(4,1)}"), kMaxSizeInBytes);
+        QCOMPARE(padded("(s8[4611686018427387904]{0:T(1024)}, s8[4611686018427387904]{0:T(1024)})"),
+                 kMaxSizeInBytes);
+    }
+
+    // Layout assignment for the TPU on shapes whose tiled sizes saturate (found by fuzzing the
+    // pipeline: the byte count overflowed).
+    void tpuHugeShapesSaturate() {
+        const std::string hlo = R"(
+HloModule m
+ENTRY e {
+  p.1 = s8[65536] parameter(0)
+  p.2 = s8[65536] parameter(1)
+  b.3 = s8[65536,65536,65536,128,16] broadcast(p.1), dimensions={0}
+  b.4 = s8[65536,65536,65536,128,16] broadcast(p.2), dimensions={1}
+  ROOT m.5 = s8[65536,65536,65536,128,16] multiply(b.3, b.4)
+})";
+        PassRun run;
+        HloPass* pass = nullptr;
+        std::string why = checkRun("tpu", hlo, &run, &pass);
+        QVERIFY2(why.empty(), why.c_str());
+        const int64_t logical = 3 * (int64_t(1) << 59) + 2 * 65536;
+        QCOMPARE(pass->statistics().at("logical_bytes"), logical);
+        // Each product pads to 2^62 bytes: the total saturates.
+        QCOMPARE(pass->statistics().at("padded_bytes"), kMaxSizeInBytes - logical);
     }
 
     void tpuTiles() {

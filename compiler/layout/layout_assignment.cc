@@ -648,8 +648,8 @@ StatusOr<bool> LayoutAssignmentPass::run(HloModule& module) {
             if (opcode == HloOpcode::kGetTupleElement || opcode == HloOpcode::kTuple ||
                 opcode == HloOpcode::kBitcast || (opcode == HloOpcode::kParameter && !isEntry))
                 continue;
-            logical += logicalSizeInBytes(instruction->shape());
-            padded += paddedSizeInBytes(instruction->shape());
+            logical = saturatingAdd(logical, logicalSizeInBytes(instruction->shape()));
+            padded = saturatingAdd(padded, paddedSizeInBytes(instruction->shape()));
         }
     }
     setStatistic("copies_inserted", assigner.copies());

@@ -14,9 +14,19 @@ int64_t elementBits(const Shape& shape) {
     return 8 * static_cast<int64_t>(primitive_util::byteWidth(shape.elementType()));
 }
 
-int64_t bytesFor(int64_t elements, int64_t bits) { return (elements * bits + 7) / 8; }
+// Sizes of non-negative counts, saturating at kMaxSizeInBytes: a tiled shape near the largest
+// array the readers accept (2^62 bytes) pads beyond what an int64_t holds.
+int64_t saturatingMul(int64_t a, int64_t b) {
+    int64_t product = 0;
+    if (__builtin_mul_overflow(a, b, &product) || product > kMaxSizeInBytes) return kMaxSizeInBytes;
+    return product;
+}
 
-int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+int64_t bytesFor(int64_t elements, int64_t bits) {
+    return saturatingAdd(saturatingMul(elements / 8, bits), (saturatingMul(elements % 8, bits) + 7) / 8);
+}
+
+int64_t ceilDiv(int64_t a, int64_t b) { return a / b + (a % b != 0 ? 1 : 0); }
 
 // Dimension sizes in physical major-to-minor order (unbounded: 0).
 std::vector<int64_t> physicalDims(const Shape& shape) {
@@ -77,7 +87,7 @@ Layout targetLayout(const Shape& shape, std::vector<int64_t> minorToMajor, Layou
 int64_t logicalSizeInBytes(const Shape& shape) {
     if (shape.isTuple()) {
         int64_t sum = 0;
-        for (const Shape& element : shape.tupleShapes()) sum += logicalSizeInBytes(element);
+        for (const Shape& element : shape.tupleShapes()) sum = saturatingAdd(sum, logicalSizeInBytes(element));
         return sum;
     }
     if (!shape.isArray()) return 0;
@@ -87,7 +97,7 @@ int64_t logicalSizeInBytes(const Shape& shape) {
 int64_t paddedSizeInBytes(const Shape& shape) {
     if (shape.isTuple()) {
         int64_t sum = 0;
-        for (const Shape& element : shape.tupleShapes()) sum += paddedSizeInBytes(element);
+        for (const Shape& element : shape.tupleShapes()) sum = saturatingAdd(sum, paddedSizeInBytes(element));
         return sum;
     }
     if (!shape.isArray()) return 0;
@@ -115,7 +125,7 @@ int64_t paddedSizeInBytes(const Shape& shape) {
         dims.insert(dims.end(), sizes.begin(), sizes.end());
     }
     int64_t elements = 1;
-    for (int64_t d : dims) elements *= d;
+    for (int64_t d : dims) elements = saturatingMul(elements, d);
     return bytesFor(elements, elementBits(shape));
 }
 

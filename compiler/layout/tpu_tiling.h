@@ -49,6 +49,14 @@ std::vector<Tile> tpuDefaultTiles(const Shape& arrayShape);
 Layout targetLayout(const Shape& arrayShape, std::vector<int64_t> minorToMajor,
                     LayoutTarget target);
 
+// The sizes below saturate at this (the largest array the readers accept, core/io/input_limits.h):
+// padding a tiled shape near it can exceed what an int64_t holds.
+inline constexpr int64_t kMaxSizeInBytes = int64_t{1} << 62;
+// a + b for sizes in [0, kMaxSizeInBytes], saturating at kMaxSizeInBytes.
+inline int64_t saturatingAdd(int64_t a, int64_t b) {
+    return a > kMaxSizeInBytes - b ? kMaxSizeInBytes : a + b;
+}
+
 // Bytes of the dense array (no tiling): ceil(bits * elements / 8) for
 // sub-byte types (bits from the layout's element size when set). Tuples: the
 // sum of their elements; tokens and opaque values: 0.
