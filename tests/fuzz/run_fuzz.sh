@@ -172,9 +172,19 @@ for target in "${TARGETS[@]}"; do
         "${parallel[@]}") > "$log" 2>&1
     rc=$?
     set -e
-    # With -jobs, each job logs to fuzz-N.log in the current directory (here: $work).
-    if [[ "$JOBS" -gt 1 ]]; then cat "$work"/fuzz-*.log >> "$log" 2>/dev/null; rm -f "$work"/fuzz-*.log; fi
-    execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | awk '{s += $2} END {print s + 0}' || true)
+    # Executions: libFuzzer prints its final statistics once at the end and again when it stops
+    # at a finding, so each process counts once (its largest figure). With -jobs, each job logs
+    # to fuzz-N.log in the current directory (here: $work); their counts add up.
+    executed() { grep -o 'stat::number_of_executed_units: *[0-9]*' "$1" | awk '$2 > m {m = $2} END {print m + 0}' || true; }
+    if [[ "$JOBS" -gt 1 ]]; then
+        execs=0
+        for job_log in "$work"/fuzz-*.log; do
+            [[ -f "$job_log" ]] && execs=$((execs + $(executed "$job_log")))
+        done
+        cat "$work"/fuzz-*.log >> "$log" 2>/dev/null; rm -f "$work"/fuzz-*.log
+    else
+        execs=$(executed "$log")
+    fi
     last=$(grep -E '^#[0-9]+.*(DONE|pulse|NEW|REDUCE|INITED)' "$log" | tail -1 || true)
     cov=$(sed -n 's/.*cov: \([0-9]*\).*/\1/p' <<< "$last")
     ft=$(sed -n 's/.*ft: \([0-9]*\).*/\1/p' <<< "$last")
@@ -182,7 +192,8 @@ for target in "${TARGETS[@]}"; do
     rate=$(sed -n 's/.*exec\/s: \([0-9]*\).*/\1/p' <<< "$last")
     result=ok unit=
     if [[ $rc -ne 0 ]] || grep -qE "$FINDING|fuzz invariant failed" "$log"; then
-        unit=$(sed -n 's/.*Test unit written to \([^ ]*\).*/\1/p' "$log" | head -1)
+        # The finding's input (crash-, leak-, timeout-, oom-), not a slow one written before it.
+        unit=$(sed -n 's/.*Test unit written to \([^ ]*\).*/\1/p' "$log" | grep -v '/slow-unit-' | tail -1 || true)
         result="FOUND ($unit; log $log)"
         status=1
     fi
