@@ -23,7 +23,8 @@ int64_t saturatingMul(int64_t a, int64_t b) {
 }
 
 int64_t bytesFor(int64_t elements, int64_t bits) {
-    return saturatingAdd(saturatingMul(elements / 8, bits), (saturatingMul(elements % 8, bits) + 7) / 8);
+    return saturatingAdd(saturatingMul(elements / 8, bits),
+                         (saturatingMul(elements % 8, bits) + 7) / 8);
 }
 
 int64_t ceilDiv(int64_t a, int64_t b) { return a / b + (a % b != 0 ? 1 : 0); }
@@ -87,7 +88,8 @@ Layout targetLayout(const Shape& shape, std::vector<int64_t> minorToMajor, Layou
 int64_t logicalSizeInBytes(const Shape& shape) {
     if (shape.isTuple()) {
         int64_t sum = 0;
-        for (const Shape& element : shape.tupleShapes()) sum = saturatingAdd(sum, logicalSizeInBytes(element));
+        for (const Shape& element : shape.tupleShapes())
+            sum = saturatingAdd(sum, logicalSizeInBytes(element));
         return sum;
     }
     if (!shape.isArray()) return 0;
@@ -97,7 +99,8 @@ int64_t logicalSizeInBytes(const Shape& shape) {
 int64_t paddedSizeInBytes(const Shape& shape) {
     if (shape.isTuple()) {
         int64_t sum = 0;
-        for (const Shape& element : shape.tupleShapes()) sum = saturatingAdd(sum, paddedSizeInBytes(element));
+        for (const Shape& element : shape.tupleShapes())
+            sum = saturatingAdd(sum, paddedSizeInBytes(element));
         return sum;
     }
     if (!shape.isArray()) return 0;

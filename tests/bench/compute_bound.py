@@ -32,24 +32,29 @@ def available():
     return shutil.which(LLC) is not None and shutil.which(MCA) is not None
 
 
-def dump_kernels(cli, hlo_text, threads):
-    """Runs the module fused once; returns (CPU name, [LLVM IR text of each kernel module])."""
+def _run(cli, hlo_text, args, env=None):
+    """hloscope-cli run of the module (written to a temporary file) fused on the CPU; stdout."""
     with tempfile.TemporaryDirectory() as d:
         path = os.path.join(d, 'module.hlo')
         with open(path, 'w') as f:
             f.write(hlo_text)
-        ir = os.path.join(d, 'ir')
-        env = dict(os.environ, HLOSCOPE_CPU_DUMP_IR=ir)
-        out = subprocess.run([cli, 'run', path, '--device', 'cpu', '--mode', 'fused', '--repeat', '1',
-                              '--warmup', '0', '--threads', str(threads)],
+        out = subprocess.run([cli, 'run', path, '--device', 'cpu', '--mode', 'fused'] + args,
                              capture_output=True, text=True, env=env)
-        if out.returncode != 0:
-            raise RuntimeError(f'hloscope-cli run failed: {out.stderr.strip()[:200]}')
-        m = re.search(r'LLVM ORC JIT for (\S+?)[,)]', out.stdout)
+    if out.returncode != 0:
+        raise RuntimeError(f'hloscope-cli run failed: {out.stderr.strip()[:200]}')
+    return out.stdout
+
+
+def dump_kernels(cli, hlo_text, threads):
+    """Runs the module fused once; returns (CPU name, [LLVM IR text of each kernel module])."""
+    with tempfile.TemporaryDirectory() as ir:
+        stdout = _run(cli, hlo_text, ['--repeat', '1', '--warmup', '0', '--threads', str(threads)],
+                      env=dict(os.environ, HLOSCOPE_CPU_DUMP_IR=ir))
+        m = re.search(r'LLVM ORC JIT for (\S+?)[,)]', stdout)
         if not m:
             raise RuntimeError('the run did not name the JIT target CPU')
         modules = []
-        for name in sorted(os.listdir(ir)) if os.path.isdir(ir) else []:
+        for name in sorted(os.listdir(ir)):
             with open(os.path.join(ir, name)) as f:
                 modules.append(f.read())
         return m.group(1), modules
@@ -132,13 +137,10 @@ def cycles_per_element(cpu, modules, simulated=False):
     detail = []
     for ir in modules:
         steps = _ir_steps(ir)
-        with tempfile.TemporaryDirectory() as d:
-            ll = os.path.join(d, 'k.ll')
-            with open(ll, 'w') as f:
-                f.write(ir)
-            out = subprocess.run([LLC, '-O3', f'-mcpu={cpu}', ll, '-o', '-'], capture_output=True, text=True)
-            if out.returncode != 0:
-                raise RuntimeError(f'llc: {out.stderr.strip()[:200]}')
+        out = subprocess.run([LLC, '-O3', f'-mcpu={cpu}', '-', '-o', '-'], input=ir,
+                             capture_output=True, text=True)
+        if out.returncode != 0:
+            raise RuntimeError(f'llc: {out.stderr.strip()[:200]}')
         loops = _asm_inner_loops(out.stdout)
         vectorised = any(name.startswith('vector.body') for name, _ in loops)
         for name, body in loops:
@@ -155,44 +157,43 @@ def cycles_per_element(cpu, modules, simulated=False):
 
 
 N_FREQ = 16384
-FREQ_MODULE = 'HloModule freq\nENTRY e {\n  x = f32[%d] parameter(0)\n' % N_FREQ
-_terms = []
-for k in range(16):
-    FREQ_MODULE += f'  c{k} = f32[] constant({1.0 + k / 64:.6f})  b{k} = f32[{N_FREQ}] broadcast(c{k}), dimensions={{}}\n'
-    FREQ_MODULE += f'  m{k} = f32[{N_FREQ}] multiply(x, b{k})\n'
-    _terms.append(f'm{k}')
-_level = 0
-while len(_terms) > 1:
-    nxt = []
-    for j in range(0, len(_terms), 2):
-        name = f's{_level}_{j}'
-        FREQ_MODULE += f'  {name} = f32[{N_FREQ}] add({_terms[j]}, {_terms[j + 1]})\n'
-        nxt.append(name)
-    _terms = nxt
-    _level += 1
-FREQ_MODULE = FREQ_MODULE.replace(f'  {_terms[0]} =', f'  ROOT {_terms[0]} =') + '}\n'
+
+
+def _freq_module():
+    """x times 16 constants, the 16 products summed pairwise in a tree (f32[N_FREQ])."""
+    lines = [f'  x = f32[{N_FREQ}] parameter(0)']
+    terms = []
+    for k in range(16):
+        lines.append(f'  c{k} = f32[] constant({1.0 + k / 64:.6f})  '
+                     f'b{k} = f32[{N_FREQ}] broadcast(c{k}), dimensions={{}}')
+        lines.append(f'  m{k} = f32[{N_FREQ}] multiply(x, b{k})')
+        terms.append(f'm{k}')
+    while len(terms) > 1:
+        pairs = [(terms[j], terms[j + 1]) for j in range(0, len(terms), 2)]
+        terms = [f's{len(terms)}_{j}' for j in range(len(pairs))]
+        root = 'ROOT ' if len(terms) == 1 else ''
+        lines += [f'  {root}{t} = f32[{N_FREQ}] add({a}, {b})' for t, (a, b) in zip(terms, pairs)]
+    return 'HloModule freq\nENTRY e {\n' + '\n'.join(lines) + '\n}\n'
 
 
 def cycles_per_second(cli, repeat=2000):
     """The micro-benchmark: llvm-mca's simulated cycles of the in-cache multiply-add tree over
     its fastest measured run on one thread. Returns (cycles per second, cycles per element)."""
-    cpu, modules = dump_kernels(cli, FREQ_MODULE, 1)
-    cpe, _ = cycles_per_element(cpu, modules, simulated=True)
-    with tempfile.NamedTemporaryFile('w', suffix='.hlo', delete=False) as f:
-        f.write(FREQ_MODULE)
-    try:
-        out = subprocess.run([cli, 'run', f.name, '--device', 'cpu', '--mode', 'fused', '--json', '--threads', '1',
-                              '--repeat', str(repeat), '--warmup', '20'], capture_output=True, text=True, check=True)
-    finally:
-        os.unlink(f.name)
-    seconds = json.loads(out.stdout)['fused']['min_ms'] * 1e-3
+    text = _freq_module()
+    cpe, _ = cycles_per_element(*dump_kernels(cli, text, 1), simulated=True)
+    stdout = _run(cli, text, ['--json', '--threads', '1', '--repeat', str(repeat), '--warmup', '20'])
+    seconds = json.loads(stdout)['fused']['min_ms'] * 1e-3
     return cpe * N_FREQ / seconds, cpe
+
+
+def kernel_cycles(cli, hlo_text, threads):
+    """Cycles per element of the module's fused kernels, port-bound, and the loops behind it."""
+    return cycles_per_element(*dump_kernels(cli, hlo_text, threads))
 
 
 def bound_ms(cli, hlo_text, elements, threads, hz):
     """The compute bound of the module's fused kernels, ms; and the cycles per element."""
-    cpu, modules = dump_kernels(cli, hlo_text, threads)
-    cpe, detail = cycles_per_element(cpu, modules)
+    cpe, detail = kernel_cycles(cli, hlo_text, threads)
     return cpe * elements / int(threads) / hz * 1e3, cpe, detail
 
 

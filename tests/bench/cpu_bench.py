@@ -121,7 +121,7 @@ for _ in range(rounds):
     for name, (text, nbytes) in modules.items():
         if not text.startswith('HloModule'): text = 'HloModule m\n' + text
         if hz and name in compute_elements and name not in cycles:
-            cycles[name] = compute_bound.bound_ms(cli, text, compute_elements[name], threads, hz)[1]
+            cycles[name] = compute_bound.kernel_cycles(cli, text, threads)[0]
         compute_ms = cycles[name] * compute_elements[name] / int(threads) / hz * 1e3 if name in cycles else 0
         bandwidth, one_core = triad()
         bandwidths.append((bandwidth, one_core))
