@@ -17,6 +17,7 @@
 #include "compiler/registry/target_pipelines.h"
 #include "core/text/hlo_parser.h"
 #include "core/text/hlo_printer.h"
+#include "core/verifier/hlo_verifier.h"
 
 using namespace hloscope;
 
@@ -218,6 +219,9 @@ private slots:
     void toleranceComparison();
     void cancellation();
     void scheduleStaysValid();
+    void incrementalStateMatchesFull();
+    void incrementalPrintReprintsUsersOfAChange();
+    void incrementalVerifierChecksUsersOfAChange();
 };
 
 void TestPipeline::runsInOrderWithHooks() {
@@ -672,6 +676,137 @@ ENTRY %main (x: f32[4], y: f32[4]) -> f32[4] {
     QVERIFY2(status.isOk(), status.toString().c_str());
     const std::string text = printModule(*module, HloPrintOptions::canonical());
     QVERIFY(text.find("subtract") < text.find("%mul"));
+}
+
+namespace {
+
+// The diff's entries as names, to compare two diffs.
+QStringList describe(const ModuleDiff& diff) {
+    QStringList out;
+    for (const DiffItem& i : diff.added) out << QStringLiteral("+%1").arg(i.name.c_str());
+    for (const DiffItem& i : diff.removed) out << QStringLiteral("-%1").arg(i.name.c_str());
+    for (const auto& r : diff.replaced)
+        out << QStringLiteral("%1=>%2").arg(r.before.name.c_str(), r.after.name.c_str());
+    for (const auto& r : diff.rewired)
+        out << QStringLiteral("%1#%2:%3->%4")
+                   .arg(r.user.name.c_str())
+                   .arg(r.operandIndex)
+                   .arg(r.before.name.c_str(), r.after.name.c_str());
+    for (const auto& c : diff.shapeChanged)
+        out << QStringLiteral("%1:%2->%3").arg(c.instruction.name.c_str(), c.before.c_str(),
+                                               c.after.c_str());
+    for (const auto& f : diff.fused)
+        out << QStringLiteral("%1~>%2").arg(f.instruction.name.c_str(), f.fusion.name.c_str());
+    return out;
+}
+
+}  // namespace
+
+// After each pass the incremental print, record and verifier agree with the full ones
+// and reuse what did not change.
+void TestPipeline::incrementalStateMatchesFull() {
+    auto module = parse();
+    HloTextCache cache;
+    QCOMPARE(cache.print(*module), printModule(*module));
+    QCOMPARE(cache.printedLines(), int64_t{6});
+    QCOMPARE(cache.print(*module), printModule(*module));
+    QCOMPARE(cache.reusedLines(), int64_t{6});
+    QCOMPARE(cache.printedLines(), int64_t{0});
+
+    ModuleRecord record = ModuleRecord::of(*module);
+    QCOMPARE(record.madeCount(), int64_t{6});
+    uint64_t verifiedAt = module->mutationCount();
+    std::vector<std::unique_ptr<HloPass>> steps;
+    steps.push_back(std::make_unique<AddToSubtractPass>());
+    steps.push_back(std::make_unique<SwapOperandsPass>());
+    steps.push_back(std::make_unique<SweepPass>());
+    steps.push_back(std::make_unique<NoopPass>());
+    for (const auto& pass : steps) {
+        const QByteArray where(pass->name().data(), static_cast<int>(pass->name().size()));
+        QVERIFY2(pass->run(*module).isOk(), where.constData());
+        QCOMPARE(cache.print(*module), printModule(*module));
+        QVERIFY2(cache.reusedLines() > 0, where.constData());
+        const ModuleRecord full = ModuleRecord::of(*module);
+        const ModuleRecord incremental = ModuleRecord::of(*module, &record);
+        QCOMPARE(describe(diffModules(record, incremental)), describe(diffModules(record, full)));
+        QCOMPARE(incremental.idsInPrintOrder(), full.idsInPrintOrder());
+        QVERIFY2(incremental.madeCount() < full.madeCount(), where.constData());
+        QVERIFY(verifyModuleChangedSince(*module, verifiedAt).isOk());
+        verifiedAt = module->mutationCount();
+        record = ModuleRecord::of(*module, &incremental);
+        QCOMPARE(record.madeCount(), int64_t{0});
+    }
+    // The sweep removed %unused and %zero; subtract replaced add.
+    QVERIFY(cache.print(*module).find("%unused") == std::string::npos);
+    QVERIFY(cache.print(*module).find("subtract(") != std::string::npos);
+}
+
+// A change of an operand's shape, a rename and a called computation's rename reprint
+// the lines that show them, not only the changed instruction's.
+void TestPipeline::incrementalPrintReprintsUsersOfAChange() {
+    auto module = parse(R"(HloModule r
+%add_f32 (a: f32[], b: f32[]) -> f32[] {
+  %a = f32[] parameter(0)
+  %b = f32[] parameter(1)
+  ROOT %s = f32[] add(f32[] %a, f32[] %b)
+}
+ENTRY %e (p: f32[2,3]) -> f32[2] {
+  %p = f32[2,3]{1,0} parameter(0)
+  %n = f32[2,3]{1,0} negate(%p)
+  %zero = f32[] constant(0)
+  ROOT %r = f32[2]{0} reduce(%n, %zero), dimensions={1}, to_apply=%add_f32
+})");
+    HloTextCache cache;
+    QCOMPARE(cache.print(*module), printModule(*module));
+    RelayoutPass relayout;
+    QVERIFY(*relayout.run(*module));
+    std::string text = cache.print(*module);
+    QCOMPARE(text, printModule(*module));
+    QVERIFY(text.find("reduce(f32[2,3]{0,1} %n") != std::string::npos);
+    QCOMPARE(cache.printedLines(), int64_t{2});  // %n and its user %r
+
+    module->entryComputation()->findInstruction("zero")->setName("nought");
+    text = cache.print(*module);
+    QCOMPARE(text, printModule(*module));
+    QVERIFY(text.find("f32[] %nought)") != std::string::npos);
+
+    module->findComputation("add_f32")->setName("sum");
+    text = cache.print(*module);
+    QCOMPARE(text, printModule(*module));
+    QVERIFY(text.find("to_apply=%sum") != std::string::npos);
+
+    // Control edges show on the successor.
+    HloInstruction* n = module->entryComputation()->findInstruction("n");
+    module->entryComputation()->findInstruction("nought")->addControlDependencyTo(n);
+    text = cache.print(*module);
+    QCOMPARE(text, printModule(*module));
+    QVERIFY(text.find("control-predecessors={%nought}") != std::string::npos);
+}
+
+// The incremental verifier checks the users of a changed instruction, and everything
+// after a header change.
+void TestPipeline::incrementalVerifierChecksUsersOfAChange() {
+    auto module = parse();
+    QVERIFY(verifyModule(*module).isOk());
+    const uint64_t verifiedAt = module->mutationCount();
+    QVERIFY(verifyModuleChangedSince(*module, verifiedAt).isOk());
+    // %x becomes f32[5]: %x itself is valid, its users %add and %mul are not.
+    module->entryComputation()->findInstruction("x")->setShape(
+        Shape::makeArrayWithLayout(PrimitiveType::F32, {5}, {0}));
+    Status status = verifyModuleChangedSince(*module, verifiedAt);
+    QVERIFY(!status.isOk());
+    QCOMPARE(status.message(), verifyModule(*module).message());
+
+    auto other = parse();
+    const uint64_t at = other->mutationCount();
+    other->entryComputation()->findInstruction("add")->setShape(
+        Shape::makeArrayWithLayout(PrimitiveType::F32, {3}, {0}));
+    QVERIFY(!verifyModuleChangedSince(*other, at).isOk());
+    // Nothing changed after the later count: nothing is checked.
+    QVERIFY(verifyModuleChangedSince(*other, other->mutationCount()).isOk());
+    // A header change checks everything again.
+    other->setName("renamed");
+    QVERIFY(!verifyModuleChangedSince(*other, other->mutationCount() - 1).isOk());
 }
 
 QTEST_APPLESS_MAIN(TestPipeline)

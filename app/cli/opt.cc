@@ -128,7 +128,8 @@ int runOpt(const std::vector<std::string>& args) {
     }
     SessionOptions sessionOptions;
     sessionOptions.runner.verify = flags.verify;
-    sessionOptions.peak = pipelinePeakFunction();
+    // The peak (a buffer assignment after every changing pass) is in the JSON report only.
+    if (json || dumpDir) sessionOptions.peak = pipelinePeakFunction();
     auto session = PipelineSession::create(std::move(*module), *pipeline, sessionOptions);
     if (!session.isOk()) return usageError("opt: " + session.status().message());
     const auto pipelineStart = std::chrono::steady_clock::now();

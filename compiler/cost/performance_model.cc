@@ -192,18 +192,21 @@ ModulePrediction predict(const HloModule& module, const TargetDescription& targe
     return prediction;
 }
 
-double fusedReads(const HloInstruction& fusion, const HloInstruction& producer);
+double fusedReads(const HloInstruction& fusion, const HloInstruction& producer,
+                  const std::vector<double>* parameterReads);
 
-// How many times a fused consumer evaluates each element of the producer.
+// How many times a fused consumer evaluates each element of the producer
+// (`consumerReads`: the consumer's KernelSummary::parameterReads when known).
 double recomputeFactor(const HloInstruction& producer, const HloInstruction& consumer,
-                       const InstructionCost& consumerCost) {
+                       const InstructionCost& consumerCost,
+                       const std::vector<double>* consumerReads = nullptr) {
     const double produced = elementsOf(producer.shape());
     if (produced <= 0) return 1;
     const double consumed = elementsOf(consumer.shape());
     const bool isOperand0 = consumer.operandCount() > 0 && consumer.operand(0) == &producer;
     switch (consumer.opcode()) {
         case HloOpcode::kFusion:
-            return consumer.fusedComputation() ? fusedReads(consumer, producer) : 1;
+            return consumer.fusedComputation() ? fusedReads(consumer, producer, consumerReads) : 1;
         case HloOpcode::kBroadcast:
             return consumed / produced;
         case HloOpcode::kGather:
@@ -231,12 +234,12 @@ double recomputeFactor(const HloInstruction& producer, const HloInstruction& con
     }
 }
 
-// How many times a fusion's kernel evaluates each element of its operand `producer` (XLA's
+// How many times a fusion's kernel evaluates each element of its parameter k (XLA's
 // operand utilization): the root's elements once each, every instruction passing its count on
 // to its operands times the factor above (a reduce-window reads each element once per window
-// that covers it, a broadcast once per copy, a slice only what it keeps). 1 where the
-// producer feeds no parameter.
-double fusedReads(const HloInstruction& fusion, const HloInstruction& producer) {
+// that covers it, a broadcast once per copy, a slice only what it keeps); 0 for a parameter
+// nothing reads.
+std::vector<double> parameterReadsOf(const HloInstruction& fusion) {
     const HloComputation* fused = fusion.fusedComputation();
     const std::vector<HloInstruction*> order = fused->postOrder();
     std::unordered_map<const HloInstruction*, double> times;
@@ -256,12 +259,31 @@ double fusedReads(const HloInstruction& fusion, const HloInstruction& producer) 
             times[operand] += t * recomputeFactor(*operand, *x, cost);
         }
     }
+    std::vector<double> reads(static_cast<size_t>(fused->parameterCount()), 0.0);
+    for (int64_t k = 0; k < fused->parameterCount(); ++k)
+        if (const HloInstruction* parameter = fused->parameter(k))
+            if (const auto found = times.find(parameter); found != times.end())
+                reads[static_cast<size_t>(k)] = found->second;
+    return reads;
+}
+
+// How many times a fusion's kernel evaluates each element of its operand `producer`: the
+// reads of the parameters it feeds; 1 where it feeds none.
+double fusedReads(const HloInstruction& fusion, const HloInstruction& producer,
+                  const std::vector<double>* parameterReads) {
+    std::vector<double> computed;
+    if (!parameterReads) {
+        computed = parameterReadsOf(fusion);
+        parameterReads = &computed;
+    }
     double reads = 0;
     bool feeds = false;
-    for (int64_t i = 0; i < fusion.operandCount() && i < fused->parameterCount(); ++i)
+    const int64_t n = std::min<int64_t>(fusion.operandCount(),
+                                        static_cast<int64_t>(parameterReads->size()));
+    for (int64_t i = 0; i < n; ++i)
         if (fusion.operand(i) == &producer) {
             feeds = true;
-            if (const auto found = times.find(fused->parameter(i)); found != times.end()) reads += found->second;
+            reads += (*parameterReads)[static_cast<size_t>(i)];
         }
     return feeds && reads > 0 ? reads : 1;
 }
@@ -406,6 +428,8 @@ KernelSummary summarizeKernel(const HloInstruction& instruction) {
     summary.opClass = CostAnalysis::opClassOf(instruction);
     summary.elementType = kernelElementType(instruction);
     summary.threads = summary.free ? 0 : gpuKernelThreads(instruction);
+    if (instruction.opcode() == HloOpcode::kFusion && instruction.fusedComputation())
+        summary.parameterReads = parameterReadsOf(instruction);
     return summary;
 }
 
@@ -437,7 +461,7 @@ FusionEstimate estimateFromSummaries(const HloInstruction& producer, const HloIn
     const double consumerSeconds =
         c.free ? 0 : predictCost(consumerCost, c.opClass, c.elementType, target, -1, 0, c.threads).totalSeconds;
     estimate.unfusedSeconds = estimate.producerSeconds + consumerSeconds;
-    const double factor = recomputeFactor(producer, consumer, consumerCost);
+    const double factor = recomputeFactor(producer, consumer, consumerCost, &c.parameterReads);
 
     InstructionCost fused;
     fused.flops = consumerCost.flops + producerCost.flops * factor;

@@ -118,6 +118,9 @@ struct KernelSummary {
     OpClass opClass = OpClass::kElementwise;
     PrimitiveType elementType = PrimitiveType::F32;
     double threads = 0;  // gpuKernelThreads
+    // A fusion's reads of each parameter: how many times its kernel evaluates each
+    // element of parameter k (XLA's operand utilization; 0 where unused).
+    std::vector<double> parameterReads;
 };
 KernelSummary summarizeKernel(const HloInstruction& instruction);
 

@@ -343,8 +343,10 @@ StatusOr<BisectResult> bisectRunner(PipelineRunner& runner, const BisectOptions&
 
 StatusOr<BisectResult> bisectPipeline(HloModule& module, Pipeline pipeline,
                                       const BisectOptions& options) {
+    RunnerOptions runnerOptions = options.runner;
+    runnerOptions.fullChecks = true;
     HLO_ASSIGN_OR_RETURN(auto runner,
-                         PipelineRunner::create(module, std::move(pipeline), options.runner));
+                         PipelineRunner::create(module, std::move(pipeline), runnerOptions));
     return bisectRunner(*runner, options);
 }
 

@@ -17,6 +17,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -35,22 +36,37 @@ struct InstructionRecord {
     std::vector<int64_t> operands;  // unique ids
     int64_t fusionId = -1;  // the fusion instruction whose computation holds it
     bool isRoot = false;
+    // What it was made from: the instruction and the module's mutation count then.
+    const HloInstruction* instruction = nullptr;
+    uint64_t madeAt = 0;
 };
 
 class ModuleRecord {
 public:
-    static ModuleRecord of(const HloModule& module);
+    // With `previous`, a record of an earlier state of the same module, the records of
+    // instructions that did not change since (HloInstruction::changeStamp) are shared
+    // with it rather than made again, and diffModules skips them.
+    static ModuleRecord of(const HloModule& module, const ModuleRecord* previous = nullptr);
 
-    const std::vector<InstructionRecord>& instructions() const { return m_instructions; }
+    // Sorted by id.
+    const std::vector<std::shared_ptr<const InstructionRecord>>& instructions() const {
+        return m_instructions;
+    }
     const InstructionRecord* find(int64_t id) const;
     // Unique ids in the order the printer writes the instructions (what a
     // snapshot needs to restore identities after re-parsing its text).
-    std::vector<int64_t> idsInPrintOrder() const { return m_printOrder; }
+    const std::vector<int64_t>& idsInPrintOrder() const { return m_printOrder; }
+    // Records made anew by of() (the rest were shared with `previous`).
+    int64_t madeCount() const { return m_made; }
 
 private:
-    std::vector<InstructionRecord> m_instructions;  // sorted by id
-    std::unordered_map<int64_t, size_t> m_index;
+    const std::shared_ptr<const InstructionRecord>* slot(int64_t id) const;
+
+    std::vector<std::shared_ptr<const InstructionRecord>> m_instructions;  // sorted by id
+    std::vector<int32_t> m_byId;  // id -> index into m_instructions, -1 for none
+    std::unordered_map<int64_t, size_t> m_sparse;  // used instead when ids are sparse
     std::vector<int64_t> m_printOrder;
+    int64_t m_made = 0;
 };
 
 struct DiffItem {

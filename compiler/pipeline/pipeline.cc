@@ -3,6 +3,7 @@
 #include <charconv>
 #include <chrono>
 #include <cstdlib>
+#include <future>
 #include <string_view>
 #include <unordered_map>
 #include <unordered_set>
@@ -28,8 +29,17 @@ std::vector<std::string_view> splitList(std::string_view text) {
     return items;
 }
 
-std::shared_ptr<const std::string> printed(const HloModule& module) {
-    return std::make_shared<const std::string>(printModule(module, HloPrintOptions::canonical()));
+// The first line where two texts differ, for an audit failure.
+std::string firstDifference(const std::string& a, const std::string& b) {
+    size_t at = 0;
+    while (at < a.size() && at < b.size() && a[at] == b[at]) ++at;
+    const size_t begin = a.rfind('\n', at == 0 ? 0 : at - 1);
+    const size_t from = begin == std::string::npos ? 0 : begin + 1;
+    const auto lineOf = [from](const std::string& text) {
+        const size_t end = text.find('\n', from);
+        return text.substr(from, end == std::string::npos ? std::string::npos : end - from);
+    };
+    return "'" + lineOf(a) + "' where a full print has '" + lineOf(b) + "'";
 }
 
 HloVerifierOptions verifierOptions() {
@@ -187,8 +197,47 @@ PipelineRunner::PipelineRunner(HloModule& module, Pipeline pipeline,
     : m_module(module),
       m_pipeline(std::move(pipeline)),
       m_passes(std::move(passes)),
-      m_options(options) {
+      m_options(options),
+      m_textCache(std::make_unique<HloTextCache>()) {
     m_passes.resize(m_pipeline.steps.size());
+}
+
+PipelineRunner::~PipelineRunner() = default;
+
+StatusOr<std::shared_ptr<const std::string>> PipelineRunner::printNow(const std::string& where) {
+    if (m_options.fullChecks)
+        return std::make_shared<const std::string>(printModule(m_module, HloPrintOptions::canonical()));
+    auto text = std::make_shared<const std::string>(m_textCache->print(m_module));
+    if (m_options.auditMutations) {
+        const std::string full = printModule(m_module, HloPrintOptions::canonical());
+        if (full != *text)
+            return Status(StatusCode::kInternal,
+                          where + " left a stale line in the incremental print (a mutator of "
+                                  "core/ir that does not stamp what it changed): " +
+                              firstDifference(*text, full));
+    }
+    return std::shared_ptr<const std::string>(std::move(text));
+}
+
+Status PipelineRunner::verifyNow(const std::string& where, bool* auditFailed) {
+    *auditFailed = false;
+    const HloVerifierOptions options = verifierOptions();
+    const bool incremental = m_verifiedAt != 0 && !m_options.fullChecks;
+    Status verified = incremental ? verifyModuleChangedSince(m_module, m_verifiedAt, options)
+                                  : verifyModule(m_module, options);
+    if (verified.isOk() && incremental && m_options.auditMutations) {
+        Status full = verifyModule(m_module, options);
+        if (!full.isOk()) {
+            *auditFailed = true;
+            return Status(StatusCode::kInternal,
+                          where + " broke the module where the incremental verifier did not "
+                                  "look (a mutator of core/ir that does not stamp what it "
+                                  "changed): " +
+                              full.toString());
+        }
+    }
+    if (verified.isOk()) m_verifiedAt = m_module.mutationCount();
+    return verified;
 }
 
 void PipelineRunner::addInstrumentation(PassInstrumentation* instrumentation) {
@@ -207,17 +256,26 @@ bool auditMutationsFromEnvironment() {
 Status PipelineRunner::start() {
     if (m_started) return Status::ok();
     // Passes may assume a valid module, and a module that was invalid before
-    // a pass must not be reported as broken by it.
-    if (m_options.verify) {
-        Status verified = verifyModule(m_module, verifierOptions());
-        if (!verified.isOk())
+    // a pass must not be reported as broken by it. The verifier and the printer only
+    // read the module: they run at once.
+    bool auditFailed = false;
+    std::future<Status> verified;
+    if (m_options.verify)
+        verified = std::async(std::launch::async, [&] { return verifyNow("the input", &auditFailed); });
+    StatusOr<std::shared_ptr<const std::string>> text = std::shared_ptr<const std::string>();
+    if (m_options.checkChanges) text = printNow("the input");
+    if (verified.valid()) {
+        Status status = verified.get();
+        if (!status.isOk())
             return Status(StatusCode::kFailedPrecondition,
                           "the input module does not verify, so no pass runs on it: " +
-                              verified.toString());
+                              status.toString());
     }
     m_started = true;
-    if (m_options.checkChanges) m_text = printed(m_module);
-    for (PassInstrumentation* i : m_instrumentations) HLO_RETURN_IF_ERROR(i->beforePipeline(m_module));
+    if (!text.isOk()) return text.status();
+    m_text = std::move(*text);
+    for (PassInstrumentation* i : m_instrumentations)
+        HLO_RETURN_IF_ERROR(i->beforePipelinePrinted(m_module, m_text));
     return Status::ok();
 }
 
@@ -255,8 +313,15 @@ Status PipelineRunner::runNext() {
     result.decisions = pass->takeDecisions();
     result.statistics = pass->statistics();
     const bool counted = m_module.mutationCount() != mutationsBefore;
+    // A module the pass may have changed is verified while it is printed (both only read
+    // it); an unchanged module verifies as it did before the pass. Returning early waits
+    // for the verifier (the future's destructor).
+    bool auditFailed = false;
+    std::future<Status> verified;
+    if (m_options.verify && (m_options.checkChanges ? counted : result.changed))
+        verified = std::async(std::launch::async, [&] { return verifyNow(where, &auditFailed); });
     if (m_options.checkChanges && (counted || m_options.auditMutations)) {
-        auto now = printed(m_module);
+        HLO_ASSIGN_OR_RETURN(std::shared_ptr<const std::string> now, printNow(where));
         const bool textChanged = *now != *m_text;
         if (textChanged && !counted)
             return Status(StatusCode::kInternal,
@@ -273,12 +338,11 @@ Status PipelineRunner::runNext() {
         result.changed = false;
         result.text = m_text;
     }
-    // An unchanged module verifies as it did before the pass.
-    if (m_options.verify && result.changed) {
-        Status verified = verifyModule(m_module, verifierOptions());
-        if (!verified.isOk())
-            return Status(StatusCode::kInternal,
-                          where + " broke the module: " + verified.toString());
+    if (verified.valid()) {
+        Status status = verified.get();
+        if (auditFailed) return status;
+        if (!status.isOk())
+            return Status(StatusCode::kInternal, where + " broke the module: " + status.toString());
     }
     for (PassInstrumentation* i : m_instrumentations)
         HLO_RETURN_IF_ERROR(i->afterPass(info, m_module, result));

@@ -13,6 +13,12 @@
 //     "unchanged"). RunnerOptions::auditMutations prints after every pass and
 //     fails a pass that changed the text without a counted mutation (the
 //     tests run with it on).
+// Both are incremental: the text reuses the lines of instructions whose change
+// stamps did not move (HloTextCache) and the verifier checks what changed since
+// it last ran (verifyModuleChangedSince); the verifier runs on a second thread
+// while the module is printed. The audit also prints and verifies the whole
+// module and fails a pass after which the two disagree: a mutator that did not
+// stamp what it changed.
 // For scheduled modules it also keeps the schedule valid after each pass
 // that changed the module (new instructions go just before their first user,
 // as XLA's HloSchedule::Update places them).
@@ -79,6 +85,12 @@ public:
     virtual ~PassInstrumentation() = default;
     // Called once, before the first pass runs (with the input module).
     virtual Status beforePipeline(const HloModule& module) { return Status::ok(); }
+    // What the runner calls in its place: with the input's canonical text when the runner
+    // printed it (change checking on), else null.
+    virtual Status beforePipelinePrinted(const HloModule& module,
+                                         const std::shared_ptr<const std::string>& text) {
+        return beforePipeline(module);
+    }
     virtual void beforePass(const PassRunInfo& info, const HloModule& module) {}
     // A failing status stops the pipeline (e.g. bisect found a mismatch).
     virtual Status afterPass(const PassRunInfo& info, const HloModule& module,
@@ -95,8 +107,13 @@ struct RunnerOptions {
     bool checkChanges = true;
     // Print after every pass, counted mutations or not (default: HLOSCOPE_AUDIT_MUTATIONS=1).
     bool auditMutations = auditMutationsFromEnvironment();
+    // Print and verify the whole module after every changing pass instead of what the pass
+    // changed (bisect runs so: its verdicts rest on nothing but the module).
+    bool fullChecks = false;
     const std::atomic<bool>* cancel = nullptr;  // checked between passes
 };
+
+class HloTextCache;
 
 class PipelineRunner {
 public:
@@ -107,6 +124,7 @@ public:
     // for disabled steps).
     PipelineRunner(HloModule& module, Pipeline pipeline,
                    std::vector<std::unique_ptr<HloPass>> passes, RunnerOptions options = {});
+    ~PipelineRunner();
 
     void addInstrumentation(PassInstrumentation* instrumentation);  // not owned
     void removeInstrumentation(PassInstrumentation* instrumentation);
@@ -124,12 +142,20 @@ public:
 
 private:
     Status start();
+    // The module's text now: only the lines of changed instructions are printed again;
+    // with the audit on, compared with a full print.
+    StatusOr<std::shared_ptr<const std::string>> printNow(const std::string& where);
+    // Verifies what changed since the last verification; the audit verifies all, too,
+    // and sets *auditFailed when only that found an error.
+    Status verifyNow(const std::string& where, bool* auditFailed);
     HloModule& m_module;
     Pipeline m_pipeline;
     std::vector<std::unique_ptr<HloPass>> m_passes;
     RunnerOptions m_options;
     std::vector<PassInstrumentation*> m_instrumentations;
     std::shared_ptr<const std::string> m_text;  // current printed module
+    std::unique_ptr<HloTextCache> m_textCache;   // prints only the changed lines
+    uint64_t m_verifiedAt = 0;  // the module's mutation count when it last verified
     int m_next = 0;
     bool m_started = false;
 };

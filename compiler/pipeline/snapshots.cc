@@ -35,13 +35,20 @@ SnapshotRecorder::SnapshotRecorder(std::function<int64_t(const HloModule&)> peak
     : m_peak(std::move(peak)) {}
 
 Status SnapshotRecorder::beforePipeline(const HloModule& module) {
+    return beforePipelinePrinted(module, nullptr);
+}
+
+Status SnapshotRecorder::beforePipelinePrinted(const HloModule& module,
+                                               const std::shared_ptr<const std::string>& text) {
     m_snapshots.clear();
     m_record = ModuleRecord::of(module);
     m_ids = std::make_shared<const std::vector<int64_t>>(m_record.idsInPrintOrder());
     PassSnapshot input;
     input.index = -1;
     input.pass = "input";
-    input.text = std::make_shared<const std::string>(printModule(module, HloPrintOptions::canonical()));
+    input.text = text ? text
+                      : std::make_shared<const std::string>(
+                            printModule(module, HloPrintOptions::canonical()));
     input.ids = m_ids;
     if (m_peak) input.peakBytes = m_peak(module);
     m_snapshots.push_back(std::move(input));
@@ -60,7 +67,7 @@ Status SnapshotRecorder::afterPass(const PassRunInfo& info, const HloModule& mod
     snapshot.decisions = result.decisions;
     const PassSnapshot& previous = m_snapshots.back();
     if (result.changed) {
-        ModuleRecord now = ModuleRecord::of(module);
+        ModuleRecord now = ModuleRecord::of(module, &m_record);
         snapshot.diff = diffModules(m_record, now);
         m_record = std::move(now);
         m_ids = std::make_shared<const std::vector<int64_t>>(m_record.idsInPrintOrder());

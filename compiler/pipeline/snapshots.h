@@ -44,6 +44,9 @@ public:
     explicit SnapshotRecorder(std::function<int64_t(const HloModule&)> peak = {});
 
     Status beforePipeline(const HloModule& module) override;
+    // The input's snapshot takes `text` when given (the runner's print of it).
+    Status beforePipelinePrinted(const HloModule& module,
+                                 const std::shared_ptr<const std::string>& text) override;
     Status afterPass(const PassRunInfo& info, const HloModule& module,
                      const PassRunResult& result) override;
 

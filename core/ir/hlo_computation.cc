@@ -18,7 +18,9 @@ bool HloComputation::isEntry() const {
 }
 
 void HloComputation::noteMutation() {
-    if (m_parent) m_parent->noteMutation();
+    if (!m_parent) return;
+    m_parent->noteMutation();
+    m_changeStamp = m_parent->mutationCount();
 }
 
 HloInstruction* HloComputation::addInstruction(std::unique_ptr<HloInstruction> instruction) {
@@ -29,6 +31,7 @@ HloInstruction* HloComputation::addInstruction(std::unique_ptr<HloInstruction> i
         if (raw->uniqueId() < 0) raw->setUniqueId(m_parent->nextUniqueId());
         m_parent->noteName(raw->name());
     }
+    raw->noteMutation();
     if (raw->opcode() == HloOpcode::kParameter && raw->parameterNumber() >= 0) {
         auto number = static_cast<size_t>(raw->parameterNumber());
         // Parameter numbers are bounded by the instruction count in practice;

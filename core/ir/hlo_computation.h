@@ -26,7 +26,7 @@ public:
 
     const std::string& name() const { return m_name; }
     void setName(std::string name) {
-        noteMutation();
+        notePropertyMutation();
         m_name = std::move(name);
     }
 
@@ -80,7 +80,7 @@ public:
     // For fusion computations: the fusion instruction that calls this one.
     HloInstruction* fusionInstruction() const { return m_fusionInstruction; }
     void setFusionInstruction(HloInstruction* fusion) {
-        noteMutation();
+        notePropertyMutation();
         m_fusionInstruction = fusion;
     }
 
@@ -88,21 +88,35 @@ public:
     // (empty when absent).
     const std::string& executionThread() const { return m_executionThread; }
     void setExecutionThread(std::string thread) {
-        noteMutation();
+        notePropertyMutation();
         m_executionThread = std::move(thread);
     }
 
     // The signature `(p0: f32[2], p1: s32[]) -> f32[2]` as printed.
     Shape resultShape() const;
 
-    // Counts a change of this computation in its module's mutation count (HloModule::mutationCount).
+    // Counts a change of this computation, or of one of its instructions, in its module's
+    // mutation count (HloModule::mutationCount) and stamps the computation with it.
     void noteMutation();
+    // The module's mutation count at the last change of the computation or anything in it
+    // (HloInstruction::changeStamp).
+    uint64_t changeStamp() const { return m_changeStamp; }
+    // The count at the last change of what its instructions see of the computation as a
+    // whole: its name, fusion instruction, execution thread, or its addition to a module.
+    uint64_t propertyStamp() const { return m_propertyStamp; }
+    // noteMutation() for those properties.
+    void notePropertyMutation() {
+        noteMutation();
+        m_propertyStamp = m_changeStamp;
+    }
 
 private:
     friend class HloModule;  // clone() copies the parameter table as it is
 
     std::string m_name;
     HloModule* m_parent = nullptr;
+    uint64_t m_changeStamp = 0;
+    uint64_t m_propertyStamp = 0;
     HloInstruction* m_root = nullptr;
     HloInstruction* m_fusionInstruction = nullptr;
     std::string m_executionThread;

@@ -226,8 +226,9 @@ const std::string& HloInstruction::literalText() const {
 }
 
 void HloInstruction::noteMutation() {
-    if (m_parent)
-        if (HloModule* module = m_parent->parent()) module->noteMutation();
+    if (!m_parent) return;
+    m_parent->noteMutation();
+    m_changeStamp = m_parent->changeStamp();
 }
 
 void HloInstruction::setLiteralText(std::string text) {
@@ -266,6 +267,7 @@ void HloInstruction::replaceAllUsesWith(HloInstruction* other) {
     assert(other != nullptr && other != this);
     std::vector<HloInstruction*> users = m_users;
     for (HloInstruction* user : users) {
+        user->noteMutation();
         bool listed = false;  // already a user of `other`: it was among the operands
         for (HloInstruction*& operand : user->m_operands) {
             if (operand == this)
@@ -314,6 +316,7 @@ void HloInstruction::copyEdgesFrom(
 
 void HloInstruction::addControlDependencyTo(HloInstruction* successor) {
     noteMutation();
+    successor->noteMutation();
     addUnique(rare().controlSuccessors, successor);
     addUnique(successor->rare().controlPredecessors, this);
 }
@@ -321,10 +324,14 @@ void HloInstruction::addControlDependencyTo(HloInstruction* successor) {
 void HloInstruction::dropAllControlDependencies() {
     noteMutation();
     if (!m_rare) return;
-    for (HloInstruction* pred : m_rare->controlPredecessors)
+    for (HloInstruction* pred : m_rare->controlPredecessors) {
+        pred->noteMutation();
         eraseOne(pred->rare().controlSuccessors, this);
-    for (HloInstruction* succ : m_rare->controlSuccessors)
+    }
+    for (HloInstruction* succ : m_rare->controlSuccessors) {
+        succ->noteMutation();
         eraseOne(succ->rare().controlPredecessors, this);
+    }
     m_rare->controlPredecessors.clear();
     m_rare->controlSuccessors.clear();
 }

@@ -419,7 +419,15 @@ public:
     // Counts a change of this instruction in its module's mutation count
     // (HloModule::mutationCount); every mutator above calls it, the mutable
     // accessors when they are called. Nothing for an instruction outside a module.
+    // Mutators that change another instruction's printed form (replaceAllUsesWith
+    // its users' operands, control edges their successors) count that one too.
     void noteMutation();
+    // The module's mutation count at this instruction's last counted change (or
+    // when it was added to a module's computation): a record made when the count was
+    // at least this still describes the instruction. What is derived from an
+    // instruction and its operands (its printed line, its verification) is
+    // current when none of their stamps is newer than the derivation.
+    uint64_t changeStamp() const { return m_changeStamp; }
 
 private:
     friend class HloModule;  // clone() copies users and control edges in their order
@@ -437,6 +445,7 @@ private:
     int64_t m_parameterNumber = -1;
     int64_t m_index = 0;
     HloComputation* m_parent = nullptr;
+    uint64_t m_changeStamp = 0;
     std::vector<HloInstruction*> m_operands;
     std::vector<HloInstruction*> m_users;
     std::vector<int64_t> m_dimensions;

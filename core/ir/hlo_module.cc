@@ -89,8 +89,11 @@ HloComputation* HloModule::addComputation(std::unique_ptr<HloComputation> comput
     noteMutation();
     HloComputation* raw = computation.get();
     raw->setParent(this);
-    for (const auto& instruction : raw->instructions())
+    raw->notePropertyMutation();
+    for (const auto& instruction : raw->instructions()) {
         if (instruction->uniqueId() < 0) instruction->setUniqueId(nextUniqueId());
+        instruction->noteMutation();
+    }
     if (m_usedNamesBuilt) {
         m_usedNames.insert(raw->name());
         for (const auto& instruction : raw->instructions()) m_usedNames.insert(instruction->name());
@@ -189,8 +192,10 @@ void HloModule::renumber() {
     noteMutation();
     m_nextUniqueId = 0;
     for (const auto& computation : m_computations)
-        for (const auto& instruction : computation->instructions())
+        for (const auto& instruction : computation->instructions()) {
             instruction->setUniqueId(m_nextUniqueId++);
+            instruction->noteMutation();  // records keyed by id are stale
+        }
 }
 
 namespace {

@@ -93,7 +93,7 @@ public:
 
     const std::string& name() const { return m_name; }
     void setName(std::string name) {
-        noteMutation();
+        noteHeaderMutation();
         m_name = std::move(name);
     }
 
@@ -115,7 +115,7 @@ public:
     int64_t computationCount() const { return static_cast<int64_t>(m_computations.size()); }
     HloComputation* entryComputation() const { return m_entry; }
     void setEntryComputation(HloComputation* entry) {
-        noteMutation();
+        noteHeaderMutation();
         m_entry = entry;
     }
     HloComputation* findComputation(std::string_view name) const;
@@ -136,6 +136,10 @@ public:
     // fail a pass whose change was not counted.
     uint64_t mutationCount() const { return m_mutations; }
     void noteMutation() { ++m_mutations; }
+    // The count at the last change of the header (name, entry, layouts, aliasing,
+    // attributes, stack frames): what every instruction's verification may read.
+    uint64_t headerStamp() const { return m_headerStamp; }
+    void noteHeaderMutation() { m_headerStamp = ++m_mutations; }
     // Renumbers every instruction 0..N-1 in computation/instruction order.
     void renumber();
     // A name no instruction (or computation) of the module has yet, made from
@@ -154,55 +158,55 @@ public:
         return m_entryComputationLayout;
     }
     void setEntryComputationLayout(std::optional<ComputationLayout> layout) {
-        noteMutation();
+        noteHeaderMutation();
         m_entryComputationLayout = std::move(layout);
     }
     bool isScheduled() const { return m_isScheduled; }
     void setIsScheduled(bool scheduled) {
-        noteMutation();
+        noteHeaderMutation();
         m_isScheduled = scheduled;
     }
     std::optional<int64_t> replicaCount() const { return m_replicaCount; }
     void setReplicaCount(std::optional<int64_t> n) {
-        noteMutation();
+        noteHeaderMutation();
         m_replicaCount = n;
     }
     std::optional<int64_t> numPartitions() const { return m_numPartitions; }
     void setNumPartitions(std::optional<int64_t> n) {
-        noteMutation();
+        noteHeaderMutation();
         m_numPartitions = n;
     }
     const std::vector<InputOutputAlias>& inputOutputAliases() const { return m_aliases; }
     std::vector<InputOutputAlias>& mutableInputOutputAliases() {
-        noteMutation();
+        noteHeaderMutation();
         return m_aliases;
     }
     bool hasInputOutputAliasAttribute() const { return m_hasAliasAttribute; }
     void setHasInputOutputAliasAttribute(bool has) {
-        noteMutation();
+        noteHeaderMutation();
         m_hasAliasAttribute = has;
     }
     const std::vector<BufferDonor>& bufferDonors() const { return m_bufferDonors; }
     std::vector<BufferDonor>& mutableBufferDonors() {
-        noteMutation();
+        noteHeaderMutation();
         return m_bufferDonors;
     }
     bool hasBufferDonorAttribute() const { return m_hasBufferDonorAttribute; }
     void setHasBufferDonorAttribute(bool has) {
-        noteMutation();
+        noteHeaderMutation();
         m_hasBufferDonorAttribute = has;
     }
     // Other header attributes (frontend_attributes, allow_spmd_..., ...)
     // verbatim, in order.
     const std::vector<HloAttribute>& attributes() const { return m_attributes; }
     std::vector<HloAttribute>& mutableAttributes() {
-        noteMutation();
+        noteHeaderMutation();
         return m_attributes;
     }
 
     const StackFrameIndex& stackFrames() const { return m_stackFrames; }
     StackFrameIndex& mutableStackFrames() {
-        noteMutation();
+        noteHeaderMutation();
         return m_stackFrames;
     }
 
@@ -223,6 +227,7 @@ private:
     HloComputation* m_entry = nullptr;
     int64_t m_nextUniqueId = 0;
     uint64_t m_mutations = 0;
+    uint64_t m_headerStamp = 0;
     // Names handed out by unique*Name (built on first use from the module).
     NameHashSet m_usedNames;
     bool m_usedNamesBuilt = false;

@@ -2,6 +2,9 @@
 
 #include <charconv>
 #include <cstdio>
+#include <algorithm>
+#include <functional>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "core/ir/async_wrapping.h"
@@ -239,17 +242,30 @@ void appendSignature(std::string& out, const HloComputation& computation,
     computation.resultShape().appendTo(out, options.printLayouts);
 }
 
+// What HloTextCache puts in place of printing an instruction line or a computation's
+// signature.
+struct LinePrinter {
+    std::function<void(std::string&, const HloInstruction&)> instruction;
+    std::function<void(std::string&, const HloComputation&)> signature;
+};
+
 void appendComputation(std::string& out, const HloComputation& computation,
-                       const HloPrintOptions& options) {
+                       const HloPrintOptions& options, const LinePrinter* line = nullptr) {
     if (computation.isEntry()) out += "ENTRY ";
     appendName(out, computation.name(), options);
     out += ' ';
-    appendSignature(out, computation, options);
+    if (line)
+        line->signature(out, computation);
+    else
+        appendSignature(out, computation, options);
     out += " {\n";
     for (const auto& instruction : computation.instructions()) {
         out += "  ";
         if (instruction.get() == computation.root()) out += "ROOT ";
-        appendInstruction(out, *instruction, options);
+        if (line)
+            line->instruction(out, *instruction);
+        else
+            appendInstruction(out, *instruction, options);
         out += '\n';
     }
     out += '}';
@@ -534,12 +550,15 @@ std::string printComputation(const HloComputation& computation, const HloPrintOp
     return out;
 }
 
-std::string printModule(const HloModule& module, const HloPrintOptions& options) {
+namespace {
+
+std::string printModuleWith(const HloModule& module, const HloPrintOptions& options,
+                            const LinePrinter* line, size_t sizeHint = 0) {
     std::string out;
     size_t estimate = 64;
     for (const auto& computation : module.computations())
         estimate += static_cast<size_t>(computation->instructionCount()) * 120;
-    out.reserve(estimate);
+    out.reserve(std::max(estimate, sizeHint));
     appendHeader(out, module, options);
     if (options.printStackFrames) appendStackFrames(out, module.stackFrames());
     // Wrappers of `X-start` sugar are implied by it.
@@ -553,9 +572,87 @@ std::string printModule(const HloModule& module, const HloPrintOptions& options)
         if (implied.count(computation.get())) continue;
         if (!first) out += '\n';
         first = false;
-        appendComputation(out, *computation, options);
+        appendComputation(out, *computation, options, line);
     }
     return out;
+}
+
+// True when nothing the instruction's line shows changed after `at`. How an async op is
+// written (`call-done` or `async-done`) depends on its whole chain's wrapped computation:
+// those lines are always printed again (they are few).
+bool unchangedSince(const HloInstruction& instruction, uint64_t at) {
+    if (instruction.changeStamp() > at || hloOpcodeIsAsync(instruction.opcode())) return false;
+    for (const HloInstruction* operand : instruction.operands())
+        if (operand->changeStamp() > at) return false;
+    for (const HloInstruction* predecessor : instruction.controlPredecessors())
+        if (predecessor->changeStamp() > at) return false;
+    for (const CalledComputationAttribute& attribute : instruction.calledComputationAttributes())
+        for (const HloComputation* called : attribute.computations)
+            if (called && called->changeStamp() > at) return false;
+    return true;
+}
+
+}  // namespace
+
+std::string printModule(const HloModule& module, const HloPrintOptions& options) {
+    return printModuleWith(module, options, nullptr);
+}
+
+
+HloTextCache::HloTextCache() = default;
+HloTextCache::~HloTextCache() = default;
+
+void HloTextCache::appendLine(std::string& out, const HloInstruction& instruction, uint64_t now) {
+    const int64_t id = instruction.uniqueId();
+    // Ids are dense from the parser and the module's counter; a sparse one is not cached.
+    if (id < 0 || id > 4 * static_cast<int64_t>(m_lines.size()) + (1 << 20)) {
+        appendInstruction(out, instruction, HloPrintOptions::canonical());
+        ++m_printed;
+        return;
+    }
+    if (m_lines.size() <= static_cast<size_t>(id)) m_lines.resize(static_cast<size_t>(id) + 1);
+    Line& line = m_lines[static_cast<size_t>(id)];
+    if (line.instruction == &instruction && unchangedSince(instruction, line.printedAt)) {
+        out += line.text;
+        ++m_reused;
+        return;
+    }
+    line.text.clear();
+    appendInstruction(line.text, instruction, HloPrintOptions::canonical());
+    line.instruction = &instruction;
+    line.printedAt = now;
+    out += line.text;
+    ++m_printed;
+}
+
+std::string HloTextCache::print(const HloModule& module) {
+    if (m_module != &module) {
+        m_lines.clear();
+        m_signatures.clear();
+        m_module = &module;
+    }
+    m_reused = 0;
+    m_printed = 0;
+    const uint64_t now = module.mutationCount();
+    LinePrinter line;
+    line.instruction = [&](std::string& out, const HloInstruction& instruction) {
+        appendLine(out, instruction, now);
+    };
+    // A signature shows the parameters and the root, whose changes stamp the computation.
+    line.signature = [&](std::string& out, const HloComputation& computation) {
+        Signature& cached = m_signatures[&computation];
+        if (cached.text.empty() || cached.printedAt < computation.changeStamp()) {
+            cached.text.clear();
+            appendSignature(cached.text, computation, HloPrintOptions::canonical());
+            cached.printedAt = now;
+        }
+        out += cached.text;
+    };
+    // Room for the last text and a little growth: no copying as the text grows.
+    std::string text =
+        printModuleWith(module, HloPrintOptions::canonical(), &line, m_lastSize + m_lastSize / 16);
+    m_lastSize = text.size();
+    return text;
 }
 
 }  // namespace hloscope

@@ -5,7 +5,10 @@
 // print -> parse -> print is a fixed point.
 #pragma once
 
+#include <cstdint>
 #include <string>
+#include <unordered_map>
+#include <vector>
 
 #include "core/ir/hlo_module.h"
 
@@ -33,6 +36,46 @@ std::string printInstruction(const HloInstruction& instruction,
                              const HloPrintOptions& options = {});
 void appendInstruction(std::string& out, const HloInstruction& instruction,
                        const HloPrintOptions& options);
+
+// Prints one module's canonical text again and again (printModule with
+// HloPrintOptions::canonical()), reusing the line of every instruction that, like
+// its operands, control predecessors and called computations, has not changed since
+// the line was printed (HloInstruction::changeStamp). After a pass that touched a
+// few hundred of 40,000 instructions it costs a copy of the text. Bound to the
+// first module it prints; a stamp that a mutator failed to bump shows as stale text,
+// which the pipeline runner's mutation audit compares with a full print.
+class HloTextCache {
+public:
+    HloTextCache();
+    ~HloTextCache();
+    HloTextCache(const HloTextCache&) = delete;
+    HloTextCache& operator=(const HloTextCache&) = delete;
+
+    std::string print(const HloModule& module);
+    // Lines reused and printed by the last print().
+    int64_t reusedLines() const { return m_reused; }
+    int64_t printedLines() const { return m_printed; }
+
+private:
+    struct Line {
+        const HloInstruction* instruction = nullptr;
+        uint64_t printedAt = 0;
+        std::string text;
+    };
+    struct Signature {
+        uint64_t printedAt = 0;
+        std::string text;
+    };
+    const HloModule* m_module = nullptr;
+    std::vector<Line> m_lines;  // by unique id
+    // By computation: a removed computation's entry stays, and one added later at its
+    // address is stamped when added, so the entry is printed again.
+    std::unordered_map<const HloComputation*, Signature> m_signatures;
+    size_t m_lastSize = 0;
+    int64_t m_reused = 0;
+    int64_t m_printed = 0;
+    void appendLine(std::string& out, const HloInstruction& instruction, uint64_t now);
+};
 
 // Text of the typed attributes as they appear in HLO (for JSON and views).
 std::string windowToString(const Window& window);

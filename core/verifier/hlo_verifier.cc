@@ -12,10 +12,12 @@
 #include <cctype>
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 #include <unordered_map>
 #include <unordered_set>
 
+#include "core/support/pointer_index.h"
 #include "core/verifier/hlo_verifier_internal.h"
 #include "core/shape_inference/shape_inference.h"
 #include "core/shape_inference/shape_inference_util.h"
@@ -163,8 +165,11 @@ bool hasUnboundedDimension(const Shape& shape) {
 
 class Verifier {
 public:
-    Verifier(const HloModule& module, const HloVerifierOptions& options)
-        : m_module(module), m_options(options) {}
+    Verifier(const HloModule& module, const HloVerifierOptions& options,
+             std::optional<uint64_t> since = std::nullopt)
+        : m_module(module), m_options(options), m_since(since) {
+        if (m_since && module.headerStamp() > *m_since) m_since.reset();
+    }
 
     Status run();
 
@@ -178,9 +183,11 @@ private:
     Status verifyLayoutSensitive(const HloInstruction& instruction);
     Status verifyOriginalValue(const HloInstruction& instruction);
     Status verifyThreads(const HloInstruction& instruction);
+    bool changed(const HloInstruction& instruction) const;
 
     const HloModule& m_module;
     const HloVerifierOptions& m_options;
+    std::optional<uint64_t> m_since;  // verify only what changed after this count
     std::unordered_set<const HloComputation*> m_computations;
 };
 
@@ -190,6 +197,7 @@ Status Verifier::run() {
     HLO_RETURN_IF_ERROR(verifyChannels(m_module));
     for (const auto& computation : m_module.computations()) {
         for (const auto& instruction : computation->instructions()) {
+            if (m_since && !changed(*instruction)) continue;
             HLO_RETURN_IF_ERROR(verifyInstruction(*instruction));
         }
     }
@@ -204,7 +212,9 @@ Status Verifier::run() {
 Status Verifier::verifyStructure() {
     const HloComputation* entry = m_module.entryComputation();
     if (!entry) return failedPrecondition("module " + m_module.name() + " has no entry computation");
-    std::set<std::string> names;
+    std::unordered_set<std::string_view> names;
+    names.reserve(m_module.computations().size());
+    m_computations.reserve(m_module.computations().size());
     for (const auto& computation : m_module.computations()) {
         m_computations.insert(computation.get());
         if (!names.insert(computation->name()).second) {
@@ -221,9 +231,28 @@ Status Verifier::verifyStructure() {
     // Instruction names need only be unique within a computation: XLA's
     // parser uniquifies names across the module, so text may repeat them.
     for (const auto& computation : m_module.computations()) {
+        if (m_since && computation->changeStamp() <= *m_since) continue;
         HLO_RETURN_IF_ERROR(verifyComputation(*computation));
     }
     return verifyCallGraphAcyclic(m_module);
+}
+
+bool Verifier::changed(const HloInstruction& instruction) const {
+    const uint64_t since = *m_since;
+    const auto newer = [since](const HloInstruction* other) { return other->changeStamp() > since; };
+    // An async op's checks follow its chain through its users and their wrapped
+    // computations: always checked (they are few).
+    if (instruction.changeStamp() > since || hloOpcodeIsAsync(instruction.opcode())) return true;
+    if (instruction.parent() && instruction.parent()->propertyStamp() > since) return true;
+    if (std::any_of(instruction.operands().begin(), instruction.operands().end(), newer) ||
+        std::any_of(instruction.users().begin(), instruction.users().end(), newer) ||
+        std::any_of(instruction.controlPredecessors().begin(),
+                    instruction.controlPredecessors().end(), newer))
+        return true;
+    for (const CalledComputationAttribute& attribute : instruction.calledComputationAttributes())
+        for (const HloComputation* called : attribute.computations)
+            if (called && called->changeStamp() > since) return true;
+    return false;
 }
 
 Status Verifier::verifyComputation(const HloComputation& computation) {
@@ -235,7 +264,8 @@ Status Verifier::verifyComputation(const HloComputation& computation) {
         return computationError(computation, "root instruction %" + computation.root()->name() +
                                                  " does not belong to the computation");
     }
-    std::set<std::string_view> names;
+    std::unordered_set<std::string_view> names;
+    names.reserve(computation.instructions().size());
     std::map<int64_t, const HloInstruction*> parameterNumbers;
     for (const auto& instruction : computation.instructions()) {
         if (instruction->parent() != &computation) {
@@ -320,18 +350,31 @@ Status Verifier::verifyComputation(const HloComputation& computation) {
 }
 
 Status Verifier::verifyAcyclic(const HloComputation& computation) {
-    // Iterative DFS over operands and control predecessors.
-    std::unordered_map<const HloInstruction*, int> state;  // 1 = visiting, 2 = done
-    for (const auto& start : computation.instructions()) {
-        if (state[start.get()] == 2) continue;
-        std::vector<std::pair<const HloInstruction*, size_t>> stack = {{start.get(), 0}};
-        state[start.get()] = 1;
+    // Iterative DFS over operands and control predecessors; states by the instruction's
+    // position (verifyComputation has checked that operands are in the computation).
+    const auto& instructions = computation.instructions();
+    PointerIndex position(instructions.size());
+    for (size_t i = 0; i < instructions.size(); ++i)
+        position.insert(instructions[i].get(), static_cast<uint32_t>(i));
+    // 1 = visiting, 2 = done; the last entry stands for anything not listed (done: the
+    // DFS does not walk out of the computation).
+    std::vector<uint8_t> state(instructions.size() + 1, 0);
+    state.back() = 2;
+    const auto stateOf = [&](const HloInstruction* x) -> uint8_t& {
+        const uint32_t at = position.find(x);
+        return at == PointerIndex::kAbsent ? state.back() : state[at];
+    };
+    std::vector<std::pair<const HloInstruction*, size_t>> stack;
+    for (const auto& start : instructions) {
+        if (stateOf(start.get()) == 2) continue;
+        stack.assign(1, {start.get(), 0});
+        stateOf(start.get()) = 1;
         while (!stack.empty()) {
             auto& [node, next] = stack.back();
             size_t operandCount = node->operands().size();
             size_t total = operandCount + node->controlPredecessors().size();
             if (next >= total) {
-                state[node] = 2;
+                stateOf(node) = 2;
                 stack.pop_back();
                 continue;
             }
@@ -339,7 +382,7 @@ Status Verifier::verifyAcyclic(const HloComputation& computation) {
                                               ? node->operands()[next]
                                               : node->controlPredecessors()[next - operandCount];
             ++next;
-            int& childState = state[child];
+            uint8_t& childState = stateOf(child);
             if (childState == 1) {
                 return instructionError(*child, "the computation has a cycle through %" +
                                                     child->name() + " (operands and control "
@@ -623,6 +666,12 @@ Status Verifier::verifyLayoutSensitive(const HloInstruction& instruction) {
 
 Status verifyModule(const HloModule& module, const HloVerifierOptions& options) {
     Verifier verifier(module, options);
+    return verifier.run();
+}
+
+Status verifyModuleChangedSince(const HloModule& module, uint64_t stamp,
+                                const HloVerifierOptions& options) {
+    Verifier verifier(module, options, stamp);
     return verifier.run();
 }
 

@@ -37,4 +37,15 @@ struct HloVerifierOptions {
 
 Status verifyModule(const HloModule& module, const HloVerifierOptions& options = {});
 
+// verifyModule for a module that verified when its mutation count was `stamp`
+// (HloModule::mutationCount): the module-wide checks (names, call graph, channels,
+// async pairs, entry layout, aliasing, buffers) run in full; computations are checked
+// when they changed after `stamp` and instructions when they, an operand, a user, a
+// control predecessor, a called computation or their computation's properties did
+// (HloInstruction::changeStamp). A header change after `stamp` checks everything.
+// Accepts exactly what verifyModule accepts as long as every mutator stamps what it
+// changes; the pipeline runner's mutation audit runs both and compares.
+Status verifyModuleChangedSince(const HloModule& module, uint64_t stamp,
+                                const HloVerifierOptions& options = {});
+
 }  // namespace hloscope
