@@ -41,9 +41,12 @@ void appendInstruction(std::string& out, const HloInstruction& instruction,
 // HloPrintOptions::canonical()), reusing the line of every instruction that, like
 // its operands, control predecessors and called computations, has not changed since
 // the line was printed (HloInstruction::changeStamp). After a pass that touched a
-// few hundred of 40,000 instructions it costs a copy of the text. Bound to the
-// first module it prints; a stamp that a mutator failed to bump shows as stale text,
-// which the pipeline runner's mutation audit compares with a full print.
+// few hundred of 40,000 instructions it costs a copy of the text. It keeps the lines
+// of the module it printed last and starts over for another module, known by its
+// address: a cache must not outlive its module (the pipeline runner owns one per
+// module). Async ops are always printed again. A stamp that a mutator failed to bump
+// shows as stale text, which the pipeline runner's mutation audit compares with a
+// full print.
 class HloTextCache {
 public:
     HloTextCache();
