@@ -512,9 +512,19 @@ FusionEstimate estimateFusion(const HloInstruction& producer, const HloInstructi
 
 FusionEstimate estimateFusion(const HloInstruction& producer, const HloInstruction& consumer,
                               const TargetDescription& target, KernelSummaryCache& cache) {
-    // Copies: a reference from the cache is only good until its next call.
-    const KernelSummary p = cache.of(producer);
-    const KernelSummary c = cache.of(consumer);
+    // A reference from the cache is only good until its next call: the producer's summary
+    // is copied (without its parameter reads, which only a consumer's estimate reads), the
+    // consumer's is used before the cache is called again.
+    KernelSummary p;
+    {
+        const KernelSummary& ref = cache.of(producer);
+        p.free = ref.free;
+        p.cost = ref.cost;
+        p.opClass = ref.opClass;
+        p.elementType = ref.elementType;
+        p.threads = ref.threads;
+    }
+    const KernelSummary& c = cache.of(consumer);
     return estimateFromSummaries(producer, consumer, p, c, target);
 }
 
