@@ -437,8 +437,8 @@ const KernelSummary& KernelSummaryCache::of(const HloInstruction& instruction) {
     if (const int64_t id = instruction.uniqueId(); id >= 0) {
         const auto index = static_cast<size_t>(id);
         if (index >= m_byId.size()) m_byId.resize(std::max(index + 1, 2 * m_byId.size()));
-        std::optional<KernelSummary>& slot = m_byId[index];
-        if (!slot) slot = summarizeKernel(instruction);
+        std::unique_ptr<KernelSummary>& slot = m_byId[index];
+        if (!slot) slot = std::make_unique<KernelSummary>(summarizeKernel(instruction));
         return *slot;
     }
     auto it = m_summaries.find(&instruction);
@@ -512,18 +512,7 @@ FusionEstimate estimateFusion(const HloInstruction& producer, const HloInstructi
 
 FusionEstimate estimateFusion(const HloInstruction& producer, const HloInstruction& consumer,
                               const TargetDescription& target, KernelSummaryCache& cache) {
-    // A reference from the cache is only good until its next call: the producer's summary
-    // is copied (without its parameter reads, which only a consumer's estimate reads), the
-    // consumer's is used before the cache is called again.
-    KernelSummary p;
-    {
-        const KernelSummary& ref = cache.of(producer);
-        p.free = ref.free;
-        p.cost = ref.cost;
-        p.opClass = ref.opClass;
-        p.elementType = ref.elementType;
-        p.threads = ref.threads;
-    }
+    const KernelSummary& p = cache.of(producer);
     const KernelSummary& c = cache.of(consumer);
     return estimateFromSummaries(producer, consumer, p, c, target);
 }

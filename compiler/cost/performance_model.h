@@ -24,6 +24,7 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -130,7 +131,7 @@ KernelSummary summarizeKernel(const HloInstruction& instruction);
 // that no longer holds.
 class KernelSummaryCache {
 public:
-    // The summary, computed on first use; the reference is good until the next call.
+    // The summary, computed on first use; the reference is good until clear().
     const KernelSummary& of(const HloInstruction& instruction);
     void clear() {
         m_byId.clear();
@@ -138,8 +139,9 @@ public:
     }
 
 private:
-    // By unique id (dense within a module); instructions without one by address.
-    std::vector<std::optional<KernelSummary>> m_byId;
+    // By unique id (dense within a module); instructions without one by address. Each
+    // summary has a place of its own, so growing the table moves none.
+    std::vector<std::unique_ptr<KernelSummary>> m_byId;
     std::unordered_map<const HloInstruction*, KernelSummary> m_summaries;
 };
 

@@ -26,7 +26,7 @@ std::string formatSeconds(double seconds) {
     // passes format two figures per logged decision).
     char buffer[64];
     const bool ms = seconds >= 1e-3;
-    const auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer - 4, seconds * (ms ? 1e3 : 1e6),
+    const auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, seconds * (ms ? 1e3 : 1e6),
                                          std::chars_format::general, 3);
     std::string out(buffer, ec == std::errc() ? end : buffer);
     out += ms ? " ms" : " us";

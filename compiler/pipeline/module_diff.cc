@@ -98,16 +98,14 @@ ModuleRecord ModuleRecord::of(const HloModule& module, const ModuleRecord* previ
     }
     std::stable_sort(record.m_instructions.begin(), record.m_instructions.end(),
                      [](const auto& a, const auto& b) { return a->id < b->id; });
-    {
-        record.m_sparse.reserve(record.m_instructions.size());
-        for (size_t i = 0; i < record.m_instructions.size(); ++i)
-            record.m_sparse.emplace(record.m_instructions[i]->id, i);
-    }
+    record.m_sparse.reserve(record.m_instructions.size());
+    for (size_t i = 0; i < record.m_instructions.size(); ++i)
+        record.m_sparse.emplace(record.m_instructions[i]->id, i);
     return record;
 }
 
 const std::shared_ptr<const InstructionRecord>* ModuleRecord::slot(int64_t id) const {
-    if (!m_sparse.empty() || m_byId.empty()) {
+    if (m_byId.empty()) {
         auto it = m_sparse.find(id);
         return it == m_sparse.end() ? nullptr : &m_instructions[it->second];
     }

@@ -8,6 +8,7 @@
 #include <unordered_set>
 
 #include "core/ir/async_wrapping.h"
+#include "core/ir/change_stamps.h"
 
 namespace hloscope {
 namespace {
@@ -577,27 +578,11 @@ std::string printModuleWith(const HloModule& module, const HloPrintOptions& opti
     return out;
 }
 
-// True when nothing the instruction's line shows changed after `at`. How an async op is
-// written (`call-done` or `async-done`) depends on its whole chain's wrapped computation:
-// those lines are always printed again (they are few).
-bool unchangedSince(const HloInstruction& instruction, uint64_t at) {
-    if (instruction.changeStamp() > at || hloOpcodeIsAsync(instruction.opcode())) return false;
-    for (const HloInstruction* operand : instruction.operands())
-        if (operand->changeStamp() > at) return false;
-    for (const HloInstruction* predecessor : instruction.controlPredecessors())
-        if (predecessor->changeStamp() > at) return false;
-    for (const CalledComputationAttribute& attribute : instruction.calledComputationAttributes())
-        for (const HloComputation* called : attribute.computations)
-            if (called && called->changeStamp() > at) return false;
-    return true;
-}
-
 }  // namespace
 
 std::string printModule(const HloModule& module, const HloPrintOptions& options) {
     return printModuleWith(module, options, nullptr);
 }
-
 
 HloTextCache::HloTextCache() = default;
 HloTextCache::~HloTextCache() = default;
@@ -612,7 +597,7 @@ void HloTextCache::appendLine(std::string& out, const HloInstruction& instructio
     }
     if (m_lines.size() <= static_cast<size_t>(id)) m_lines.resize(static_cast<size_t>(id) + 1);
     Line& line = m_lines[static_cast<size_t>(id)];
-    if (line.instruction == &instruction && unchangedSince(instruction, line.printedAt)) {
+    if (line.instruction == &instruction && !changedSince(instruction, line.printedAt)) {
         out += line.text;
         ++m_reused;
         return;

@@ -17,6 +17,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "core/ir/change_stamps.h"
 #include "core/support/pointer_index.h"
 #include "core/verifier/hlo_verifier_internal.h"
 #include "core/shape_inference/shape_inference.h"
@@ -237,22 +238,14 @@ Status Verifier::verifyStructure() {
     return verifyCallGraphAcyclic(m_module);
 }
 
+// What a line of the printer depends on, and also the users (an instruction's checks
+// look at some of them) and its computation's properties.
 bool Verifier::changed(const HloInstruction& instruction) const {
     const uint64_t since = *m_since;
-    const auto newer = [since](const HloInstruction* other) { return other->changeStamp() > since; };
-    // An async op's checks follow its chain through its users and their wrapped
-    // computations: always checked (they are few).
-    if (instruction.changeStamp() > since || hloOpcodeIsAsync(instruction.opcode())) return true;
+    if (changedSince(instruction, since)) return true;
     if (instruction.parent() && instruction.parent()->propertyStamp() > since) return true;
-    if (std::any_of(instruction.operands().begin(), instruction.operands().end(), newer) ||
-        std::any_of(instruction.users().begin(), instruction.users().end(), newer) ||
-        std::any_of(instruction.controlPredecessors().begin(),
-                    instruction.controlPredecessors().end(), newer))
-        return true;
-    for (const CalledComputationAttribute& attribute : instruction.calledComputationAttributes())
-        for (const HloComputation* called : attribute.computations)
-            if (called && called->changeStamp() > since) return true;
-    return false;
+    return std::any_of(instruction.users().begin(), instruction.users().end(),
+                       [since](const HloInstruction* user) { return user->changeStamp() > since; });
 }
 
 Status Verifier::verifyComputation(const HloComputation& computation) {
