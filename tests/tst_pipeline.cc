@@ -222,6 +222,8 @@ private slots:
     void incrementalStateMatchesFull();
     void incrementalPrintReprintsUsersOfAChange();
     void incrementalVerifierChecksUsersOfAChange();
+    void incrementalPrintReusesUnchangedComputations();
+    void incrementalVerifierChecksCallsOfAChange();
 };
 
 void TestPipeline::runsInOrderWithHooks() {
@@ -807,6 +809,97 @@ void TestPipeline::incrementalVerifierChecksUsersOfAChange() {
     // A header change checks everything again.
     other->setName("renamed");
     QVERIFY(!verifyModuleChangedSince(*other, other->mutationCount() - 1).isOk());
+}
+
+namespace {
+
+const char* kTwoCalls = R"(HloModule c
+%add_f32 (a: f32[], b: f32[]) -> f32[] {
+  %a = f32[] parameter(0)
+  %b = f32[] parameter(1)
+  ROOT %s = f32[] add(f32[] %a, f32[] %b)
+}
+%max_f32 (x: f32[], y: f32[]) -> f32[] {
+  %x = f32[] parameter(0)
+  %y = f32[] parameter(1)
+  ROOT %m = f32[] maximum(f32[] %x, f32[] %y)
+}
+ENTRY %e (p: f32[2,3]) -> f32[2] {
+  %p = f32[2,3]{1,0} parameter(0)
+  %n = f32[2,3]{1,0} negate(%p)
+  %zero = f32[] constant(0)
+  %r = f32[2]{0} reduce(%n, %zero), dimensions={1}, to_apply=%add_f32
+  ROOT %q = f32[2]{0} reduce(%n, %zero), dimensions={1}, to_apply=%max_f32
+})";
+
+}  // namespace
+
+// A computation that did not change, and calls none that did, is reused whole; a change
+// inside a called computation reprints it and keeps its callers' text.
+void TestPipeline::incrementalPrintReusesUnchangedComputations() {
+    auto module = parse(kTwoCalls);
+    HloTextCache cache;
+    QCOMPARE(cache.print(*module), printModule(*module));
+    QCOMPARE(cache.reusedComputations(), int64_t{0});
+    QCOMPARE(cache.print(*module), printModule(*module));
+    QCOMPARE(cache.reusedComputations(), int64_t{3});
+
+    // A change in the entry: both reducers are reused.
+    module->entryComputation()->findInstruction("zero")->setName("nought");
+    std::string text = cache.print(*module);
+    QCOMPARE(text, printModule(*module));
+    QCOMPARE(cache.reusedComputations(), int64_t{2});
+    QCOMPARE(cache.printedLines(), int64_t{3});  // %nought and its users %r, %q
+
+    // A change inside %max_f32: it is printed again; the entry and %add_f32 are reused.
+    module->findComputation("max_f32")->findInstruction("m")->setName("biggest");
+    text = cache.print(*module);
+    QCOMPARE(text, printModule(*module));
+    QVERIFY(text.find("ROOT %biggest = f32[] maximum") != std::string::npos);
+    QCOMPARE(cache.reusedComputations(), int64_t{1});
+
+    // A called computation's rename shows in its caller's line.
+    module->findComputation("add_f32")->setName("sum");
+    text = cache.print(*module);
+    QCOMPARE(text, printModule(*module));
+    QVERIFY(text.find("to_apply=%sum") != std::string::npos);
+    QCOMPARE(cache.reusedComputations(), int64_t{1});  // %max_f32
+
+    // Nothing changed since: everything is reused.
+    QCOMPARE(cache.print(*module), printModule(*module));
+    QCOMPARE(cache.reusedComputations(), int64_t{3});
+}
+
+// The incremental verifier checks a caller whose callee changed (in a computation that
+// did not), and looks for call cycles when a call changed.
+void TestPipeline::incrementalVerifierChecksCallsOfAChange() {
+    auto module = parse(kTwoCalls);
+    QVERIFY(verifyModule(*module).isOk());
+    uint64_t at = module->mutationCount();
+    // %max_f32 now maps f32[2] to f32[2], valid in itself: the reduce %q calling it in
+    // the unchanged entry no longer verifies.
+    HloComputation* max = module->findComputation("max_f32");
+    for (const char* name : {"x", "y", "m"})
+        max->findInstruction(name)->setShape(
+            Shape::makeArrayWithLayout(PrimitiveType::F32, {2}, {0}));
+    Status status = verifyModuleChangedSince(*module, at);
+    QVERIFY(!status.isOk());
+    QCOMPARE(status.message(), verifyModule(*module).message());
+    QVERIFY2(status.message().find("%q") != std::string::npos, status.message().c_str());
+
+    // A reducer that calls itself: a call cycle made by a changed call.
+    auto other = parse(kTwoCalls);
+    at = other->mutationCount();
+    HloComputation* add = other->findComputation("add_f32");
+    HloInstruction* sum = add->findInstruction("s");
+    auto call = std::make_unique<HloInstruction>(HloOpcode::kCall, "again", sum->shape());
+    call->appendOperand(add->findInstruction("a"));
+    call->appendOperand(add->findInstruction("b"));
+    call->setCalledComputation("to_apply", add);
+    add->addInstruction(std::move(call));
+    status = verifyModuleChangedSince(*other, at);
+    QVERIFY(!status.isOk());
+    QVERIFY2(status.message().find("recursively") != std::string::npos, status.message().c_str());
 }
 
 QTEST_APPLESS_MAIN(TestPipeline)

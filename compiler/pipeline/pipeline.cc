@@ -338,6 +338,7 @@ Status PipelineRunner::runNext() {
         result.changed = false;
         result.text = m_text;
     }
+    for (PassInstrumentation* i : m_instrumentations) i->prepareAfterPass(info, m_module, result);
     if (verified.valid()) {
         Status status = verified.get();
         if (auditFailed) return status;

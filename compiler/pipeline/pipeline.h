@@ -92,6 +92,11 @@ public:
         return beforePipeline(module);
     }
     virtual void beforePass(const PassRunInfo& info, const HloModule& module) {}
+    // Called after a pass ran, while the verifier checks the module on another thread: it
+    // may read the module to make ready what afterPass needs. The module may not verify
+    // (afterPass follows only when it does), so this must only read what the printer reads.
+    virtual void prepareAfterPass(const PassRunInfo& info, const HloModule& module,
+                                  const PassRunResult& result) {}
     // A failing status stops the pipeline (e.g. bisect found a mismatch).
     virtual Status afterPass(const PassRunInfo& info, const HloModule& module,
                              const PassRunResult& result) {

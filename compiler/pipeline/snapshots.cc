@@ -41,6 +41,7 @@ Status SnapshotRecorder::beforePipeline(const HloModule& module) {
 Status SnapshotRecorder::beforePipelinePrinted(const HloModule& module,
                                                const std::shared_ptr<const std::string>& text) {
     m_snapshots.clear();
+    m_prepared.reset();
     m_record = ModuleRecord::of(module);
     m_ids = std::make_shared<const std::vector<int64_t>>(m_record.idsInPrintOrder());
     PassSnapshot input;
@@ -55,6 +56,17 @@ Status SnapshotRecorder::beforePipelinePrinted(const HloModule& module,
     return Status::ok();
 }
 
+void SnapshotRecorder::prepareAfterPass(const PassRunInfo& info, const HloModule& module,
+                                        const PassRunResult& result) {
+    m_prepared.reset();
+    if (!result.changed) return;
+    Prepared prepared;
+    prepared.index = info.index;
+    prepared.record = ModuleRecord::of(module, &m_record);
+    prepared.diff = diffModules(m_record, prepared.record);
+    m_prepared = std::move(prepared);
+}
+
 Status SnapshotRecorder::afterPass(const PassRunInfo& info, const HloModule& module,
                                    const PassRunResult& result) {
     PassSnapshot snapshot;
@@ -67,9 +79,11 @@ Status SnapshotRecorder::afterPass(const PassRunInfo& info, const HloModule& mod
     snapshot.decisions = result.decisions;
     const PassSnapshot& previous = m_snapshots.back();
     if (result.changed) {
-        ModuleRecord now = ModuleRecord::of(module, &m_record);
-        snapshot.diff = diffModules(m_record, now);
-        m_record = std::move(now);
+        if (!m_prepared || m_prepared->index != info.index)
+            prepareAfterPass(info, module, result);
+        snapshot.diff = std::move(m_prepared->diff);
+        m_record = std::move(m_prepared->record);
+        m_prepared.reset();
         m_ids = std::make_shared<const std::vector<int64_t>>(m_record.idsInPrintOrder());
         snapshot.text = result.text ? result.text
                                     : std::make_shared<const std::string>(

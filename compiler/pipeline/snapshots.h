@@ -12,6 +12,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -47,6 +48,9 @@ public:
     // The input's snapshot takes `text` when given (the runner's print of it).
     Status beforePipelinePrinted(const HloModule& module,
                                  const std::shared_ptr<const std::string>& text) override;
+    // Records what a changing pass left (and diffs it) while the verifier runs.
+    void prepareAfterPass(const PassRunInfo& info, const HloModule& module,
+                          const PassRunResult& result) override;
     Status afterPass(const PassRunInfo& info, const HloModule& module,
                      const PassRunResult& result) override;
 
@@ -60,6 +64,13 @@ private:
     std::vector<PassSnapshot> m_snapshots;
     ModuleRecord m_record;  // current state
     std::shared_ptr<const std::vector<int64_t>> m_ids;
+    // What prepareAfterPass made for the step it names.
+    struct Prepared {
+        int index = -1;
+        ModuleRecord record;
+        ModuleDiff diff;
+    };
+    std::optional<Prepared> m_prepared;
 };
 
 }  // namespace hloscope

@@ -243,11 +243,10 @@ void appendSignature(std::string& out, const HloComputation& computation,
     computation.resultShape().appendTo(out, options.printLayouts);
 }
 
-// What HloTextCache puts in place of printing an instruction line or a computation's
-// signature.
+// What HloTextCache puts in place of printing an instruction line or a computation.
 struct LinePrinter {
     std::function<void(std::string&, const HloInstruction&)> instruction;
-    std::function<void(std::string&, const HloComputation&)> signature;
+    std::function<void(std::string&, const HloComputation&)> computation;
 };
 
 void appendComputation(std::string& out, const HloComputation& computation,
@@ -255,10 +254,7 @@ void appendComputation(std::string& out, const HloComputation& computation,
     if (computation.isEntry()) out += "ENTRY ";
     appendName(out, computation.name(), options);
     out += ' ';
-    if (line)
-        line->signature(out, computation);
-    else
-        appendSignature(out, computation, options);
+    appendSignature(out, computation, options);
     out += " {\n";
     for (const auto& instruction : computation.instructions()) {
         out += "  ";
@@ -573,7 +569,10 @@ std::string printModuleWith(const HloModule& module, const HloPrintOptions& opti
         if (implied.count(computation.get())) continue;
         if (!first) out += '\n';
         first = false;
-        appendComputation(out, *computation, options, line);
+        if (line)
+            line->computation(out, *computation);
+        else
+            appendComputation(out, *computation, options);
     }
     return out;
 }
@@ -584,22 +583,55 @@ std::string printModule(const HloModule& module, const HloPrintOptions& options)
     return printModuleWith(module, options, nullptr);
 }
 
-HloTextCache::HloTextCache() = default;
+struct HloTextCache::State {
+    struct Line {
+        const HloInstruction* instruction = nullptr;
+        uint64_t printedAt = 0;
+        std::string text;
+    };
+    // A computation's whole text, from "ENTRY " or its name to the newline after '}'.
+    struct Block {
+        uint64_t printedAt = 0;
+        bool entry = false;
+        bool reusable = false;  // no async op in it
+        std::vector<const HloComputation*> called;  // by its instructions, distinct
+        std::string text;
+    };
+    const HloModule* module = nullptr;
+    std::vector<Line> lines;  // by unique id
+    // By computation: a removed computation's entry stays, and one added later at its
+    // address is stamped when added, so its block is printed again.
+    std::unordered_map<const HloComputation*, Block> blocks;
+    size_t lastSize = 0;
+    int64_t reused = 0;
+    int64_t printed = 0;
+    int64_t reusedComputations = 0;
+
+    void appendLine(std::string& out, const HloInstruction& instruction, uint64_t now);
+    bool blockIsCurrent(const Block& block, const HloComputation& computation) const;
+};
+
+HloTextCache::HloTextCache() : m_state(std::make_unique<State>()) {}
 HloTextCache::~HloTextCache() = default;
 
-void HloTextCache::appendLine(std::string& out, const HloInstruction& instruction, uint64_t now) {
+int64_t HloTextCache::reusedLines() const { return m_state->reused; }
+int64_t HloTextCache::printedLines() const { return m_state->printed; }
+int64_t HloTextCache::reusedComputations() const { return m_state->reusedComputations; }
+
+void HloTextCache::State::appendLine(std::string& out, const HloInstruction& instruction,
+                                     uint64_t now) {
     const int64_t id = instruction.uniqueId();
     // Ids are dense from the parser and the module's counter; a sparse one is not cached.
-    if (id < 0 || id > 4 * static_cast<int64_t>(m_lines.size()) + (1 << 20)) {
+    if (id < 0 || id > 4 * static_cast<int64_t>(lines.size()) + (1 << 20)) {
         appendInstruction(out, instruction, HloPrintOptions::canonical());
-        ++m_printed;
+        ++printed;
         return;
     }
-    if (m_lines.size() <= static_cast<size_t>(id)) m_lines.resize(static_cast<size_t>(id) + 1);
-    Line& line = m_lines[static_cast<size_t>(id)];
+    if (lines.size() <= static_cast<size_t>(id)) lines.resize(static_cast<size_t>(id) + 1);
+    Line& line = lines[static_cast<size_t>(id)];
     if (line.instruction == &instruction && !changedSince(instruction, line.printedAt)) {
         out += line.text;
-        ++m_reused;
+        ++reused;
         return;
     }
     line.text.clear();
@@ -607,36 +639,68 @@ void HloTextCache::appendLine(std::string& out, const HloInstruction& instructio
     line.instruction = &instruction;
     line.printedAt = now;
     out += line.text;
-    ++m_printed;
+    ++printed;
+}
+
+// The computation's stamp covers its signature, its instructions and their operands
+// and control edges (all inside it); its lines also show the names of the computations
+// they call, which the block checks by their stamps. Those pointers are read only when
+// the computation's own stamp says its instructions still call them.
+bool HloTextCache::State::blockIsCurrent(const Block& block,
+                                         const HloComputation& computation) const {
+    if (!block.reusable || block.text.empty() || computation.changeStamp() > block.printedAt ||
+        block.entry != computation.isEntry())
+        return false;
+    for (const HloComputation* called : block.called)
+        if (called->changeStamp() > block.printedAt) return false;
+    return true;
 }
 
 std::string HloTextCache::print(const HloModule& module) {
-    if (m_module != &module) {
-        m_lines.clear();
-        m_signatures.clear();
-        m_module = &module;
+    State& s = *m_state;
+    if (s.module != &module) {
+        s.lines.clear();
+        s.blocks.clear();
+        s.module = &module;
     }
-    m_reused = 0;
-    m_printed = 0;
+    s.reused = 0;
+    s.printed = 0;
+    s.reusedComputations = 0;
     const uint64_t now = module.mutationCount();
     LinePrinter line;
     line.instruction = [&](std::string& out, const HloInstruction& instruction) {
-        appendLine(out, instruction, now);
+        s.appendLine(out, instruction, now);
     };
-    // A signature shows the parameters and the root, whose changes stamp the computation.
-    line.signature = [&](std::string& out, const HloComputation& computation) {
-        Signature& cached = m_signatures[&computation];
-        if (cached.text.empty() || cached.printedAt < computation.changeStamp()) {
-            cached.text.clear();
-            appendSignature(cached.text, computation, HloPrintOptions::canonical());
-            cached.printedAt = now;
+    line.computation = [&](std::string& out, const HloComputation& computation) {
+        State::Block& block = s.blocks[&computation];
+        if (s.blockIsCurrent(block, computation)) {
+            out += block.text;
+            s.reused += computation.instructionCount();
+            ++s.reusedComputations;
+            return;
         }
-        out += cached.text;
+        block.text.clear();
+        appendComputation(block.text, computation, HloPrintOptions::canonical(), &line);
+        block.printedAt = now;
+        block.entry = computation.isEntry();
+        block.reusable = true;
+        block.called.clear();
+        for (const auto& instruction : computation.instructions()) {
+            if (hloOpcodeIsAsync(instruction->opcode())) block.reusable = false;
+            for (const CalledComputationAttribute& attribute :
+                 instruction->calledComputationAttributes())
+                for (const HloComputation* called : attribute.computations)
+                    if (called) block.called.push_back(called);
+        }
+        std::sort(block.called.begin(), block.called.end());
+        block.called.erase(std::unique(block.called.begin(), block.called.end()),
+                           block.called.end());
+        out += block.text;
     };
     // Room for the last text and a little growth: no copying as the text grows.
     std::string text =
-        printModuleWith(module, HloPrintOptions::canonical(), &line, m_lastSize + m_lastSize / 16);
-    m_lastSize = text.size();
+        printModuleWith(module, HloPrintOptions::canonical(), &line, s.lastSize + s.lastSize / 16);
+    s.lastSize = text.size();
     return text;
 }
 

@@ -6,8 +6,8 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "core/ir/hlo_module.h"
@@ -38,15 +38,16 @@ void appendInstruction(std::string& out, const HloInstruction& instruction,
                        const HloPrintOptions& options);
 
 // Prints one module's canonical text again and again (printModule with
-// HloPrintOptions::canonical()), reusing the line of every instruction that, like
-// its operands, control predecessors and called computations, has not changed since
-// the line was printed (HloInstruction::changeStamp). After a pass that touched a
-// few hundred of 40,000 instructions it costs a copy of the text. It keeps the lines
-// of the module it printed last and starts over for another module, known by its
-// address: a cache must not outlive its module (the pipeline runner owns one per
-// module). Async ops are always printed again. A stamp that a mutator failed to bump
-// shows as stale text, which the pipeline runner's mutation audit compares with a
-// full print.
+// HloPrintOptions::canonical()), reusing what has not changed since it was printed
+// (HloInstruction::changeStamp): the whole text of a computation that did not change
+// and calls no computation that changed, else the line of every instruction that, like
+// its operands, control predecessors and called computations, has not changed. After
+// a pass that touched a few hundred of 40,000 instructions it costs a copy of the
+// text. It keeps what it printed of the module it printed last and starts over for
+// another module, known by its address: a cache must not outlive its module (the
+// pipeline runner owns one per module). Async ops, and computations holding one, are
+// always printed again. A stamp that a mutator failed to bump shows as stale text,
+// which the pipeline runner's mutation audit compares with a full print.
 class HloTextCache {
 public:
     HloTextCache();
@@ -56,28 +57,14 @@ public:
 
     std::string print(const HloModule& module);
     // Lines reused and printed by the last print().
-    int64_t reusedLines() const { return m_reused; }
-    int64_t printedLines() const { return m_printed; }
+    int64_t reusedLines() const;
+    int64_t printedLines() const;
+    // Computations whose whole text the last print() reused.
+    int64_t reusedComputations() const;
 
 private:
-    struct Line {
-        const HloInstruction* instruction = nullptr;
-        uint64_t printedAt = 0;
-        std::string text;
-    };
-    struct Signature {
-        uint64_t printedAt = 0;
-        std::string text;
-    };
-    const HloModule* m_module = nullptr;
-    std::vector<Line> m_lines;  // by unique id
-    // By computation: a removed computation's entry stays, and one added later at its
-    // address is stamped when added, so the entry is printed again.
-    std::unordered_map<const HloComputation*, Signature> m_signatures;
-    size_t m_lastSize = 0;
-    int64_t m_reused = 0;
-    int64_t m_printed = 0;
-    void appendLine(std::string& out, const HloInstruction& instruction, uint64_t now);
+    struct State;
+    std::unique_ptr<State> m_state;
 };
 
 // Text of the typed attributes as they appear in HLO (for JSON and views).

@@ -77,13 +77,25 @@ std::unordered_set<const HloComputation*> asyncComputations(const HloModule& mod
 
 }  // namespace
 
-Status verifyAsyncPairs(const HloModule& module) {
-    auto async = asyncComputations(module);
+Status verifyAsyncPairs(const HloModule& module, std::optional<uint64_t> since) {
+    // Which computations async ops wrap: needed only for a send or recv at a root.
+    std::optional<std::unordered_set<const HloComputation*>> async;
     for (const auto& computation : module.computations()) {
-        bool isAsyncComputation = async.count(computation.get()) > 0;
+        // A pair's start and done share a computation, whose stamp covers both. A send or
+        // recv at the root also depends on whether an async op wraps the computation.
+        const HloOpcode rootOpcode = computation->root() ? computation->root()->opcode()
+                                                         : HloOpcode::kParameter;
+        if (since && computation->changeStamp() <= *since && rootOpcode != HloOpcode::kSend &&
+            rootOpcode != HloOpcode::kRecv)
+            continue;
         for (const auto& owned : computation->instructions()) {
             const HloInstruction& instruction = *owned;
-            bool rootOfAsync = isAsyncComputation && instruction.isRoot();
+            const HloOpcode opcode = instruction.opcode();
+            bool rootOfAsync = false;
+            if ((opcode == HloOpcode::kSend || opcode == HloOpcode::kRecv) && instruction.isRoot()) {
+                if (!async) async = asyncComputations(module);
+                rootOfAsync = async->count(computation.get()) > 0;
+            }
             switch (instruction.opcode()) {
             case HloOpcode::kAsyncStart:
                 HLO_RETURN_IF_ERROR(verifySingleUser(instruction, {HloOpcode::kAsyncUpdate, HloOpcode::kAsyncDone}));
@@ -138,6 +150,19 @@ Status verifyAsyncPairs(const HloModule& module) {
 }
 
 Status verifyChannels(const HloModule& module) {
+    // Every check below starts from a send, a recv or their dones: without one there is
+    // nothing to check (reading each instruction's channel_id costs more than this walk).
+    const auto isSendRecvOpcode = [](HloOpcode opcode) {
+        return opcode == HloOpcode::kSend || opcode == HloOpcode::kRecv ||
+               opcode == HloOpcode::kSendDone || opcode == HloOpcode::kRecvDone;
+    };
+    const bool any = std::any_of(
+        module.computations().begin(), module.computations().end(), [&](const auto& computation) {
+            return std::any_of(computation->instructions().begin(),
+                               computation->instructions().end(),
+                               [&](const auto& i) { return isSendRecvOpcode(i->opcode()); });
+        });
+    if (!any) return Status::ok();
     struct Channel {
         std::vector<const HloInstruction*> instructions;
     };
@@ -289,8 +314,10 @@ bool isCustomCallLike(const HloInstruction& instruction) {
 
 }  // namespace
 
-Status verifyBuffers(const HloModule& module) {
+Status verifyBuffers(const HloModule& module, std::optional<uint64_t> since) {
     for (const auto& computation : module.computations()) {
+        // What is checked (an instruction, its operands and users) lies in one computation.
+        if (since && computation->changeStamp() <= *since) continue;
         for (const auto& owned : computation->instructions()) {
             const HloInstruction& instruction = *owned;
             if (isCustomCallLike(instruction)) {

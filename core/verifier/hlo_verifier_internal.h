@@ -88,12 +88,15 @@ using GroupMode = CollectiveGroupMode;
 Status verifyCollective(const HloInstruction& instruction);
 Status verifyAsync(const HloInstruction& instruction, const HloVerifierOptions& options);
 Status verifyCustomCall(const HloInstruction& instruction, const HloVerifierOptions& options);
-Status verifyAsyncPairs(const HloModule& module);
+// With `since`, only computations changed after it (and those whose root is a send or
+// recv, which depend on the async ops that wrap them).
+Status verifyAsyncPairs(const HloModule& module, std::optional<uint64_t> since = std::nullopt);
 Status verifyChannels(const HloModule& module);
 Status verifyLayoutConstrainedAllReduce(const HloModule& module);
 // Buffer shapes b(...): custom calls must alias every buffer they take or
 // produce, exactly once; a buffer value has a single writer.
-Status verifyBuffers(const HloModule& module);
+// With `since`, only computations changed after it.
+Status verifyBuffers(const HloModule& module, std::optional<uint64_t> since = std::nullopt);
 // XLA's collective-deadlock check for send/recv pairs annotated with
 // _xla_send_recv_source_target_pairs in scheduled modules.
 Status verifySendRecvDeadlocks(const HloModule& module);
