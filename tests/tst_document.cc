@@ -10,6 +10,7 @@
 #include <QTest>
 #include <QThread>
 
+#include "core/text/hlo_printer.h"
 #include "compiler/pipeline/pipeline_session.h"
 #include "compiler/registry/target_pipelines.h"
 #include "core/ir/hlo_computation.h"
@@ -289,6 +290,14 @@ private slots:
             QCOMPARE(progress.back()[2].toInt(), passes);
             // Unchanged passes share the materialised module.
             if (!state->currentSnapshot()->changed) QCOMPARE(state->module, state->previous);
+            // The module shown (a copy of the session's, or parsed from the snapshot) is
+            // the snapshot's, ids included.
+            QCOMPARE(printModule(*state->module), *state->currentSnapshot()->text);
+            std::vector<int64_t> ids;
+            for (const auto& computation : state->module->computations())
+                for (const auto& instruction : computation->instructions())
+                    ids.push_back(instruction->uniqueId());
+            QCOMPARE(ids, *state->currentSnapshot()->ids);
             previousModule = state->module;
         }
         DocumentStatePtr last = worker.state();

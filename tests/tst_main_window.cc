@@ -18,6 +18,7 @@
 #include <QSet>
 #include <QSettings>
 #include <QSignalSpy>
+#include <QTabWidget>
 #include <QStandardPaths>
 #include <QTableView>
 #include <QTemporaryDir>
@@ -222,7 +223,16 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(states.size() == 1, slow(30000));
         for (DocumentPanel* panel : listed)
             QCOMPARE(window.deliveredGeneration(panel), window.state()->generation);
-        QVERIFY(!window.textView()->toPlainText().isEmpty());
+        // The text view, on a tab not shown, loads the text when its tab is shown.
+        QTabWidget* tabs = nullptr;
+        for (QWidget* p = window.textView()->parentWidget(); p && !tabs; p = p->parentWidget())
+            tabs = qobject_cast<QTabWidget*>(p);
+        QVERIFY(tabs);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        tabs->setCurrentWidget(window.textView());
+        QCOMPARE(window.textView()->toPlainText().toStdString(),
+                 *window.state()->currentSnapshot()->text);
         // A panel added later gets the current state at once, then every new one.
         auto* late = new ProbePanel;
         window.addPanel(late, QStringLiteral("Late"));

@@ -3,6 +3,7 @@
 #include <QLabel>
 #include <QPlainTextEdit>
 #include <QSignalSpy>
+#include <QTabWidget>
 #include <QTest>
 #include <QTextBlock>
 #include <QTextDocument>
@@ -279,6 +280,28 @@ private slots:
         const std::string name = worker.state()->module->entryComputation()->root()->name();
         view.selectInstruction(QString::fromStdString(name));
         QVERIFY(view.textCursor().block().text().contains(QString::fromStdString(name)));
+    }
+
+    // A text view on a tab that is not shown loads the text (and the selection made
+    // meanwhile) when its tab is shown.
+    void hiddenTabLoadsTextWhenShown() {
+        DocumentWorker worker;
+        QTabWidget tabs;
+        tabs.addTab(new QWidget, QStringLiteral("Graph"));
+        auto* view = new HloTextView;
+        tabs.addTab(view, QStringLiteral("Text"));
+        connect(&worker, &DocumentWorker::stateChanged, view, &HloTextView::setState);
+        tabs.resize(700, 400);
+        tabs.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&tabs));
+        worker.openExample(QStringLiteral("sin_plus_exp"));
+        QVERIFY(view->toPlainText().isEmpty());
+        const std::string name = worker.state()->module->entryComputation()->root()->name();
+        view->selectInstruction(QString::fromStdString(name));
+        tabs.setCurrentWidget(view);
+        QCOMPARE(view->toPlainText().toStdString(), *worker.state()->currentSnapshot()->text);
+        QVERIFY(view->textCursor().block().text().contains(QString::fromStdString(name)));
+        QCOMPARE(view->extraSelections().size(), 1);
     }
 };
 

@@ -134,6 +134,10 @@ public:
     void addInstrumentation(PassInstrumentation* instrumentation);  // not owned
     void removeInstrumentation(PassInstrumentation* instrumentation);
 
+    // Verifies and prints the input and hands it to the instrumentation (beforePipeline);
+    // the first step does it when not done yet. Fails, running nothing, when the input
+    // does not verify.
+    Status start();
     Status runAll();                     // from the next step to the end
     Status runNext();                    // one step
     Status runUntil(int endIndex);       // steps [next, endIndex)
@@ -146,7 +150,6 @@ public:
     HloModule& module() { return m_module; }
 
 private:
-    Status start();
     // The module's text now: only the lines of changed instructions are printed again;
     // with the audit on, compared with a full print.
     StatusOr<std::shared_ptr<const std::string>> printNow(const std::string& where);

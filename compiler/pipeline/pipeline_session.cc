@@ -17,6 +17,7 @@ StatusOr<std::unique_ptr<PipelineSession>> PipelineSession::create(std::unique_p
     return session;
 }
 
+Status PipelineSession::start() { return m_runner->start(); }
 Status PipelineSession::step() { return m_runner->runNext(); }
 Status PipelineSession::runUntil(int endIndex) { return m_runner->runUntil(endIndex); }
 Status PipelineSession::runThrough(std::string_view pass) { return m_runner->runThrough(pass); }

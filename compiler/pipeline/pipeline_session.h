@@ -27,6 +27,9 @@ public:
                                                              Pipeline pipeline,
                                                              SessionOptions options = {});
 
+    // Verifies and records the input (snapshots()[0]) without running a pass; the first
+    // step does it when not done yet. Fails when the input does not verify.
+    Status start();
     Status step();                // runs the next pass
     Status runUntil(int endIndex);  // runs passes [next, endIndex)
     Status runThrough(std::string_view pass);

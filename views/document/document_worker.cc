@@ -291,10 +291,6 @@ StatusOr<std::unique_ptr<DocumentWorker::Live>> DocumentWorker::build(
     if (live->settings.stopAfter >= 0)
         pipeline.steps.resize(static_cast<size_t>(live->settings.stopAfter) + 1);
 
-    SnapshotRecorder recorder(peakMemoryBytes);
-    HLO_RETURN_IF_ERROR(recorder.beforePipeline(*module));
-    live->input = recorder.snapshots().front();
-
     SessionOptions options;
     options.runner.cancel = &m_cancel;
     options.peak = peakMemoryBytes;
@@ -303,6 +299,15 @@ StatusOr<std::unique_ptr<DocumentWorker::Live>> DocumentWorker::build(
                          PipelineSession::create(std::move(module), std::move(pipeline), options));
     live->reporter = std::make_unique<ProgressReporter>(this, total);
     live->session->addInstrumentation(live->reporter.get());
+    // The session's record of the input is the input snapshot. An input that does not
+    // verify is still shown (recorded apart); running a pass on it reports why not.
+    if (live->session->start().isOk()) {
+        live->input = live->session->snapshots().front();
+    } else {
+        SnapshotRecorder recorder(peakMemoryBytes);
+        HLO_RETURN_IF_ERROR(recorder.beforePipeline(live->session->module()));
+        live->input = recorder.snapshots().front();
+    }
     live->syncSnapshots();
     const int target = std::clamp(step, 0, live->maxIndex());
     HLO_RETURN_IF_ERROR(runTo(*live, target));
@@ -330,7 +335,17 @@ StatusOr<std::shared_ptr<const HloModule>> DocumentWorker::moduleAt(Live& live, 
             return hit.module;
         }
     }
-    HLO_ASSIGN_OR_RETURN(std::unique_ptr<HloModule> module, snapshot.materialize());
+    std::unique_ptr<HloModule> module;
+    // The session's working module is the state of its newest snapshot unless a pass
+    // failed after it: a copy of it costs less than parsing the snapshot's text.
+    const std::vector<PassSnapshot>* run = live.session ? &live.session->snapshots() : nullptr;
+    if (!live.external && run && !run->empty() && index + 1 == live.snapshotCount() &&
+        run->size() == live.snapshots->size() && run->back().text == snapshot.text &&
+        run->back().index + 1 == live.session->nextIndex()) {
+        module = live.session->module().clone();
+    } else {
+        HLO_ASSIGN_OR_RETURN(module, snapshot.materialize());
+    }
     std::shared_ptr<const HloModule> shared(std::move(module));
     m_cache.push_back(CacheEntry{snapshot.text, snapshot.ids, shared});
     if (m_cache.size() > kModuleCacheSize) m_cache.erase(m_cache.begin());

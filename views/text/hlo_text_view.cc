@@ -21,16 +21,28 @@ HloTextView::HloTextView(QWidget* parent) : QPlainTextEdit(parent) {
 
 void HloTextView::setState(DocumentStatePtr state) {
     const PassSnapshot* snapshot = state ? state->currentSnapshot() : nullptr;
-    if (!snapshot || !snapshot->text) {
-        m_text.reset();
-        setModuleText(QString());
+    std::shared_ptr<const std::string> text = snapshot ? snapshot->text : nullptr;
+    if (text && text == m_text) return;
+    m_text = std::move(text);
+    // A page of a tab widget that is not shown loads its text when it is: a large
+    // module's text costs the GUI thread a good part of a second.
+    if (parentWidget() && !isVisible()) {
+        m_stale = true;
         return;
     }
-    if (snapshot->text == m_text) return;
-    m_text = snapshot->text;
+    load();
+}
+
+void HloTextView::load() {
+    m_stale = false;
     const QString selected = m_selected;
-    setModuleText(QString::fromStdString(*m_text));
+    setModuleText(m_text ? QString::fromStdString(*m_text) : QString());
     if (!selected.isEmpty()) selectInstruction(selected);
+}
+
+void HloTextView::showEvent(QShowEvent* event) {
+    QPlainTextEdit::showEvent(event);
+    if (m_stale) load();
 }
 
 void HloTextView::setModuleText(const QString& text) {
@@ -95,6 +107,7 @@ void HloTextView::highlightLine(int line) {
 
 void HloTextView::selectInstruction(const QString& name) {
     m_selected = name;
+    if (m_stale) return;  // selected when the text loads
     const int line = lineOf(name);
     highlightLine(line);
     if (line < 0) return;

@@ -1,7 +1,8 @@
 // HloTextView: the current module's text (read-only, highlighted). Selecting
 // an instruction scrolls to and highlights the line defining it; clicking a
 // %name emits instructionSelected(name). Binds to DocumentState: shows the
-// text of the current snapshot (reloaded only when that text changes).
+// text of the current snapshot (reloaded only when that text changes; a hidden page
+// of a tab widget loads it when shown).
 #pragma once
 
 #include <QHash>
@@ -42,13 +43,16 @@ signals:
 
 protected:
     void mouseReleaseEvent(QMouseEvent* event) override;
+    void showEvent(QShowEvent* event) override;
 
 private:
+    void load();  // shows m_text
     void indexLines();
     void highlightLine(int line);
 
     HloHighlighter* m_highlighter = nullptr;
     std::shared_ptr<const std::string> m_text;  // the snapshot text shown
+    bool m_stale = false;  // m_text is not loaded yet (the view is hidden)
     QHash<QString, int> m_lines;
     QString m_selected;
 };
