@@ -52,7 +52,9 @@ const char* kTestTarget = R"({
                  "data_movement": {"value": 1, "source": "test"}}
 })";
 
-bool near(double a, double b) { return std::abs(a - b) <= 1e-9 * std::max(std::abs(a), std::abs(b)); }
+bool near(double a, double b, double relative = 1e-9) {
+    return std::abs(a - b) <= relative * std::max(std::abs(a), std::abs(b));
+}
 
 std::string errorOf(const std::string& json) {
     auto target = targetDescriptionFromJson(json);
@@ -460,6 +462,46 @@ ENTRY e {
         const FusionEstimate merged = estimateFusion(*find(*windows, "f"), *find(*windows, "g"), *h100);
         QVERIFY2(merged.fusedSeconds > merged.unfusedSeconds,
                  (std::to_string(merged.fusedSeconds) + " vs " + std::to_string(merged.unfusedSeconds)).c_str());
+    }
+
+    // On the CPU a small matrix product runs below the calibrated GEMM rate (the one of
+    // 256x256x256): a batch of 40x30x40 products takes longer per flop than a 256^3 one,
+    // a fusion around the small dot too, and on a GPU target the rate does not depend on it.
+    void cpuSmallMatrixProductsRunBelowTheGemmRate() {
+        auto m = parse(R"(HloModule m
+fused { a = f32[1024,40,30] parameter(0)  b = f32[1024,30,40] parameter(1)
+  d = f32[1024,40,40] dot(a, b), lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={1}
+  ROOT r = f32[1024,40,40] negate(d) }
+ENTRY e {
+  a = f32[1024,40,30] parameter(0)
+  b = f32[1024,30,40] parameter(1)
+  x = f32[256,256] parameter(2)
+  y = f32[256,256] parameter(3)
+  small = f32[1024,40,40] dot(a, b), lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={1}
+  big = f32[256,256] dot(x, y), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  f = f32[1024,40,40] fusion(a, b), kind=kOutput, calls=fused
+  ROOT t = (f32[1024,40,40], f32[256,256], f32[1024,40,40]) tuple(small, big, f)
+})");
+        QVERIFY(m);
+        auto cpu = builtinTargetDescription("cpu");
+        QVERIFY(cpu.isOk());
+        const KernelPrediction small = predictKernelDetailed(*find(*m, "small"), *cpu);
+        const KernelPrediction big = predictKernelDetailed(*find(*m, "big"), *cpu);
+        const KernelPrediction fused = predictKernelDetailed(*find(*m, "f"), *cpu);
+        // The reported flops stay the product's; its time per flop grows.
+        QCOMPARE(small.cost.flops, 2.0 * 1024 * 40 * 40 * 30);
+        const double smallPerFlop = small.parts.flopsSeconds / small.cost.flops;
+        const double bigPerFlop = big.parts.flopsSeconds / big.cost.flops;
+        QVERIFY2(smallPerFlop > 1.8 * bigPerFlop && smallPerFlop < 4 * bigPerFlop,
+                 std::to_string(smallPerFlop / bigPerFlop).c_str());
+        QVERIFY2(near(fused.parts.flopsSeconds / fused.cost.flops, smallPerFlop, 0.05),
+                 std::to_string(fused.parts.flopsSeconds / fused.cost.flops / smallPerFlop).c_str());
+        auto h100 = builtinTargetDescription("h100");
+        QVERIFY(h100.isOk());
+        const KernelPrediction gpuSmall = predictKernelDetailed(*find(*m, "small"), *h100);
+        const KernelPrediction gpuBig = predictKernelDetailed(*find(*m, "big"), *h100);
+        QVERIFY(near(gpuSmall.parts.flopsSeconds / gpuSmall.cost.flops,
+                     gpuBig.parts.flopsSeconds / gpuBig.cost.flops));
     }
 
     // The CPU runtime figures: JSON, the bandwidth curve, and how the model
