@@ -116,14 +116,21 @@ public:
             for (const HloInstruction* y : x->operands()) follow(y);
             for (const HloInstruction* y : x->controlPredecessors()) follow(y);
         }
-        auto byPosition = [&](const HloInstruction* x, const HloInstruction* y) {
-            return position(x) < position(y);
-        };
-        std::sort(plan.before.begin(), plan.before.end(), byPosition);
-        std::sort(plan.after.begin(), plan.after.end(), byPosition);
+        // Sorted by position, each position looked up once.
+        std::vector<std::pair<int64_t, const HloInstruction*>> keyed;
         plan.slots = {lo, hi};
-        for (const HloInstruction* x : plan.before) plan.slots.push_back(position(x));
-        for (const HloInstruction* x : plan.after) plan.slots.push_back(position(x));
+        auto byPosition = [&](std::vector<const HloInstruction*>& group) {
+            keyed.clear();
+            for (const HloInstruction* x : group) keyed.emplace_back(position(x), x);
+            std::sort(keyed.begin(), keyed.end(),
+                      [](const auto& l, const auto& r) { return l.first < r.first; });
+            for (size_t i = 0; i < keyed.size(); ++i) {
+                group[i] = keyed[i].second;
+                plan.slots.push_back(keyed[i].first);
+            }
+        };
+        byPosition(plan.before);
+        byPosition(plan.after);
         std::sort(plan.slots.begin(), plan.slots.end());
         plan.valid = true;
         return plan;
