@@ -169,6 +169,28 @@ private slots:
         QCOMPARE(worker.state()->displayName, std::string("mlp"));
     }
 
+    // A module that parses but does not verify opens at its input; running a pass on it
+    // says why not.
+    void unverifiableModuleOpensAtItsInput() {
+        QTemporaryDir dir;
+        const QString bad = dir.filePath(QStringLiteral("mismatch.hlo"));
+        QVERIFY(writeFile(bad, "HloModule mismatch\n\nENTRY %main (a: f32[2], b: f32[3]) -> f32[2] {\n"
+                               "  %a = f32[2] parameter(0)\n  %b = f32[3] parameter(1)\n"
+                               "  ROOT %c = f32[2] add(%a, %b)\n}\n"));
+        DocumentWorker worker;
+        QSignalSpy failures(&worker, &DocumentWorker::failed);
+        worker.open(bad);
+        QVERIFY2(failures.isEmpty(), qPrintable(failures.isEmpty() ? QString() : failures[0][0].toString()));
+        QVERIFY(worker.state());
+        QCOMPARE(worker.state()->current, 0);
+        QCOMPARE(worker.state()->snapshotCount(), 1);
+        QVERIFY(worker.state()->currentSnapshot()->text->find("add(") != std::string::npos);
+        worker.stepTo(1);
+        QCOMPARE(failures.size(), 1);
+        QVERIFY2(failures[0][0].toString().contains(QLatin1String("does not verify")),
+                 qPrintable(failures[0][0].toString()));
+    }
+
     void dumpFolder() {
         // A synthetic --xla_dump_to folder: module 1 with per-pass files made
         // from our own cpu pipeline's snapshots, module 2 with only the
