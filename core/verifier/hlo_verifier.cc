@@ -211,7 +211,8 @@ Status Verifier::run() {
     HLO_RETURN_IF_ERROR(verifyAsyncPairs(m_module, m_since));
     HLO_RETURN_IF_ERROR(verifyChannels(m_module));
     for (const auto& computation : m_module.computations()) {
-        // In a computation that did not change, only what its instructions call can have.
+        // In a computation that did not change, only the computations its instructions call
+        // can have changed.
         const bool unchanged = m_since && computation->changeStamp() <= *m_since;
         for (const auto& instruction : computation->instructions()) {
             if (unchanged && instruction->calledComputationAttributes().empty()) continue;
