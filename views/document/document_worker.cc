@@ -338,10 +338,9 @@ StatusOr<std::shared_ptr<const HloModule>> DocumentWorker::moduleAt(Live& live, 
     std::unique_ptr<HloModule> module;
     // The session's working module is the state of its newest snapshot unless a pass
     // failed after it: a copy of it costs less than parsing the snapshot's text.
-    const std::vector<PassSnapshot>* run = live.session ? &live.session->snapshots() : nullptr;
-    if (!live.external && run && !run->empty() && index + 1 == live.snapshotCount() &&
-        run->size() == live.snapshots->size() && run->back().text == snapshot.text &&
-        run->back().index + 1 == live.session->nextIndex()) {
+    if (!live.external && live.session && !live.session->snapshots().empty() &&
+        snapshot.index + 1 == live.session->nextIndex() &&
+        snapshot.text == live.session->snapshots().back().text) {
         module = live.session->module().clone();
     } else {
         HLO_ASSIGN_OR_RETURN(module, snapshot.materialize());
