@@ -92,7 +92,7 @@ private:
         return v;
     }
 
-    Value emit(const std::string& type, const Dims& dims, const std::string& rhs, bool exact) {
+    Value emitValue(const std::string& type, const Dims& dims, const std::string& rhs, bool exact) {
         Value v{"v" + std::to_string(m_next++), type, dims, exact};
         m_body.push_back("  " + v.ref() + " = " + v.shape() + " " + rhs);
         m_values.push_back(v);
@@ -105,9 +105,9 @@ private:
     // constant folding, not the backends).
     Value splat(const std::string& type, const Dims& dims, const std::string& literal) {
         const size_t before = m_values.size();
-        Value c = emit(type, {}, "constant(" + literal + ")", true);
+        Value c = emitValue(type, {}, "constant(" + literal + ")", true);
         Value result =
-            dims.empty() ? c : emit(type, dims, "broadcast(" + c.ref() + "), dimensions={}", true);
+            dims.empty() ? c : emitValue(type, dims, "broadcast(" + c.ref() + "), dimensions={}", true);
         if (!m_rng.chance(10)) m_values.resize(before);
         return result;
     }
@@ -143,7 +143,7 @@ private:
         if (!sameCount.empty() && m_rng.chance(50)) {
             ++m_kinds["reshape"];
             const Value& v = m_rng.pick(sameCount);
-            return emit(type, dims, "reshape(" + v.ref() + ")", v.exact);
+            return emitValue(type, dims, "reshape(" + v.ref() + ")", v.exact);
         }
         return parameter(type, dims);
     }
@@ -187,7 +187,7 @@ private:
         if (m_rng.chance(50)) {
             const std::string op = m_rng.pick(safeOps);
             ++m_kinds["unary-" + op];
-            emit("f32", x.dims, op + "(" + x.ref() + ")",
+            emitValue("f32", x.dims, op + "(" + x.ref() + ")",
                  x.exact && (op == "negate" || op == "abs"));
             return;
         }
@@ -196,24 +196,24 @@ private:
             ++m_kinds["unary-domain-" + op];
             const bool exactResult =
                 op == "floor" || op == "ceil" || op == "round-nearest-afz" || op == "sign";
-            emit("f32", x.dims, op + "(" + x.ref() + ")", exactResult);
+            emitValue("f32", x.dims, op + "(" + x.ref() + ")", exactResult);
             return;
         }
         ++m_kinds["unary-safe-" + op];
         if (op == "floor" || op == "ceil" || op == "round-nearest-afz" || op == "sign") {
             // Discontinuous: keep it to values that are exact.
             Value e = pick("f32", 0, true);
-            emit("f32", e.dims, op + "(" + e.ref() + ")", e.exact);
+            emitValue("f32", e.dims, op + "(" + e.ref() + ")", e.exact);
             return;
         }
-        Value a = emit("f32", x.dims, "abs(" + x.ref() + ")", false);
+        Value a = emitValue("f32", x.dims, "abs(" + x.ref() + ")", false);
         if (op == "sqrt") {
-            emit("f32", x.dims, "sqrt(" + a.ref() + ")", false);
+            emitValue("f32", x.dims, "sqrt(" + a.ref() + ")", false);
             return;
         }
         Value one = splat("f32", x.dims, "1");
-        Value shifted = emit("f32", x.dims, "add(" + a.ref() + ", " + one.ref() + ")", false);
-        emit("f32", x.dims, op + "(" + shifted.ref() + ")", false);
+        Value shifted = emitValue("f32", x.dims, "add(" + a.ref() + ", " + one.ref() + ")", false);
+        emitValue("f32", x.dims, op + "(" + shifted.ref() + ")", false);
     }
 
     void binary() {
@@ -227,19 +227,19 @@ private:
         ++m_kinds["binary-" + op];
         if ((op == "divide" || op == "atan2") && !(a.exact && b.exact)) {
             // x / (|y| + 1); atan2(y, |x| + 1): away from the discontinuities.
-            Value abs = emit("f32", b.dims, "abs(" + b.ref() + ")", false);
+            Value abs = emitValue("f32", b.dims, "abs(" + b.ref() + ")", false);
             Value one = splat("f32", b.dims, "1");
-            b = emit("f32", b.dims, "add(" + abs.ref() + ", " + one.ref() + ")", false);
+            b = emitValue("f32", b.dims, "add(" + abs.ref() + ", " + one.ref() + ")", false);
         }
         if (op == "power") {
             // |a| + 0.5 to the power tanh(b): finite and away from 0^0.
-            Value abs = emit("f32", a.dims, "abs(" + a.ref() + ")", false);
+            Value abs = emitValue("f32", a.dims, "abs(" + a.ref() + ")", false);
             Value half = splat("f32", a.dims, "0.5");
-            a = emit("f32", a.dims, "add(" + abs.ref() + ", " + half.ref() + ")", false);
-            b = emit("f32", b.dims, "tanh(" + b.ref() + ")", false);
+            a = emitValue("f32", a.dims, "add(" + abs.ref() + ", " + half.ref() + ")", false);
+            b = emitValue("f32", b.dims, "tanh(" + b.ref() + ")", false);
         }
         const bool exact = a.exact && b.exact && (op == "maximum" || op == "minimum");
-        emit("f32", a.dims, op + "(" + a.ref() + ", " + b.ref() + ")", exact);
+        emitValue("f32", a.dims, op + "(" + a.ref() + ", " + b.ref() + ")", exact);
     }
 
     void broadcast() {
@@ -260,7 +260,7 @@ private:
         for (size_t i = 0; i < dims.size(); ++i)
             if (!isNew[i]) kept.push_back(std::to_string(i));
         ++m_kinds["broadcast"];
-        emit(x.type, dims, "broadcast(" + x.ref() + "), dimensions={" + joined(kept) + "}",
+        emitValue(x.type, dims, "broadcast(" + x.ref() + "), dimensions={" + joined(kept) + "}",
              x.exact);
     }
 
@@ -308,11 +308,11 @@ private:
         if (op == "maximum") init = type == "f32" ? "-inf" : "-2147483648";
         if (op == "minimum") init = type == "f32" ? "inf" : "2147483647";
         if (m_rng.chance(15) && op == "add") init = "1";  // a non-identity init counts once
-        Value initValue = emit(type, {}, "constant(" + init + ")", true);
+        Value initValue = emitValue(type, {}, "constant(" + init + ")", true);
         m_values.pop_back();
         ++m_kinds["reduce-" + kind];
         ++m_kinds["reduce-" + op];
-        emit(type, dims,
+        emitValue(type, dims,
              "reduce(" + x.ref() + ", " + initValue.ref() + "), dimensions={" +
                  joined(reducedText) + "}, to_apply=%" + reducer(op, type),
              x.exact && op != "add");
@@ -333,7 +333,7 @@ private:
             const int rc = m_rng.chance(50) ? 1 : 2;
             Value rhs = withDims("f32", rc == 1 ? Dims{b, k, n} : Dims{b, n, k});
             ++m_kinds["dot-batch"];
-            emit("f32", {b, m, n},
+            emitValue("f32", {b, m, n},
                  "dot(" + lhs.ref() + ", " + rhs.ref() +
                      "), lhs_batch_dims={0}, lhs_contracting_dims={" + std::to_string(lc) +
                      "}, rhs_batch_dims={0}, rhs_contracting_dims={" + std::to_string(rc) + "}" +
@@ -350,7 +350,7 @@ private:
         if (how == 2) {  // matrix-vector
             Value rhs = withDims("f32", {k});
             ++m_kinds["dot-vector"];
-            emit("f32", {m},
+            emitValue("f32", {m},
                  "dot(" + lhs.ref() + ", " + rhs.ref() + "), lhs_contracting_dims={" +
                      std::to_string(lc) + "}, rhs_contracting_dims={0}" + precision,
                  false);
@@ -360,7 +360,7 @@ private:
         const int rc = m_rng.chance(70) ? 0 : 1;
         Value rhs = withDims("f32", rc == 0 ? Dims{k, n} : Dims{n, k});
         ++m_kinds["dot-matrix"];
-        emit("f32", {m, n},
+        emitValue("f32", {m, n},
              "dot(" + lhs.ref() + ", " + rhs.ref() + "), lhs_contracting_dims={" +
                  std::to_string(lc) + "}, rhs_contracting_dims={" + std::to_string(rc) + "}" +
                  precision,
@@ -381,7 +381,7 @@ private:
                              (stride > 1 ? ":" + std::to_string(stride) : "") + "]");
         }
         ++m_kinds[strided ? "slice-strided" : "slice"];
-        emit(x.type, dims, "slice(" + x.ref() + "), slice={" + joined(ranges, ", ") + "}", x.exact);
+        emitValue(x.type, dims, "slice(" + x.ref() + "), slice={" + joined(ranges, ", ") + "}", x.exact);
     }
 
     void concatenate() {
@@ -410,7 +410,7 @@ private:
         bool exact = true;
         for (const Value& v : operands) refs.push_back(v.ref()), exact = exact && v.exact;
         ++m_kinds["concatenate"];
-        emit(x.type, dims,
+        emitValue(x.type, dims,
              "concatenate(" + joined(refs, ", ") + "), dimensions={" + std::to_string(dim) + "}",
              exact);
     }
@@ -420,13 +420,13 @@ private:
         const std::string compareType = m_rng.chance(80) ? "f32" : "s32";
         Value a = pick(compareType, 0, true);
         Value b = m_rng.chance(20) ? a : withDims(compareType, a.dims, true);
-        Value predicate = emit(
+        Value predicate = emitValue(
             "pred", a.dims,
             "compare(" + a.ref() + ", " + b.ref() + "), direction=" + m_rng.pick(directions), true);
         Value onTrue = withDims("f32", a.dims);
         Value onFalse = withDims("f32", a.dims);
         ++m_kinds["select"];
-        emit("f32", a.dims,
+        emitValue("f32", a.dims,
              "select(" + predicate.ref() + ", " + onTrue.ref() + ", " + onFalse.ref() + ")",
              onTrue.exact && onFalse.exact);
     }
@@ -447,7 +447,7 @@ private:
         dims.push_back(left);
         if (m_rng.chance(20)) dims.insert(dims.begin(), 1);
         ++m_kinds["reshape"];
-        emit(x.type, dims, "reshape(" + x.ref() + ")", x.exact);
+        emitValue(x.type, dims, "reshape(" + x.ref() + ")", x.exact);
     }
 
     void transpose() {
@@ -465,7 +465,7 @@ private:
             text.push_back(std::to_string(p));
         }
         ++m_kinds["transpose"];
-        emit(x.type, dims, "transpose(" + x.ref() + "), dimensions={" + joined(text) + "}",
+        emitValue(x.type, dims, "transpose(" + x.ref() + "), dimensions={" + joined(text) + "}",
              x.exact);
     }
 
@@ -474,20 +474,20 @@ private:
         static const std::vector<std::string> ops = {"add",    "multiply", "maximum", "minimum",
                                                      "negate", "abs",      "tanh"};
         Value x = pick("f32");
-        Value v = emit("bf16", x.dims, "convert(" + x.ref() + ")", false);
+        Value v = emitValue("bf16", x.dims, "convert(" + x.ref() + ")", false);
         const int count = m_rng.chance(50) ? 1 : 2;
         for (int i = 0; i < count; ++i) {
             const std::string op = m_rng.pick(ops);
             ++m_kinds["bf16-" + op];
             if (op == "negate" || op == "abs" || op == "tanh") {
-                v = emit("bf16", v.dims, op + "(" + v.ref() + ")", false);
+                v = emitValue("bf16", v.dims, op + "(" + v.ref() + ")", false);
             } else {
                 Value y = withDims("f32", v.dims);
-                Value yb = emit("bf16", v.dims, "convert(" + y.ref() + ")", false);
-                v = emit("bf16", v.dims, op + "(" + v.ref() + ", " + yb.ref() + ")", false);
+                Value yb = emitValue("bf16", v.dims, "convert(" + y.ref() + ")", false);
+                v = emitValue("bf16", v.dims, op + "(" + v.ref() + ", " + yb.ref() + ")", false);
             }
         }
-        emit("f32", v.dims, "convert(" + v.ref() + ")", false);
+        emitValue("f32", v.dims, "convert(" + v.ref() + ")", false);
     }
 
     void integers() {
@@ -498,21 +498,21 @@ private:
             Value x = pick("f32", 0, true);
             Value big = splat("f32", x.dims, "8");
             Value scaled =
-                emit("f32", x.dims, "multiply(" + x.ref() + ", " + big.ref() + ")", true);
+                emitValue("f32", x.dims, "multiply(" + x.ref() + ", " + big.ref() + ")", true);
             ++m_kinds["convert-f32-s32"];
-            emit("s32", x.dims, "convert(" + scaled.ref() + ")", true);
+            emitValue("s32", x.dims, "convert(" + scaled.ref() + ")", true);
             return;
         }
         Value a = pick("s32");
         if (how == 1) {
             ++m_kinds["convert-s32-f32"];
-            emit("f32", a.dims, "convert(" + a.ref() + ")", true);
+            emitValue("f32", a.dims, "convert(" + a.ref() + ")", true);
             return;
         }
         Value b = withDims("s32", a.dims);
         const std::string op = m_rng.pick(ops);
         ++m_kinds["s32-" + op];
-        emit("s32", a.dims, op + "(" + a.ref() + ", " + b.ref() + ")", true);
+        emitValue("s32", a.dims, op + "(" + a.ref() + ", " + b.ref() + ")", true);
     }
 
     RandomHlo finish() {

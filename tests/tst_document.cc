@@ -19,6 +19,7 @@
 #include "core/support/thread_handoff.h"
 #include "views/document/document_loader.h"
 #include "views/document/document_worker.h"
+#include "tests/event_wait.h"
 
 using namespace hloscope;
 
@@ -450,10 +451,10 @@ private slots:
         QMetaObject::invokeMethod(worker, [worker] { worker->openExample(QStringLiteral("layernorm")); },
                                   Qt::QueuedConnection);
         QMetaObject::invokeMethod(worker, [worker] { worker->stepTo(1000); }, Qt::QueuedConnection);
-        QTRY_VERIFY_WITH_TIMEOUT(states.size() == 2, 60000);
+        HLOSCOPE_TRY_VERIFY_WITH_TIMEOUT(states.size() == 2, 60000);
         const DocumentStatePtr& state = states[1];
         QCOMPARE(state->current, static_cast<int>(state->passes.size()));
-        QTRY_VERIFY_WITH_TIMEOUT(busy.size() == 4, 10000);
+        HLOSCOPE_TRY_VERIFY_WITH_TIMEOUT(busy.size() == 4, 10000);
         QCOMPARE(busy.back(), false);
         QMetaObject::invokeMethod(worker, &QObject::deleteLater, Qt::QueuedConnection);
         thread.quit();

@@ -20,6 +20,7 @@
 #include "tests/panel_test_util.h"
 #include "views/estimator/estimator_panel.h"
 #include "views/estimator/live_range_chart.h"
+#include "tests/event_wait.h"
 
 using namespace hloscope;
 using namespace hloscope::testing;
@@ -49,7 +50,7 @@ void showExample(EstimatorPanel& panel, const char* example) {
     QVERIFY(state);
     QSignalSpy ready(&panel, &EstimatorPanel::figuresUpdated);
     panel.setState(state);
-    QTRY_VERIFY_WITH_TIMEOUT(ready.count() == 1, 60000);
+    HLOSCOPE_TRY_VERIFY_WITH_TIMEOUT(ready.count() == 1, 60000);
 }
 
 }  // namespace
@@ -144,7 +145,7 @@ private slots:
         EstimatorPanel panel;
         QSignalSpy ready(&panel, &EstimatorPanel::figuresUpdated);
         panel.setState(state);
-        QTRY_VERIFY_WITH_TIMEOUT(ready.count() == 1, 60000);
+        HLOSCOPE_TRY_VERIFY_WITH_TIMEOUT(ready.count() == 1, 60000);
         QVERIFY(panel.figures());
         // Independently: the snapshot before the fusion pass and the last one.
         int fusionIndex = -1;
@@ -193,7 +194,7 @@ private slots:
         QCOMPARE(panel.fieldSource(EstimatorPanel::kSpeedup), QStringLiteral("user-entered"));
         QCOMPARE(panel.result().optimizedTime, value(EstimatorPanel::kBaselineTime) / 4);
         panel.setState(makeState("mlp.hlo", "cpu"));
-        QTRY_VERIFY_WITH_TIMEOUT(ready.count() == 2, 60000);
+        HLOSCOPE_TRY_VERIFY_WITH_TIMEOUT(ready.count() == 2, 60000);
         QCOMPARE(speedup->text(), QStringLiteral("4"));
         panel.fillFromModel();
         QCOMPARE(panel.fieldSource(EstimatorPanel::kSpeedup), QStringLiteral("predicted"));
@@ -258,19 +259,19 @@ private slots:
         QVERIFY(panel.startCalibration());
         QVERIFY(!panel.startCalibration());  // one at a time
         panel.cancelCalibration();
-        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 30000);
+        HLOSCOPE_TRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 30000);
         if (finished.front().at(0).toBool()) {
             // The calibrator ran to the end before the cancel reached it: a valid outcome.
-            QTRY_VERIFY_WITH_TIMEOUT(updated.count() >= 1, 60000);
+            HLOSCOPE_TRY_VERIFY_WITH_TIMEOUT(updated.count() >= 1, 60000);
         } else {
             QVERIFY(finished.front().at(1).toString().contains(QStringLiteral("cancelled")));
             QVERIFY(panel.calibrationText().contains(QStringLiteral("cancelled")));
             QVERIFY(panel.calibrateButton()->isEnabled());
             finished.clear();
             QVERIFY(panel.startCalibration());
-            QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 30000);
+            HLOSCOPE_TRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 30000);
             QVERIFY(finished.front().at(0).toBool());
-            QTRY_VERIFY_WITH_TIMEOUT(updated.count() >= 1, 60000);
+            HLOSCOPE_TRY_VERIFY_WITH_TIMEOUT(updated.count() >= 1, 60000);
         }
         QVERIFY(stages >= 3);
         QVERIFY(!panel.offersCalibration());
@@ -344,7 +345,7 @@ private slots:
                 QStringLiteral("speedup %1%2%").arg(error >= 0 ? "+" : "").arg(error, 0, 'f', 1)),
             qPrintable(text));
         // The measured pair went into the history, kernels included.
-        QTRY_VERIFY_WITH_TIMEOUT(
+        HLOSCOPE_TRY_VERIFY_WITH_TIMEOUT(
             [&] {
                 auto history = EstimateHistory::open(historyPath.toStdString());
                 return history.isOk() && (*history)->records().isOk() &&

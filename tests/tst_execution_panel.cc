@@ -27,6 +27,7 @@
 #include "tests/panel_test_util.h"
 #include "views/execution/execution_panel.h"
 #include "views/execution/timeline_view.h"
+#include "tests/event_wait.h"
 
 using namespace hloscope;
 using namespace hloscope::testing;
@@ -78,7 +79,7 @@ private slots:
         QCOMPARE(started.count(), 1);
         QVERIFY(panel.isRunning() || finished.count() == 1);
         QVERIFY(panel.cancelButton()->isEnabled());
-        QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 1, 120000);
+        HLOSCOPE_TRY_VERIFY_WITH_TIMEOUT(finished.count() == 1, 120000);
         QVERIFY2(finished.at(0).at(0).toBool(), qPrintable(finished.at(0).at(1).toString()));
         QVERIFY(progress.count() >= 1);
         int last = -1;
@@ -126,7 +127,7 @@ private slots:
         // Cancel as soon as the first progress report arrives.
         connect(&panel, &ExecutionPanel::progressChanged, &panel, [&panel] { panel.cancel(); });
         panel.run();
-        QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 1, 120000);
+        HLOSCOPE_TRY_VERIFY_WITH_TIMEOUT(finished.count() == 1, 120000);
         QCOMPARE(finished.at(0).at(0).toBool(), false);
         QCOMPARE(finished.at(0).at(1).toString(), QStringLiteral("Cancelled."));
         QVERIFY(panel.measurements().isEmpty());
@@ -152,7 +153,7 @@ private slots:
         panel.setState(state);
         QSignalSpy finished(&panel, &ExecutionPanel::runFinished);
         panel.run();
-        QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 1, 120000);
+        HLOSCOPE_TRY_VERIFY_WITH_TIMEOUT(finished.count() == 1, 120000);
         QVERIFY2(finished.at(0).at(0).toBool(), qPrintable(finished.at(0).at(1).toString()));
         QVERIFY(!panel.measurements().isEmpty());
         for (const ExecutionMeasurement& m : panel.measurements()) {
@@ -178,7 +179,7 @@ private slots:
         QSignalSpy times(&panel, &ExecutionPanel::measuredTimes);
         panel.runButton()->click();
         QVERIFY(panel.cancelButton()->isEnabled() || finished.count() == 1);
-        QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 1, 120000);
+        HLOSCOPE_TRY_VERIFY_WITH_TIMEOUT(finished.count() == 1, 120000);
         QVERIFY2(finished.at(0).at(0).toBool(), qPrintable(finished.at(0).at(1).toString()));
         QVERIFY(progress.count() >= 1);
         const auto results = panel.measurements();
@@ -202,7 +203,7 @@ private slots:
         QSignalSpy cancelled(&panel, &ExecutionPanel::runFinished);
         connect(&panel, &ExecutionPanel::progressChanged, &panel, [&panel] { panel.cancel(); });
         panel.run();
-        QTRY_VERIFY_WITH_TIMEOUT(cancelled.count() == 1, 120000);
+        HLOSCOPE_TRY_VERIFY_WITH_TIMEOUT(cancelled.count() == 1, 120000);
         QCOMPARE(cancelled.at(0).at(0).toBool(), false);
         QCOMPARE(cancelled.at(0).at(1).toString(), QStringLiteral("Cancelled."));
     }
@@ -221,7 +222,7 @@ private slots:
         QSignalSpy finished(&panel, &ExecutionPanel::runFinished);
         QSignalSpy times(&panel, &ExecutionPanel::measuredTimes);
         panel.runButton()->click();
-        QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 1, 120000);
+        HLOSCOPE_TRY_VERIFY_WITH_TIMEOUT(finished.count() == 1, 120000);
         QVERIFY2(finished.at(0).at(0).toBool(), qPrintable(finished.at(0).at(1).toString()));
         QVERIFY(panel.measurements().back().detail.contains(QStringLiteral("prepared by the cpu pipeline")));
         QVERIFY2(panel.measurements().back().detail.contains(
@@ -285,7 +286,7 @@ private slots:
         QSignalSpy finished(&panel, &ExecutionPanel::runFinished);
         QSignalSpy selected(&panel, &ExecutionPanel::instructionSelected);
         panel.runButton()->click();
-        QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 1, 120000);
+        HLOSCOPE_TRY_VERIFY_WITH_TIMEOUT(finished.count() == 1, 120000);
         QVERIFY2(finished.at(0).at(0).toBool(), qPrintable(finished.at(0).at(1).toString()));
         const auto results = panel.measurements();
         QCOMPARE(results.size(), 2);
@@ -381,7 +382,7 @@ private slots:
         QTemporaryDir dir;
         QSignalSpy finished(&panel, &ExecutionPanel::runFinished);
         panel.exportGpuPlans(dir.path());
-        QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 1, 60000);
+        HLOSCOPE_TRY_VERIFY_WITH_TIMEOUT(finished.count() == 1, 60000);
         QVERIFY2(finished.at(0).at(0).toBool(), qPrintable(finished.at(0).at(1).toString()));
         QVERIFY(panel.statusText().contains(QStringLiteral("GPU plans written")));
         for (const char* mode : {"unfused", "fused"}) {
@@ -410,7 +411,7 @@ private slots:
         }
         QSignalSpy measurements(&panel, &ExecutionPanel::measurementsReady);
         panel.importGpuResults(dir.path());
-        QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 2, 60000);
+        HLOSCOPE_TRY_VERIFY_WITH_TIMEOUT(finished.count() == 2, 60000);
         QVERIFY2(finished.at(1).at(0).toBool(), qPrintable(finished.at(1).at(1).toString()));
         QCOMPARE(measurements.count(), 1);
         QCOMPARE(panel.measurements().size(), 2);
@@ -422,7 +423,7 @@ private slots:
         // A directory without plans: a clear failure.
         QTemporaryDir empty;
         panel.importGpuResults(empty.path());
-        QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 3, 60000);
+        HLOSCOPE_TRY_VERIFY_WITH_TIMEOUT(finished.count() == 3, 60000);
         QVERIFY(!finished.at(2).at(0).toBool());
         QVERIFY(panel.statusText().contains(QStringLiteral("no plan.json")));
     }

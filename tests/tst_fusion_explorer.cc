@@ -15,6 +15,7 @@
 #include "compiler/cost/performance_model.h"
 #include "tests/panel_test_util.h"
 #include "views/fusion/fusion_explorer.h"
+#include "tests/event_wait.h"
 
 using namespace hloscope;
 using namespace hloscope::testing;
@@ -148,7 +149,7 @@ private slots:
         FusionExplorer explorer;
         QSignalSpy figures(&explorer, &FusionExplorer::figuresUpdated);
         explorer.setState(m_bert);
-        QTRY_VERIFY_WITH_TIMEOUT(figures.count() == 1, 60000);
+        HLOSCOPE_TRY_VERIFY_WITH_TIMEOUT(figures.count() == 1, 60000);
         const FusionDecisionModel& model = *explorer.model();
 
         const PassDecision& fused = model.row(model.latestDecision(
@@ -240,7 +241,7 @@ private slots:
         FusionExplorer explorer;
         QSignalSpy figures(&explorer, &FusionExplorer::figuresUpdated);
         explorer.setState(m_bert);
-        QTRY_VERIFY_WITH_TIMEOUT(figures.count() == 1, 60000);
+        HLOSCOPE_TRY_VERIFY_WITH_TIMEOUT(figures.count() == 1, 60000);
         const double before = explorer.figures()->fusedPrediction.totalSeconds;
         const FusionDecisionModel& model = *explorer.model();
         const int fusedRow = firstRow(model, true);
@@ -254,7 +255,7 @@ private slots:
                                           spy.at(0).at(1).toString().toStdString());
         QVERIFY(next);
         explorer.setState(next);
-        QTRY_VERIFY_WITH_TIMEOUT(figures.count() == 2, 60000);
+        HLOSCOPE_TRY_VERIFY_WITH_TIMEOUT(figures.count() == 2, 60000);
         QCOMPARE(explorer.forbiddenPairs(), QStringList{QString::fromStdString(d.producer + ":" + d.consumer)});
         // The decision log names the pair as the pass saw it: the consumer may
         // already sit in a fusion by then; explainPair resolves that.

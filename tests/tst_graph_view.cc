@@ -25,6 +25,7 @@
 #include "core/text/hlo_parser.h"
 #include "core/io/module_io.h"
 #include "views/graph/graph_view.h"
+#include "tests/event_wait.h"
 
 using namespace hloscope;
 
@@ -360,7 +361,7 @@ void TestGraphView::viewLaysOutExamples() {
         auto module = loadFile(path);
         view.setModule(module);
         QVERIFY(view.isLayoutPending());
-        QTRY_VERIFY_WITH_TIMEOUT(!view.isLayoutPending(), 30000);
+        HLOSCOPE_TRY_VERIFY_WITH_TIMEOUT(!view.isLayoutPending(), 30000);
         QVERIFY2(view.lastError().isEmpty(), qPrintable(view.lastError()));
         if (view.collapseState().grouped) {
             QCOMPARE(view.graphScene()->nodeItems().size(), static_cast<qsizetype>(view.visibleGraph()->nodes.size()));
@@ -380,7 +381,7 @@ void TestGraphView::searchNextPrevious() {
     view.resize(800, 600);
     auto module = loadFile(QStringLiteral(HLOSCOPE_SOURCE_DIR "/resources/examples/mlp.hlo"));
     view.setModule(module);
-    QTRY_VERIFY_WITH_TIMEOUT(!view.isLayoutPending(), 30000);
+    HLOSCOPE_TRY_VERIFY_WITH_TIMEOUT(!view.isLayoutPending(), 30000);
     int expected = 0;
     for (const auto& i : module->entryComputation()->instructions()) {
         const bool hit = QString::fromStdString(i->name()).contains(QLatin1String("dot"), Qt::CaseInsensitive) ||
@@ -414,7 +415,7 @@ void TestGraphView::selectionSignals() {
     GraphView view;
     auto module = loadFile(QStringLiteral(HLOSCOPE_SOURCE_DIR "/resources/examples/relu_matmul_bias.hlo"));
     view.setModule(module);
-    QTRY_VERIFY_WITH_TIMEOUT(!view.isLayoutPending(), 30000);
+    HLOSCOPE_TRY_VERIFY_WITH_TIMEOUT(!view.isLayoutPending(), 30000);
     QSignalSpy spy(&view, &GraphView::instructionSelected);
     const QString name = QString::fromStdString(module->entryComputation()->root()->name());
     // Clicking (selecting the item) emits the instruction's name.
@@ -448,15 +449,15 @@ void TestGraphView::selectionSignals() {
 void TestGraphView::expandByToggle() {
     GraphView view;
     view.setModule(parse(kWhile));
-    QTRY_VERIFY_WITH_TIMEOUT(!view.isLayoutPending(), 30000);
+    HLOSCOPE_TRY_VERIFY_WITH_TIMEOUT(!view.isLayoutPending(), 30000);
     QCOMPARE(view.visibleGraph()->clusters.size(), size_t{0});
     view.toggleExpanded(QStringLiteral("w"));
-    QTRY_VERIFY_WITH_TIMEOUT(!view.isLayoutPending(), 30000);
+    HLOSCOPE_TRY_VERIFY_WITH_TIMEOUT(!view.isLayoutPending(), 30000);
     QVERIFY(view.graphScene()->clusterItem(QStringLiteral("w")));
     QVERIFY(view.graphScene()->nodeItem(QStringLiteral("w/body/y")));
     // Selecting a hidden instruction after collapsing selects its container.
     view.toggleExpanded(QStringLiteral("w"));
-    QTRY_VERIFY_WITH_TIMEOUT(!view.isLayoutPending(), 30000);
+    HLOSCOPE_TRY_VERIFY_WITH_TIMEOUT(!view.isLayoutPending(), 30000);
     QVERIFY(!view.graphScene()->clusterItem(QStringLiteral("w")));
     view.selectInstruction(QStringLiteral("y"));
     QVERIFY(view.graphScene()->nodeItem(QStringLiteral("w"))->isSelected());
@@ -465,7 +466,7 @@ void TestGraphView::expandByToggle() {
 void TestGraphView::edgeMenuSignals() {
     GraphView view;
     view.setModule(parse(kWhile));
-    QTRY_VERIFY_WITH_TIMEOUT(!view.isLayoutPending(), 30000);
+    HLOSCOPE_TRY_VERIFY_WITH_TIMEOUT(!view.isLayoutPending(), 30000);
     QSignalSpy why(&view, &GraphView::whyNotFusedRequested);
     QSignalSpy force(&view, &GraphView::forceFusionRequested);
     QSignalSpy forbid(&view, &GraphView::forbidFusionRequested);
@@ -490,7 +491,7 @@ void TestGraphView::exportPngAndSvg() {
     QVERIFY(!view.exportImage(dir.filePath(QStringLiteral("empty.png")), &error));
     QVERIFY(!error.isEmpty());
     view.setModule(loadFile(QStringLiteral(HLOSCOPE_SOURCE_DIR "/resources/examples/softmax.hlo")));
-    QTRY_VERIFY_WITH_TIMEOUT(!view.isLayoutPending(), 30000);
+    HLOSCOPE_TRY_VERIFY_WITH_TIMEOUT(!view.isLayoutPending(), 30000);
     const QString png = dir.filePath(QStringLiteral("g.png"));
     const QString svg = dir.filePath(QStringLiteral("g.svg"));
     QVERIFY2(view.exportImage(png, &error), qPrintable(error));
@@ -518,9 +519,9 @@ void TestGraphView::diffCuesAfterFusionStep() {
     GraphView view;
     view.resize(900, 700);
     view.setState(stateAt(snapshots, fusion - 1, "bert"));
-    QTRY_VERIFY_WITH_TIMEOUT(!view.isLayoutPending(), 30000);
+    HLOSCOPE_TRY_VERIFY_WITH_TIMEOUT(!view.isLayoutPending(), 30000);
     view.setState(stateAt(snapshots, fusion, "bert"));
-    QTRY_VERIFY_WITH_TIMEOUT(!view.isLayoutPending(), 30000);
+    HLOSCOPE_TRY_VERIFY_WITH_TIMEOUT(!view.isLayoutPending(), 30000);
     QSet<int64_t> fusionIds;
     for (const auto& f : snapshots[static_cast<size_t>(fusion)].diff.fused) fusionIds.insert(f.fusion.id);
     int fusedCues = 0;
@@ -534,19 +535,19 @@ void TestGraphView::diffCuesAfterFusionStep() {
     QVERIFY(fusedCues > 0);
     // Instructions that moved into fusions fade out where they were.
     QVERIFY(view.graphScene()->ghostCount() > 0);
-    QTRY_COMPARE_WITH_TIMEOUT(view.graphScene()->ghostCount(), 0, 5000);
+    HLOSCOPE_TRY_COMPARE_WITH_TIMEOUT(view.graphScene()->ghostCount(), 0, 5000);
     // Expanded, the fusion's cluster carries the cue.
     const GraphNodeItem* cued = nullptr;
     for (GraphNodeItem* item : view.graphScene()->nodeItems())
         if (item->cues() & kCueFusedInto) cued = item;
     const QString key = cued->node().key;
     view.setExpanded(key, true);
-    QTRY_VERIFY_WITH_TIMEOUT(!view.isLayoutPending(), 30000);
+    HLOSCOPE_TRY_VERIFY_WITH_TIMEOUT(!view.isLayoutPending(), 30000);
     QVERIFY(view.graphScene()->clusterItem(key));
     QVERIFY(view.graphScene()->clusterItem(key)->cues() & kCueFusedInto);
     // Back at the input: no cues.
     view.setState(stateAt(snapshots, 0, "bert"));
-    QTRY_VERIFY_WITH_TIMEOUT(!view.isLayoutPending(), 30000);
+    HLOSCOPE_TRY_VERIFY_WITH_TIMEOUT(!view.isLayoutPending(), 30000);
     for (GraphNodeItem* item : view.graphScene()->nodeItems()) QCOMPARE(item->cues(), 0u);
 }
 
@@ -560,11 +561,11 @@ void TestGraphView::unchangedStepReusesLayout() {
     QVERIFY(unchanged > 0);
     GraphView view;
     view.setState(stateAt(snapshots, unchanged - 1, "mlp"));
-    QTRY_VERIFY_WITH_TIMEOUT(!view.isLayoutPending(), 30000);
+    HLOSCOPE_TRY_VERIFY_WITH_TIMEOUT(!view.isLayoutPending(), 30000);
     QHash<QString, QPointF> positions;
     for (GraphNodeItem* item : view.graphScene()->nodeItems()) positions.insert(item->node().key, item->pos());
     view.setState(stateAt(snapshots, unchanged, "mlp"));
-    QTRY_VERIFY_WITH_TIMEOUT(!view.isLayoutPending(), 30000);
+    HLOSCOPE_TRY_VERIFY_WITH_TIMEOUT(!view.isLayoutPending(), 30000);
     QVERIFY(view.lastLayoutReused());
     for (GraphNodeItem* item : view.graphScene()->nodeItems())
         QCOMPARE(item->pos(), positions.value(item->node().key));
@@ -578,7 +579,7 @@ void TestGraphView::heatMapOfMeasuredTimes() {
     view.resize(900, 700);
     const DocumentStatePtr state = stateAt(snapshots, fusion, "bert");
     view.setState(state);
-    QTRY_VERIFY_WITH_TIMEOUT(!view.isLayoutPending(), 30000);
+    HLOSCOPE_TRY_VERIFY_WITH_TIMEOUT(!view.isLayoutPending(), 30000);
     // Times for every entry instruction: the i-th gets i microseconds.
     QHash<QString, double> times;
     const HloComputation* entry = state->module->entryComputation();
@@ -612,7 +613,7 @@ void TestGraphView::heatMapOfMeasuredTimes() {
         if (item->node().category == NodeCategory::kParameter) QCOMPARE(item->heat(), -1.0);
     // The map survives a relayout (expanding the fusion colours its cluster).
     view.setExpanded(view.visibleGraph()->shownBy.value(fusionName), true);
-    QTRY_VERIFY_WITH_TIMEOUT(!view.isLayoutPending(), 30000);
+    HLOSCOPE_TRY_VERIFY_WITH_TIMEOUT(!view.isLayoutPending(), 30000);
     GraphClusterItem* cluster = view.graphScene()->clusterItem(view.visibleGraph()->shownBy.value(fusionName));
     QVERIFY(cluster);
     QVERIFY(cluster->heat() > 0);
@@ -642,7 +643,7 @@ void TestGraphView::fusionPairHighlightsEdge() {
     GraphView view;
     view.resize(900, 700);
     view.setState(stateAt(snapshots, fusion - 1, "bert"));
-    QTRY_VERIFY_WITH_TIMEOUT(!view.isLayoutPending(), 30000);
+    HLOSCOPE_TRY_VERIFY_WITH_TIMEOUT(!view.isLayoutPending(), 30000);
     // Before fusion every pair is an edge of its own.
     QVERIFY(view.highlightEdge(QString::fromStdString(fused->producer), QString::fromStdString(fused->consumer)));
     GraphEdgeItem* edge = view.graphScene()->highlightedEdge();
@@ -652,12 +653,12 @@ void TestGraphView::fusionPairHighlightsEdge() {
     QVERIFY(edge->isHighlighted());
     // After fusion the fused pair is inside a collapsed fusion: it opens.
     view.setState(stateAt(snapshots, fusion, "bert"));
-    QTRY_VERIFY_WITH_TIMEOUT(!view.isLayoutPending(), 30000);
+    HLOSCOPE_TRY_VERIFY_WITH_TIMEOUT(!view.isLayoutPending(), 30000);
     QVERIFY(!view.graphScene()->highlightedEdge());
     const QString holder = view.visibleGraph()->shownBy.value(QString::fromStdString(fused->consumer));
     QVERIFY(!view.collapseState().expanded.contains(holder));
     QVERIFY(view.highlightEdge(QString::fromStdString(fused->producer), QString::fromStdString(fused->consumer)));
-    QTRY_VERIFY_WITH_TIMEOUT(view.graphScene()->highlightedEdge() != nullptr, 30000);
+    HLOSCOPE_TRY_VERIFY_WITH_TIMEOUT(view.graphScene()->highlightedEdge() != nullptr, 30000);
     QVERIFY(view.collapseState().expanded.contains(holder));
     QCOMPARE(view.graphScene()->highlightedEdge()->edge().consumer, QString::fromStdString(fused->consumer));
     // A pair that is not in the graph highlights nothing.
@@ -675,13 +676,13 @@ void TestGraphView::beforeAfterSideBySide() {
     view.resize(1400, 700);
     view.show();
     view.setState(state);
-    QTRY_VERIFY_WITH_TIMEOUT(!view.isLayoutPending(), 30000);
+    HLOSCOPE_TRY_VERIFY_WITH_TIMEOUT(!view.isLayoutPending(), 30000);
     QVERIFY(!view.beforeView());
     view.setCompareMode(true);
     GraphView* before = view.beforeView();
     QVERIFY(before);
     QVERIFY(before->isVisible());
-    QTRY_VERIFY_WITH_TIMEOUT(!before->isLayoutPending() && before->visibleGraph(), 30000);
+    HLOSCOPE_TRY_VERIFY_WITH_TIMEOUT(!before->isLayoutPending() && before->visibleGraph(), 30000);
     // The left side is the module before fusion: more nodes, and those the
     // step moved into fusions are marked as going away.
     QVERIFY(before->visibleGraph()->nodes.size() > view.visibleGraph()->nodes.size());
@@ -712,11 +713,11 @@ void TestGraphView::beforeAfterSideBySide() {
     for (GraphNodeItem* item : view.graphScene()->nodeItems())
         if (item->node().category == NodeCategory::kFusion) fusionKey = item->node().key;
     view.setExpanded(fusionKey, true);
-    QTRY_VERIFY_WITH_TIMEOUT(!view.isLayoutPending() && !before->isLayoutPending(), 30000);
+    HLOSCOPE_TRY_VERIFY_WITH_TIMEOUT(!view.isLayoutPending() && !before->isLayoutPending(), 30000);
     QVERIFY(before->collapseState().expanded.contains(fusionKey));
     // At the loaded module there is nothing before.
     view.setState(stateAt(snapshots, 0, "bert"));
-    QTRY_VERIFY_WITH_TIMEOUT(!view.isLayoutPending(), 30000);
+    HLOSCOPE_TRY_VERIFY_WITH_TIMEOUT(!view.isLayoutPending(), 30000);
     QVERIFY(!before->visibleGraph());
     view.setCompareMode(false);
     QVERIFY(!before->isVisible());
@@ -728,7 +729,7 @@ void TestGraphView::mixtralOpensGrouped() {
     auto module = loadFile(path);
     GraphView view;
     view.setModule(module);
-    QTRY_VERIFY_WITH_TIMEOUT(!view.isLayoutPending(), 120000);
+    HLOSCOPE_TRY_VERIFY_WITH_TIMEOUT(!view.isLayoutPending(), 120000);
     QVERIFY2(view.lastError().isEmpty(), qPrintable(view.lastError()));
     QVERIFY(view.collapseState().grouped);
     const VisibleGraph* g = view.visibleGraph();
@@ -739,7 +740,7 @@ void TestGraphView::mixtralOpensGrouped() {
     // Search finds instructions hidden in groups.
     QVERIFY(view.search(root) >= 1);
     view.setExpanded(g->shownBy.value(root), true);
-    QTRY_VERIFY_WITH_TIMEOUT(!view.isLayoutPending(), 120000);
+    HLOSCOPE_TRY_VERIFY_WITH_TIMEOUT(!view.isLayoutPending(), 120000);
     QVERIFY(view.graphScene()->nodeItem(root));
 }
 

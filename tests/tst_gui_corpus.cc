@@ -28,6 +28,7 @@
 #include "tests/settings_sandbox.h"
 #include "views/execution/execution_panel.h"
 #include "views/graph/graph_view.h"
+#include "tests/event_wait.h"
 
 using namespace hloscope;
 
@@ -137,7 +138,7 @@ private slots:
         clock.start();
         window.openPath(file);
         // Loaded (a new state) or refused with a message naming the file; either way not busy.
-        QTRY_VERIFY_WITH_TIMEOUT((window.state() != before || !window.messageText().isEmpty()) && !window.isBusy(),
+        HLOSCOPE_TRY_VERIFY_WITH_TIMEOUT((window.state() != before || !window.messageText().isEmpty()) && !window.isBusy(),
                                  slow(120000));
         if (window.state() == before) {
             // A module hloscope does not read or verify: the message names it, the window keeps
@@ -146,7 +147,7 @@ private slots:
             qInfo("not-opened %s: %s", qPrintable(QFileInfo(file).fileName()), qPrintable(window.messageText()));
             return;
         }
-        QTRY_VERIFY_WITH_TIMEOUT(!m_graph->isLayoutPending(), slow(120000));
+        HLOSCOPE_TRY_VERIFY_WITH_TIMEOUT(!m_graph->isLayoutPending(), slow(120000));
         QVERIFY2(m_graph->lastError().isEmpty(), qPrintable(m_graph->lastError()));
         QVERIFY(m_graph->visibleGraph());
         qInfo("first-paint %lld %s", static_cast<long long>(clock.elapsed()),
@@ -157,20 +158,20 @@ private slots:
         const int fusion = fusionStepOf(*state);
         if (fusion > 0) {
             window.stepTo(fusion);
-            QTRY_VERIFY_WITH_TIMEOUT((window.state()->current == fusion || !window.messageText().isEmpty()) &&
+            HLOSCOPE_TRY_VERIFY_WITH_TIMEOUT((window.state()->current == fusion || !window.messageText().isEmpty()) &&
                                          !window.isBusy(),
                                      slow(120000));
-            QTRY_VERIFY_WITH_TIMEOUT(!m_graph->isLayoutPending(), slow(120000));
+            HLOSCOPE_TRY_VERIFY_WITH_TIMEOUT(!m_graph->isLayoutPending(), slow(120000));
             window.stepTo(0);
-            QTRY_VERIFY_WITH_TIMEOUT(window.state()->current == 0 && !window.isBusy(), slow(120000));
-            QTRY_VERIFY_WITH_TIMEOUT(!m_graph->isLayoutPending(), slow(120000));
+            HLOSCOPE_TRY_VERIFY_WITH_TIMEOUT(window.state()->current == 0 && !window.isBusy(), slow(120000));
+            HLOSCOPE_TRY_VERIFY_WITH_TIMEOUT(!m_graph->isLayoutPending(), slow(120000));
         }
         // Select the entry's root.
         const HloComputation* entry = window.state()->module ? window.state()->module->entryComputation() : nullptr;
         if (entry && entry->root()) {
             QSignalSpy selected(&window, &MainWindow::instructionSelected);
             window.selectInstruction(QString::fromStdString(entry->root()->name()));
-            QTRY_VERIFY(!window.isBusy());
+            HLOSCOPE_TRY_VERIFY(!window.isBusy());
         }
         const QStringList warnings = takeWarnings();
         QVERIFY2(warnings.isEmpty(), qPrintable(warnings.join(QLatin1Char('\n'))));
@@ -190,14 +191,14 @@ private slots:
         QVERIFY(!largest.isEmpty());
         MainWindow& window = *m_window;
         window.openExample(QStringLiteral("softmax"));
-        QTRY_VERIFY_WITH_TIMEOUT(window.state() && window.state()->displayName == "softmax" && !window.isBusy(),
+        HLOSCOPE_TRY_VERIFY_WITH_TIMEOUT(window.state() && window.state()->displayName == "softmax" && !window.isBusy(),
                                  slow(60000));
         const DocumentStatePtr before = window.state();
         window.openPath(largest);
-        QTRY_VERIFY_WITH_TIMEOUT(window.isBusy(), slow(10000));
+        HLOSCOPE_TRY_VERIFY_WITH_TIMEOUT(window.isBusy(), slow(10000));
         QTest::qWait(50);  // halfway through parsing a 4 MB model
         window.worker()->cancel();
-        QTRY_VERIFY_WITH_TIMEOUT(!window.isBusy(), slow(60000));
+        HLOSCOPE_TRY_VERIFY_WITH_TIMEOUT(!window.isBusy(), slow(60000));
         // Cancelled: the previous document stays. (Had the load finished first, the model is
         // shown whole; both are consistent.)
         QVERIFY(window.state());
@@ -205,8 +206,8 @@ private slots:
         qInfo("cancel: %s", window.state() == before ? "the load stopped, the previous document stays"
                                                      : "the load had finished; the model is shown");
         window.openExample(QStringLiteral("mlp"));
-        QTRY_VERIFY_WITH_TIMEOUT(window.state()->displayName == "mlp" && !window.isBusy(), slow(60000));
-        QTRY_VERIFY_WITH_TIMEOUT(!m_graph->isLayoutPending(), slow(60000));
+        HLOSCOPE_TRY_VERIFY_WITH_TIMEOUT(window.state()->displayName == "mlp" && !window.isBusy(), slow(60000));
+        HLOSCOPE_TRY_VERIFY_WITH_TIMEOUT(!m_graph->isLayoutPending(), slow(60000));
     }
 
     // A file opened while a run of the previous one is in progress: the new document is
@@ -217,21 +218,21 @@ private slots:
         // sanitizer run takes the layer norm: minutes for BERT there).
         const std::string running = testing::sanitizerRun() ? "layernorm" : "bert_encoder_forward";
         window.openExample(QString::fromStdString(running));
-        QTRY_VERIFY_WITH_TIMEOUT(window.state()->displayName == running && !window.isBusy(), slow(60000));
+        HLOSCOPE_TRY_VERIFY_WITH_TIMEOUT(window.state()->displayName == running && !window.isBusy(), slow(60000));
         const int interpreter = m_execution->deviceCombo()->findText(QStringLiteral("interpreter"), Qt::MatchContains);
         if (interpreter >= 0) m_execution->deviceCombo()->setCurrentIndex(interpreter);
         QSignalSpy finished(m_execution, &ExecutionPanel::runFinished);
         m_execution->run();
         QTest::qWait(200);
         window.openExample(QStringLiteral("softmax"));
-        QTRY_VERIFY_WITH_TIMEOUT(window.state()->displayName == "softmax" && !window.isBusy(), slow(120000));
-        QTRY_VERIFY_WITH_TIMEOUT(!m_graph->isLayoutPending(), slow(60000));
+        HLOSCOPE_TRY_VERIFY_WITH_TIMEOUT(window.state()->displayName == "softmax" && !window.isBusy(), slow(120000));
+        HLOSCOPE_TRY_VERIFY_WITH_TIMEOUT(!m_graph->isLayoutPending(), slow(60000));
         // The run ends (finished, or cancelled by the new document) and the window still shows
         // the new document.
-        QTRY_VERIFY_WITH_TIMEOUT(finished.size() >= 1 || !m_execution->isRunning(), slow(300000));
+        HLOSCOPE_TRY_VERIFY_WITH_TIMEOUT(finished.size() >= 1 || !m_execution->isRunning(), slow(300000));
         QCOMPARE(window.state()->displayName, std::string("softmax"));
         window.stepTo(2);
-        QTRY_VERIFY_WITH_TIMEOUT(window.state()->current == 2 && !window.isBusy(), slow(60000));
+        HLOSCOPE_TRY_VERIFY_WITH_TIMEOUT(window.state()->current == 2 && !window.isBusy(), slow(60000));
         const QStringList warnings = takeWarnings();
         QVERIFY2(warnings.isEmpty(), qPrintable(warnings.join(QLatin1Char('\n'))));
     }

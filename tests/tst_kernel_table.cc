@@ -14,6 +14,7 @@
 #include "tests/panel_test_util.h"
 #include "views/kernels/kernel_table.h"
 #include "views/model/model_figures.h"
+#include "tests/event_wait.h"
 
 using namespace hloscope;
 using namespace hloscope::testing;
@@ -57,7 +58,7 @@ private slots:
         QAbstractItemModelTester proxyTester(panel.filter(), QAbstractItemModelTester::FailureReportingMode::QtTest);
         QSignalSpy ready(&panel, &KernelTablePanel::rowsReady);
         panel.setState(state);
-        QTRY_VERIFY_WITH_TIMEOUT(ready.count() == 1, 30000);
+        HLOSCOPE_TRY_VERIFY_WITH_TIMEOUT(ready.count() == 1, 30000);
         const int n = panel.model()->rowCount();
         QVERIFY(n >= 2);
         QVERIFY(panel.summaryText().contains(QStringLiteral("%1 kernels").arg(n)));
@@ -97,7 +98,7 @@ private slots:
         KernelTablePanel panel;
         QSignalSpy ready(&panel, &KernelTablePanel::rowsReady);
         panel.setState(state);
-        QTRY_VERIFY_WITH_TIMEOUT(ready.count() == 1, 30000);
+        HLOSCOPE_TRY_VERIFY_WITH_TIMEOUT(ready.count() == 1, 30000);
         QSignalSpy selected(&panel, &KernelTablePanel::instructionSelected);
         const QString name = panel.filter()->index(1, KernelTableModel::kKernel).data().toString();
         panel.table()->setCurrentIndex(panel.filter()->index(1, 0));

@@ -15,6 +15,7 @@
 #include "views/graph/graph_scene.h"
 #include "views/graph/graph_view.h"
 #include "views/model/seconds_text.h"
+#include "tests/event_wait.h"
 
 using namespace hloscope;
 
@@ -75,7 +76,7 @@ void showLaidOut(GraphView& view, const std::shared_ptr<DocumentState>& state) {
     view.resize(900, 700);
     view.show();
     view.setState(state);
-    QTRY_VERIFY_WITH_TIMEOUT(!view.isLayoutPending(), 30000);
+    HLOSCOPE_TRY_VERIFY_WITH_TIMEOUT(!view.isLayoutPending(), 30000);
 }
 
 QStringList nodeKeys(const VisibleGraph& graph) {
@@ -233,13 +234,13 @@ private slots:
         QVERIFY(view.breadcrumb()->isVisible());
         view.drillInto(QStringLiteral("layer:block_3"));
         QCOMPARE(view.focusLayer(), QStringLiteral("layer:block_3"));
-        QTRY_VERIFY_WITH_TIMEOUT(!view.isLayoutPending() && view.visibleGraph()->breadcrumb.size() == 2, 30000);
+        HLOSCOPE_TRY_VERIFY_WITH_TIMEOUT(!view.isLayoutPending() && view.visibleGraph()->breadcrumb.size() == 2, 30000);
         QVERIFY(view.breadcrumb()->text().contains(QLatin1String("block_3")));
         QVERIFY(view.breadcrumb()->text().contains(QLatin1String("href=\"layer:\"")));
         // The breadcrumb's link to the module goes back.
         emit view.breadcrumb()->linkActivated(QStringLiteral("layer:"));
         QVERIFY(view.focusLayer().isEmpty());
-        QTRY_VERIFY_WITH_TIMEOUT(!view.isLayoutPending() && view.visibleGraph()->breadcrumb.size() == 1, 30000);
+        HLOSCOPE_TRY_VERIFY_WITH_TIMEOUT(!view.isLayoutPending() && view.visibleGraph()->breadcrumb.size() == 1, 30000);
         // After fusion, a layer's kernels: every fusion in it drawn around its ops.
         {
             auto stepped = std::shared_ptr<HloModule>(module->clone());
@@ -252,10 +253,10 @@ private slots:
             fused->module = stepped;
             fused->generation = state->generation + 1;
             view.setState(fused);
-            QTRY_VERIFY_WITH_TIMEOUT(!view.isLayoutPending(), 30000);
+            HLOSCOPE_TRY_VERIFY_WITH_TIMEOUT(!view.isLayoutPending(), 30000);
             const int fusions = view.expandKernelsOf(QStringLiteral("layer:block_3"));
             QVERIFY(fusions >= 1);
-            QTRY_VERIFY_WITH_TIMEOUT(!view.isLayoutPending(), 30000);
+            HLOSCOPE_TRY_VERIFY_WITH_TIMEOUT(!view.isLayoutPending(), 30000);
             int fusionClusters = 0;
             for (const GraphCluster& cluster : view.visibleGraph()->clusters)
                 fusionClusters += cluster.category == NodeCategory::kFusion ? 1 : 0;
@@ -263,13 +264,13 @@ private slots:
             QVERIFY(view.visibleGraph()->clusterIndex.contains(QStringLiteral("layer:block_3")));
             QCOMPARE(view.expandKernelsOf(QStringLiteral("layer:no_such_layer")), 0);
             view.setState(state);
-            QTRY_VERIFY_WITH_TIMEOUT(!view.isLayoutPending(), 30000);
+            HLOSCOPE_TRY_VERIFY_WITH_TIMEOUT(!view.isLayoutPending(), 30000);
             view.setCollapseState(GraphBuilder::initialState(*module, state->layers));
-            QTRY_VERIFY_WITH_TIMEOUT(!view.isLayoutPending(), 30000);
+            HLOSCOPE_TRY_VERIFY_WITH_TIMEOUT(!view.isLayoutPending(), 30000);
         }
         // "Expand every layer like this": the ten blocks.
         QCOMPARE(view.expandAllLike(QStringLiteral("layer:block_0")), 10);
-        QTRY_VERIFY_WITH_TIMEOUT(!view.isLayoutPending() && view.visibleGraph()->clusters.size() == 10, 30000);
+        HLOSCOPE_TRY_VERIFY_WITH_TIMEOUT(!view.isLayoutPending() && view.visibleGraph()->clusters.size() == 10, 30000);
     }
 };
 

@@ -41,6 +41,7 @@
 #include "views/inspector/inspector_widget.h"
 #include "views/passes/pass_stepper_widget.h"
 #include "views/text/hlo_text_view.h"
+#include "tests/event_wait.h"
 
 using namespace hloscope;
 
@@ -83,17 +84,17 @@ private slots:
         window.show();
         QSignalSpy states(&window, &MainWindow::stateChanged);
         window.openExample(QStringLiteral("mlp"));
-        QTRY_VERIFY_WITH_TIMEOUT(states.size() == 1, slow(30000));
+        HLOSCOPE_TRY_VERIFY_WITH_TIMEOUT(states.size() == 1, slow(30000));
         QVERIFY(window.state());
         QCOMPARE(window.state()->displayName, std::string("mlp"));
         QVERIFY(window.windowTitle().startsWith(QLatin1String("mlp")));
         QCOMPARE(window.textView()->toPlainText().toStdString(), *window.state()->currentSnapshot()->text);
         window.stepTo(5);
-        QTRY_VERIFY_WITH_TIMEOUT(window.state()->current == 5, slow(30000));
+        HLOSCOPE_TRY_VERIFY_WITH_TIMEOUT(window.state()->current == 5, slow(30000));
         QCOMPARE(window.passStepper()->currentIndex(), 5);
         window.passStepper()->stepNext();
-        QTRY_VERIFY_WITH_TIMEOUT(window.state()->current == 6, slow(30000));
-        QTRY_VERIFY(!window.isBusy());
+        HLOSCOPE_TRY_VERIFY_WITH_TIMEOUT(window.state()->current == 6, slow(30000));
+        HLOSCOPE_TRY_VERIFY(!window.isBusy());
         // Menus: the examples are listed.
         QMenu* examples = nullptr;
         for (QAction* a : window.menuBar()->actions())
@@ -110,21 +111,21 @@ private slots:
         window.show();
         QSignalSpy states(&window, &MainWindow::stateChanged);
         window.openExample(QStringLiteral("softmax"));
-        QTRY_VERIFY_WITH_TIMEOUT(states.size() == 1, slow(30000));
+        HLOSCOPE_TRY_VERIFY_WITH_TIMEOUT(states.size() == 1, slow(30000));
         DocumentStatePtr before = window.state();
         QVERIFY(window.messageText().isEmpty());
         window.openPath(bad);
-        QTRY_VERIFY_WITH_TIMEOUT(!window.messageText().isEmpty(), slow(30000));
+        HLOSCOPE_TRY_VERIFY_WITH_TIMEOUT(!window.messageText().isEmpty(), slow(30000));
         QVERIFY2(QRegularExpression(QStringLiteral(R"(broken\.hlo:\d+:\d+: error: )"))
                      .match(window.messageText()).hasMatch(),
                  qPrintable(window.messageText()));
-        QTRY_VERIFY(!window.isBusy());
+        HLOSCOPE_TRY_VERIFY(!window.isBusy());
         QCOMPARE(window.state(), before);
         QCOMPARE(states.size(), 1);
         QCOMPARE(window.state()->displayName, std::string("softmax"));
         // The message bar is no modal box: the window keeps working.
         window.stepTo(2);
-        QTRY_VERIFY_WITH_TIMEOUT(window.state()->current == 2, slow(30000));
+        HLOSCOPE_TRY_VERIFY_WITH_TIMEOUT(window.state()->current == 2, slow(30000));
         window.clearMessage();
         QVERIFY(window.messageText().isEmpty());
     }
@@ -141,7 +142,7 @@ private slots:
             QSignalSpy states(&window, &MainWindow::stateChanged);
             window.setTarget(QStringLiteral("tpu_v4"));
             window.openPath(file);
-            QTRY_VERIFY_WITH_TIMEOUT(states.size() == 1, slow(30000));
+            HLOSCOPE_TRY_VERIFY_WITH_TIMEOUT(states.size() == 1, slow(30000));
             QCOMPARE(window.state()->target, std::string("tpu_v4"));
             QCOMPARE(window.recentFiles().value(0), QFileInfo(file).absoluteFilePath());
             window.resize(1111, 777);
@@ -162,11 +163,11 @@ private slots:
             QVERIFY(window.findChild<QDockWidget*>(QStringLiteral("passesDock"))->isHidden());
             QSignalSpy states(&window, &MainWindow::stateChanged);
             QVERIFY(window.restoreLastDocument());
-            QTRY_VERIFY_WITH_TIMEOUT(states.size() == 1, slow(30000));
+            HLOSCOPE_TRY_VERIFY_WITH_TIMEOUT(states.size() == 1, slow(30000));
             QCOMPARE(window.state()->path, QFileInfo(file).absoluteFilePath().toStdString());
             QCOMPARE(window.state()->target, std::string("tpu_v4"));
             window.openExample(QStringLiteral("polynomial"));
-            QTRY_VERIFY_WITH_TIMEOUT(states.size() == 2, slow(30000));
+            HLOSCOPE_TRY_VERIFY_WITH_TIMEOUT(states.size() == 2, slow(30000));
         }
         QCOMPARE(QSettings().value(QStringLiteral("lastDocument")).toString(), QStringLiteral("example:polynomial"));
         QSettings().clear();
@@ -181,7 +182,7 @@ private slots:
         window.setCentralGraph(graph);
         QSignalSpy states(&window, &MainWindow::stateChanged);
         window.openExample(QStringLiteral("sin_plus_exp"));
-        QTRY_VERIFY_WITH_TIMEOUT(states.size() == 1, slow(30000));
+        HLOSCOPE_TRY_VERIFY_WITH_TIMEOUT(states.size() == 1, slow(30000));
         QCOMPARE(probe->states, 1);
         QCOMPARE(graph->states, 1);
         QCOMPARE(probe->text(), QStringLiteral("sin_plus_exp"));
@@ -220,7 +221,7 @@ private slots:
         for (DocumentPanel* panel : listed) QCOMPARE(window.deliveredGeneration(panel), -1);
         QSignalSpy states(&window, &MainWindow::stateChanged);
         window.openExample(QStringLiteral("sin_plus_exp"));
-        QTRY_VERIFY_WITH_TIMEOUT(states.size() == 1, slow(30000));
+        HLOSCOPE_TRY_VERIFY_WITH_TIMEOUT(states.size() == 1, slow(30000));
         for (DocumentPanel* panel : listed)
             QCOMPARE(window.deliveredGeneration(panel), window.state()->generation);
         // The text view, on a tab not shown, loads the text when its tab is shown.
@@ -239,7 +240,7 @@ private slots:
         QCOMPARE(late->states, 1);
         QCOMPARE(window.deliveredGeneration(late), window.state()->generation);
         window.stepTo(1);
-        QTRY_VERIFY_WITH_TIMEOUT(states.size() == 2, slow(30000));
+        HLOSCOPE_TRY_VERIFY_WITH_TIMEOUT(states.size() == 2, slow(30000));
         QCOMPARE(late->states, 2);
         for (DocumentPanel* panel : window.panels())
             QCOMPARE(window.deliveredGeneration(panel), window.state()->generation);
@@ -255,9 +256,9 @@ private slots:
         QSignalSpy states(&window, &MainWindow::stateChanged);
         QVERIFY(!window.exportCurrentText(dir.filePath(QStringLiteral("none.hlo"))));
         window.openExample(QStringLiteral("mlp"));
-        QTRY_VERIFY_WITH_TIMEOUT(states.size() == 1, slow(30000));
+        HLOSCOPE_TRY_VERIFY_WITH_TIMEOUT(states.size() == 1, slow(30000));
         window.stepTo(1000);
-        QTRY_VERIFY_WITH_TIMEOUT(states.size() == 2, slow(60000));
+        HLOSCOPE_TRY_VERIFY_WITH_TIMEOUT(states.size() == 2, slow(60000));
         const QString out = dir.filePath(QStringLiteral("after.hlo"));
         QVERIFY(window.exportCurrentText(out));
         QFile f(out);
@@ -292,10 +293,10 @@ private slots:
             return event.isAccepted();
         };
         QVERIFY(drop(file));
-        QTRY_VERIFY_WITH_TIMEOUT(states.size() == 1, slow(30000));
+        HLOSCOPE_TRY_VERIFY_WITH_TIMEOUT(states.size() == 1, slow(30000));
         QCOMPARE(window.state()->path, QFileInfo(file).absoluteFilePath().toStdString());
         QVERIFY(drop(dump));
-        QTRY_VERIFY_WITH_TIMEOUT(states.size() == 2, slow(30000));
+        HLOSCOPE_TRY_VERIFY_WITH_TIMEOUT(states.size() == 2, slow(30000));
         QCOMPARE(window.state()->moduleId, std::string("module_0001.a"));
         // File > Dump Modules lists the folder's modules and opens them.
         QMenu* dumpMenu = nullptr;
@@ -305,7 +306,7 @@ private slots:
         QVERIFY(dumpMenu->isEnabled());
         QCOMPARE(dumpMenu->actions().size(), 2);
         dumpMenu->actions()[1]->trigger();
-        QTRY_VERIFY_WITH_TIMEOUT(states.size() == 3, slow(30000));
+        HLOSCOPE_TRY_VERIFY_WITH_TIMEOUT(states.size() == 3, slow(30000));
         QCOMPARE(window.state()->moduleId, std::string("module_0002.b"));
         QSettings settings;
         QVERIFY(settings.value(QStringLiteral("lastDocument")).toString().startsWith(QLatin1String("dump:module_0002.b|")));
@@ -331,7 +332,7 @@ private slots:
         for (const ExampleInfo& example : document_loader::examples()) {
             states.clear();
             window.openExample(example.name);
-            QTRY_VERIFY_WITH_TIMEOUT(
+            HLOSCOPE_TRY_VERIFY_WITH_TIMEOUT(
                 !states.isEmpty() && window.state()->displayName == example.name.toStdString(),
                 slow(60000));
             const int passes = static_cast<int>(window.state()->passes.size());
@@ -343,26 +344,26 @@ private slots:
             stepped += everyPass ? 1 : 0;
             for (int i = everyPass ? 1 : passes; i <= passes; ++i) {
                 window.stepTo(i);
-                QTRY_VERIFY_WITH_TIMEOUT(window.state()->current == i, slow(60000));
-                QTRY_VERIFY_WITH_TIMEOUT(!graph->isLayoutPending(), slow(60000));
+                HLOSCOPE_TRY_VERIFY_WITH_TIMEOUT(window.state()->current == i, slow(60000));
+                HLOSCOPE_TRY_VERIFY_WITH_TIMEOUT(!graph->isLayoutPending(), slow(60000));
                 QVERIFY2(graph->lastError().isEmpty(), qPrintable(graph->lastError()));
                 QVERIFY(graph->visibleGraph());
             }
-            QTRY_VERIFY(!window.isBusy());
+            HLOSCOPE_TRY_VERIFY(!window.isBusy());
         }
 
         // BERT at the fusion pass.
         window.openExample(QStringLiteral("bert_encoder_forward"));
-        QTRY_VERIFY_WITH_TIMEOUT(window.state()->displayName == "bert_encoder_forward",
+        HLOSCOPE_TRY_VERIFY_WITH_TIMEOUT(window.state()->displayName == "bert_encoder_forward",
                                  slow(60000));
         int fusionStep = -1;
         for (size_t i = 0; i < window.state()->passes.size(); ++i)
             if (window.state()->passes[i] == "fusion") fusionStep = static_cast<int>(i) + 1;
         QVERIFY(fusionStep > 0);
         window.stepTo(fusionStep);
-        QTRY_VERIFY_WITH_TIMEOUT(window.state()->current == fusionStep && !window.isBusy(),
+        HLOSCOPE_TRY_VERIFY_WITH_TIMEOUT(window.state()->current == fusionStep && !window.isBusy(),
                                  slow(60000));
-        QTRY_VERIFY_WITH_TIMEOUT(!graph->isLayoutPending(), slow(60000));
+        HLOSCOPE_TRY_VERIFY_WITH_TIMEOUT(!graph->isLayoutPending(), slow(60000));
 
         // Selecting a node in the graph reaches the inspector.
         const QString parameter =
@@ -370,7 +371,7 @@ private slots:
         QSignalSpy selected(graph, &GraphView::instructionSelected);
         graph->graphScene()->nodeItem(parameter)->setSelected(true);
         QCOMPARE(selected.count(), 1);
-        QTRY_COMPARE(inspector->currentInstruction(), parameter);
+        HLOSCOPE_TRY_COMPARE(inspector->currentInstruction(), parameter);
         // Search.
         QVERIFY(graph->search(QStringLiteral("fusion")) > 0);
         QVERIFY(graph->findNext());
@@ -386,7 +387,7 @@ private slots:
         fusion->table()->selectionModel()->setCurrentIndex(fusion->filter()->index(fusedRow, 0),
                                                            QItemSelectionModel::ClearAndSelect |
                                                                QItemSelectionModel::Rows);
-        QTRY_VERIFY_WITH_TIMEOUT(graph->graphScene()->highlightedEdge() != nullptr, slow(30000));
+        HLOSCOPE_TRY_VERIFY_WITH_TIMEOUT(graph->graphScene()->highlightedEdge() != nullptr, slow(30000));
 
         // Forcing a refused pair re-runs the pipeline with it.
         const PassDecision* refused = nullptr;
@@ -396,29 +397,29 @@ private slots:
         const std::string pair = refused->producer + ":" + refused->consumer;
         states.clear();
         fusion->forcePair(QString::fromStdString(refused->producer), QString::fromStdString(refused->consumer));
-        QTRY_VERIFY_WITH_TIMEOUT(
+        HLOSCOPE_TRY_VERIFY_WITH_TIMEOUT(
             !states.isEmpty() && window.state()->forceFusion.find(pair) != std::string::npos,
             slow(60000));
-        QTRY_VERIFY_WITH_TIMEOUT(!window.isBusy() && window.state()->current == fusionStep,
+        HLOSCOPE_TRY_VERIFY_WITH_TIMEOUT(!window.isBusy() && window.state()->current == fusionStep,
                                  slow(60000));
-        QTRY_VERIFY_WITH_TIMEOUT(!graph->isLayoutPending(), slow(60000));
+        HLOSCOPE_TRY_VERIFY_WITH_TIMEOUT(!graph->isLayoutPending(), slow(60000));
 
         // A run on the interpreter: progress, a passing check, a heat map. BERT's three
         // interpreter runs take 30 s in a release build: a sanitizer run runs the MLP instead.
         if (hloscope::testing::sanitizerRun()) {
             states.clear();
             window.openExample(QStringLiteral("mlp"));
-            QTRY_VERIFY_WITH_TIMEOUT(!states.isEmpty() && window.state()->displayName == "mlp", slow(60000));
+            HLOSCOPE_TRY_VERIFY_WITH_TIMEOUT(!states.isEmpty() && window.state()->displayName == "mlp", slow(60000));
             window.stepTo(static_cast<int>(window.state()->passes.size()));
-            QTRY_VERIFY_WITH_TIMEOUT(!window.isBusy() && window.state()->current > 1, slow(60000));
-            QTRY_VERIFY_WITH_TIMEOUT(!graph->isLayoutPending(), slow(60000));
+            HLOSCOPE_TRY_VERIFY_WITH_TIMEOUT(!window.isBusy() && window.state()->current > 1, slow(60000));
+            HLOSCOPE_TRY_VERIFY_WITH_TIMEOUT(!graph->isLayoutPending(), slow(60000));
         }
         QSignalSpy progress(execution, &ExecutionPanel::progressChanged);
         QSignalSpy finished(execution, &ExecutionPanel::runFinished);
         execution->setMode(ExecutionPanel::Mode::kBoth);
         execution->deviceCombo()->setCurrentIndex(execution->deviceCombo()->findData(QStringLiteral("interpreter")));
         execution->run();
-        QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 1, slow(120000));
+        HLOSCOPE_TRY_VERIFY_WITH_TIMEOUT(finished.count() == 1, slow(120000));
         QVERIFY2(finished.at(0).at(0).toBool(), qPrintable(finished.at(0).at(1).toString()));
         QVERIFY(progress.count() >= 2);
         QCOMPARE(progress.last().at(0).toInt(), 100);
@@ -429,7 +430,7 @@ private slots:
         QVERIFY(compare);
         compare->trigger();
         QVERIFY(graph->compareMode());
-        QTRY_VERIFY_WITH_TIMEOUT(graph->beforeView()->visibleGraph() != nullptr &&
+        HLOSCOPE_TRY_VERIFY_WITH_TIMEOUT(graph->beforeView()->visibleGraph() != nullptr &&
                                      !graph->beforeView()->isLayoutPending(),
                                  slow(60000));
         compare->trigger();
@@ -450,11 +451,11 @@ private slots:
             QStringLiteral("sh \"" HLOSCOPE_SOURCE_DIR "/tests/data/fake_xla_program.sh\""), true);
         QVERIFY(dialog);
         QSignalSpy captured(dialog, &CaptureDialog::captured);
-        QTRY_VERIFY_WITH_TIMEOUT(captured.count() == 1, slow(30000));
+        HLOSCOPE_TRY_VERIFY_WITH_TIMEOUT(captured.count() == 1, slow(30000));
         QVERIFY(dialog->output().contains(QLatin1String("step 1: loss")));
         QVERIFY(dialog->output().contains(QLatin1String("--xla_dump_to=")));
         QCOMPARE(captured.at(0).at(1).toString(), QStringLiteral("module_0001.jit_mlp"));
-        QTRY_VERIFY_WITH_TIMEOUT(!states.isEmpty() && window.state() &&
+        HLOSCOPE_TRY_VERIFY_WITH_TIMEOUT(!states.isEmpty() && window.state() &&
                                      window.state()->moduleId == "module_0001.jit_mlp",
                                  slow(30000));
         QDir(dialog->folder()).removeRecursively();
@@ -462,7 +463,7 @@ private slots:
         QSignalSpy failed(dialog, &CaptureDialog::failed);
         dialog->setCommand(QStringLiteral("sh -c \"exit 4\""));
         dialog->start();
-        QTRY_VERIFY_WITH_TIMEOUT(failed.count() == 1, slow(30000));
+        HLOSCOPE_TRY_VERIFY_WITH_TIMEOUT(failed.count() == 1, slow(30000));
         QVERIFY(failed.at(0).at(0).toString().contains(QLatin1String("exited with 4")));
         QDir(dialog->folder()).removeRecursively();
         QSettings().clear();

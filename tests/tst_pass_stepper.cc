@@ -10,6 +10,7 @@
 #include "views/document/document_worker.h"
 #include "views/passes/pass_list_model.h"
 #include "views/passes/pass_stepper_widget.h"
+#include "tests/event_wait.h"
 
 using namespace hloscope;
 
@@ -144,7 +145,7 @@ private slots:
         stepper.setPlayInterval(5);
         stepper.setPlaying(true);
         QVERIFY(stepper.isPlaying());
-        QTRY_VERIFY_WITH_TIMEOUT(!stepper.isPlaying(), 60000);
+        HLOSCOPE_TRY_VERIFY_WITH_TIMEOUT(!stepper.isPlaying(), 60000);
         QCOMPARE(worker.state()->current, passes);
     }
 

@@ -30,6 +30,7 @@
 #include "core/ir/hlo_computation.h"
 #include "core/ir/hlo_instruction.h"
 #include "core/ir/hlo_module.h"
+#include "tests/event_wait.h"
 
 using namespace hloscope;
 
@@ -289,7 +290,7 @@ private slots:
         QVERIFY(writeFile(path, "previous export"));
         MainWindow window;
         window.openExample(QStringLiteral("mlp"));
-        QTRY_VERIFY_WITH_TIMEOUT(window.state() && !window.isBusy(), 30000);
+        HLOSCOPE_TRY_VERIFY_WITH_TIMEOUT(window.state() && !window.isBusy(), 30000);
         QVERIFY(window.state()->currentSnapshot()->text->size() > 2048);
         bool exported = true;
         withFileSizeLimit([&] { exported = window.exportCurrentText(path); }, 1024);
@@ -314,7 +315,7 @@ private slots:
             QSignalSpy states(&window, &MainWindow::stateChanged);
             window.setTarget(QStringLiteral("h100"));
             window.openExample(QStringLiteral("mlp"));
-            QTRY_VERIFY_WITH_TIMEOUT(window.state() && !window.isBusy(), 30000);
+            HLOSCOPE_TRY_VERIFY_WITH_TIMEOUT(window.state() && !window.isBusy(), 30000);
             const int passes = static_cast<int>(window.state()->passes.size());
             QVERIFY(passes > 10);
             DocumentWorker* w = window.worker();
@@ -323,7 +324,7 @@ private slots:
             QMetaObject::invokeMethod(
                 w, [w, passes] { w->setStopAfter(passes - 2); }, Qt::QueuedConnection);
             window.stepTo(6);
-            QTRY_VERIFY_WITH_TIMEOUT(
+            HLOSCOPE_TRY_VERIFY_WITH_TIMEOUT(
                 window.state()->current == 6 && !window.state()->passEnabled.empty() &&
                     !window.state()->passEnabled[2] && window.state()->stopAfter == passes - 2,
                 60000);
@@ -331,7 +332,7 @@ private slots:
                 window.state()->module->entryComputation()->instructions().back()->name());
             window.selectInstruction(selected);
             // Saved about a second after the change, without asking.
-            QTRY_VERIFY_WITH_TIMEOUT(
+            HLOSCOPE_TRY_VERIFY_WITH_TIMEOUT(
                 readJson(window.sessionFile()).value(QStringLiteral("selected")).toString() ==
                     selected,
                 5000);
@@ -356,7 +357,7 @@ private slots:
         QVERIFY(window.previousSession()->sameState(saved));
         QSignalSpy restored(&window, &MainWindow::sessionRestored);
         QVERIFY(window.restoreSession(*window.previousSession(), QStringLiteral("test")));
-        QTRY_VERIFY_WITH_TIMEOUT(restored.size() == 1, 60000);
+        HLOSCOPE_TRY_VERIFY_WITH_TIMEOUT(restored.size() == 1, 60000);
         QVERIFY2(restored.at(0).at(0).toBool(), qPrintable(restored.at(0).at(1).toString()));
         const DocumentStatePtr state = window.state();
         QCOMPARE(state->displayName, std::string("mlp"));
@@ -393,7 +394,7 @@ private slots:
         QVERIFY(writeFile(bad, "HloModule broken\nENTRY {"));
         s.document = QStringLiteral("path:") + bad;
         QVERIFY(window.restoreSession(s));
-        QTRY_VERIFY_WITH_TIMEOUT(restored.size() == 3, 30000);
+        HLOSCOPE_TRY_VERIFY_WITH_TIMEOUT(restored.size() == 3, 30000);
         QCOMPARE(restored.at(2).at(0).toBool(), false);
         QVERIFY(!window.isRestoringSession());
     }
@@ -431,7 +432,7 @@ private slots:
         QProcess first;
         QVERIFY(start(first, {model, QStringLiteral("--target"), QStringLiteral("h100"),
                               QStringLiteral("--step"), QStringLiteral("5")}));
-        QTRY_VERIFY_WITH_TIMEOUT(
+        HLOSCOPE_TRY_VERIFY_WITH_TIMEOUT(
             sessionOf(first.processId()).value(QStringLiteral("step")).toInt() == 5, 30000);
         killHard(first);
         QJsonObject left = readJson(sessionFile);
@@ -442,13 +443,13 @@ private slots:
         QProcess second;
         QVERIFY(start(second, {}));
         QByteArray output;
-        QTRY_VERIFY_WITH_TIMEOUT((output += second.readAll()).contains("Restored the last session"),
+        HLOSCOPE_TRY_VERIFY_WITH_TIMEOUT((output += second.readAll()).contains("Restored the last session"),
                                  30000);
         QVERIFY2(output.contains("did not exit cleanly") && output.contains("model.hlo") &&
                      output.contains("step 5/"),
                  output.constData());
         // The restored session is saved again by the new process, the same state.
-        QTRY_VERIFY_WITH_TIMEOUT(
+        HLOSCOPE_TRY_VERIFY_WITH_TIMEOUT(
             sessionOf(second.processId()).value(QStringLiteral("step")).toInt() == 5, 10000);
         QCOMPARE(sessionOf(second.processId()).value(QStringLiteral("target")).toString(),
                  QStringLiteral("h100"));
@@ -458,7 +459,7 @@ private slots:
         QProcess declined;
         QVERIFY(start(declined, {QStringLiteral("--no-restore")}));
         output.clear();
-        QTRY_VERIFY_WITH_TIMEOUT(
+        HLOSCOPE_TRY_VERIFY_WITH_TIMEOUT(
             (output += declined.readAll()).contains("was not restored (--no-restore)"), 20000);
         killHard(declined);
 
@@ -467,7 +468,7 @@ private slots:
         QProcess third;
         QVERIFY(start(third, {}));
         output.clear();
-        QTRY_VERIFY_WITH_TIMEOUT((output += third.readAll()).contains("no longer exists"), 20000);
+        HLOSCOPE_TRY_VERIFY_WITH_TIMEOUT((output += third.readAll()).contains("no longer exists"), 20000);
         QVERIFY(output.contains("model.hlo"));
         QTest::qWait(300);
         QCOMPARE(third.state(), QProcess::Running);

@@ -16,6 +16,7 @@
 #include "views/text/hlo_text_view.h"
 #include "views/text/line_diff.h"
 #include "views/text/text_diff_view.h"
+#include "tests/event_wait.h"
 
 using namespace hloscope;
 
@@ -206,12 +207,12 @@ private slots:
         auto* after = view.findChild<QPlainTextEdit*>(QStringLiteral("diffAfter"));
         QVERIFY(after);
         view.setTexts(QStringLiteral("a\nb\n"), QStringLiteral("a\nc\n"));
-        QTRY_COMPARE(after->toPlainText(), QStringLiteral("a\nc"));
+        HLOSCOPE_TRY_COMPARE(after->toPlainText(), QStringLiteral("a\nc"));
         // Texts replaced while a diff runs: the last ones win.
         view.setTexts(QStringLiteral("x\n"), QStringLiteral("y\n"));
         view.setTexts(QStringLiteral("p\n"), QStringLiteral("q\n"));
-        QTRY_COMPARE(after->toPlainText(), QStringLiteral("q"));
-        QTRY_VERIFY(view.findChild<QLabel*>()->text().contains(QStringLiteral("+1 −1")));
+        HLOSCOPE_TRY_COMPARE(after->toPlainText(), QStringLiteral("q"));
+        HLOSCOPE_TRY_VERIFY(view.findChild<QLabel*>()->text().contains(QStringLiteral("+1 −1")));
     }
 
     void diffViewFollowsStates() {

@@ -11,6 +11,7 @@
 #include "core/io/module_io.h"
 #include "views/document/document_state.h"
 #include "views/xla/xla_comparison_panel.h"
+#include "tests/event_wait.h"
 
 using namespace hloscope;
 
@@ -57,7 +58,7 @@ private slots:
         DocumentStatePtr state = dumpState(true, 1);
         QVERIFY(state);
         panel.setState(state);
-        QTRY_VERIFY_WITH_TIMEOUT(ready.count() == 1, 30000);
+        HLOSCOPE_TRY_VERIFY_WITH_TIMEOUT(ready.count() == 1, 30000);
         QVERIFY(panel.comparison());
         QCOMPARE(panel.comparison()->edges, int64_t(9));
         QVERIFY2(panel.summaryText().contains(QLatin1String("100.0% agree")), qPrintable(panel.summaryText()));
@@ -72,7 +73,7 @@ private slots:
         QSignalSpy ready(&panel, &XlaComparisonPanel::comparisonReady);
         QSignalSpy chosen(&panel, &XlaComparisonPanel::pairSelected);
         panel.setState(dumpState(false, 1));
-        QTRY_VERIFY_WITH_TIMEOUT(ready.count() == 1, 30000);
+        HLOSCOPE_TRY_VERIFY_WITH_TIMEOUT(ready.count() == 1, 30000);
         QCOMPARE(panel.pairList()->count(), 6);
         QVERIFY(panel.pairList()->item(0)->text().startsWith(QLatin1String("fused by XLA only")));
         panel.pairList()->setCurrentRow(0);
@@ -87,7 +88,7 @@ private slots:
         state->moduleId.clear();
         state->path = "/somewhere/model.hlo";
         panel.setState(state);
-        QTRY_VERIFY_WITH_TIMEOUT(ready.count() == 1, 30000);
+        HLOSCOPE_TRY_VERIFY_WITH_TIMEOUT(ready.count() == 1, 30000);
         QVERIFY(!panel.comparison());
         QVERIFY(panel.summaryText().contains(QLatin1String("before and after optimization")));
         panel.setState(nullptr);
