@@ -97,12 +97,13 @@ TargetDescription fittedTarget(const TargetDescription& target, const Calibratio
     const std::string after = percentText(fit.medianAbsErrorAfter);
     for (const ClassFit& c : fit.classes) {
         if (!c.fitted) continue;
-        fitted.sources["$.efficiency." + std::string(opClassName(c.opClass))] =
-            std::string(kFittedFromHistorySource) + " on " +
-            (machine.empty() ? std::string("every machine in the history") : machine) + ": " +
-            std::to_string(c.kernels) + " measured kernels of this class among " +
-            std::to_string(fit.samples) + " from " + std::to_string(runs) +
-            " runs (median kernel |error| " + before + " -> " + after + ")";
+        std::string source = kFittedFromHistorySource;
+        source += " on ";
+        source += machine.empty() ? std::string("every machine in the history") : machine;
+        source += ": " + std::to_string(c.kernels) + " measured kernels of this class among " +
+                  std::to_string(fit.samples) + " from " + std::to_string(runs) +
+                  " runs (median kernel |error| " + before + " -> " + after + ")";
+        fitted.sources["$.efficiency." + std::string(opClassName(c.opClass))] = std::move(source);
     }
     return fitted;
 }

@@ -278,7 +278,9 @@ void Reader::finishText(MlirAttr& attr, size_t start) const {
 
 Status Reader::readAttrDict(std::vector<NamedAttr>& attrs, char open, char close) {
     HLO_RETURN_IF_ERROR(enter());
-    HLO_RETURN_IF_ERROR(expect(open, std::string("'") + open + "' to open an attribute dictionary"));
+    std::string what = "' to open an attribute dictionary";
+    what.insert(what.begin(), {'\'', open});
+    HLO_RETURN_IF_ERROR(expect(open, what));
     if (consume(close)) {
         leave();
         return Status::ok();
