@@ -97,7 +97,7 @@ TargetDescription fittedTarget(const TargetDescription& target, const Calibratio
     const std::string after = percentText(fit.medianAbsErrorAfter);
     for (const ClassFit& c : fit.classes) {
         if (!c.fitted) continue;
-        std::string source = kFittedFromHistorySource;
+        std::string source(kFittedFromHistorySource);
         source += " on ";
         source += machine.empty() ? std::string("every machine in the history") : machine;
         source += ": " + std::to_string(c.kernels) + " measured kernels of this class among " +
