@@ -1017,8 +1017,10 @@ void TestJson::deepNestingIsRejected() {
     QCOMPARE(result.status().location()->column, 79);  // the bracket that is one too deep
     // Brackets inside strings do not count.
     HloModule module("brackets");
-    module.mutableAttributes().push_back(
-        {"a", std::string(500, '[') + "\"\\" + std::string(500, '{')});
+    std::string brackets(500, '[');
+    brackets += "\"\\";
+    brackets.append(500, '{');
+    module.mutableAttributes().push_back({"a", brackets});
     QString failure = roundTripFailure(module);
     QVERIFY2(failure.isEmpty(), qPrintable(failure));
 }
