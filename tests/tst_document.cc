@@ -435,6 +435,9 @@ private slots:
         QThread thread;
         auto* worker = new DocumentWorker;
         worker->moveToThread(&thread);
+        // Deleted in its thread as the thread finishes (a deleteLater queued before quit() may
+        // never run once the loop has stopped).
+        connect(&thread, &QThread::finished, worker, &QObject::deleteLater);
         thread.start();
         // The signals are received here, in this thread, as the GUI receives them (a
         // QSignalSpy would record them in the worker's thread while this one reads it).
@@ -456,7 +459,6 @@ private slots:
         QCOMPARE(state->current, static_cast<int>(state->passes.size()));
         HLOSCOPE_TRY_VERIFY_WITH_TIMEOUT(busy.size() == 4, 10000);
         QCOMPARE(busy.back(), false);
-        QMetaObject::invokeMethod(worker, &QObject::deleteLater, Qt::QueuedConnection);
         thread.quit();
         thread.wait();
     }
