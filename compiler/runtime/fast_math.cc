@@ -157,16 +157,24 @@ float log(float x) {
 }
 
 float tanh(float x) {
-    const float z = std::fabs(x);
-    // |x| >= 0.625: 1 - 2 / (e^{2|x|} + 1); e^{2|x|} overflows to inf for large |x|, giving 1.
-    const float s = expCore(std::fmin(2.0f * z, 89.0f));
-    float big = 1.0f - 2.0f / (s + 1.0f);
-    big = select(x < 0, -big, big);
-    const float x2 = x * x;
-    const float p = horner(x2, {-5.70498872745e-3f, 2.06390887954e-2f, -5.37397155531e-2f,
-                                1.33314422036e-1f, -3.33332819422e-1f});
-    const float small = fma(p * x2, x, x);
-    return select(std::isnan(x), x, select(z < 0.625f, small, big));
+    // tanh |x| = -u / (u + 2) with u = expm1(-2|x|) in (-1, 0]: one
+    // exponential's range reduction and polynomial for every |x| (expm1 keeps
+    // the relative precision near 0 that 1 - 2 / (e^{2|x|} + 1) loses there),
+    // then the sign of x. Past |x| = 9, tanh rounds to 1.
+    const float t = std::fmin(std::fabs(x), 9.0f) * -2.0f;  // exact, in [-18, 0]
+    const float n = std::nearbyint(t * 1.44269504088896341f);
+    float r = fma(-n, kLn2Hi, t);
+    r = fma(-n, kLn2Lo, r);
+    // expm1(r) = r + r^2 P(r), P of expCore.
+    const float em = fma(r * r,
+                         horner(r, {1.9875691500e-4f, 1.3981999507e-3f, 8.3334519073e-3f,
+                                    4.1665795894e-2f, 1.6666665459e-1f, 5.0000001201e-1f}),
+                         r);
+    // expm1(t) = 2^n expm1(r) + (2^n - 1), 2^n normal (n in [-26, 0]).
+    const float scale = pow2(static_cast<int32_t>(n));
+    const float u = fma(scale, em, scale - 1.0f);
+    const float y = std::copysign(-u / (u + 2.0f), x);
+    return select(std::isnan(x), x, y);
 }
 
 float logistic(float x) {

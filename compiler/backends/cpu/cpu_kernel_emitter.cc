@@ -174,7 +174,41 @@ CpuKernelGen::RowLoop CpuKernelGen::beginRows(const std::vector<int64_t>& dims) 
     loop.columnEnd = m_b.CreateAdd(loop.column0, loop.count);
     loop.outer = rowCoordinates(row, dims);
     loop.rowBase = m_b.CreateMul(row, c64(rowLength));
+    emitNextRowPrefetch(loop, dims);
     return loop;
+}
+
+// A kernel with reductions hoisted into its rows reads each row first in a
+// reduction loop that waits on memory, then computes on it from L1, while the
+// hardware prefetcher runs only a few lines ahead of the demand stream. The
+// row preamble asks for the next row of every leaf read at the output's own
+// positions (same dimensions) with one prefetch per cache line, so its
+// lines arrive while this row computes. At most kMaxLines lines per leaf
+// (the rest of a longer row streams behind them); a hint only: a prefetch
+// past the end of a buffer does not fault.
+void CpuKernelGen::emitNextRowPrefetch(const RowLoop& loop, const std::vector<int64_t>& dims) {
+    constexpr int64_t kLineBytes = 64;
+    constexpr int64_t kMaxLines = 64;
+    if (dims.empty() || m_outputsAreReduces || !hasReduceInside()) return;
+    const llvm::DataLayout& layout = m_code.module->getDataLayout();
+    const int64_t rowLength = dims.back();
+    for (const HloInstruction* leaf : m_spec.leaves) {
+        if (!leaf->shape().isArray() || leaf->shape().dimensions() != dims) continue;
+        auto pointer = m_leafPointers.find(leaf);
+        if (pointer == m_leafPointers.end()) continue;
+        llvm::Type* element = m_elemental.memoryType(leaf->shape().elementType());
+        const int64_t elementBytes =
+            static_cast<int64_t>(layout.getTypeAllocSize(element).getFixedValue());
+        const int64_t lines =
+            std::min(kMaxLines, (rowLength * elementBytes + kLineBytes - 1) / kLineBytes);
+        Value* next = m_b.CreateInBoundsGEP(element, pointer->second,
+                                            m_b.CreateAdd(loop.rowBase, c64(rowLength)));
+        for (int64_t line = 0; line < lines; ++line) {
+            Value* address = m_b.CreateGEP(m_b.getInt8Ty(), next, c64(line * kLineBytes));
+            m_b.CreateIntrinsic(llvm::Intrinsic::prefetch, {m_b.getPtrTy()},
+                                {address, m_b.getInt32(0), m_b.getInt32(3), m_b.getInt32(1)});
+        }
+    }
 }
 
 Status CpuKernelGen::emitRowElements(RowLoop& loop, const std::vector<int64_t>& dims,

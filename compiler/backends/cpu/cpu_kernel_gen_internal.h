@@ -72,6 +72,9 @@ private:
     std::vector<Value*> beginFunction();
     // The row loop's blocks and the row preamble (the insert point at its end).
     RowLoop beginRows(const std::vector<int64_t>& dims);
+    // Prefetches of the next row of the leaves read at the output's positions
+    // (kernels with hoisted row reductions), in the row preamble.
+    void emitNextRowPrefetch(const RowLoop& loop, const std::vector<int64_t>& dims);
     // The element loop of a row: every output computed and stored (to the
     // stream buffers when streaming); the row preamble closed.
     Status emitRowElements(RowLoop& loop, const std::vector<int64_t>& dims,

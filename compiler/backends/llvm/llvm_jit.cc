@@ -27,6 +27,7 @@ struct CpuJit::Impl {
     std::string triple;
     std::string cpu;
     std::string features;
+    std::string preferVectorWidth;  // the kernels' "prefer-vector-width"; empty: LLVM's choice
 };
 
 namespace llvm_codegen {
@@ -61,6 +62,19 @@ void dumpIfRequested(const llvm::Module& module) {
 
 }  // namespace
 
+std::string preferredVectorWidth(std::string_view features) {
+    if (const char* forced = std::getenv("HLOSCOPE_CPU_VECTOR_WIDTH"); forced && *forced) {
+        const std::string width(forced);
+        if (width == "128" || width == "256" || width == "512") return width;
+    }
+    // LLVM's tuning for Intel's AVX-512 CPUs vectorises at 256 bits (the
+    // frequency license older ones took for 512-bit instructions); the
+    // kernels' loops are long streams of independent elements, where twice
+    // the lanes per instruction halves the vector math's cost.
+    const bool avx512 = features.find("+avx512f") != std::string_view::npos;
+    return avx512 ? "512" : "";
+}
+
 Status addModule(CpuJit& jit, std::unique_ptr<llvm::LLVMContext> context,
                  std::unique_ptr<llvm::Module> module) {
     CpuJit::Impl& impl = jit.impl();
@@ -72,6 +86,8 @@ Status addModule(CpuJit& jit, std::unique_ptr<llvm::LLVMContext> context,
         if (function.isDeclaration()) continue;
         function.addFnAttr("target-cpu", impl.cpu);
         if (!impl.features.empty()) function.addFnAttr("target-features", impl.features);
+        if (!impl.preferVectorWidth.empty())
+            function.addFnAttr("prefer-vector-width", impl.preferVectorWidth);
     }
     llvm::PipelineTuningOptions tuning;
     tuning.LoopVectorization = true;
@@ -109,6 +125,7 @@ StatusOr<std::unique_ptr<CpuJit>> CpuJit::create() {
     impl->triple = builder->getTargetTriple().str();
     impl->cpu = builder->getCPU();
     impl->features = builder->getFeatures().getString();
+    impl->preferVectorWidth = llvm_codegen::preferredVectorWidth(impl->features);
     auto targetMachine = builder->createTargetMachine();
     if (!targetMachine)
         return llvm_codegen::toStatus(targetMachine.takeError(), "creating the host target machine");

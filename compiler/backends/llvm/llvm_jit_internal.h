@@ -4,6 +4,7 @@
 #pragma once
 
 #include <memory>
+#include <string>
 #include <string_view>
 
 #include <llvm/IR/LLVMContext.h>
@@ -22,8 +23,13 @@ Status toStatus(llvm::Error error, std::string_view context);
 // emitted into (so the emitter sees the real type sizes).
 void configureModule(const CpuJit& jit, llvm::Module& module);
 
+// The kernels' "prefer-vector-width" for a CPU with `features` (LLVM's
+// feature string): "512" with AVX-512, else empty (LLVM's own choice);
+// HLOSCOPE_CPU_VECTOR_WIDTH=128|256|512 overrides it.
+std::string preferredVectorWidth(std::string_view features);
+
 // Verifies the module, gives its functions the host CPU's target-cpu /
-// target-features attributes, optimises it at O3 (loop and SLP
+// target-features / prefer-vector-width attributes, optimises it at O3 (loop and SLP
 // vectorisation) and adds it to the JIT.
 Status addModule(CpuJit& jit, std::unique_ptr<llvm::LLVMContext> context,
                  std::unique_ptr<llvm::Module> module);

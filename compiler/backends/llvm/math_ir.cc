@@ -31,12 +31,26 @@ struct Math {
     Value* neg(Value* x) { return b.CreateFNeg(x); }
     Value* sel(Value* c, Value* x, Value* y) { return b.CreateSelect(c, x, y); }
     Value* fabs(Value* x) { return b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x); }
-    // std::fmin / std::fmax with a non-NaN constant: the NaN operand loses.
-    Value* fmin(Value* x, Value* y) {
-        return b.CreateBinaryIntrinsic(llvm::Intrinsic::minnum, x, y);
-    }
-    Value* fmax(Value* x, Value* y) {
-        return b.CreateBinaryIntrinsic(llvm::Intrinsic::maxnum, x, y);
+    // std::fmin / std::fmax with a non-NaN constant y: the NaN operand loses.
+    // Written as a compare and a select, which is one minps/maxps on x86
+    // (llvm.minnum/maxnum add a NaN test and a blend there); the same value
+    // for every x, NaN included, as y is never NaN.
+    Value* fmin(Value* x, Value* y) { return sel(b.CreateFCmpOLT(x, y), x, y); }
+    Value* fmax(Value* x, Value* y) { return sel(b.CreateFCmpOGT(x, y), x, y); }
+    // std::nearbyint(t) for |t| < 2^22 in the default rounding mode: adding
+    // 1.5 * 2^23 leaves t's integer part in the low mantissa bits, rounded to
+    // the nearest (ties to even, as 1.5 * 2^23 is even); subtracting it again
+    // is exact. Two adds where vroundps is two micro-ops and the conversion to
+    // an integer a third: the integer is the sum's bits minus the constant's.
+    static constexpr double kRoundMagic = 12582912.0;  // 1.5 * 2^23
+    static constexpr int32_t kRoundMagicBits = 0x4B400000;
+    struct Rounded {
+        Value* n;   // float
+        Value* ni;  // i32
+    };
+    Rounded roundSmall(Value* t) {
+        Value* shifted = add(t, f(kRoundMagic));
+        return {sub(shifted, f(kRoundMagic)), b.CreateSub(bits(shifted), i(kRoundMagicBits))};
     }
     Value* isNan(Value* x) { return b.CreateFCmpUNO(x, x); }
     Value* isFinite(Value* x) {
@@ -58,14 +72,13 @@ struct Math {
     static constexpr double kLn2Lo = -2.12194440e-4;
 
     Value* expCore(Value* x) {
-        Value* n =
-            b.CreateUnaryIntrinsic(llvm::Intrinsic::nearbyint, mul(x, f(1.44269504088896341)));
+        // |x log2(e)| < 151 (x is clamped), within roundSmall's range.
+        const auto [n, ni] = roundSmall(mul(x, f(1.44269504088896341)));
         Value* r = fma(neg(n), f(kLn2Hi), x);
         r = fma(neg(n), f(kLn2Lo), r);
         Value* p = horner(r, {1.9875691500e-4, 1.3981999507e-3, 8.3334519073e-3, 4.1665795894e-2,
                               1.6666665459e-1, 5.0000001201e-1});
         p = fma(fma(p, r, f(1.0)), r, f(1.0));
-        Value* ni = b.CreateFPToSI(n, b.getInt32Ty());
         Value* n1 = b.CreateAShr(ni, i(1));
         Value* scaled = fromBits(b.CreateAdd(bits(p), b.CreateShl(b.CreateSub(ni, n1), i(23))));
         return mul(scaled, pow2(n1));
@@ -101,16 +114,20 @@ struct Math {
         return sel(bad, f(std::numeric_limits<float>::quiet_NaN()), out);
     }
 
+    // fast_math::tanh: -u / (u + 2), u = expm1(-2|x|), with x's sign.
     Value* tanh(Value* x) {
-        Value* z = fabs(x);
-        Value* s = expCore(fmin(mul(f(2.0), z), f(89.0)));
-        Value* big = sub(f(1.0), div(f(2.0), add(s, f(1.0))));
-        big = sel(b.CreateFCmpOLT(x, f(0.0)), b.CreateFNeg(big), big);
-        Value* x2 = mul(x, x);
-        Value* p = horner(x2, {-5.70498872745e-3, 2.06390887954e-2, -5.37397155531e-2,
-                               1.33314422036e-1, -3.33332819422e-1});
-        Value* small = fma(mul(p, x2), x, x);
-        return sel(isNan(x), x, sel(b.CreateFCmpOLT(z, f(0.625)), small, big));
+        Value* t = mul(fmin(fabs(x), f(9.0)), f(-2.0));
+        const auto [n, ni] = roundSmall(mul(t, f(1.44269504088896341)));
+        Value* r = fma(neg(n), f(kLn2Hi), t);
+        r = fma(neg(n), f(kLn2Lo), r);
+        Value* em = fma(mul(r, r),
+                        horner(r, {1.9875691500e-4, 1.3981999507e-3, 8.3334519073e-3,
+                                   4.1665795894e-2, 1.6666665459e-1, 5.0000001201e-1}),
+                        r);
+        Value* scale = pow2(ni);
+        Value* u = fma(scale, em, sub(scale, f(1.0)));
+        Value* y = b.CreateBinaryIntrinsic(llvm::Intrinsic::copysign, div(neg(u), add(u, f(2.0))), x);
+        return sel(isNan(x), x, y);
     }
 
     Value* logistic(Value* x) {
@@ -128,7 +145,9 @@ struct Math {
         Value* k = b.CreateUnaryIntrinsic(llvm::Intrinsic::nearbyint, mul(xc, f(inverse)));
         Value* z = fma(neg(k), f(hi), xc);
         z = fma(neg(k), f(mid), z);
-        k = add(k, b.CreateUnaryIntrinsic(llvm::Intrinsic::nearbyint, mul(z, f(inverse))));
+        // |z inverse| stays below 2 (k was off by at most one), within
+        // roundSmall's range; x inverse itself reaches 2^24 / period.
+        k = add(k, roundSmall(mul(z, f(inverse))).n);
         z = fma(neg(k), f(hi), xc);
         z = fma(neg(k), f(mid), z);
         z = fma(neg(k), f(lo), z);
