@@ -576,6 +576,37 @@ ENTRY e {
         QVERIFY(near(t.parts.seconds(target.efficiency), t.totalSeconds));
         QVERIFY(near(big.parts.seconds(target.efficiency), big.totalSeconds));
 
+        // A dot fusion with an epilogue pays a second pass over its output tiles after the
+        // product (read back and written at the tiles' working-set bandwidth, plus row work);
+        // the same dot fusion without one, or a plain dot, does not.
+        auto dots = parse(R"(HloModule m
+epilogue { a = f32[64,256,32] parameter(0)  b = f32[64,32,256] parameter(1)  c = f32[256] parameter(2)
+  d = f32[64,256,256] dot(a, b), lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={1}
+  cb = f32[64,256,256] broadcast(c), dimensions={2}
+  ROOT r = f32[64,256,256] add(d, cb) }
+plain { a = f32[64,256,32] parameter(0)  b = f32[64,32,256] parameter(1)
+  d = f32[64,256,256] dot(a, b), lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={1}
+  ROOT r = f32[64,256,256] bitcast(d) }
+ENTRY e {
+  a = f32[64,256,32] parameter(0)
+  b = f32[64,32,256] parameter(1)
+  c = f32[256] parameter(2)
+  withEpilogue = f32[64,256,256] fusion(a, b, c), kind=kOutput, calls=epilogue
+  without = f32[64,256,256] fusion(a, b), kind=kOutput, calls=plain
+  ROOT t = (f32[64,256,256], f32[64,256,256]) tuple(withEpilogue, without)
+})");
+        QVERIFY(dots);
+        const KernelPrediction fusedEpilogue = predictKernelDetailed(*find(*dots, "withEpilogue"), target);
+        const KernelPrediction fusedPlain = predictKernelDetailed(*find(*dots, "without"), target);
+        const double outBytes = 4.0 * 64 * 256 * 256;
+        const double pass = 2 * outBytes / figures.bandwidthAt(std::min(outBytes, 2 * 4.0 * 1024 * 1024), true) +
+                            64.0 * 256 * 1e-9 / 2;
+        QVERIFY2(near(fusedEpilogue.parts.rowSeconds, pass),
+                 (std::to_string(fusedEpilogue.parts.rowSeconds) + " vs " + std::to_string(pass)).c_str());
+        QCOMPARE(fusedPlain.parts.rowSeconds, 0.0);
+        QVERIFY(fusedEpilogue.totalSeconds > fusedPlain.totalSeconds);
+        QVERIFY(near(fusedEpilogue.parts.seconds(target.efficiency), fusedEpilogue.totalSeconds));
+
         // Errors name the path.
         QVERIFY(QString::fromStdString(errorOf(replaced(json, "[1e6, 1e11, 2e11]", "[1e6, 1e11]")))
                     .contains(QStringLiteral("$.cpuRuntime.bandwidthCurve.value[1]: expected 3 numbers")));

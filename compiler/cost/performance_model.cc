@@ -343,7 +343,7 @@ double KernelTimeParts::seconds(const std::array<double, kOpClassCount>& efficie
 
 KernelPrediction predictCost(const InstructionCost& cost, OpClass opClass, PrimitiveType elementType,
                              const TargetDescription& target, double workElements, double rows,
-                             double threads) {
+                             double threads, double extraRowSeconds) {
     KernelPrediction kernel;
     kernel.cost = cost;
     KernelTimeParts& parts = kernel.parts;
@@ -362,7 +362,7 @@ KernelPrediction predictCost(const InstructionCost& cost, OpClass opClass, Primi
         }
         kernel.threads = static_cast<int64_t>(cores);
         if (const double curve = runtime->bandwidthAt(cost.bytesAccessed(), parallel); curve > 0) bandwidth = curve;
-        parts.rowSeconds = rows * runtime->rowSeconds / cores;
+        parts.rowSeconds = rows * runtime->rowSeconds / cores + extraRowSeconds;
     }
     // A GPU kernel of few threads leaves SMs and lanes idle (XLA's GPU model: active SMs x
     // active lanes of the peak).
@@ -439,6 +439,31 @@ double cpuMatrixEfficiency(const HloInstruction& instruction, const TargetDescri
     return flops > 0 && scaled > 0 ? flops / scaled : 1;
 }
 
+// The CPU backend runs a fusion of a dot and its epilogue as the GEMM into
+// tiles of about 4 MiB per thread, then the epilogue's loop over each tile:
+// a second pass over the output after the product, reading the tile back
+// from cache and writing the result. Its time, at the bandwidth of the tiles'
+// working set plus the loop's per-row work; 0 for other kernels and targets.
+double cpuEpilogueSeconds(const HloInstruction& instruction, const TargetDescription& target) {
+    if (!target.cpuRuntime || instruction.opcode() != HloOpcode::kFusion) return 0;
+    const HloComputation* fused = instruction.fusedComputation();
+    if (!fused || !fused->root()) return 0;
+    const HloInstruction* root = fused->root();
+    while (root->opcode() == HloOpcode::kBitcast && root->operandCount() == 1) root = root->operand(0);
+    if (root->opcode() == HloOpcode::kDot || root->opcode() == HloOpcode::kParameter) return 0;
+    bool dot = false;
+    for (const auto& inner : fused->instructions()) dot = dot || inner->opcode() == HloOpcode::kDot;
+    if (!dot) return 0;
+    const auto& runtime = *target.cpuRuntime;
+    const double bytes = CostAnalysis::byteSize(instruction.shape());
+    const bool parallel = target.cores > 1 && elementsOf(instruction.shape()) >= runtime.parallelMinElements;
+    const double cores = parallel ? static_cast<double>(target.cores) : 1.0;
+    constexpr double kTileBytes = 4.0 * 1024 * 1024;
+    const double bandwidth = runtime.bandwidthAt(std::min(bytes, kTileBytes * cores), parallel);
+    const double pass = bandwidth > 0 ? 2 * bytes / bandwidth : 0;
+    return pass + loopRows(instruction.shape()) * runtime.rowSeconds / cores;
+}
+
 }  // namespace
 
 KernelPrediction predictKernelDetailed(const HloInstruction& instruction, const TargetDescription& target) {
@@ -459,10 +484,12 @@ KernelPrediction predictKernelDetailed(const HloInstruction& instruction, const 
     // A small matrix product's flops take longer at the GEMM's rate: they count as more.
     InstructionCost timed = cost;
     if (opClass == OpClass::kDot) timed.flops /= cpuMatrixEfficiency(instruction, target);
+    // A dot fusion's epilogue pass runs after its product on the same cores: row work.
+    const double epilogue = opClass == OpClass::kDot ? cpuEpilogueSeconds(instruction, target) : 0;
     KernelPrediction kernel =
         predictCost(timed, opClass, kernelElementType(instruction), target, work,
                     rowed ? loopRows(instruction.shape()) * indexWorkPerRow(instruction) : 0,
-                    target.kind == TargetKind::kGpu ? gpuKernelThreads(instruction) : 0);
+                    target.kind == TargetKind::kGpu ? gpuKernelThreads(instruction) : 0, epilogue);
     kernel.cost = cost;
     kernel.instruction = &instruction;
     return kernel;

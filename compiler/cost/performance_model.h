@@ -78,9 +78,11 @@ struct ModulePrediction {
 // linear elementwise loop).
 // `threads`: the threads a GPU kernel runs (gpuKernelThreads); on a GPU target with lanes per
 // SM, fewer than SMs x lanes reach that fraction of the compute peaks. 0: all of them.
+// `extraRowSeconds`: CPU loop work in seconds added to the row work (a dot fusion's epilogue
+// pass over its output tiles; predictKernelDetailed).
 KernelPrediction predictCost(const InstructionCost& cost, OpClass opClass, PrimitiveType elementType,
                              const TargetDescription& target, double workElements = -1, double rows = 0,
-                             double threads = 0);
+                             double threads = 0, double extraRowSeconds = 0);
 // The threads XLA's GPU emitters launch for `instruction` as one kernel, decided by its hero (a
 // fusion's reduction, else its output): a reduction of rows one thread per 16 elements of a row
 // in whole warps (a row shorter than a warp: one per element), at most 1024 a row; a reduction
