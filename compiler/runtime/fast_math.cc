@@ -38,16 +38,19 @@ constexpr float kInf = std::numeric_limits<float>::infinity();
 constexpr float kLn2Hi = 0.693359375f;
 constexpr float kLn2Lo = -2.12194440e-4f;
 
+// e^r = 1 + r + r^2 P(r) for |r| <= ln(2)/2: Cephes' P, evaluated by Horner.
+inline float expPoly(float r) {
+    return horner(r, {1.9875691500e-4f, 1.3981999507e-3f, 8.3334519073e-3f, 4.1665795894e-2f,
+                      1.6666665459e-1f, 5.0000001201e-1f});
+}
+
 // exp for finite x already clamped to [-104, 89].
 inline float expCore(float x) {
     const float n = std::nearbyint(x * 1.44269504088896341f);
     float r = fma(-n, kLn2Hi, x);
     r = fma(-n, kLn2Lo, r);
     // 1 + r + r^2 P(r), all in one Horner chain.
-    const float p = fma(fma(horner(r, {1.9875691500e-4f, 1.3981999507e-3f, 8.3334519073e-3f,
-                                       4.1665795894e-2f, 1.6666665459e-1f, 5.0000001201e-1f}),
-                            r, 1.0f),
-                        r, 1.0f);
+    const float p = fma(fma(expPoly(r), r, 1.0f), r, 1.0f);
     // p 2^n in two factors, as n reaches -150 (denormal results) and +128
     // (overflow to inf): p (in [0.7, 1.5)) times 2^(n - n/2) by adding to its
     // exponent (exact, stays normal), then times 2^(n/2), rounded once.
@@ -165,11 +168,7 @@ float tanh(float x) {
     const float n = std::nearbyint(t * 1.44269504088896341f);
     float r = fma(-n, kLn2Hi, t);
     r = fma(-n, kLn2Lo, r);
-    // expm1(r) = r + r^2 P(r), P of expCore.
-    const float em = fma(r * r,
-                         horner(r, {1.9875691500e-4f, 1.3981999507e-3f, 8.3334519073e-3f,
-                                    4.1665795894e-2f, 1.6666665459e-1f, 5.0000001201e-1f}),
-                         r);
+    const float em = fma(r * r, expPoly(r), r);  // expm1(r)
     // expm1(t) = 2^n expm1(r) + (2^n - 1), 2^n normal (n in [-26, 0]).
     const float scale = pow2(static_cast<int32_t>(n));
     const float u = fma(scale, em, scale - 1.0f);

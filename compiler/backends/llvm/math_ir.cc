@@ -71,14 +71,18 @@ struct Math {
     static constexpr double kLn2Hi = 0.693359375;
     static constexpr double kLn2Lo = -2.12194440e-4;
 
+    // fast_math::expPoly: P of e^r = 1 + r + r^2 P(r).
+    Value* expPoly(Value* r) {
+        return horner(r, {1.9875691500e-4, 1.3981999507e-3, 8.3334519073e-3, 4.1665795894e-2,
+                          1.6666665459e-1, 5.0000001201e-1});
+    }
+
     Value* expCore(Value* x) {
         // |x log2(e)| < 151 (x is clamped), within roundSmall's range.
         const auto [n, ni] = roundSmall(mul(x, f(1.44269504088896341)));
         Value* r = fma(neg(n), f(kLn2Hi), x);
         r = fma(neg(n), f(kLn2Lo), r);
-        Value* p = horner(r, {1.9875691500e-4, 1.3981999507e-3, 8.3334519073e-3, 4.1665795894e-2,
-                              1.6666665459e-1, 5.0000001201e-1});
-        p = fma(fma(p, r, f(1.0)), r, f(1.0));
+        Value* p = fma(fma(expPoly(r), r, f(1.0)), r, f(1.0));
         Value* n1 = b.CreateAShr(ni, i(1));
         Value* scaled = fromBits(b.CreateAdd(bits(p), b.CreateShl(b.CreateSub(ni, n1), i(23))));
         return mul(scaled, pow2(n1));
@@ -120,10 +124,7 @@ struct Math {
         const auto [n, ni] = roundSmall(mul(t, f(1.44269504088896341)));
         Value* r = fma(neg(n), f(kLn2Hi), t);
         r = fma(neg(n), f(kLn2Lo), r);
-        Value* em = fma(mul(r, r),
-                        horner(r, {1.9875691500e-4, 1.3981999507e-3, 8.3334519073e-3,
-                                   4.1665795894e-2, 1.6666665459e-1, 5.0000001201e-1}),
-                        r);
+        Value* em = fma(mul(r, r), expPoly(r), r);  // expm1(r)
         Value* scale = pow2(ni);
         Value* u = fma(scale, em, sub(scale, f(1.0)));
         Value* y = b.CreateBinaryIntrinsic(llvm::Intrinsic::copysign, div(neg(u), add(u, f(2.0))), x);
