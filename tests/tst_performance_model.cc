@@ -606,6 +606,23 @@ ENTRY e {
         QCOMPARE(fusedPlain.parts.rowSeconds, 0.0);
         QVERIFY(fusedEpilogue.totalSeconds > fusedPlain.totalSeconds);
         QVERIFY(near(fusedEpilogue.parts.seconds(target.efficiency), fusedEpilogue.totalSeconds));
+        // A convolution's epilogue the same way.
+        auto convs = parse(R"(HloModule m
+epilogue { x = f32[8,56,56,64] parameter(0)  w = f32[3,3,64,64] parameter(1)
+  c = f32[8,56,56,64] convolution(x, w), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f
+  z = f32[] constant(0)  zb = f32[8,56,56,64] broadcast(z), dimensions={}
+  ROOT r = f32[8,56,56,64] maximum(c, zb) }
+ENTRY e {
+  x = f32[8,56,56,64] parameter(0)
+  w = f32[3,3,64,64] parameter(1)
+  ROOT f = f32[8,56,56,64] fusion(x, w), kind=kOutput, calls=epilogue
+})");
+        QVERIFY(convs);
+        const KernelPrediction convEpilogue = predictKernelDetailed(*convs->entryComputation()->root(), target);
+        const double convBytes = 4.0 * 8 * 56 * 56 * 64;
+        QVERIFY(near(convEpilogue.parts.rowSeconds,
+                     2 * convBytes / figures.bandwidthAt(std::min(convBytes, 2 * 4.0 * 1024 * 1024), true) +
+                         8.0 * 56 * 56 * 1e-9 / 2));
 
         // Errors name the path.
         QVERIFY(QString::fromStdString(errorOf(replaced(json, "[1e6, 1e11, 2e11]", "[1e6, 1e11]")))

@@ -442,18 +442,23 @@ double cpuMatrixEfficiency(const HloInstruction& instruction, const TargetDescri
 // The CPU backend runs a fusion of a dot and its epilogue as the GEMM into
 // tiles of about 4 MiB per thread, then the epilogue's loop over each tile:
 // a second pass over the output after the product, reading the tile back
-// from cache and writing the result. Its time, at the bandwidth of the tiles'
-// working set plus the loop's per-row work; 0 for other kernels and targets.
+// from cache and writing the result; a convolution's epilogue likewise
+// follows the convolution over its output. Its time, at the bandwidth of the
+// tiles' working set plus the loop's per-row work; 0 for other kernels and
+// targets.
 double cpuEpilogueSeconds(const HloInstruction& instruction, const TargetDescription& target) {
     if (!target.cpuRuntime || instruction.opcode() != HloOpcode::kFusion) return 0;
     const HloComputation* fused = instruction.fusedComputation();
     if (!fused || !fused->root()) return 0;
     const HloInstruction* root = fused->root();
     while (root->opcode() == HloOpcode::kBitcast && root->operandCount() == 1) root = root->operand(0);
-    if (root->opcode() == HloOpcode::kDot || root->opcode() == HloOpcode::kParameter) return 0;
-    bool dot = false;
-    for (const auto& inner : fused->instructions()) dot = dot || inner->opcode() == HloOpcode::kDot;
-    if (!dot) return 0;
+    const auto isProduct = [](const HloInstruction& x) {
+        return x.opcode() == HloOpcode::kDot || x.opcode() == HloOpcode::kConvolution;
+    };
+    if (isProduct(*root) || root->opcode() == HloOpcode::kParameter) return 0;
+    bool product = false;
+    for (const auto& inner : fused->instructions()) product = product || isProduct(*inner);
+    if (!product) return 0;
     const auto& runtime = *target.cpuRuntime;
     const double bytes = CostAnalysis::byteSize(instruction.shape());
     const bool parallel = target.cores > 1 && elementsOf(instruction.shape()) >= runtime.parallelMinElements;
@@ -484,8 +489,11 @@ KernelPrediction predictKernelDetailed(const HloInstruction& instruction, const 
     // A small matrix product's flops take longer at the GEMM's rate: they count as more.
     InstructionCost timed = cost;
     if (opClass == OpClass::kDot) timed.flops /= cpuMatrixEfficiency(instruction, target);
-    // A dot fusion's epilogue pass runs after its product on the same cores: row work.
-    const double epilogue = opClass == OpClass::kDot ? cpuEpilogueSeconds(instruction, target) : 0;
+    // A dot or convolution fusion's epilogue pass runs after its product on the same cores:
+    // row work.
+    const double epilogue = opClass == OpClass::kDot || opClass == OpClass::kConvolution
+                                ? cpuEpilogueSeconds(instruction, target)
+                                : 0;
     KernelPrediction kernel =
         predictCost(timed, opClass, kernelElementType(instruction), target, work,
                     rowed ? loopRows(instruction.shape()) * indexWorkPerRow(instruction) : 0,
