@@ -46,6 +46,7 @@ public:
         const size_t sr = static_cast<size_t>(m_g.spatialRank);
         for (size_t i = 0; i < sr; ++i) m_windowSizes.push_back(m_g.window[i].size);
         packKernel();
+        if (m_plan.direct) tabulateTaps();
     }
 
     // Output rows [begin, end).
@@ -90,40 +91,71 @@ private:
         thread_local std::vector<T> rowBuffer;
         rowBuffer.resize(static_cast<size_t>(features));
         std::vector<int64_t> spatial(sr, 0), win(sr, 0);
-        for (int64_t row = begin; row < end; ++row) {
-            int64_t batch = 0;
-            decode(row, batch, spatial);
+        const bool depthwise = kin == 1 && groupOut == 1 && featureStride == 1;
+        std::vector<Tap> taps;
+        // Rows in order: the first decoded, the next ones by counting on.
+        int64_t batch = 0;
+        if (begin < end) decode(begin, batch, spatial);
+        for (int64_t row = begin; row < end; ++row, batch += advance(spatial, m_g.outSpatialSizes) ? 0 : 1) {
             T* acc = m_plan.outputInPlace ? m_out + row * features : rowBuffer.data();
-            std::fill(acc, acc + features, T(0));
             const T* base = m_lhs + batch * batchStride;
             std::fill(win.begin(), win.end(), 0);
             int64_t position = 0;
-            do {
-                const int64_t offset = inputOffset(spatial, win);
-                const T* w = m_packed.data() + position * groups * kin * groupOut;
-                ++position;
-                if (offset < 0) continue;  // padding or a dilation hole
-                const T* in = base + offset;
-                if (kin == 1 && groupOut == 1 && featureStride == 1) {
-                    depthwiseRow(acc, in, w, groups);
-                    continue;
-                }
-                for (int64_t g = 0; g < groups; ++g)
-                    for (int64_t c = 0; c < kin; ++c) {
-                        const T x = in[(g * kin + c) * featureStride];
-                        const T* wg = w + (g * kin + c) * groupOut;
-                        T* out = acc + g * groupOut;
-                        for (int64_t o = 0; o < groupOut; ++o) out[o] += x * wg[o];
-                    }
-            } while (advance(win, m_windowSizes));
+            if (depthwise) {
+                taps.clear();
+                do {
+                    const int64_t offset = tapOffset(spatial, win);
+                    if (offset >= 0) taps.push_back({base + offset, m_packed.data() + position * groups});
+                    ++position;
+                } while (advance(win, m_windowSizes));
+                depthwiseRow(acc, taps, groups);
+            } else {
+                std::fill(acc, acc + features, T(0));
+                do {
+                    const int64_t offset = tapOffset(spatial, win);
+                    const T* w = m_packed.data() + position * groups * kin * groupOut;
+                    ++position;
+                    if (offset < 0) continue;  // padding or a dilation hole
+                    const T* in = base + offset;
+                    for (int64_t g = 0; g < groups; ++g)
+                        for (int64_t c = 0; c < kin; ++c) {
+                            const T x = in[(g * kin + c) * featureStride];
+                            const T* wg = w + (g * kin + c) * groupOut;
+                            T* out = acc + g * groupOut;
+                            for (int64_t o = 0; o < groupOut; ++o) out[o] += x * wg[o];
+                        }
+                } while (advance(win, m_windowSizes));
+            }
             if (m_plan.outputInPlace) continue;
             const int64_t target = outputOffset(batch, spatial);
             for (int64_t f = 0; f < features; ++f) m_out[target + f * outFeatureStride] = acc[f];
         }
     }
 
-    static void depthwiseRow(T* __restrict acc, const T* __restrict in, const T* __restrict w, int64_t n) {
-        for (int64_t g = 0; g < n; ++g) acc[g] += in[g] * w[g];
+    // One window position of a depthwise row: its input features and their weights.
+    struct Tap {
+        const T* in;
+        const T* w;
+    };
+
+    // A depthwise row: acc[g] = the sum over the taps, in window order, of
+    // in[g] * w[g]. Sixteen features at a time summed over every tap in
+    // registers, then stored once (accumulating in memory tap by tap waited
+    // on each store being read back).
+    static void depthwiseRow(T* __restrict acc, const std::vector<Tap>& taps, int64_t n) {
+        constexpr int64_t kChunk = 16;
+        int64_t g = 0;
+        for (; g + kChunk <= n; g += kChunk) {
+            T sum[kChunk] = {};
+            for (const Tap& tap : taps)
+                for (int64_t j = 0; j < kChunk; ++j) sum[j] += tap.in[g + j] * tap.w[g + j];
+            for (int64_t j = 0; j < kChunk; ++j) acc[g + j] = sum[j];
+        }
+        for (; g < n; ++g) {
+            T sum = T(0);
+            for (const Tap& tap : taps) sum += tap.in[g] * tap.w[g];
+            acc[g] = sum;
+        }
     }
 
     // Direct plans: W[window position][group][input feature][output feature of the group].
@@ -178,6 +210,37 @@ private:
         return offset;
     }
 
+    // The direct plans' taps: per spatial dimension, the input offset that
+    // window position `win` of output position `out` reads (the dimension's
+    // stride times inputOffset's position; -1 on padding or a dilation hole)
+    // at m_taps[i][out * window size + win], so that each of a row's window
+    // positions costs a few additions instead of inputOffset's arithmetic.
+    void tabulateTaps() {
+        m_taps.resize(m_windowSizes.size());
+        for (size_t i = 0; i < m_taps.size(); ++i) {
+            const int64_t outSize = m_g.outSpatialSizes[i];
+            const int64_t size = m_windowSizes[i];
+            const int64_t stride = m_g.lhsStrides[static_cast<size_t>(m_dn.inputSpatialDimensions[i])];
+            m_taps[i].resize(static_cast<size_t>(outSize * size));
+            for (int64_t out = 0; out < outSize; ++out)
+                for (int64_t win = 0; win < size; ++win) {
+                    const int64_t pos = convolutionInputPosition(m_g.window[i], m_g.inSpatialSizes[i], out, win);
+                    m_taps[i][static_cast<size_t>(out * size + win)] = pos < 0 ? -1 : pos * stride;
+                }
+        }
+    }
+
+    // inputOffset from the tables of tabulateTaps.
+    int64_t tapOffset(const std::vector<int64_t>& spatial, const std::vector<int64_t>& win) const {
+        int64_t offset = 0;
+        for (size_t i = 0; i < spatial.size(); ++i) {
+            const int64_t part = m_taps[i][static_cast<size_t>(spatial[i] * m_windowSizes[i] + win[i])];
+            if (part < 0) return -1;
+            offset += part;
+        }
+        return offset;
+    }
+
     // Offset of output element (batch, spatial..., feature 0).
     int64_t outputOffset(int64_t batch, const std::vector<int64_t>& spatial) const {
         int64_t offset = batch * m_g.outStrides[static_cast<size_t>(m_dn.outputBatchDimension)];
@@ -228,6 +291,7 @@ private:
     const T* m_rhs;
     T* m_out;
     std::vector<int64_t> m_windowSizes;
+    std::vector<std::vector<int64_t>> m_taps;  // direct plans: tabulateTaps
     std::vector<T> m_packed;
 };
 
