@@ -445,20 +445,17 @@ double cpuMatrixEfficiency(const HloInstruction& instruction, const TargetDescri
 // from cache and writing the result; a convolution's epilogue likewise
 // follows the convolution over its output. Its time, at the bandwidth of the
 // tiles' working set plus the loop's per-row work; 0 for other kernels and
-// targets.
+// targets. For kernels of the dot or convolution class (a fusion of that
+// class holds the product: CostAnalysis::opClassOf).
 double cpuEpilogueSeconds(const HloInstruction& instruction, const TargetDescription& target) {
     if (!target.cpuRuntime || instruction.opcode() != HloOpcode::kFusion) return 0;
     const HloComputation* fused = instruction.fusedComputation();
     if (!fused || !fused->root()) return 0;
     const HloInstruction* root = fused->root();
     while (root->opcode() == HloOpcode::kBitcast && root->operandCount() == 1) root = root->operand(0);
-    const auto isProduct = [](const HloInstruction& x) {
-        return x.opcode() == HloOpcode::kDot || x.opcode() == HloOpcode::kConvolution;
-    };
-    if (isProduct(*root) || root->opcode() == HloOpcode::kParameter) return 0;
-    bool product = false;
-    for (const auto& inner : fused->instructions()) product = product || isProduct(*inner);
-    if (!product) return 0;
+    if (root->opcode() == HloOpcode::kDot || root->opcode() == HloOpcode::kConvolution ||
+        root->opcode() == HloOpcode::kParameter)
+        return 0;  // no epilogue
     const auto& runtime = *target.cpuRuntime;
     const double bytes = CostAnalysis::byteSize(instruction.shape());
     const bool parallel = target.cores > 1 && elementsOf(instruction.shape()) >= runtime.parallelMinElements;

@@ -78,8 +78,8 @@ struct ModulePrediction {
 // linear elementwise loop).
 // `threads`: the threads a GPU kernel runs (gpuKernelThreads); on a GPU target with lanes per
 // SM, fewer than SMs x lanes reach that fraction of the compute peaks. 0: all of them.
-// `extraRowSeconds`: CPU loop work in seconds added to the row work (a dot fusion's epilogue
-// pass over its output tiles; predictKernelDetailed).
+// `extraRowSeconds`: CPU loop work in seconds added to the row work (a dot or convolution
+// fusion's epilogue pass over its output; predictKernelDetailed).
 KernelPrediction predictCost(const InstructionCost& cost, OpClass opClass, PrimitiveType elementType,
                              const TargetDescription& target, double workElements = -1, double rows = 0,
                              double threads = 0, double extraRowSeconds = 0);

@@ -44,11 +44,18 @@ inline float expPoly(float r) {
                       1.6666665459e-1f, 5.0000001201e-1f});
 }
 
-// exp for finite x already clamped to [-104, 89].
-inline float expCore(float x) {
+// x = n ln 2 + r with n the nearest integer to x / ln 2 and |r| <= ln(2)/2
+// (n ln 2 taken off in two steps, the first exact). Returns {n, r}.
+inline std::pair<float, float> reduceByLn2(float x) {
     const float n = std::nearbyint(x * 1.44269504088896341f);
     float r = fma(-n, kLn2Hi, x);
     r = fma(-n, kLn2Lo, r);
+    return {n, r};
+}
+
+// exp for finite x already clamped to [-104, 89].
+inline float expCore(float x) {
+    const auto [n, r] = reduceByLn2(x);
     // 1 + r + r^2 P(r), all in one Horner chain.
     const float p = fma(fma(expPoly(r), r, 1.0f), r, 1.0f);
     // p 2^n in two factors, as n reaches -150 (denormal results) and +128
@@ -165,9 +172,7 @@ float tanh(float x) {
     // the relative precision near 0 that 1 - 2 / (e^{2|x|} + 1) loses there),
     // then the sign of x. Past |x| = 9, tanh rounds to 1.
     const float t = std::fmin(std::fabs(x), 9.0f) * -2.0f;  // exact, in [-18, 0]
-    const float n = std::nearbyint(t * 1.44269504088896341f);
-    float r = fma(-n, kLn2Hi, t);
-    r = fma(-n, kLn2Lo, r);
+    const auto [n, r] = reduceByLn2(t);
     const float em = fma(r * r, expPoly(r), r);  // expm1(r)
     // expm1(t) = 2^n expm1(r) + (2^n - 1), 2^n normal (n in [-26, 0]).
     const float scale = pow2(static_cast<int32_t>(n));

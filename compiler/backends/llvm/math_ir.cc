@@ -77,11 +77,22 @@ struct Math {
                           1.6666665459e-1, 5.0000001201e-1});
     }
 
-    Value* expCore(Value* x) {
-        // |x log2(e)| < 151 (x is clamped), within roundSmall's range.
+    // fast_math::reduceByLn2 for |x| < 2^22 ln 2 (roundSmall's range; the
+    // callers clamp x to [-104, 89]): n as a float and an i32, and r.
+    struct Ln2Reduced {
+        Value* n;
+        Value* ni;
+        Value* r;
+    };
+    Ln2Reduced reduceByLn2(Value* x) {
         const auto [n, ni] = roundSmall(mul(x, f(1.44269504088896341)));
         Value* r = fma(neg(n), f(kLn2Hi), x);
         r = fma(neg(n), f(kLn2Lo), r);
+        return {n, ni, r};
+    }
+
+    Value* expCore(Value* x) {
+        const auto [n, ni, r] = reduceByLn2(x);
         Value* p = fma(fma(expPoly(r), r, f(1.0)), r, f(1.0));
         Value* n1 = b.CreateAShr(ni, i(1));
         Value* scaled = fromBits(b.CreateAdd(bits(p), b.CreateShl(b.CreateSub(ni, n1), i(23))));
@@ -121,9 +132,7 @@ struct Math {
     // fast_math::tanh: -u / (u + 2), u = expm1(-2|x|), with x's sign.
     Value* tanh(Value* x) {
         Value* t = mul(fmin(fabs(x), f(9.0)), f(-2.0));
-        const auto [n, ni] = roundSmall(mul(t, f(1.44269504088896341)));
-        Value* r = fma(neg(n), f(kLn2Hi), t);
-        r = fma(neg(n), f(kLn2Lo), r);
+        const auto [n, ni, r] = reduceByLn2(t);
         Value* em = fma(mul(r, r), expPoly(r), r);  // expm1(r)
         Value* scale = pow2(ni);
         Value* u = fma(scale, em, sub(scale, f(1.0)));
